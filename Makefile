@@ -26,18 +26,21 @@ all: $(BUILD)/mpcc
 
 $(BUILD)/mpcc: $(LIB_SRC) compiler/main.c $(HDRS) Makefile
 	@mkdir -p $(BUILD)
-	$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm
+	@echo "CC $@"
+	@$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm
 
 # Sanitizer build of the compiler (used by the tests).
 $(BUILD)/asan/mpcc: $(LIB_SRC) compiler/main.c $(HDRS) Makefile
 	@mkdir -p $(BUILD)/asan
-	$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm
+	@echo "CC $@ (ASan+UBSan)"
+	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm
 asan: $(BUILD)/asan/mpcc
 
 # C unit tests: each tests/unit/test_X.c is linked against the library, under ASan+UBSan.
 $(BUILD)/unit/%: tests/unit/%.c $(LIB_SRC) $(HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(BUILD)/unit
-	$(CC) -std=c11 $(WARN) $(INC) -Itests/unit -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $< $(LIB_SRC) -lm
+	@echo "CC $@"
+	@$(CC) -std=c11 $(WARN) $(INC) -Itests/unit -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $< $(LIB_SRC) -lm
 unit: $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
 # Project venv with the test oracle (TFLite interpreter) and pytest.

@@ -10,6 +10,7 @@
 #include "npy.h"
 #include "ops.h"
 #include "passes.h"
+#include "text.h"
 #include "tfl_import.h"
 
 static const char *usage =
@@ -83,12 +84,12 @@ static int cmd_inspect(int argc, char **argv) {
         free(data);
         return finish(&d, rc);
     }
-    char buf[160];
-    printf("model: %s\n", argv[0]);
+    char buf[160], nb[TXT_TERMINAL_CAP];
+    printf("model: %s\n", txt_terminal(nb, sizeof nb, argv[0], TXT_TERMINAL_MAX));
     printf("schema version %u, %d subgraph%s, %d operators in subgraph 0, %d tensors, %d buffers, %d signature%s\n",
            info.version, info.n_subgraphs, info.n_subgraphs == 1 ? "" : "s", info.n_operators,
            g->n_tensors, info.n_buffers, info.n_signatures, info.n_signatures == 1 ? "" : "s");
-    if (info.description) printf("description: %s\n", info.description);
+    if (info.description) printf("description: %s\n", txt_terminal(nb, sizeof nb, info.description, TXT_TERMINAL_MAX));
     if (info.n_subgraphs > 1)
         printf("note: subgraphs 1..%d are read but not compiled (control flow is not supported)\n",
                info.n_subgraphs - 1);
@@ -97,7 +98,8 @@ static int cmd_inspect(int argc, char **argv) {
         printf("%s:\n", io ? "outputs" : "inputs");
         for (int i = 0; i < n; i++) {
             const IrTensor *t = &g->tensors[io ? g->outputs[i] : g->inputs[i]];
-            printf("  %d %-32s %-22s", i, io ? g->output_names[i] : g->input_names[i],
+            printf("  %d %-32s %-22s", i,
+                   txt_terminal(nb, sizeof nb, io ? g->output_names[i] : g->input_names[i], 80),
                    ir_tensor_desc(t, buf, sizeof buf));
             if (t->q.count == 1)
                 printf(" scale %.9g zero_point %lld", (double)t->q.scale[0], (long long)t->q.zero_point[0]);
@@ -107,7 +109,7 @@ static int cmd_inspect(int argc, char **argv) {
                 for (int k = 0; k < t->rank; k++) printf("%s%lld", k ? "," : "", (long long)t->signature[k]);
                 printf("]");
             }
-            if (strcmp(t->name, io ? g->output_names[i] : g->input_names[i]) != 0) printf(" (tensor '%s')", t->name);
+            if (strcmp(t->name, io ? g->output_names[i] : g->input_names[i]) != 0) printf(" (tensor '%s')", txt_terminal(nb, sizeof nb, t->name, 80));
             printf("\n");
         }
     }
@@ -282,12 +284,16 @@ static int cmd_compile(int argc, char **argv) {
         snprintf(wpath, sizeof wpath, "%.*s.weights.bin", (int)base_len, out);
         const char *hb = strrchr(hpath, '/');
         snprintf(hname, sizeof hname, "%s", hb ? hb + 1 : hpath);
+        for (const char *p = hname; *p && !rc; p++)
+            if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20 || *p == 0x7F)
+                rc = diag_user(&d, "output file name '%s': a header name in #include \"...\" cannot hold "
+                               "quotes, backslashes or control characters", hname);
         const char *src = strrchr(model, '/');
         EmitOptions eo = {prefix, hname, src ? src + 1 : model, weights_file};
         char *c_src = NULL, *h_src = NULL;
         unsigned char *blob = NULL;
         size_t blob_len = 0;
-        rc = cg_emit_model(g, &eo, &c_src, &h_src, &blob, &blob_len, &d);
+        if (!rc) rc = cg_emit_model(g, &eo, &c_src, &h_src, &blob, &blob_len, &d);
         if (!rc) rc = write_file(out, c_src, strlen(c_src), &d);
         if (!rc) rc = write_file(hpath, h_src, strlen(h_src), &d);
         if (!rc && weights_file) rc = write_file(wpath, blob, blob_len, &d);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "text.h"
+
 void diag_init(Diag *d) {
     d->kind = DIAG_OK;
     d->count = 0;
@@ -16,7 +18,11 @@ static void diag_append(Diag *d, const char *prefix, const char *fmt, va_list ap
     if (len > 0) d->msg[len++] = '\n';
     int n = snprintf(d->msg + len, sizeof d->msg - len, "%s", prefix);
     if (n > 0) len += (size_t)n;
-    if (len < sizeof d->msg) vsnprintf(d->msg + len, sizeof d->msg - len, fmt, ap);
+    /* A message carries model strings (tensor and op names): each is one
+     * terminal-safe line, whatever bytes the model holds. */
+    char raw[2048];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    if (len < sizeof d->msg) txt_terminal(d->msg + len, sizeof d->msg - len, raw, 1024);
     d->count++;
 }
 

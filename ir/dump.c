@@ -3,33 +3,38 @@
 
 #include <stdio.h>
 
+#include "text.h"
+
+/* Model strings go through txt_terminal: the dump is read on a terminal. */
+static const char *safe(char *buf, size_t n, const char *s) { return txt_terminal(buf, n, s ? s : "", 80); }
+
 static void dump_tensor_ref(const Graph *g, int id, FILE *f) {
     if (id < 0) {
         fprintf(f, "-");
         return;
     }
-    char buf[160];
+    char buf[160], nb[TXT_TERMINAL_CAP];
     const IrTensor *t = &g->tensors[id];
-    fprintf(f, "%%%d:%s %s", id, t->name, ir_tensor_desc(t, buf, sizeof buf));
+    fprintf(f, "%%%d:%s %s", id, safe(nb, sizeof nb, t->name), ir_tensor_desc(t, buf, sizeof buf));
 }
 
 void ir_dump(const Graph *g, void *file) {
     FILE *f = file;
-    char buf[160];
-    fprintf(f, "graph %s: %d tensors, %d ops\n", g->source, g->n_tensors, g->n_ops);
+    char buf[160], nb[TXT_TERMINAL_CAP];
+    fprintf(f, "graph %s: %d tensors, %d ops\n", safe(nb, sizeof nb, g->source), g->n_tensors, g->n_ops);
     for (int i = 0; i < g->n_inputs; i++) {
-        fprintf(f, "  input %d (%s): ", i, g->input_names ? g->input_names[i] : "");
+        fprintf(f, "  input %d (%s): ", i, safe(nb, sizeof nb, g->input_names ? g->input_names[i] : ""));
         dump_tensor_ref(g, g->inputs[i], f);
         fprintf(f, "\n");
     }
     for (int i = 0; i < g->n_outputs; i++) {
-        fprintf(f, "  output %d (%s): ", i, g->output_names ? g->output_names[i] : "");
+        fprintf(f, "  output %d (%s): ", i, safe(nb, sizeof nb, g->output_names ? g->output_names[i] : ""));
         dump_tensor_ref(g, g->outputs[i], f);
         fprintf(f, "\n");
     }
     for (int i = 0; i < g->n_tensors; i++) {
         const IrTensor *t = &g->tensors[i];
-        fprintf(f, "  %%%d %-40s %s", i, t->name, ir_tensor_desc(t, buf, sizeof buf));
+        fprintf(f, "  %%%d %-40s %s", i, safe(nb, sizeof nb, t->name), ir_tensor_desc(t, buf, sizeof buf));
         if (t->q.count == 1)
             fprintf(f, " q(scale=%g, zp=%lld)", (double)t->q.scale[0], (long long)t->q.zero_point[0]);
         else if (t->q.count > 1)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "text.h"
 
 #define ALIGN 16
 
@@ -221,20 +222,22 @@ void plan_report(const Graph *g, FILE *f) {
     Buf *b;
     int n = collect(g, &b);
     if (n < 0) return;
+    char nb[TXT_TERMINAL_CAP];
     fprintf(f, "memory plan: %d buffers\n", n);
     fprintf(f, "  %-10s %-10s %-9s %s\n", "offset", "bytes", "ops", "tensor");
     for (int i = 0; i < g->n_tensors; i++) {
         const IrTensor *t = &g->tensors[i];
         if (t->is_variable && t->offset >= 0)
             fprintf(f, "  %-10lld %-10lld %-9s %s (state)\n", (long long)t->offset, (long long)ir_tensor_bytes(t),
-                    "always", t->name);
+                    "always", txt_terminal(nb, sizeof nb, t->name, 80));
     }
     for (int i = 0; i < n; i++) {
         char life[32];
         snprintf(life, sizeof life, "%d..%d", b[i].first, b[i].last);
         if (b[i].tensor >= 0) {
             const IrTensor *t = &g->tensors[b[i].tensor];
-            fprintf(f, "  %-10lld %-10lld %-9s %s\n", (long long)t->offset, (long long)b[i].size, life, t->name);
+            fprintf(f, "  %-10lld %-10lld %-9s %s\n", (long long)t->offset, (long long)b[i].size, life,
+                    txt_terminal(nb, sizeof nb, t->name, 80));
         } else {
             fprintf(f, "  %-10lld %-10lld %-9s (scratch of op %d)\n", (long long)g->ops[b[i].op].scratch_offset,
                     (long long)b[i].size, life, b[i].op);
