@@ -139,6 +139,8 @@ static const char *tensor_expr(CgCtx *cg, int id, int is_input) {
     return s;
 }
 
+const char *cg_tensor(CgCtx *cg, int id, int is_input) { return tensor_expr(cg, id, is_input); }
+
 const char *cg_in(CgCtx *cg, const IrOp *op, int k) {
     return k < op->n_in ? tensor_expr(cg, op->in[k], 1) : "NULL";
 }

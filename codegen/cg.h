@@ -38,6 +38,8 @@ void cg_close(CgCtx *cg, const char *fmt, ...)
  * optional input. Inputs are const-qualified, outputs are not. */
 const char *cg_in(CgCtx *cg, const IrOp *op, int k);
 const char *cg_out(CgCtx *cg, const IrOp *op, int k);
+/* The same for any tensor id (e.g. weights packed by pass schedule). */
+const char *cg_tensor(CgCtx *cg, int id, int is_input);
 /* The operator's scratch memory as "(void *)(arena + N)", or "NULL". */
 const char *cg_scratch(CgCtx *cg, const IrOp *op);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cg_internal.h"
+#include "emit_sched_c.h"
 #include "ops.h"
 #include "text.h"
 
@@ -78,6 +79,7 @@ static void op_comment(CgCtx *cg, const Graph *g, const IrOp *op, int index) {
         const IrTensor *t = &g->tensors[op->out[k]];
         cg_line(cg, "/*   out%d %-24s %s */", k, ir_tensor_desc(t, buf, sizeof buf), txt_comment(nb, sizeof nb, t->name));
     }
+    if (op->sched.kind != SCHED_REF) cg_sched_comment(cg, g, op);
 }
 
 static char *dup_str(const char *s) {
@@ -199,6 +201,10 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
         if (op->dead || op->elided) continue;
         for (int k = 0; k < op->n_in; k++)
             if (op->in[k] >= 0 && g->tensors[op->in[k]].data) used[op->in[k]] = 1;
+        if (op->sched.kind != SCHED_REF) {
+            if (op->sched.packed_w >= 0) used[op->sched.packed_w] = 1;
+            if (op->sched.packed_b >= 0) used[op->sched.packed_b] = 1;
+        }
     }
     for (int i = 0; i < g->n_outputs; i++)
         if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
@@ -255,7 +261,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
             break;
         }
         cg_open(cg, "{");
-        rc = def->emit_c(cg, g, op, d);
+        rc = op->sched.kind != SCHED_REF ? cg_emit_sched(cg, g, op, d) : def->emit_c(cg, g, op, d);
         cg_close(cg, "}");
     }
     /* A graph output that is also an input or a constant needs a copy. */

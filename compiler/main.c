@@ -28,9 +28,12 @@ static const char *usage =
     "  --weights embed|file embed constants as static const arrays (default), or write them to\n"
     "                       FILE.weights.bin that the caller passes to PREFIX_run\n"
     "  --target c           code generator (only c for now)\n"
-    "  --report             print the static memory plan (offsets, sizes, lifetimes, peak, lower bound)\n"
+    "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
+    "  -O1, -O2             schedule: conv/FC/depthwise lowered to packed-weight GEMM and vectorized\n"
+    "                       kernels (runtime/rt_opt.h), weights packed at compile time (default -O2)\n"
+    "  --report             print the schedule (kernel per op) and the static memory plan\n"
     "  --dump-ir[=after:PASS]  print the IR (after the given pass; default: after the last)\n"
-    "                       passes: import, fold_dead, sink, prepare, alias, plan_memory\n"
+    "                       passes: import, fold_dead, sink, prepare, schedule, alias, plan_memory\n"
     "  -h, --help           this text\n"
     "  --version            print the version\n"
     "\n"
@@ -55,8 +58,9 @@ static int load(const char *path, int lenient, Graph **g, uint8_t **data, TflInf
     return tfl_import(*g, *data, size, lenient, info, d);
 }
 
-static int compile_graph(Graph *g, const char *dump_after, FILE *dump_to, Diag *d) {
+static int compile_graph(Graph *g, int opt_level, const char *dump_after, FILE *dump_to, Diag *d) {
     PipelineOptions po = {1, dump_after, dump_to};
+    g->opt_level = opt_level;
     return pass_run_pipeline(g, &po, d);
 }
 
@@ -175,7 +179,7 @@ static int cmd_run(int argc, char **argv) {
     Graph *g;
     uint8_t *data;
     int rc = load(model, 0, &g, &data, NULL, &d);
-    if (!rc) rc = compile_graph(g, NULL, NULL, &d);
+    if (!rc) rc = compile_graph(g, 0, NULL, NULL, &d);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
                        g->n_inputs == 1 ? "" : "s", n_in);
@@ -225,10 +229,11 @@ static int cmd_compile(int argc, char **argv) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
-    int weights_file = 0, report = 0, dump_ir = 0;
+    int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
         else if (strcmp(a, "--name") == 0 && i + 1 < argc) name = argv[++i];
         else if (strcmp(a, "--weights") == 0 && i + 1 < argc) {
             const char *w = argv[++i];
@@ -272,8 +277,11 @@ static int cmd_compile(int argc, char **argv) {
     Graph *g;
     uint8_t *data;
     int rc = load(model, 0, &g, &data, NULL, &d);
-    if (!rc) rc = compile_graph(g, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
-    if (!rc && report) plan_report(g, stdout);
+    if (!rc) rc = compile_graph(g, opt_level, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
+    if (!rc && report) {
+        sched_report(g, stdout);
+        plan_report(g, stdout);
+    }
     if (!rc && out) {
         char hpath[4096], wpath[4096], hname[4096];
         size_t olen = strlen(out);

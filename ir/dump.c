@@ -50,6 +50,12 @@ void ir_dump(const Graph *g, void *file) {
         if (op->dead) continue;
         fprintf(f, "  op %d [tflite #%d] %s", i, op->tfl_index, ir_op_name(op->kind));
         if (op->fused[0]) fprintf(f, " (fused: %s)", op->fused);
+        if (op->sched.kind != SCHED_REF) {
+            fprintf(f, " schedule=%s mr=%d nr=%d", ir_sched_name(op->sched.kind), op->sched.mr, op->sched.nr);
+            if (op->sched.kind == SCHED_CONV_GEMM)
+                fprintf(f, op->sched.direct ? " direct" : " im2col-rows=%d", op->sched.rows);
+            if (op->sched.packed_w >= 0) fprintf(f, " packed=%%%d,%%%d", op->sched.packed_w, op->sched.packed_b);
+        }
         fprintf(f, "\n    in:");
         for (int k = 0; k < op->n_in; k++) {
             fprintf(f, " ");

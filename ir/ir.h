@@ -66,6 +66,30 @@ typedef struct IrTensor {
     int alias_of;               /* shares storage with this tensor id (in-place), -1 if none */
 } IrTensor;
 
+/* How an op runs: decided by pass schedule, read by the emitters. SCHED_REF
+ * calls the op's reference kernel; the others lower the op to one of the
+ * optimized kernel classes of runtime/rt_opt.h. */
+typedef enum SchedKind {
+    SCHED_REF = 0,
+    SCHED_GEMM,         /* FULLY_CONNECTED as a packed-weight GEMM */
+    SCHED_CONV_GEMM,    /* CONV_2D as GEMM (1x1 direct, else im2col row blocks) */
+    SCHED_DWCONV,       /* DEPTHWISE_CONV_2D vectorized over channels */
+    SCHED_KIND_COUNT
+} SchedKind;
+
+typedef struct IrSched {
+    SchedKind kind;
+    int mr, nr;                 /* micro-tile: rows of A x columns per weight panel */
+    int rows;                   /* im2col rows per block (SCHED_CONV_GEMM, not direct) */
+    int direct;                 /* 1x1/stride 1/no pad conv reads its input in place */
+    int packed_w;               /* tensor id of the compile-time packed weights, -1 none */
+    int packed_b;               /* tensor id of the padded (s8: pre-folded) bias, -1 none */
+    const int32_t *mult, *shift; /* s8: requantization per padded column */
+    int n_padded;               /* N rounded up to a multiple of nr */
+} IrSched;
+
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv" */
+
 typedef struct IrOp {
     OpKind kind;
     int tfl_index;              /* operator index in the TFLite subgraph */
@@ -81,6 +105,7 @@ typedef struct IrOp {
     int dead;                   /* removed by a pass (kept for indices) */
     int elided;                 /* output aliases input (pass alias): nothing to execute */
     char fused[128];            /* names of ops absorbed into this one, for comments */
+    IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 
 typedef struct IrArenaBlock IrArenaBlock;
@@ -99,6 +124,7 @@ typedef struct Graph {
     int64_t arena_bytes;        /* planned activation arena size (plan_memory) */
     int64_t arena_lower_bound;  /* max over time of simultaneously live bytes */
     int64_t state_bytes;        /* bytes of variable tensors, at the arena start */
+    int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
 } Graph;
 
 Graph *ir_graph_new(const char *source);

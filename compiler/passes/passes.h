@@ -20,8 +20,17 @@ typedef struct PipelineOptions {
 int pass_fold_dead(Graph *g, Diag *d);     /* after: import. Marks ops whose outputs are unused as dead. */
 int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only ops run just before their first consumer. */
 int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel params (op->params). */
-int pass_alias(Graph *g, Diag *d);         /* after: prepare. Reshape-like ops share their input's storage. */
+int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
+int pass_alias(Graph *g, Diag *d);         /* after: schedule. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */
+
+/* Weight packing of pass schedule (exposed for unit tests): W is [n][k]. */
+void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out);
+void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
+void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,
+                        int32_t *out);
+/* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
+void sched_report(const Graph *g, FILE *f);
 
 int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d);
 /* Comma-separated pass names, for --help and error messages. */

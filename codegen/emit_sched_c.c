@@ -1,0 +1,120 @@
+/* emit_sched_c.c - the C emitter for scheduled ops (op->sched.kind != SCHED_REF).
+ *
+ * One emitter per kernel class, not per op: the scheduler has already lowered
+ * FULLY_CONNECTED / CONV_2D / DEPTHWISE_CONV_2D to GEMM, conv-as-GEMM or
+ * depthwise, so this file writes a designated-initializer params struct and
+ * one call into runtime/rt_opt.h. The op files keep only their reference
+ * emitters. */
+#include "emit_sched_c.h"
+
+#include "ops.h"
+
+static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t m, int32_t n, int32_t k,
+                             int32_t lda, int32_t ldc, float act_min, float act_max, int32_t out_offset,
+                             int32_t qmin, int32_t qmax, int single_rounding) {
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
+    if (s8) {
+        cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
+        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift", single_rounding ? "RT_OPT_ROUND_SINGLE"
+                                                                                    : "RT_OPT_ROUND_DOUBLE");
+    } else {
+        cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, act_min), cg_f32(cg, act_max));
+    }
+}
+
+static void emit_requant_arrays(CgCtx *cg, const Graph *g, const IrOp *op) {
+    if (g->tensors[op->in[0]].dtype != IR_I8) return;
+    cg_array_i32(cg, "mult", op->sched.mult, op->sched.n_padded);
+    cg_array_i32(cg, "shift", op->sched.shift, op->sched.n_padded);
+}
+
+static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const rt_fc_params *p = op->params;
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    emit_requant_arrays(cg, g, op);
+    cg_open(cg, "static const rt_opt_gemm_params p = {");
+    emit_gemm_fields(cg, g, op, p->batches, p->out_depth, p->in_depth, p->in_depth, p->out_depth, p->act_min,
+                     p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
+    cg_close(cg, "};");
+    cg_line(cg, "rt_opt_gemm_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
+            cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0));
+    return 0;
+}
+
+static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const rt_conv_params *p = op->params;
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    int32_t k = p->filter_h * p->filter_w * p->in_c;
+    emit_requant_arrays(cg, g, op);
+    cg_open(cg, "static const rt_opt_conv_params p = {");
+    cg_open(cg, ".gemm = {");
+    emit_gemm_fields(cg, g, op, p->out_h * p->out_w, p->out_c, k, op->sched.direct ? p->in_c : k, p->out_c,
+                     p->act_min, p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 0);
+    cg_close(cg, "},");
+    cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d, .out_h = %d, .out_w = %d,", p->batches, p->in_h,
+            p->in_w, p->in_c, p->out_h, p->out_w);
+    cg_line(cg, ".filter_h = %d, .filter_w = %d, .stride_h = %d, .stride_w = %d,", p->filter_h, p->filter_w,
+            p->stride_h, p->stride_w);
+    cg_line(cg, ".dil_h = %d, .dil_w = %d, .pad_h = %d, .pad_w = %d,", p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+    cg_line(cg, ".direct = %d, .rows = %d, .pad_value = %d", op->sched.direct, op->sched.rows, -p->in_offset);
+    cg_close(cg, "};");
+    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
+            cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
+            cg_scratch(cg, op));
+    return 0;
+}
+
+static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const rt_dwconv_params *p = op->params;
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    if (s8) {
+        cg_array_i32(cg, "mult", p->mult, p->in_c);
+        cg_array_i32(cg, "shift", p->shift, p->in_c);
+    }
+    cg_open(cg, "static const rt_dwconv_params p = {");
+    cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d,", p->batches, p->in_h, p->in_w, p->in_c);
+    cg_line(cg, ".out_h = %d, .out_w = %d, .depth_mult = %d, .filter_h = %d, .filter_w = %d,", p->out_h, p->out_w,
+            p->depth_mult, p->filter_h, p->filter_w);
+    cg_line(cg, ".stride_h = %d, .stride_w = %d, .dil_h = %d, .dil_w = %d, .pad_h = %d, .pad_w = %d,", p->stride_h,
+            p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+    if (s8)
+        cg_line(cg, ".in_offset = %d, .out_offset = %d, .mult = mult, .shift = shift, .act_qmin = %d, .act_qmax = %d",
+                p->in_offset, p->out_offset, p->act_qmin, p->act_qmax);
+    else
+        cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_close(cg, "};");
+    cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
+            cg_in(cg, op, 2), cg_out(cg, op, 0));
+    return 0;
+}
+
+void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const IrSched *s = &op->sched;
+    const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8" : "f32";
+    switch (s->kind) {
+    case SCHED_GEMM:
+        cg_line(cg, "/*   schedule: gemm %s, %dx%d micro-tile, weights packed at compile time */", dt, s->mr, s->nr);
+        break;
+    case SCHED_CONV_GEMM:
+        if (s->direct)
+            cg_line(cg, "/*   schedule: conv-gemm %s, 1x1 direct, %dx%d micro-tile, packed weights */", dt, s->mr,
+                    s->nr);
+        else
+            cg_line(cg, "/*   schedule: conv-gemm %s, im2col %d rows per block, %dx%d micro-tile, packed weights */",
+                    dt, s->rows, s->mr, s->nr);
+        break;
+    case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
+    default: break;
+    }
+}
+
+int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    switch (op->sched.kind) {
+    case SCHED_GEMM: return emit_gemm(cg, g, op);
+    case SCHED_CONV_GEMM: return emit_conv(cg, g, op);
+    case SCHED_DWCONV: return emit_dwconv(cg, g, op);
+    default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
+                                  ir_sched_name(op->sched.kind));
+    }
+}

@@ -1,0 +1,211 @@
+/* pass_schedule.c - picks how each op runs and records it on the IR (op->sched).
+ *
+ * Needs: prepare (kernel params, requantization multipliers).
+ * Lowers the ops that carry the MACs to the kernel classes of runtime/rt_opt.h:
+ *   FULLY_CONNECTED f32/int8           -> SCHED_GEMM
+ *   CONV_2D f32/int8, one group         -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
+ *                                          else im2col blocks sized to L1/L2)
+ *   DEPTHWISE_CONV_2D f32/int8, mult 1  -> SCHED_DWCONV
+ * and packs their constant weights once, here, into the micro-kernel's panel
+ * layout (new constant tensors the emitters write instead of the originals),
+ * with bias (int8: zero point and +128 corrections folded in) and per-column
+ * requantization arrays padded to whole panels. Everything else keeps its
+ * reference kernel (SCHED_REF). At opt level 0 nothing is scheduled.
+ * Packing is deterministic: same model, same bytes. */
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+#define NR RT_OPT_NR
+#define MR_F32 6
+#define MR_S8 8
+#define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
+
+static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t n, void **data) {
+    const char *base = g->tensors[like].name;
+    int64_t dims[1] = {n};
+    int id = ir_add_tensor(g, ir_sprintf(g, "%s%s", base, suffix), dt, 1, dims);
+    if (id < 0) return -1;
+    size_t bytes = (size_t)n * ir_dtype_size(dt);
+    *data = ir_alloc(g, bytes ? bytes : 1);
+    if (!*data) return -1;
+    g->tensors[id].data = *data;
+    g->tensors[id].data_size = bytes;
+    return id;
+}
+
+/* Packs W[n][k] (row n = output channel, K contiguous; FC and OHWI conv
+ * filters alike) into f32 panels [N/NR][K][NR]. */
+void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out) {
+    int32_t np = (n + NR - 1) / NR;
+    for (int32_t j = 0; j < np; j++)
+        for (int32_t kk = 0; kk < k; kk++)
+            for (int32_t c = 0; c < NR; c++) {
+                int32_t col = j * NR + c;
+                out[((int64_t)j * k + kk) * NR + c] = col < n ? w[(int64_t)col * k + kk] : 0.0f;
+            }
+}
+
+/* Packs W[n][k] int8 into panels [N/NR][K/4][NR][4] (K padded to 4 with 0). */
+void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out) {
+    int32_t np = (n + NR - 1) / NR, kp = (k + 3) / 4 * 4;
+    for (int32_t j = 0; j < np; j++)
+        for (int32_t kk = 0; kk < kp; kk++)
+            for (int32_t c = 0; c < NR; c++) {
+                int32_t col = j * NR + c;
+                int8_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
+                out[(int64_t)j * kp * NR + (int64_t)(kk / 4) * NR * 4 + c * 4 + kk % 4] = v;
+            }
+}
+
+/* bias'[n] = bias[n] + (in_offset - 128) * sum_k W[n][k], modulo 2^32 like
+ * the kernels' int32 accumulators. */
+void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,
+                        int32_t *out) {
+    for (int32_t col = 0; col < np; col++) {
+        int64_t sum = 0;
+        if (col < n)
+            for (int32_t kk = 0; kk < k; kk++) sum += w[(int64_t)col * k + kk];
+        uint32_t v = (uint32_t)(col < n && bias ? bias[col] : 0);
+        v += (uint32_t)((int64_t)(in_offset - 128) * sum);
+        out[col] = (int32_t)v;
+    }
+}
+
+/* Pack weights/bias of a GEMM-lowered op (FC or conv): W is [n][k]. */
+static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_offset, const int32_t *mult,
+                     const int32_t *shift, int per_channel, Diag *d) {
+    IrOp *op = &g->ops[op_index];
+    int wid = op->in[1], bid = op->n_in > 2 ? op->in[2] : -1;
+    IrDType dt = g->tensors[op->in[0]].dtype;
+    int32_t np = (n + NR - 1) / NR * NR;
+    void *pw, *pb;
+    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
+    int pw_id = new_const(g, wid, ".packed", dt, wn, &pw);
+    int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
+    if (pb_id < 0) return diag_internal(d, "out of memory");
+    op = &g->ops[op_index]; /* ir_add_tensor may have moved the tensor array, not ops */
+    const IrTensor *w = &g->tensors[wid], *b = bid >= 0 ? &g->tensors[bid] : NULL;
+    if (dt == IR_F32) {
+        sched_pack_f32((const float *)w->data, n, k, pw);
+        float *bias = pb;
+        for (int32_t c = 0; c < np; c++) bias[c] = (b && c < n) ? ((const float *)b->data)[c] : 0.0f;
+    } else {
+        sched_pack_s8((const int8_t *)w->data, n, k, pw);
+        sched_fold_bias_s8((const int8_t *)w->data, b ? (const int32_t *)b->data : NULL, in_offset, n, k, np, pb);
+        int32_t *m = ir_alloc(g, sizeof(int32_t) * (size_t)np), *s = ir_alloc(g, sizeof(int32_t) * (size_t)np);
+        if (!m || !s) return diag_internal(d, "out of memory");
+        for (int32_t c = 0; c < np; c++) {
+            int32_t src = per_channel ? (c < n ? c : n - 1) : 0;
+            m[c] = mult[src];
+            s[c] = shift[src];
+        }
+        op->sched.mult = m;
+        op->sched.shift = s;
+    }
+    op->sched.packed_w = pw_id;
+    op->sched.packed_b = pb_id;
+    op->sched.nr = NR;
+    op->sched.mr = dt == IR_F32 ? MR_F32 : MR_S8;
+    op->sched.n_padded = np;
+    return 0;
+}
+
+static int const_or_absent(const Graph *g, const IrOp *op, int k) {
+    return k >= op->n_in || op->in[k] < 0 || g->tensors[op->in[k]].data != NULL;
+}
+
+static int is_f32_or_s8(const Graph *g, const IrOp *op) {
+    IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
+    return (in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8);
+}
+
+static int schedule_fc(Graph *g, int i, Diag *d) {
+    const IrOp *op = &g->ops[i];
+    const rt_fc_params *p = op->params;
+    if (!is_f32_or_s8(g, op) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
+    if (g->tensors[op->in[0]].dtype == IR_I8 && p->w_offset != 0) return 0;
+    if (p->batches <= 0 || p->out_depth <= 0 || p->in_depth <= 0) return 0;
+    int rc = pack_gemm(g, i, p->out_depth, p->in_depth, p->in_offset, p->mult, p->shift, p->per_channel, d);
+    if (rc) return rc;
+    g->ops[i].sched.kind = SCHED_GEMM;
+    return 0;
+}
+
+static int schedule_conv(Graph *g, int i, Diag *d) {
+    const IrOp *op = &g->ops[i];
+    const rt_conv_params *p = op->params;
+    if (!is_f32_or_s8(g, op) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
+    if (p->filter_c != p->in_c || p->out_h <= 0 || p->out_w <= 0) return 0;
+    int32_t k = p->filter_h * p->filter_w * p->in_c;
+    int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, d);
+    if (rc) return rc;
+    IrOp *o = &g->ops[i];
+    o->sched.kind = SCHED_CONV_GEMM;
+    o->sched.direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+                      p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
+    if (!o->sched.direct) {
+        size_t es = g->tensors[o->in[0]].dtype == IR_F32 ? 4 : 1;
+        int64_t m = (int64_t)p->out_h * p->out_w, mr = o->sched.mr;
+        int64_t rows = (int64_t)(IM2COL_BUDGET / ((size_t)k * es)) / mr * mr;
+        if (rows < mr) rows = mr;
+        if (rows > (m + mr - 1) / mr * mr) rows = (m + mr - 1) / mr * mr;
+        o->sched.rows = (int)rows;
+        o->scratch_bytes = (size_t)rows * (size_t)k * es;
+    }
+    return 0;
+}
+
+static int schedule_dwconv(Graph *g, int i) {
+    IrOp *op = &g->ops[i];
+    const rt_dwconv_params *p = op->params;
+    IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
+    if (!((in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8)) || p->depth_mult != 1) return 0;
+    op->sched.kind = SCHED_DWCONV;
+    return 0;
+}
+
+int pass_schedule(Graph *g, Diag *d) {
+    if (g->opt_level < 1) return 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        op->sched.packed_w = op->sched.packed_b = -1;
+        if (op->dead || op->elided || !op->params) continue;
+        int rc = 0;
+        switch (op->kind) {
+        case OP_FULLY_CONNECTED: rc = schedule_fc(g, i, d); break;
+        case OP_CONV_2D: rc = schedule_conv(g, i, d); break;
+        case OP_DEPTHWISE_CONV_2D: rc = schedule_dwconv(g, i); break;
+        default: break;
+        }
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+void sched_report(const Graph *g, FILE *f) {
+    int64_t macs[SCHED_KIND_COUNT] = {0}, total = 0;
+    int count[SCHED_KIND_COUNT] = {0};
+    fprintf(f, "schedule (opt level %d):\n", g->opt_level);
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        const OpDef *def = op_def(op->kind);
+        int64_t m = def && def->macs ? def->macs(g, op) : 0;
+        macs[op->sched.kind] += m;
+        count[op->sched.kind]++;
+        total += m;
+        if (op->sched.kind == SCHED_REF) continue;
+        const IrSched *s = &op->sched;
+        fprintf(f, "  op %-4d %-20s %-10s %s mr %d nr %d", i, ir_op_name(op->kind), ir_sched_name(s->kind),
+                ir_dtype_name(g->tensors[op->in[0]].dtype), s->mr, s->nr);
+        if (s->kind == SCHED_CONV_GEMM) fprintf(f, s->direct ? " direct" : " im2col-rows %d", s->rows);
+        if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
+        fprintf(f, " MACs %lld\n", (long long)m);
+    }
+    for (int k = 0; k < SCHED_KIND_COUNT; k++)
+        if (count[k])
+            fprintf(f, "  %-10s %4d ops, %5.1f%% of MACs\n", ir_sched_name((SchedKind)k), count[k],
+                    total ? 100.0 * (double)macs[k] / (double)total : 0.0);
+}

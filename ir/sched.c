@@ -1,0 +1,7 @@
+/* sched.c - names of the scheduling decisions recorded on ops (IrSched). */
+#include "ir.h"
+
+const char *ir_sched_name(SchedKind k) {
+    static const char *const names[SCHED_KIND_COUNT] = {"ref", "gemm", "conv-gemm", "dwconv"};
+    return (unsigned)k < SCHED_KIND_COUNT ? names[k] : "?";
+}

@@ -1,0 +1,83 @@
+/* rt_opt.h - optimized kernels (prefix rt_opt_) called by scheduled code.
+ *
+ * mpcc's scheduler (compiler/passes/pass_schedule.c) lowers CONV_2D,
+ * FULLY_CONNECTED and DEPTHWISE_CONV_2D to the few kernel classes here and
+ * packs their weights at compile time into the layouts below, so nothing is
+ * packed or allocated at run time. The reference kernels (runtime/kernels)
+ * stay the oracle: every kernel here gives bit-identical integer results and
+ * f32 results equal up to summation order.
+ *
+ * Vector code uses GCC/Clang vector extensions and, for int8 dot products,
+ * AVX-512 VNNI intrinsics when the compiler targets them (__AVX512VNNI__);
+ * without them a plain C99 path computes the same values. Build with
+ * -O3 -march=native (or the target's -march) for speed.
+ *
+ * Packed layouts (NR = RT_OPT_NR output channels per panel, N padded up to a
+ * multiple of NR with zero weights):
+ *   f32 GEMM: panel j holds B[k][j*NR + c] at [j][k][c]        (K x NR floats)
+ *   s8 GEMM:  panel j holds B[k][j*NR + c] at [j][k/4][c][k%4] (K padded to 4)
+ * Bias, multiplier and shift arrays are padded to the same N.
+ * s8 GEMM bias is pre-folded: bias[n] + (in_offset - 128) * sum_k B[k][n]
+ * (the kernel feeds activations + 128 as unsigned bytes to VNNI). */
+#ifndef MPCC_RT_OPT_H
+#define MPCC_RT_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RT_OPT_NR 16
+
+/* Requantization as TFLite's conv (double rounding) or FC (single rounding). */
+enum { RT_OPT_ROUND_DOUBLE = 0, RT_OPT_ROUND_SINGLE = 1 };
+
+/* C[m][n] = epilogue(bias[n] + sum_k A[m][k] * B[k][n]), A and C row-major. */
+typedef struct rt_opt_gemm_params {
+    int32_t m, n, k;
+    int32_t lda, ldc;                   /* row strides in elements */
+    float act_min, act_max;             /* f32 clamp */
+    int32_t out_offset;                 /* s8: output zero point */
+    int32_t act_qmin, act_qmax;         /* s8: output clamp */
+    int32_t rounding;                   /* s8: RT_OPT_ROUND_* */
+    const int32_t *mult, *shift;        /* s8: per column, padded */
+} rt_opt_gemm_params;
+
+/* Convolution (groups == 1) as GEMM over im2col rows: M = out_h * out_w per
+ * image, K = filter_h * filter_w * in_c. `direct` (1x1, stride 1, no padding)
+ * reads the input rows in place; otherwise `rows` patch rows at a time are
+ * gathered into the scratch buffer (rows * K elements). */
+typedef struct rt_opt_conv_params {
+    rt_opt_gemm_params gemm;
+    int32_t batches, in_h, in_w, in_c, out_h, out_w;
+    int32_t filter_h, filter_w, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+    int32_t direct, rows;
+    int32_t pad_value;                  /* s8: value of out-of-image taps (input zero point) */
+} rt_opt_conv_params;
+
+void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *c);
+void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in, const float *packed_b, const float *bias,
+                     float *out, void *scratch);
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *out, void *scratch);
+
+/* Depthwise convolution vectorized over channels, same params and results as
+ * the reference kernels (depth multiplier 1). */
+struct rt_dwconv_params;
+void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                       float *out);
+void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                      int8_t *out);
+
+/* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
+const char *rt_opt_isa(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
