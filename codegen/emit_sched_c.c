@@ -16,8 +16,8 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
     cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
     if (s8) {
         cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
-        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift", single_rounding ? "RT_OPT_ROUND_SINGLE"
-                                                                                    : "RT_OPT_ROUND_DOUBLE");
+        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d",
+                single_rounding ? "RT_OPT_ROUND_SINGLE" : "RT_OPT_ROUND_DOUBLE", op->sched.rows);
     } else {
         cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, act_min), cg_f32(cg, act_max));
     }
@@ -37,8 +37,12 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
     emit_gemm_fields(cg, g, op, p->batches, p->out_depth, p->in_depth, p->in_depth, p->out_depth, p->act_min,
                      p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
     cg_close(cg, "};");
-    cg_line(cg, "rt_opt_gemm_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
-            cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0));
+    if (s8)
+        cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
+                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0), cg_scratch(cg, op));
+    else
+        cg_line(cg, "rt_opt_gemm_f32(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
+                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0));
     return 0;
 }
 
@@ -89,6 +93,28 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
+static void emit_ints(CgCtx *cg, const char *field, const int32_t *v) {
+    cg_line(cg, ".%s = {%d, %d, %d, %d, %d, %d, %d, %d},", field, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+}
+
+static int emit_bmm(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const rt_bmm_params *p = op->params;
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    cg_open(cg, "static const rt_bmm_params p = {");
+    cg_line(cg, ".batch_rank = %d,", p->batch_rank);
+    emit_ints(cg, "batch_dims", p->batch_dims);
+    emit_ints(cg, "lhs_bstride", p->lhs_bstride);
+    emit_ints(cg, "rhs_bstride", p->rhs_bstride);
+    cg_line(cg, ".m = %d, .n = %d, .k = %d,", p->m, p->n, p->k);
+    cg_line(cg, ".lhs_si = %d, .lhs_sk = %d, .rhs_sk = %d, .rhs_sj = %d,", p->lhs_si, p->lhs_sk, p->rhs_sk, p->rhs_sj);
+    cg_line(cg, ".lhs_offset = %d, .rhs_offset = %d, .out_offset = %d, .mult = %d, .shift = %d", p->lhs_offset,
+            p->rhs_offset, p->out_offset, p->mult, p->shift);
+    cg_close(cg, "};");
+    cg_line(cg, "rt_opt_bmm_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
+            cg_out(cg, op, 0), cg_scratch(cg, op));
+    return 0;
+}
+
 void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     const IrSched *s = &op->sched;
     const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8" : "f32";
@@ -105,6 +131,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                     dt, s->rows, s->mr, s->nr);
         break;
     case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
+    case SCHED_BMM:
+        cg_line(cg, "/*   schedule: bmm %s, %dx%d micro-tile, right operand packed per batch in scratch */", dt, s->mr,
+                s->nr);
+        break;
     default: break;
     }
 }
@@ -114,6 +144,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_GEMM: return emit_gemm(cg, g, op);
     case SCHED_CONV_GEMM: return emit_conv(cg, g, op);
     case SCHED_DWCONV: return emit_dwconv(cg, g, op);
+    case SCHED_BMM: return emit_bmm(cg, g, op);
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

@@ -74,6 +74,7 @@ typedef enum SchedKind {
     SCHED_GEMM,         /* FULLY_CONNECTED as a packed-weight GEMM */
     SCHED_CONV_GEMM,    /* CONV_2D as GEMM (1x1 direct, else im2col row blocks) */
     SCHED_DWCONV,       /* DEPTHWISE_CONV_2D vectorized over channels */
+    SCHED_BMM,          /* BATCH_MATMUL on the GEMM micro-kernels, RHS packed at run time */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -88,7 +89,7 @@ typedef struct IrSched {
     int n_padded;               /* N rounded up to a multiple of nr */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm" */
 
 typedef struct IrOp {
     OpKind kind;

@@ -7,18 +7,21 @@
  * stay the oracle: every kernel here gives bit-identical integer results and
  * f32 results equal up to summation order.
  *
- * Vector code uses GCC/Clang vector extensions and, for int8 dot products,
- * AVX-512 VNNI intrinsics when the compiler targets them (__AVX512VNNI__);
- * without them a plain C99 path computes the same values. Build with
+ * Vector code uses GCC/Clang vector extensions plus FMA/AVX2 intrinsics when
+ * the compiler targets them (__FMA__, __AVX2__); without them a plain C99
+ * path computes the same values (integers bit-identical). Build with
  * -O3 -march=native (or the target's -march) for speed.
  *
  * Packed layouts (NR = RT_OPT_NR output channels per panel, N padded up to a
  * multiple of NR with zero weights):
  *   f32 GEMM: panel j holds B[k][j*NR + c] at [j][k][c]        (K x NR floats)
- *   s8 GEMM:  panel j holds B[k][j*NR + c] at [j][k/4][c][k%4] (K padded to 4)
+ *   s8 GEMM:  int16 weights, panel j holds B[k][j*NR + c] at [j][k/2][c][k%2]
+ *             (K padded to even with zeros), for 16-bit pair dot products
  * Bias, multiplier and shift arrays are padded to the same N.
  * s8 GEMM bias is pre-folded: bias[n] + (in_offset - 128) * sum_k B[k][n]
- * (the kernel feeds activations + 128 as unsigned bytes to VNNI). */
+ * (the kernel multiplies activations + 128, i.e. 0..255, exactly). int8
+ * kernels widen `rows` rows of A at a time into scratch (rows * K16 int16,
+ * K16 = K rounded up to even). */
 #ifndef MPCC_RT_OPT_H
 #define MPCC_RT_OPT_H
 
@@ -43,12 +46,14 @@ typedef struct rt_opt_gemm_params {
     int32_t act_qmin, act_qmax;         /* s8: output clamp */
     int32_t rounding;                   /* s8: RT_OPT_ROUND_* */
     const int32_t *mult, *shift;        /* s8: per column, padded */
+    int32_t rows;                       /* s8: A rows widened per block (scratch) */
 } rt_opt_gemm_params;
 
 /* Convolution (groups == 1) as GEMM over im2col rows: M = out_h * out_w per
  * image, K = filter_h * filter_w * in_c. `direct` (1x1, stride 1, no padding)
- * reads the input rows in place; otherwise `rows` patch rows at a time are
- * gathered into the scratch buffer (rows * K elements). */
+ * reads the input rows in place (int8: widened `rows` at a time); otherwise
+ * `rows` patch rows at a time are gathered into the scratch buffer
+ * (f32: rows * K floats; int8: rows * K16 int16). */
 typedef struct rt_opt_conv_params {
     rt_opt_gemm_params gemm;
     int32_t batches, in_h, in_w, in_c, out_h, out_w;
@@ -58,11 +63,11 @@ typedef struct rt_opt_conv_params {
 } rt_opt_conv_params;
 
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
-                    int8_t *c);
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
+                    int8_t *c, void *scratch);
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in, const float *packed_b, const float *bias,
                      float *out, void *scratch);
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int16_t *packed_b, const int32_t *bias,
                     int8_t *out, void *scratch);
 
 /* Depthwise convolution vectorized over channels, same params and results as
@@ -72,6 +77,13 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
                        float *out);
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                       int8_t *out);
+
+/* BATCH_MATMUL with the reference params; the RHS of each batch is packed
+ * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */
+struct rt_bmm_params;
+size_t rt_opt_bmm_scratch_bytes(const struct rt_bmm_params *p, int is_s8);
+void rt_opt_bmm_f32(const struct rt_bmm_params *p, const float *lhs, const float *rhs, float *out, void *scratch);
+void rt_opt_bmm_s8(const struct rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch);
 
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);

@@ -10,10 +10,7 @@
 #if defined(__GNUC__) && !defined(RT_OPT_SCALAR)
 #define RT_OPT_VEC 1
 typedef float rt_v8f __attribute__((vector_size(32)));
-#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512F__)
-#define RT_OPT_VNNI 1
-#endif
-#if defined(__FMA__) || defined(RT_OPT_VNNI)
+#if defined(__FMA__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 #endif
@@ -22,8 +19,8 @@ typedef float rt_v8f __attribute__((vector_size(32)));
 #define NR RT_OPT_NR
 
 const char *rt_opt_isa(void) {
-#if defined(RT_OPT_VNNI)
-    return "vector-extensions+fma+avx512-vnni";
+#if defined(RT_OPT_VEC) && defined(__FMA__) && defined(__AVX2__)
+    return "vector-extensions+fma+avx2";
 #elif defined(RT_OPT_VEC) && defined(__FMA__)
     return "vector-extensions+fma";
 #elif defined(RT_OPT_VEC)
@@ -127,9 +124,14 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
     }
 }
 
-/* ---- int8 ------------------------------------------------------------ */
+/* ---- int8 ------------------------------------------------------------
+ * Exact int8 GEMM through 16-bit pairs: activations become a + 128 (0..255)
+ * as int16 in a scratch block (im2col writes them so directly), weights are
+ * int16 pairs [K/2][16][2] packed at compile time, and each step multiplies
+ * one broadcast pair of A by 16 columns with pmaddwd (AVX2: 16 exact
+ * products per instruction, no saturation), accumulating in int32. */
 
-#define MR_S8 8
+#define MR_S8 6
 
 static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, const int32_t *mult,
                         const int32_t *shift, int8_t *out, int32_t nr) {
@@ -146,64 +148,84 @@ static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const i
     for (j = 0; j < nr; j++) out[j] = (int8_t)v[j];
 }
 
-/* acc[r][0..16) = sum_k (A[r][k] + 128) * panel[k][..] for r < mr (wrapping). */
-#if defined(RT_OPT_VNNI)
-static void ukr_s8(int32_t k, const int8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
-    const int8_t *ar[MR_S8];
-    __m512i c[MR_S8];
-    int32_t r, kk, k4 = k / 4;
-    for (r = 0; r < MR_S8; r++) {
-        ar[r] = a + (int64_t)(r < mr ? r : mr - 1) * lda;
-        c[r] = _mm512_setzero_si512();
+/* acc[r][0..16) = sum over k pairs of A16[r] . panel (wrapping int32). */
+#if defined(RT_OPT_VEC) && defined(__AVX2__)
+#define MADD(acc, a, b) ((acc) = _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b))))
+static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b, int32_t acc[MR_S8][NR]) {
+    const int16_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0), *a2 = a + (mr > 2 ? 2 * lda : 0);
+    const int16_t *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0), *a5 = a + (mr > 5 ? 5 * lda : 0);
+    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+            c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    int32_t kk, x;
+    for (kk = 0; kk < kp2; kk++) {
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 16)), va;
+        b += 32;
+        memcpy(&x, a0 + 2 * kk, 4);
+        va = _mm256_set1_epi32(x);
+        MADD(c00, va, b0);
+        MADD(c01, va, b1);
+        memcpy(&x, a1 + 2 * kk, 4);
+        va = _mm256_set1_epi32(x);
+        MADD(c10, va, b0);
+        MADD(c11, va, b1);
+        memcpy(&x, a2 + 2 * kk, 4);
+        va = _mm256_set1_epi32(x);
+        MADD(c20, va, b0);
+        MADD(c21, va, b1);
+        memcpy(&x, a3 + 2 * kk, 4);
+        va = _mm256_set1_epi32(x);
+        MADD(c30, va, b0);
+        MADD(c31, va, b1);
+        memcpy(&x, a4 + 2 * kk, 4);
+        va = _mm256_set1_epi32(x);
+        MADD(c40, va, b0);
+        MADD(c41, va, b1);
+        memcpy(&x, a5 + 2 * kk, 4);
+        va = _mm256_set1_epi32(x);
+        MADD(c50, va, b0);
+        MADD(c51, va, b1);
     }
-    for (kk = 0; kk < k4; kk++) {
-        __m512i bv = _mm512_loadu_si512((const void *)(b + (int64_t)kk * 64));
-        for (r = 0; r < MR_S8; r++) {
-            int32_t w;
-            memcpy(&w, ar[r] + 4 * kk, 4);
-            c[r] = _mm512_dpbusd_epi32(c[r], _mm512_set1_epi32(w ^ (int32_t)0x80808080u), bv);
-        }
-    }
-    if (k % 4) {
-        __m512i bv = _mm512_loadu_si512((const void *)(b + (int64_t)k4 * 64));
-        for (r = 0; r < MR_S8; r++) {
-            uint8_t t[4] = {0x80, 0x80, 0x80, 0x80}; /* padded taps meet zero weights */
-            int32_t w;
-            memcpy(t, ar[r] + 4 * k4, (size_t)(k % 4));
-            memcpy(&w, t, 4);
-            c[r] = _mm512_dpbusd_epi32(c[r], _mm512_set1_epi32(w ^ (int32_t)0x80808080u), bv);
-        }
-    }
-    for (r = 0; r < mr; r++) _mm512_storeu_si512((void *)acc[r], c[r]);
+    _mm256_storeu_si256((__m256i *)(void *)acc[0], c00);
+    _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), c01);
+    _mm256_storeu_si256((__m256i *)(void *)acc[1], c10);
+    _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), c11);
+    _mm256_storeu_si256((__m256i *)(void *)acc[2], c20);
+    _mm256_storeu_si256((__m256i *)(void *)(acc[2] + 8), c21);
+    _mm256_storeu_si256((__m256i *)(void *)acc[3], c30);
+    _mm256_storeu_si256((__m256i *)(void *)(acc[3] + 8), c31);
+    _mm256_storeu_si256((__m256i *)(void *)acc[4], c40);
+    _mm256_storeu_si256((__m256i *)(void *)(acc[4] + 8), c41);
+    _mm256_storeu_si256((__m256i *)(void *)acc[5], c50);
+    _mm256_storeu_si256((__m256i *)(void *)(acc[5] + 8), c51);
 }
 #else
-static void ukr_s8(int32_t k, const int8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b, int32_t acc[MR_S8][NR]) {
     uint32_t u[MR_S8][NR];
     int32_t r, j, kk;
     for (r = 0; r < mr; r++)
         for (j = 0; j < NR; j++) u[r][j] = 0;
-    for (kk = 0; kk < k; kk++) {
-        const int8_t *bk = b + (int64_t)(kk / 4) * NR * 4 + kk % 4;
+    for (kk = 0; kk < kp2; kk++, b += 2 * NR)
         for (r = 0; r < mr; r++) {
-            int32_t s = (int32_t)a[(int64_t)r * lda + kk] + 128;
-            for (j = 0; j < NR; j++) u[r][j] += (uint32_t)(s * (int32_t)bk[4 * j]);
+            int32_t x0 = a[(int64_t)r * lda + 2 * kk], x1 = a[(int64_t)r * lda + 2 * kk + 1];
+            for (j = 0; j < NR; j++) u[r][j] += (uint32_t)(x0 * b[2 * j] + x1 * b[2 * j + 1]);
         }
-    }
     for (r = 0; r < mr; r++)
         for (j = 0; j < NR; j++) acc[r][j] = (int32_t)u[r][j];
 }
 #endif
 
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
-                    int8_t *c) {
-    int32_t j, i, r, kp = (p->k + 3) / 4 * 4;
+/* C rows from A16 rows (a + 128 as int16, K padded to even with 0). */
+static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16, int32_t lda16,
+                     const int16_t *packed_b, const int32_t *bias, int8_t *c) {
+    int32_t j, i, r, kp2 = (p->k + 1) / 2;
     int32_t acc[MR_S8][NR];
     for (j = 0; j * NR < p->n; j++) {
-        const int8_t *bp = packed_b + (int64_t)j * kp * NR;
+        const int16_t *bp = packed_b + (int64_t)j * kp2 * 2 * NR;
         int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
-        for (i = 0; i < p->m; i += MR_S8) {
-            int32_t mr = p->m - i < MR_S8 ? p->m - i : MR_S8;
-            ukr_s8(p->k, a + (int64_t)i * p->lda, p->lda, mr, bp, acc);
+        for (i = 0; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_s16(kp2, a16 + (int64_t)i * lda16, lda16, mr, bp, acc);
             for (r = 0; r < mr; r++)
                 requant_row(p, acc[r], bias + j * NR, p->mult + j * NR, p->shift + j * NR,
                             c + (int64_t)(i + r) * p->ldc + j * NR, nr);
@@ -211,15 +233,38 @@ void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *
     }
 }
 
+/* Converts `rows` int8 rows (stride lda) to a + 128 int16 rows of even length. */
+static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, int16_t *dst) {
+    int32_t r, kk, kp = (k + 1) / 2 * 2;
+    for (r = 0; r < rows; r++) {
+        const int8_t *s = a + (int64_t)r * lda;
+        int16_t *d = dst + (int64_t)r * kp;
+        for (kk = 0; kk < k; kk++) d[kk] = (int16_t)(s[kk] + 128);
+        if (kp != k) d[k] = 0;
+    }
+}
+
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
+                    int8_t *c, void *scratch) {
+    int32_t i, kp = (p->k + 1) / 2 * 2, rows = p->rows > 0 ? p->rows : 1;
+    int16_t *a16 = (int16_t *)scratch;
+    for (i = 0; i < p->m; i += rows) {
+        int32_t mr = p->m - i < rows ? p->m - i : rows;
+        widen_rows(a + (int64_t)i * p->lda, p->lda, mr, p->k, a16);
+        gemm_s16(p, mr, a16, kp, packed_b, bias, c + (int64_t)i * p->ldc);
+    }
+}
+
 /* ---- convolution as GEMM ---------------------------------------------- */
 
-/* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x K). */
-#define IM2COL(T, fill)                                                                                         \
+/* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
+ * converting each element with CONV (identity for f32, + 128 for int8). */
+#define IM2COL(TI, TO, fill, CONV)                                                                              \
     do {                                                                                                        \
         int32_t r_, fy_, fx_, c_;                                                                               \
         for (r_ = 0; r_ < rows; r_++) {                                                                         \
             int32_t oy_ = (m0 + r_) / p->out_w, ox_ = (m0 + r_) % p->out_w;                                     \
-            T *d_ = dst + (int64_t)r_ * kdim;                                                                   \
+            TO *d_ = dst + (int64_t)r_ * ldd;                                                                   \
             for (fy_ = 0; fy_ < p->filter_h; fy_++) {                                                           \
                 int32_t y_ = oy_ * p->stride_h - p->pad_h + fy_ * p->dil_h;                                     \
                 for (fx_ = 0; fx_ < p->filter_w; fx_++, d_ += p->in_c) {                                        \
@@ -227,16 +272,20 @@ void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *
                     if (y_ < 0 || y_ >= p->in_h || x_ < 0 || x_ >= p->in_w) {                                   \
                         for (c_ = 0; c_ < p->in_c; c_++) d_[c_] = (fill);                                       \
                     } else {                                                                                    \
-                        memcpy(d_, in + ((int64_t)y_ * p->in_w + x_) * p->in_c, sizeof(T) * (size_t)p->in_c); \
+                        const TI *s_ = in + ((int64_t)y_ * p->in_w + x_) * p->in_c;                             \
+                        for (c_ = 0; c_ < p->in_c; c_++) d_[c_] = CONV(s_[c_]);                                 \
                     }                                                                                           \
                 }                                                                                               \
             }                                                                                                   \
+            for (c_ = kdim; c_ < ldd; c_++) dst[(int64_t)r_ * ldd + c_] = 0;                                   \
         }                                                                                                       \
     } while (0)
+#define AS_IS(x) (x)
+#define PLUS128(x) ((int16_t)((x) + 128))
 
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const float *packed_b, const float *bias,
                      float *out_all, void *scratch) {
-    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, oc = p->gemm.n;
+    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n;
     rt_opt_gemm_params g = p->gemm;
     float *dst = (float *)scratch;
     for (b = 0; b < p->batches; b++) {
@@ -250,7 +299,7 @@ void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const flo
         }
         for (m0 = 0; m0 < mimg; m0 += p->rows) {
             int32_t rows = mimg - m0 < p->rows ? mimg - m0 : p->rows;
-            IM2COL(float, 0.0f);
+            IM2COL(float, float, 0.0f, AS_IS);
             g.m = rows;
             g.lda = kdim;
             rt_opt_gemm_f32(&g, dst, packed_b, bias, out + (int64_t)m0 * oc);
@@ -258,26 +307,131 @@ void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const flo
     }
 }
 
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int16_t *packed_b, const int32_t *bias,
                     int8_t *out_all, void *scratch) {
-    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, oc = p->gemm.n;
-    rt_opt_gemm_params g = p->gemm;
-    int8_t *dst = (int8_t *)scratch;
+    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, oc = p->gemm.n;
+    int16_t *dst = (int16_t *)scratch;
     for (b = 0; b < p->batches; b++) {
         const int8_t *in = in_all + (int64_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out = out_all + (int64_t)b * mimg * oc;
-        if (p->direct) {
-            g.m = mimg;
-            g.lda = p->in_c;
-            rt_opt_gemm_s8(&g, in, packed_b, bias, out);
-            continue;
-        }
         for (m0 = 0; m0 < mimg; m0 += p->rows) {
             int32_t rows = mimg - m0 < p->rows ? mimg - m0 : p->rows;
-            IM2COL(int8_t, (int8_t)p->pad_value);
-            g.m = rows;
-            g.lda = kdim;
-            rt_opt_gemm_s8(&g, dst, packed_b, bias, out + (int64_t)m0 * oc);
+            if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
+            else IM2COL(int8_t, int16_t, (int16_t)(p->pad_value + 128), PLUS128);
+            gemm_s16(&p->gemm, rows, dst, ldd, packed_b, bias, out + (int64_t)m0 * oc);
         }
+    }
+}
+
+/* ---- BATCH_MATMUL: both operands are activations, so the RHS of each
+ * batch is packed into panels at run time (scratch) and the same micro-
+ * kernels run; the packing is O(K*N) against O(M*N*K) of work. */
+
+static void bmm_offsets(const rt_bmm_params *p, int64_t batch, int64_t *lo, int64_t *ro) {
+    int32_t d;
+    *lo = 0;
+    *ro = 0;
+    for (d = p->batch_rank - 1; d >= 0; d--) {
+        int64_t idx = batch % p->batch_dims[d];
+        batch /= p->batch_dims[d];
+        *lo += idx * p->lhs_bstride[d];
+        *ro += idx * p->rhs_bstride[d];
+    }
+}
+
+static int64_t bmm_batches(const rt_bmm_params *p) {
+    int64_t n = 1;
+    int32_t d;
+    for (d = 0; d < p->batch_rank; d++) n *= p->batch_dims[d];
+    return n;
+}
+
+size_t rt_opt_bmm_scratch_bytes(const rt_bmm_params *p, int is_s8) {
+    size_t np = (size_t)(p->n + NR - 1) / NR * NR, k = (size_t)p->k, m = (size_t)p->m;
+    if (!is_s8) return (np * k + m * k + np) * sizeof(float);
+    k = (k + 1) / 2 * 2;
+    return (np * k + m * k) * sizeof(int16_t) + 3 * np * sizeof(int32_t);
+}
+
+void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, float *out, void *scratch) {
+    int64_t b, nb = bmm_batches(p);
+    int32_t np = (p->n + NR - 1) / NR * NR, i, j, kk;
+    float *pb = (float *)scratch, *pa = pb + (int64_t)np * p->k, *bias = pa + (int64_t)p->m * p->k;
+    rt_opt_gemm_params g;
+    memset(&g, 0, sizeof g);
+    g.m = p->m;
+    g.n = p->n;
+    g.k = p->k;
+    g.ldc = p->n;
+    g.act_min = -INFINITY;
+    g.act_max = INFINITY;
+    for (j = 0; j < np; j++) bias[j] = 0.0f;
+    for (b = 0; b < nb; b++) {
+        int64_t lo, ro;
+        const float *a;
+        bmm_offsets(p, b, &lo, &ro);
+        for (j = 0; j < np; j += NR)
+            for (kk = 0; kk < p->k; kk++) {
+                float *d = pb + ((int64_t)j * p->k) + (int64_t)kk * NR;
+                const float *s = rhs + ro + (int64_t)kk * p->rhs_sk;
+                for (i = 0; i < NR; i++) d[i] = j + i < p->n ? s[(int64_t)(j + i) * p->rhs_sj] : 0.0f;
+            }
+        if (p->lhs_sk == 1) {
+            a = lhs + lo;
+            g.lda = p->lhs_si;
+        } else {
+            for (i = 0; i < p->m; i++)
+                for (kk = 0; kk < p->k; kk++)
+                    pa[(int64_t)i * p->k + kk] = lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk];
+            a = pa;
+            g.lda = p->k;
+        }
+        rt_opt_gemm_f32(&g, a, pb, bias, out + b * p->m * p->n);
+    }
+}
+
+void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch) {
+    int64_t b, nb = bmm_batches(p);
+    int32_t np = (p->n + NR - 1) / NR * NR, kp = (p->k + 1) / 2 * 2, i, j, kk;
+    int16_t *pb = (int16_t *)scratch, *pa = pb + (int64_t)np * kp;
+    int32_t *bias = (int32_t *)(void *)(pa + (int64_t)p->m * kp), *mult = bias + np, *shift = mult + np;
+    rt_opt_gemm_params g;
+    memset(&g, 0, sizeof g);
+    g.m = p->m;
+    g.n = p->n;
+    g.k = p->k;
+    g.ldc = p->n;
+    g.act_qmin = -128;
+    g.act_qmax = 127;
+    g.out_offset = p->out_offset;
+    g.rounding = RT_OPT_ROUND_DOUBLE;
+    g.mult = mult;
+    g.shift = shift;
+    for (j = 0; j < np; j++) {
+        mult[j] = p->mult;
+        shift[j] = p->shift;
+    }
+    for (b = 0; b < nb; b++) {
+        int64_t lo, ro;
+        bmm_offsets(p, b, &lo, &ro);
+        /* B16 = rhs + rhs_offset (exact in int16); A16 = lhs + 128, so
+         * bias = (lhs_offset - 128) * column sums of B16. */
+        for (j = 0; j < np; j++) {
+            int64_t sum = 0;
+            for (kk = 0; kk < kp; kk++) {
+                int16_t v = 0;
+                if (j < p->n && kk < p->k)
+                    v = (int16_t)(rhs[ro + (int64_t)kk * p->rhs_sk + (int64_t)j * p->rhs_sj] + p->rhs_offset);
+                pb[(int64_t)(j / NR) * kp * NR + (int64_t)(kk / 2) * NR * 2 + (j % NR) * 2 + kk % 2] = v;
+                sum += v;
+            }
+            bias[j] = (int32_t)(uint32_t)((int64_t)(p->lhs_offset - 128) * sum);
+        }
+        for (i = 0; i < p->m; i++) {
+            for (kk = 0; kk < p->k; kk++)
+                pa[(int64_t)i * kp + kk] = (int16_t)(lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk] + 128);
+            if (kp != p->k) pa[(int64_t)i * kp + p->k] = 0;
+        }
+        gemm_s16(&g, p->m, pa, kp, pb, bias, out + b * p->m * p->n);
     }
 }

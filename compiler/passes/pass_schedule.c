@@ -6,6 +6,7 @@
  *   CONV_2D f32/int8, one group         -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8, mult 1  -> SCHED_DWCONV
+ *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -19,7 +20,7 @@
 
 #define NR RT_OPT_NR
 #define MR_F32 6
-#define MR_S8 8
+#define MR_S8 6
 #define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
 
 static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t n, void **data) {
@@ -47,15 +48,16 @@ void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out) {
             }
 }
 
-/* Packs W[n][k] int8 into panels [N/NR][K/4][NR][4] (K padded to 4 with 0). */
-void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out) {
-    int32_t np = (n + NR - 1) / NR, kp = (k + 3) / 4 * 4;
+/* Packs W[n][k] int8 into int16 panels [N/NR][K/2][NR][2] (K padded to even
+ * with 0) for the 16-bit pair dot products of rt_opt_gemm_s8. */
+void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int16_t *out) {
+    int32_t np = (n + NR - 1) / NR, kp = (k + 1) / 2 * 2;
     for (int32_t j = 0; j < np; j++)
         for (int32_t kk = 0; kk < kp; kk++)
             for (int32_t c = 0; c < NR; c++) {
                 int32_t col = j * NR + c;
-                int8_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
-                out[(int64_t)j * kp * NR + (int64_t)(kk / 4) * NR * 4 + c * 4 + kk % 4] = v;
+                int16_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
+                out[(int64_t)j * kp * NR + (int64_t)(kk / 2) * NR * 2 + c * 2 + kk % 2] = v;
             }
 }
 
@@ -73,6 +75,15 @@ void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset,
     }
 }
 
+/* Rows of A handled per block when they must be copied (im2col, int8
+ * widening): as many as fit the budget, a multiple of the micro-tile rows. */
+static int block_rows(int64_t m, int64_t row_bytes, int mr) {
+    int64_t rows = (int64_t)(IM2COL_BUDGET / (row_bytes > 0 ? row_bytes : 1)) / mr * mr;
+    if (rows < mr) rows = mr;
+    if (rows > (m + mr - 1) / mr * mr) rows = (m + mr - 1) / mr * mr;
+    return (int)rows;
+}
+
 /* Pack weights/bias of a GEMM-lowered op (FC or conv): W is [n][k]. */
 static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_offset, const int32_t *mult,
                      const int32_t *shift, int per_channel, Diag *d) {
@@ -81,8 +92,8 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
     IrDType dt = g->tensors[op->in[0]].dtype;
     int32_t np = (n + NR - 1) / NR * NR;
     void *pw, *pb;
-    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
-    int pw_id = new_const(g, wid, ".packed", dt, wn, &pw);
+    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 1) / 2 * 2);
+    int pw_id = new_const(g, wid, ".packed", dt == IR_F32 ? IR_F32 : IR_I16, wn, &pw);
     int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
     if (pb_id < 0) return diag_internal(d, "out of memory");
     op = &g->ops[op_index]; /* ir_add_tensor may have moved the tensor array, not ops */
@@ -129,7 +140,13 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     if (p->batches <= 0 || p->out_depth <= 0 || p->in_depth <= 0) return 0;
     int rc = pack_gemm(g, i, p->out_depth, p->in_depth, p->in_offset, p->mult, p->shift, p->per_channel, d);
     if (rc) return rc;
-    g->ops[i].sched.kind = SCHED_GEMM;
+    IrOp *o = &g->ops[i];
+    o->sched.kind = SCHED_GEMM;
+    if (g->tensors[o->in[0]].dtype == IR_I8) {
+        int64_t row_bytes = (int64_t)(p->in_depth + 1) / 2 * 2 * 2;
+        o->sched.rows = block_rows(p->batches, row_bytes, o->sched.mr);
+        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes;
+    }
     return 0;
 }
 
@@ -145,14 +162,11 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_CONV_GEMM;
     o->sched.direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                       p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
-    if (!o->sched.direct) {
-        size_t es = g->tensors[o->in[0]].dtype == IR_F32 ? 4 : 1;
-        int64_t m = (int64_t)p->out_h * p->out_w, mr = o->sched.mr;
-        int64_t rows = (int64_t)(IM2COL_BUDGET / ((size_t)k * es)) / mr * mr;
-        if (rows < mr) rows = mr;
-        if (rows > (m + mr - 1) / mr * mr) rows = (m + mr - 1) / mr * mr;
-        o->sched.rows = (int)rows;
-        o->scratch_bytes = (size_t)rows * (size_t)k * es;
+    int s8 = g->tensors[o->in[0]].dtype == IR_I8;
+    if (!o->sched.direct || s8) {
+        int64_t row_bytes = s8 ? (int64_t)(k + 1) / 2 * 2 * 2 : (int64_t)k * 4;
+        o->sched.rows = block_rows((int64_t)p->out_h * p->out_w, row_bytes, o->sched.mr);
+        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes;
     }
     return 0;
 }
@@ -163,6 +177,19 @@ static int schedule_dwconv(Graph *g, int i) {
     IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
     if (!((in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8)) || p->depth_mult != 1) return 0;
     op->sched.kind = SCHED_DWCONV;
+    return 0;
+}
+
+static int schedule_bmm(Graph *g, int i) {
+    IrOp *op = &g->ops[i];
+    const rt_bmm_params *p = op->params;
+    IrDType l = g->tensors[op->in[0]].dtype, r = g->tensors[op->in[1]].dtype;
+    if (!((l == IR_F32 && r == IR_F32) || (l == IR_I8 && r == IR_I8)) || p->m <= 0 || p->n <= 0 || p->k <= 0)
+        return 0;
+    op->sched.kind = SCHED_BMM;
+    op->sched.mr = l == IR_F32 ? MR_F32 : MR_S8;
+    op->sched.nr = NR;
+    op->scratch_bytes = rt_opt_bmm_scratch_bytes(p, l == IR_I8);
     return 0;
 }
 
@@ -177,6 +204,7 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_FULLY_CONNECTED: rc = schedule_fc(g, i, d); break;
         case OP_CONV_2D: rc = schedule_conv(g, i, d); break;
         case OP_DEPTHWISE_CONV_2D: rc = schedule_dwconv(g, i); break;
+        case OP_BATCH_MATMUL: rc = schedule_bmm(g, i); break;
         default: break;
         }
         if (rc) return rc;
