@@ -142,3 +142,12 @@ fuzz: fuzz-build
 fuzz-smoke:
 	$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 # ---- end fuzzing ----
+
+# ---- bench: speed of the generated C vs TFLite + XNNPACK, plus the fp32 peak and GEMM
+# microbenchmarks (tools/bench/README.md). Not part of `make test`. Options go in BENCH_ARGS, e.g.
+# `make bench BENCH_ARGS="--models resnet,bert --rounds 15 --threads 2"`.
+BENCH_ARGS ?=
+bench:
+	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
+	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
+# ---- end bench ----

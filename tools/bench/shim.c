@@ -1,0 +1,40 @@
+/* shim.c - the few exported entry points tools/bench/bench.py calls through ctypes.
+ *
+ * Compiled once per benchmarked model with -I<dir of the generated header> -DMPCC_BENCH_HEADER='"m.h"'
+ * (the model is compiled with --name m). Everything else in the shared library is built with
+ * -fvisibility=hidden, so calls between the generated code and the runtime kernels bind directly
+ * (no PLT, inlining allowed) as in a static executable; only these functions are exported. */
+#include <stddef.h>
+
+#include MPCC_BENCH_HEADER
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT size_t bench_arena_bytes(void) { return (size_t)M_ARENA_BYTES; }
+
+EXPORT size_t bench_weights_bytes(void) {
+#ifdef M_WEIGHTS_BYTES
+    return (size_t)M_WEIGHTS_BYTES;
+#else
+    return 0;
+#endif
+}
+
+EXPORT void bench_init(void *arena) { m_init(arena); }
+
+/* Runs the model n times back to back; returns the OR of the m_run status codes. */
+EXPORT int bench_run_n(const void *const *inputs, void *const *outputs, void *arena, const void *weights, long n) {
+    int rc = 0;
+    long i;
+#ifndef M_WEIGHTS_BYTES
+    (void)weights;
+#endif
+    for (i = 0; i < n; i++) {
+#ifdef M_WEIGHTS_BYTES
+        rc |= m_run(inputs, outputs, arena, weights);
+#else
+        rc |= m_run(inputs, outputs, arena);
+#endif
+    }
+    return rc;
+}
