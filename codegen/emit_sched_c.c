@@ -7,7 +7,10 @@
  * emitters. */
 #include "emit_sched_c.h"
 
+#include "elementwise_common.h"
 #include "ops.h"
+
+#include <stdio.h>
 
 static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t m, int32_t n, int32_t k,
                              int32_t lda, int32_t ldc, float act_min, float act_max, int32_t out_offset,
@@ -115,6 +118,15 @@ static int emit_bmm(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
+static int emit_binary(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const char *name = op->kind == OP_ADD ? "add" : op->kind == OP_SUB ? "sub" : op->kind == OP_MUL ? "mul"
+                                                                                  : "squared_difference";
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "rt_opt_%s_%s", name,
+             g->tensors[op->in[0]].dtype == IR_I8 ? "i8" : "f32");
+    return ew_emit_binary(cg, op, op->params, kernel);
+}
+
 void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     const IrSched *s = &op->sched;
     const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8" : "f32";
@@ -131,6 +143,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                     dt, s->rows, s->mr, s->nr);
         break;
     case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
+    case SCHED_BINARY: cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt); break;
     case SCHED_BMM:
         cg_line(cg, "/*   schedule: bmm %s, %dx%d micro-tile, right operand packed per batch in scratch */", dt, s->mr,
                 s->nr);
@@ -145,6 +158,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_CONV_GEMM: return emit_conv(cg, g, op);
     case SCHED_DWCONV: return emit_dwconv(cg, g, op);
     case SCHED_BMM: return emit_bmm(cg, g, op);
+    case SCHED_BINARY: return emit_binary(cg, g, op);
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

@@ -75,6 +75,7 @@ typedef enum SchedKind {
     SCHED_CONV_GEMM,    /* CONV_2D as GEMM (1x1 direct, else im2col row blocks) */
     SCHED_DWCONV,       /* DEPTHWISE_CONV_2D vectorized over channels */
     SCHED_BMM,          /* BATCH_MATMUL on the GEMM micro-kernels, RHS packed at run time */
+    SCHED_BINARY,       /* ADD/SUB/MUL/SQUARED_DIFFERENCE as contiguous broadcast runs */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -89,7 +90,7 @@ typedef struct IrSched {
     int n_padded;               /* N rounded up to a multiple of nr */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary" */
 
 typedef struct IrOp {
     OpKind kind;

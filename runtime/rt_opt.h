@@ -85,6 +85,18 @@ size_t rt_opt_bmm_scratch_bytes(const struct rt_bmm_params *p, int is_s8);
 void rt_opt_bmm_f32(const struct rt_bmm_params *p, const float *lhs, const float *rhs, float *out, void *scratch);
 void rt_opt_bmm_s8(const struct rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch);
 
+/* Binary elementwise ops with the reference params (broadcast included),
+ * walked as contiguous runs; results equal the reference kernels. */
+struct rt_binary_params;
+void rt_opt_add_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
+void rt_opt_sub_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
+void rt_opt_mul_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
+void rt_opt_squared_difference_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
+void rt_opt_add_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+void rt_opt_sub_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+void rt_opt_mul_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);
 

@@ -7,6 +7,7 @@
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8, mult 1  -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
+ *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -193,6 +194,15 @@ static int schedule_bmm(Graph *g, int i) {
     return 0;
 }
 
+static int schedule_binary(Graph *g, int i) {
+    IrOp *op = &g->ops[i];
+    const rt_binary_params *p = op->params;
+    IrDType a = g->tensors[op->in[0]].dtype, b = g->tensors[op->in[1]].dtype, o = g->tensors[op->out[0]].dtype;
+    if (a != b || a != o || (a != IR_F32 && a != IR_I8) || p->pot) return 0;
+    op->sched.kind = SCHED_BINARY;
+    return 0;
+}
+
 int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     for (int i = 0; i < g->n_ops; i++) {
@@ -205,6 +215,10 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_CONV_2D: rc = schedule_conv(g, i, d); break;
         case OP_DEPTHWISE_CONV_2D: rc = schedule_dwconv(g, i); break;
         case OP_BATCH_MATMUL: rc = schedule_bmm(g, i); break;
+        case OP_ADD:
+        case OP_SUB:
+        case OP_MUL:
+        case OP_SQUARED_DIFFERENCE: rc = schedule_binary(g, i); break;
         default: break;
         }
         if (rc) return rc;
