@@ -56,6 +56,7 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
                       int8_t *out) {
     int32_t b, oy, ox, c0, c, fy, fx, C = p->in_c;
     uint32_t acc[CHUNK];
+    int32_t acc32[CHUNK];
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++) {
             int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
@@ -78,11 +79,9 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
                                 acc[c] += (uint32_t)(((int32_t)ip[c] + p->in_offset) * (int32_t)wp[c]);
                         }
                     }
-                    for (c = 0; c < n; c++) {
-                        int32_t v = rq_double((int32_t)acc[c], p->mult[c0 + c], p->shift[c0 + c]) + p->out_offset;
-                        v = v < p->act_qmin ? p->act_qmin : v;
-                        o[c0 + c] = (int8_t)(v > p->act_qmax ? p->act_qmax : v);
-                    }
+                    for (c = 0; c < n; c++) acc32[c] = (int32_t)acc[c];
+                    rt_opt_requant_i8(acc32, NULL, p->mult + c0, p->shift + c0, n, RT_OPT_ROUND_DOUBLE, p->out_offset,
+                                      p->act_qmin, p->act_qmax, o + c0);
                 }
             }
         }

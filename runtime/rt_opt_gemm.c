@@ -135,17 +135,9 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
 
 static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, const int32_t *mult,
                         const int32_t *shift, int8_t *out, int32_t nr) {
-    int32_t v[NR], j;
-    if (p->rounding == RT_OPT_ROUND_SINGLE) {
-        for (j = 0; j < NR; j++) v[j] = rq_single((int32_t)((uint32_t)acc[j] + (uint32_t)bias[j]), mult[j], shift[j]);
-    } else {
-        for (j = 0; j < NR; j++) v[j] = rq_double((int32_t)((uint32_t)acc[j] + (uint32_t)bias[j]), mult[j], shift[j]);
-    }
-    for (j = 0; j < NR; j++) {
-        int32_t y = v[j] + p->out_offset;
-        v[j] = y < p->act_qmin ? p->act_qmin : (y > p->act_qmax ? p->act_qmax : y);
-    }
-    for (j = 0; j < nr; j++) out[j] = (int8_t)v[j];
+    int8_t v[NR];
+    rt_opt_requant_i8(acc, bias, mult, shift, NR, p->rounding, p->out_offset, p->act_qmin, p->act_qmax, v);
+    memcpy(out, v, (size_t)nr);
 }
 
 /* acc[r][0..16) = sum over k pairs of A16[r] . panel (wrapping int32). */

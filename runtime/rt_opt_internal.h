@@ -29,4 +29,9 @@ static inline int32_t rq_single(int32_t x, int32_t m, int32_t s) {
     return (int32_t)(r > INT32_MAX ? INT32_MAX : (r < INT32_MIN ? INT32_MIN : r));
 }
 
+/* out[j] = clamp(requant(acc[j] + bias[j]) + out_offset) for j < n, with
+ * rounding RT_OPT_ROUND_DOUBLE (conv) or _SINGLE (FC); bias may be NULL. */
+void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *mult, const int32_t *shift, int32_t n,
+                       int rounding, int32_t out_offset, int32_t qmin, int32_t qmax, int8_t *out);
+
 #endif

@@ -1,8 +1,8 @@
 """Driving mpcc from the tests: `mpcc run`, compiling generated C, running it.
 
-Generated code is built in four configurations (the C backend's acceptance):
-gcc and clang, each at -O2 and at -O0 with AddressSanitizer + UBSan, always with
--std=c99 -Wall -Wextra -Werror -pedantic. The runtime is built once per
+Generated code is built in five configurations (the C backend's acceptance):
+gcc and clang, each at -O2 and at -O0 with AddressSanitizer + UBSan, and gcc at
+-O3 -march=native (the vector paths), always with -std=c99 -Wall -Wextra -Werror -pedantic. The runtime is built once per
 configuration into build/rt/<config>/libmpccrt.a.
 """
 
@@ -23,6 +23,9 @@ CONFIGS = {
     "clang-O2": ("clang", ["-O2"]),
     "gcc-san": ("gcc", SAN),
     "clang-san": ("clang", SAN),
+    # The vector paths of the optimized kernels (FMA/AVX2 on x86) exist only when the
+    # compiler targets the machine.
+    "gcc-native": ("gcc", ["-O3", "-march=native"]),
 }
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
 

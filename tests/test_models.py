@@ -53,8 +53,9 @@ def _build_and_run(work, config, inputs, specs):
 
 @pytest.mark.parametrize("model", MODELS, ids=model_id)
 def test_generated_c_matches(model, seed):
-    """The generated C, built with gcc and clang at -O2 and at -O0 with ASan+UBSan, equals
-    both TFLite and `mpcc run` on the same random inputs."""
+    """The generated C (scheduled, default -O2), built with gcc and clang at -O2 and at -O0 with
+    ASan+UBSan and with gcc -O3 -march=native, and the reference-only C (mpcc -O0), equal both
+    TFLite and `mpcc run` on the same random inputs."""
     inputs, refs = oracle.oracle(model, seed)
     work = new_workdir(model.stem)
     proc = compile_model(model, work, mpcc=MPCC_ASAN)
@@ -70,4 +71,14 @@ def test_generated_c_matches(model, seed):
     for config, (_, outs) in results.items():
         _check(f"generated C ({config}) vs TFLite", refs, outs)
         _check(f"generated C ({config}) vs mpcc run", interp_outs, outs)
+    # The reference path (mpcc -O0: no scheduling, reference kernels only) stays selectable and exact.
+    ref_work = work / "O0"
+    ref_work.mkdir()
+    proc = compile_model(model, ref_work, extra=["-O0"])
+    assert proc.returncode == 0, f"mpcc -O0 compile failed (exit {proc.returncode}): {proc.stderr.strip()}"
+    write_harness(ref_work, len(inputs), len(refs))
+    err, outs = _build_and_run(ref_work, "gcc-O2", inputs, specs)
+    assert not err, err
+    _check("generated C (mpcc -O0, gcc-O2) vs TFLite", refs, outs)
+    _check("generated C (mpcc -O0, gcc-O2) vs mpcc run", interp_outs, outs)
     shutil.rmtree(work, ignore_errors=True)

@@ -18,6 +18,7 @@
 
 #include "ops.h"
 #include "passes.h"
+#include "sched_pack.h"
 
 #define NR RT_OPT_NR
 #define MR_F32 6
@@ -35,45 +36,6 @@ static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t
     g->tensors[id].data = *data;
     g->tensors[id].data_size = bytes;
     return id;
-}
-
-/* Packs W[n][k] (row n = output channel, K contiguous; FC and OHWI conv
- * filters alike) into f32 panels [N/NR][K][NR]. */
-void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out) {
-    int32_t np = (n + NR - 1) / NR;
-    for (int32_t j = 0; j < np; j++)
-        for (int32_t kk = 0; kk < k; kk++)
-            for (int32_t c = 0; c < NR; c++) {
-                int32_t col = j * NR + c;
-                out[((int64_t)j * k + kk) * NR + c] = col < n ? w[(int64_t)col * k + kk] : 0.0f;
-            }
-}
-
-/* Packs W[n][k] int8 into int16 panels [N/NR][K/2][NR][2] (K padded to even
- * with 0) for the 16-bit pair dot products of rt_opt_gemm_s8. */
-void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int16_t *out) {
-    int32_t np = (n + NR - 1) / NR, kp = (k + 1) / 2 * 2;
-    for (int32_t j = 0; j < np; j++)
-        for (int32_t kk = 0; kk < kp; kk++)
-            for (int32_t c = 0; c < NR; c++) {
-                int32_t col = j * NR + c;
-                int16_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
-                out[(int64_t)j * kp * NR + (int64_t)(kk / 2) * NR * 2 + c * 2 + kk % 2] = v;
-            }
-}
-
-/* bias'[n] = bias[n] + (in_offset - 128) * sum_k W[n][k], modulo 2^32 like
- * the kernels' int32 accumulators. */
-void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,
-                        int32_t *out) {
-    for (int32_t col = 0; col < np; col++) {
-        int64_t sum = 0;
-        if (col < n)
-            for (int32_t kk = 0; kk < k; kk++) sum += w[(int64_t)col * k + kk];
-        uint32_t v = (uint32_t)(col < n && bias ? bias[col] : 0);
-        v += (uint32_t)((int64_t)(in_offset - 128) * sum);
-        out[col] = (int32_t)v;
-    }
 }
 
 /* Rows of A handled per block when they must be copied (im2col, int8

@@ -24,11 +24,6 @@ int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tile
 int pass_alias(Graph *g, Diag *d);         /* after: schedule. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */
 
-/* Weight packing of pass schedule (exposed for unit tests): W is [n][k]. */
-void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out);
-void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int16_t *out);
-void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,
-                        int32_t *out);
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
 void sched_report(const Graph *g, FILE *f);
 

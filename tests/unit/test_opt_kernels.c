@@ -1,0 +1,361 @@
+/* test_opt_kernels.c - the optimized kernels (runtime/rt_opt*.c) against the
+ * reference kernels on random shapes and data, with the weight packing of
+ * pass schedule. Integer results must be identical, f32 within 1e-5 of the
+ * largest |reference|. Built by `make unit` (generic, ASan+UBSan) and by
+ * tests/test_opt_kernels.py at -O3 -march=native (the AVX2/FMA paths).
+ * The seed is printed; MPCC_SEED=<n> reproduces a run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "sched_pack.h"
+#include "rt_opt_internal.h"
+
+static int failures, passes;
+static uint64_t rng_state;
+
+static uint32_t rnd(void) {
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+static int32_t rnd_in(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+static float rnd_f(void) { return (float)rnd_in(-100000, 100000) / 50000.0f; }
+
+static void check(int ok, const char *what, const char *detail) {
+    if (ok) passes++;
+    else failures++;
+    printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what, detail[0] ? ": " : "", detail);
+}
+
+static double max_rel_f32(const float *a, const float *b, int64_t n) {
+    double m = 0, r = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (d > m) m = d;
+        if (fabs((double)b[i]) > r) r = fabs((double)b[i]);
+    }
+    return r > 0 ? m / r : m;
+}
+
+static int64_t count_diff_i8(const int8_t *a, const int8_t *b, int64_t n) {
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++) c += a[i] != b[i];
+    return c;
+}
+
+/* Q31 multipliers in [2^30, 2^31) and shifts as TFLite produces them. */
+static void rnd_requant(int32_t *mult, int32_t *shift, int n, int lo_shift, int hi_shift) {
+    for (int i = 0; i < n; i++) {
+        mult[i] = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+        shift[i] = rnd_in(lo_shift, hi_shift);
+    }
+}
+
+static void test_requant(void) {
+    enum { N = 4099 };
+    static int32_t acc[N], bias[N], mult[N], shift[N];
+    static int8_t got[N], want[N];
+    char msg[160];
+    for (int rounding = 0; rounding < 2; rounding++)
+        for (int with_bias = 0; with_bias < 2; with_bias++) {
+            for (int i = 0; i < N; i++) {
+                int kind = rnd_in(0, 9);
+                acc[i] = kind == 0 ? INT32_MAX - rnd_in(0, 5) : kind == 1 ? INT32_MIN + rnd_in(0, 5)
+                                                                          : (int32_t)((rnd() << 1) ^ rnd());
+                if (kind > 5) acc[i] = rnd_in(-70000, 70000);
+                bias[i] = rnd_in(-100000, 100000);
+            }
+            rnd_requant(mult, shift, N, -31, rounding ? 0 : 2);
+            int32_t off = rnd_in(-128, 127);
+            rt_opt_requant_i8(acc, with_bias ? bias : NULL, mult, shift, N, rounding, off, -128, 127, got);
+            for (int i = 0; i < N; i++) {
+                int32_t x = with_bias ? (int32_t)((uint32_t)acc[i] + (uint32_t)bias[i]) : acc[i];
+                int32_t y = (rounding ? rt_mul_by_quantized_multiplier_single(x, mult[i], shift[i])
+                                      : rt_mul_by_quantized_multiplier(x, mult[i], shift[i])) + off;
+                want[i] = (int8_t)rt_clamp_i32(y, -128, 127);
+            }
+            snprintf(msg, sizeof msg, "%lld of %d differ", (long long)count_diff_i8(got, want, N), N);
+            check(count_diff_i8(got, want, N) == 0, rounding ? "requant single rounding" : "requant double rounding",
+                  msg);
+        }
+}
+
+static void test_gemm(void) {
+    char msg[200];
+    for (int t = 0; t < 40; t++) {
+        int32_t m = rnd_in(1, 40), n = rnd_in(1, 70), k = rnd_in(1, 90), np = (n + 15) / 16 * 16;
+        float *a = malloc(sizeof(float) * (size_t)(m * k)), *w = malloc(sizeof(float) * (size_t)(n * k));
+        float *bias = malloc(sizeof(float) * (size_t)n), *pb = calloc((size_t)np, sizeof(float));
+        float *pw = malloc(sizeof(float) * (size_t)(np * k)), *got = malloc(sizeof(float) * (size_t)(m * n));
+        float *want = malloc(sizeof(float) * (size_t)(m * n));
+        int8_t *a8 = malloc((size_t)(m * k)), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)(m * n));
+        int8_t *r8 = malloc((size_t)(m * n));
+        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
+        int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
+        int16_t *pw16 = malloc(sizeof(int16_t) * (size_t)(np * ((k + 1) / 2 * 2)));
+        int16_t *scratch = malloc(sizeof(int16_t) * (size_t)(12 * ((k + 1) / 2 * 2)));
+        for (int i = 0; i < m * k; i++) a[i] = rnd_f(), a8[i] = (int8_t)rnd_in(-128, 127);
+        for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
+        for (int i = 0; i < n; i++) bias[i] = pb[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
+        /* f32 */
+        rt_fc_params fp;
+        memset(&fp, 0, sizeof fp);
+        fp.batches = m, fp.in_depth = k, fp.out_depth = n, fp.act_min = -1.5f, fp.act_max = 2.0f;
+        rt_fully_connected_f32(&fp, a, w, bias, want);
+        sched_pack_f32(w, n, k, pw);
+        rt_opt_gemm_params g;
+        memset(&g, 0, sizeof g);
+        g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -1.5f, g.act_max = 2.0f;
+        rt_opt_gemm_f32(&g, a, pw, pb, got);
+        double rel = max_rel_f32(got, want, (int64_t)m * n);
+        snprintf(msg, sizeof msg, "m %d n %d k %d: max rel err %.2e", m, n, k, rel);
+        check(rel <= 1e-5, "gemm f32 vs FULLY_CONNECTED", msg);
+        /* int8 */
+        rt_fc_params qp;
+        memset(&qp, 0, sizeof qp);
+        int32_t in_zp = rnd_in(-128, 127), out_zp = rnd_in(-128, 127);
+        rnd_requant(mult, shift, n, -12, -6);
+        for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
+        qp.batches = m, qp.in_depth = k, qp.out_depth = n, qp.in_offset = -in_zp, qp.out_offset = out_zp;
+        qp.per_channel = 1, qp.mult = mult, qp.shift = shift, qp.act_qmin = -128, qp.act_qmax = 127;
+        rt_fully_connected_i8(&qp, a8, w8, b32, r8);
+        sched_pack_s8(w8, n, k, pw16);
+        sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
+        g.out_offset = out_zp, g.act_qmin = -128, g.act_qmax = 127, g.rounding = RT_OPT_ROUND_SINGLE;
+        g.mult = mult, g.shift = shift, g.rows = 12;
+        rt_opt_gemm_s8(&g, a8, pw16, pb32, g8, scratch);
+        int64_t diff = count_diff_i8(g8, r8, (int64_t)m * n);
+        snprintf(msg, sizeof msg, "m %d n %d k %d: %lld of %d differ", m, n, k, (long long)diff, m * n);
+        check(diff == 0, "gemm int8 vs FULLY_CONNECTED", msg);
+        free(a), free(w), free(bias), free(pb), free(pw), free(got), free(want), free(a8), free(w8), free(g8);
+        free(r8), free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
+    }
+}
+
+static void test_conv(void) {
+    char msg[200];
+    for (int t = 0; t < 30; t++) {
+        rt_conv_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 9), p.in_w = rnd_in(1, 9), p.in_c = rnd_in(1, 20);
+        p.filter_h = rnd_in(1, 3), p.filter_w = rnd_in(1, 3), p.filter_c = p.in_c, p.out_c = rnd_in(1, 35);
+        p.stride_h = rnd_in(1, 2), p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = 1;
+        p.pad_h = rnd_in(0, 1), p.pad_w = rnd_in(0, 1);
+        if (t % 5 == 0) p.filter_h = p.filter_w = 1, p.stride_h = p.stride_w = 1, p.pad_h = p.pad_w = 0;
+        p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
+        p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
+        if (p.out_h <= 0 || p.out_w <= 0) continue;
+        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, kp = (k + 1) / 2 * 2;
+        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
+        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)out_n);
+        int8_t *r8 = malloc((size_t)out_n);
+        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)(n * k));
+        float *bias = calloc((size_t)np, sizeof(float)), *pw = malloc(sizeof(float) * (size_t)(np * k));
+        float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
+        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
+        int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
+        int16_t *pw16 = malloc(sizeof(int16_t) * (size_t)(np * kp));
+        int32_t rows = 12;
+        void *scratch = malloc(sizeof(float) * (size_t)(rows * kp));
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
+        for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
+        for (int i = 0; i < n; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
+        p.act_min = -INFINITY, p.act_max = INFINITY;
+        rt_conv_2d_f32(&p, in, w, bias, want);
+        rt_opt_conv_params c;
+        memset(&c, 0, sizeof c);
+        c.gemm.n = n, c.gemm.k = k, c.gemm.ldc = n, c.gemm.act_min = -INFINITY, c.gemm.act_max = INFINITY;
+        c.batches = p.batches, c.in_h = p.in_h, c.in_w = p.in_w, c.in_c = p.in_c, c.out_h = p.out_h;
+        c.out_w = p.out_w, c.filter_h = p.filter_h, c.filter_w = p.filter_w, c.stride_h = p.stride_h;
+        c.stride_w = p.stride_w, c.dil_h = p.dil_h, c.dil_w = p.dil_w, c.pad_h = p.pad_h, c.pad_w = p.pad_w;
+        c.direct = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1 && !p.pad_h && !p.pad_w;
+        c.rows = rows;
+        sched_pack_f32(w, n, k, pw);
+        rt_opt_conv_f32(&c, in, pw, bias, got, scratch);
+        double rel = max_rel_f32(got, want, out_n);
+        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s: max rel err %.2e", p.in_h,
+                 p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
+                 c.direct ? " direct" : "", rel);
+        check(rel <= 1e-5, "conv f32 vs CONV_2D", msg);
+        int32_t in_zp = rnd_in(-128, 127);
+        rnd_requant(mult, shift, n, -12, -6);
+        for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
+        p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
+        p.act_qmin = rnd_in(-128, -100), p.act_qmax = rnd_in(100, 127);
+        rt_conv_2d_i8(&p, in8, w8, b32, r8);
+        sched_pack_s8(w8, n, k, pw16);
+        sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
+        c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
+        c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
+        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch);
+        int64_t diff = count_diff_i8(g8, r8, out_n);
+        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
+                 p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, n, (long long)diff,
+                 (long long)out_n);
+        check(diff == 0, "conv int8 vs CONV_2D", msg);
+        free(in8), free(w8), free(g8), free(r8), free(in), free(w), free(bias), free(pw), free(got), free(want);
+        free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
+    }
+}
+
+static void test_dwconv(void) {
+    char msg[200];
+    for (int t = 0; t < 30; t++) {
+        rt_dwconv_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
+        p.depth_mult = 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
+        p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = rnd_in(1, 2), p.pad_h = rnd_in(0, 2);
+        p.pad_w = rnd_in(0, 2);
+        p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
+        p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
+        if (p.out_h <= 0 || p.out_w <= 0) continue;
+        int32_t C = p.in_c;
+        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * C, out_n = (int64_t)p.batches * p.out_h * p.out_w * C;
+        int64_t w_n = (int64_t)p.filter_h * p.filter_w * C;
+        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)w_n);
+        float *bias = malloc(sizeof(float) * (size_t)C), *got = malloc(sizeof(float) * (size_t)out_n);
+        float *want = malloc(sizeof(float) * (size_t)out_n);
+        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)w_n), *g8 = malloc((size_t)out_n);
+        int8_t *r8 = malloc((size_t)out_n);
+        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)C), *mult = malloc(sizeof(int32_t) * (size_t)C);
+        int32_t *shift = malloc(sizeof(int32_t) * (size_t)C);
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
+        for (int64_t i = 0; i < w_n; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
+        for (int i = 0; i < C; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
+        p.act_min = -2.0f, p.act_max = 3.0f;
+        rt_depthwise_conv_2d_f32(&p, in, w, bias, want);
+        rt_opt_dwconv_f32(&p, in, w, bias, got);
+        double rel = max_rel_f32(got, want, out_n);
+        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d d %d,%d: max rel err %.2e", p.in_h, p.in_w, C,
+                 p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, rel);
+        check(rel <= 1e-5, "dwconv f32 vs DEPTHWISE_CONV_2D", msg);
+        rnd_requant(mult, shift, C, -12, -4);
+        p.in_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
+        p.act_qmin = -128, p.act_qmax = 127;
+        rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
+        rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8);
+        int64_t diff = count_diff_i8(g8, r8, out_n);
+        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d: %lld of %lld differ", p.in_h, p.in_w, C, p.filter_h,
+                 p.filter_w, (long long)diff, (long long)out_n);
+        check(diff == 0, "dwconv int8 vs DEPTHWISE_CONV_2D", msg);
+        free(in), free(w), free(bias), free(got), free(want), free(in8), free(w8), free(g8), free(r8), free(b32);
+        free(mult), free(shift);
+    }
+}
+
+static void test_bmm(void) {
+    char msg[200];
+    for (int t = 0; t < 20; t++) {
+        rt_bmm_params p;
+        memset(&p, 0, sizeof p);
+        int adj_x = rnd_in(0, 1), adj_y = rnd_in(0, 1), nb = rnd_in(1, 3), bcast = rnd_in(0, 1);
+        p.batch_rank = 1, p.batch_dims[0] = nb, p.m = rnd_in(1, 20), p.n = rnd_in(1, 40), p.k = rnd_in(1, 50);
+        p.lhs_si = adj_x ? 1 : p.k, p.lhs_sk = adj_x ? p.m : 1, p.rhs_sk = adj_y ? 1 : p.n;
+        p.rhs_sj = adj_y ? p.k : 1;
+        p.lhs_bstride[0] = p.m * p.k, p.rhs_bstride[0] = bcast ? 0 : p.k * p.n;
+        int64_t ln = (int64_t)nb * p.m * p.k, rn = (int64_t)nb * p.k * p.n, on = (int64_t)nb * p.m * p.n;
+        float *l = malloc(sizeof(float) * (size_t)ln), *r = malloc(sizeof(float) * (size_t)rn);
+        float *got = malloc(sizeof(float) * (size_t)on), *want = malloc(sizeof(float) * (size_t)on);
+        int8_t *l8 = malloc((size_t)ln), *r8 = malloc((size_t)rn), *g8 = malloc((size_t)on), *w8 = malloc((size_t)on);
+        for (int64_t i = 0; i < ln; i++) l[i] = rnd_f(), l8[i] = (int8_t)rnd_in(-128, 127);
+        for (int64_t i = 0; i < rn; i++) r[i] = rnd_f(), r8[i] = (int8_t)rnd_in(-128, 127);
+        void *scratch = malloc(rt_opt_bmm_scratch_bytes(&p, 0) + rt_opt_bmm_scratch_bytes(&p, 1));
+        rt_batch_matmul_f32(&p, l, r, want);
+        rt_opt_bmm_f32(&p, l, r, got, scratch);
+        double rel = max_rel_f32(got, want, on);
+        snprintf(msg, sizeof msg, "b %d m %d n %d k %d adj %d,%d: max rel err %.2e", nb, p.m, p.n, p.k, adj_x, adj_y,
+                 rel);
+        check(rel <= 1e-5, "bmm f32 vs BATCH_MATMUL", msg);
+        p.lhs_offset = -rnd_in(-128, 127), p.rhs_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127);
+        rnd_requant(&p.mult, &p.shift, 1, -16, -8);
+        rt_batch_matmul_i8(&p, l8, r8, w8);
+        rt_opt_bmm_s8(&p, l8, r8, g8, scratch);
+        int64_t diff = count_diff_i8(g8, w8, on);
+        snprintf(msg, sizeof msg, "b %d m %d n %d k %d adj %d,%d: %lld of %lld differ", nb, p.m, p.n, p.k, adj_x,
+                 adj_y, (long long)diff, (long long)on);
+        check(diff == 0, "bmm int8 vs BATCH_MATMUL", msg);
+        free(l), free(r), free(got), free(want), free(l8), free(r8), free(g8), free(w8), free(scratch);
+    }
+}
+
+/* Random broadcast of two shapes onto an output of rank <= 4. */
+static void rnd_bcast(rt_bcast *bc) {
+    int32_t s1 = 1, s2 = 1;
+    memset(bc, 0, sizeof *bc);
+    bc->rank = rnd_in(0, 4);
+    for (int d = bc->rank - 1; d >= 0; d--) {
+        bc->dims[d] = rnd_in(1, 7);
+        int b1 = rnd_in(0, 3) == 0, b2 = rnd_in(0, 3) == 0;
+        bc->stride1[d] = b1 ? 0 : s1;
+        bc->stride2[d] = b2 ? 0 : s2;
+        if (!b1) s1 *= bc->dims[d];
+        if (!b2) s2 *= bc->dims[d];
+    }
+}
+
+typedef void (*bin_f32)(const rt_binary_params *, const float *, const float *, float *);
+typedef void (*bin_i8)(const rt_binary_params *, const int8_t *, const int8_t *, int8_t *);
+
+static void test_binary(void) {
+    static const struct {
+        const char *name;
+        bin_f32 ref_f, opt_f;
+        bin_i8 ref_q, opt_q;
+    } ops[] = {
+        {"add", rt_add_f32, rt_opt_add_f32, rt_add_i8, rt_opt_add_i8},
+        {"sub", rt_sub_f32, rt_opt_sub_f32, rt_sub_i8, rt_opt_sub_i8},
+        {"mul", rt_mul_f32, rt_opt_mul_f32, rt_mul_i8, rt_opt_mul_i8},
+        {"squared_difference", rt_squared_difference_f32, rt_opt_squared_difference_f32, rt_squared_difference_i8,
+         rt_opt_squared_difference_i8},
+    };
+    char what[64], msg[160];
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (int t = 0; t < 25; t++) {
+            rt_binary_params p;
+            memset(&p, 0, sizeof p);
+            rnd_bcast(&p.bc);
+            int64_t n = rt_bcast_numel(&p.bc);
+            float a[2500], b[2500], got[2500], want[2500];
+            int8_t a8[2500], b8[2500], g8[2500], w8[2500];
+            for (int i = 0; i < 2500; i++) a[i] = rnd_f(), b[i] = rnd_f(), a8[i] = (int8_t)rnd_in(-128, 127);
+            for (int i = 0; i < 2500; i++) b8[i] = (int8_t)rnd_in(-128, 127);
+            p.act_min = -1.0f, p.act_max = 1.5f;
+            ops[o].ref_f(&p, a, b, want);
+            ops[o].opt_f(&p, a, b, got);
+            snprintf(what, sizeof what, "%s f32", ops[o].name);
+            snprintf(msg, sizeof msg, "rank %d, %lld elements", p.bc.rank, (long long)n);
+            check(max_rel_f32(got, want, n) <= 1e-6, what, msg);
+            p.act_qmin = -128, p.act_qmax = 127, p.in1_offset = -rnd_in(-128, 127), p.in2_offset = -rnd_in(-128, 127);
+            p.out_offset = rnd_in(-128, 127), p.left_shift = 20;
+            p.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in1_shift = rnd_in(-8, -1);
+            p.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in2_shift = rnd_in(-8, -1);
+            p.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            p.out_shift = o == 2 ? rnd_in(-10, -6) : rnd_in(-22, -16);
+            if (o == 3) p.left_shift = 7, p.out_shift = rnd_in(-14, -10);
+            ops[o].ref_q(&p, a8, b8, w8);
+            ops[o].opt_q(&p, a8, b8, g8);
+            snprintf(what, sizeof what, "%s int8", ops[o].name);
+            snprintf(msg, sizeof msg, "rank %d, %lld of %lld differ", p.bc.rank, (long long)count_diff_i8(g8, w8, n),
+                     (long long)n);
+            check(count_diff_i8(g8, w8, n) == 0, what, msg);
+        }
+}
+
+int main(void) {
+    const char *env = getenv("MPCC_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 10) : 20261123;
+    rng_state = seed;
+    printf("seed %llu (MPCC_SEED=%llu reproduces), kernels compiled for: %s\n", (unsigned long long)seed,
+           (unsigned long long)seed, rt_opt_isa());
+    test_requant();
+    test_gemm();
+    test_conv();
+    test_dwconv();
+    test_bmm();
+    test_binary();
+    printf("%d passed, %d failed\n", passes, failures);
+    return failures != 0;
+}
