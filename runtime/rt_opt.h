@@ -71,7 +71,7 @@ void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int16_t
                     int8_t *out, void *scratch);
 
 /* Depthwise convolution vectorized over channels, same params and results as
- * the reference kernels (depth multiplier 1). */
+ * the reference kernels (any depth multiplier; 1 is the fast path). */
 struct rt_dwconv_params;
 void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
                        float *out);

@@ -20,7 +20,7 @@ static void taps(int32_t origin, int32_t dil, int32_t filter, int32_t size, int3
 
 void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
                        float *out) {
-    int32_t b, oy, ox, c0, c, fy, fx, C = p->in_c;
+    int32_t b, oy, ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
     float acc[CHUNK];
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++) {
@@ -37,9 +37,12 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
                         int32_t y = y0 + fy * p->dil_h;
                         for (fx = xlo; fx < xhi; fx++) {
                             int32_t x = x0 + fx * p->dil_w;
-                            const float *ip = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * C + c0;
+                            const float *ip = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->in_c;
                             const float *wp = filter + ((int64_t)fy * p->filter_w + fx) * C + c0;
-                            for (c = 0; c < n; c++) acc[c] += ip[c] * wp[c];
+                            if (M == 1)
+                                for (c = 0; c < n; c++) acc[c] += ip[c0 + c] * wp[c];
+                            else
+                                for (c = 0; c < n; c++) acc[c] += ip[(c0 + c) / M] * wp[c];
                         }
                     }
                     for (c = 0; c < n; c++) {
@@ -54,9 +57,12 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
 
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                       int8_t *out) {
-    int32_t b, oy, ox, c0, c, fy, fx, C = p->in_c;
+    int32_t b, oy, ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
     uint32_t acc[CHUNK];
     int32_t acc32[CHUNK];
+    /* |(in + off) * w| <= 255 * 128 fits int16 when off is in [-127, 128]. */
+    const int16_t off = (int16_t)p->in_offset;
+    const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++) {
             int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
@@ -72,11 +78,16 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
                         int32_t y = y0 + fy * p->dil_h;
                         for (fx = xlo; fx < xhi; fx++) {
                             int32_t x = x0 + fx * p->dil_w;
-                            const int8_t *ip = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * C + c0;
+                            const int8_t *ip = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->in_c;
                             const int8_t *wp = filter + ((int64_t)fy * p->filter_w + fx) * C + c0;
-                            /* (in + in_offset) * w fits int32; the sum wraps like TFLite's. */
-                            for (c = 0; c < n; c++)
-                                acc[c] += (uint32_t)(((int32_t)ip[c] + p->in_offset) * (int32_t)wp[c]);
+                            /* (in + in_offset) * w fits int16 when the offset is a zero point (the
+                             * fast path); the sum wraps like TFLite's int32 accumulators. */
+                            if (M == 1 && off16)
+                                for (c = 0; c < n; c++)
+                                    acc[c] += (uint32_t)(int32_t)(int16_t)((int16_t)(ip[c0 + c] + off) * (int16_t)wp[c]);
+                            else
+                                for (c = 0; c < n; c++)
+                                    acc[c] += (uint32_t)(((int32_t)ip[(c0 + c) / M] + p->in_offset) * (int32_t)wp[c]);
                         }
                     }
                     for (c = 0; c < n; c++) acc32[c] = (int32_t)acc[c];

@@ -15,7 +15,7 @@ typedef float rt_v8f __attribute__((vector_size(32)));
 #endif
 #endif
 
-#define MR_F32 6
+#define MR_F32 5
 #define NR RT_OPT_NR
 
 const char *rt_opt_isa(void) {
@@ -46,13 +46,13 @@ const char *rt_opt_isa(void) {
 static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias, float lo,
                     float hi, float *c, int32_t ldc, int32_t nr) {
     const float *a0 = a, *a1 = a + (mr > 1 ? lda : 0), *a2 = a + (mr > 2 ? 2 * lda : 0);
-    const float *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0), *a5 = a + (mr > 5 ? 5 * lda : 0);
-    rt_v8f c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, b0, b1;
+    const float *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0);
+    rt_v8f c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, b0, b1;
     int32_t kk, r, j;
     LD8(c00, bias);
     LD8(c01, bias + 8);
-    c10 = c20 = c30 = c40 = c50 = c00;
-    c11 = c21 = c31 = c41 = c51 = c01;
+    c10 = c20 = c30 = c40 = c00;
+    c11 = c21 = c31 = c41 = c01;
     for (kk = 0; kk < k; kk++) {
         LD8(b0, b);
         LD8(b1, b + 8);
@@ -67,8 +67,6 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
         FMA8(c31, b1, a3[kk]);
         FMA8(c40, b0, a4[kk]);
         FMA8(c41, b1, a4[kk]);
-        FMA8(c50, b0, a5[kk]);
-        FMA8(c51, b1, a5[kk]);
     }
     {
         float t[MR_F32][NR];
@@ -82,8 +80,6 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
         ST8(t[3] + 8, c31);
         ST8(t[4], c40);
         ST8(t[4] + 8, c41);
-        ST8(t[5], c50);
-        ST8(t[5] + 8, c51);
         for (r = 0; r < mr; r++) {
             for (j = 0; j < NR; j++) {
                 float v = t[r][j];
@@ -207,6 +203,46 @@ static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, cons
 }
 #endif
 
+#if defined(RT_OPT_AVX2)
+/* Requantizes an mr x 16 tile: multipliers, shifts and bias of the panel
+ * are loaded once; needs every shift in [-31, 0] (checked per panel). */
+static void requant_tile(const rt_opt_gemm_params *p, int32_t acc[MR_S8][NR], int32_t mr, const int32_t *bias,
+                         const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
+    const __m256i off = _mm256_set1_epi32(p->out_offset), lo = _mm256_set1_epi32(p->act_qmin);
+    const __m256i hi = _mm256_set1_epi32(p->act_qmax);
+    __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)mult);
+    __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(mult + 8));
+    __m256i s0 = _mm256_loadu_si256((const __m256i *)(const void *)shift);
+    __m256i s1 = _mm256_loadu_si256((const __m256i *)(const void *)(shift + 8));
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)bias);
+    __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8));
+    int32_t r;
+    for (r = 0; r < mr; r++) {
+        __m256i x0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)acc[r]), b0);
+        __m256i x1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc[r] + 8)), b1);
+        __m256i v0, v1;
+        __m128i packed;
+        if (p->rounding == RT_OPT_ROUND_SINGLE) {
+            v0 = rq_single8(x0, m0, s0);
+            v1 = rq_single8(x1, m1, s1);
+        } else {
+            v0 = rq_double8(x0, m0, s0);
+            v1 = rq_double8(x1, m1, s1);
+        }
+        v0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v0, off), lo), hi);
+        v1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v1, off), lo), hi);
+        packed = _mm_unpacklo_epi64(pack8(v0), pack8(v1));
+        if (nr == NR) {
+            _mm_storeu_si128((__m128i *)(void *)(c + (int64_t)r * p->ldc), packed);
+        } else {
+            int8_t t[NR];
+            _mm_storeu_si128((__m128i *)(void *)t, packed);
+            memcpy(c + (int64_t)r * p->ldc, t, (size_t)nr);
+        }
+    }
+}
+#endif
+
 /* C rows from A16 rows (a + 128 as int16, K padded to even with 0). */
 static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16, int32_t lda16,
                      const int16_t *packed_b, const int32_t *bias, int8_t *c) {
@@ -215,9 +251,20 @@ static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16,
     for (j = 0; j * NR < p->n; j++) {
         const int16_t *bp = packed_b + (int64_t)j * kp2 * 2 * NR;
         int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
+#if defined(RT_OPT_AVX2)
+        int vec = 1;
+        for (r = 0; r < NR; r++) vec &= p->shift[j * NR + r] <= 0 && p->shift[j * NR + r] >= -31;
+#endif
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             ukr_s16(kp2, a16 + (int64_t)i * lda16, lda16, mr, bp, acc);
+#if defined(RT_OPT_AVX2)
+            if (vec) {
+                requant_tile(p, acc, mr, bias + j * NR, p->mult + j * NR, p->shift + j * NR,
+                             c + (int64_t)i * p->ldc + j * NR, nr);
+                continue;
+            }
+#endif
             for (r = 0; r < mr; r++)
                 requant_row(p, acc[r], bias + j * NR, p->mult + j * NR, p->shift + j * NR,
                             c + (int64_t)(i + r) * p->ldc + j * NR, nr);

@@ -5,7 +5,7 @@
  *   FULLY_CONNECTED f32/int8           -> SCHED_GEMM
  *   CONV_2D f32/int8, one group         -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
  *                                          else im2col blocks sized to L1/L2)
- *   DEPTHWISE_CONV_2D f32/int8, mult 1  -> SCHED_DWCONV
+ *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  * and packs their constant weights once, here, into the micro-kernel's panel
@@ -21,7 +21,7 @@
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
-#define MR_F32 6
+#define MR_F32 5
 #define MR_S8 6
 #define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
 
@@ -138,7 +138,7 @@ static int schedule_dwconv(Graph *g, int i) {
     IrOp *op = &g->ops[i];
     const rt_dwconv_params *p = op->params;
     IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
-    if (!((in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8)) || p->depth_mult != 1) return 0;
+    if (!((in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8)) || p->depth_mult < 1) return 0;
     op->sched.kind = SCHED_DWCONV;
     return 0;
 }

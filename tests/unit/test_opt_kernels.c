@@ -206,14 +206,15 @@ static void test_dwconv(void) {
         rt_dwconv_params p;
         memset(&p, 0, sizeof p);
         p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
-        p.depth_mult = 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
+        p.depth_mult = t % 4 == 3 ? rnd_in(2, 8) : 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
         p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = rnd_in(1, 2), p.pad_h = rnd_in(0, 2);
         p.pad_w = rnd_in(0, 2);
         p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
         p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
         if (p.out_h <= 0 || p.out_w <= 0) continue;
-        int32_t C = p.in_c;
-        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * C, out_n = (int64_t)p.batches * p.out_h * p.out_w * C;
+        int32_t C = p.in_c * p.depth_mult;
+        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c;
+        int64_t out_n = (int64_t)p.batches * p.out_h * p.out_w * C;
         int64_t w_n = (int64_t)p.filter_h * p.filter_w * C;
         float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)w_n);
         float *bias = malloc(sizeof(float) * (size_t)C), *got = malloc(sizeof(float) * (size_t)out_n);
@@ -229,7 +230,8 @@ static void test_dwconv(void) {
         rt_depthwise_conv_2d_f32(&p, in, w, bias, want);
         rt_opt_dwconv_f32(&p, in, w, bias, got);
         double rel = max_rel_f32(got, want, out_n);
-        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d d %d,%d: max rel err %.2e", p.in_h, p.in_w, C,
+        snprintf(msg, sizeof msg, "%dx%dx%d*%d f %dx%d s %d,%d d %d,%d: max rel err %.2e", p.in_h, p.in_w, p.in_c,
+                 p.depth_mult,
                  p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, rel);
         check(rel <= 1e-5, "dwconv f32 vs DEPTHWISE_CONV_2D", msg);
         rnd_requant(mult, shift, C, -12, -4);
