@@ -76,8 +76,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_dwconv_params *p = op->params;
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
     if (s8) {
-        cg_array_i32(cg, "mult", p->mult, p->in_c);
-        cg_array_i32(cg, "shift", p->shift, p->in_c);
+        cg_array_i32(cg, "mult", p->mult, (int64_t)p->in_c * p->depth_mult);
+        cg_array_i32(cg, "shift", p->shift, (int64_t)p->in_c * p->depth_mult);
     }
     cg_open(cg, "static const rt_dwconv_params p = {");
     cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d,", p->batches, p->in_h, p->in_w, p->in_c);
