@@ -20,6 +20,7 @@ typedef struct PipelineOptions {
 int pass_fold_dead(Graph *g, Diag *d);     /* after: import. Marks ops whose outputs are unused as dead. */
 int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only ops run just before their first consumer. */
 int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel params (op->params). */
+int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_alias(Graph *g, Diag *d);         /* after: schedule. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */

@@ -13,13 +13,14 @@ static const Pass pipeline[] = {
     {"fold_dead", pass_fold_dead, NULL},
     {"sink", pass_sink, "fold_dead"},
     {"prepare", pass_prepare, "sink"},
-    {"schedule", pass_schedule, "prepare"},
+    {"fold_transpose", pass_fold_transpose, "prepare"},
+    {"schedule", pass_schedule, "fold_transpose"},
     {"alias", pass_alias, "schedule"},
     {"plan_memory", pass_plan_memory, "alias"},
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, sink, prepare, schedule, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, sink, prepare, fold_transpose, schedule, alias, plan_memory"; }
 
 int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};

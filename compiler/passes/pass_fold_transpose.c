@@ -1,0 +1,101 @@
+/* pass_fold_transpose.c - folds a TRANSPOSE that feeds a BATCH_MATMUL into
+ * the matmul's strides: the matmul reads the transpose's input directly and
+ * the transpose disappears (no copy, no buffer).
+ *
+ * Needs: prepare (the BATCH_MATMUL params hold element strides). Runs only at
+ * opt level >= 1. A transpose is folded when its output feeds nothing but
+ * the matmul and is not a graph output. For a transposed operand
+ * T = transpose(X, perm), T's dimension d walks X with stride XS[perm[d]]
+ * (XS: X's dense strides), so every stride the params derived from T's
+ * dense layout is replaced by that one. Both the reference and the
+ * optimized BATCH_MATMUL kernels take arbitrary strides. */
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+static int consumers(const Graph *g, int tensor) {
+    int n = 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        for (int k = 0; k < op->n_in; k++) n += op->in[k] == tensor;
+    }
+    for (int i = 0; i < g->n_outputs; i++) n += g->outputs[i] == tensor ? 2 : 0;
+    return n;
+}
+
+/* Constant permutation of a TRANSPOSE op, or -1. */
+static int transpose_perm(const Graph *g, const IrOp *t, int *perm) {
+    const IrTensor *pt = &g->tensors[t->in[1]];
+    const IrTensor *x = &g->tensors[t->in[0]];
+    if (!pt->data || ir_tensor_numel(pt) != x->rank) return -1;
+    for (int k = 0; k < x->rank; k++) {
+        int64_t v = pt->dtype == IR_I64 ? ((const int64_t *)(const void *)pt->data)[k]
+                                        : ((const int32_t *)(const void *)pt->data)[k];
+        if (v < 0 || v >= x->rank) return -1;
+        perm[k] = (int)v;
+    }
+    return 0;
+}
+
+/* Rewrites the strides of operand `side` (0 lhs, 1 rhs) of a BATCH_MATMUL. */
+static void restride(rt_bmm_params *p, int side, const IrTensor *t, const IrTensor *x, const int *perm, int adj) {
+    int64_t xs[IR_MAX_RANK];
+    int r = t->rank, br = p->batch_rank;
+    xs[x->rank - 1] = 1;
+    for (int q = x->rank - 2; q >= 0; q--) xs[q] = xs[q + 1] * x->dims[q + 1];
+    int32_t rows = (int32_t)xs[perm[r - 2]], cols = (int32_t)xs[perm[r - 1]];
+    for (int i = 0; i < br; i++) {
+        int it = i - (br - (r - 2));
+        int32_t *bs = side ? &p->rhs_bstride[i] : &p->lhs_bstride[i];
+        if (it >= 0 && *bs != 0) *bs = (int32_t)xs[perm[it]];
+    }
+    if (side == 0) {
+        p->lhs_si = adj ? cols : rows;
+        p->lhs_sk = adj ? rows : cols;
+    } else {
+        p->rhs_sk = adj ? cols : rows;
+        p->rhs_sj = adj ? rows : cols;
+    }
+}
+
+/* Whether operand `side` is read adjoint (adj_x / adj_y), from the shapes,
+ * and where a square operand leaves both readings possible, from the dense
+ * strides prepare chose. */
+static int adjoint(const rt_bmm_params *p, int side, const IrTensor *t) {
+    int64_t r2 = t->dims[t->rank - 2], r1 = t->dims[t->rank - 1];
+    int64_t outer = side == 0 ? p->m : p->k, inner = side == 0 ? p->k : p->n;
+    int plain = outer == r2 && inner == r1, adj = outer == r1 && inner == r2;
+    if (plain != adj) return adj;
+    return side == 0 ? p->lhs_sk != 1 : p->rhs_sj != 1;
+}
+
+int pass_fold_transpose(Graph *g, Diag *d) {
+    (void)d;
+    if (g->opt_level < 1) return 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        if (op->dead || op->kind != OP_BATCH_MATMUL || !op->params) continue;
+        rt_bmm_params *p = op->params;
+        for (int side = 0; side < 2; side++) {
+            int tid = op->in[side];
+            int prod = g->tensors[tid].producer;
+            if (prod < 0 || g->ops[prod].dead || g->ops[prod].kind != OP_TRANSPOSE) continue;
+            IrOp *t = &g->ops[prod];
+            int perm[IR_MAX_RANK];
+            if (transpose_perm(g, t, perm) || consumers(g, tid) != 1) continue;
+            const IrTensor *x = &g->tensors[t->in[0]];
+            /* The strides must fit the params' int32 fields. */
+            if (ir_tensor_numel(x) > INT32_MAX) continue;
+            int adj = adjoint(p, side, &g->tensors[tid]);
+            restride(p, side, &g->tensors[tid], x, perm, adj);
+            op->in[side] = t->in[0];
+            t->dead = 1;
+            size_t len = strlen(op->fused);
+            if (len + 12 < sizeof op->fused) memcpy(op->fused + len, len ? ", TRANSPOSE" : "TRANSPOSE", len ? 12 : 10);
+        }
+    }
+    ir_set_producers(g);
+    return 0;
+}
