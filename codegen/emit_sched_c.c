@@ -7,6 +7,7 @@
  * emitters. */
 #include "emit_sched_c.h"
 
+#include "conv_common.h"
 #include "elementwise_common.h"
 #include "ops.h"
 
@@ -127,6 +128,12 @@ static int emit_binary(CgCtx *cg, const Graph *g, const IrOp *op) {
     return ew_emit_binary(cg, op, op->params, kernel);
 }
 
+static int emit_row_mean(CgCtx *cg, const IrOp *op) {
+    reduce_emit_params(cg, op->params);
+    cg_line(cg, "rt_opt_mean_f32(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
+    return 0;
+}
+
 void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     const IrSched *s = &op->sched;
     const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8" : "f32";
@@ -143,6 +150,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                     dt, s->rows, s->mr, s->nr);
         break;
     case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
+    case SCHED_ROW_MEAN: cg_line(cg, "/*   schedule: row-mean f32, one contiguous row per output */"); break;
     case SCHED_BINARY: cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt); break;
     case SCHED_BMM:
         cg_line(cg, "/*   schedule: bmm %s, %dx%d micro-tile, right operand packed per batch in scratch */", dt, s->mr,
@@ -159,6 +167,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_DWCONV: return emit_dwconv(cg, g, op);
     case SCHED_BMM: return emit_bmm(cg, g, op);
     case SCHED_BINARY: return emit_binary(cg, g, op);
+    case SCHED_ROW_MEAN: return emit_row_mean(cg, op);
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

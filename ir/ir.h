@@ -76,6 +76,7 @@ typedef enum SchedKind {
     SCHED_DWCONV,       /* DEPTHWISE_CONV_2D vectorized over channels */
     SCHED_BMM,          /* BATCH_MATMUL on the GEMM micro-kernels, RHS packed at run time */
     SCHED_BINARY,       /* ADD/SUB/MUL/SQUARED_DIFFERENCE as contiguous broadcast runs */
+    SCHED_ROW_MEAN,     /* MEAN over trailing axes: one contiguous row per output */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -90,7 +91,7 @@ typedef struct IrSched {
     int n_padded;               /* N rounded up to a multiple of nr */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean" */
 
 typedef struct IrOp {
     OpKind kind;

@@ -97,6 +97,11 @@ void rt_opt_sub_i8(const struct rt_binary_params *p, const int8_t *a, const int8
 void rt_opt_mul_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
 void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
 
+/* MEAN f32 whose reduced axes are the trailing ones (rows), same result as
+ * the reference. */
+struct rt_reduce_params;
+void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *out);
+
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);
 

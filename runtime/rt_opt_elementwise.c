@@ -99,3 +99,15 @@ RT_OPT_BINARY(rt_opt_add_i8, int8_t, ADD_I8)
 RT_OPT_BINARY(rt_opt_sub_i8, int8_t, SUB_I8)
 RT_OPT_BINARY(rt_opt_mul_i8, int8_t, MUL_I8)
 RT_OPT_BINARY(rt_opt_squared_difference_i8, int8_t, SQDIFF_I8)
+
+/* MEAN over trailing axes (the LayerNorm case): one contiguous row per
+ * output, summed in the reference's order, so the result is identical. */
+void rt_opt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {
+    int64_t o, i, n = p->reduce_count, outs = p->out_count;
+    for (o = 0; o < outs; o++) {
+        const float *row = in + o * n;
+        float s = 0.0f;
+        for (i = 0; i < n; i++) s += row[i];
+        out[o] = n > 0 ? s / (float)n : s;
+    }
+}

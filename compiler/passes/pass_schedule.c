@@ -8,6 +8,7 @@
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
+ *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -165,6 +166,23 @@ static int schedule_binary(Graph *g, int i) {
     return 0;
 }
 
+/* MEAN f32 reducing only trailing axes (every kept axis of size > 1 comes
+ * before every reduced one). */
+static int schedule_mean(Graph *g, int i) {
+    IrOp *op = &g->ops[i];
+    const rt_reduce_params *p = op->params;
+    if (g->tensors[op->in[0]].dtype != IR_F32 || g->tensors[op->out[0]].dtype != IR_F32) return 0;
+    int seen_reduced = 0;
+    for (int d = 0; d < p->rank; d++) {
+        if (p->in_dims[d] == 1) continue;
+        if (p->out_stride[d] == 0) seen_reduced = 1;
+        else if (seen_reduced) return 0;
+    }
+    if ((int64_t)p->out_count * p->reduce_count != (int64_t)p->in_count) return 0;
+    op->sched.kind = SCHED_ROW_MEAN;
+    return 0;
+}
+
 int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     for (int i = 0; i < g->n_ops; i++) {
@@ -181,6 +199,7 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_SUB:
         case OP_MUL:
         case OP_SQUARED_DIFFERENCE: rc = schedule_binary(g, i); break;
+        case OP_MEAN: rc = schedule_mean(g, i); break;
         default: break;
         }
         if (rc) return rc;
