@@ -9,6 +9,7 @@
 
 #include "conv_common.h"
 #include "elementwise_common.h"
+#include "shape_common.h"
 #include "ops.h"
 
 #include <stdio.h>
@@ -150,6 +151,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                     dt, s->rows, s->mr, s->nr);
         break;
     case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
+    case SCHED_COPY: cg_line(cg, "/*   schedule: copy, memcpy per contiguous run */"); break;
     case SCHED_ROW_MEAN: cg_line(cg, "/*   schedule: row-mean f32, one contiguous row per output */"); break;
     case SCHED_BINARY: cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt); break;
     case SCHED_BMM:
@@ -168,6 +170,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_BMM: return emit_bmm(cg, g, op);
     case SCHED_BINARY: return emit_binary(cg, g, op);
     case SCHED_ROW_MEAN: return emit_row_mean(cg, op);
+    case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

@@ -77,6 +77,7 @@ typedef enum SchedKind {
     SCHED_BMM,          /* BATCH_MATMUL on the GEMM micro-kernels, RHS packed at run time */
     SCHED_BINARY,       /* ADD/SUB/MUL/SQUARED_DIFFERENCE as contiguous broadcast runs */
     SCHED_ROW_MEAN,     /* MEAN over trailing axes: one contiguous row per output */
+    SCHED_COPY,         /* strided data movement with a memcpy per contiguous run */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -91,7 +92,7 @@ typedef struct IrSched {
     int n_padded;               /* N rounded up to a multiple of nr */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy" */
 
 typedef struct IrOp {
     OpKind kind;

@@ -102,6 +102,10 @@ void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t
 struct rt_reduce_params;
 void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *out);
 
+/* The strided copy of the data-movement ops, a memcpy per contiguous run. */
+struct rt_copy_params;
+void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
+
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);
 

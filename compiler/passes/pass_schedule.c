@@ -9,6 +9,8 @@
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
+ *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
+ *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -200,6 +202,12 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_MUL:
         case OP_SQUARED_DIFFERENCE: rc = schedule_binary(g, i); break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
+        case OP_TRANSPOSE:
+        case OP_SLICE:
+        case OP_STRIDED_SLICE:
+        case OP_BROADCAST_TO:
+        case OP_DEPTH_TO_SPACE:
+        case OP_SPACE_TO_DEPTH: op->sched.kind = SCHED_COPY; break;
         default: break;
         }
         if (rc) return rc;
