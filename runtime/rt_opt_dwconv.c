@@ -9,7 +9,7 @@
 #define CHUNK 512 /* channels per pass; the accumulators stay in L1 */
 
 /* Clipped tap range [lo, hi) of a filter along one axis at `origin`. */
-static void taps(int32_t origin, int32_t dil, int32_t filter, int32_t size, int32_t *lo, int32_t *hi) {
+static void taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size, int32_t *lo, int32_t *hi) {
     int32_t t = 0;
     while (t < filter && origin + t * dil < 0) t++;
     *lo = t;
@@ -25,11 +25,11 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++) {
             int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
-            taps(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
+            taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
             for (ox = 0; ox < p->out_w; ox++) {
                 int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
                 float *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C;
-                taps(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
+                taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
                 for (c0 = 0; c0 < C; c0 += CHUNK) {
                     int32_t n = C - c0 < CHUNK ? C - c0 : CHUNK;
                     for (c = 0; c < n; c++) acc[c] = bias ? bias[c0 + c] : 0.0f;
@@ -55,22 +55,80 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
         }
 }
 
+#if defined(RT_OPT_AVX2)
+/* Depth multiplier 1, channels a multiple of 8, taps <= 25, shifts in
+ * [-31, 0]: 8 channels at a time with the filter taps, bias and
+ * requantization constants held in vector registers across the whole image;
+ * int32 products (exact), TFLite requantization per lane. */
+static int dw8_applies(const struct rt_dwconv_params *p) {
+    int32_t c;
+    if (p->depth_mult != 1 || p->in_c % 8 != 0 || p->filter_h * p->filter_w > 25) return 0;
+    for (c = 0; c < p->in_c; c++)
+        if (p->shift[c] > 0 || p->shift[c] < -31) return 0;
+    return 1;
+}
+
+static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                   int8_t *out) {
+    const int32_t C = p->in_c, taps = p->filter_h * p->filter_w;
+    const __m256i off = _mm256_set1_epi32(p->in_offset), oo = _mm256_set1_epi32(p->out_offset);
+    const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
+    __m256i w[25];
+    int32_t b, c0, oy, ox, fy, fx, t;
+    for (c0 = 0; c0 < C; c0 += 8) {
+        __m256i vb = bias ? _mm256_loadu_si256((const __m256i *)(const void *)(bias + c0)) : _mm256_setzero_si256();
+        __m256i vm = _mm256_loadu_si256((const __m256i *)(const void *)(p->mult + c0));
+        __m256i vs = _mm256_loadu_si256((const __m256i *)(const void *)(p->shift + c0));
+        for (t = 0; t < taps; t++)
+            w[t] = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(filter + (int64_t)t * C + c0)));
+        for (b = 0; b < p->batches; b++)
+            for (oy = 0; oy < p->out_h; oy++) {
+                int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
+                taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
+                for (ox = 0; ox < p->out_w; ox++) {
+                    int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
+                    __m256i acc = vb;
+                    taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
+                    for (fy = ylo; fy < yhi; fy++) {
+                        const int8_t *row = in + (((int64_t)b * p->in_h + y0 + fy * p->dil_h) * p->in_w) * C + c0;
+                        for (fx = xlo; fx < xhi; fx++) {
+                            __m256i x = _mm256_cvtepi8_epi32(_mm_loadl_epi64(
+                                (const __m128i *)(const void *)(row + (int64_t)(x0 + fx * p->dil_w) * C)));
+                            acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_add_epi32(x, off),
+                                                                           w[fy * p->filter_w + fx]));
+                        }
+                    }
+                    acc = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq_double8(acc, vm, vs), oo), lo), hi);
+                    _mm_storel_epi64((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0),
+                                     pack8(acc));
+                }
+            }
+    }
+}
+#endif
+
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                       int8_t *out) {
-    int32_t b, oy, ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
+    int32_t b, oy, ox, c0, c, j, fy, fx, M = p->depth_mult, C = p->in_c * M;
     uint32_t acc[CHUNK];
     int32_t acc32[CHUNK];
     /* |(in + off) * w| <= 255 * 128 fits int16 when off is in [-127, 128]. */
     const int16_t off = (int16_t)p->in_offset;
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
+#if defined(RT_OPT_AVX2)
+    if (dw8_applies(p)) {
+        dw8_s8(p, in, filter, bias, out);
+        return;
+    }
+#endif
     for (b = 0; b < p->batches; b++)
         for (oy = 0; oy < p->out_h; oy++) {
             int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
-            taps(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
+            taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
             for (ox = 0; ox < p->out_w; ox++) {
                 int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
                 int8_t *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C;
-                taps(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
+                taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
                 for (c0 = 0; c0 < C; c0 += CHUNK) {
                     int32_t n = C - c0 < CHUNK ? C - c0 : CHUNK;
                     for (c = 0; c < n; c++) acc[c] = bias ? (uint32_t)bias[c0 + c] : 0u;
@@ -82,12 +140,21 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
                             const int8_t *wp = filter + ((int64_t)fy * p->filter_w + fx) * C + c0;
                             /* (in + in_offset) * w fits int16 when the offset is a zero point (the
                              * fast path); the sum wraps like TFLite's int32 accumulators. */
-                            if (M == 1 && off16)
-                                for (c = 0; c < n; c++)
+                            if (M == 1 && off16) {
+                                /* Fixed chunks of 8 lanes: vectorized even for 8..24 channels. */
+                                for (c = 0; c + 8 <= n; c += 8)
+                                    for (j = 0; j < 8; j++)
+                                        acc[c + j] += (uint32_t)(((int32_t)ip[c0 + c + j] + p->in_offset) *
+                                                                 (int32_t)wp[c + j]);
+                                for (; c < n; c++)
                                     acc[c] += (uint32_t)(int32_t)(int16_t)((int16_t)(ip[c0 + c] + off) * (int16_t)wp[c]);
-                            else
+                            } else if (p->in_c == 1) {
+                                const int32_t x = (int32_t)ip[0] + p->in_offset;
+                                for (c = 0; c < n; c++) acc[c] += (uint32_t)(x * (int32_t)wp[c]);
+                            } else {
                                 for (c = 0; c < n; c++)
                                     acc[c] += (uint32_t)(((int32_t)ip[(c0 + c) / M] + p->in_offset) * (int32_t)wp[c]);
+                            }
                         }
                     }
                     for (c = 0; c < n; c++) acc32[c] = (int32_t)acc[c];

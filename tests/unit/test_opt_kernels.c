@@ -202,10 +202,11 @@ static void test_conv(void) {
 
 static void test_dwconv(void) {
     char msg[200];
-    for (int t = 0; t < 30; t++) {
+    for (int t = 0; t < 60; t++) {
         rt_dwconv_params p;
         memset(&p, 0, sizeof p);
         p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
+        if (t % 2 == 0) p.in_c = 8 * rnd_in(1, 5); /* the 8-channel vector path */
         p.depth_mult = t % 4 == 3 ? rnd_in(2, 8) : 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
         p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = rnd_in(1, 2), p.pad_h = rnd_in(0, 2);
         p.pad_w = rnd_in(0, 2);
