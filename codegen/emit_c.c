@@ -139,6 +139,17 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                  " * mutable memory, so threads may run the model concurrently with separate\n"
                  " * arenas. Link with mpcc's runtime/ sources and libm.\n */\n",
                  P, o->prefix, P, P, o->prefix, o->weights_file ? ", weights" : "");
+    int scheduled = 0;
+    for (int i = 0; i < g->n_ops; i++) scheduled += !g->ops[i].dead && g->ops[i].sched.kind != SCHED_REF;
+    if (scheduled)
+        cgbuf_printf(h,
+                     "/* Kernels: %d ops run mpcc's optimized kernels (runtime/rt_opt*.c), the rest its\n"
+                     " * reference kernels. Vector paths: x86 AVX2+FMA, compiled in when the compiler\n"
+                     " * targets them (-mavx2 -mfma, or -march=native); otherwise portable C99 with the\n"
+                     " * same integer results. Build with -O3 -march=native for speed. */\n",
+                     scheduled);
+    else
+        cgbuf_printf(h, "/* Kernels: mpcc's reference kernels (runtime/kernels). */\n");
     cgbuf_printf(h, "#ifndef %s_MODEL_H\n#define %s_MODEL_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n", guard,
                  guard);
     cgbuf_printf(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
