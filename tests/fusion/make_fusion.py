@@ -1,0 +1,596 @@
+"""Writes tests/fusion/*.tflite: small models for mpcc's fusion and scheduling passes, and
+tests/fusion/cases.json describing what `mpcc MODEL --dump-ir` must show for each.
+
+Families (each in f32 and int8, plus a few int8-only variants):
+  - bmm_*   TRANSPOSE -> BATCH_MATMUL (pass fold_transpose): transposes on the left operand, the
+            right one and both; adj_x / adj_y; rank 3; batch-only permutations; broadcast batch
+            dims (either side); square matrices where the reading (plain or adjoint) cannot be
+            told from the shapes; and cases that must NOT fold (the transposed tensor is also a
+            graph output, feeds an ADD, or is both operands of the matmul).
+  - fc_*    FULLY_CONNECTED -> schedule gemm: M = 1, 7, 13; K odd (33); N = 37 (not a multiple of
+            the 16-wide panels); with and without bias; fused RELU / RELU6; rank-3 keep_num_dims;
+            int8 per-tensor and per-channel weights.
+  - conv_*  CONV_2D -> schedule conv-gemm: 1x1 stride 1 (direct), 1x1 stride 2, 3x3 SAME stride 2,
+            5x5 VALID dilation 2, batch 2; in_c 3, out_c 20; int8 with per-channel weights.
+  - dw_*    DEPTHWISE_CONV_2D -> schedule dwconv: depth multiplier 1 and 4 on 3 input channels,
+            3x3 / 5x5, SAME / VALID, stride 1 / 2, dilation 2; int8 per-channel.
+  - bin_*   ADD, SUB, MUL, SQUARED_DIFFERENCE (one model per broadcast pattern, four outputs) ->
+            schedule binary: [2,3,4,5] op [5], [2,1,4,1] op [1,3,1,5], scalar op [2,3,4,5], same
+            shape; int8 with different input and output scales.
+
+int8 conventions (TFLite's): activations int8 per-tensor (scale, zero point); weights symmetric
+(zero point 0), per-channel on the output channel for CONV_2D (dim 0) and DEPTHWISE_CONV_2D
+(dim 3); bias int32 with scale input_scale * weight_scale and zero point 0; BATCH_MATMUL int8 has
+both operands int8 per-tensor (right operand zero point 0); TRANSPOSE keeps its input's
+quantization. Output scales are calibrated: the same graph is built in float with the dequantized
+weights, run by the TFLite interpreter on dequantized random int8 inputs (fixed seed), and each
+int8 activation's scale / zero point covers the observed range (and 0).
+
+Everything is seeded from the case name, so the output is deterministic.
+
+Run: .venv/bin/python tests/fusion/make_fusion.py   (rewrites every file)
+"""
+
+import json
+import zlib
+from pathlib import Path
+
+import flatbuffers
+import numpy as np
+from ai_edge_litert import schema_py_generated as S
+from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+HERE = Path(__file__).resolve().parent
+OP = S.BuiltinOperator
+TT = S.TensorType
+BO = S.BuiltinOptions
+ACT = S.ActivationFunctionType
+PAD = S.Padding
+MAX_BYTES = 100 * 1024
+
+
+def rng_for(key):
+    return np.random.default_rng(zlib.crc32(key.encode()))
+
+
+# ---- a graph, described once, emitted as f32 or int8 ----------------------------------------
+
+class Net:
+    """Tensors are dicts: kind input | weight | bias | int | act. `q` is the int8 quantization of
+    inputs (given) and activations (calibrated, or copied from `same_as`)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.tensors = []
+        self.ops = []
+        self.inputs = []
+        self.outputs = []
+
+    def _add(self, **t):
+        t.setdefault("q", None)
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def input(self, name, shape, q=(0.02, 0)):
+        i = self._add(kind="input", name=name, shape=list(shape), q=q)
+        self.inputs.append(i)
+        return i
+
+    def weight(self, name, shape, std=None, channel_dim=None, gain=1.0):
+        """Float weights ~ N(0, std * gain); int8: symmetric, per-channel along channel_dim (or
+        per-tensor). gain > 1 pushes outputs past 6 so that RELU6 clamps."""
+        r = rng_for(f"{self.name}/{name}")
+        fan_in = int(np.prod(shape)) // (shape[channel_dim] if channel_dim is not None else shape[0])
+        std = (std if std is not None else 1.0 / np.sqrt(max(fan_in, 1))) * gain
+        w = (r.standard_normal(shape) * std).astype(np.float32)
+        return self._add(kind="weight", name=name, shape=list(shape), data=w, channel_dim=channel_dim)
+
+    def bias(self, name, n, x, w):
+        r = rng_for(f"{self.name}/{name}")
+        b = (r.standard_normal(n) * 0.2).astype(np.float32)
+        return self._add(kind="bias", name=name, shape=[n], data=b, x=x, w=w)
+
+    def ints(self, name, values):
+        v = np.asarray(values, dtype=np.int32)
+        return self._add(kind="int", name=name, shape=list(v.shape), data=v)
+
+    def act(self, name, shape, same_as=None):
+        return self._add(kind="act", name=name, shape=list(shape), same_as=same_as)
+
+    def op(self, code, ins, outs, opt_type=0, opts=None):
+        self.ops.append((code, list(ins), list(outs), opt_type, opts))
+
+    def output(self, *ts):
+        self.outputs.extend(ts)
+
+    # -- int8 numbers --
+    def _wq(self, t):
+        """(int8 weights, scales) of a weight tensor."""
+        w, cd = t["data"], t["channel_dim"]
+        if cd is None:
+            scales = np.array([max(float(np.abs(w).max()), 1e-6) / 127.0], dtype=np.float32)
+            q = np.clip(np.round(w / scales[0]), -127, 127).astype(np.int8)
+        else:
+            axes = tuple(a for a in range(w.ndim) if a != cd)
+            scales = (np.maximum(np.abs(w).max(axis=axes), 1e-6) / 127.0).astype(np.float32)
+            shp = [1] * w.ndim
+            shp[cd] = -1
+            q = np.clip(np.round(w / scales.reshape(shp)), -127, 127).astype(np.int8)
+        return q, scales
+
+    def _bq(self, t):
+        """(int32 bias, scales) of a bias tensor."""
+        xs = np.float32(self.tensors[t["x"]]["q"][0])
+        _, ws = self._wq(self.tensors[t["w"]])
+        scales = (xs * ws).astype(np.float32)  # one scale for per-tensor weights (TFLite reads params.scale)
+        q = np.round(t["data"] / scales.astype(np.float64)).astype(np.int32)
+        return q, scales
+
+    def _resolve_same(self):
+        for t in self.tensors:
+            if t["kind"] == "act" and t["same_as"] is not None:
+                src = self.tensors[t["same_as"]]
+                assert src["q"] is not None, (self.name, t["name"])
+                t["q"] = src["q"]
+
+    # -- emitting --
+    def build(self, int8, float_outputs=None):
+        """Flatbuffer bytes. int8 True: the int8 model; False: the f32 model; None: the f32 model
+        with the int8 model's weights dequantized (for calibration). float_outputs overrides the
+        graph outputs."""
+        dequant = int8 is None
+        int8 = bool(int8)
+        buffers = [S.BufferT()]
+        tensors = []
+
+        def add_buffer(arr):
+            b = S.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(arr).tobytes(), dtype=np.uint8).copy()
+            buffers.append(b)
+            return len(buffers) - 1
+
+        for t in self.tensors:
+            st = S.TensorT()
+            st.name = t["name"].encode()
+            st.shape = list(t["shape"])
+            st.buffer = 0
+            st.type = TT.FLOAT32
+            kind = t["kind"]
+            if kind == "int":
+                st.type = TT.INT32
+                st.buffer = add_buffer(t["data"])
+            elif kind == "weight":
+                if int8 or dequant:
+                    q, scales = self._wq(t)
+                    if int8:
+                        st.type = TT.INT8
+                        st.buffer = add_buffer(q)
+                        st.quantization = quant(scales, [0] * len(scales),
+                                                t["channel_dim"] if t["channel_dim"] is not None else 0)
+                    else:
+                        shp = [1] * q.ndim
+                        if t["channel_dim"] is not None:
+                            shp[t["channel_dim"]] = -1
+                        st.buffer = add_buffer((q.astype(np.float32) * scales.reshape(shp)).astype(np.float32))
+                else:
+                    st.buffer = add_buffer(t["data"])
+            elif kind == "bias":
+                if int8 or dequant:
+                    q, scales = self._bq(t)
+                    if int8:
+                        st.type = TT.INT32
+                        st.buffer = add_buffer(q)
+                        st.quantization = quant(scales, [0] * len(scales), 0)
+                    else:
+                        st.buffer = add_buffer((q.astype(np.float64) * scales).astype(np.float32))
+                else:
+                    st.buffer = add_buffer(t["data"])
+            elif int8:  # input / act
+                st.type = TT.INT8
+                s, z = t["q"]
+                st.quantization = quant([s], [z], 0)
+            tensors.append(st)
+
+        codes, code_index, ops = [], {}, []
+        for code, ins, outs, opt_type, opts in self.ops:
+            if code not in code_index:
+                code_index[code] = len(codes)
+                c = S.OperatorCodeT()
+                c.builtinCode = code
+                c.deprecatedBuiltinCode = min(code, 127)
+                c.version = 1
+                codes.append(c)
+            o = S.OperatorT()
+            o.opcodeIndex = code_index[code]
+            o.inputs = ins
+            o.outputs = outs
+            o.builtinOptionsType = opt_type
+            o.builtinOptions = opts
+            ops.append(o)
+
+        sg = S.SubGraphT()
+        sg.tensors = tensors
+        sg.inputs = list(self.inputs)
+        sg.outputs = list(float_outputs if float_outputs is not None else self.outputs)
+        sg.operators = ops
+        sg.name = b"main"
+        m = S.ModelT()
+        m.version = 3
+        m.description = b"mpcc fusion/scheduling test"
+        m.operatorCodes = codes
+        m.subgraphs = [sg]
+        m.buffers = buffers
+        b = flatbuffers.Builder(4096)
+        b.Finish(m.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+
+    def calibrate(self):
+        """Sets q of every activation without same_as from the float graph's observed range."""
+        self._resolve_same()
+        todo = [i for i, t in enumerate(self.tensors) if t["kind"] == "act" and t["q"] is None]
+        if not todo:
+            return
+        data = self.build(None, float_outputs=todo)
+        # Reference kernels: the calibration (hence every int8 scale) must not depend on the
+        # machine's optimized kernels.
+        interp = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        interp.allocate_tensors()
+        r = rng_for(self.name + "/calibration")
+        lo = np.full(len(todo), np.inf)
+        hi = np.full(len(todo), -np.inf)
+        for _ in range(8):
+            for d, i in zip(interp.get_input_details(), self.inputs):
+                s, z = self.tensors[i]["q"]
+                qv = r.integers(-128, 127, size=tuple(d["shape"]), endpoint=True)
+                interp.set_tensor(d["index"], ((qv - z) * s).astype(np.float32))
+            interp.invoke()
+            for k, d in enumerate(interp.get_output_details()):
+                v = interp.get_tensor(d["index"])
+                lo[k] = min(lo[k], float(v.min()))
+                hi[k] = max(hi[k], float(v.max()))
+        for k, i in enumerate(todo):
+            a, b = min(lo[k], 0.0), max(hi[k], 0.0)
+            if b - a < 1e-6:
+                b = a + 1e-6
+            scale = float(np.float32((b - a) / 255.0))
+            zp = int(np.clip(np.round(-128 - a / scale), -128, 127))
+            self.tensors[i]["q"] = (scale, zp)
+        self._resolve_same()
+
+
+def quant(scales, zero_points, dim):
+    q = S.QuantizationParametersT()
+    q.scale = [float(s) for s in scales]
+    q.zeroPoint = [int(z) for z in zero_points]
+    q.quantizedDimension = int(dim)
+    return q
+
+
+# ---- op helpers -------------------------------------------------------------------------------
+
+def transpose(n, x, perm, name):
+    shape = [n.tensors[x]["shape"][p] for p in perm]
+    p = n.ints(name + ".perm", perm)
+    y = n.act(name, shape, same_as=x)
+    n.op(OP.TRANSPOSE, [x, p], [y], BO.TransposeOptions, S.TransposeOptionsT())
+    return y
+
+
+def batch_matmul(n, a, b, adj_x=False, adj_y=False, name="out"):
+    la, lb = n.tensors[a]["shape"], n.tensors[b]["shape"]
+    m = la[-1] if adj_x else la[-2]
+    k = la[-2] if adj_x else la[-1]
+    kb = lb[-1] if adj_y else lb[-2]
+    nn = lb[-2] if adj_y else lb[-1]
+    assert k == kb, (n.name, la, lb)
+    br = max(len(la), len(lb)) - 2
+    pa = [1] * (br - (len(la) - 2)) + la[:-2]
+    pb = [1] * (br - (len(lb) - 2)) + lb[:-2]
+    batch = [max(x, y) for x, y in zip(pa, pb)]
+    out = n.act(name, batch + [m, nn])
+    o = S.BatchMatMulOptionsT()
+    o.adjX, o.adjY = adj_x, adj_y
+    n.op(OP.BATCH_MATMUL, [a, b], [out], BO.BatchMatMulOptions, o)
+    return out
+
+
+def add(n, a, b, shape, name):
+    out = n.act(name, shape)
+    n.op(OP.ADD, [a, b], [out], BO.AddOptions, S.AddOptionsT())
+    return out
+
+
+# ---- the cases ---------------------------------------------------------------------------------
+
+CASES = []  # dicts: name, family, build (Net factory), int8 (bool), f32 (bool), expect
+
+
+def case(name, fn, expect, f32=True, int8=True, transposes=None):
+    """expect: {tflite op index: {"op": NAME, "fused": str or None, "schedule": str, "direct": bool}}.
+    fused "" means the line must not say "fused:"; transposes: TRANSPOSE ops left after the passes."""
+    CASES.append(dict(name=name, fn=fn, expect=expect, f32=f32, int8=int8, transposes=transposes))
+
+
+# Activation quantization of graph inputs (int8): varied, nonzero zero points.
+QX = (0.02, -3)
+QY = (0.025, 0)    # BATCH_MATMUL right operands: zero point 0
+QZ = (0.03, 7)
+
+
+def bmm_case(name, x_shape, x_perm, y_shape, y_perm, adj_x=False, adj_y=False, fused="TRANSPOSE, TRANSPOSE",
+             transposes=0):
+    """lhs = TRANSPOSE(X, x_perm) (or X itself when x_perm is None), rhs likewise from Y."""
+    def fn(nm):
+        n = Net(nm)
+        x = n.input("x", x_shape, QX)
+        y = n.input("y", y_shape, QY)
+        lhs = transpose(n, x, x_perm, "x_t") if x_perm else x
+        rhs = transpose(n, y, y_perm, "y_t") if y_perm else y
+        n.output(batch_matmul(n, lhs, rhs, adj_x, adj_y))
+        return n
+    n_t = (1 if x_perm else 0) + (1 if y_perm else 0)
+    case(name, fn, {n_t: {"op": "BATCH_MATMUL", "fused": fused, "schedule": "bmm"}}, transposes=transposes)
+
+
+S_X, S_Y, H, D = 24, 20, 2, 16
+# Transposes on both operands (attention-style Q.K^T), every adj combination.
+bmm_case("bmm_both_plain", [1, S_X, H, D], [0, 2, 1, 3], [1, S_Y, H, D], [0, 2, 3, 1])
+bmm_case("bmm_both_adjy", [1, S_X, H, D], [0, 2, 1, 3], [1, S_Y, H, D], [0, 2, 1, 3], adj_y=True)
+bmm_case("bmm_both_adjx", [1, S_X, H, D], [0, 2, 3, 1], [1, S_Y, H, D], [0, 2, 3, 1], adj_x=True)
+bmm_case("bmm_both_adjx_adjy", [1, S_X, H, D], [0, 2, 3, 1], [1, S_Y, H, D], [0, 2, 1, 3], adj_x=True, adj_y=True)
+# One side only.
+bmm_case("bmm_lhs_only", [1, S_X, H, D], [0, 2, 1, 3], [1, H, D, S_Y], None, fused="TRANSPOSE")
+bmm_case("bmm_rhs_only", [1, H, S_X, D], None, [1, S_Y, H, D], [0, 2, 3, 1], fused="TRANSPOSE")
+bmm_case("bmm_lhs_only_adjx", [1, S_X, H, D], [0, 2, 3, 1], [1, H, D, S_Y], None, adj_x=True, fused="TRANSPOSE")
+bmm_case("bmm_rhs_only_adjy", [1, H, S_X, D], None, [1, S_Y, H, D], [0, 2, 1, 3], adj_y=True, fused="TRANSPOSE")
+# Rank 3: [S, B, D] -> [B, S, D].
+bmm_case("bmm_rank3", [S_X, 3, D], [1, 0, 2], [S_Y, 3, D], [1, 2, 0])
+bmm_case("bmm_rank3_adjy", [S_X, 3, D], [1, 0, 2], [S_Y, 3, D], [1, 0, 2], adj_y=True)
+# A permutation of batch dimensions only (the matrix strides stay dense).
+bmm_case("bmm_batch_perm", [3, 2, S_X, D], [1, 0, 2, 3], [2, 3, D, S_Y], None, fused="TRANSPOSE")
+# Broadcast batch: lhs rank 4 with batch 2, rhs rank 3; and lhs batch 1 against rhs batch 2.
+bmm_case("bmm_bcast_rhs_rank3", [2, S_X, 3, D], [0, 2, 1, 3], [S_Y, 3, D], [1, 2, 0])
+bmm_case("bmm_bcast_lhs_batch1", [1, S_X, 3, D], [0, 2, 1, 3], [2, S_Y, 3, D], [0, 2, 3, 1])
+bmm_case("bmm_bcast_lhs_rank3", [S_X, 3, D], [1, 0, 2], [2, S_Y, 3, D], [0, 2, 3, 1])
+# Square matrices (S == D): plain and adjoint readings have the same shapes.
+SQ = 16
+for nm, xp, yp, ax, ay in [("bmm_square_plain", [0, 2, 1, 3], [0, 2, 3, 1], False, False),
+                           ("bmm_square_adjx", [0, 2, 3, 1], [0, 2, 3, 1], True, False),
+                           ("bmm_square_adjy", [0, 2, 1, 3], [0, 2, 1, 3], False, True),
+                           ("bmm_square_adjx_adjy", [0, 2, 3, 1], [0, 2, 1, 3], True, True),
+                           # Same perms, other flags: the folded strides must follow adj, not the perm.
+                           ("bmm_square_adjx_adjy_swapped", [0, 2, 1, 3], [0, 2, 3, 1], True, True)]:
+    bmm_case(nm, [1, SQ, H, SQ], xp, [1, SQ, H, SQ], yp, adj_x=ax, adj_y=ay)
+
+
+def bmm_nofold_output(nm):
+    """The lhs transpose is also a graph output: it must stay (the rhs one folds)."""
+    n = Net(nm)
+    x = n.input("x", [1, S_X, H, D], QX)
+    y = n.input("y", [1, S_Y, H, D], QY)
+    q = transpose(n, x, [0, 2, 1, 3], "x_t")
+    k = transpose(n, y, [0, 2, 3, 1], "y_t")
+    n.output(batch_matmul(n, q, k), q)
+    return n
+
+
+case("bmm_nofold_graph_output", bmm_nofold_output,
+     {2: {"op": "BATCH_MATMUL", "fused": "TRANSPOSE", "schedule": "bmm"}}, transposes=1)
+
+
+def bmm_nofold_add(nm):
+    """The lhs transpose also feeds an ADD: it must stay (the rhs one folds)."""
+    n = Net(nm)
+    x = n.input("x", [1, S_X, H, D], QX)
+    y = n.input("y", [1, S_Y, H, D], QY)
+    z = n.input("z", [1, H, S_X, D], QZ)
+    q = transpose(n, x, [0, 2, 1, 3], "x_t")
+    k = transpose(n, y, [0, 2, 3, 1], "y_t")
+    o1 = batch_matmul(n, q, k)
+    o2 = add(n, q, z, [1, H, S_X, D], "sum")
+    n.output(o1, o2)
+    return n
+
+
+case("bmm_nofold_second_consumer", bmm_nofold_add,
+     {2: {"op": "BATCH_MATMUL", "fused": "TRANSPOSE", "schedule": "bmm"},
+      3: {"op": "ADD", "fused": "", "schedule": "binary"}}, transposes=1)
+
+
+def bmm_nofold_self(nm):
+    """One transpose is both operands (Q.Q^T): two uses, no fold."""
+    n = Net(nm)
+    x = n.input("x", [1, S_X, H, D], QX)
+    q = transpose(n, x, [0, 2, 1, 3], "x_t")
+    n.output(batch_matmul(n, q, q, adj_y=True))
+    return n
+
+
+# int8: both operands are the same tensor, so the rhs zero point is QX's (nonzero).
+case("bmm_nofold_same_operand", bmm_nofold_self,
+     {1: {"op": "BATCH_MATMUL", "fused": "", "schedule": "bmm"}}, transposes=1)
+
+
+def bmm_double_transpose(nm):
+    """TRANSPOSE -> TRANSPOSE -> BATCH_MATMUL: the second folds, reading the first one's output."""
+    n = Net(nm)
+    x = n.input("x", [1, S_X, H, D], QX)
+    y = n.input("y", [1, H, S_X, S_Y], QY)
+    t1 = transpose(n, x, [0, 2, 1, 3], "x_t1")    # [1, H, S_X, D]
+    t2 = transpose(n, t1, [0, 1, 3, 2], "x_t2")   # [1, H, D, S_X]
+    n.output(batch_matmul(n, t2, y))              # [1, H, D, S_Y]
+    return n
+
+
+case("bmm_double_transpose", bmm_double_transpose,
+     {2: {"op": "BATCH_MATMUL", "fused_contains": "TRANSPOSE", "schedule": "bmm"}})
+
+
+# ---- FULLY_CONNECTED ----
+
+RELU6_GAIN = 10.0
+
+def fc_case(name, m, k, nout, bias=True, act=ACT.NONE, rank3=False, per_channel=False, f32=True):
+    def fn(nm):
+        n = Net(nm)
+        xs = [1, m, k] if rank3 else [m, k]
+        x = n.input("x", xs, QX)
+        w = n.weight("w", [nout, k], channel_dim=0 if per_channel else None,
+                     gain=RELU6_GAIN if act == ACT.RELU6 else 1.0)
+        ins = [x, w, n.bias("b", nout, x, w) if bias else -1]
+        out = n.act("out", [1, m, nout] if rank3 else [m, nout])
+        o = S.FullyConnectedOptionsT()
+        o.fusedActivationFunction = act
+        o.keepNumDims = rank3
+        n.op(OP.FULLY_CONNECTED, ins, [out], BO.FullyConnectedOptions, o)
+        n.output(out)
+        return n
+    case(name, fn, {0: {"op": "FULLY_CONNECTED", "fused": "", "schedule": "gemm"}}, f32=f32)
+
+
+fc_case("fc_m1_k33_n37_bias", 1, 33, 37)
+fc_case("fc_m1_k33_n37_nobias_relu", 1, 33, 37, bias=False, act=ACT.RELU)
+fc_case("fc_m7_k33_n37_bias_relu6", 7, 33, 37, act=ACT.RELU6)
+fc_case("fc_m7_k33_n37_nobias", 7, 33, 37, bias=False)
+fc_case("fc_m13_k33_n37_bias_relu", 13, 33, 37, act=ACT.RELU)
+fc_case("fc_m7_k32_n48_bias", 7, 32, 48)
+fc_case("fc_rank3_m7_k33_n37_keepdims", 7, 33, 37, rank3=True)
+fc_case("fc_m7_k33_n37_perchannel", 7, 33, 37, per_channel=True, f32=False)
+
+
+# ---- CONV_2D / DEPTHWISE_CONV_2D ----
+
+def conv_out(size, k, stride, dil, pad):
+    ek = (k - 1) * dil + 1
+    return (size + stride - 1) // stride if pad == PAD.SAME else (size - ek) // stride + 1
+
+
+def conv_case(name, in_shape, k, stride, pad, dil=1, act=ACT.NONE, out_c=20, direct=False):
+    def fn(nm):
+        n = Net(nm)
+        b_, h, w_, c = in_shape
+        x = n.input("x", in_shape, QX)
+        w = n.weight("w", [out_c, k, k, c], channel_dim=0, gain=RELU6_GAIN if act == ACT.RELU6 else 1.0)
+        b = n.bias("b", out_c, x, w)
+        oh, ow = conv_out(h, k, stride, dil, pad), conv_out(w_, k, stride, dil, pad)
+        out = n.act("out", [b_, oh, ow, out_c])
+        o = S.Conv2DOptionsT()
+        o.padding, o.strideH, o.strideW = pad, stride, stride
+        o.dilationHFactor = o.dilationWFactor = dil
+        o.fusedActivationFunction = act
+        n.op(OP.CONV_2D, [x, w, b], [out], BO.Conv2DOptions, o)
+        n.output(out)
+        return n
+    case(name, fn, {0: {"op": "CONV_2D", "fused": "", "schedule": "conv-gemm", "direct": direct}})
+
+
+conv_case("conv_1x1_s1_direct", [1, 9, 7, 3], 1, 1, PAD.VALID, direct=True)
+conv_case("conv_1x1_s2_valid", [1, 9, 7, 3], 1, 2, PAD.VALID)
+conv_case("conv_3x3_same_s2_relu", [1, 11, 9, 3], 3, 2, PAD.SAME, act=ACT.RELU)
+conv_case("conv_5x5_valid_dil2_relu6", [1, 14, 13, 3], 5, 1, PAD.VALID, dil=2, act=ACT.RELU6)
+conv_case("conv_3x3_same_s1_batch2", [2, 8, 7, 3], 3, 1, PAD.SAME)
+
+
+def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE):
+    def fn(nm):
+        n = Net(nm)
+        b_, h, w_, c = in_shape
+        x = n.input("x", in_shape, QX)
+        w = n.weight("w", [1, k, k, c * mult], std=1.0 / k, channel_dim=3,
+                     gain=RELU6_GAIN if act == ACT.RELU6 else 1.0)
+        b = n.bias("b", c * mult, x, w)
+        oh, ow = conv_out(h, k, stride, dil, pad), conv_out(w_, k, stride, dil, pad)
+        out = n.act("out", [b_, oh, ow, c * mult])
+        o = S.DepthwiseConv2DOptionsT()
+        o.padding, o.strideH, o.strideW = pad, stride, stride
+        o.dilationHFactor = o.dilationWFactor = dil
+        o.depthMultiplier = mult
+        o.fusedActivationFunction = act
+        n.op(OP.DEPTHWISE_CONV_2D, [x, w, b], [out], BO.DepthwiseConv2DOptions, o)
+        n.output(out)
+        return n
+    case(name, fn, {0: {"op": "DEPTHWISE_CONV_2D", "fused": "", "schedule": "dwconv"}})
+
+
+dw_case("dw_3x3_same_s1_m1", [1, 10, 9, 3], 3, 1, PAD.SAME, 1)
+dw_case("dw_3x3_same_s2_m4_relu", [1, 10, 9, 3], 3, 2, PAD.SAME, 4, act=ACT.RELU)
+dw_case("dw_5x5_valid_s1_m4", [1, 11, 10, 3], 5, 1, PAD.VALID, 4)
+dw_case("dw_5x5_valid_s2_m1_relu6", [1, 11, 10, 3], 5, 2, PAD.VALID, 1, act=ACT.RELU6)
+dw_case("dw_3x3_same_dil2_m4", [1, 9, 9, 3], 3, 1, PAD.SAME, 4, dil=2)
+
+
+# ---- binary elementwise ----
+
+BINARY = [(OP.ADD, BO.AddOptions, S.AddOptionsT, "ADD"),
+          (OP.SUB, BO.SubOptions, S.SubOptionsT, "SUB"),
+          (OP.MUL, BO.MulOptions, S.MulOptionsT, "MUL"),
+          (OP.SQUARED_DIFFERENCE, BO.SquaredDifferenceOptions, S.SquaredDifferenceOptionsT, "SQUARED_DIFFERENCE")]
+
+
+def bin_case(name, a_shape, b_shape, acts=None):
+    acts = acts or {}
+
+    def fn(nm):
+        n = Net(nm)
+        a = n.input("a", a_shape, QX)
+        b = n.input("b", b_shape, QZ)
+        ra, rb = len(a_shape), len(b_shape)
+        r = max(ra, rb)
+        pa = [1] * (r - ra) + list(a_shape)
+        pb = [1] * (r - rb) + list(b_shape)
+        shape = [max(x, y) for x, y in zip(pa, pb)]
+        for code, ot, cls, opname in BINARY:
+            out = n.act(opname.lower(), shape)
+            o = cls()
+            if hasattr(o, "fusedActivationFunction"):
+                o.fusedActivationFunction = acts.get(opname, ACT.NONE)
+            n.op(code, [a, b], [out], ot, o)
+            n.output(out)
+        return n
+    case(name, fn, {i: {"op": nm, "fused": "", "schedule": "binary"} for i, (_, _, _, nm) in enumerate(BINARY)})
+
+
+bin_case("bin_bcast_last", [2, 3, 4, 5], [5])
+bin_case("bin_bcast_cross", [2, 1, 4, 1], [1, 3, 1, 5])
+bin_case("bin_scalar_lhs", [], [2, 3, 4, 5])
+bin_case("bin_same_shape_act", [2, 3, 4, 5], [2, 3, 4, 5], acts={"ADD": ACT.RELU, "MUL": ACT.RELU6})
+
+
+# ---- main ---------------------------------------------------------------------------------------
+
+def generate():
+    """{file name: bytes} of every model and of cases.json."""
+    files, manifest = {}, []
+    for c in CASES:
+        for variant in ("f32", "int8"):
+            if not c[variant]:
+                continue
+            name = f"{c['name']}_{variant}"
+            n = c["fn"](name)
+            if variant == "int8":
+                n.calibrate()
+            data = n.build(variant == "int8")
+            assert len(data) < MAX_BYTES, (name, len(data))
+            files[f"{name}.tflite"] = data
+            # The interpreter must accept the model as built.
+            interp = Interpreter(model_content=data, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+            interp.allocate_tensors()
+            manifest.append({"model": f"{name}.tflite", "expect": {str(k): v for k, v in c["expect"].items()},
+                             "transposes": c["transposes"]})
+    files["cases.json"] = (json.dumps(
+        {"_": "generated by make_fusion.py; do not edit. expect: per TFLite operator index, what the "
+              "op's line in `mpcc MODEL --dump-ir` must show", "cases": manifest}, indent=1) + "\n").encode()
+    return files
+
+
+def main():
+    files = generate()
+    for p in HERE.glob("*.tflite"):
+        p.unlink()
+    for name, data in files.items():
+        (HERE / name).write_bytes(data)
+    print(f"wrote {len(files) - 1} models and cases.json to {HERE}")
+
+
+if __name__ == "__main__":
+    main()

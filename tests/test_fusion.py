@@ -1,0 +1,126 @@
+"""Fusion and scheduling passes on small purpose-built models (tests/fusion, made by
+tests/fusion/make_fusion.py; cases.json says what each model must show in the IR dump).
+
+For every model:
+  - test_fusion_ir: `mpcc MODEL --dump-ir` shows the intended rewrite on the consuming op's line
+    (`fused: TRANSPOSE` where a TRANSPOSE folds into BATCH_MATMUL, none where it must not, and
+    `schedule=KIND`), the expected number of TRANSPOSE ops survives, and at -O0 nothing is fused
+    or scheduled;
+  - test_fusion_generated_c_matches: what test_models.py's test_generated_c_matches does: the
+    scheduled C (default optimization) built in gcc -O2, gcc -O0 + ASan/UBSan and gcc -O3
+    -march=native, and the reference-only C (mpcc -O0, gcc -O2), equal TFLite (reference kernels)
+    and `mpcc run` on the same random inputs (seed printed, never all zero);
+  - test_fusion_models_up_to_date: make_fusion.py regenerates the committed files byte for byte.
+"""
+
+import json
+import re
+import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import oracle
+from mpcc_paths import MPCC, TESTS_DIR
+from mpcc_tools import CONFIGS, compile_model, mpcc_run, new_workdir, run_cmd, write_harness
+from test_models import _build_and_run, _check
+
+FUSION_DIR = TESTS_DIR / "fusion"
+CASES = json.loads((FUSION_DIR / "cases.json").read_text())["cases"]
+# The scheduled C is built in these; the reference C (mpcc -O0) in gcc-O2.
+SCHED_CONFIGS = [c for c in ("gcc-O2", "gcc-san", "gcc-native") if c in CONFIGS]
+OP_LINE = re.compile(r"^\s*op (\d+) \[tflite #(\d+)\] (\S+)(.*)$")
+
+
+def _case_id(case):
+    return case["model"].rsplit(".", 1)[0]
+
+
+def _dump_ops(model, *extra):
+    """{tflite op index: (name, rest of the line, the whole line)} from `mpcc MODEL --dump-ir`."""
+    proc = run_cmd([MPCC, model, "--dump-ir", *extra])
+    assert proc.returncode == 0, f"mpcc --dump-ir {' '.join(extra)} failed (exit {proc.returncode}): {proc.stderr}"
+    ops = {}
+    for line in proc.stdout.splitlines():
+        m = OP_LINE.match(line)
+        if m:
+            ops[int(m.group(2))] = (m.group(3), m.group(4), line.strip())
+    assert ops, f"no op lines in the dump:\n{proc.stdout}"
+    return ops
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_fusion_ir(case):
+    model = FUSION_DIR / case["model"]
+    ops = _dump_ops(model)
+    for idx, exp in case["expect"].items():
+        assert int(idx) in ops, f"TFLite op #{idx} ({exp['op']}) is missing from the dump: {ops}"
+        name, rest, line = ops[int(idx)]
+        print(f"dump: {line}")
+        assert name == exp["op"], f"TFLite op #{idx} is {name}, expected {exp['op']}: {line}"
+        fused = re.search(r"\(fused: ([^)]*)\)", rest)
+        if "fused" in exp:
+            if exp["fused"]:
+                assert fused and fused.group(1) == exp["fused"], f"expected (fused: {exp['fused']}): {line}"
+            else:
+                assert not fused, f"nothing may be fused into this op: {line}"
+        if "fused_contains" in exp:
+            assert fused and exp["fused_contains"] in fused.group(1), f"expected fused {exp['fused_contains']}: {line}"
+        assert f" schedule={exp['schedule']} " in rest + " ", f"expected schedule={exp['schedule']}: {line}"
+        if "direct" in exp:
+            assert (" direct" in rest) == exp["direct"], f"expected {'' if exp['direct'] else 'not '}direct: {line}"
+    if case["transposes"] is not None:
+        left = [line for name, _, line in ops.values() if name == "TRANSPOSE"]
+        for line in left:
+            print(f"dump: {line}")
+        assert len(left) == case["transposes"], f"{len(left)} TRANSPOSE ops left, expected {case['transposes']}"
+    # The reference path: nothing fused, nothing scheduled, every TFLite op still there.
+    ref = _dump_ops(model, "-O0")
+    for name, rest, line in ref.values():
+        assert "fused:" not in rest and "schedule=" not in rest, f"-O0 must not fuse or schedule: {line}"
+    assert len(ref) >= len(ops)
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_fusion_generated_c_matches(case, seed):
+    model = FUSION_DIR / case["model"]
+    inputs, refs = oracle.oracle(model, seed)
+    work = new_workdir("fusion-" + _case_id(case))
+    proc = compile_model(model, work)
+    assert proc.returncode == 0, f"mpcc compile failed (exit {proc.returncode}): {proc.stderr.strip()}"
+    write_harness(work, len(inputs), len(refs))
+    ref_work = work / "O0"
+    ref_work.mkdir()
+    proc = compile_model(model, ref_work, extra=["-O0"])
+    assert proc.returncode == 0, f"mpcc -O0 compile failed (exit {proc.returncode}): {proc.stderr.strip()}"
+    write_harness(ref_work, len(inputs), len(refs))
+    proc, interp_outs = mpcc_run(model, inputs, work, n_out=len(refs))
+    assert proc.returncode == 0, f"mpcc run failed (exit {proc.returncode}): {proc.stderr.strip()}"
+    _check("mpcc run vs TFLite", refs, interp_outs)
+    specs = [(r.dtype, r.shape) for r in refs]
+    jobs = [(work, c) for c in SCHED_CONFIGS] + [(ref_work, "gcc-O2")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda j: _build_and_run(j[0], j[1], inputs, specs), jobs))
+    errors = [err for err, _ in results if err]
+    assert not errors, "\n".join(errors)
+    for (w, config), (_, outs) in zip(jobs, results):
+        what = f"generated C ({config})" if w == work else f"generated C (mpcc -O0, {config})"
+        _check(f"{what} vs TFLite", refs, outs)
+        _check(f"{what} vs mpcc run", interp_outs, outs)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def test_fusion_models_up_to_date():
+    sys.path.insert(0, str(FUSION_DIR))
+    try:
+        import make_fusion
+    finally:
+        sys.path.remove(str(FUSION_DIR))
+    files = make_fusion.generate()
+    committed = {p.name for p in FUSION_DIR.glob("*.tflite")} | {"cases.json"}
+    assert set(files) == committed, f"stale or missing files: {sorted(set(files) ^ committed)}"
+    stale = [n for n, data in files.items() if (FUSION_DIR / n).read_bytes() != data]
+    assert not stale, f"rerun tests/fusion/make_fusion.py: these differ from what it writes: {stale}"
+    for n, data in files.items():
+        assert len(data) < 100 * 1024, f"{n}: {len(data)} bytes"
