@@ -23,7 +23,7 @@ static void put(Out *o, const char *s, size_t n) {
 
 static void put_hex(Out *o, unsigned char c) {
     char e[8];
-    snprintf(e, sizeof e, "\\x%02X", c);
+    snprintf(e, sizeof e, "\\x%02x", c);
     put(o, e, 4);
 }
 
@@ -144,10 +144,7 @@ const char *txt_terminal(char *dst, size_t cap, const char *s, size_t max) {
         unsigned char c = u[i];
         unsigned cp = 0;
         size_t len;
-        if (c == '\\') {
-            put(&o, "\\\\", 2);
-            i++;
-        } else if (c >= 0x20 && c < 0x7F) {
+        if (c >= 0x20 && c < 0x7F) {
             put(&o, (const char *)&c, 1);
             i++;
         } else if (c >= 0x80 && (len = utf8_seq(u + i, n - i, &cp)) > 0 && !invisible_control(cp)) {

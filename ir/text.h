@@ -13,8 +13,8 @@
  *                 (\" \\ \? and octal for everything outside printable ASCII),
  *                 cut at TXT_LITERAL_MAX input bytes with a "..." marker.
  *   txt_terminal  text safe for a terminal: control bytes (newline and tab
- *                 included), DEL, C1 controls and invalid UTF-8 become \xHH,
- *                 backslash becomes \\; valid UTF-8 is kept; cut at `max`
+ *                 included), DEL, C1 controls and invalid UTF-8 become \xhh;
+ *                 valid UTF-8 is kept; cut at `max`
  *                 input bytes with a "...[+N bytes]" marker.
  * Identifiers are made by codegen's cg_sanitize (letters, digits, '_' only).
  *
