@@ -68,9 +68,14 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     cg_line(cg, ".dil_h = %d, .dil_w = %d, .pad_h = %d, .pad_w = %d,", p->dil_h, p->dil_w, p->pad_h, p->pad_w);
     cg_line(cg, ".direct = %d, .rows = %d, .pad_value = %d", op->sched.direct, op->sched.rows, -p->in_offset);
     cg_close(cg, "};");
-    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
+    if (op->sched.post_add >= 0) {
+        ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
+        cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
+    }
+    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
             cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
-            cg_scratch(cg, op));
+            cg_scratch(cg, op), op->sched.post_add >= 0 ? "&post" : "NULL",
+            op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL");
     return 0;
 }
 
@@ -149,6 +154,9 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         else
             cg_line(cg, "/*   schedule: conv-gemm %s, im2col %d rows per block, %dx%d micro-tile, packed weights */",
                     dt, s->rows, s->mr, s->nr);
+        if (s->post_add >= 0)
+            cg_line(cg, "/*   fused: residual ADD (TFLite operator #%d) applied per block of output rows */",
+                    g->ops[s->post_add].tfl_index);
         break;
     case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
     case SCHED_COPY: cg_line(cg, "/*   schedule: copy, memcpy per contiguous run */"); break;

@@ -55,6 +55,7 @@ void ir_dump(const Graph *g, void *file) {
             if (op->sched.kind == SCHED_CONV_GEMM)
                 fprintf(f, op->sched.direct ? " direct" : " im2col-rows=%d", op->sched.rows);
             if (op->sched.packed_w >= 0) fprintf(f, " packed=%%%d,%%%d", op->sched.packed_w, op->sched.packed_b);
+            if (op->sched.post_add >= 0) fprintf(f, " post-add=op%d", op->sched.post_add);
         }
         fprintf(f, "\n    in:");
         for (int k = 0; k < op->n_in; k++) {

@@ -90,6 +90,9 @@ typedef struct IrSched {
     int packed_b;               /* tensor id of the padded (s8: pre-folded) bias, -1 none */
     const int32_t *mult, *shift; /* s8: requantization per padded column */
     int n_padded;               /* N rounded up to a multiple of nr */
+    int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
+    int post_other;             /* that ADD's other input (tensor id) */
+    int conv_is_lhs;            /* the op's result was the ADD's first input */
 } IrSched;
 
 const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy" */

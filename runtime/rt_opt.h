@@ -65,10 +65,20 @@ typedef struct rt_opt_conv_params {
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
 void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
                     int8_t *c, void *scratch);
+/* A residual ADD fused into a convolution (pass fuse_add): after each block
+ * of output rows is computed, out = ADD(out, other) (or ADD(other, out) when
+ * the convolution was the ADD's second input), with the ADD's own params. */
+struct rt_binary_params;
+typedef struct rt_opt_post_add {
+    const struct rt_binary_params *add;
+    int32_t conv_is_lhs;
+} rt_opt_post_add;
+
+/* post / other: the fused ADD and its other input, or NULL. */
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in, const float *packed_b, const float *bias,
-                     float *out, void *scratch);
+                     float *out, void *scratch, const rt_opt_post_add *post, const float *other);
 void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *out, void *scratch);
+                    int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other);
 
 /* Depthwise convolution vectorized over channels, same params and results as
  * the reference kernels (any depth multiplier; 1 is the fast path). */
@@ -87,7 +97,6 @@ void rt_opt_bmm_s8(const struct rt_bmm_params *p, const int8_t *lhs, const int8_
 
 /* Binary elementwise ops with the reference params (broadcast included),
  * walked as contiguous runs; results equal the reference kernels. */
-struct rt_binary_params;
 void rt_opt_add_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_sub_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_mul_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);

@@ -154,8 +154,8 @@ static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
     for (; i < n; i++) o[i] = (int8_t)rt_addsub_q(p, a[i * sa], b[i * sb], sign);
 }
 
-static void add_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
-                    int64_t n) {
+void rt_opt_add_run_i8(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
+                       int64_t n) {
     addsub_run(p, a, sa, b, sb, o, n, 1);
 }
 
@@ -185,7 +185,7 @@ static void mul_run(const rt_binary_params *p, const int8_t *a, int64_t sa, cons
 }
 
 void rt_opt_add_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out) {
-    walk_i8(p, a, b, out, add_run);
+    walk_i8(p, a, b, out, rt_opt_add_run_i8);
 }
 
 void rt_opt_sub_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out) {

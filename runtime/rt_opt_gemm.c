@@ -322,32 +322,50 @@ void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t 
 #define AS_IS(x) (x)
 #define PLUS128(x) ((int16_t)((x) + 128))
 
+/* The fused residual ADD over n contiguous outputs. */
+static void post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
+    const rt_binary_params *a = post->add;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        float v = post->conv_is_lhs ? out[i] + other[i] : other[i] + out[i];
+        v = v < a->act_min ? a->act_min : v;
+        out[i] = v > a->act_max ? a->act_max : v;
+    }
+}
+
+static void post_add_s8(const rt_opt_post_add *post, int8_t *out, const int8_t *other, int64_t n) {
+    if (post->conv_is_lhs) rt_opt_add_run_i8(post->add, out, 1, other, 1, out, n);
+    else rt_opt_add_run_i8(post->add, other, 1, out, 1, out, n);
+}
+
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const float *packed_b, const float *bias,
-                     float *out_all, void *scratch) {
+                     float *out_all, void *scratch, const rt_opt_post_add *post, const float *other) {
     int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n;
     rt_opt_gemm_params g = p->gemm;
     float *dst = (float *)scratch;
     for (b = 0; b < p->batches; b++) {
         const float *in = in_all + (int64_t)b * p->in_h * p->in_w * p->in_c;
         float *out = out_all + (int64_t)b * mimg * oc;
-        if (p->direct) {
-            g.m = mimg;
-            g.lda = p->in_c;
-            rt_opt_gemm_f32(&g, in, packed_b, bias, out);
-            continue;
-        }
-        for (m0 = 0; m0 < mimg; m0 += p->rows) {
-            int32_t rows = mimg - m0 < p->rows ? mimg - m0 : p->rows;
-            IM2COL(float, float, 0.0f, AS_IS);
+        int32_t block = p->direct ? (post ? 60 : mimg) : p->rows;
+        for (m0 = 0; m0 < mimg; m0 += block) {
+            int32_t rows = mimg - m0 < block ? mimg - m0 : block;
             g.m = rows;
-            g.lda = kdim;
-            rt_opt_gemm_f32(&g, dst, packed_b, bias, out + (int64_t)m0 * oc);
+            if (p->direct) {
+                g.lda = p->in_c;
+                rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, packed_b, bias, out + (int64_t)m0 * oc);
+            } else {
+                IM2COL(float, float, 0.0f, AS_IS);
+                g.lda = kdim;
+                rt_opt_gemm_f32(&g, dst, packed_b, bias, out + (int64_t)m0 * oc);
+            }
+            if (post)
+                post_add_f32(post, out + (int64_t)m0 * oc, other + ((int64_t)b * mimg + m0) * oc, (int64_t)rows * oc);
         }
     }
 }
 
 void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *out_all, void *scratch) {
+                    int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other) {
     int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, oc = p->gemm.n;
     int16_t *dst = (int16_t *)scratch;
     for (b = 0; b < p->batches; b++) {
@@ -358,6 +376,8 @@ void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int
             if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
             else IM2COL(int8_t, int16_t, (int16_t)(p->pad_value + 128), PLUS128);
             gemm_s16(&p->gemm, rows, dst, ldd, packed_b, bias, out + (int64_t)m0 * oc);
+            if (post)
+                post_add_s8(post, out + (int64_t)m0 * oc, other + ((int64_t)b * mimg + m0) * oc, (int64_t)rows * oc);
         }
     }
 }

@@ -89,6 +89,11 @@ static inline __m128i pack8(__m256i v) {
 }
 #endif
 
+/* ADD of n contiguous elements (strides 0/1) with the reference params. */
+struct rt_binary_params;
+void rt_opt_add_run_i8(const struct rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
+                       int8_t *o, int64_t n);
+
 /* out[j] = clamp(requant(acc[j] + bias[j]) + out_offset) for j < n, with
  * rounding RT_OPT_ROUND_DOUBLE (conv) or _SINGLE (FC); bias may be NULL. */
 void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *mult, const int32_t *shift, int32_t n,

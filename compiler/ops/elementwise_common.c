@@ -151,9 +151,11 @@ static void emit_bcast(CgCtx *cg, const rt_bcast *b) {
         for (int i = 0; i < RT_MAX_RANK; i++)
             len += (size_t)snprintf(buf[k] + len, sizeof buf[k] - len, "%s%ld", i ? ", " : "", (long)arr[k][i]);
     }
-    cg_line(cg, "{%d, {%s}, /* bc: rank, dims */", b->rank, buf[0]);
-    cg_line(cg, " {%s}, /* stride1 */", buf[1]);
-    cg_line(cg, " {%s}}, /* stride2 */", buf[2]);
+    cg_open(cg, ".bc = {");
+    cg_line(cg, ".rank = %d, .dims = {%s},", b->rank, buf[0]);
+    cg_line(cg, ".stride1 = {%s},", buf[1]);
+    cg_line(cg, ".stride2 = {%s}", buf[2]);
+    cg_close(cg, "},");
 }
 
 static const char *i32_lit(char *buf, size_t n, int32_t v) {
@@ -164,35 +166,39 @@ static const char *i32_lit(char *buf, size_t n, int32_t v) {
 }
 
 int ew_emit_binary(CgCtx *cg, const IrOp *op, const rt_binary_params *p, const char *kernel) {
-    char lo[32], hi[32];
-    cg_open(cg, "static const rt_binary_params p = {");
-    emit_bcast(cg, &p->bc);
-    cg_line(cg, "%s, %s, /* act_min, act_max */", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, "%s, %s, /* act_qmin, act_qmax */", i32_lit(lo, sizeof lo, p->act_qmin),
-            i32_lit(hi, sizeof hi, p->act_qmax));
-    cg_line(cg, "%ld, %ld, %ld, /* in1_offset, in2_offset, out_offset */", (long)p->in1_offset, (long)p->in2_offset,
-            (long)p->out_offset);
-    cg_line(cg, "%ld, /* left_shift */", (long)p->left_shift);
-    cg_line(cg, "%ld, %ld, %ld, %ld, /* in1_mult, in1_shift, in2_mult, in2_shift */", (long)p->in1_mult,
-            (long)p->in1_shift, (long)p->in2_mult, (long)p->in2_shift);
-    cg_line(cg, "%ld, %ld, /* out_mult, out_shift */", (long)p->out_mult, (long)p->out_shift);
-    cg_line(cg, "%ld /* pot */", (long)p->pot);
-    cg_close(cg, "};");
+    ew_emit_binary_struct(cg, p, "p");
     cg_line(cg, "%s(&p, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;
+}
+
+void ew_emit_binary_struct(CgCtx *cg, const rt_binary_params *p, const char *name) {
+    char lo[32], hi[32];
+    cg_open(cg, "static const rt_binary_params %s = {", name);
+    emit_bcast(cg, &p->bc);
+    cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_line(cg, ".act_qmin = %s, .act_qmax = %s,", i32_lit(lo, sizeof lo, p->act_qmin),
+            i32_lit(hi, sizeof hi, p->act_qmax));
+    cg_line(cg, ".in1_offset = %ld, .in2_offset = %ld, .out_offset = %ld,", (long)p->in1_offset,
+            (long)p->in2_offset, (long)p->out_offset);
+    cg_line(cg, ".left_shift = %ld,", (long)p->left_shift);
+    cg_line(cg, ".in1_mult = %ld, .in1_shift = %ld, .in2_mult = %ld, .in2_shift = %ld,", (long)p->in1_mult,
+            (long)p->in1_shift, (long)p->in2_mult, (long)p->in2_shift);
+    cg_line(cg, ".out_mult = %ld, .out_shift = %ld,", (long)p->out_mult, (long)p->out_shift);
+    cg_line(cg, ".pot = %ld", (long)p->pot);
+    cg_close(cg, "};");
 }
 
 int ew_emit_unary(CgCtx *cg, const IrOp *op, const rt_unary_params *p, const char *kernel) {
     char lo[32], hi[32];
     if (p->lut) cg_array_i8(cg, "lut", p->lut, 256);
     cg_open(cg, "static const rt_unary_params p = {");
-    cg_line(cg, "%lld, /* n */", (long long)p->n);
-    cg_line(cg, "%ld, %ld, /* in_offset, out_offset */", (long)p->in_offset, (long)p->out_offset);
-    cg_line(cg, "%ld, %ld, %ld, /* mult, shift, rescale */", (long)p->mult, (long)p->shift, (long)p->rescale);
-    cg_line(cg, "%s, %s, /* act_qmin, act_qmax */", i32_lit(lo, sizeof lo, p->act_qmin),
+    cg_line(cg, ".n = %lld,", (long long)p->n);
+    cg_line(cg, ".in_offset = %ld, .out_offset = %ld,", (long)p->in_offset, (long)p->out_offset);
+    cg_line(cg, ".mult = %ld, .shift = %ld, .rescale = %ld,", (long)p->mult, (long)p->shift, (long)p->rescale);
+    cg_line(cg, ".act_qmin = %s, .act_qmax = %s,", i32_lit(lo, sizeof lo, p->act_qmin),
             i32_lit(hi, sizeof hi, p->act_qmax));
-    cg_line(cg, "%s, %s, /* in_scale, out_scale */", cg_f32(cg, p->in_scale), cg_f32(cg, p->out_scale));
-    cg_line(cg, "%s /* lut */", p->lut ? "lut" : "NULL");
+    cg_line(cg, ".in_scale = %s, .out_scale = %s,", cg_f32(cg, p->in_scale), cg_f32(cg, p->out_scale));
+    cg_line(cg, ".lut = %s", p->lut ? "lut" : "NULL");
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel, cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;
@@ -294,13 +300,13 @@ int ew_emit_quant(CgCtx *cg, const IrOp *op, const rt_quant_params *p, const cha
         cg_array_i32(cg, "zero_points", p->zero_points, p->channels);
     }
     cg_open(cg, "static const rt_quant_params p = {");
-    cg_line(cg, "%lld, /* n */", (long long)p->n);
-    cg_line(cg, "%ld, %ld, /* in_type, out_type */", (long)p->in_type, (long)p->out_type);
-    cg_line(cg, "%s, %ld, /* scale, zero_point */", cg_f32(cg, p->scale), (long)p->zero_point);
-    cg_line(cg, "%ld, %ld, /* channels, inner */", (long)p->channels, (long)p->inner);
-    cg_line(cg, "%s, %s, /* scales, zero_points */", p->channels > 0 ? "scales" : "NULL",
+    cg_line(cg, ".n = %lld,", (long long)p->n);
+    cg_line(cg, ".in_type = %ld, .out_type = %ld,", (long)p->in_type, (long)p->out_type);
+    cg_line(cg, ".scale = %s, .zero_point = %ld,", cg_f32(cg, p->scale), (long)p->zero_point);
+    cg_line(cg, ".channels = %ld, .inner = %ld,", (long)p->channels, (long)p->inner);
+    cg_line(cg, ".scales = %s, .zero_points = %s,", p->channels > 0 ? "scales" : "NULL",
             p->channels > 0 ? "zero_points" : "NULL");
-    cg_line(cg, "%ld, %ld, %ld, %ld /* in_zp, out_zp, mult, shift */", (long)p->in_zp, (long)p->out_zp,
+    cg_line(cg, ".in_zp = %ld, .out_zp = %ld, .mult = %ld, .shift = %ld", (long)p->in_zp, (long)p->out_zp,
             (long)p->mult, (long)p->shift);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel, cg_in(cg, op, 0), cg_out(cg, op, 0));

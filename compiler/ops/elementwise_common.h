@@ -43,6 +43,8 @@ int ew_prepare_addsub(Graph *g, IrOp *op, int is_sub, Diag *d);
 
 /* `static const rt_binary_params p = {...};` then `kernel(&p, in0, in1, out0);`. */
 int ew_emit_binary(CgCtx *cg, const IrOp *op, const rt_binary_params *p, const char *kernel);
+/* Just `static const rt_binary_params <name> = {...};`. */
+void ew_emit_binary_struct(CgCtx *cg, const rt_binary_params *p, const char *name);
 /* `static const rt_unary_params p = {...};` then `kernel(&p, in0, out0);`. */
 int ew_emit_unary(CgCtx *cg, const IrOp *op, const rt_unary_params *p, const char *kernel);
 

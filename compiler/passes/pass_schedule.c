@@ -189,7 +189,7 @@ int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
-        op->sched.packed_w = op->sched.packed_b = -1;
+        op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = -1;
         if (op->dead || op->elided || !op->params) continue;
         int rc = 0;
         switch (op->kind) {

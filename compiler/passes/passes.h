@@ -22,7 +22,8 @@ int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only op
 int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel params (op->params). */
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
-int pass_alias(Graph *g, Diag *d);         /* after: schedule. Reshape-like ops share their input's storage. */
+int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
+int pass_alias(Graph *g, Diag *d);         /* after: fuse_add. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */
 
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */

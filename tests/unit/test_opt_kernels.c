@@ -173,7 +173,7 @@ static void test_conv(void) {
         c.direct = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1 && !p.pad_h && !p.pad_w;
         c.rows = rows;
         sched_pack_f32(w, n, k, pw);
-        rt_opt_conv_f32(&c, in, pw, bias, got, scratch);
+        rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL);
         double rel = max_rel_f32(got, want, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s: max rel err %.2e", p.in_h,
                  p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
@@ -189,12 +189,41 @@ static void test_conv(void) {
         sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
         c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
         c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
-        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch);
+        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
                  p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, n, (long long)diff,
                  (long long)out_n);
         check(diff == 0, "conv int8 vs CONV_2D", msg);
+        /* The fused residual ADD (pass fuse_add) against CONV_2D then ADD. */
+        {
+            rt_binary_params ap;
+            rt_opt_post_add post;
+            int8_t *other8 = malloc((size_t)out_n), *sum8 = malloc((size_t)out_n);
+            float *other = malloc(sizeof(float) * (size_t)out_n), *sum = malloc(sizeof(float) * (size_t)out_n);
+            memset(&ap, 0, sizeof ap);
+            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
+            ap.act_min = -2.0f, ap.act_max = 2.5f, ap.act_qmin = -128, ap.act_qmax = 127;
+            ap.in1_offset = -rnd_in(-128, 127), ap.in2_offset = -rnd_in(-128, 127), ap.out_offset = rnd_in(-128, 127);
+            ap.left_shift = 20, ap.in1_shift = rnd_in(-8, -1), ap.in2_shift = rnd_in(-8, -1);
+            ap.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            ap.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            ap.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), ap.out_shift = rnd_in(-22, -16);
+            post.add = &ap;
+            post.conv_is_lhs = t % 2;
+            for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f(), other8[i] = (int8_t)rnd_in(-128, 127);
+            if (post.conv_is_lhs) rt_add_f32(&ap, want, other, sum), rt_add_i8(&ap, r8, other8, sum8);
+            else rt_add_f32(&ap, other, want, sum), rt_add_i8(&ap, other8, r8, sum8);
+            rt_opt_conv_f32(&c, in, pw, bias, got, scratch, &post, other);
+            rel = max_rel_f32(got, sum, out_n);
+            snprintf(msg, sizeof msg, "max rel err %.2e", rel);
+            check(rel <= 1e-5, "conv f32 + fused ADD vs CONV_2D, ADD", msg);
+            rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, &post, other8);
+            diff = count_diff_i8(g8, sum8, out_n);
+            snprintf(msg, sizeof msg, "%lld of %lld differ", (long long)diff, (long long)out_n);
+            check(diff == 0, "conv int8 + fused ADD vs CONV_2D, ADD", msg);
+            free(other8), free(sum8), free(other), free(sum);
+        }
         free(in8), free(w8), free(g8), free(r8), free(in), free(w), free(bias), free(pw), free(got), free(want);
         free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
     }

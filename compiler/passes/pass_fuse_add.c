@@ -1,0 +1,70 @@
+/* pass_fuse_add.c - fuses a residual ADD into the convolution that feeds it
+ * (oneDNN's "post-op"): the convolution adds the other operand to each block
+ * of output rows while the block is still in cache, and writes the ADD's
+ * output; the ADD and the intermediate tensor disappear.
+ *
+ * Needs: schedule (only SCHED_CONV_GEMM producers and SCHED_BINARY ADDs are
+ * fused; the ADD's own params, requantization included, are applied as they
+ * are, so int8 results stay bit-exact). Conditions: the convolution's
+ * output has the ADD as its only reader and is not a graph output; the
+ * other operand has the output's shape (no broadcast) and is available
+ * before the convolution runs. The other operand is appended to the
+ * convolution's inputs so the memory planner keeps it alive. */
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+static int readers(const Graph *g, int tensor, int *only) {
+    int n = 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] == tensor) {
+                n++;
+                *only = i;
+            }
+    }
+    for (int i = 0; i < g->n_outputs; i++) n += g->outputs[i] == tensor ? 2 : 0;
+    return n;
+}
+
+static int same_dims(const IrTensor *a, const IrTensor *b) {
+    if (a->rank != b->rank) return 0;
+    for (int k = 0; k < a->rank; k++)
+        if (a->dims[k] != b->dims[k]) return 0;
+    return 1;
+}
+
+int pass_fuse_add(Graph *g, Diag *d) {
+    if (g->opt_level < 1) return 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *conv = &g->ops[i];
+        if (conv->dead || conv->sched.kind != SCHED_CONV_GEMM || conv->sched.post_add >= 0) continue;
+        int t = conv->out[0], a = -1;
+        if (readers(g, t, &a) != 1 || a <= i) continue;
+        IrOp *add = &g->ops[a];
+        if (add->kind != OP_ADD || add->sched.kind != SCHED_BINARY || add->n_in != 2) continue;
+        int lhs = add->in[0] == t, other = lhs ? add->in[1] : add->in[0];
+        if (other == t || other < 0) continue;
+        const IrTensor *ot = &g->tensors[other], *out = &g->tensors[add->out[0]], *ct = &g->tensors[t];
+        if (!same_dims(ot, out) || !same_dims(ct, out) || ot->is_variable || out->is_variable) continue;
+        if (ot->producer >= i) continue; /* computed after the convolution */
+        int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 1));
+        if (!in) return diag_internal(d, "out of memory");
+        memcpy(in, conv->in, sizeof(int) * (size_t)conv->n_in);
+        in[conv->n_in] = other;
+        conv->in = in;
+        conv->n_in++;
+        conv->out[0] = add->out[0];
+        conv->sched.post_add = a;
+        conv->sched.post_other = other;
+        conv->sched.conv_is_lhs = lhs;
+        add->dead = 1;
+        size_t len = strlen(conv->fused);
+        if (len + 6 < sizeof conv->fused) memcpy(conv->fused + len, len ? ", ADD" : "ADD", len ? 6 : 4);
+        ir_set_producers(g);
+    }
+    return 0;
+}
