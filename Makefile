@@ -87,6 +87,7 @@ demo: $(BUILD)/mpcc
 # the model zoo and ../shared/models (copied into $(BUILD)/fuzz/corpus, never committed), then
 # copies every crash/leak/timeout/oom artifact into tests/fuzz/regress/<target>/.
 # `make fuzz-smoke` is the same with FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) (default 30).
+# MPCC_SEED=S passes -seed=S to libFuzzer (the same mutation sequence again).
 # `make fuzz-build` only builds. If clang's libFuzzer runtime is missing, it is installed with apt.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 600
@@ -115,7 +116,7 @@ FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC))
 $(FUZZ_DIR)/obj/%.o: %.c $(HDRS) | fuzz-toolchain
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) -c -o $@ $<
-$(FUZZ_DIR)/fuzz_fb: tests/fuzz/fuzz_fb.c $(FUZZ_DIR)/obj/compiler/fb.o $(FUZZ_DIR)/obj/ir/diag.o
+$(FUZZ_DIR)/fuzz_fb: tests/fuzz/fuzz_fb.c $(FUZZ_DIR)/obj/compiler/fb.o $(FUZZ_DIR)/obj/ir/diag.o $(FUZZ_DIR)/obj/ir/text.o
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -lm
@@ -130,7 +131,7 @@ fuzz: fuzz-build
 	  rm -rf $(FUZZ_DIR)/artifacts/$$t; mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts/$$t tests/fuzz/regress/$$t; \
 	  for s in $(FUZZ_SEEDS); do cp -f $$s $(FUZZ_DIR)/corpus/$$t/seed_$$(echo $$s | tr '/.' '__'); done; \
 	  echo "== $$t: $(FUZZ_SECONDS) s (log: $(FUZZ_DIR)/$$t.log)"; \
-	  MPCC_FUZZ_SKIP_INTERP_OPS=$(FUZZ_SKIP_OPS) $(FUZZ_DIR)/$$t $(FUZZ_RUN_FLAGS) -fork=1 -ignore_crashes=1 \
+	  MPCC_FUZZ_SKIP_INTERP_OPS=$(FUZZ_SKIP_OPS) $(FUZZ_DIR)/$$t $(FUZZ_RUN_FLAGS) $(if $(MPCC_SEED),-seed=$(MPCC_SEED)) -fork=1 -ignore_crashes=1 \
 	    -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t/ $(FUZZ_DIR)/corpus/$$t > $(FUZZ_DIR)/$$t.log 2>&1 \
 	    || echo "$$t: libFuzzer reported failures (see the log)"; \

@@ -11,18 +11,67 @@
 
 const char *interp_dump_dir = NULL;
 
+/* Everything the interpreter allocates (one buffer per used tensor plus the
+ * largest op scratch) must fit in this, checked before allocating anything. */
+#define INTERP_MAX_BYTES ((int64_t)1 << 34)
+
+static void mark_used(const Graph *g, int id, unsigned char *used) {
+    if (id >= 0 && !g->tensors[id].data) used[id] = 1;
+}
+
 int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *d) {
     int n = g->n_tensors, rc = 0;
     void **buf = calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
-    if (!buf) return diag_internal(d, "out of memory");
+    unsigned char *used = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (!buf || !used) {
+        free(buf);
+        free(used);
+        return diag_internal(d, "out of memory");
+    }
+    /* Graph inputs are caller data: a constant behind one (the verifier
+     * refuses it) would leave nothing to copy into. */
+    for (int i = 0; i < g->n_inputs && !rc; i++)
+        if (g->tensors[g->inputs[i]].data)
+            rc = diag_user(d, "graph input %d: tensor '%s' is a constant", i, g->tensors[g->inputs[i]].name);
+    /* Buffers for the tensors that are read or written: graph inputs and
+     * outputs, state, and the operands of live operators. */
+    for (int i = 0; i < g->n_inputs; i++) mark_used(g, g->inputs[i], used);
+    for (int i = 0; i < g->n_outputs; i++) mark_used(g, g->outputs[i], used);
+    for (int i = 0; i < n; i++)
+        if (g->tensors[i].is_variable) mark_used(g, i, used);
+    int64_t total = 0, largest = 0, max_scratch = 0;
+    int largest_id = -1;
+    for (int oi = 0; oi < g->n_ops; oi++) {
+        const IrOp *op = &g->ops[oi];
+        if (op->dead) continue;
+        for (int k = 0; k < op->n_in; k++) mark_used(g, op->in[k], used);
+        for (int k = 0; k < op->n_out; k++) mark_used(g, op->out[k], used);
+        if ((int64_t)op->scratch_bytes > max_scratch) max_scratch = (int64_t)op->scratch_bytes;
+    }
     for (int i = 0; i < n && !rc; i++) {
-        IrTensor *t = &g->tensors[i];
-        if (t->data) continue;
-        int64_t bytes = ir_tensor_bytes(t);
-        if (bytes < 0) {
-            rc = diag_user(d, "tensor '%s': size overflows", t->name);
+        if (!used[i]) continue;
+        int64_t bytes = ir_tensor_bytes(&g->tensors[i]);
+        if (bytes < 0 || bytes > INTERP_MAX_BYTES) {
+            rc = diag_user(d, "tensor '%s': %lld bytes, more than the interpreter's limit of %lld bytes",
+                           g->tensors[i].name, (long long)bytes, (long long)INTERP_MAX_BYTES);
             break;
         }
+        total += bytes + 16;
+        if (bytes > largest) {
+            largest = bytes;
+            largest_id = i;
+        }
+    }
+    if (!rc && total + max_scratch > INTERP_MAX_BYTES)
+        rc = diag_user(d,
+                       "the interpreter needs %lld bytes for its tensors and scratch (the largest tensor is '%s', "
+                       "%lld bytes), more than its limit of %lld bytes",
+                       (long long)(total + max_scratch), largest_id >= 0 ? g->tensors[largest_id].name : "?",
+                       (long long)largest, (long long)INTERP_MAX_BYTES);
+    for (int i = 0; i < n && !rc; i++) {
+        IrTensor *t = &g->tensors[i];
+        if (!used[i]) continue;
+        int64_t bytes = ir_tensor_bytes(t);
         buf[i] = malloc((size_t)bytes + 16);
         if (!buf[i]) {
             rc = diag_user(d, "tensor '%s': cannot allocate %lld bytes", t->name, (long long)bytes);
@@ -79,5 +128,6 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
     }
     for (int i = 0; i < n; i++) free(buf[i]);
     free(buf);
+    free(used);
     return rc;
 }

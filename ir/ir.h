@@ -172,7 +172,9 @@ static inline IrTensor *ir_t(Graph *g, int id) { return &g->tensors[id]; }
  * produced before use (ops are in execution order, so no cycles), graph
  * inputs not produced by ops, constants not written, shapes non-negative,
  * element counts and byte sizes fit in 64 bits, constant data size ==
- * numel * dtype size, quantization arrays consistent with the channel dim.
+ * numel * dtype size, quantization arrays consistent with the channel dim,
+ * element counts within int32 (the kernels count in int32), no constant
+ * graph inputs, at least one output.
  * Errors name the op index and tensor name. */
 int ir_verify(const Graph *g, Diag *d);
 

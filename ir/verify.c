@@ -17,6 +17,15 @@ static int check_tensor(const Graph *g, int id, Diag *d) {
     if (bytes < 0 || bytes > ((int64_t)1 << 40))
         return diag_user(d, "tensor %d '%s': size overflows (element count x dtype size beyond 2^40 bytes)",
                          id, t->name);
+    /* The runtime's parameter structs and kernels count elements in int32
+     * (as TFLite does); a larger tensor is refused here, by name, instead of
+     * wrapping to a negative count in the generated code. */
+    int64_t numel = ir_tensor_numel(t);
+    if (numel > INT32_MAX)
+        return diag_user(d,
+                         "tensor %d '%s': %lld elements, more than the %ld that the kernels' int32 element "
+                         "counts hold",
+                         id, t->name, (long long)numel, (long)INT32_MAX);
     if (t->data && (int64_t)t->data_size != bytes)
         return diag_user(d, "tensor %d '%s': constant buffer has %zu bytes, shape x dtype needs %lld", id,
                          t->name, t->data_size, (long long)bytes);
@@ -59,9 +68,16 @@ int ir_verify(const Graph *g, Diag *d) {
     for (int i = 0; i < nt; i++) writer[i] = -1;
     int rc = 0;
     for (int i = 0; i < nt && !rc; i++) rc = check_tensor(g, i, d);
+    if (!rc && g->n_outputs == 0) rc = diag_user(d, "the graph has no outputs: there is nothing to compute");
     for (int i = 0; i < g->n_inputs && !rc; i++) {
         int id = g->inputs[i];
         if (id < 0 || id >= nt) rc = diag_user(d, "graph input %d: tensor index %d out of range", i, id);
+        else if (g->tensors[id].data)
+            /* The caller fills a graph input: a constant buffer behind one is
+             * either ignored or overwritten, neither of which is meant. */
+            rc = diag_user(d, "graph input %d: tensor '%s' has constant data (%zu bytes); a graph input must "
+                              "not be a constant",
+                           i, g->tensors[id].name, g->tensors[id].data_size);
         else writer[id] = -2; /* defined on entry */
     }
     for (int i = 0; i < nt && !rc; i++)

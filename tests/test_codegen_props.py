@@ -2,6 +2,7 @@
 reentrancy (two threads with their own arenas), the memory plan's quality
 (peak <= 1.05 x lower bound, no overlaps), --weights file, and the demo."""
 
+import os
 import re
 import subprocess
 
@@ -10,7 +11,7 @@ import pytest
 
 import oracle
 from compare import compare_arrays
-from mpcc_paths import DIGITS_DIR, MPCC, ROOT, SHARED_MODELS, all_models, model_id
+from mpcc_paths import DIGITS_DIR, MPCC, MPCC_ASAN, ROOT, SHARED_MODELS, all_models, model_id
 from mpcc_tools import GEN_FLAGS, compile_model, new_workdir, run_cmd, runtime_lib
 
 TFLM = SHARED_MODELS / "tflm"
@@ -19,14 +20,33 @@ TFLM = SHARED_MODELS / "tflm"
 @pytest.mark.parametrize("model", [TFLM / "person_detect.tflite", DIGITS_DIR / "digits_int8.tflite",
                                    TFLM / "mnist_lstm.tflite"], ids=model_id)
 def test_byte_identical_output(model):
-    a, b = new_workdir("det-a"), new_workdir("det-b")
-    for w in (a, b):
-        proc = compile_model(model, w)
-        assert proc.returncode == 0, proc.stderr
-    for name in ("model.c", "model.h"):
-        da, db = (a / name).read_bytes(), (b / name).read_bytes()
-        print(f"{model.name} {name}: {len(da)} bytes, identical={da == db}")
-        assert da == db, f"{name} differs between two compilations of {model.name}"
+    """Compilations that must not change the output: the plain and the ASan build, run from the
+    repository root and from other directories (the model then named by a relative path), into
+    other output directories and another file name, with fresh heap memory filled differently
+    (glibc's MALLOC_PERTURB_, ASan's malloc_fill_byte), so output that depends on the working
+    directory, the paths or uninitialized memory shows up. The output file's own name appears in
+    the generated text (its header's name); the third run's is mapped back before comparing."""
+    a, b, c = new_workdir("det-a"), new_workdir("det-b"), new_workdir("det-c")
+    (b / "sub" / "dir").mkdir(parents=True)
+    runs = [  # (compiler, model argument, output argument, working directory, extra environment)
+        (MPCC, model, a / "model.c", ROOT, {"MALLOC_PERTURB_": "0"}),
+        (MPCC_ASAN, os.path.relpath(model, b), os.path.join("sub", "dir", "model.c"), b,
+         {"ASAN_OPTIONS": "detect_leaks=1:malloc_fill_byte=171"}),
+        (MPCC, os.path.relpath(model, c), "other.c", c, {"MALLOC_PERTURB_": "165", "LC_ALL": "C"}),
+    ]
+    outs = []
+    for mpcc, model_arg, out_arg, cwd, extra in runs:
+        proc = subprocess.run([str(mpcc), str(model_arg), "-o", str(out_arg), "--name", "model"], cwd=cwd,
+                              env=dict(os.environ, **extra), capture_output=True, text=True)
+        assert proc.returncode == 0, f"{mpcc} in {cwd}: {proc.stderr}"
+        out_c = cwd / out_arg
+        outs.append((out_c.read_bytes(), out_c.with_suffix(".h").read_bytes(), f"{mpcc.name} in {cwd}"))
+    outs[2] = tuple(x.replace(b"other.h", b"model.h") for x in outs[2][:2]) + (outs[2][2],)
+    for i, name in enumerate(("model.c", "model.h")):
+        for k in (1, 2):
+            same = outs[0][i] == outs[k][i]
+            print(f"{model.name} {name}: {len(outs[0][i])} bytes, {outs[k][2]}: identical={same}")
+            assert same, f"{name} of {model.name} differs between {outs[0][2]} and {outs[k][2]}"
 
 
 REPORT_RE = re.compile(r"arena: (\d+) bytes \(state (\d+)\), lower bound (\d+) bytes, ratio ([0-9.]+)")

@@ -1,10 +1,12 @@
 """libFuzzer targets (tests/fuzz/fuzz_*.c): build them, replay every committed crash repro in
 tests/fuzz/regress/<target>/ (none may crash), and fuzz each target briefly from the model zoo.
 
-MPCC_FUZZ_SECONDS sets the smoke run per target (default 20; 0 skips it). Known bugs inside op files
-(tests/fuzz/known_op_bugs.txt) are expected failures until their owners fix them; the smoke run skips
-the interpreter for graphs holding those ops so that it can look for new bugs meanwhile.
-`make fuzz FUZZ_SECONDS=N` is the long run."""
+MPCC_FUZZ_SECONDS sets the smoke run per target (default 20; 0 skips it). Its libFuzzer seed comes from
+the session seed (MPCC_SEED) and is printed: MPCC_SEED=N replays the same mutation sequence. Known bugs
+inside op files (tests/fuzz/known_op_bugs.txt) are expected failures until their owners fix them (strict:
+a repro that stops failing fails the run, so its line must go); the smoke run skips the interpreter for
+graphs holding those ops so that it can look for new bugs meanwhile.
+`make fuzz FUZZ_SECONDS=N` is the long run (MPCC_SEED=N seeds it too)."""
 
 import os
 import shutil
@@ -62,7 +64,7 @@ def replay_cases():
     for t, f in cases:
         marks = []
         if (t, f) in KNOWN_REPROS:
-            marks.append(pytest.mark.xfail(reason=f"known op bug: {KNOWN_REPROS[(t, f)]}", strict=False))
+            marks.append(pytest.mark.xfail(reason=f"known op bug: {KNOWN_REPROS[(t, f)]}", strict=True))
         params.append(pytest.param(t, f, id=f"{t}/{f.name}", marks=marks))
     return params
 
@@ -83,7 +85,8 @@ def seeds():
 
 @pytest.mark.skipif(SECONDS <= 0, reason="MPCC_FUZZ_SECONDS=0")
 @pytest.mark.parametrize("target", TARGETS)
-def test_smoke_fuzz(fuzzers, target):
+def test_smoke_fuzz(fuzzers, target, seed):
+    fuzz_seed = seed % (1 << 31) or 1  # libFuzzer takes 0 as "pick one"
     base = BUILD_DIR / "fuzz" / "smoke" / target
     shutil.rmtree(base, ignore_errors=True)
     corpus, artifacts = base / "corpus", base / "artifacts"
@@ -91,12 +94,13 @@ def test_smoke_fuzz(fuzzers, target):
     artifacts.mkdir()
     for i, s in enumerate(seeds()):
         shutil.copy(s, corpus / f"seed{i:04d}_{s.name}")
-    cmd = [str(fuzzers[target]), *RUN_FLAGS, f"-max_total_time={SECONDS}", f"-artifact_prefix={artifacts}/",
-           "-print_final_stats=1", str(corpus)]
+    cmd = [str(fuzzers[target]), *RUN_FLAGS, f"-seed={fuzz_seed}", f"-max_total_time={SECONDS}",
+           f"-artifact_prefix={artifacts}/", "-print_final_stats=1", str(corpus)]
+    print(f"{target}: libFuzzer -seed={fuzz_seed}")
     p = subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=SECONDS + 600)
     found = sorted(artifacts.glob("*"))
     stats = [l for l in p.stderr.splitlines() if l.startswith("stat::number_of_executed_units")]
     print(f"{target}: {stats[-1] if stats else 'no stats'}")
     assert p.returncode == 0 and not found, (
-        f"{target} found a bug in {SECONDS} s: {[str(f) for f in found]}\n"
+        f"{target} found a bug in {SECONDS} s with -seed={fuzz_seed}: {[str(f) for f in found]}\n"
         f"reproduce: {fuzzers[target]} ARTIFACT; then copy it into tests/fuzz/regress/{target}/\n{p.stderr[-6000:]}")

@@ -69,8 +69,9 @@ def test_generated_c_matches(model, seed):
     errors = [err for err, _ in results.values() if err]
     assert not errors, "\n".join(errors)
     for config, (_, outs) in results.items():
-        _check(f"generated C ({config}) vs TFLite", refs, outs)
-        _check(f"generated C ({config}) vs mpcc run", interp_outs, outs)
+        # Scheduled kernels sum in another order than TFLite's: the "opt" float tolerance.
+        _check(f"generated C ({config}) vs TFLite", refs, outs, mode="opt")
+        _check(f"generated C ({config}) vs mpcc run", interp_outs, outs, mode="opt")
     # The reference path (mpcc -O0: no scheduling, reference kernels only) stays selectable and exact.
     ref_work = work / "O0"
     ref_work.mkdir()

@@ -93,15 +93,15 @@ int act_emit_unary(CgCtx *cg, const IrOp *op, const rt_act_params *p, const char
     if (p->lut_i8) cg_array_i8(cg, "lut", p->lut_i8, 256);
     if (p->lut_i16) cg_array_i16(cg, "lut16", p->lut_i16, 513);
     cg_open(cg, "static const rt_act_params p = {");
-    cg_line(cg, "%lld, /* n */", (long long)p->n);
-    cg_line(cg, "%s, %s, /* alpha, f_min */", cg_f32(cg, p->alpha), cg_f32(cg, p->f_min));
-    cg_line(cg, "%s, /* f_max */", cg_f32(cg, p->f_max));
-    cg_line(cg, "%d, %d, /* in_zp, out_zp */", p->in_zp, p->out_zp);
-    cg_line(cg, "%d, %d, /* mult_a, shift_a */", p->mult_a, p->shift_a);
-    cg_line(cg, "%d, %d, %d, /* mult_b, shift_b, neg_b */", p->mult_b, p->shift_b, p->neg_b);
-    cg_line(cg, "%d, %d, /* q_min, q_max */", p->q_min, p->q_max);
-    cg_line(cg, "%d, /* approximate */", p->approximate);
-    cg_line(cg, "%s, %s /* lut_i8, lut_i16 */", p->lut_i8 ? "lut" : "NULL", p->lut_i16 ? "lut16" : "NULL");
+    cg_line(cg, ".n = %lld,", (long long)p->n);
+    cg_line(cg, ".alpha = %s, .f_min = %s, .f_max = %s,", cg_f32(cg, p->alpha), cg_f32(cg, p->f_min),
+            cg_f32(cg, p->f_max));
+    cg_line(cg, ".in_zp = %d, .out_zp = %d,", p->in_zp, p->out_zp);
+    cg_line(cg, ".mult_a = %d, .shift_a = %d,", p->mult_a, p->shift_a);
+    cg_line(cg, ".mult_b = %d, .shift_b = %d, .neg_b = %d,", p->mult_b, p->shift_b, p->neg_b);
+    cg_line(cg, ".q_min = %d, .q_max = %d,", p->q_min, p->q_max);
+    cg_line(cg, ".approximate = %d,", p->approximate);
+    cg_line(cg, ".lut_i8 = %s, .lut_i16 = %s", p->lut_i8 ? "lut" : "NULL", p->lut_i16 ? "lut16" : "NULL");
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel, cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;

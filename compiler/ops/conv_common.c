@@ -160,12 +160,13 @@ int pool_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     const rt_pool_params *p = op->params;
     IrDType dt = g->tensors[op->in[0]].dtype;
     cg_open(cg, "static const rt_pool_params p = {");
-    cg_line(cg, "%d, %d, %d, %d, /* batches, in_h, in_w, channels */", p->batches, p->in_h, p->in_w, p->channels);
-    cg_line(cg, "%d, %d, /* out_h, out_w */", p->out_h, p->out_w);
-    cg_line(cg, "%d, %d, %d, %d, %d, %d, /* filter_h, filter_w, stride_h, stride_w, pad_h, pad_w */", p->filter_h,
-            p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
-    cg_line(cg, "%s, %s, /* act_min, act_max */", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, "%d, %d /* act_qmin, act_qmax */", p->act_qmin, p->act_qmax);
+    cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .channels = %d,", p->batches, p->in_h, p->in_w,
+            p->channels);
+    cg_line(cg, ".out_h = %d, .out_w = %d,", p->out_h, p->out_w);
+    cg_line(cg, ".filter_h = %d, .filter_w = %d, .stride_h = %d, .stride_w = %d, .pad_h = %d, .pad_w = %d,",
+            p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
+    cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_line(cg, ".act_qmin = %d, .act_qmax = %d", p->act_qmin, p->act_qmax);
     cg_close(cg, "};");
     cg_line(cg, "%s_%s(&p, %s, %s);", kernel, dt == IR_I8 ? "i8" : dt == IR_I16 ? "i16" : "f32", cg_in(cg, op, 0),
             cg_out(cg, op, 0));
@@ -240,7 +241,6 @@ rt_reduce_params *reduce_prepare(Graph *g, IrOp *op, Diag *d) {
     p->in_count = (int32_t)ir_tensor_numel(in);
     p->out_count = (int32_t)ir_tensor_numel(out);
     p->reduce_count = p->out_count > 0 ? p->in_count / p->out_count : 0;
-    p->mode = RT_REDUCE_PLAIN;
     p->in_zp = op_zp(in);
     p->out_zp = op_zp(out);
     p->in_scale = in->q.count ? in->q.scale[0] : 1.0f;
@@ -249,7 +249,8 @@ rt_reduce_params *reduce_prepare(Graph *g, IrOp *op, Diag *d) {
     return p;
 }
 
-static void emit_ints(CgCtx *cg, const char *what, const int32_t *v, int n) {
+/* ".field = {v0, v1, ...}," over RT_MAX_RANK entries (n given, the rest 0). */
+static void emit_ints(CgCtx *cg, const char *field, const int32_t *v, int n) {
     char buf[256];
     size_t len = 0;
     buf[0] = '\0';
@@ -257,19 +258,18 @@ static void emit_ints(CgCtx *cg, const char *what, const int32_t *v, int n) {
         int w = snprintf(buf + len, sizeof buf - len, "%s%d", i ? ", " : "", i < n ? v[i] : 0);
         if (w > 0) len += (size_t)w;
     }
-    cg_line(cg, "{%s}, /* %s */", buf, what);
+    cg_line(cg, ".%s = {%s},", field, buf);
 }
 
 void reduce_emit_params(CgCtx *cg, const rt_reduce_params *p) {
     cg_open(cg, "static const rt_reduce_params p = {");
-    cg_line(cg, "%d, /* rank */", p->rank);
+    cg_line(cg, ".rank = %d,", p->rank);
     emit_ints(cg, "in_dims", p->in_dims, p->rank);
     emit_ints(cg, "out_stride", p->out_stride, p->rank);
-    cg_line(cg, "%d, %d, %d, /* in_count, out_count, reduce_count */", p->in_count, p->out_count, p->reduce_count);
-    cg_line(cg, "%d, /* mode */", p->mode);
-    cg_line(cg, "%d, %d, /* in_zp, out_zp */", p->in_zp, p->out_zp);
-    cg_line(cg, "%s, %s, /* in_scale, out_scale */", cg_f32(cg, p->in_scale), cg_f32(cg, p->out_scale));
-    cg_line(cg, "%d, %d /* mult, shift */", p->mult, p->shift);
+    cg_line(cg, ".in_count = %d, .out_count = %d, .reduce_count = %d,", p->in_count, p->out_count, p->reduce_count);
+    cg_line(cg, ".in_zp = %d, .out_zp = %d,", p->in_zp, p->out_zp);
+    cg_line(cg, ".in_scale = %s, .out_scale = %s,", cg_f32(cg, p->in_scale), cg_f32(cg, p->out_scale));
+    cg_line(cg, ".mult = %d, .shift = %d", p->mult, p->shift);
     cg_close(cg, "};");
 }
 
@@ -317,9 +317,10 @@ int resize_prepare(Graph *g, IrOp *op, Diag *d) {
 
 void resize_emit_params(CgCtx *cg, const rt_resize_params *p) {
     cg_open(cg, "static const rt_resize_params p = {");
-    cg_line(cg, "%d, %d, %d, %d, /* batches, in_h, in_w, channels */", p->batches, p->in_h, p->in_w, p->channels);
-    cg_line(cg, "%d, %d, /* out_h, out_w */", p->out_h, p->out_w);
-    cg_line(cg, "%d, %d, /* align_corners, half_pixel_centers */", p->align_corners, p->half_pixel_centers);
-    cg_line(cg, "%d /* elem_size */", p->elem_size);
+    cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .channels = %d,", p->batches, p->in_h, p->in_w,
+            p->channels);
+    cg_line(cg, ".out_h = %d, .out_w = %d,", p->out_h, p->out_w);
+    cg_line(cg, ".align_corners = %d, .half_pixel_centers = %d,", p->align_corners, p->half_pixel_centers);
+    cg_line(cg, ".elem_size = %d", p->elem_size);
     cg_close(cg, "};");
 }

@@ -60,17 +60,19 @@ static int broadcast_n(const IrOp *op, const Graph *g, int n, int rows_of_rank, 
 
 static void emit_bcast3(CgCtx *cg, const rt_bcast3 *bc) {
     char line[512];
-    int n = snprintf(line, sizeof line, "{%d, {", bc->rank);
+    int n = 0;
     for (int i = 0; i < RT_MAX_RANK; i++) n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", i ? ", " : "", bc->dims[i]);
-    cg_line(cg, "%s}, /* rank, output dims */", line);
-    cg_open(cg, "{");
+    cg_open(cg, ".bc = {");
+    cg_line(cg, ".rank = %d, .dims = {%s}, /* output dims */", bc->rank, line);
+    cg_open(cg, ".stride = {");
     for (int k = 0; k < 3; k++) {
-        n = snprintf(line, sizeof line, "{");
+        n = 0;
         for (int i = 0; i < RT_MAX_RANK; i++)
             n += snprintf(line + n, sizeof line - (size_t)n, "%s%d", i ? ", " : "", bc->stride[k][i]);
-        cg_line(cg, "%s}%s /* strides of input %d */", line, k < 2 ? "," : "", k);
+        cg_line(cg, "[%d] = {%s},", k, line);
     }
-    cg_close(cg, "}},");
+    cg_close(cg, "},");
+    cg_close(cg, "},");
 }
 
 int64_t lg_out_numel(const Graph *g, const IrOp *op) { return ir_tensor_numel(&g->tensors[op->out[0]]); }
@@ -118,7 +120,7 @@ int lg_compare_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     const rt_compare_params *p = op->params;
     cg_open(cg, "static const rt_compare_params p = {");
     emit_bcast3(cg, &p->bc);
-    cg_line(cg, "%d, %d /* cmp, dtype */", p->cmp, p->dtype);
+    cg_line(cg, ".cmp = %d, .dtype = %d", p->cmp, p->dtype);
     cg_close(cg, "};");
     cg_line(cg, "rt_compare(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;
@@ -162,7 +164,7 @@ int lg_logical_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     }
     cg_open(cg, "static const rt_logical_params p = {");
     emit_bcast3(cg, &p->bc);
-    cg_line(cg, "%d /* op: 0 and, 1 or */", p->op);
+    cg_line(cg, ".op = %d /* 0 and, 1 or */", p->op);
     cg_close(cg, "};");
     cg_line(cg, "rt_logical(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;
@@ -222,7 +224,7 @@ int lg_select_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     const rt_select_params *p = op->params;
     cg_open(cg, "static const rt_select_params p = {");
     emit_bcast3(cg, &p->bc);
-    cg_line(cg, "%d /* elem_size */", p->elem_size);
+    cg_line(cg, ".elem_size = %d", p->elem_size);
     cg_close(cg, "};");
     cg_line(cg, "rt_select(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
             cg_out(cg, op, 0));

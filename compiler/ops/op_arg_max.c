@@ -84,8 +84,8 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_arg_max_params *p = op->params;
-    cg_line(cg, "static const rt_arg_max_params p = {%d, %d, %d, %d}; /* outer, axis, inner, out_is_64 */", p->outer,
-            p->axis, p->inner, p->out_is_64);
+    cg_line(cg, "static const rt_arg_max_params p = {.outer = %d, .axis = %d, .inner = %d, .out_is_64 = %d};",
+            p->outer, p->axis, p->inner, p->out_is_64);
     cg_line(cg, "rt_arg_max_%s(&p, %s, %s);", ir_dtype_name(g->tensors[op->in[0]].dtype), cg_in(cg, op, 0),
             cg_out(cg, op, 0));
     return 0;

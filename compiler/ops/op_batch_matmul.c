@@ -119,22 +119,24 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     else rt_batch_matmul_f32(op->params, in[0], in[1], out[0]);
 }
 
-static void emit_ints(CgCtx *cg, const char *what, const int32_t *v) {
-    cg_line(cg, "{%d, %d, %d, %d, %d, %d, %d, %d}, /* %s */", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], what);
+static void emit_ints(CgCtx *cg, const char *field, const int32_t *v) {
+    cg_line(cg, ".%s = {%d, %d, %d, %d, %d, %d, %d, %d},", field, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_bmm_params *p = op->params;
     cg_open(cg, "static const rt_bmm_params p = {");
-    cg_line(cg, "%d, /* batch_rank */", p->batch_rank);
+    cg_line(cg, ".batch_rank = %d,", p->batch_rank);
     emit_ints(cg, "batch_dims", p->batch_dims);
     emit_ints(cg, "lhs_bstride", p->lhs_bstride);
     emit_ints(cg, "rhs_bstride", p->rhs_bstride);
-    cg_line(cg, "%d, %d, %d, /* m, n, k */", p->m, p->n, p->k);
-    cg_line(cg, "%d, %d, %d, %d, /* lhs_si, lhs_sk, rhs_sk, rhs_sj */", p->lhs_si, p->lhs_sk, p->rhs_sk, p->rhs_sj);
-    cg_line(cg, "%d, %d, %d, /* lhs_offset, rhs_offset, out_offset */", p->lhs_offset, p->rhs_offset, p->out_offset);
-    cg_line(cg, "%d, %d /* mult, shift */", p->mult, p->shift);
+    cg_line(cg, ".m = %d, .n = %d, .k = %d,", p->m, p->n, p->k);
+    cg_line(cg, ".lhs_si = %d, .lhs_sk = %d, .rhs_sk = %d, .rhs_sj = %d,", p->lhs_si, p->lhs_sk, p->rhs_sk,
+            p->rhs_sj);
+    cg_line(cg, ".lhs_offset = %d, .rhs_offset = %d, .out_offset = %d,", p->lhs_offset, p->rhs_offset,
+            p->out_offset);
+    cg_line(cg, ".mult = %d, .shift = %d", p->mult, p->shift);
     cg_close(cg, "};");
     cg_line(cg, "rt_batch_matmul_%s(&p, %s, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "i8" : "f32",
             cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));

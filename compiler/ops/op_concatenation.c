@@ -147,10 +147,11 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_f32(cg, "bias", p->bias, p->count);
     }
     cg_open(cg, "static const rt_concat_params p = {");
-    cg_line(cg, "%d, parts, /* count, parts */", p->count);
-    cg_line(cg, "%s, %s, /* act_min, act_max */", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, "%s, /* same, scale, bias */", p->same ? "same, scale, bias" : "NULL, NULL, NULL");
-    cg_line(cg, "%d, %d, %d /* out_zp, qmin, qmax */", p->out_zp, p->qmin, p->qmax);
+    cg_line(cg, ".count = %d, .parts = parts,", p->count);
+    cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_line(cg, "%s,",
+            p->same ? ".same = same, .scale = scale, .bias = bias" : ".same = NULL, .scale = NULL, .bias = NULL");
+    cg_line(cg, ".out_zp = %d, .qmin = %d, .qmax = %d", p->out_zp, p->qmin, p->qmax);
     cg_close(cg, "};");
     for (int k = 0; k < p->count; k++)
         cg_line(cg, "%s(&p, %d, %s, %s);", kernel, k, cg_in(cg, op, k), cg_out(cg, op, 0));

@@ -105,15 +105,15 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i32(cg, "shift", p->shift, p->out_c);
     }
     cg_open(cg, "static const rt_conv_params p = {");
-    cg_line(cg, "%d, %d, %d, %d, /* batches, in_h, in_w, in_c */", p->batches, p->in_h, p->in_w, p->in_c);
-    cg_line(cg, "%d, %d, %d, /* out_h, out_w, out_c */", p->out_h, p->out_w, p->out_c);
-    cg_line(cg, "%d, %d, %d, /* filter_h, filter_w, filter_c */", p->filter_h, p->filter_w, p->filter_c);
-    cg_line(cg, "%d, %d, %d, %d, %d, %d, /* stride_h, stride_w, dil_h, dil_w, pad_h, pad_w */", p->stride_h,
+    cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d,", p->batches, p->in_h, p->in_w, p->in_c);
+    cg_line(cg, ".out_h = %d, .out_w = %d, .out_c = %d,", p->out_h, p->out_w, p->out_c);
+    cg_line(cg, ".filter_h = %d, .filter_w = %d, .filter_c = %d,", p->filter_h, p->filter_w, p->filter_c);
+    cg_line(cg, ".stride_h = %d, .stride_w = %d, .dil_h = %d, .dil_w = %d, .pad_h = %d, .pad_w = %d,", p->stride_h,
             p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
-    cg_line(cg, "%s, %s, /* act_min, act_max */", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, "%d, %d, /* in_offset, out_offset */", p->in_offset, p->out_offset);
-    cg_line(cg, "%s, %s, /* mult, shift */", p->mult ? "mult" : "NULL", p->mult ? "shift" : "NULL");
-    cg_line(cg, "%d, %d /* act_qmin, act_qmax */", p->act_qmin, p->act_qmax);
+    cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_line(cg, ".in_offset = %d, .out_offset = %d,", p->in_offset, p->out_offset);
+    cg_line(cg, ".mult = %s, .shift = %s,", p->mult ? "mult" : "NULL", p->mult ? "shift" : "NULL");
+    cg_line(cg, ".act_qmin = %d, .act_qmax = %d", p->act_qmin, p->act_qmax);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s, %s);",
             dt == IR_I8 ? "rt_conv_2d_i8" : dt == IR_I16 ? "rt_conv_2d_i16" : "rt_conv_2d_f32", cg_in(cg, op, 0),

@@ -57,9 +57,9 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     const rt_embedding_lookup_params *p = op->params;
     if (p->scales) cg_array_f32(cg, "scales", p->scales, p->rows);
     cg_open(cg, "static const rt_embedding_lookup_params p = {");
-    cg_line(cg, "%d, %d, %lld, %d, /* n_ids, rows, row_elems, elem_size */", p->n_ids, p->rows,
+    cg_line(cg, ".n_ids = %d, .rows = %d, .row_elems = %lld, .elem_size = %d,", p->n_ids, p->rows,
             (long long)p->row_elems, p->elem_size);
-    cg_line(cg, "%s, %s /* scales, scale */", p->scales ? "scales" : "NULL", cg_f32(cg, p->scale));
+    cg_line(cg, ".scales = %s, .scale = %s", p->scales ? "scales" : "NULL", cg_f32(cg, p->scale));
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s);", is_hybrid(g, op) ? "rt_embedding_lookup_i8_f32" : "rt_embedding_lookup",
             cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));

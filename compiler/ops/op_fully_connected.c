@@ -114,12 +114,12 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i32(cg, "shift", p->shift, nm);
     }
     cg_open(cg, "static const rt_fc_params p = {");
-    cg_line(cg, "%d, %d, %d, /* batches, in_depth, out_depth */", p->batches, p->in_depth, p->out_depth);
-    cg_line(cg, "%s, %s, /* act_min, act_max */", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, "%d, %d, %d, /* in_offset, w_offset, out_offset */", p->in_offset, p->w_offset, p->out_offset);
-    cg_line(cg, "%d, %s, %s, /* per_channel, mult, shift */", p->per_channel, p->mult ? "mult" : "NULL",
+    cg_line(cg, ".batches = %d, .in_depth = %d, .out_depth = %d,", p->batches, p->in_depth, p->out_depth);
+    cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_line(cg, ".in_offset = %d, .w_offset = %d, .out_offset = %d,", p->in_offset, p->w_offset, p->out_offset);
+    cg_line(cg, ".per_channel = %d, .mult = %s, .shift = %s,", p->per_channel, p->mult ? "mult" : "NULL",
             p->mult ? "shift" : "NULL");
-    cg_line(cg, "%d, %d /* act_qmin, act_qmax */", p->act_qmin, p->act_qmax);
+    cg_line(cg, ".act_qmin = %d, .act_qmax = %d", p->act_qmin, p->act_qmax);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
             cg_out(cg, op, 0));

@@ -86,9 +86,10 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_gather_params *p = op->params;
-    cg_line(cg, "static const rt_gather_params p = {%d, %d, %d, %d, %lld}; /* batch, outer, axis_size, coords, "
-                "inner_bytes */",
-            p->batch, p->outer, p->axis_size, p->coords, (long long)p->inner_bytes);
+    cg_open(cg, "static const rt_gather_params p = {");
+    cg_line(cg, ".batch = %d, .outer = %d, .axis_size = %d, .coords = %d, .inner_bytes = %lld", p->batch, p->outer,
+            p->axis_size, p->coords, (long long)p->inner_bytes);
+    cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s);", g->tensors[op->in[1]].dtype == IR_I64 ? "rt_gather_i64" : "rt_gather_i32",
             cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;

@@ -45,7 +45,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_l2norm_params *p = op->params;
-    cg_line(cg, "static const rt_l2norm_params p = {%d, %d, %d}; /* outer, depth, in_zp */", p->outer, p->depth,
+    cg_line(cg, "static const rt_l2norm_params p = {.outer = %d, .depth = %d, .in_zp = %d};", p->outer, p->depth,
             p->in_zp);
     cg_line(cg, "rt_l2_normalization_%s(&p, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "i8" : "f32",
             cg_in(cg, op, 0), cg_out(cg, op, 0));

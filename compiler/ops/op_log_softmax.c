@@ -59,11 +59,11 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_log_softmax_params *p = op->params;
     cg_open(cg, "static const rt_log_softmax_params p = {");
-    cg_line(cg, "%d, %d, /* outer, depth */", p->outer, p->depth);
-    cg_line(cg, "%d, %d, /* input_multiplier, input_left_shift */", p->input_multiplier, p->input_left_shift);
-    cg_line(cg, "%d, %d, /* reverse_multiplier, reverse_right_shift */", p->reverse_multiplier,
+    cg_line(cg, ".outer = %d, .depth = %d,", p->outer, p->depth);
+    cg_line(cg, ".input_multiplier = %d, .input_left_shift = %d,", p->input_multiplier, p->input_left_shift);
+    cg_line(cg, ".reverse_multiplier = %d, .reverse_right_shift = %d,", p->reverse_multiplier,
             p->reverse_right_shift);
-    cg_line(cg, "%d /* diff_min */", p->diff_min);
+    cg_line(cg, ".diff_min = %d", p->diff_min);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "rt_log_softmax_i8" : "rt_log_softmax_f32",
             cg_in(cg, op, 0), cg_out(cg, op, 0));

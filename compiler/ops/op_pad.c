@@ -84,10 +84,10 @@ int shape_pad_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)g, (void)d;
     const rt_pad_params *p = op->params;
     cg_open(cg, "static const rt_pad_params p = {");
-    cg_line(cg, "%lld, %d, /* out_bytes, elem_size */", (long long)p->out_bytes, p->elem_size);
-    cg_line(cg, "{%u, %u, %u, %u, %u, %u, %u, %u}, /* fill */", p->fill[0], p->fill[1], p->fill[2], p->fill[3],
+    cg_line(cg, ".out_bytes = %lld, .elem_size = %d,", (long long)p->out_bytes, p->elem_size);
+    cg_line(cg, ".fill = {%u, %u, %u, %u, %u, %u, %u, %u},", p->fill[0], p->fill[1], p->fill[2], p->fill[3],
             p->fill[4], p->fill[5], p->fill[6], p->fill[7]);
-    shape_emit_copy(cg, &p->interior, "", "");
+    shape_emit_copy(cg, &p->interior, ".interior = ", "");
     cg_close(cg, "};");
     cg_line(cg, "rt_pad(&p, %s, %s, %s);", cg_in(cg, op, 0), op->n_in > 2 ? cg_in(cg, op, 2) : "NULL",
             cg_out(cg, op, 0));

@@ -61,13 +61,13 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_prelu_params *p = op->params;
     cg_open(cg, "static const rt_prelu_params p = {");
-    cg_line(cg, "%s, /* shape */", cg_shape(cg, &p->shape));
-    cg_line(cg, "{%d, %d, %d, %d, %d, %d, %d, %d}, /* alpha_stride */", p->alpha_stride[0], p->alpha_stride[1],
-            p->alpha_stride[2], p->alpha_stride[3], p->alpha_stride[4], p->alpha_stride[5], p->alpha_stride[6],
-            p->alpha_stride[7]);
-    cg_line(cg, "%d, %d, %d, /* in_offset, alpha_offset, out_offset */", p->in_offset, p->alpha_offset,
+    const int32_t *s = p->shape.dims, *a = p->alpha_stride;
+    cg_line(cg, ".shape = {.rank = %d, .dims = {%d, %d, %d, %d, %d, %d, %d, %d}},", p->shape.rank, s[0], s[1], s[2],
+            s[3], s[4], s[5], s[6], s[7]);
+    cg_line(cg, ".alpha_stride = {%d, %d, %d, %d, %d, %d, %d, %d},", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    cg_line(cg, ".in_offset = %d, .alpha_offset = %d, .out_offset = %d,", p->in_offset, p->alpha_offset,
             p->out_offset);
-    cg_line(cg, "%d, %d, %d, %d /* mult_1, shift_1, mult_2, shift_2 */", p->mult_1, p->shift_1, p->mult_2,
+    cg_line(cg, ".mult_1 = %d, .shift_1 = %d, .mult_2 = %d, .shift_2 = %d", p->mult_1, p->shift_1, p->mult_2,
             p->shift_2);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "rt_prelu_i8" : "rt_prelu_f32",

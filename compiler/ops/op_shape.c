@@ -60,7 +60,7 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         int w = snprintf(buf + len, sizeof buf - len, "%s%d", i ? ", " : "", p->dims[i]);
         if (w > 0) len += (size_t)w;
     }
-    cg_line(cg, "static const rt_shape_params p = {%d, {%s}}; /* rank, dims */", p->rank, buf);
+    cg_line(cg, "static const rt_shape_params p = {.rank = %d, .dims = {%s}};", p->rank, buf);
     cg_line(cg, "%s(&p, %s);", g->tensors[op->out[0]].dtype == IR_I64 ? "rt_shape_i64" : "rt_shape_i32",
             cg_out(cg, op, 0));
     return 0;

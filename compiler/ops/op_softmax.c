@@ -1,7 +1,9 @@
 /* op_softmax.c - SOFTMAX over the last dimension: out = exp(beta*x) / sum.
  * f32; int8 -> int8 and int8 -> int16 (TFLite's reference gemmlowp
- * fixed-point algorithm, as OpResolverType.BUILTIN_REF runs it); int16 ->
- * int16 (TFLite's exp and 1/(1+x) lookup tables). */
+ * fixed-point algorithm, as OpResolverType.BUILTIN_REF runs it; for int8 ->
+ * int8 rows whose sum of exps reaches 512, where that kernel asserts, its
+ * optimized float-table kernel); int16 -> int16 (TFLite's exp and 1/(1+x)
+ * lookup tables). */
 #include "activation_common.h"
 
 #include <math.h>
@@ -48,7 +50,7 @@ static double one_over_one_plus_x_d(double x) { return 1.0 / (1.0 + x); }
 
 static int prepare(Graph *g, IrOp *op, Diag *d) {
     const SoftmaxOptions *o = op->options;
-    const IrTensor *in = op_cin(g, op, 0);
+    const IrTensor *in = op_cin(g, op, 0), *out = &g->tensors[op->out[0]];
     rt_softmax_params *p = op_new_params(g, rt_softmax_params);
     if (!p) return diag_internal(d, "out of memory");
     p->depth = (int32_t)in->dims[in->rank - 1];
@@ -72,6 +74,17 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         double radius = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
                         (double)(1LL << (31 - kScaledDiffIntegerBits)) / (double)(1LL << shift);
         p->diff_min = (int32_t)(-1.0 * (double)(int32_t)floor(radius));
+        if (out->dtype == IR_I8 && p->depth >= 512) {
+            /* A row's sum of exps can reach 512: TFLite's optimized kernel's
+             * float table for those rows (see rt_softmax.c), computed as
+             * PopulateSoftmaxLookupTable does, in float. */
+            float *table = ir_alloc(g, 256 * sizeof(float));
+            if (!table) return diag_internal(d, "out of memory");
+            const float scale = -in->q.scale[0] * o->beta;
+            for (int v = 0; v < 256; v++) table[v] = expf(scale * (float)v);
+            p->exp_table = table;
+            p->out_scale = out->q.scale[0];
+        }
     } else if (in->dtype == IR_I16) {
         int16_t *exp_lut = ir_alloc(g, 513 * sizeof(int16_t)), *recip_lut = ir_alloc(g, 513 * sizeof(int16_t));
         if (!exp_lut || !recip_lut) return diag_internal(d, "out of memory");
@@ -118,13 +131,15 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i16(cg, "exp_lut", p->exp_lut, 513);
         cg_array_i16(cg, "recip_lut", p->recip_lut, 513);
     }
+    if (p->exp_table) cg_array_f32(cg, "exp_table", p->exp_table, 256);
     cg_open(cg, "static const rt_softmax_params p = {");
-    cg_line(cg, "%d, %d, /* outer, depth */", p->outer, p->depth);
-    cg_line(cg, "%s, /* beta */", cg_f32(cg, p->beta));
-    cg_line(cg, "%d, %d, %d, /* input_multiplier, input_left_shift, diff_min */", p->input_multiplier,
+    cg_line(cg, ".outer = %d, .depth = %d,", p->outer, p->depth);
+    cg_line(cg, ".beta = %s,", cg_f32(cg, p->beta));
+    cg_line(cg, ".input_multiplier = %d, .input_left_shift = %d, .diff_min = %d,", p->input_multiplier,
             p->input_left_shift, p->diff_min);
-    cg_line(cg, "%s, %s /* exp_lut, recip_lut */", p->exp_lut ? "exp_lut" : "NULL",
+    cg_line(cg, ".exp_lut = %s, .recip_lut = %s,", p->exp_lut ? "exp_lut" : "NULL",
             p->recip_lut ? "recip_lut" : "NULL");
+    cg_line(cg, ".exp_table = %s, .out_scale = %s", p->exp_table ? "exp_table" : "NULL", cg_f32(cg, p->out_scale));
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;

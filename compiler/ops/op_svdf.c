@@ -124,12 +124,12 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     const rt_svdf_params *p = op->params;
     int i8 = g->tensors[op->in[0]].dtype == IR_I8;
     cg_open(cg, "static const rt_svdf_params p = {");
-    cg_line(cg, "%d, %d, %d, %d, %d, %d, /* batches, input_size, num_filters, num_units, rank, memory_size */",
-            p->batches, p->input_size, p->num_filters, p->num_units, p->rank, p->memory_size);
-    cg_line(cg, "%s, %s, /* act_min, act_max */", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, "%d, %d, /* in_zp, out_zp */", p->in_zp, p->out_zp);
-    cg_line(cg, "%d, %d, /* mult1, shift1 */", p->mult1, p->shift1);
-    cg_line(cg, "%d, %d /* mult2, shift2 */", p->mult2, p->shift2);
+    cg_line(cg, ".batches = %d, .input_size = %d, .num_filters = %d,", p->batches, p->input_size, p->num_filters);
+    cg_line(cg, ".num_units = %d, .rank = %d, .memory_size = %d,", p->num_units, p->rank, p->memory_size);
+    cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
+    cg_line(cg, ".in_zp = %d, .out_zp = %d,", p->in_zp, p->out_zp);
+    cg_line(cg, ".mult1 = %d, .shift1 = %d,", p->mult1, p->shift1);
+    cg_line(cg, ".mult2 = %d, .shift2 = %d", p->mult2, p->shift2);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s, %s, (%s *)%s, %s, %s);", i8 ? "rt_svdf_i8" : "rt_svdf_f32", cg_in(cg, op, 0),
             cg_in(cg, op, 1), cg_in(cg, op, 2), cg_in(cg, op, 3), i8 ? "int16_t" : "float", cg_in(cg, op, 4),

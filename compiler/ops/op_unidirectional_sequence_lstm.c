@@ -243,25 +243,29 @@ static int lstm_q_emit_c(CgCtx *cg, const IrOp *op) {
     }
     if (p->proj_bias) cg_array_i32(cg, "proj_bias", p->proj_bias, p->n_output);
     cg_open(cg, "static const rt_lstm_q_params p = {");
-    cg_line(cg, "%d, %d, %d, %d, %d, /* n_batch, max_time, n_input, n_cell, n_output */", p->n_batch, p->max_time,
-            p->n_input, p->n_cell, p->n_output);
-    cg_line(cg, "%d, %d, %d, %d, /* time_major, cell_scale, cell_clip, proj_clip */", p->time_major, p->cell_scale,
-            p->cell_clip, p->proj_clip);
-    cg_line(cg, "%d, %d, %d, /* hidden_mult, hidden_shift, hidden_zp */", p->hidden_mult, p->hidden_shift,
+    cg_line(cg, ".n_batch = %d, .max_time = %d, .n_input = %d, .n_cell = %d, .n_output = %d,", p->n_batch,
+            p->max_time, p->n_input, p->n_cell, p->n_output);
+    cg_line(cg, ".time_major = %d, .cell_scale = %d, .cell_clip = %d, .proj_clip = %d,", p->time_major,
+            p->cell_scale, p->cell_clip, p->proj_clip);
+    cg_line(cg, ".hidden_mult = %d, .hidden_shift = %d, .hidden_zp = %d,", p->hidden_mult, p->hidden_shift,
             p->hidden_zp);
-    cg_line(cg, "%d, %d, %d, /* proj_mult, proj_shift, output_state_zp */", p->proj_mult, p->proj_shift,
+    cg_line(cg, ".proj_mult = %d, .proj_shift = %d, .output_state_zp = %d,", p->proj_mult, p->proj_shift,
             p->output_state_zp);
-    cg_line(cg, "%s, /* proj_bias */", p->proj_bias ? "proj_bias" : "NULL");
-    cg_open(cg, "{ /* gate: input, forget, cell, output */");
+    cg_line(cg, ".proj_bias = %s,", p->proj_bias ? "proj_bias" : "NULL");
+    cg_open(cg, ".gate = {");
+    static const char *const gate_names[4] = {"input", "forget", "cell", "output"};
     for (int gi = 0; gi < 4; gi++) {
         const rt_lstm_q_gate *q = &p->gate[gi];
         char ib[32] = "NULL", rb[32] = "NULL";
         if (q->in_bias) snprintf(ib, sizeof ib, "in_bias%d", gi);
         if (q->rec_bias) snprintf(rb, sizeof rb, "rec_bias%d", gi);
-        cg_line(cg, "{%d, %d, %d, %d, %d, %d, %d, %d, %d, %s, %s}%s /* in, rec, cell, ln (mult, shift), "
-                    "variance_guard, in_bias, rec_bias */",
-                q->in_mult, q->in_shift, q->rec_mult, q->rec_shift, q->cell_mult, q->cell_shift, q->ln_mult,
-                q->ln_shift, q->variance_guard, ib, rb, gi < 3 ? "," : "");
+        cg_open(cg, "[%d] = { /* %s gate */", gi, gate_names[gi]);
+        cg_line(cg, ".in_mult = %d, .in_shift = %d, .rec_mult = %d, .rec_shift = %d,", q->in_mult, q->in_shift,
+                q->rec_mult, q->rec_shift);
+        cg_line(cg, ".cell_mult = %d, .cell_shift = %d, .ln_mult = %d, .ln_shift = %d,", q->cell_mult,
+                q->cell_shift, q->ln_mult, q->ln_shift);
+        cg_line(cg, ".variance_guard = %d, .in_bias = %s, .rec_bias = %s", q->variance_guard, ib, rb);
+        cg_close(cg, "},");
     }
     cg_close(cg, "}");
     cg_close(cg, "};");
@@ -360,10 +364,10 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_q_emit_c(cg, op);
     const rt_lstm_params *p = op->params;
     cg_open(cg, "static const rt_lstm_params p = {");
-    cg_line(cg, "%d, %d, %d, %d, %d, /* n_batch, max_time, n_input, n_cell, n_output */", p->n_batch, p->max_time,
-            p->n_input, p->n_cell, p->n_output);
-    cg_line(cg, "%d, %d, /* time_major, act */", p->time_major, p->act);
-    cg_line(cg, "%s, %s /* cell_clip, proj_clip */", cg_f32(cg, p->cell_clip), cg_f32(cg, p->proj_clip));
+    cg_line(cg, ".n_batch = %d, .max_time = %d, .n_input = %d, .n_cell = %d, .n_output = %d,", p->n_batch,
+            p->max_time, p->n_input, p->n_cell, p->n_output);
+    cg_line(cg, ".time_major = %d, .act = %d,", p->time_major, p->act);
+    cg_line(cg, ".cell_clip = %s, .proj_clip = %s", cg_f32(cg, p->cell_clip), cg_f32(cg, p->proj_clip));
     cg_close(cg, "};");
     cg_open(cg, "const float *const t[%d] = {", N_IN);
     for (int k = 0; k < N_IN; k++)

@@ -105,9 +105,12 @@ void shape_emit_copy(CgCtx *cg, const rt_copy_params *p, const char *prefix, con
     fmt_i64s(dims, sizeof dims, d64, p->rank);
     fmt_i64s(is, sizeof is, p->in_strides, p->rank);
     fmt_i64s(os, sizeof os, p->out_strides, p->rank);
-    cg_line(cg, "%s{%d, {%s}, {%s}, {%s}, %lld, %lld, %lld}%s /* rank, dims, in/out strides, in/out offsets, run */",
-            prefix, p->rank, dims, is, os, (long long)p->in_offset, (long long)p->out_offset, (long long)p->run,
-            suffix);
+    cg_open(cg, "%s{", prefix);
+    cg_line(cg, ".rank = %d, .dims = {%s},", p->rank, dims);
+    cg_line(cg, ".in_strides = {%s}, .out_strides = {%s},", is, os);
+    cg_line(cg, ".in_offset = %lld, .out_offset = %lld, .run = %lld", (long long)p->in_offset,
+            (long long)p->out_offset, (long long)p->run);
+    cg_close(cg, "}%s", suffix);
 }
 
 void shape_emit_copy_array(CgCtx *cg, const char *name, const rt_copy_params *parts, int count) {
@@ -118,7 +121,7 @@ void shape_emit_copy_array(CgCtx *cg, const char *name, const rt_copy_params *pa
 
 void shape_emit_parts(CgCtx *cg, const rt_parts_params *p) {
     shape_emit_copy_array(cg, "parts", p->parts, p->count);
-    cg_line(cg, "static const rt_parts_params p = {%d, parts}; /* count, parts */", p->count);
+    cg_line(cg, "static const rt_parts_params p = {.count = %d, .parts = parts};", p->count);
 }
 
 int shape_axis(int64_t axis, int rank) {

@@ -26,11 +26,12 @@ int shape_copy_init(rt_copy_params *p, int rank, const int64_t *dims, const int6
 /* A whole-tensor contiguous copy of `bytes` bytes. */
 void shape_copy_flat(rt_copy_params *p, int64_t bytes);
 
-/* One line `<prefix>{rank, {dims}, {in_strides}, {out_strides}, in_offset, out_offset, run}<suffix>`. */
+/* `<prefix>{.rank = .., .dims = {..}, .in_strides = .., .out_strides = .., .in_offset = ..,
+ * .out_offset = .., .run = ..}<suffix>` over a few lines (designated initializers). */
 void shape_emit_copy(CgCtx *cg, const rt_copy_params *p, const char *prefix, const char *suffix);
 /* `static const rt_copy_params name[count] = {...};` */
 void shape_emit_copy_array(CgCtx *cg, const char *name, const rt_copy_params *parts, int count);
-/* `static const rt_copy_params parts[n] = {...}; static const rt_parts_params p = {n, parts};` */
+/* `static const rt_copy_params parts[n] = {...}; static const rt_parts_params p = {.count = n, .parts = parts};` */
 void shape_emit_parts(CgCtx *cg, const rt_parts_params *p);
 
 /* Normalizes an axis in [-rank, rank) to [0, rank); -1 if out of range. */

@@ -137,7 +137,9 @@ static inline int32_t rt_fp_reciprocal(int32_t x, int x_ibits, int *num_bits_ove
     int headroom_plus_one = rt_clz32((uint32_t)x);
     int32_t shifted_minus_one;
     *num_bits_over_unit = x_ibits - headroom_plus_one;
-    shifted_minus_one = (int32_t)(((uint32_t)x << headroom_plus_one) - ((uint32_t)1 << 31));
+    /* x == 0 (a wrapped sum) has 32 leading zeros: shifting it by any amount gives 0. */
+    shifted_minus_one =
+        (int32_t)((headroom_plus_one < 32 ? (uint32_t)x << headroom_plus_one : 0u) - ((uint32_t)1 << 31));
     return rt_fp_one_over_one_plus_x(shifted_minus_one);
 }
 

@@ -24,7 +24,9 @@ void rt_average_pool_2d_f32(const rt_pool_params *p, const float *in, float *out
                 }
 }
 
-/* Integer mean of the window, rounded half away from zero. */
+/* Integer mean of the window, rounded half away from zero. The int32 sum and
+ * the rounding term wrap on overflow, as in TFLite's kernel (a window of more
+ * than 2^31 / 128 int8 or 2^31 / 32768 int16 values). */
 #define AVG_POOL_INT(NAME, T)                                                                     \
     void NAME(const rt_pool_params *p, const T *in, T *out) {                                     \
         int32_t b, oy, ox, c, fy, fx, fy0, fy1, fx0, fx1;                                         \
@@ -38,11 +40,13 @@ void rt_average_pool_2d_f32(const rt_pool_params *p, const float *in, float *out
                         rt_pool_window(x0, p->filter_w, p->in_w, &fx0, &fx1);                     \
                         for (fy = fy0; fy < fy1; fy++)                                            \
                             for (fx = fx0; fx < fx1; fx++) {                                      \
-                                acc += in[AT(p, b, y0 + fy, x0 + fx, c, p->in_h, p->in_w)];       \
+                                int64_t at = AT(p, b, y0 + fy, x0 + fx, c, p->in_h, p->in_w);     \
+                                acc = rt_wrap_add_i32(acc, in[at]);                               \
                                 count++;                                                          \
                             }                                                                     \
                         if (count > 0)                                                            \
-                            acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count; \
+                            acc = acc > 0 ? rt_wrap_add_i32(acc, count / 2) / count                \
+                                          : rt_wrap_add_i32(acc, -(count / 2)) / count;           \
                         out[AT(p, b, oy, ox, c, p->out_h, p->out_w)] =                            \
                             (T)rt_clamp_i32(acc, p->act_qmin, p->act_qmax);                       \
                     }                                                                             \

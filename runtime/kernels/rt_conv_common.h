@@ -29,17 +29,10 @@ typedef struct rt_reduce_params {
     int32_t in_dims[RT_MAX_RANK];
     int32_t out_stride[RT_MAX_RANK];            /* output stride per input dim, 0 on reduced dims */
     int32_t in_count, out_count, reduce_count;  /* elements in, out, and per output */
-    int32_t mode;                               /* quantized SUM variant (RT_REDUCE_*) */
     int32_t in_zp, out_zp;
     float in_scale, out_scale;
     int32_t mult, shift;                        /* quantized MEAN: in_scale / out_scale / reduce_count */
 } rt_reduce_params;
-
-/* Quantized SUM variants, chosen at compile time as TFLite does. */
-enum {
-    RT_REDUCE_PLAIN = 0,        /* float, or same scale in and out: plain arithmetic */
-    RT_REDUCE_RESCALE = 1       /* different scales: float rescale of the int32 sum */
-};
 
 static inline int64_t rt_reduce_out_offset(const rt_reduce_params *p, int64_t i) {
     int64_t off = 0;

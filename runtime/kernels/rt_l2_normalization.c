@@ -69,7 +69,8 @@ void rt_l2_normalization_i8(const rt_l2norm_params *p, const int8_t *in, int8_t 
         int shift;
         for (c = 0; c < p->depth; c++) {
             int32_t v = x[c] - p->in_zp;
-            acc += v * v;
+            /* Wraps past 2^31 (about 33,000 elements) like TFLite's int32 accumulator. */
+            acc = rt_wrap_add_i32(acc, v * v);
         }
         inv_sqrt_multiplier(acc, &mult, &shift);
         for (c = 0; c < p->depth; c++) {

@@ -1,7 +1,9 @@
 /* rt_mean.c - MEAN reference kernels. Quantized: TFLite's integer
  * QuantizedMeanOrSum (the reference path for every axis set in current
  * LiteRT): the int32 sum minus n * in_zp, times a multiplier that folds in
- * in_scale / out_scale / n (prepared at compile time), plus out_zp, clamped. */
+ * in_scale / out_scale / n (prepared at compile time), plus out_zp, clamped.
+ * The int32 sum and the zero-point correction wrap on overflow, as TFLite's do
+ * (its sum is a WrappingAdd; the correction is cast back to int32). */
 #include "mpcc_rt.h"
 
 void rt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {
@@ -13,15 +15,18 @@ void rt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {
 }
 
 static int32_t mean_q(const rt_reduce_params *p, int32_t sum, int32_t lo, int32_t hi) {
-    int32_t shifted = sum - p->in_zp * p->reduce_count;
-    return rt_clamp_i32(rt_mul_by_quantized_multiplier(shifted, p->mult, p->shift) + p->out_zp, lo, hi);
+    int32_t shifted = (int32_t)((uint32_t)sum - (uint32_t)p->in_zp * (uint32_t)p->reduce_count);
+    return rt_clamp_i32(rt_wrap_add_i32(rt_mul_by_quantized_multiplier(shifted, p->mult, p->shift), p->out_zp), lo, hi);
 }
 
 void rt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *scratch) {
     int32_t *sum = (int32_t *)scratch;
     int64_t i;
     for (i = 0; i < p->out_count; i++) sum[i] = 0;
-    for (i = 0; i < p->in_count; i++) sum[rt_reduce_out_offset(p, i)] += in[i];
+    for (i = 0; i < p->in_count; i++) {
+        int64_t o = rt_reduce_out_offset(p, i);
+        sum[o] = rt_wrap_add_i32(sum[o], in[i]);
+    }
     for (i = 0; i < p->out_count; i++) out[i] = p->reduce_count > 0 ? (int8_t)mean_q(p, sum[i], -128, 127) : 0;
 }
 
@@ -29,7 +34,10 @@ void rt_mean_i16(const rt_reduce_params *p, const int16_t *in, int16_t *out, voi
     int32_t *sum = (int32_t *)scratch;
     int64_t i;
     for (i = 0; i < p->out_count; i++) sum[i] = 0;
-    for (i = 0; i < p->in_count; i++) sum[rt_reduce_out_offset(p, i)] += in[i];
+    for (i = 0; i < p->in_count; i++) {
+        int64_t o = rt_reduce_out_offset(p, i);
+        sum[o] = rt_wrap_add_i32(sum[o], in[i]);
+    }
     for (i = 0; i < p->out_count; i++)
         out[i] = p->reduce_count > 0 ? (int16_t)mean_q(p, sum[i], -32768, 32767) : 0;
 }

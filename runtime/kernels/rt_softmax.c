@@ -23,6 +23,32 @@ static int32_t softmax_exp_q0(const rt_softmax_params *p, int32_t diff) {
     return rt_fp_exp_on_negative_values(scaled, 5);
 }
 
+/* RoundingDivideByPOT for the output shift, kept defined for every exponent
+ * (TFLite asserts 0 <= exponent <= 31). Above 31 the exact quotient of an
+ * int32 rounded to nearest is 0 (-1 only for INT32_MIN / 2^32, half away
+ * from zero); below 0 (int16 output when the sum wrapped to exactly 0) a
+ * saturating left shift. Only int16 output reaches this outside 0..31: int8
+ * rows with an exponent above 31 take softmax_row_table. */
+static int32_t softmax_round_shift(int32_t x, int exponent) {
+    if (exponent < 0) return rt_fp_mul_pot(x, -exponent);
+    if (exponent < 32) return rt_rounding_divide_by_pot(x, exponent);
+    return exponent == 32 && x == INT32_MIN ? -1 : 0;
+}
+
+/* int8 -> int8 rows whose sum of exps reaches 512 (possible from 512 classes
+ * on): the reference kernel's output shift exceeds 31 and it stops on an
+ * assert, so the interpreter's answer is its optimized kernel's, reproduced
+ * here: a float exp table indexed by max - x, a sequential float sum,
+ * round(exp / (sum * out_scale)) + zero point (-128), clamped. */
+static void softmax_row_table(const rt_softmax_params *p, const int8_t *x, int32_t max, int8_t *out) {
+    int32_t c;
+    float sum = 0.0f, inv;
+    for (c = 0; c < p->depth; c++) sum += p->exp_table[max - x[c]];
+    inv = 1.0f / (sum * p->out_scale);
+    for (c = 0; c < p->depth; c++)
+        out[c] = (int8_t)rt_clamp_i32((int32_t)roundf(p->exp_table[max - x[c]] * inv) - 128, -128, 127);
+}
+
 /* One row of the quantized softmax (gemmlowp fixed-point algorithm) into an
  * int8 (out_bits 8) or int16 (out_bits 16) row; range = output type's
  * [min, max], min also being the output zero point. */
@@ -34,15 +60,19 @@ static void softmax_row_q(const rt_softmax_params *p, const int8_t *x, int out_b
     for (c = 0; c < d; c++) max = x[c] > max ? x[c] : max;
     for (c = 0; c < d; c++) {
         int32_t diff = (int32_t)x[c] - max;
-        /* Accumulate in Q12.19. */
+        /* Accumulate in Q12.19; past 4096 the sum wraps, as in TFLite's reference kernel. */
         if (diff >= p->diff_min) sum = rt_fp_add(sum, rt_fp_rescale(softmax_exp_q0(p, diff), 0, 12));
     }
     scale = rt_fp_reciprocal(sum, 12, &num_bits_over_unit);
     exponent = num_bits_over_unit + 31 - out_bits;
+    if (out_bits == 8 && exponent > 31 && p->exp_table) {
+        softmax_row_table(p, x, max, (int8_t *)out);
+        return;
+    }
     for (c = 0; c < d; c++) {
         int32_t diff = (int32_t)x[c] - max, v;
         if (diff >= p->diff_min) {
-            v = rt_rounding_divide_by_pot(rt_fp_mul(scale, softmax_exp_q0(p, diff)), exponent) + range[0];
+            v = softmax_round_shift(rt_fp_mul(scale, softmax_exp_q0(p, diff)), exponent) + range[0];
             v = rt_clamp_i32(v, range[0], range[1]);
         } else {
             v = range[0];

@@ -12,6 +12,8 @@ typedef struct rt_softmax_params {
     int32_t diff_min;            /* int8 input: smallest input difference that counts */
     const int16_t *exp_lut;      /* int16: 513-entry exp() table on [-10, 0] */
     const int16_t *recip_lut;    /* int16: 513-entry 1/(1+x) table on [0, 1] */
+    const float *exp_table;      /* int8 -> int8, depth >= 512: exp(-scale*beta*v), v = 0..255 */
+    float out_scale;             /*   and the output scale (rows whose sum of exps reaches 512) */
 } rt_softmax_params;
 
 void rt_softmax_f32(const rt_softmax_params *p, const float *in, float *out);

@@ -1,5 +1,5 @@
 /* rt_sum.c - SUM reference kernels (TFLite reduce.cc EvalSum: the generic
- * reducer, or QuantizedMeanOrSum with compute_sum for rescaled 8-bit). */
+ * reducer, or QuantizedMeanOrSum with compute_sum for int8). */
 #include "mpcc_rt.h"
 
 void rt_sum_f32(const rt_reduce_params *p, const float *in, float *out) {
@@ -29,24 +29,23 @@ void rt_sum_i64(const rt_reduce_params *p, const int64_t *in, int64_t *out) {
 
 void rt_sum_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *scratch) {
     int32_t *sum = (int32_t *)scratch;
+    float scale = p->in_scale / p->out_scale;
+    float bias = (float)(-p->in_zp) * scale * (float)p->reduce_count;
     int64_t i;
     for (i = 0; i < p->out_count; i++) sum[i] = 0;
-    for (i = 0; i < p->in_count; i++) sum[rt_reduce_out_offset(p, i)] += in[i];
-    if (p->mode == RT_REDUCE_RESCALE) {
-        float scale = p->in_scale / p->out_scale;
-        float bias = (float)(-p->in_zp) * scale * (float)p->reduce_count;
-        for (i = 0; i < p->out_count; i++) {
-            float r = roundf((float)sum[i] * scale + bias);
-            int32_t v;
-            /* TFLite casts without clamping; keep the float->int cast defined. */
-            if (r > 2147483520.0f) r = 2147483520.0f;
-            if (r < -2147483648.0f) r = -2147483648.0f;
-            v = (int32_t)r + p->out_zp;
-            /* The interpreter's kernel clamps to the int8 range (checked against it). */
-            out[i] = (int8_t)rt_clamp_i32(v, -128, 127);
-        }
-    } else {
-        for (i = 0; i < p->out_count; i++) out[i] = rt_wrap_i8(sum[i]);
+    for (i = 0; i < p->in_count; i++) {
+        int64_t o = rt_reduce_out_offset(p, i);
+        sum[o] = rt_wrap_add_i32(sum[o], in[i]);
+    }
+    for (i = 0; i < p->out_count; i++) {
+        float r = roundf((float)sum[i] * scale + bias);
+        int32_t v;
+        /* TFLite casts without clamping; keep the float->int cast defined. */
+        if (r > 2147483520.0f) r = 2147483520.0f;
+        if (r < -2147483648.0f) r = -2147483648.0f;
+        v = rt_wrap_add_i32((int32_t)r, p->out_zp);
+        /* The interpreter's kernel clamps to the int8 range (checked against it). */
+        out[i] = (int8_t)rt_clamp_i32(v, -128, 127);
     }
 }
 
