@@ -44,12 +44,13 @@ def test_oracle_self_check(model, seed):
             assert np.all(np.isfinite(a)), f"output {i} has non-finite values"
         if constant_ok:
             continue
-        if a.size >= 4:
-            assert _not_constant(a), f"output {i} is constant ({a.reshape(-1)[0]}) over {a.size} elements"
-        else:
-            # A tiny output may legitimately be one value; different inputs must move it.
+        if not _not_constant(a):
+            # One draw may clamp every element (e.g. 8 int8 outputs all at a ReLU's zero point);
+            # the model must still react to other inputs: some nearby seed moves the output.
             others = [oracle.oracle(model, seed + k)[1][i] for k in (1, 2, 3)]
-            assert any(not np.array_equal(a, o) for o in others), f"output {i} does not depend on the input"
+            assert any(_not_constant(o) or not np.array_equal(a, o) for o in others), (
+                f"output {i} is constant ({a.reshape(-1)[0]}) over {a.size} elements for seeds "
+                f"{seed}..{seed + 3}: it does not depend on the input")
 
 
 def _digits_accuracy(variant):
