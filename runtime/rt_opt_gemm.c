@@ -386,25 +386,6 @@ void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int
  * batch is packed into panels at run time (scratch) and the same micro-
  * kernels run; the packing is O(K*N) against O(M*N*K) of work. */
 
-static void bmm_offsets(const rt_bmm_params *p, int64_t batch, int64_t *lo, int64_t *ro) {
-    int32_t d;
-    *lo = 0;
-    *ro = 0;
-    for (d = p->batch_rank - 1; d >= 0; d--) {
-        int64_t idx = batch % p->batch_dims[d];
-        batch /= p->batch_dims[d];
-        *lo += idx * p->lhs_bstride[d];
-        *ro += idx * p->rhs_bstride[d];
-    }
-}
-
-static int64_t bmm_batches(const rt_bmm_params *p) {
-    int64_t n = 1;
-    int32_t d;
-    for (d = 0; d < p->batch_rank; d++) n *= p->batch_dims[d];
-    return n;
-}
-
 size_t rt_opt_bmm_scratch_bytes(const rt_bmm_params *p, int is_s8) {
     size_t np = (size_t)(p->n + NR - 1) / NR * NR, k = (size_t)p->k, m = (size_t)p->m;
     if (!is_s8) return (np * k + m * k + np) * sizeof(float);
@@ -413,7 +394,7 @@ size_t rt_opt_bmm_scratch_bytes(const rt_bmm_params *p, int is_s8) {
 }
 
 void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, float *out, void *scratch) {
-    int64_t b, nb = bmm_batches(p);
+    int64_t b, nb = rt_bmm_batch_count(p);
     int32_t np = (p->n + NR - 1) / NR * NR, i, j, kk;
     float *pb = (float *)scratch, *pa = pb + (int64_t)np * p->k, *bias = pa + (int64_t)p->m * p->k;
     rt_opt_gemm_params g;
@@ -428,7 +409,7 @@ void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, 
     for (b = 0; b < nb; b++) {
         int64_t lo, ro;
         const float *a;
-        bmm_offsets(p, b, &lo, &ro);
+        rt_bmm_batch_offsets(p, b, &lo, &ro);
         for (j = 0; j < np; j += NR)
             for (kk = 0; kk < p->k; kk++) {
                 float *d = pb + ((int64_t)j * p->k) + (int64_t)kk * NR;
@@ -450,7 +431,7 @@ void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, 
 }
 
 void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch) {
-    int64_t b, nb = bmm_batches(p);
+    int64_t b, nb = rt_bmm_batch_count(p);
     int32_t np = (p->n + NR - 1) / NR * NR, kp = (p->k + 1) / 2 * 2, i, j, kk;
     int16_t *pb = (int16_t *)scratch, *pa = pb + (int64_t)np * kp;
     int32_t *bias = (int32_t *)(void *)(pa + (int64_t)p->m * kp), *mult = bias + np, *shift = mult + np;
@@ -472,7 +453,7 @@ void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs,
     }
     for (b = 0; b < nb; b++) {
         int64_t lo, ro;
-        bmm_offsets(p, b, &lo, &ro);
+        rt_bmm_batch_offsets(p, b, &lo, &ro);
         /* B16 = rhs + rhs_offset (exact in int16); A16 = lhs + 128, so
          * bias = (lhs_offset - 128) * column sums of B16. */
         for (j = 0; j < np; j++) {

@@ -2,32 +2,12 @@
  * reference_ops::BatchMatMul semantics). */
 #include "mpcc_rt.h"
 
-/* Element offsets of batch number `batch` in lhs and rhs. */
-static void batch_offsets(const rt_bmm_params *p, int64_t batch, int64_t *lo, int64_t *ro) {
-    int32_t d;
-    *lo = 0;
-    *ro = 0;
-    for (d = p->batch_rank - 1; d >= 0; d--) {
-        int64_t idx = batch % p->batch_dims[d];
-        batch /= p->batch_dims[d];
-        *lo += idx * p->lhs_bstride[d];
-        *ro += idx * p->rhs_bstride[d];
-    }
-}
-
-static int64_t batch_count(const rt_bmm_params *p) {
-    int64_t n = 1;
-    int32_t d;
-    for (d = 0; d < p->batch_rank; d++) n *= p->batch_dims[d];
-    return n;
-}
-
 void rt_batch_matmul_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, float *out) {
-    int64_t b, nb = batch_count(p);
+    int64_t b, nb = rt_bmm_batch_count(p);
     int32_t i, j, k;
     for (b = 0; b < nb; b++) {
         int64_t lo, ro;
-        batch_offsets(p, b, &lo, &ro);
+        rt_bmm_batch_offsets(p, b, &lo, &ro);
         for (i = 0; i < p->m; i++)
             for (j = 0; j < p->n; j++) {
                 float acc = 0.0f;
@@ -40,11 +20,11 @@ void rt_batch_matmul_f32(const rt_bmm_params *p, const float *lhs, const float *
 }
 
 void rt_batch_matmul_i8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out) {
-    int64_t b, nb = batch_count(p);
+    int64_t b, nb = rt_bmm_batch_count(p);
     int32_t i, j, k;
     for (b = 0; b < nb; b++) {
         int64_t lo, ro;
-        batch_offsets(p, b, &lo, &ro);
+        rt_bmm_batch_offsets(p, b, &lo, &ro);
         for (i = 0; i < p->m; i++)
             for (j = 0; j < p->n; j++) {
                 int32_t acc = 0;

@@ -17,6 +17,26 @@ typedef struct rt_bmm_params {
     int32_t mult, shift;                        /* int8 requantization */
 } rt_bmm_params;
 
+/* Element offsets of batch number `batch` in lhs and rhs. */
+static inline void rt_bmm_batch_offsets(const rt_bmm_params *p, int64_t batch, int64_t *lo, int64_t *ro) {
+    int32_t d;
+    *lo = 0;
+    *ro = 0;
+    for (d = p->batch_rank - 1; d >= 0; d--) {
+        int64_t idx = batch % p->batch_dims[d];
+        batch /= p->batch_dims[d];
+        *lo += idx * p->lhs_bstride[d];
+        *ro += idx * p->rhs_bstride[d];
+    }
+}
+
+static inline int64_t rt_bmm_batch_count(const rt_bmm_params *p) {
+    int64_t n = 1;
+    int32_t d;
+    for (d = 0; d < p->batch_rank; d++) n *= p->batch_dims[d];
+    return n;
+}
+
 void rt_batch_matmul_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, float *out);
 void rt_batch_matmul_i8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);
 
