@@ -103,23 +103,9 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
-static void emit_ints(CgCtx *cg, const char *field, const int32_t *v) {
-    cg_line(cg, ".%s = {%d, %d, %d, %d, %d, %d, %d, %d},", field, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-}
-
 static int emit_bmm(CgCtx *cg, const Graph *g, const IrOp *op) {
-    const rt_bmm_params *p = op->params;
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
-    cg_open(cg, "static const rt_bmm_params p = {");
-    cg_line(cg, ".batch_rank = %d,", p->batch_rank);
-    emit_ints(cg, "batch_dims", p->batch_dims);
-    emit_ints(cg, "lhs_bstride", p->lhs_bstride);
-    emit_ints(cg, "rhs_bstride", p->rhs_bstride);
-    cg_line(cg, ".m = %d, .n = %d, .k = %d,", p->m, p->n, p->k);
-    cg_line(cg, ".lhs_si = %d, .lhs_sk = %d, .rhs_sk = %d, .rhs_sj = %d,", p->lhs_si, p->lhs_sk, p->rhs_sk, p->rhs_sj);
-    cg_line(cg, ".lhs_offset = %d, .rhs_offset = %d, .out_offset = %d, .mult = %d, .shift = %d", p->lhs_offset,
-            p->rhs_offset, p->out_offset, p->mult, p->shift);
-    cg_close(cg, "};");
+    bmm_emit_params(cg, op->params);
     cg_line(cg, "rt_opt_bmm_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
             cg_out(cg, op, 0), cg_scratch(cg, op));
     return 0;

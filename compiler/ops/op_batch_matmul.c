@@ -123,9 +123,7 @@ static void emit_ints(CgCtx *cg, const char *field, const int32_t *v) {
     cg_line(cg, ".%s = {%d, %d, %d, %d, %d, %d, %d, %d},", field, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
-    const rt_bmm_params *p = op->params;
+void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p) {
     cg_open(cg, "static const rt_bmm_params p = {");
     cg_line(cg, ".batch_rank = %d,", p->batch_rank);
     emit_ints(cg, "batch_dims", p->batch_dims);
@@ -138,6 +136,11 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
             p->out_offset);
     cg_line(cg, ".mult = %d, .shift = %d", p->mult, p->shift);
     cg_close(cg, "};");
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    bmm_emit_params(cg, op->params);
     cg_line(cg, "rt_batch_matmul_%s(&p, %s, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "i8" : "f32",
             cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;

@@ -40,6 +40,9 @@ typedef struct OpDef {
 #include "op_list.def"
 #undef OP
 
+/* `static const rt_bmm_params p = {...};` of a BATCH_MATMUL (reference and scheduled emitters). */
+void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p);
+
 /* The table, indexed by OpKind. */
 const OpDef *op_def(OpKind k);
 
