@@ -78,6 +78,10 @@ typedef enum SchedKind {
     SCHED_BINARY,       /* ADD/SUB/MUL/SQUARED_DIFFERENCE as contiguous broadcast runs */
     SCHED_ROW_MEAN,     /* MEAN over trailing axes: one contiguous row per output */
     SCHED_COPY,         /* strided data movement with a memcpy per contiguous run */
+    SCHED_ACT,          /* f32 GELU with a vectorizable erfc/exp */
+    SCHED_SOFTMAX,      /* f32 SOFTMAX rows with a vectorizable exp */
+    SCHED_ATTENTION,    /* BATCH_MATMUL -> [MUL] -> [mask] -> SOFTMAX -> BATCH_MATMUL, online softmax */
+    SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -93,9 +97,10 @@ typedef struct IrSched {
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */
+    void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm" */
 
 typedef struct IrOp {
     OpKind kind;

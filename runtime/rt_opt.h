@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpcc_rt.h" /* rt_bmm_params, RT_MAX_RANK */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -114,6 +116,46 @@ void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *o
 /* The strided copy of the data-movement ops, a memcpy per contiguous run. */
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
+
+/* f32 GELU and SOFTMAX with a vectorizable exp/erfc (a few ulp from the
+ * reference kernels' libm results; GELU's erfc within 1.5e-7 absolute). */
+struct rt_act_params;
+struct rt_softmax_params;
+void rt_opt_gelu_f32(const struct rt_act_params *p, const float *in, float *out);
+void rt_opt_softmax_f32(const struct rt_softmax_params *p, const float *in, float *out);
+
+/* Fused attention (pass fuse_attention): BATCH_MATMUL(Q, K) -> [MUL by a
+ * scalar] -> [mask] -> SOFTMAX -> BATCH_MATMUL(., V) as one kernel with an
+ * online softmax over blocks of kv_block keys, q_block query rows at a time;
+ * the score matrix is never stored (scratch: rt_opt_attention_scratch_bytes,
+ * linear in the sequence length). qk and pv are the two matmuls' params
+ * (strides of Q, K, V; pv's batch dims are the output's). The mask is
+ * SELECT_V2(cond, scores, fill) (KEEP), SELECT_V2(cond, fill, scores) (FILL),
+ * with cond = mask0 && mask1 (bool, n_mask 1 or 2), or ADD(scores, mask0)
+ * (f32); mask strides are in elements over pv's batch dims, queries, keys
+ * (0 where broadcast). */
+enum { RT_OPT_MASK_NONE = 0, RT_OPT_MASK_KEEP = 1, RT_OPT_MASK_FILL = 2, RT_OPT_MASK_ADD = 3 };
+typedef struct rt_opt_attn_params {
+    rt_bmm_params qk, pv;
+    float scale, beta, fill;
+    int32_t mask, n_mask;
+    int32_t mask_bstride[2][RT_MAX_RANK];
+    int32_t mask_sq[2], mask_sk[2];
+    int32_t q_block, kv_block;
+} rt_opt_attn_params;
+size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
+void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
+                          const void *mask0, const void *mask1, float *out, void *scratch);
+
+/* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
+ * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +
+ * eps) and y = x * inv_c + (beta_c - mean * inv_c); gamma / beta may be NULL
+ * (1 / 0). */
+typedef struct rt_opt_ln_params {
+    int32_t rows, cols;
+    float eps;
+} rt_opt_ln_params;
+void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const float *gamma, const float *beta, float *y);
 
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);

@@ -10,7 +10,7 @@
 #if defined(__GNUC__) && !defined(RT_OPT_SCALAR)
 #define RT_OPT_VEC 1
 typedef float rt_v8f __attribute__((vector_size(32)));
-#if defined(__FMA__) || defined(__AVX2__)
+#if defined(__AVX__) || defined(__FMA__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 #endif
@@ -41,6 +41,15 @@ const char *rt_opt_isa(void) {
 #else
 #define FMA8(acc, b, s) ((acc) += (b) * (s))
 #endif
+/* Clamp to [lo, hi] in registers, operands ordered so a NaN passes through
+ * as in rt_clamp_f32 (max_ps/min_ps return the second operand on NaN).
+ * Without AVX the tile is clamped in memory (RT_OPT_CLAMP_IN_MEMORY). */
+#if defined(__AVX__)
+#define CLAMP8(v) ((v) = (rt_v8f)_mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), (__m256)(v))))
+#else
+#define CLAMP8(v) ((void)0)
+#define RT_OPT_CLAMP_IN_MEMORY 1
+#endif
 
 /* C[0..mr)[0..nr) = clamp(bias + A[0..mr) . panel); MR_F32 x 16 in registers. */
 static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias, float lo,
@@ -48,7 +57,7 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
     const float *a0 = a, *a1 = a + (mr > 1 ? lda : 0), *a2 = a + (mr > 2 ? 2 * lda : 0);
     const float *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0);
     rt_v8f c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, b0, b1;
-    int32_t kk, r, j;
+    int32_t kk, r;
     LD8(c00, bias);
     LD8(c01, bias + 8);
     c10 = c20 = c30 = c40 = c00;
@@ -69,25 +78,48 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
         FMA8(c41, b1, a4[kk]);
     }
     {
+        /* Clamp in registers; a full tile is stored straight to C. */
         float t[MR_F32][NR];
-        ST8(t[0], c00);
-        ST8(t[0] + 8, c01);
-        ST8(t[1], c10);
-        ST8(t[1] + 8, c11);
-        ST8(t[2], c20);
-        ST8(t[2] + 8, c21);
-        ST8(t[3], c30);
-        ST8(t[3] + 8, c31);
-        ST8(t[4], c40);
-        ST8(t[4] + 8, c41);
-        for (r = 0; r < mr; r++) {
-            for (j = 0; j < NR; j++) {
-                float v = t[r][j];
-                v = v < lo ? lo : v;
-                t[r][j] = v > hi ? hi : v;
-            }
-            memcpy(c + (int64_t)r * ldc, t[r], sizeof(float) * (size_t)nr);
+        float *d0 = t[0], *d1 = t[1], *d2 = t[2], *d3 = t[3], *d4 = t[4];
+        CLAMP8(c00);
+        CLAMP8(c01);
+        CLAMP8(c10);
+        CLAMP8(c11);
+        CLAMP8(c20);
+        CLAMP8(c21);
+        CLAMP8(c30);
+        CLAMP8(c31);
+        CLAMP8(c40);
+        CLAMP8(c41);
+#if defined(RT_OPT_CLAMP_IN_MEMORY)
+        if (0) {
+#else
+        if (mr == MR_F32 && nr == NR) {
+#endif
+            d0 = c;
+            d1 = c + ldc;
+            d2 = c + 2 * (int64_t)ldc;
+            d3 = c + 3 * (int64_t)ldc;
+            d4 = c + 4 * (int64_t)ldc;
         }
+        ST8(d0, c00);
+        ST8(d0 + 8, c01);
+        ST8(d1, c10);
+        ST8(d1 + 8, c11);
+        ST8(d2, c20);
+        ST8(d2 + 8, c21);
+        ST8(d3, c30);
+        ST8(d3 + 8, c31);
+        ST8(d4, c40);
+        ST8(d4 + 8, c41);
+        if (d0 != c)
+            for (r = 0; r < mr; r++) {
+#if defined(RT_OPT_CLAMP_IN_MEMORY)
+                int32_t j;
+                for (j = 0; j < NR; j++) t[r][j] = rt_clamp_f32(t[r][j], lo, hi);
+#endif
+                memcpy(c + (int64_t)r * ldc, t[r], sizeof(float) * (size_t)nr);
+            }
     }
 }
 #else
@@ -107,8 +139,68 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
 }
 #endif
 
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+#define MR_512 8
+/* AVX-512: C[0..mr)[0..32) from two adjacent panels (b0, b1: K x 16 each),
+ * 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16 FMAs.
+ * nr <= 32 columns are stored; a lone last panel passes b1 = b0. */
+static void ukr_f32_512(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b0, const float *b1,
+                        const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const float *ar[MR_512];
+    __m512 acc[MR_512][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    int32_t kk, r;
+    for (r = 0; r < MR_512; r++) ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+    for (r = 0; r < MR_512; r++) {
+        acc[r][0] = _mm512_loadu_ps(bias);
+        acc[r][1] = _mm512_loadu_ps(bias + NR);
+    }
+    for (kk = 0; kk < k; kk++) {
+        __m512 x0 = _mm512_loadu_ps(b0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(b1 + (int64_t)kk * NR);
+        for (r = 0; r < MR_512; r++) {
+            __m512 s = _mm512_set1_ps(ar[r][kk]);
+            acc[r][0] = _mm512_fmadd_ps(x0, s, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(x1, s, acc[r][1]);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        /* max/min operand order keeps NaN as rt_clamp_f32 does */
+        __m512 v0 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0]));
+        __m512 v1 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1]));
+        float *cr = c + (int64_t)r * ldc;
+        if (nr == 2 * NR) {
+            _mm512_storeu_ps(cr, v0);
+            _mm512_storeu_ps(cr + NR, v1);
+        } else {
+            __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+            __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+            _mm512_mask_storeu_ps(cr, m0, v0);
+            _mm512_mask_storeu_ps(cr + NR, m1, v1);
+        }
+    }
+}
+#endif
+
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c) {
     int32_t j, i;
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+    /* Two panels (32 columns) at a time; rows of A stream past them. */
+    (void)ukr_f32; /* the AVX2 kernel is not used here */
+    for (j = 0; j * NR < p->n; j += 2) {
+        const float *b0 = packed_b + (int64_t)j * p->k * NR;
+        const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
+        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+        const float *bias1 = (j + 1) * NR < p->n ? bias + j * NR : NULL;
+        float bias2[2 * NR];
+        if (!bias1) { /* lone last panel: its bias twice */
+            memcpy(bias2, bias + j * NR, sizeof(float) * NR);
+            memcpy(bias2 + NR, bias + j * NR, sizeof(float) * NR);
+            bias1 = bias2;
+        }
+        for (i = 0; i < p->m; i += MR_512)
+            ukr_f32_512(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_512 ? p->m - i : MR_512, b0, b1, bias1,
+                        p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+    }
+#else
     /* Panel-outer: one packed panel (K x 16) stays in cache while all rows
      * of A stream past it. */
     for (j = 0; j * NR < p->n; j++) {
@@ -118,6 +210,7 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
             ukr_f32(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_F32 ? p->m - i : MR_F32, bp, bias + j * NR,
                     p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
     }
+#endif
 }
 
 /* ---- int8 ------------------------------------------------------------

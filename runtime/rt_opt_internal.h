@@ -3,6 +3,7 @@
 #define MPCC_RT_OPT_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* TFLite MultiplyByQuantizedMultiplier (double rounding), branch-free so the
  * compiler vectorizes the row loop; equal to rt_mul_by_quantized_multiplier. */
@@ -27,6 +28,40 @@ static inline int32_t rq_single(int32_t x, int32_t m, int32_t s) {
     int32_t total = 31 - s;
     int64_t r = ((int64_t)x * (int64_t)m + ((int64_t)1 << (total - 1))) >> total;
     return (int32_t)(r > INT32_MAX ? INT32_MAX : (r < INT32_MIN ? INT32_MIN : r));
+}
+
+/* exp(x) in float, vectorizable (no branches, no libm call): 2^n * P(r) with
+ * x = n ln2 + r, |r| <= ln2/2, and a degree-7 polynomial (Cephes' expf
+ * coefficients, public domain); relative error about 2 ulp. x is clamped to
+ * [-87, 88] (exp(-87) ~ 1.6e-38 stands in for underflow, no denormals). */
+static inline float rt_opt_expf(float x) {
+    float n, r, p, s;
+    int32_t e;
+    x = x < -87.0f ? -87.0f : x;
+    x = x > 88.0f ? 88.0f : x;
+    n = x * 1.44269504088896341f + 12582912.0f; /* round to nearest integer */
+    n -= 12582912.0f;
+    r = x - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    e = ((int32_t)n + 127) * (1 << 23);
+    memcpy(&s, &e, sizeof s);
+    return p * s;
+}
+
+/* erfc(z), vectorizable: Abramowitz & Stegun 7.1.26 (absolute error below
+ * 1.5e-7) with erfc(-z) = 2 - erfc(z). */
+static inline float rt_opt_erfcf(float z) {
+    float a = z < 0.0f ? -z : z, t = 1.0f / (1.0f + 0.3275911f * a), q;
+    q = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    q *= rt_opt_expf(-a * a);
+    return z < 0.0f ? 2.0f - q : q;
 }
 
 #if defined(__GNUC__) && defined(__AVX2__) && !defined(RT_OPT_SCALAR)
@@ -88,6 +123,12 @@ static inline __m128i pack8(__m256i v) {
     return _mm_unpacklo_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 }
 #endif
+
+/* Row helpers of rt_opt_act.c: max and sum in 8 lanes, and
+ * y = exp(beta (x - sub)) (y may alias x). */
+float rt_opt_max_f32(int32_t n, const float *x);
+float rt_opt_sum_f32(int32_t n, const float *x);
+void rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y);
 
 /* ADD of n contiguous elements (strides 0/1) with the reference params. */
 struct rt_binary_params;

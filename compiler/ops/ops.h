@@ -42,6 +42,7 @@ typedef struct OpDef {
 
 /* `static const rt_bmm_params p = {...};` of a BATCH_MATMUL (reference and scheduled emitters). */
 void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p);
+void bmm_emit_fields(CgCtx *cg, const rt_bmm_params *p); /* the initializer lines only */
 
 /* The table, indexed by OpKind. */
 const OpDef *op_def(OpKind k);

@@ -5,6 +5,8 @@
  * 2. Elementwise ops (the kernels read element i of every input before they
  *    write element i of the output) write over an input that has the
  *    output's shape and dtype when no later op reads that input's storage.
+ *    The LayerNorm kernel fused into an ADD (pass fuse_layer_norm) reads a
+ *    row fully before writing it, so it may too.
  * Neither applies when a side lives outside the arena (graph inputs and
  * outputs are caller buffers) or is a constant or state. */
 #include <string.h>
@@ -60,7 +62,8 @@ int pass_alias(Graph *g, Diag *d) {
             op->elided = 1;
             continue;
         }
-        if (!elementwise_in_place(op->kind)) continue;
+        /* Fused kernels are in place only where their file says so. */
+        if (!elementwise_in_place(op->kind) || op->sched.kind == SCHED_ATTENTION) continue;
         int n_data = op->n_in < 2 ? op->n_in : 2;
         for (int k = 0; k < n_data; k++) {
             if (op->in[k] < 0) continue;

@@ -9,6 +9,8 @@
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
+ *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
+ *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  * and packs their constant weights once, here, into the micro-kernel's panel
@@ -202,6 +204,11 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_MUL:
         case OP_SQUARED_DIFFERENCE: rc = schedule_binary(g, i); break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
+        case OP_GELU:
+        case OP_SOFTMAX:
+            if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
+                op->sched.kind = op->kind == OP_GELU ? SCHED_ACT : SCHED_SOFTMAX;
+            break;
         case OP_TRANSPOSE:
         case OP_SLICE:
         case OP_STRIDED_SLICE:

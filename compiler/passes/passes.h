@@ -23,8 +23,20 @@ int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel param
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
+int pass_fuse_attention(Graph *g, Diag *d); /* after: schedule. BMM-scale-mask-SOFTMAX-BMM into one online-softmax kernel. */
+int pass_fuse_layer_norm(Graph *g, Diag *d); /* after: schedule. The converter's LayerNorm chain into one row kernel. */
 int pass_alias(Graph *g, Diag *d);         /* after: fuse_add. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */
+
+/* Helpers of the fusion passes (pass_util.c). pass_count_readers: per tensor,
+ * how many live ops read it (arena-allocated). pass_only_reader: the op
+ * reading t when it is the only reader and t is no graph output, else -1.
+ * pass_producer: t's live producer if it is of `kind`, else -1.
+ * pass_add_fused_name: appends to op->fused (the comment's list). */
+int *pass_count_readers(Graph *g);
+int pass_only_reader(const Graph *g, const int *readers, int t);
+int pass_producer(const Graph *g, int t, OpKind kind);
+void pass_add_fused_name(IrOp *op, const char *name);
 
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
 void sched_report(const Graph *g, FILE *f);
