@@ -299,7 +299,7 @@ static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, cons
 #if defined(RT_OPT_AVX2)
 /* Requantizes an mr x 16 tile: multipliers, shifts and bias of the panel
  * are loaded once; needs every shift in [-31, 0] (checked per panel). */
-static void requant_tile(const rt_opt_gemm_params *p, int32_t acc[MR_S8][NR], int32_t mr, const int32_t *bias,
+static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,
                          const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
     const __m256i off = _mm256_set1_epi32(p->out_offset), lo = _mm256_set1_epi32(p->act_qmin);
     const __m256i hi = _mm256_set1_epi32(p->act_qmax);
@@ -336,10 +336,76 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t acc[MR_S8][NR], in
 }
 #endif
 
+#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__)
+#define MR_S8_512 8
+#if defined(__AVX512VNNI__)
+#define DPWSSD(acc, a, b) ((acc) = _mm512_dpwssd_epi32((acc), (a), (b)))
+#else
+#define DPWSSD(acc, a, b) ((acc) = _mm512_add_epi32((acc), _mm512_madd_epi16((a), (b))))
+#endif
+/* AVX-512: 8 rows x two panels (32 columns) of int16 pair products, one
+ * zmm of 16 columns x 2 k per panel and step (VNNI: vpdpwssd multiplies and
+ * accumulates in one instruction). acc0 / acc1: the two panels' tiles. */
+static void ukr_s16_512(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b0, const int16_t *b1,
+                        int32_t acc0[MR_S8_512][NR], int32_t acc1[MR_S8_512][NR]) {
+    const int16_t *ar[MR_S8_512];
+    __m512i c[MR_S8_512][2];
+    int32_t kk, r, x;
+    for (r = 0; r < MR_S8_512; r++) {
+        ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+        c[r][0] = c[r][1] = _mm512_setzero_si512();
+    }
+    for (kk = 0; kk < kp2; kk++) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 2 * NR));
+        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 2 * NR));
+        for (r = 0; r < MR_S8_512; r++) {
+            __m512i va;
+            memcpy(&x, ar[r] + 2 * kk, 4);
+            va = _mm512_set1_epi32(x);
+            DPWSSD(c[r][0], va, x0);
+            DPWSSD(c[r][1], va, x1);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        _mm512_storeu_si512((void *)acc0[r], c[r][0]);
+        _mm512_storeu_si512((void *)acc1[r], c[r][1]);
+    }
+}
+#endif
+
 /* C rows from A16 rows (a + 128 as int16, K padded to even with 0). */
 static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16, int32_t lda16,
                      const int16_t *packed_b, const int32_t *bias, int8_t *c) {
     int32_t j, i, r, kp2 = (p->k + 1) / 2;
+#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(RT_OPT_AVX2)
+    /* Two panels at a time; each 8 x 16 half is requantized on its own. */
+    int32_t acc2[2][MR_S8_512][NR];
+    (void)ukr_s16;
+    for (j = 0; j * NR < p->n; j += 2) {
+        const int16_t *b0 = packed_b + (int64_t)j * kp2 * 2 * NR;
+        int32_t halves = (j + 1) * NR < p->n ? 2 : 1, h;
+        const int16_t *b1 = halves == 2 ? b0 + (int64_t)kp2 * 2 * NR : b0;
+        int vec[2] = {1, 1};
+        for (h = 0; h < halves; h++)
+            for (r = 0; r < NR; r++)
+                vec[h] &= p->shift[(j + h) * NR + r] <= 0 && p->shift[(j + h) * NR + r] >= -31;
+        for (i = 0; i < m; i += MR_S8_512) {
+            int32_t mr = m - i < MR_S8_512 ? m - i : MR_S8_512;
+            ukr_s16_512(kp2, a16 + (int64_t)i * lda16, lda16, mr, b0, b1, acc2[0], acc2[1]);
+            for (h = 0; h < halves; h++) {
+                int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
+                int8_t *cc = c + (int64_t)i * p->ldc + col;
+                if (vec[h]) {
+                    requant_tile(p, acc2[h], mr, bias + col, p->mult + col, p->shift + col, cc, nr);
+                    continue;
+                }
+                for (r = 0; r < mr; r++)
+                    requant_row(p, acc2[h][r], bias + col, p->mult + col, p->shift + col, cc + (int64_t)r * p->ldc,
+                                nr);
+            }
+        }
+    }
+#else
     int32_t acc[MR_S8][NR];
     for (j = 0; j * NR < p->n; j++) {
         const int16_t *bp = packed_b + (int64_t)j * kp2 * 2 * NR;
@@ -363,6 +429,7 @@ static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16,
                             c + (int64_t)(i + r) * p->ldc + j * NR, nr);
         }
     }
+#endif
 }
 
 /* Converts `rows` int8 rows (stride lda) to a + 128 int16 rows of even length. */

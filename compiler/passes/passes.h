@@ -21,6 +21,7 @@ int pass_fold_dead(Graph *g, Diag *d);     /* after: import. Marks ops whose out
 int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only ops run just before their first consumer. */
 int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel params (op->params). */
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
+int pass_fold_pad(Graph *g, Diag *d);      /* after: prepare. Spatial PAD into the convolution's padding. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
 int pass_fuse_attention(Graph *g, Diag *d); /* after: schedule. BMM-scale-mask-SOFTMAX-BMM into one online-softmax kernel. */

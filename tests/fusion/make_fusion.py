@@ -529,6 +529,55 @@ dw_case("dw_5x5_valid_s2_m1_relu6", [1, 11, 10, 3], 5, 2, PAD.VALID, 1, act=ACT.
 dw_case("dw_3x3_same_dil2_m4", [1, 9, 9, 3], 3, 1, PAD.SAME, 4, dil=2)
 
 
+# ---- PAD -> CONV_2D / DEPTHWISE_CONV_2D (pass fold_pad) ----
+
+def pad_case(name, in_shape, pads, k, stride, pad=PAD.VALID, depthwise=False, pad_out=False):
+    """x -> PAD(pads) -> conv; pad_out: the padded tensor is also a graph output (must not fold)."""
+    def fn(nm):
+        n = Net(nm)
+        b_, h, w_, c = in_shape
+        x = n.input("x", in_shape, QX)
+        ph, pw = h + pads[1][0] + pads[1][1], w_ + pads[2][0] + pads[2][1]
+        pc = c + pads[3][0] + pads[3][1]
+        xp = n.act("x_padded", [b_, ph, pw, pc], same_as=x)
+        n.op(OP.PAD, [x, n.ints("pads", pads)], [xp], BO.PadOptions, S.PadOptionsT())
+        oc = pc if depthwise else 12
+        if depthwise:
+            w = n.weight("w", [1, k, k, pc], std=1.0 / k, channel_dim=3)
+        else:
+            w = n.weight("w", [oc, k, k, pc], channel_dim=0)
+        b = n.bias("b", oc, xp, w)
+        out = n.act("out", [b_, conv_out(ph, k, stride, 1, pad), conv_out(pw, k, stride, 1, pad), oc])
+        if depthwise:
+            o = S.DepthwiseConv2DOptionsT()
+            o.depthMultiplier = 1
+            code, bo = OP.DEPTHWISE_CONV_2D, BO.DepthwiseConv2DOptions
+        else:
+            o = S.Conv2DOptionsT()
+            code, bo = OP.CONV_2D, BO.Conv2DOptions
+        o.padding, o.strideH, o.strideW = pad, stride, stride
+        o.dilationHFactor = o.dilationWFactor = 1
+        n.op(code, [xp, w, b], [out], bo, o)
+        n.output(out)
+        if pad_out:
+            n.output(xp)
+        return n
+    folds = not pad_out and pads[0] == [0, 0] and pads[3] == [0, 0]
+    exp = {1: {"op": "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", "fused": "PAD" if folds else "",
+               "schedule": "dwconv" if depthwise else "conv-gemm"}}
+    if not folds:
+        exp[0] = {"op": "PAD"}
+    case(name, fn, exp)
+
+
+pad_case("pad_conv_3x3_s2", [1, 9, 8, 3], [[0, 0], [1, 1], [1, 1], [0, 0]], 3, 2)
+pad_case("pad_conv_asym_same", [1, 7, 9, 4], [[0, 0], [0, 2], [1, 0], [0, 0]], 3, 1, pad=PAD.SAME)
+pad_case("pad_dw_3x3_s1", [1, 8, 8, 5], [[0, 0], [1, 1], [1, 1], [0, 0]], 3, 1, depthwise=True)
+pad_case("pad_dw_3x3_s2_asym", [1, 10, 9, 4], [[0, 0], [0, 1], [0, 1], [0, 0]], 3, 2, depthwise=True)
+pad_case("pad_nofold_output", [1, 6, 6, 3], [[0, 0], [1, 1], [1, 1], [0, 0]], 3, 1, pad_out=True)
+pad_case("pad_nofold_channels", [1, 6, 6, 3], [[0, 0], [1, 1], [1, 1], [0, 1]], 3, 1)
+
+
 # ---- binary elementwise ----
 
 BINARY = [(OP.ADD, BO.AddOptions, S.AddOptionsT, "ADD"),
