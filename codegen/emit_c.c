@@ -118,6 +118,44 @@ static void emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) 
     }
 }
 
+/* --isa avx2/avx512/neon: the build stops with a message naming the flags
+ * when the compiler does not target that ISA. */
+static void emit_isa_check(CgBuf *c, IrIsa isa) {
+    static const char *const cond[] = {NULL, "defined(__AVX2__) && defined(__FMA__)",
+                                       "defined(__AVX512F__) && defined(__AVX512BW__)", "defined(__ARM_NEON)"};
+    static const char *const how[] = {NULL, "-mavx2 -mfma (or -march=haswell or newer)",
+                                      "-mavx512f -mavx512bw -mfma (or -march=skylake-avx512 or newer)",
+                                      "an Arm target with NEON (e.g. -march=armv8-a)"};
+    if (isa <= IR_ISA_GENERIC || isa > IR_ISA_NEON) return;
+    cgbuf_printf(c, "/* Compiled by mpcc --isa %s. */\n#if !(%s)\n#error \"mpcc --isa %s: build this file and runtime/ with %s\"\n#endif\n\n",
+                 ir_isa_name(isa), cond[isa], ir_isa_name(isa), how[isa]);
+}
+
+/* PREFIX_run_parallel and the mpcc_parallel type (as in
+ * runtime/mpcc_parallel.h, guarded so several model headers combine). */
+static void emit_parallel_api(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P) {
+    cgbuf_printf(h, "\n/* Threads. The convolution, fully connected, depthwise and attention\n"
+                    " * kernels split their work over the caller's parallel-for: `run` calls\n"
+                    " * task(arg, i) for every i in [0, n) on any threads and returns when all\n"
+                    " * are done (runtime/threads/mpcc_pool.h is a small pthread pool that\n"
+                    " * provides one). This model was compiled for up to %d thread%s (mpcc\n"
+                    " * --threads N: the arena holds one scratch copy per thread); a larger\n"
+                    " * par->threads is clamped. NULL par is the same as %s_run. */\n",
+                 g->threads > 1 ? g->threads : 1, g->threads > 1 ? "s" : "", o->prefix);
+    cgbuf_printf(h, "#ifndef MPCC_PARALLEL_DEFINED\n#define MPCC_PARALLEL_DEFINED\n"
+                    "typedef struct mpcc_parallel {\n"
+                    "    void (*run)(void *pool, void (*task)(void *arg, int index), void *arg, int n);\n"
+                    "    void *pool;\n    int threads;\n} mpcc_parallel;\n#endif\n");
+    cgbuf_printf(h, "#define %s_MAX_THREADS %d\n", P, g->threads > 1 ? g->threads : 1);
+    if (o->weights_file)
+        cgbuf_printf(h, "int %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena, "
+                        "const void *weights,\n    %*s const mpcc_parallel *par);\n",
+                     o->prefix, (int)strlen(o->prefix), "");
+    else
+        cgbuf_printf(h, "int %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena,\n"
+                        "    %*s const mpcc_parallel *par);\n", o->prefix, (int)strlen(o->prefix), "");
+}
+
 static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, size_t blob_len) {
     char guard[128];
     size_t j = 0;
@@ -141,13 +179,28 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                  P, o->prefix, P, P, o->prefix, o->weights_file ? ", weights" : "");
     int scheduled = 0;
     for (int i = 0; i < g->n_ops; i++) scheduled += !g->ops[i].dead && g->ops[i].sched.kind != SCHED_REF;
+    static const char *const isa_text[] = {
+        /* generic */
+        " * Vector paths, picked when the code is built from the compiler's target: x86\n"
+        " * AVX-512 (8x32 GEMM tiles; vpdpwssd with AVX512-VNNI), AVX2+FMA (5x16 / 6x16\n"
+        " * tiles), GCC/Clang vector extensions elsewhere, portable C99 otherwise (same\n"
+        " * integer results on every path). Build with -O3 -march=native for speed.",
+        /* avx2 */
+        " * Built for --isa avx2: AVX2+FMA paths (5x16 f32 / 6x16 int8 GEMM tiles);\n"
+        " * the .c file stops the build unless the compiler targets AVX2 and FMA\n"
+        " * (-mavx2 -mfma, -march=haswell or newer, or -march=native on such a CPU).",
+        /* avx512 */
+        " * Built for --isa avx512: AVX-512 paths (8x32 GEMM tiles; vpdpwssd when the\n"
+        " * compiler also targets AVX512-VNNI); the .c file stops the build unless the\n"
+        " * compiler targets AVX512F and AVX512BW (-march=skylake-avx512 or newer).",
+        /* neon */
+        " * Built for --isa neon: portable GCC/Clang vector-extension code (NEON\n"
+        " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON."};
     if (scheduled)
         cgbuf_printf(h,
                      "/* Kernels: %d ops run mpcc's optimized kernels (runtime/rt_opt*.c), the rest its\n"
-                     " * reference kernels. Vector paths: x86 AVX2+FMA, compiled in when the compiler\n"
-                     " * targets them (-mavx2 -mfma, or -march=native); otherwise portable C99 with the\n"
-                     " * same integer results. Build with -O3 -march=native for speed. */\n",
-                     scheduled);
+                     " * reference kernels.\n%s */\n",
+                     scheduled, isa_text[(unsigned)g->isa < 4 ? g->isa : 0]);
     else
         cgbuf_printf(h, "/* Kernels: mpcc's reference kernels (runtime/kernels). */\n");
     cgbuf_printf(h, "#ifndef %s_MODEL_H\n#define %s_MODEL_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n", guard,
@@ -174,6 +227,7 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                      P, P, (long long)blob_len, o->prefix);
     else
         cgbuf_printf(h, "int %s_run(const void *const *inputs, void *const *outputs, void *arena);\n", o->prefix);
+    emit_parallel_api(h, g, o, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
@@ -309,6 +363,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                      " * it implements; kernels are from mpcc's runtime (runtime/kernels). */\n",
                  txt_comment(hn, sizeof hn, o->header_name));
     cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n\n", o->header_name);
+    emit_isa_check(&c, g->isa);
     if (o->weights_file) {
         blob = calloc(blob_len ? blob_len : 1, 1);
         if (!blob) {
@@ -341,12 +396,17 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                      (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
     }
     cgbuf_printf(&c, "}\n\n");
-    if (o->weights_file)
-        cgbuf_printf(&c, "int %s_run(const void *const *inputs, void *const *outputs, void *arena, const void *weights_blob) {\n",
-                     o->prefix);
-    else
-        cgbuf_printf(&c, "int %s_run(const void *const *inputs, void *const *outputs, void *arena) {\n", o->prefix);
+    /* The graph runs in run_graph; the two public entry points differ only
+     * in the parallel-for they pass (none, or the caller's). */
+    const char *wparam = o->weights_file ? ", const void *weights_blob" : "", *warg = o->weights_file ? ", weights_blob" : "";
+    cgbuf_printf(&c, "static int run_graph(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                     "                     const mpcc_parallel *par) {\n    (void)par;\n", wparam);
     cgbuf_append(&c, body.s ? body.s : "", body.len);
+    cgbuf_printf(&c, "\nint %s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n"
+                     "    return run_graph(inputs, outputs, arena%s, NULL);\n}\n", o->prefix, wparam, warg);
+    cgbuf_printf(&c, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                     "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
+                 o->prefix, wparam, (int)strlen(o->prefix), "", warg);
     free(body.s);
     emit_header(&h, g, o, P, blob_len);
     if (c.oom || h.oom) {

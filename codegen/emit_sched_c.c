@@ -14,6 +14,15 @@
 
 #include <stdio.h>
 
+/* The parallel-for argument of a threaded kernel: the run's `par` when the
+ * code was compiled for threads (--threads) and the op has enough work to
+ * be worth a fork-join (~20 us of work at 1 thread), else NULL. */
+static const char *par_arg(const Graph *g, const IrOp *op) {
+    const OpDef *def = op_def(op->kind);
+    int64_t macs = def && def->macs ? def->macs(g, op) : 0;
+    return g->threads > 1 && macs >= 200000 ? "par" : "NULL";
+}
+
 static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t m, int32_t n, int32_t k,
                              int32_t lda, int32_t ldc, float act_min, float act_max, int32_t out_offset,
                              int32_t qmin, int32_t qmax, int single_rounding) {
@@ -21,8 +30,14 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
     cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
     if (s8) {
         cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
-        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d",
+        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d,",
                 single_rounding ? "RT_OPT_ROUND_SINGLE" : "RT_OPT_ROUND_DOUBLE", op->sched.rows);
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
+    } else if (op->scratch_bytes) {
+        cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, act_min), cg_f32(cg, act_max));
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
     } else {
         cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, act_min), cg_f32(cg, act_max));
     }
@@ -43,11 +58,12 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
                      p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
     cg_close(cg, "};");
     if (s8)
-        cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
-                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0), cg_scratch(cg, op));
+        cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
+                cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
+                cg_scratch(cg, op), par_arg(g, op));
     else
-        cg_line(cg, "rt_opt_gemm_f32(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
-                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0));
+        cg_line(cg, "rt_opt_fc_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
+                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }
 
@@ -72,10 +88,10 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
         ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
         cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
     }
-    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
+    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
             cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
             cg_scratch(cg, op), op->sched.post_add >= 0 ? "&post" : "NULL",
-            op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL");
+            op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL", par_arg(g, op));
     return 0;
 }
 
@@ -98,8 +114,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     else
         cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
     cg_close(cg, "};");
-    cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
-            cg_in(cg, op, 2), cg_out(cg, op, 0));
+    cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
+            cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }
 
@@ -135,7 +151,7 @@ static const char *int_list(char *buf, size_t size, const int32_t *v, int n) {
     return buf;
 }
 
-static int emit_attention(CgCtx *cg, const IrOp *op) {
+static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_opt_attn_params *p = op->sched.kparams;
     cg_open(cg, "static const rt_opt_attn_params p = {");
     cg_open(cg, ".qk = {");
@@ -151,11 +167,11 @@ static int emit_attention(CgCtx *cg, const IrOp *op) {
             int_list(b1, sizeof b1, p->mask_bstride[1], RT_MAX_RANK));
     cg_line(cg, ".mask_sq = %s, .mask_sk = %s,", int_list(b0, sizeof b0, p->mask_sq, 2),
             int_list(b1, sizeof b1, p->mask_sk, 2));
-    cg_line(cg, ".q_block = %d, .kv_block = %d", p->q_block, p->kv_block);
+    cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
     cg_close(cg, "};");
-    cg_line(cg, "rt_opt_attention_f32(&p, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+    cg_line(cg, "rt_opt_attention_f32(&p, %s, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
             cg_in(cg, op, 2), p->n_mask > 0 ? cg_in(cg, op, 3) : "NULL", p->n_mask > 1 ? cg_in(cg, op, 4) : "NULL",
-            cg_out(cg, op, 0), cg_scratch(cg, op));
+            cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
     return 0;
 }
 
@@ -236,7 +252,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_ROW_MEAN: return emit_row_mean(cg, op);
     case SCHED_ACT: return emit_act(cg, op);
     case SCHED_SOFTMAX: return emit_softmax(cg, op);
-    case SCHED_ATTENTION: return emit_attention(cg, op);
+    case SCHED_ATTENTION: return emit_attention(cg, g, op);
     case SCHED_LAYER_NORM: return emit_layer_norm(cg, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,

@@ -29,12 +29,21 @@ static const char *usage =
     "                       FILE.weights.bin that the caller passes to PREFIX_run\n"
     "  --target c           code generator (only c for now)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
-    "  -O1, -O2             schedule: conv/FC/depthwise lowered to packed-weight GEMM and vectorized\n"
-    "                       kernels (runtime/rt_opt.h), weights packed at compile time (default -O2)\n"
+    "  -O1, -O2             schedule and fuse (default -O2): conv/FC as packed-weight GEMM (weights\n"
+    "                       packed at compile time), depthwise, elementwise, GELU/softmax vectorized;\n"
+    "                       PAD, TRANSPOSE and residual ADD folded into the ops that read them;\n"
+    "                       attention (matmul-scale-mask-softmax-matmul) and LayerNorm fused\n"
+    "  --isa ISA            generic (default: vector paths picked from the C compiler's target when\n"
+    "                       the code is built; use -march=native), avx2, avx512 (tiles for that ISA,\n"
+    "                       and the build fails with a message if the compiler does not target it),\n"
+    "                       neon (portable vector code, checked for __ARM_NEON)\n"
+    "  --threads N          let the big kernels split over up to N threads (1..64, default 1): the\n"
+    "                       arena holds N scratch copies; call PREFIX_run_parallel with a parallel-for\n"
+    "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded\n"
     "  --report             print the schedule (kernel per op) and the static memory plan\n"
     "  --dump-ir[=after:PASS]  print the IR (after the given pass; default: after the last)\n"
-    "                       passes: import, fold_dead, sink, prepare, fold_transpose, schedule, fuse_add,\n"
-    "                       alias, plan_memory\n"
+    "                       passes: import, fold_dead, sink, prepare, fold_transpose, fold_pad, schedule,\n"
+    "                       fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory\n"
     "  -h, --help           this text\n"
     "  --version            print the version\n"
     "\n"
@@ -59,9 +68,12 @@ static int load(const char *path, int lenient, Graph **g, uint8_t **data, TflInf
     return tfl_import(*g, *data, size, lenient, info, d);
 }
 
-static int compile_graph(Graph *g, int opt_level, const char *dump_after, FILE *dump_to, Diag *d) {
+static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
+                         Diag *d) {
     PipelineOptions po = {1, dump_after, dump_to};
     g->opt_level = opt_level;
+    g->threads = threads;
+    g->isa = isa;
     return pass_run_pipeline(g, &po, d);
 }
 
@@ -180,7 +192,7 @@ static int cmd_run(int argc, char **argv) {
     Graph *g;
     uint8_t *data;
     int rc = load(model, 0, &g, &data, NULL, &d);
-    if (!rc) rc = compile_graph(g, 0, NULL, NULL, &d);
+    if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
                        g->n_inputs == 1 ? "" : "s", n_in);
@@ -230,10 +242,25 @@ static int cmd_compile(int argc, char **argv) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
-    int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2;
+    int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
+    IrIsa isa = IR_ISA_GENERIC;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(a, "--isa") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            int found = 0;
+            for (int k = IR_ISA_GENERIC; k <= IR_ISA_NEON && !found; k++)
+                if (strcmp(v, ir_isa_name((IrIsa)k)) == 0) isa = (IrIsa)k, found = 1;
+            if (!found) return finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, not '%s'", v));
+        } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
+            const char *t = argv[++i];
+            char *end;
+            long v = strtol(t, &end, 10);
+            if (*t == '\0' || *end || v < 1 || v > 64)
+                return finish(&d, diag_user(&d, "--threads must be a number from 1 to 64, not '%s'", t));
+            threads = (int)v;
+        }
         else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
         else if (strcmp(a, "--name") == 0 && i + 1 < argc) name = argv[++i];
         else if (strcmp(a, "--weights") == 0 && i + 1 < argc) {
@@ -278,7 +305,7 @@ static int cmd_compile(int argc, char **argv) {
     Graph *g;
     uint8_t *data;
     int rc = load(model, 0, &g, &data, NULL, &d);
-    if (!rc) rc = compile_graph(g, opt_level, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
+    if (!rc) rc = compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
     if (!rc && report) {
         sched_report(g, stdout);
         plan_report(g, stdout);

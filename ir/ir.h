@@ -97,6 +97,7 @@ typedef struct IrSched {
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */
+    int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
@@ -120,6 +121,12 @@ typedef struct IrOp {
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 
+/* Target ISA of the generated code (mpcc --isa). GENERIC code picks its
+ * vector paths from the compiler's target macros when it is built; the
+ * others are checked at build time (#error) and set the tile sizes. */
+typedef enum IrIsa { IR_ISA_GENERIC = 0, IR_ISA_AVX2, IR_ISA_AVX512, IR_ISA_NEON } IrIsa;
+const char *ir_isa_name(IrIsa isa);        /* "generic", "avx2", "avx512", "neon" */
+
 typedef struct IrArenaBlock IrArenaBlock;
 
 typedef struct Graph {
@@ -137,6 +144,8 @@ typedef struct Graph {
     int64_t arena_lower_bound;  /* max over time of simultaneously live bytes */
     int64_t state_bytes;        /* bytes of variable tensors, at the arena start */
     int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
+    int threads;                /* most threads the generated code may split kernels over (--threads) */
+    IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
 } Graph;
 
 Graph *ir_graph_new(const char *source);

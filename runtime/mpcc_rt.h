@@ -126,6 +126,7 @@ static inline float rt_bf16_to_f32(uint16_t h) {
 }
 
 #include "kernels/rt_all.h"
+#include "mpcc_parallel.h"
 #include "rt_opt.h"
 
 #ifdef __cplusplus

@@ -49,7 +49,17 @@ typedef struct rt_opt_gemm_params {
     int32_t rounding;                   /* s8: RT_OPT_ROUND_* */
     const int32_t *mult, *shift;        /* s8: per column, padded */
     int32_t rows;                       /* s8: A rows widened per block (scratch) */
+    int32_t slots;                      /* scratch copies, one per thread (>= 1) */
+    int64_t slot_bytes;                 /* bytes of one copy */
 } rt_opt_gemm_params;
+
+/* Threads: kernels taking `par` split their work into min(par->threads,
+ * slots) tasks (see mpcc_parallel.h); task t uses scratch copy t (slots 0:
+ * the kernel needs no scratch). NULL par runs on the calling thread. */
+static inline int32_t rt_opt_tasks(const mpcc_parallel *par, int32_t slots) {
+    int32_t t = par && par->run && par->threads > 1 ? par->threads : 1;
+    return slots <= 0 || t < slots ? t : slots; /* slots <= 0: no scratch, no limit */
+}
 
 /* Convolution (groups == 1) as GEMM over im2col rows: M = out_h * out_w per
  * image, K = filter_h * filter_w * in_c. `direct` (1x1, stride 1, no padding)
@@ -66,7 +76,10 @@ typedef struct rt_opt_conv_params {
 
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
 void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *c, void *scratch);
+                    int8_t *c, void *scratch, const mpcc_parallel *par);
+/* FULLY_CONNECTED f32: rt_opt_gemm_f32 with the rows split across tasks. */
+void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c,
+                   const mpcc_parallel *par);
 /* A residual ADD fused into a convolution (pass fuse_add): after each block
  * of output rows is computed, out = ADD(out, other) (or ADD(other, out) when
  * the convolution was the ADD's second input), with the ADD's own params. */
@@ -78,17 +91,19 @@ typedef struct rt_opt_post_add {
 
 /* post / other: the fused ADD and its other input, or NULL. */
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in, const float *packed_b, const float *bias,
-                     float *out, void *scratch, const rt_opt_post_add *post, const float *other);
+                     float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+                     const mpcc_parallel *par);
 void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other);
+                    int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other,
+                    const mpcc_parallel *par);
 
 /* Depthwise convolution vectorized over channels, same params and results as
  * the reference kernels (any depth multiplier; 1 is the fast path). */
 struct rt_dwconv_params;
 void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
-                       float *out);
+                       float *out, const mpcc_parallel *par);
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
-                      int8_t *out);
+                      int8_t *out, const mpcc_parallel *par);
 
 /* BATCH_MATMUL with the reference params; the RHS of each batch is packed
  * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */
@@ -142,10 +157,11 @@ typedef struct rt_opt_attn_params {
     int32_t mask_bstride[2][RT_MAX_RANK];
     int32_t mask_sq[2], mask_sk[2];
     int32_t q_block, kv_block;
+    int32_t slots;                      /* scratch copies (threads), each rt_opt_attention_scratch_bytes */
 } rt_opt_attn_params;
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
 void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
-                          const void *mask0, const void *mask1, float *out, void *scratch);
+                          const void *mask0, const void *mask1, float *out, void *scratch, const mpcc_parallel *par);
 
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +

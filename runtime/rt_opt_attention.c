@@ -94,16 +94,30 @@ static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, co
     rt_opt_gemm_f32(g, a, b, zero, c);
 }
 
-void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
-                          const void *mask0, const void *mask1, float *out, void *scratch) {
+typedef struct attn_job {
+    const rt_opt_attn_params *p;
+    const float *q, *k, *v;
+    const void *mask0, *mask1;
+    float *out;
+    void *scratch;
+    int32_t tasks;
+} attn_job;
+
+/* Batches (heads) t, t + tasks, ... with scratch copy t. */
+static void attn_task(void *vj, int task) {
+    const attn_job *jb = vj;
+    const rt_opt_attn_params *p = jb->p;
+    const float *q = jb->q, *k = jb->k, *v = jb->v;
+    float *out = jb->out;
+    void *scratch = (char *)jb->scratch + (int64_t)task * (int64_t)rt_opt_attention_scratch_bytes(p);
     const int32_t lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qbk = p->q_block, kbk = p->kv_block;
     const int32_t dvp = (int32_t)round16(dv);
     const void *mask[2];
     int64_t sizes[8], nb = rt_bmm_batch_count(&p->pv), b;
     float *kp, *vp, *qa, *s, *t, *o, *mx, *l, *alpha, *zero;
     rt_opt_gemm_params g;
-    mask[0] = mask0;
-    mask[1] = mask1;
+    mask[0] = jb->mask0;
+    mask[1] = jb->mask1;
     layout(p, sizes);
     kp = (float *)scratch;
     vp = kp + sizes[0];
@@ -119,7 +133,7 @@ void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const flo
     memset(&g, 0, sizeof g);
     g.act_min = -INFINITY;
     g.act_max = INFINITY;
-    for (b = 0; b < nb; b++) {
+    for (b = task; b < nb; b += jb->tasks) {
         int64_t qo, ko, po, vo, mo[2] = {0, 0}, j, kk, i0, k0;
         rt_bmm_batch_offsets(&p->qk, b, &qo, &ko);
         rt_bmm_batch_offsets(&p->pv, b, &po, &vo);
@@ -194,4 +208,14 @@ void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const flo
             }
         }
     }
+}
+
+void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
+                          const void *mask0, const void *mask1, float *out, void *scratch, const mpcc_parallel *par) {
+    attn_job j = {p, q, k, v, mask0, mask1, out, scratch, 1};
+    int64_t nb = rt_bmm_batch_count(&p->pv);
+    j.tasks = rt_opt_tasks(par, p->slots);
+    j.tasks = j.tasks < nb ? j.tasks : (int32_t)(nb > 0 ? nb : 1);
+    if (j.tasks > 1) par->run(par->pool, attn_task, &j, j.tasks);
+    else attn_task(&j, 0);
 }

@@ -443,15 +443,65 @@ static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, in
     }
 }
 
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *c, void *scratch) {
+typedef struct gemm_job {
+    const rt_opt_gemm_params *p;
+    const void *a, *b, *bias;
+    void *c, *scratch;
+    int32_t tasks, step, by_rows;
+} gemm_job;
+
+/* Task t of an s8 GEMM: row blocks t, t + tasks, ... with scratch copy t. */
+static void gemm_s8_task(void *v, int t) {
+    const gemm_job *j = v;
+    const rt_opt_gemm_params *p = j->p;
     int32_t i, kp = (p->k + 1) / 2 * 2, rows = p->rows > 0 ? p->rows : 1;
-    int16_t *a16 = (int16_t *)scratch;
-    for (i = 0; i < p->m; i += rows) {
+    int16_t *a16 = (int16_t *)(void *)((char *)j->scratch + (int64_t)t * p->slot_bytes);
+    for (i = t * rows; i < p->m; i += j->tasks * rows) {
         int32_t mr = p->m - i < rows ? p->m - i : rows;
-        widen_rows(a + (int64_t)i * p->lda, p->lda, mr, p->k, a16);
-        gemm_s16(p, mr, a16, kp, packed_b, bias, c + (int64_t)i * p->ldc);
+        widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a16);
+        gemm_s16(p, mr, a16, kp, (const int16_t *)j->b, (const int32_t *)j->bias, (int8_t *)j->c + (int64_t)i * p->ldc);
     }
+}
+
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
+                    int8_t *c, void *scratch, const mpcc_parallel *par) {
+    gemm_job j = {p, a, packed_b, bias, c, scratch, 1, 0, 0};
+    int32_t rows = p->rows > 0 ? p->rows : 1, blocks = (p->m + rows - 1) / rows;
+    j.tasks = rt_opt_tasks(par, p->slots);
+    j.tasks = j.tasks < blocks ? j.tasks : (blocks > 0 ? blocks : 1);
+    if (j.tasks > 1) par->run(par->pool, gemm_s8_task, &j, j.tasks);
+    else gemm_s8_task(&j, 0);
+}
+
+/* Task t of an f32 FC: a range of rows (or of 32-column panel pairs when
+ * there are too few rows to split). */
+static void fc_f32_task(void *v, int t) {
+    const gemm_job *j = v;
+    rt_opt_gemm_params g = *j->p;
+    int32_t lo = t * j->step, hi = lo + j->step;
+    const float *a = (const float *)j->a, *b = (const float *)j->b, *bias = (const float *)j->bias;
+    float *c = (float *)j->c;
+    if (j->by_rows) {
+        hi = hi < g.m ? hi : g.m;
+        g.m = hi - lo;
+        if (g.m > 0) rt_opt_gemm_f32(&g, a + (int64_t)lo * g.lda, b, bias, c + (int64_t)lo * g.ldc);
+    } else {
+        hi = hi < g.n ? hi : g.n;
+        g.n = hi - lo;
+        if (g.n > 0) rt_opt_gemm_f32(&g, a, b + (int64_t)lo * g.k, bias + lo, c + lo);
+    }
+}
+
+void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c,
+                   const mpcc_parallel *par) {
+    gemm_job j = {p, a, packed_b, bias, c, NULL, 1, 0, 0};
+    int32_t tasks = par && par->run && par->threads > 1 ? par->threads : 1;
+    j.by_rows = p->m >= 16 * tasks;
+    if (j.by_rows) j.step = ((p->m + tasks - 1) / tasks + 7) / 8 * 8; /* whole 8-row tiles */
+    else j.step = ((p->n + tasks - 1) / tasks + 2 * NR - 1) / (2 * NR) * (2 * NR); /* whole panel pairs */
+    j.tasks = ((j.by_rows ? p->m : p->n) + j.step - 1) / j.step;
+    if (tasks > 1 && j.tasks > 1) par->run(par->pool, fc_f32_task, &j, j.tasks);
+    else rt_opt_gemm_f32(p, a, packed_b, bias, c);
 }
 
 /* ---- convolution as GEMM ---------------------------------------------- */
@@ -498,48 +548,90 @@ static void post_add_s8(const rt_opt_post_add *post, int8_t *out, const int8_t *
     else rt_opt_add_run_i8(post->add, other, 1, out, 1, out, n);
 }
 
-void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const float *packed_b, const float *bias,
-                     float *out_all, void *scratch, const rt_opt_post_add *post, const float *other) {
-    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n;
+typedef struct conv_job {
+    const rt_opt_conv_params *p;
+    const void *in, *b, *bias, *other;
+    void *out, *scratch;
+    const rt_opt_post_add *post;
+    int32_t tasks, block, per_image;
+} conv_job;
+
+/* Task t of a convolution: blocks t, t + tasks, ... of `block` output rows
+ * (over all images), with scratch copy t. */
+static void conv_f32_task(void *v, int t) {
+    const conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
     rt_opt_gemm_params g = p->gemm;
-    float *dst = (float *)scratch;
-    for (b = 0; b < p->batches; b++) {
-        const float *in = in_all + (int64_t)b * p->in_h * p->in_w * p->in_c;
-        float *out = out_all + (int64_t)b * mimg * oc;
-        int32_t block = p->direct ? (post ? 60 : mimg) : p->rows;
-        for (m0 = 0; m0 < mimg; m0 += block) {
-            int32_t rows = mimg - m0 < block ? mimg - m0 : block;
-            g.m = rows;
-            if (p->direct) {
-                g.lda = p->in_c;
-                rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, packed_b, bias, out + (int64_t)m0 * oc);
-            } else {
-                IM2COL(float, float, 0.0f, AS_IS);
-                g.lda = kdim;
-                rt_opt_gemm_f32(&g, dst, packed_b, bias, out + (int64_t)m0 * oc);
-            }
-            if (post)
-                post_add_f32(post, out + (int64_t)m0 * oc, other + ((int64_t)b * mimg + m0) * oc, (int64_t)rows * oc);
+    float *dst = (float *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes);
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const float *in = (const float *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
+        float *out = (float *)j->out + (int64_t)b * mimg * oc;
+        g.m = rows;
+        if (p->direct) {
+            g.lda = p->in_c;
+            rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, (const float *)j->b, (const float *)j->bias,
+                            out + (int64_t)m0 * oc);
+        } else {
+            IM2COL(float, float, 0.0f, AS_IS);
+            g.lda = kdim;
+            rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
         }
+        if (j->post)
+            post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
+                         (int64_t)rows * oc);
     }
 }
 
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other) {
-    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, oc = p->gemm.n;
-    int16_t *dst = (int16_t *)scratch;
-    for (b = 0; b < p->batches; b++) {
-        const int8_t *in = in_all + (int64_t)b * p->in_h * p->in_w * p->in_c;
-        int8_t *out = out_all + (int64_t)b * mimg * oc;
-        for (m0 = 0; m0 < mimg; m0 += p->rows) {
-            int32_t rows = mimg - m0 < p->rows ? mimg - m0 : p->rows;
-            if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
-            else IM2COL(int8_t, int16_t, (int16_t)(p->pad_value + 128), PLUS128);
-            gemm_s16(&p->gemm, rows, dst, ldd, packed_b, bias, out + (int64_t)m0 * oc);
-            if (post)
-                post_add_s8(post, out + (int64_t)m0 * oc, other + ((int64_t)b * mimg + m0) * oc, (int64_t)rows * oc);
-        }
+static void conv_s8_task(void *v, int t) {
+    const conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, oc = p->gemm.n, q;
+    int16_t *dst = (int16_t *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes);
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
+        if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
+        else IM2COL(int8_t, int16_t, (int16_t)(p->pad_value + 128), PLUS128);
+        gemm_s16(&p->gemm, rows, dst, ldd, (const int16_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+        if (j->post)
+            post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
+                        (int64_t)rows * oc);
     }
+}
+
+static void run_conv(const rt_opt_conv_params *p, const void *in, const void *packed_b, const void *bias,
+                     void *out, void *scratch, const rt_opt_post_add *post, const void *other,
+                     void (*task)(void *, int), int32_t block, const mpcc_parallel *par) {
+    conv_job j = {p, in, packed_b, bias, other, out, scratch, post, 1, 1, 1};
+    int32_t mimg = p->out_h * p->out_w, total;
+    j.tasks = rt_opt_tasks(par, p->gemm.slots);
+    if (j.tasks > 1 && p->direct && block >= mimg) /* split the image into one block per task */
+        block = ((mimg + j.tasks - 1) / j.tasks + 39) / 40 * 40;
+    j.block = block > 0 ? block : 1;
+    j.per_image = (mimg + j.block - 1) / j.block;
+    total = p->batches * j.per_image;
+    j.tasks = j.tasks < total ? j.tasks : (total > 0 ? total : 1);
+    if (j.tasks > 1) par->run(par->pool, task, &j, j.tasks);
+    else task(&j, 0);
+}
+
+void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const float *packed_b, const float *bias,
+                     float *out_all, void *scratch, const rt_opt_post_add *post, const float *other,
+                     const mpcc_parallel *par) {
+    int32_t mimg = p->out_h * p->out_w;
+    run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_f32_task,
+             p->direct ? (post ? 60 : mimg) : p->rows, par);
+}
+
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int16_t *packed_b, const int32_t *bias,
+                    int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
+                    const mpcc_parallel *par) {
+    run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, par);
 }
 
 /* ---- BATCH_MATMUL: both operands are activations, so the RHS of each

@@ -184,10 +184,12 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     pass_add_fused_name(b2, "SOFTMAX");
     b2->sched.kind = SCHED_ATTENTION;
     b2->sched.kparams = p;
-    b2->sched.mr = 5;
+    b2->sched.mr = g->isa == IR_ISA_AVX2 || g->isa == IR_ISA_NEON ? 5 : 8;
     b2->sched.nr = RT_OPT_NR;
     b2->sched.rows = Q_BLOCK;
-    b2->scratch_bytes = rt_opt_attention_scratch_bytes(p);
+    p->slots = g->threads > 1 ? g->threads : 1;
+    b2->sched.slots = p->slots;
+    b2->scratch_bytes = rt_opt_attention_scratch_bytes(p) * (size_t)p->slots;
     for (int a = 0; a < 4; a++)
         if (absorbed[a] >= 0) g->ops[absorbed[a]].dead = 1;
     return 0;

@@ -26,8 +26,21 @@
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
-#define MR_F32 5
-#define MR_S8 6
+/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c): AVX2 5 (f32) / 6 (int8)
+ * rows x 16 columns; AVX-512 8 rows x 32 columns. Generic code takes the
+ * widest path its build targets, so its row blocks are multiples of both. */
+static int tile_rows(const Graph *g, int s8) {
+    switch (g->isa) {
+    case IR_ISA_AVX512: return 8;
+    case IR_ISA_AVX2:
+    case IR_ISA_NEON: return s8 ? 6 : 5;
+    default: return 8;
+    }
+}
+
+static int block_multiple(const Graph *g, int s8) {
+    return g->isa == IR_ISA_GENERIC ? (s8 ? 24 : 40) : tile_rows(g, s8);
+}
 #define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
 
 static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t n, void **data) {
@@ -86,7 +99,7 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
     op->sched.packed_w = pw_id;
     op->sched.packed_b = pb_id;
     op->sched.nr = NR;
-    op->sched.mr = dt == IR_F32 ? MR_F32 : MR_S8;
+    op->sched.mr = tile_rows(g, dt != IR_F32);
     op->sched.n_padded = np;
     return 0;
 }
@@ -112,8 +125,8 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_GEMM;
     if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 1) / 2 * 2 * 2;
-        o->sched.rows = block_rows(p->batches, row_bytes, o->sched.mr);
-        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes;
+        o->sched.rows = block_rows(p->batches, row_bytes, block_multiple(g, 1));
+        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;
 }
@@ -133,8 +146,8 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     int s8 = g->tensors[o->in[0]].dtype == IR_I8;
     if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 1) / 2 * 2 * 2 : (int64_t)k * 4;
-        o->sched.rows = block_rows((int64_t)p->out_h * p->out_w, row_bytes, o->sched.mr);
-        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes;
+        o->sched.rows = block_rows((int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
+        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;
 }
@@ -155,7 +168,7 @@ static int schedule_bmm(Graph *g, int i) {
     if (!((l == IR_F32 && r == IR_F32) || (l == IR_I8 && r == IR_I8)) || p->m <= 0 || p->n <= 0 || p->k <= 0)
         return 0;
     op->sched.kind = SCHED_BMM;
-    op->sched.mr = l == IR_F32 ? MR_F32 : MR_S8;
+    op->sched.mr = tile_rows(g, l != IR_F32);
     op->sched.nr = NR;
     op->scratch_bytes = rt_opt_bmm_scratch_bytes(p, l == IR_I8);
     return 0;
@@ -192,6 +205,8 @@ int pass_schedule(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = -1;
+        /* Threaded kernels get one scratch copy per thread. */
+        op->sched.slots = g->threads > 1 ? g->threads : 1;
         if (op->dead || op->elided || !op->params) continue;
         int rc = 0;
         switch (op->kind) {

@@ -201,7 +201,7 @@ static void opt_run_s8(const S8Problem *q, const int8_t *A, const void *Bp, int8
     p.rounding = RT_OPT_ROUND_SINGLE;
     p.mult = pk->mult, p.shift = pk->shift;
     p.rows = pk->rows;
-    rt_opt_gemm_s8(&p, A, pk->b, pk->bias, C, pk->scratch);
+    rt_opt_gemm_s8(&p, A, pk->b, pk->bias, C, pk->scratch, NULL);
 }
 #endif
 
