@@ -15,13 +15,14 @@
  * Packed layouts (NR = RT_OPT_NR output channels per panel, N padded up to a
  * multiple of NR with zero weights):
  *   f32 GEMM: panel j holds B[k][j*NR + c] at [j][k][c]        (K x NR floats)
- *   s8 GEMM:  int16 weights, panel j holds B[k][j*NR + c] at [j][k/2][c][k%2]
- *             (K padded to even with zeros), for 16-bit pair dot products
+ *   s8 GEMM:  int8 weights, panel j holds B[k][j*NR + c] at [j][k/4][c][k%4]
+ *             (K padded to a multiple of 4 with zeros), for byte-quad dot
+ *             products (vpdpbusd; widened to int16 pairs without VNNI)
  * Bias, multiplier and shift arrays are padded to the same N.
  * s8 GEMM bias is pre-folded: bias[n] + (in_offset - 128) * sum_k B[k][n]
  * (the kernel multiplies activations + 128, i.e. 0..255, exactly). int8
- * kernels widen `rows` rows of A at a time into scratch (rows * K16 int16,
- * K16 = K rounded up to even). */
+ * kernels convert `rows` rows of A at a time into scratch (rows * K4 bytes
+ * of a + 128, K4 = K rounded up to a multiple of 4). */
 #ifndef MPCC_RT_OPT_H
 #define MPCC_RT_OPT_H
 
@@ -65,7 +66,7 @@ static inline int32_t rt_opt_tasks(const mpcc_parallel *par, int32_t slots) {
  * image, K = filter_h * filter_w * in_c. `direct` (1x1, stride 1, no padding)
  * reads the input rows in place (int8: widened `rows` at a time); otherwise
  * `rows` patch rows at a time are gathered into the scratch buffer
- * (f32: rows * K floats; int8: rows * K16 int16). */
+ * (f32: rows * K floats; int8: rows * K4 bytes). */
 typedef struct rt_opt_conv_params {
     rt_opt_gemm_params gemm;
     int32_t batches, in_h, in_w, in_c, out_h, out_w;
@@ -75,7 +76,7 @@ typedef struct rt_opt_conv_params {
 } rt_opt_conv_params;
 
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
                     int8_t *c, void *scratch, const mpcc_parallel *par);
 /* FULLY_CONNECTED f32: rt_opt_gemm_f32 with the rows split across tasks. */
 void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c,
@@ -93,7 +94,7 @@ typedef struct rt_opt_post_add {
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in, const float *packed_b, const float *bias,
                      float *out, void *scratch, const rt_opt_post_add *post, const float *other,
                      const mpcc_parallel *par);
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int16_t *packed_b, const int32_t *bias,
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
                     int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other,
                     const mpcc_parallel *par);
 

@@ -214,13 +214,16 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
 }
 
 /* ---- int8 ------------------------------------------------------------
- * Exact int8 GEMM through 16-bit pairs: activations become a + 128 (0..255)
- * as int16 in a scratch block (im2col writes them so directly), weights are
- * int16 pairs [K/2][16][2] packed at compile time, and each step multiplies
- * one broadcast pair of A by 16 columns with pmaddwd (AVX2: 16 exact
- * products per instruction, no saturation), accumulating in int32. */
+ * Exact int8 GEMM on unsigned x signed byte quads: activations become
+ * a + 128 (0..255) bytes in a scratch block (im2col writes them so
+ * directly), weights are packed at compile time as int8 [N/16][K4/4][16][4]
+ * (K4 = K rounded up to 4, zero padded), and each step multiplies one
+ * broadcast quad of A by 16 columns: with AVX512-VNNI one vpdpbusd (64 exact
+ * products summed into int32 lanes, no saturation) per 16 columns and row;
+ * otherwise the quads are widened to int16 and multiplied with pmaddwd
+ * (AVX2) or in plain C. Accumulators wrap like TFLite's int32 sums. */
 
-#define MR_S8 6
+#define K4(k) (((k) + 3) / 4 * 4)
 
 static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, const int32_t *mult,
                         const int32_t *shift, int8_t *out, int32_t nr) {
@@ -228,73 +231,6 @@ static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const i
     rt_opt_requant_i8(acc, bias, mult, shift, NR, p->rounding, p->out_offset, p->act_qmin, p->act_qmax, v);
     memcpy(out, v, (size_t)nr);
 }
-
-/* acc[r][0..16) = sum over k pairs of A16[r] . panel (wrapping int32). */
-#if defined(RT_OPT_VEC) && defined(__AVX2__)
-#define MADD(acc, a, b) ((acc) = _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b))))
-static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b, int32_t acc[MR_S8][NR]) {
-    const int16_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0), *a2 = a + (mr > 2 ? 2 * lda : 0);
-    const int16_t *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0), *a5 = a + (mr > 5 ? 5 * lda : 0);
-    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-            c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    int32_t kk, x;
-    for (kk = 0; kk < kp2; kk++) {
-        __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
-        __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 16)), va;
-        b += 32;
-        memcpy(&x, a0 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c00, va, b0);
-        MADD(c01, va, b1);
-        memcpy(&x, a1 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c10, va, b0);
-        MADD(c11, va, b1);
-        memcpy(&x, a2 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c20, va, b0);
-        MADD(c21, va, b1);
-        memcpy(&x, a3 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c30, va, b0);
-        MADD(c31, va, b1);
-        memcpy(&x, a4 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c40, va, b0);
-        MADD(c41, va, b1);
-        memcpy(&x, a5 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c50, va, b0);
-        MADD(c51, va, b1);
-    }
-    _mm256_storeu_si256((__m256i *)(void *)acc[0], c00);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), c01);
-    _mm256_storeu_si256((__m256i *)(void *)acc[1], c10);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), c11);
-    _mm256_storeu_si256((__m256i *)(void *)acc[2], c20);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[2] + 8), c21);
-    _mm256_storeu_si256((__m256i *)(void *)acc[3], c30);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[3] + 8), c31);
-    _mm256_storeu_si256((__m256i *)(void *)acc[4], c40);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[4] + 8), c41);
-    _mm256_storeu_si256((__m256i *)(void *)acc[5], c50);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[5] + 8), c51);
-}
-#else
-static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b, int32_t acc[MR_S8][NR]) {
-    uint32_t u[MR_S8][NR];
-    int32_t r, j, kk;
-    for (r = 0; r < mr; r++)
-        for (j = 0; j < NR; j++) u[r][j] = 0;
-    for (kk = 0; kk < kp2; kk++, b += 2 * NR)
-        for (r = 0; r < mr; r++) {
-            int32_t x0 = a[(int64_t)r * lda + 2 * kk], x1 = a[(int64_t)r * lda + 2 * kk + 1];
-            for (j = 0; j < NR; j++) u[r][j] += (uint32_t)(x0 * b[2 * j] + x1 * b[2 * j + 1]);
-        }
-    for (r = 0; r < mr; r++)
-        for (j = 0; j < NR; j++) acc[r][j] = (int32_t)u[r][j];
-}
-#endif
 
 #if defined(RT_OPT_AVX2)
 /* Requantizes an mr x 16 tile: multipliers, shifts and bias of the panel
@@ -336,34 +272,62 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_
 }
 #endif
 
-#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__)
-#define MR_S8_512 8
-#if defined(__AVX512VNNI__)
-#define DPWSSD(acc, a, b) ((acc) = _mm512_dpwssd_epi32((acc), (a), (b)))
+/* Adds a per-row term (BATCH_MATMUL's right zero point times the row sums
+ * of A), wrapping like the accumulators. */
+static void add_rows(int32_t (*acc)[NR], int32_t mr, const int32_t *row_add) {
+    int32_t r, c;
+    if (!row_add) return;
+    for (r = 0; r < mr; r++)
+        for (c = 0; c < NR; c++) acc[r][c] = (int32_t)((uint32_t)acc[r][c] + (uint32_t)row_add[r]);
+}
+
+/* Requantizes an mr x 16 accumulator tile into C (vector path when every
+ * shift of the panel is in [-31, 0]). */
+static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias, int32_t col,
+                       int8_t *c, int32_t nr, int vec) {
+    int32_t r;
+#if defined(RT_OPT_AVX2)
+    if (vec) {
+        requant_tile(p, acc, mr, bias + col, p->mult + col, p->shift + col, c, nr);
+        return;
+    }
 #else
-#define DPWSSD(acc, a, b) ((acc) = _mm512_add_epi32((acc), _mm512_madd_epi16((a), (b))))
+    (void)vec;
 #endif
-/* AVX-512: 8 rows x two panels (32 columns) of int16 pair products, one
- * zmm of 16 columns x 2 k per panel and step (VNNI: vpdpwssd multiplies and
- * accumulates in one instruction). acc0 / acc1: the two panels' tiles. */
-static void ukr_s16_512(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b0, const int16_t *b1,
-                        int32_t acc0[MR_S8_512][NR], int32_t acc1[MR_S8_512][NR]) {
-    const int16_t *ar[MR_S8_512];
-    __m512i c[MR_S8_512][2];
+    for (r = 0; r < mr; r++)
+        requant_row(p, acc[r], bias + col, p->mult + col, p->shift + col, c + (int64_t)r * p->ldc, nr);
+}
+
+static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
+    int32_t r, vec = 1;
+    for (r = 0; r < NR; r++) vec &= p->shift[col + r] <= 0 && p->shift[col + r] >= -31;
+    return vec;
+}
+
+#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && \
+    defined(RT_OPT_AVX2)
+#define RT_OPT_S8_VNNI 1
+#define MR_S8 8
+/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * 8 broadcasts and 16 vpdpbusd into 16 zmm accumulators. */
+static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                        int32_t acc0[MR_S8][NR], int32_t acc1[MR_S8][NR]) {
+    const uint8_t *ar[MR_S8];
+    __m512i c[MR_S8][2];
     int32_t kk, r, x;
-    for (r = 0; r < MR_S8_512; r++) {
+    for (r = 0; r < MR_S8; r++) {
         ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
         c[r][0] = c[r][1] = _mm512_setzero_si512();
     }
-    for (kk = 0; kk < kp2; kk++) {
-        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 2 * NR));
-        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 2 * NR));
-        for (r = 0; r < MR_S8_512; r++) {
+    for (kk = 0; kk < kq; kk++) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
+        for (r = 0; r < MR_S8; r++) {
             __m512i va;
-            memcpy(&x, ar[r] + 2 * kk, 4);
+            memcpy(&x, ar[r] + 4 * kk, 4);
             va = _mm512_set1_epi32(x);
-            DPWSSD(c[r][0], va, x0);
-            DPWSSD(c[r][1], va, x1);
+            c[r][0] = _mm512_dpbusd_epi32(c[r][0], va, x0);
+            c[r][1] = _mm512_dpbusd_epi32(c[r][1], va, x1);
         }
     }
     for (r = 0; r < mr; r++) {
@@ -371,75 +335,105 @@ static void ukr_s16_512(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, 
         _mm512_storeu_si512((void *)acc1[r], c[r][1]);
     }
 }
+#elif defined(RT_OPT_AVX2)
+#define MR_S8 2
+/* 2 rows x 16 columns: each 16-byte quarter of a K quad (4 columns x 4 k)
+ * is widened to int16 and multiplied with the row's quad (broadcast as 4
+ * int16) by pmaddwd: lanes hold (column, k0+k1) and (column, k2+k3) partial
+ * sums, added pairwise at the end. */
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    const uint8_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0);
+    __m256i c0[4], c1[4];
+    int32_t kk, q;
+    for (q = 0; q < 4; q++) c0[q] = c1[q] = _mm256_setzero_si256();
+    for (kk = 0; kk < kq; kk++) {
+        int32_t x0, x1;
+        __m256i v0, v1;
+        memcpy(&x0, a0 + 4 * kk, 4);
+        memcpy(&x1, a1 + 4 * kk, 4);
+        v0 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x0)));
+        v1 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x1)));
+        for (q = 0; q < 4; q++) {
+            __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + kk * 4 * NR + q * 16)));
+            c0[q] = _mm256_add_epi32(c0[q], _mm256_madd_epi16(v0, w));
+            c1[q] = _mm256_add_epi32(c1[q], _mm256_madd_epi16(v1, w));
+        }
+    }
+    /* lanes (c, k01), (c, k23) -> columns: hadd within 128-bit halves, then reorder */
+    _mm256_storeu_si256((__m256i *)(void *)acc[0], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[0], c0[1]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[2], c0[3]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)acc[1], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[0], c1[1]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[2], c1[3]), 0xD8));
+}
+#else
+#define MR_S8 4
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    uint32_t u[MR_S8][NR];
+    int32_t r, j, kk, t;
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < NR; j++) u[r][j] = 0;
+    for (kk = 0; kk < kq; kk++, b += 4 * NR)
+        for (r = 0; r < mr; r++) {
+            const uint8_t *x = a + (int64_t)r * lda + 4 * kk;
+            for (j = 0; j < NR; j++) {
+                int32_t sum = 0;
+                for (t = 0; t < 4; t++) sum += (int32_t)x[t] * (int32_t)b[4 * j + t];
+                u[r][j] += (uint32_t)sum;
+            }
+        }
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < NR; j++) acc[r][j] = (int32_t)u[r][j];
+}
 #endif
 
-/* C rows from A16 rows (a + 128 as int16, K padded to even with 0). */
-static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16, int32_t lda16,
-                     const int16_t *packed_b, const int32_t *bias, int8_t *c) {
-    int32_t j, i, r, kp2 = (p->k + 1) / 2;
-#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(RT_OPT_AVX2)
+/* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
+ * row term added before requantization, or NULL. */
+static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8, const int8_t *packed_b,
+                    const int32_t *bias, int8_t *c, const int32_t *row_add) {
+    int32_t j, i, kq = K4(p->k) / 4;
+#if defined(RT_OPT_S8_VNNI)
     /* Two panels at a time; each 8 x 16 half is requantized on its own. */
-    int32_t acc2[2][MR_S8_512][NR];
-    (void)ukr_s16;
+    int32_t acc2[2][MR_S8][NR];
     for (j = 0; j * NR < p->n; j += 2) {
-        const int16_t *b0 = packed_b + (int64_t)j * kp2 * 2 * NR;
+        const int8_t *b0 = packed_b + (int64_t)j * kq * 4 * NR;
         int32_t halves = (j + 1) * NR < p->n ? 2 : 1, h;
-        const int16_t *b1 = halves == 2 ? b0 + (int64_t)kp2 * 2 * NR : b0;
-        int vec[2] = {1, 1};
-        for (h = 0; h < halves; h++)
-            for (r = 0; r < NR; r++)
-                vec[h] &= p->shift[(j + h) * NR + r] <= 0 && p->shift[(j + h) * NR + r] >= -31;
-        for (i = 0; i < m; i += MR_S8_512) {
-            int32_t mr = m - i < MR_S8_512 ? m - i : MR_S8_512;
-            ukr_s16_512(kp2, a16 + (int64_t)i * lda16, lda16, mr, b0, b1, acc2[0], acc2[1]);
+        const int8_t *b1 = halves == 2 ? b0 + (int64_t)kq * 4 * NR : b0;
+        int vec[2];
+        for (h = 0; h < halves; h++) vec[h] = panel_vec(p, (j + h) * NR);
+        for (i = 0; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_u8_vnni(kq, a8 + (int64_t)i * lda8, lda8, mr, b0, b1, acc2[0], acc2[1]);
             for (h = 0; h < halves; h++) {
                 int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
-                int8_t *cc = c + (int64_t)i * p->ldc + col;
-                if (vec[h]) {
-                    requant_tile(p, acc2[h], mr, bias + col, p->mult + col, p->shift + col, cc, nr);
-                    continue;
-                }
-                for (r = 0; r < mr; r++)
-                    requant_row(p, acc2[h][r], bias + col, p->mult + col, p->shift + col, cc + (int64_t)r * p->ldc,
-                                nr);
+                add_rows(acc2[h], mr, row_add ? row_add + i : NULL);
+                store_tile(p, acc2[h], mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
             }
         }
     }
 #else
     int32_t acc[MR_S8][NR];
     for (j = 0; j * NR < p->n; j++) {
-        const int16_t *bp = packed_b + (int64_t)j * kp2 * 2 * NR;
-        int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
-#if defined(RT_OPT_AVX2)
-        int vec = 1;
-        for (r = 0; r < NR; r++) vec &= p->shift[j * NR + r] <= 0 && p->shift[j * NR + r] >= -31;
-#endif
+        const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
+        int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
+        int vec = panel_vec(p, col);
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
-            ukr_s16(kp2, a16 + (int64_t)i * lda16, lda16, mr, bp, acc);
-#if defined(RT_OPT_AVX2)
-            if (vec) {
-                requant_tile(p, acc, mr, bias + j * NR, p->mult + j * NR, p->shift + j * NR,
-                             c + (int64_t)i * p->ldc + j * NR, nr);
-                continue;
-            }
-#endif
-            for (r = 0; r < mr; r++)
-                requant_row(p, acc[r], bias + j * NR, p->mult + j * NR, p->shift + j * NR,
-                            c + (int64_t)(i + r) * p->ldc + j * NR, nr);
+            ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
+            add_rows(acc, mr, row_add ? row_add + i : NULL);
+            store_tile(p, acc, mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec);
         }
     }
 #endif
 }
 
-/* Converts `rows` int8 rows (stride lda) to a + 128 int16 rows of even length. */
-static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, int16_t *dst) {
-    int32_t r, kk, kp = (k + 1) / 2 * 2;
+/* Converts `rows` int8 rows (stride lda) to a + 128 byte rows of length K4. */
+static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst) {
+    int32_t r, kk, k4 = K4(k);
     for (r = 0; r < rows; r++) {
         const int8_t *s = a + (int64_t)r * lda;
-        int16_t *d = dst + (int64_t)r * kp;
-        for (kk = 0; kk < k; kk++) d[kk] = (int16_t)(s[kk] + 128);
-        if (kp != k) d[k] = 0;
+        uint8_t *d = dst + (int64_t)r * k4;
+        for (kk = 0; kk < k; kk++) d[kk] = (uint8_t)(s[kk] + 128);
+        for (; kk < k4; kk++) d[kk] = 0;
     }
 }
 
@@ -454,16 +448,17 @@ typedef struct gemm_job {
 static void gemm_s8_task(void *v, int t) {
     const gemm_job *j = v;
     const rt_opt_gemm_params *p = j->p;
-    int32_t i, kp = (p->k + 1) / 2 * 2, rows = p->rows > 0 ? p->rows : 1;
-    int16_t *a16 = (int16_t *)(void *)((char *)j->scratch + (int64_t)t * p->slot_bytes);
+    int32_t i, rows = p->rows > 0 ? p->rows : 1;
+    uint8_t *a8 = (uint8_t *)j->scratch + (int64_t)t * p->slot_bytes;
     for (i = t * rows; i < p->m; i += j->tasks * rows) {
         int32_t mr = p->m - i < rows ? p->m - i : rows;
-        widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a16);
-        gemm_s16(p, mr, a16, kp, (const int16_t *)j->b, (const int32_t *)j->bias, (int8_t *)j->c + (int64_t)i * p->ldc);
+        widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a8);
+        gemm_u8(p, mr, a8, K4(p->k), (const int8_t *)j->b, (const int32_t *)j->bias,
+                (int8_t *)j->c + (int64_t)i * p->ldc, NULL);
     }
 }
 
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
                     int8_t *c, void *scratch, const mpcc_parallel *par) {
     gemm_job j = {p, a, packed_b, bias, c, scratch, 1, 0, 0};
     int32_t rows = p->rows > 0 ? p->rows : 1, blocks = (p->m + rows - 1) / rows;
@@ -530,7 +525,7 @@ void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *pac
         }                                                                                                       \
     } while (0)
 #define AS_IS(x) (x)
-#define PLUS128(x) ((int16_t)((x) + 128))
+#define PLUS128(x) ((uint8_t)((x) + 128))
 
 /* The fused residual ADD over n contiguous outputs. */
 static void post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
@@ -588,16 +583,16 @@ static void conv_f32_task(void *v, int t) {
 static void conv_s8_task(void *v, int t) {
     const conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
-    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, oc = p->gemm.n, q;
-    int16_t *dst = (int16_t *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes);
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
+    uint8_t *dst = (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes;
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
         if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
-        else IM2COL(int8_t, int16_t, (int16_t)(p->pad_value + 128), PLUS128);
-        gemm_s16(&p->gemm, rows, dst, ldd, (const int16_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+        else IM2COL(int8_t, uint8_t, (uint8_t)(p->pad_value + 128), PLUS128);
+        gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
         if (j->post)
             post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
                         (int64_t)rows * oc);
@@ -628,7 +623,7 @@ void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const flo
              p->direct ? (post ? 60 : mimg) : p->rows, par);
 }
 
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int16_t *packed_b, const int32_t *bias,
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
                     int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
                     const mpcc_parallel *par) {
     run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, par);
@@ -641,8 +636,8 @@ void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int
 size_t rt_opt_bmm_scratch_bytes(const rt_bmm_params *p, int is_s8) {
     size_t np = (size_t)(p->n + NR - 1) / NR * NR, k = (size_t)p->k, m = (size_t)p->m;
     if (!is_s8) return (np * k + m * k + np) * sizeof(float);
-    k = (k + 1) / 2 * 2;
-    return (np * k + m * k) * sizeof(int16_t) + 3 * np * sizeof(int32_t);
+    k = (size_t)K4(p->k);
+    return np * k + m * k + (3 * np + m) * sizeof(int32_t) + 4;
 }
 
 void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, float *out, void *scratch) {
@@ -684,9 +679,10 @@ void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, 
 
 void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch) {
     int64_t b, nb = rt_bmm_batch_count(p);
-    int32_t np = (p->n + NR - 1) / NR * NR, kp = (p->k + 1) / 2 * 2, i, j, kk;
-    int16_t *pb = (int16_t *)scratch, *pa = pb + (int64_t)np * kp;
-    int32_t *bias = (int32_t *)(void *)(pa + (int64_t)p->m * kp), *mult = bias + np, *shift = mult + np;
+    int32_t np = (p->n + NR - 1) / NR * NR, k4 = K4(p->k), i, j, kk;
+    int32_t *bias = (int32_t *)scratch, *mult = bias + np, *shift = mult + np, *row_add = shift + np;
+    int8_t *pb = (int8_t *)(row_add + p->m);
+    uint8_t *pa = (uint8_t *)(pb + (int64_t)np * k4);
     rt_opt_gemm_params g;
     memset(&g, 0, sizeof g);
     g.m = p->m;
@@ -706,24 +702,29 @@ void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs,
     for (b = 0; b < nb; b++) {
         int64_t lo, ro;
         rt_bmm_batch_offsets(p, b, &lo, &ro);
-        /* B16 = rhs + rhs_offset (exact in int16); A16 = lhs + 128, so
-         * bias = (lhs_offset - 128) * column sums of B16. */
+        /* The kernel sums (a + 128) * b over raw int8 b; with lo / ro the
+         * operand offsets, sum (a + lo)(b + ro) adds (lo - 128) * colsum(b)
+         * + K (lo - 128) ro per column and ro * rowsum(a + 128) per row. */
         for (j = 0; j < np; j++) {
             int64_t sum = 0;
-            for (kk = 0; kk < kp; kk++) {
-                int16_t v = 0;
-                if (j < p->n && kk < p->k)
-                    v = (int16_t)(rhs[ro + (int64_t)kk * p->rhs_sk + (int64_t)j * p->rhs_sj] + p->rhs_offset);
-                pb[(int64_t)(j / NR) * kp * NR + (int64_t)(kk / 2) * NR * 2 + (j % NR) * 2 + kk % 2] = v;
+            for (kk = 0; kk < k4; kk++) {
+                int8_t v = 0;
+                if (j < p->n && kk < p->k) v = rhs[ro + (int64_t)kk * p->rhs_sk + (int64_t)j * p->rhs_sj];
+                pb[(int64_t)(j / NR) * k4 * NR + (int64_t)(kk / 4) * NR * 4 + (j % NR) * 4 + kk % 4] = v;
                 sum += v;
             }
-            bias[j] = (int32_t)(uint32_t)((int64_t)(p->lhs_offset - 128) * sum);
+            bias[j] = (int32_t)(uint32_t)((int64_t)(p->lhs_offset - 128) * (sum + (int64_t)p->k * p->rhs_offset));
         }
         for (i = 0; i < p->m; i++) {
-            for (kk = 0; kk < p->k; kk++)
-                pa[(int64_t)i * kp + kk] = (int16_t)(lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk] + 128);
-            if (kp != p->k) pa[(int64_t)i * kp + p->k] = 0;
+            int64_t sum = 0;
+            for (kk = 0; kk < p->k; kk++) {
+                uint8_t v = (uint8_t)(lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk] + 128);
+                pa[(int64_t)i * k4 + kk] = v;
+                sum += v;
+            }
+            for (; kk < k4; kk++) pa[(int64_t)i * k4 + kk] = 0;
+            row_add[i] = (int32_t)(uint32_t)((int64_t)p->rhs_offset * sum);
         }
-        gemm_s16(&g, p->m, pa, kp, pb, bias, out + b * p->m * p->n);
+        gemm_u8(&g, p->m, pa, k4, pb, bias, out + b * p->m * p->n, p->rhs_offset ? row_add : NULL);
     }
 }

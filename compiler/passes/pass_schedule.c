@@ -26,20 +26,21 @@
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
-/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c): AVX2 5 (f32) / 6 (int8)
- * rows x 16 columns; AVX-512 8 rows x 32 columns. Generic code takes the
- * widest path its build targets, so its row blocks are multiples of both. */
+/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c): f32 AVX2 5 x 16,
+ * AVX-512 8 x 32; int8 AVX512-VNNI 8 x 32, AVX2 2 x 16, plain C 4 x 16.
+ * Generic code takes the widest path its build targets, so its row blocks
+ * are multiples of every tile. */
 static int tile_rows(const Graph *g, int s8) {
     switch (g->isa) {
     case IR_ISA_AVX512: return 8;
-    case IR_ISA_AVX2:
-    case IR_ISA_NEON: return s8 ? 6 : 5;
+    case IR_ISA_AVX2: return s8 ? 2 : 5;
+    case IR_ISA_NEON: return s8 ? 4 : 5;
     default: return 8;
     }
 }
 
 static int block_multiple(const Graph *g, int s8) {
-    return g->isa == IR_ISA_GENERIC ? (s8 ? 24 : 40) : tile_rows(g, s8);
+    return g->isa == IR_ISA_GENERIC ? (s8 ? 8 : 40) : tile_rows(g, s8);
 }
 #define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
 
@@ -73,8 +74,8 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
     IrDType dt = g->tensors[op->in[0]].dtype;
     int32_t np = (n + NR - 1) / NR * NR;
     void *pw, *pb;
-    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 1) / 2 * 2);
-    int pw_id = new_const(g, wid, ".packed", dt == IR_F32 ? IR_F32 : IR_I16, wn, &pw);
+    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
+    int pw_id = new_const(g, wid, ".packed", dt == IR_F32 ? IR_F32 : IR_I8, wn, &pw);
     int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
     if (pb_id < 0) return diag_internal(d, "out of memory");
     op = &g->ops[op_index]; /* ir_add_tensor may have moved the tensor array, not ops */
@@ -124,7 +125,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     IrOp *o = &g->ops[i];
     o->sched.kind = SCHED_GEMM;
     if (g->tensors[o->in[0]].dtype == IR_I8) {
-        int64_t row_bytes = (int64_t)(p->in_depth + 1) / 2 * 2 * 2;
+        int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(p->batches, row_bytes, block_multiple(g, 1));
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
@@ -145,7 +146,7 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
                       p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
     int s8 = g->tensors[o->in[0]].dtype == IR_I8;
     if (!o->sched.direct || s8) {
-        int64_t row_bytes = s8 ? (int64_t)(k + 1) / 2 * 2 * 2 : (int64_t)k * 4;
+        int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows((int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }

@@ -100,7 +100,7 @@ static void test_gemm(void) {
         int8_t *r8 = malloc((size_t)(m * n));
         int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
         int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
-        int16_t *pw16 = malloc(sizeof(int16_t) * (size_t)(np * ((k + 1) / 2 * 2)));
+        int8_t *pw16 = malloc((size_t)(np * ((k + 3) / 4 * 4)));
         int16_t *scratch = malloc(sizeof(int16_t) * (size_t)(3 * 12 * ((k + 1) / 2 * 2)));
         for (int i = 0; i < m * k; i++) a[i] = rnd_f(), a8[i] = (int8_t)rnd_in(-128, 127);
         for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
@@ -174,7 +174,7 @@ static void test_conv(void) {
         float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
         int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
         int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
-        int16_t *pw16 = malloc(sizeof(int16_t) * (size_t)(np * kp));
+        int8_t *pw16 = malloc((size_t)(np * ((k + 3) / 4 * 4)));
         int32_t rows = 12;
         void *scratch = malloc(3 * sizeof(float) * (size_t)(rows * kp));
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
