@@ -232,7 +232,32 @@ static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const i
     memcpy(out, v, (size_t)nr);
 }
 
-#if defined(RT_OPT_AVX2)
+#if defined(RT_OPT_AVX512)
+/* Requantizes an mr x 16 tile: one zmm per row; needs every shift in
+ * [-31, 0] (checked per panel). */
+static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,
+                         const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
+    const __m512i off = _mm512_set1_epi32(p->out_offset), lo = _mm512_set1_epi32(p->act_qmin);
+    const __m512i hi = _mm512_set1_epi32(p->act_qmax);
+    const __m512i m = _mm512_loadu_si512((const void *)mult), s = _mm512_loadu_si512((const void *)shift);
+    const __m512i b = _mm512_loadu_si512((const void *)bias);
+    int32_t r;
+    for (r = 0; r < mr; r++) {
+        __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)acc[r]), b);
+        __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(x, m, s) : rq_double16(x, m, s);
+        __m128i packed;
+        v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
+        packed = _mm512_cvtepi32_epi8(v);
+        if (nr == NR) {
+            _mm_storeu_si128((__m128i *)(void *)(c + (int64_t)r * p->ldc), packed);
+        } else {
+            int8_t t[NR];
+            _mm_storeu_si128((__m128i *)(void *)t, packed);
+            memcpy(c + (int64_t)r * p->ldc, t, (size_t)nr);
+        }
+    }
+}
+#elif defined(RT_OPT_AVX2)
 /* Requantizes an mr x 16 tile: multipliers, shifts and bias of the panel
  * are loaded once; needs every shift in [-31, 0] (checked per panel). */
 static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,

@@ -124,6 +124,46 @@ static inline __m128i pack8(__m256i v) {
 }
 #endif
 
+#if defined(RT_OPT_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__)
+#define RT_OPT_AVX512 1
+/* The same requantizations on 16 lanes (AVX-512: native 64-bit arithmetic
+ * shifts and mask registers). */
+static inline __m512i join16(__m512i even, __m512i odd) {
+    return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+}
+
+static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    const __m512i pos = _mm512_set1_epi64((int64_t)1 << 30), neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
+    const __m512i trunc = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
+    __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
+    __m512i q, right = _mm512_sub_epi32(zero, s), mask, rem, thr, res;
+    /* t = ab + nudge; q = t / 2^31 toward zero (low 32 bits suffice). */
+    e = _mm512_add_epi64(e, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(e, zero), pos, neg));
+    o = _mm512_add_epi64(o, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(o, zero), pos, neg));
+    e = _mm512_srli_epi64(_mm512_mask_add_epi64(e, _mm512_cmplt_epi64_mask(e, zero), e, trunc), 31);
+    o = _mm512_srli_epi64(_mm512_mask_add_epi64(o, _mm512_cmplt_epi64_mask(o, zero), o, trunc), 31);
+    q = join16(e, o);
+    /* Rounding divide by 2^right, ties away from zero. */
+    mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    rem = _mm512_and_si512(q, mask);
+    thr = _mm512_srai_epi32(mask, 1);
+    thr = _mm512_mask_add_epi32(thr, _mm512_cmplt_epi32_mask(q, zero), thr, one);
+    res = _mm512_srav_epi32(q, right);
+    return _mm512_mask_add_epi32(res, _mm512_cmpgt_epi32_mask(rem, thr), res, one);
+}
+
+static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i total = _mm512_sub_epi32(_mm512_set1_epi32(31), s);
+    __m512i t_e = _mm512_and_si512(total, _mm512_set1_epi64(0xFFFFFFFF)), t_o = _mm512_srli_epi64(total, 32);
+    __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
+    e = _mm512_srav_epi64(_mm512_add_epi64(e, _mm512_sllv_epi64(one, _mm512_sub_epi64(t_e, one))), t_e);
+    o = _mm512_srav_epi64(_mm512_add_epi64(o, _mm512_sllv_epi64(one, _mm512_sub_epi64(t_o, one))), t_o);
+    return join16(e, o);
+}
+#endif
+
 /* Row helpers of rt_opt_act.c: max and sum in 8 lanes, and
  * y = exp(beta (x - sub)) (y may alias x). */
 float rt_opt_max_f32(int32_t n, const float *x);
