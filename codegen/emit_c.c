@@ -156,7 +156,8 @@ static void emit_parallel_api(CgBuf *h, const Graph *g, const EmitOptions *o, co
                         "    %*s const mpcc_parallel *par);\n", o->prefix, (int)strlen(o->prefix), "");
 }
 
-static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, size_t blob_len) {
+static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, int64_t blob_bytes,
+                        uint64_t hash) {
     char guard[128];
     size_t j = 0;
     for (const char *s = o->prefix; *s && j + 1 < sizeof guard; s++) guard[j++] = (char)toupper((unsigned char)*s);
@@ -168,7 +169,14 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                  " *\n"
                  " * Usage:\n"
                  " *   static double arena[%s_ARENA_BYTES / 8 + 1];  (never zero-sized; 8-byte aligned, 64 is better)\n"
-                 " *   %s_init(arena);                  once, resets the model's state\n"
+                 " *   %s_init(arena);                  once, resets the model's state\n",
+                 P, o->prefix);
+    if (o->weights_file)
+        cgbuf_printf(h,
+                     " *   load the .weights.bin file into `weights` (%s_WEIGHTS_BYTES bytes, 16-byte aligned);\n"
+                     " *   %s_check_weights(weights, bytes) == 0    once, after loading\n",
+                     P, o->prefix);
+    cgbuf_printf(h,
                  " *   const void *in[%s_NUM_INPUTS] = {...};  void *out[%s_NUM_OUTPUTS] = {...};\n"
                  " *   int rc = %s_run(in, out, arena%s);  0 on success\n"
                  " * Inputs and outputs are caller buffers in model order, dense row-major,\n"
@@ -176,7 +184,7 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                  " * (and the state of stateful models at its start); the code uses no other\n"
                  " * mutable memory, so threads may run the model concurrently with separate\n"
                  " * arenas. Link with mpcc's runtime/ sources and libm.\n */\n",
-                 P, o->prefix, P, P, o->prefix, o->weights_file ? ", weights" : "");
+                 P, P, o->prefix, o->weights_file ? ", weights" : "");
     int scheduled = 0;
     for (int i = 0; i < g->n_ops; i++) scheduled += !g->ops[i].dead && g->ops[i].sched.kind != SCHED_REF;
     static const char *const isa_text[] = {
@@ -217,90 +225,206 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "\n/* Resets the state part of the arena (stateful ops such as SVDF/LSTM);\n"
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);
-    cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL. */\n");
-    if (o->weights_file)
+    if (o->weights_file) {
         cgbuf_printf(h,
-                     "/* weights: the contents of the .weights.bin file written with the model,\n"
-                     " * %s_WEIGHTS_BYTES bytes, 16-byte aligned. */\n"
+                     "/* The weights: the .weights.bin file written with this code, read only,\n"
+                     " * 16-byte aligned: a 16-byte header (\"mpccwts1\" and the hash below), then\n"
+                     " * the constants. %s_WEIGHTS_HASH is a 64-bit hash of everything after the header. */\n"
                      "#define %s_WEIGHTS_BYTES %lld\n"
+                     "#define %s_WEIGHTS_HASH UINT64_C(0x%016llx)\n\n",
+                     P, P, (long long)blob_bytes, P, (unsigned long long)hash);
+        cgbuf_printf(h,
+                     "/* Checks a loaded weights blob of `bytes` bytes; call it once after loading.\n"
+                     " * Returns 0 if it is this model's (size %s_WEIGHTS_BYTES, header and content\n"
+                     " * hash %s_WEIGHTS_HASH), 1 if weights is NULL, 2 if the size differs, 3 if the\n"
+                     " * header or the contents differ (another model or other compile options, a damaged file).\n"
+                     " * Reads the whole blob. */\n"
+                     "int %s_check_weights(const void *weights, size_t bytes);\n\n",
+                     P, P, o->prefix);
+        cgbuf_printf(h,
+                     "/* Runs the model. Returns 0, 1 if an argument is NULL, or 3 if the weights\n"
+                     " * blob's header is not this model's (a blob written for other weights; the\n"
+                     " * contents themselves are only checked by %s_check_weights). */\n"
                      "int %s_run(const void *const *inputs, void *const *outputs, void *arena, const void *weights);\n",
-                     P, P, (long long)blob_len, o->prefix);
-    else
+                     o->prefix, o->prefix);
+    } else {
+        cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL. */\n");
         cgbuf_printf(h, "int %s_run(const void *const *inputs, void *const *outputs, void *arena);\n", o->prefix);
+    }
     emit_parallel_api(h, g, o, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
-int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_src, unsigned char **weights,
-                  size_t *weights_len, Diag *d) {
-    CgBuf c = {0}, h = {0};
-    CgCtx *cg = calloc(1, sizeof *cg);
-    const char **names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    int64_t *woff = calloc((size_t)g->n_tensors + 1, sizeof(int64_t));
-    char **owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    unsigned char *blob = NULL;
+typedef struct ConstRef {
+    int64_t key;  /* blob offset, or size (largest first) */
+    int id;
+} ConstRef;
+
+static int cmp_ref(const void *x, const void *y) {
+    const ConstRef *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->id - b->id;
+}
+
+/* The constants the emitted code reads, sorted by key (by_size: largest
+ * first, else by blob offset). NULL on OOM. */
+static ConstRef *used_constants(const CgCtx *cg, int by_size, int *n) {
+    const Graph *g = cg->g;
+    ConstRef *r = malloc(sizeof *r * (size_t)(g->n_tensors + 1));
+    if (!r) return NULL;
+    *n = 0;
+    for (int i = 0; i < g->n_tensors; i++)
+        if (cg->const_used[i]) r[(*n)++] = (ConstRef){by_size ? -(int64_t)g->tensors[i].data_size : cg->const_offset[i], i};
+    qsort(r, (size_t)*n, sizeof *r, cmp_ref);
+    return r;
+}
+
+/* The weights budgets: --max-weights, and the size above which constants
+ * are not embedded as C arrays. */
+static int check_weights_size(const CgCtx *cg, const EmitOptions *o, int64_t bytes, Diag *d) {
+    int over_budget = o->max_weights > 0 && bytes > o->max_weights;
+    int over_embed = !o->weights_file && o->max_embed > 0 && bytes > o->max_embed;
+    if (!over_budget && !over_embed) return 0;
+    int n;
+    ConstRef *r = used_constants(cg, 1, &n);
+    if (!r) return diag_internal(d, "out of memory");
+    char list[1600];
+    size_t len = 0;
+    for (int i = 0; i < n && i < 5 && len < sizeof list; i++) {
+        const IrTensor *t = &cg->g->tensors[r[i].id];
+        char desc[160], nb[TXT_TERMINAL_CAP];
+        int w = snprintf(list + len, sizeof list - len, "%s'%s' %s %zu bytes", i ? ", " : "",
+                         txt_terminal(nb, sizeof nb, t->name, 80), ir_tensor_desc(t, desc, sizeof desc), t->data_size);
+        if (w > 0) len += (size_t)w;
+    }
+    if (n > 5 && len < sizeof list) snprintf(list + len, sizeof list - len, ", and %d more", n - 5);
+    free(r);
+    if (over_budget)
+        return diag_user(d, "the weights take %lld bytes, more than --max-weights %lld; the largest constants: %s",
+                         (long long)bytes, (long long)o->max_weights, list);
+    return diag_user(d,
+                     "the model has %lld bytes of constants, more than the %lld bytes that --weights embed (the "
+                     "default) writes as C arrays (C compilers need minutes and gigabytes for initializers that "
+                     "large): use --weights file, which writes them to OUT.weights.bin; the largest constants: %s",
+                     (long long)bytes, (long long)o->max_embed, list);
+}
+
+/* Hashes a byte stream the way rt_hash does, in whole 8-byte words. */
+typedef struct StreamHash {
+    uint64_t h, total;
+    unsigned char carry[8];
+    size_t n_carry;
+} StreamHash;
+
+static void stream_hash(StreamHash *s, const unsigned char *p, size_t n) {
+    s->total += n;
+    while (s->n_carry && n) {
+        s->carry[s->n_carry++] = *p++;
+        n--;
+        if (s->n_carry == 8) {
+            s->h = rt_hash_update(s->h, s->carry, 8);
+            s->n_carry = 0;
+        }
+    }
+    size_t whole = n / 8 * 8;
+    s->h = rt_hash_update(s->h, p, whole);
+    for (size_t i = whole; i < n; i++) s->carry[s->n_carry++] = p[i];
+}
+
+/* Streams the weights blob to f: the header, then each constant the code
+ * reads at its offset (zero-padded to 16 bytes), hashing as it goes; the
+ * header is written last, when the hash is known. Pages of the model file
+ * are dropped once written. */
+static int write_weights(const CgCtx *cg, FILE *f, uint64_t *hash, Diag *d) {
+    static const unsigned char zeros[16];
+    unsigned char header[RT_WEIGHTS_HEADER_BYTES] = {0};
+    int n;
+    ConstRef *r = used_constants(cg, 0, &n);
+    if (!r) return diag_internal(d, "out of memory");
+    StreamHash s = {RT_HASH_SEED, 0, {0}, 0};
+    int ok = fwrite(header, 1, sizeof header, f) == sizeof header;
+    int64_t pos = RT_WEIGHTS_HEADER_BYTES;
+    for (int i = 0; i < n && ok; i++) {
+        const IrTensor *t = &cg->g->tensors[r[i].id];
+        if (r[i].key != pos) {
+            int rc = diag_internal(d, "weights blob: tensor %d at %lld, expected %lld", r[i].id, (long long)r[i].key,
+                                   (long long)pos);
+            free(r);
+            return rc;
+        }
+        size_t pad = (16 - t->data_size % 16) % 16;
+        ok = fwrite(t->data, 1, t->data_size, f) == t->data_size && fwrite(zeros, 1, pad, f) == pad;
+        stream_hash(&s, t->data, t->data_size);
+        stream_hash(&s, zeros, pad);
+        ir_drop_data(cg->g, t);
+        pos += (int64_t)(t->data_size + pad);
+    }
+    free(r);
+    if (pos != cg->blob_bytes) return diag_internal(d, "weights blob: %lld bytes written, %lld laid out", (long long)pos, (long long)cg->blob_bytes);
+    *hash = rt_hash_final(s.h, s.total);
+    rt_weights_header(header, *hash);
+    if (ok) ok = fseek(f, 0, SEEK_SET) == 0 && fwrite(header, 1, sizeof header, f) == sizeof header && fflush(f) == 0;
+    return ok ? 0 : diag_user(d, "writing the weights file failed");
+}
+
+/* Emits up to `max` live ops from op *next on, as blocks at the current depth. */
+static int emit_ops(CgCtx *cg, int *next, int max, int *index, Diag *d) {
+    const Graph *g = cg->g;
     int rc = 0;
-    if (!cg || !names || !woff || !owned) {
-        rc = diag_internal(d, "out of memory");
-        goto done;
-    }
-    char P[128];
-    size_t j = 0;
-    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
-    P[j] = '\0';
-    cg->out = &c;
-    cg->g = g;
-    cg->prefix = o->prefix;
-    cg->weights_file = o->weights_file;
-    cg->const_name = names;
-    cg->const_offset = woff;
-
-    /* Which constants are used by live ops. */
-    char *used = calloc((size_t)g->n_tensors + 1, 1);
-    if (!used) {
-        rc = diag_internal(d, "out of memory");
-        goto done;
-    }
-    for (int i = 0; i < g->n_ops; i++) {
-        const IrOp *op = &g->ops[i];
-        if (op->dead || op->elided) continue;
-        for (int k = 0; k < op->n_in; k++)
-            if (op->in[k] >= 0 && g->tensors[op->in[k]].data) used[op->in[k]] = 1;
-        if (op->sched.kind != SCHED_REF) {
-            if (op->sched.packed_w >= 0) used[op->sched.packed_w] = 1;
-            if (op->sched.packed_b >= 0) used[op->sched.packed_b] = 1;
+    for (; *next < g->n_ops && max > 0 && !rc; (*next)++) {
+        const IrOp *op = &g->ops[*next];
+        if (op->dead) continue;
+        max--;
+        cgbuf_append(cg->out, "\n", 1);
+        op_comment(cg, g, op, (*index)++);
+        if (op->elided) {
+            cg_line(cg, "/* in place: the output shares the input's memory, nothing to do */");
+            continue;
         }
+        const OpDef *def = op_def(op->kind);
+        if (!def || !def->emit_c)
+            return diag_user(d, "operator %d (%s): the C backend has no emitter for it", op->tfl_index,
+                             ir_op_name(op->kind));
+        cg_open(cg, "{");
+        rc = op->sched.kind != SCHED_REF ? cg_emit_sched(cg, g, op, d) : def->emit_c(cg, g, op, d);
+        cg_close(cg, "}");
     }
-    for (int i = 0; i < g->n_outputs; i++)
-        if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
+    return rc;
+}
 
-    /* Names and blob offsets for every constant a live op may read; only
-     * the ones the emitted kernels actually reference are written out. */
-    size_t blob_len = 0;
-    for (int i = 0; i < g->n_tensors; i++) {
-        if (!used[i]) continue;
-        const IrTensor *t = &g->tensors[i];
-        woff[i] = (int64_t)blob_len;
-        blob_len += (t->data_size + 15) / 16 * 16;
-        owned[i] = dup_str(cg_sanitize(cg, t->name, i));
-        if (!owned[i]) {
-            rc = diag_internal(d, "out of memory");
-            free(used);
-            goto done;
-        }
-        names[i] = owned[i];
+/* run_graph and the two entry points <prefix>_run and <prefix>_run_parallel,
+ * into cg->out. A graph of more than CG_OPS_PER_FUNCTION ops is split into
+ * static functions of that many, which run_graph calls in turn: C
+ * compilers optimize a function in time that grows faster than its length
+ * (gcc -O2: 1.5 s for 2,000 ops in one function, 76 s for 10,000). */
+static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
+    const Graph *g = cg->g;
+    int rc = 0, live = 0, next = 0, index = 0;
+    for (int i = 0; i < g->n_ops; i++) live += !g->ops[i].dead;
+    int parts = live > CG_OPS_PER_FUNCTION ? (live + CG_OPS_PER_FUNCTION - 1) / CG_OPS_PER_FUNCTION : 0;
+    const char *wparam = o->weights_file ? ", const unsigned char *weights" : "", *warg = o->weights_file ? ", weights" : "";
+    for (int part = 0; part < parts && !rc; part++) {
+        cg->depth = 0;
+        cg_line(cg, "/* %s_run, part %d of %d (operators from #%d) */", o->prefix, part + 1, parts, index);
+        char name[160];
+        int col = snprintf(name, sizeof name, "static void %s_part%d(", o->prefix, part);
+        cgbuf_printf(cg->out, "%sconst void *const *inputs, void *const *outputs, unsigned char *a%s,\n%*sconst mpcc_parallel *par) {\n",
+                     name, wparam, col, "");
+        cg->depth = 1;
+        cg_line(cg, "(void)inputs;");
+        cg_line(cg, "(void)outputs;");
+        cg_line(cg, "(void)a;");
+        if (o->weights_file) cg_line(cg, "(void)weights;");
+        cg_line(cg, "(void)par;");
+        rc = emit_ops(cg, &next, CG_OPS_PER_FUNCTION, &index, d);
+        cg_close(cg, "}");
+        cgbuf_append(cg->out, "\n", 1);
     }
-    cg->const_used = calloc((size_t)g->n_tensors + 1, 1);
-    if (!cg->const_used) {
-        rc = diag_internal(d, "out of memory");
-        free(used);
-        goto done;
-    }
-    free(used);
-
-    /* The body of <prefix>_run first, into its own buffer. */
-    CgBuf body = {0};
-    cg->out = &body;
+    /* The graph runs in run_graph; the two public entry points differ only
+     * in the parallel-for they pass (none, or the caller's). */
+    const char *wblob = o->weights_file ? ", const void *weights_blob" : "", *wblob_arg = o->weights_file ? ", weights_blob" : "";
+    cgbuf_printf(cg->out, "static int run_graph(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                          "                     const mpcc_parallel *par) {\n    (void)par;\n", wblob);
     cg->depth = 1;
     cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
     if (o->weights_file) {
@@ -308,27 +432,11 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
         cg_line(cg, "if (!weights) return 1;");
     }
     cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
+    if (o->weights_file) cg_line(cg, "if (!rt_weights_header_ok(weights, %s_WEIGHTS_HASH)) return RT_ERR_WEIGHTS_HASH;", P);
     cg_line(cg, "(void)a;");
-    int index = 0;
-    for (int i = 0; i < g->n_ops && !rc; i++) {
-        const IrOp *op = &g->ops[i];
-        if (op->dead) continue;
-        cgbuf_append(&body, "\n", 1);
-        op_comment(cg, g, op, index++);
-        if (op->elided) {
-            cg_line(cg, "/* in place: the output shares the input's memory, nothing to do */");
-            continue;
-        }
-        const OpDef *def = op_def(op->kind);
-        if (!def || !def->emit_c) {
-            rc = diag_user(d, "operator %d (%s): the C backend has no emitter for it", op->tfl_index,
-                           ir_op_name(op->kind));
-            break;
-        }
-        cg_open(cg, "{");
-        rc = op->sched.kind != SCHED_REF ? cg_emit_sched(cg, g, op, d) : def->emit_c(cg, g, op, d);
-        cg_close(cg, "}");
-    }
+    if (parts) cgbuf_append(cg->out, "\n", 1);
+    for (int part = 0; part < parts; part++) cg_line(cg, "%s_part%d(inputs, outputs, a%s, par);", o->prefix, part, warg);
+    if (!parts && !rc) rc = emit_ops(cg, &next, live, &index, d);
     /* A graph output that is also an input or a constant needs a copy. */
     for (int i = 0; i < g->n_outputs && !rc; i++) {
         const IrTensor *t = &g->tensors[g->outputs[i]];
@@ -341,20 +449,88 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
         } else {
             cg->const_used[t->id] = 1;
             if (o->weights_file)
-                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)woff[t->id],
+                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)cg_blob_offset(cg, t->id),
                         (long long)ir_tensor_bytes(t));
             else
-                cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, names[t->id], (long long)ir_tensor_bytes(t));
+                cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, cg->const_name[t->id], (long long)ir_tensor_bytes(t));
         }
     }
     cg_line(cg, "return 0;");
     cg->depth = 0;
     cg_line(cg, "}");
-    if (rc) {
-        free(body.s);
+    cgbuf_printf(cg->out, "\nint %s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n"
+                          "    return run_graph(inputs, outputs, arena%s, NULL);\n}\n", o->prefix, wblob, wblob_arg);
+    cgbuf_printf(cg->out, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                          "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
+                 o->prefix, wblob, (int)strlen(o->prefix), "", wblob_arg);
+    return rc;
+}
+
+int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, FILE *weights_out, Diag *d) {
+    CgBuf c = {0}, h = {0};
+    CgCtx *cg = calloc(1, sizeof *cg);
+    const char **names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
+    int64_t *woff = malloc(sizeof(int64_t) * ((size_t)g->n_tensors + 1));
+    char **owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
+    char *used = calloc((size_t)g->n_tensors + 1, 1);
+    int rc = 0;
+    if (!cg || !names || !woff || !owned || !used || !(cg->const_used = calloc((size_t)g->n_tensors + 1, 1))) {
+        rc = diag_internal(d, "out of memory");
         goto done;
     }
+    char P[128];
+    size_t j = 0;
+    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
+    P[j] = '\0';
+    cg->g = g;
+    cg->prefix = o->prefix;
+    cg->weights_file = o->weights_file;
+    cg->const_name = names;
+    cg->const_offset = woff;
+    cg->blob_bytes = RT_WEIGHTS_HEADER_BYTES;
+    for (int i = 0; i < g->n_tensors; i++) woff[i] = -1;
 
+    /* Names for every constant a live op may read; only the ones the emitted
+     * kernels actually reference are written out (and given blob offsets, in
+     * the order the code first refers to them). */
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead || op->elided) continue;
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0 && g->tensors[op->in[k]].data) used[op->in[k]] = 1;
+        if (op->sched.kind != SCHED_REF) {
+            if (op->sched.packed_w >= 0) used[op->sched.packed_w] = 1;
+            if (op->sched.packed_b >= 0) used[op->sched.packed_b] = 1;
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
+    for (int i = 0; i < g->n_tensors && !rc; i++) {
+        if (!used[i]) continue;
+        owned[i] = dup_str(cg_sanitize(cg, g->tensors[i].name, i));
+        if (!owned[i]) rc = diag_internal(d, "out of memory");
+        names[i] = owned[i];
+    }
+    if (rc) goto done;
+
+    /* A dry run of the body (nothing formatted) finds the constants the
+     * kernels read and gives them blob offsets; they are written before the
+     * code, which then streams straight to the file. */
+    CgBuf dry = {0};
+    dry.discard = 1;
+    cg->out = &dry;
+    rc = emit_run(cg, o, P, d);
+    if (rc) goto done;
+
+    int64_t const_bytes = 0;
+    for (int i = 0; i < g->n_tensors; i++)
+        if (cg->const_used[i]) const_bytes += (int64_t)g->tensors[i].data_size;
+    rc = check_weights_size(cg, o, o->weights_file ? cg->blob_bytes : const_bytes, d);
+    uint64_t hash = 0;
+    if (!rc && o->weights_file) rc = write_weights(cg, weights_out, &hash, d);
+    if (rc) goto done;
+
+    c.sink = c_out;
     cg->out = &c;
     char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP];
     cgbuf_printf(&c, "/* %s.c - generated by mpcc %s from %s. Do not edit.\n", o->prefix, MPCC_VERSION,
@@ -364,25 +540,14 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                  txt_comment(hn, sizeof hn, o->header_name));
     cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n\n", o->header_name);
     emit_isa_check(&c, g->isa);
-    if (o->weights_file) {
-        blob = calloc(blob_len ? blob_len : 1, 1);
-        if (!blob) {
-            free(body.s);
-            rc = diag_internal(d, "out of memory");
-            goto done;
-        }
-    }
-    for (int i = 0; i < g->n_tensors; i++) {
+    for (int i = 0; i < g->n_tensors && !o->weights_file; i++) {
         if (!cg->const_used[i]) continue;
         const IrTensor *t = &g->tensors[i];
-        if (o->weights_file) {
-            memcpy(blob + woff[i], t->data, t->data_size);
-            continue;
-        }
         char buf[160], qb[128], safe[TXT_COMMENT_CAP];
         cgbuf_printf(&c, "/* tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
                      ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
         emit_const_array(cg, t, names[i]);
+        ir_drop_data(g, t);
     }
 
     cgbuf_printf(&c, "\nvoid %s_init(void *arena) {\n", o->prefix);
@@ -396,40 +561,28 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                      (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
     }
     cgbuf_printf(&c, "}\n\n");
-    /* The graph runs in run_graph; the two public entry points differ only
-     * in the parallel-for they pass (none, or the caller's). */
-    const char *wparam = o->weights_file ? ", const void *weights_blob" : "", *warg = o->weights_file ? ", weights_blob" : "";
-    cgbuf_printf(&c, "static int run_graph(const void *const *inputs, void *const *outputs, void *arena%s,\n"
-                     "                     const mpcc_parallel *par) {\n    (void)par;\n", wparam);
-    cgbuf_append(&c, body.s ? body.s : "", body.len);
-    cgbuf_printf(&c, "\nint %s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n"
-                     "    return run_graph(inputs, outputs, arena%s, NULL);\n}\n", o->prefix, wparam, warg);
-    cgbuf_printf(&c, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
-                     "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
-                 o->prefix, wparam, (int)strlen(o->prefix), "", warg);
-    free(body.s);
-    emit_header(&h, g, o, P, blob_len);
-    if (c.oom || h.oom) {
-        rc = diag_internal(d, "out of memory while emitting C");
-        goto done;
+    if (o->weights_file) {
+        cgbuf_printf(&c, "int %s_check_weights(const void *weights, size_t bytes) {\n", o->prefix);
+        cgbuf_printf(&c, "    return rt_weights_check(weights, bytes, %s_WEIGHTS_BYTES, %s_WEIGHTS_HASH);\n}\n\n", P, P);
     }
-    *c_src = c.s;
-    *h_src = h.s;
-    c.s = h.s = NULL;
-    if (weights) {
-        *weights = blob;
-        *weights_len = blob ? blob_len : 0;
-        blob = NULL;
-    }
+    rc = emit_run(cg, o, P, d);
+    cgbuf_flush(&c);
+    h.sink = h_out;
+    emit_header(&h, g, o, P, cg->blob_bytes, hash);
+    cgbuf_flush(&h);
+    if (rc) goto done;
+    if (c.oom || h.oom) rc = diag_internal(d, "out of memory while emitting C");
+    else if (c.io_error || h.io_error || fflush(c_out) != 0 || fflush(h_out) != 0)
+        rc = diag_user(d, "writing the generated C failed (disk full?)");
 done:
     free(c.s);
     free(h.s);
-    free(blob);
     if (owned)
         for (int i = 0; i < g->n_tensors; i++) free(owned[i]);
     free(owned);
     free(names);
     free(woff);
+    free(used);
     if (cg) free(cg->const_used);
     free(cg);
     return rc;

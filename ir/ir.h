@@ -146,6 +146,13 @@ typedef struct Graph {
     int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
     int threads;                /* most threads the generated code may split kernels over (--threads) */
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
+    int64_t scratch_budget;     /* bytes per im2col/widening block of pass schedule; 0: its default */
+    /* Set by the loader when constant data lives in a mapped model file:
+     * drops the resident pages of [p, p + n) (they are read back from the
+     * file if touched again), so the compiler's peak memory is not the model
+     * file plus its own copies. A hint; NULL when there is nothing to drop. */
+    void (*drop_pages)(void *ctx, const void *p, size_t n);
+    void *drop_pages_ctx;
 } Graph;
 
 Graph *ir_graph_new(const char *source);
@@ -176,6 +183,9 @@ int ir_storage_root(const Graph *g, int id);
 /* Value every byte of a variable (state) tensor is reset to, as TFLite does:
  * the zero point for int8, else 0. */
 int ir_variable_reset_value(const IrTensor *t);
+/* Says constant data `t->data` will not be read again soon (see
+ * Graph.drop_pages); no effect on data the compiler allocated. */
+void ir_drop_data(const Graph *g, const IrTensor *t);
 /* Recomputes IrTensor.producer from the op order (first live writer). */
 void ir_set_producers(Graph *g);
 /* Formats "[1,96,96,1] i8" into buf. */

@@ -42,7 +42,7 @@ static int tile_rows(const Graph *g, int s8) {
 static int block_multiple(const Graph *g, int s8) {
     return g->isa == IR_ISA_GENERIC ? (s8 ? 8 : 40) : tile_rows(g, s8);
 }
-#define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
+#define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block, unless g->scratch_budget says */
 
 static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t n, void **data) {
     const char *base = g->tensors[like].name;
@@ -59,8 +59,9 @@ static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t
 
 /* Rows of A handled per block when they must be copied (im2col, int8
  * widening): as many as fit the budget, a multiple of the micro-tile rows. */
-static int block_rows(int64_t m, int64_t row_bytes, int mr) {
-    int64_t rows = (int64_t)(IM2COL_BUDGET / (row_bytes > 0 ? row_bytes : 1)) / mr * mr;
+static int block_rows(const Graph *g, int64_t m, int64_t row_bytes, int mr) {
+    int64_t budget = g->scratch_budget > 0 ? g->scratch_budget : IM2COL_BUDGET;
+    int64_t rows = (int64_t)(budget / (row_bytes > 0 ? row_bytes : 1)) / mr * mr;
     if (rows < mr) rows = mr;
     if (rows > (m + mr - 1) / mr * mr) rows = (m + mr - 1) / mr * mr;
     return (int)rows;
@@ -97,6 +98,7 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         op->sched.mult = m;
         op->sched.shift = s;
     }
+    ir_drop_data(g, w); /* the packed copy replaces it: let a mapped model file's pages go */
     op->sched.packed_w = pw_id;
     op->sched.packed_b = pb_id;
     op->sched.nr = NR;
@@ -126,7 +128,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_GEMM;
     if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
-        o->sched.rows = block_rows(p->batches, row_bytes, block_multiple(g, 1));
+        o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;
@@ -147,7 +149,7 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     int s8 = g->tensors[o->in[0]].dtype == IR_I8;
     if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
-        o->sched.rows = block_rows((int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
+        o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;

@@ -49,5 +49,11 @@ const char *pass_names(void);
 /* Memory plan report and its overlap checker (used by tests and --report). */
 void plan_report(const Graph *g, FILE *f);
 int plan_check_overlaps(const Graph *g, Diag *d);
+/* Where the plan peaks: the op where the most bytes are live and the largest
+ * buffers live there (at most max_items, by name, shape and size), into out. */
+void plan_describe_peak(const Graph *g, int max_items, char *out, size_t cap);
+/* A user error naming the largest live buffers at the peak when the planned
+ * arena exceeds max_arena bytes (--max-arena). */
+int plan_check_budget(const Graph *g, int64_t max_arena, Diag *d);
 
 #endif
