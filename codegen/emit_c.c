@@ -201,9 +201,9 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         " * Built for --isa avx512: AVX-512 paths (8x32 GEMM tiles; vpdpwssd when the\n"
         " * compiler also targets AVX512-VNNI); the .c file stops the build unless the\n"
         " * compiler targets AVX512F and AVX512BW (-march=skylake-avx512 or newer).",
-        /* neon */
-        " * Built for --isa neon: portable GCC/Clang vector-extension code (NEON\n"
-        " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON."};
+        /* neon (in parentheses: clang's -Wstring-concatenation) */
+        (" * Built for --isa neon: portable GCC/Clang vector-extension code (NEON\n"
+         " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON.")};
     if (scheduled)
         cgbuf_printf(h,
                      "/* Kernels: %d ops run mpcc's optimized kernels (runtime/rt_opt*.c), the rest its\n"
