@@ -109,7 +109,7 @@ static void attn_task(void *vj, int task) {
     const rt_opt_attn_params *p = jb->p;
     const float *q = jb->q, *k = jb->k, *v = jb->v;
     float *out = jb->out;
-    void *scratch = (char *)jb->scratch + (int64_t)task * (int64_t)rt_opt_attention_scratch_bytes(p);
+    void *scratch = jb->scratch ? (char *)jb->scratch + (int64_t)task * (int64_t)rt_opt_attention_scratch_bytes(p) : NULL;
     const int32_t lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qbk = p->q_block, kbk = p->kv_block;
     const int32_t dvp = (int32_t)round16(dv);
     const void *mask[2];

@@ -474,7 +474,7 @@ static void gemm_s8_task(void *v, int t) {
     const gemm_job *j = v;
     const rt_opt_gemm_params *p = j->p;
     int32_t i, rows = p->rows > 0 ? p->rows : 1;
-    uint8_t *a8 = (uint8_t *)j->scratch + (int64_t)t * p->slot_bytes;
+    uint8_t *a8 = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->slot_bytes : NULL;
     for (i = t * rows; i < p->m; i += j->tasks * rows) {
         int32_t mr = p->m - i < rows ? p->m - i : rows;
         widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a8);
@@ -583,7 +583,8 @@ static void conv_f32_task(void *v, int t) {
     const rt_opt_conv_params *p = j->p;
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
     rt_opt_gemm_params g = p->gemm;
-    float *dst = (float *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes);
+    /* direct 1x1 convolutions have no scratch (NULL: no pointer arithmetic on it) */
+    float *dst = j->scratch ? (float *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes) : NULL;
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
@@ -609,7 +610,7 @@ static void conv_s8_task(void *v, int t) {
     const conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
-    uint8_t *dst = (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes;
+    uint8_t *dst = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes : NULL;
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
