@@ -59,7 +59,7 @@ int pass_fold_pad(Graph *g, Diag *d) {
             p->pad_w += (int32_t)left;
         }
         readers[pad->out[0]]--;
-        readers[pad->in[0]]++;
+        pass_add_reader(g, readers, pad->in[0], c);
         conv->in[0] = pad->in[0];
         pad->dead = 1;
         pass_add_fused_name(conv, "PAD");

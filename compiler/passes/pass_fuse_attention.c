@@ -173,7 +173,7 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     in[1] = b1->in[1];
     in[2] = b2->in[1];
     for (int m = 0; m < c->n_mask; m++) in[3 + m] = c->mask_t[m];
-    for (int k = 0; k < 3 + c->n_mask; k++) readers[in[k]]++;
+    for (int k = 0; k < 3 + c->n_mask; k++) pass_add_reader(g, readers, in[k], c->bmm2);
     b2->in = in;
     b2->n_in = 3 + c->n_mask;
     b2->fused[0] = '\0';

@@ -170,7 +170,7 @@ int pass_fuse_layer_norm(Graph *g, Diag *d) {
         in[1] = ln.gamma;
         in[2] = ln.beta;
         for (int k = 0; k < 3; k++)
-            if (in[k] >= 0) readers[in[k]]++;
+            if (in[k] >= 0) pass_add_reader(g, readers, in[k], ln.out);
         IrOp *f = &g->ops[ln.out];
         f->in = in;
         f->n_in = 3;

@@ -4,21 +4,38 @@
 
 #include "passes.h"
 
+/* readers[t]: the count; readers[n_tensors + t]: the last op seen reading t
+ * (a hint that pass_only_reader verifies, so passes need not keep it exact). */
 int *pass_count_readers(Graph *g) {
-    int *readers = ir_alloc(g, sizeof(int) * (size_t)(g->n_tensors > 0 ? g->n_tensors : 1));
+    size_t n = (size_t)(g->n_tensors > 0 ? g->n_tensors : 1);
+    int *readers = ir_alloc(g, sizeof(int) * 2 * n);
     if (!readers) return NULL;
-    memset(readers, 0, sizeof(int) * (size_t)g->n_tensors);
+    memset(readers, 0, sizeof(int) * n);
+    for (size_t t = 0; t < n; t++) readers[n + t] = -1;
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
         if (op->dead) continue;
         for (int k = 0; k < op->n_in; k++)
-            if (op->in[k] >= 0) readers[op->in[k]]++;
+            if (op->in[k] >= 0) pass_add_reader(g, readers, op->in[k], i);
     }
     return readers;
 }
 
+void pass_add_reader(const Graph *g, int *readers, int t, int op) {
+    readers[t]++;
+    readers[(g->n_tensors > 0 ? g->n_tensors : 1) + t] = op;
+}
+
+static int reads(const IrOp *op, int t) {
+    for (int k = 0; k < op->n_in; k++)
+        if (op->in[k] == t) return 1;
+    return 0;
+}
+
 int pass_only_reader(const Graph *g, const int *readers, int t) {
     if (t < 0 || readers[t] != 1 || g->tensors[t].is_output) return -1;
+    int hint = readers[(g->n_tensors > 0 ? g->n_tensors : 1) + t];
+    if (hint >= 0 && hint < g->n_ops && !g->ops[hint].dead && reads(&g->ops[hint], t)) return hint;
     for (int i = g->tensors[t].producer + 1; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
         if (op->dead) continue;

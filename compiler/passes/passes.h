@@ -35,6 +35,7 @@ int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for ev
  * pass_producer: t's live producer if it is of `kind`, else -1.
  * pass_add_fused_name: appends to op->fused (the comment's list). */
 int *pass_count_readers(Graph *g);
+void pass_add_reader(const Graph *g, int *readers, int t, int op); /* op now reads t */
 int pass_only_reader(const Graph *g, const int *readers, int t);
 int pass_producer(const Graph *g, int t, OpKind kind);
 void pass_add_fused_name(IrOp *op, const char *name);
