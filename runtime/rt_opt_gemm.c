@@ -528,29 +528,41 @@ void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *pac
 
 /* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
  * converting each element with CONV (identity for f32, + 128 for int8). */
+/* (Parameters are copied to locals: the byte stores of the int8 variant may
+ * alias *p, which would make the compiler reload them and keep the channel
+ * loop scalar.) */
 #define IM2COL(TI, TO, fill, CONV)                                                                              \
     do {                                                                                                        \
-        int32_t r_, fy_, fx_, c_;                                                                               \
+        const int32_t inc_ = p->in_c, inw_ = p->in_w, inh_ = p->in_h, outw_ = p->out_w;                         \
+        const int32_t fh_ = p->filter_h, fw_ = p->filter_w, sh_ = p->stride_h, sw_ = p->stride_w;               \
+        const int32_t dh_ = p->dil_h, dw_ = p->dil_w, ph_ = p->pad_h, pw_ = p->pad_w;                           \
+        const TO fill_ = (fill);                                                                                \
+        int32_t r_, fy_, fx_, c_, oy_ = m0 / outw_, ox_ = m0 % outw_;                                           \
         for (r_ = 0; r_ < rows; r_++) {                                                                         \
-            int32_t oy_ = (m0 + r_) / p->out_w, ox_ = (m0 + r_) % p->out_w;                                     \
             TO *d_ = dst + (int64_t)r_ * ldd;                                                                   \
-            for (fy_ = 0; fy_ < p->filter_h; fy_++) {                                                           \
-                int32_t y_ = oy_ * p->stride_h - p->pad_h + fy_ * p->dil_h;                                     \
-                for (fx_ = 0; fx_ < p->filter_w; fx_++, d_ += p->in_c) {                                        \
-                    int32_t x_ = ox_ * p->stride_w - p->pad_w + fx_ * p->dil_w;                                 \
-                    if (y_ < 0 || y_ >= p->in_h || x_ < 0 || x_ >= p->in_w) {                                   \
-                        for (c_ = 0; c_ < p->in_c; c_++) d_[c_] = (fill);                                       \
+            for (fy_ = 0; fy_ < fh_; fy_++) {                                                                   \
+                int32_t y_ = oy_ * sh_ - ph_ + fy_ * dh_;                                                       \
+                int row_ok_ = y_ >= 0 && y_ < inh_;                                                             \
+                const TI *srow_ = row_ok_ ? in + (int64_t)y_ * inw_ * inc_ : in;                                \
+                for (fx_ = 0; fx_ < fw_; fx_++, d_ += inc_) {                                                   \
+                    int32_t x_ = ox_ * sw_ - pw_ + fx_ * dw_;                                                   \
+                    if (!row_ok_ || x_ < 0 || x_ >= inw_) {                                                     \
+                        for (c_ = 0; c_ < inc_; c_++) d_[c_] = fill_;                                           \
                     } else {                                                                                    \
-                        const TI *s_ = in + ((int64_t)y_ * p->in_w + x_) * p->in_c;                             \
-                        for (c_ = 0; c_ < p->in_c; c_++) d_[c_] = CONV(s_[c_]);                                 \
+                        const TI *s_ = srow_ + (int64_t)x_ * inc_;                                              \
+                        for (c_ = 0; c_ < inc_; c_++) d_[c_] = CONV(s_[c_]);                                    \
                     }                                                                                           \
                 }                                                                                               \
             }                                                                                                   \
             for (c_ = kdim; c_ < ldd; c_++) dst[(int64_t)r_ * ldd + c_] = 0;                                   \
+            if (++ox_ == outw_) { /* next output pixel without a division */                                    \
+                ox_ = 0;                                                                                        \
+                oy_++;                                                                                          \
+            }                                                                                                   \
         }                                                                                                       \
     } while (0)
 #define AS_IS(x) (x)
-#define PLUS128(x) ((uint8_t)((x) + 128))
+#define PLUS128(x) ((uint8_t)((uint8_t)(x) ^ 0x80u)) /* x + 128 for int8 x */
 
 /* The fused residual ADD over n contiguous outputs. */
 static void post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
