@@ -15,7 +15,8 @@
 
 static const char *usage =
     "usage: mpcc [options] MODEL -o OUT.c     compile a TFLite model to C (writes OUT.c and OUT.h)\n"
-    "       mpcc inspect MODEL                 describe a model: I/O, ops, parameters, MACs, support\n"
+    "       mpcc inspect MODEL                 describe a model: I/O, ops of every subgraph, parameters, MACs,\n"
+    "                                          every unsupported op/tensor/option (exit 0 unless malformed)\n"
     "       mpcc run MODEL --input IN.npy... --output OUT.npy...\n"
     "                                          run a model with the reference interpreter\n"
     "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy)\n"
@@ -95,9 +96,11 @@ static int cmd_inspect(int argc, char **argv) {
            info.version, info.n_subgraphs, info.n_subgraphs == 1 ? "" : "s", info.n_operators,
            g->n_tensors, info.n_buffers, info.n_signatures, info.n_signatures == 1 ? "" : "s");
     if (info.description) printf("description: %s\n", txt_terminal(nb, sizeof nb, info.description, TXT_TERMINAL_MAX));
-    if (info.n_subgraphs > 1)
-        printf("note: subgraphs 1..%d are read but not compiled (control flow is not supported)\n",
-               info.n_subgraphs - 1);
+    if (info.n_subgraphs > 1) {
+        printf("operators per subgraph:");
+        for (int k = 0; k < info.n_subgraphs; k++) printf(" %d", info.subgraph_ops[k]);
+        printf("\n");
+    }
     for (int io = 0; io < 2; io++) {
         int n = io ? g->n_outputs : g->n_inputs;
         printf("%s:\n", io ? "outputs" : "inputs");
@@ -105,7 +108,7 @@ static int cmd_inspect(int argc, char **argv) {
             const IrTensor *t = &g->tensors[io ? g->outputs[i] : g->inputs[i]];
             printf("  %d %-32s %-22s", i,
                    txt_terminal(nb, sizeof nb, io ? g->output_names[i] : g->input_names[i], 80),
-                   ir_tensor_desc(t, buf, sizeof buf));
+                   t->unknown == 2 ? "(unsupported, see below)" : ir_tensor_desc(t, buf, sizeof buf));
             if (t->q.count == 1)
                 printf(" scale %.9g zero_point %lld", (double)t->q.scale[0], (long long)t->q.zero_point[0]);
             else if (t->q.count > 1) printf(" per-channel x%d", t->q.count);
@@ -118,25 +121,35 @@ static int cmd_inspect(int argc, char **argv) {
             printf("\n");
         }
     }
-    int hist[OP_KIND_COUNT] = {0};
-    for (int i = 0; i < g->n_ops; i++) hist[g->ops[i].kind]++;
-    printf("operators:\n");
-    for (int k = 0; k < OP_KIND_COUNT; k++)
-        if (hist[k]) printf("  %-30s %d\n", ir_op_name((OpKind)k), hist[k]);
-    int64_t params = 0, wbytes = 0, macs = 0;
-    for (int i = 0; i < g->n_tensors; i++)
-        if (g->tensors[i].data) {
-            params += ir_tensor_numel(&g->tensors[i]);
-            wbytes += (int64_t)g->tensors[i].data_size;
+    /* The histogram counts every operator of every subgraph, supported or not. */
+    printf("operators%s:\n", info.n_subgraphs > 1 ? " (all subgraphs)" : "");
+    for (int k = 0; k < info.n_op_labels; k++) {
+        const char *label = info.op_labels[k];
+        if (strncmp(label, "CUSTOM:", 7) == 0) {
+            char cn[TXT_TERMINAL_CAP + 16];
+            snprintf(cn, sizeof cn, "custom '%s'", txt_terminal(nb, sizeof nb, label + 7, 80));
+            printf("  %-30s %d\n", cn, info.op_counts[k]);
+        } else {
+            printf("  %-30s %d\n", label, info.op_counts[k]);
         }
-    int macs_known = info.unsupported == 0;
+    }
+    int64_t params = 0, wbytes = 0, macs = 0;
+    for (int k = 0; k < (g->n_sub ? g->n_sub : 1); k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; sg && i < sg->n_tensors; i++)
+            if (sg->tensors[i].data) {
+                params += ir_tensor_numel(&sg->tensors[i]);
+                wbytes += (int64_t)sg->tensors[i].data_size;
+            }
+    }
+    int macs_known = info.unsupported == 0 && info.n_subgraphs == 1;
     for (int i = 0; i < g->n_ops && macs_known; i++) {
         const OpDef *def = op_def(g->ops[i].kind);
         if (def && def->macs) macs += def->macs(g, &g->ops[i]);
     }
     printf("parameters: %lld (%lld bytes of constant data)\n", (long long)params, (long long)wbytes);
     if (macs_known) printf("MACs: %lld\n", (long long)macs);
-    else printf("MACs: unknown (unsupported operators)\n");
+    else printf("MACs: unknown (%s)\n", info.unsupported ? "unsupported operators" : "control flow");
     if (info.unsupported) {
         printf("unsupported (%d):\n", info.unsupported);
         const char *p = d.msg;

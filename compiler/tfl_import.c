@@ -4,6 +4,7 @@
 #include "tfl_import.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +79,42 @@ static const char *tfl_type_name(int t) {
 }
 
 typedef struct Importer {
-    Graph *g;
+    Graph *g;               /* the subgraph being imported */
     const FbBuf *buf;
     FbVec buffers;
     int n_buffers;
     Diag *d;
+    int lenient;
+    TflInfo *info;
+    const int *codes;       /* builtin code per operator code */
+    const char **custom;    /* custom_code per operator code (NULL for builtins) */
+    int n_codes;
+    FbVec subgraphs;
+    int *calls;             /* control-flow edges: pairs (caller subgraph, called subgraph), malloc'd */
+    int n_calls, cap_calls;
+    unsigned char *reached; /* per subgraph: called from subgraph 0 (transitively) */
 } Importer;
+
+/* Lenient import (inspect): an unsupported feature of a tensor is listed and
+ * the tensor marked unknown; strict import stops at it. */
+static int tensor_unsupported(Importer *im, IrTensor *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int tensor_unsupported(Importer *im, IrTensor *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vuser(im->d, fmt, ap);
+    va_end(ap);
+    im->info->unsupported++;
+    if (t) {
+        t->unknown = 2;
+        t->data = NULL;
+        t->data_size = 0;
+    }
+    return im->lenient ? 0 : DIAG_USER;
+}
 
 /* Constant data of buffer `bi` (NULL/0 if empty). */
 static int buffer_data(Importer *im, uint32_t bi, const char *tname, const uint8_t **data, size_t *size) {
@@ -129,7 +160,8 @@ static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
         fb_i32(&qt, TFL_QUANTIZATION_QUANTIZED_DIMENSION, 0, &qdim, im->d) ||
         fb_u8(&qt, TFL_QUANTIZATION_DETAILS_TYPE, 0, &details, im->d))
         return DIAG_USER;
-    if (details != 0) return diag_user(im->d, "tensor '%s': custom quantization details are not supported", t->name);
+    if (details != 0)
+        return tensor_unsupported(im, t, "tensor '%s': custom quantization details are not supported", t->name);
     if (!has_s || sv.len == 0) return 0;
     if (sv.len > (uint32_t)TFL_MAX_TENSORS)
         return diag_user(im->d, "tensor '%s': %u quantization scales is too many", t->name, sv.len);
@@ -173,11 +205,9 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
         fb_vector(tt, TFL_TENSOR_SHAPE, 4, &shape, &has_shape, d) ||
         fb_vector(tt, TFL_TENSOR_SHAPE_SIGNATURE, 4, &sig, &has_sig, d))
         return DIAG_USER;
-    if (fb_has(tt, TFL_TENSOR_SPARSITY))
-        return diag_user(d, "tensor %d '%s': sparse tensors are not supported", index, name);
     IrDType dt;
-    if (map_dtype(type, &dt))
-        return diag_user(d, "tensor %d '%s': dtype %s (%d) is not supported", index, name, tfl_type_name(type), type);
+    int bad_dtype = map_dtype(type, &dt);
+    if (bad_dtype) dt = IR_U8; /* a placeholder, the tensor is unknown (lenient only) */
     if (has_shape && shape.len > IR_MAX_RANK)
         return diag_user(d, "tensor %d '%s': rank %u exceeds the maximum of %d", index, name, shape.len, IR_MAX_RANK);
     int64_t dims[IR_MAX_RANK];
@@ -205,7 +235,13 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
             t->signature[i] = v;
         }
     }
+    if (bad_dtype)
+        return tensor_unsupported(im, t, "tensor %d '%s': dtype %s (%d) is not supported", index, t->name,
+                                  tfl_type_name(type), type);
+    if (fb_has(tt, TFL_TENSOR_SPARSITY))
+        return tensor_unsupported(im, t, "tensor %d '%s': sparse tensors are not supported", index, t->name);
     if (import_quant(im, tt, t)) return DIAG_USER;
+    if (t->unknown) return 0;
     const uint8_t *data;
     size_t size;
     if (buffer_data(im, bufi, t->name, &data, &size)) return DIAG_USER;
@@ -304,37 +340,44 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
     return 0;
 }
 
-static int import_operator(Importer *im, FbTable *ot, int index, const int *codes, const char **custom, int n_codes,
-                           int n_tensors, int lenient, TflInfo *info) {
+/* Marks the outputs of an operator that was not imported or not checked as
+ * unknown (lenient import): their consumers are then not checked either. */
+static void mark_unknown(Graph *g, int n_out, const int *out) {
+    for (int k = 0; k < n_out; k++)
+        if (out[k] >= 0) g->tensors[out[k]].unknown = 1;
+}
+
+static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) {
     Diag *d = im->d;
     Graph *g = im->g;
     uint32_t oc = 0;
     if (fb_u32(ot, TFL_OPERATOR_OPCODE_INDEX, 0, &oc, d)) return DIAG_USER;
-    if (oc >= (uint32_t)n_codes)
+    if (oc >= (uint32_t)im->n_codes)
         return diag_user(d, "operator %d: opcode_index %u out of range (model has %d operator codes)", index, oc,
-                         n_codes);
+                         im->n_codes);
     char what[64];
     snprintf(what, sizeof what, "operator %d", index);
     int *in, *out, n_in, n_out;
     if (read_index_list(im, ot, TFL_OPERATOR_INPUTS, n_tensors, 1, &in, &n_in, what) ||
         read_index_list(im, ot, TFL_OPERATOR_OUTPUTS, n_tensors, 0, &out, &n_out, what))
         return DIAG_USER;
-    int code = codes[oc];
+    int code = im->codes[oc];
     OpKind kind;
     const OpDef *def = NULL;
     if (ir_op_from_tfl_code(code, &kind) == 0) def = op_def(kind);
     if (!def || !def->parse) {
         char tn[200] = "";
         if (n_out > 0) snprintf(tn, sizeof tn, ", output tensor '%s'", g->tensors[out[0]].name);
-        const char *name = code == TFL_OP_CUSTOM ? custom[oc] : tfl_builtin_name(code);
-        info->unsupported++;
+        const char *name = code == TFL_OP_CUSTOM ? im->custom[oc] : tfl_builtin_name(code);
+        im->info->unsupported++;
         if (code == TFL_OP_CUSTOM)
             diag_user(d, "operator %d: custom operator '%s' is not supported%s", index, name ? name : "?", tn);
         else if (name)
             diag_user(d, "operator %d: %s is not supported%s", index, name, tn);
         else
             diag_user(d, "operator %d: unknown builtin operator code %d%s", index, code, tn);
-        return lenient ? 0 : DIAG_USER;
+        mark_unknown(g, n_out, out);
+        return im->lenient ? 0 : DIAG_USER;
     }
     int idx = ir_add_op(g, kind, n_in, in, n_out, out);
     if (idx < 0) return diag_internal(d, "out of memory");
@@ -347,11 +390,216 @@ static int import_operator(Importer *im, FbTable *ot, int index, const int *code
     int has_opts = 0;
     if (fb_table(ot, TFL_OPERATOR_BUILTIN_OPTIONS, &opts, &has_opts, d)) return DIAG_USER;
     if (def->parse(g, op, has_opts ? &opts : NULL, d)) {
-        info->unsupported++;
+        im->info->unsupported++;
         op->dead = 1;
-        return lenient ? 0 : DIAG_USER;
+        mark_unknown(g, n_out, out);
+        return im->lenient ? 0 : DIAG_USER;
     }
     return 0;
+}
+
+/* The name an operator code is counted under in the histogram: the builtin
+ * name, "CUSTOM:<custom_code>" (raw model bytes: print through txt_terminal),
+ * or "builtin code N" for a code this schema does not know. */
+static const char *code_label(Graph *g, int code, const char *custom) {
+    if (code == TFL_OP_CUSTOM) return ir_sprintf(g, "CUSTOM:%s", custom ? custom : "");
+    const char *name = tfl_builtin_name(code);
+    return name ? name : ir_sprintf(g, "builtin code %d", code);
+}
+
+/* Records which subgraphs an IF / WHILE / CALL_ONCE operator of subgraph s
+ * calls, as edges in im->calls (each index checked against the subgraph count). */
+static int called_subgraphs(Importer *im, FbTable *ot, int s, int index, int code) {
+    int fields[2], n = 0;
+    if (code == TFL_OP_IF) {
+        fields[n++] = TFL_IF_OPTIONS_THEN_SUBGRAPH_INDEX;
+        fields[n++] = TFL_IF_OPTIONS_ELSE_SUBGRAPH_INDEX;
+    } else if (code == TFL_OP_WHILE) {
+        fields[n++] = TFL_WHILE_OPTIONS_COND_SUBGRAPH_INDEX;
+        fields[n++] = TFL_WHILE_OPTIONS_BODY_SUBGRAPH_INDEX;
+    } else if (code == TFL_OP_CALL_ONCE) {
+        fields[n++] = TFL_CALL_ONCE_OPTIONS_INIT_SUBGRAPH_INDEX;
+    } else {
+        return 0;
+    }
+    FbTable opts;
+    int has = 0;
+    if (fb_table(ot, TFL_OPERATOR_BUILTIN_OPTIONS, &opts, &has, im->d)) return DIAG_USER;
+    for (int k = 0; has && k < n; k++) {
+        int32_t sub = 0;
+        if (fb_i32(&opts, fields[k], 0, &sub, im->d)) return DIAG_USER;
+        if (sub < 0 || (uint32_t)sub >= im->subgraphs.len)
+            return diag_user(im->d, "%soperator %d (%s): subgraph index %d out of range (model has %u subgraphs)",
+                             s ? ir_sprintf(im->g, "subgraph %d: ", s) : "", index, tfl_builtin_name(code), sub,
+                             im->subgraphs.len);
+        if (im->n_calls == im->cap_calls) {
+            int cap = im->cap_calls ? 2 * im->cap_calls : 16;
+            int *p = realloc(im->calls, sizeof(int) * 2 * (size_t)cap);
+            if (!p) return diag_internal(im->d, "out of memory");
+            im->calls = p;
+            im->cap_calls = cap;
+        }
+        im->calls[2 * im->n_calls] = s;
+        im->calls[2 * im->n_calls + 1] = sub;
+        im->n_calls++;
+    }
+    return 0;
+}
+
+/* Operator histogram over every subgraph of the file (for inspect), read
+ * straight from the operator lists: unsupported and custom ops count too. */
+static int survey_operators(Importer *im) {
+    Graph *g = im->g;
+    TflInfo *info = im->info;
+    int n_sub = (int)im->subgraphs.len;
+    int *counts = ir_alloc(g, sizeof(int) * (size_t)(im->n_codes + 1));
+    info->subgraph_ops = ir_alloc(g, sizeof(int) * (size_t)(n_sub + 1));
+    info->op_labels = ir_alloc(g, sizeof(char *) * (size_t)(im->n_codes + 1));
+    info->op_counts = ir_alloc(g, sizeof(int) * (size_t)(im->n_codes + 1));
+    if (!counts || !info->subgraph_ops || !info->op_labels || !info->op_counts)
+        return diag_internal(im->d, "out of memory");
+    for (int s = 0; s < n_sub; s++) {
+        FbTable sg;
+        FbVec ops;
+        int present = 0;
+        if (fb_vec_table(&im->subgraphs, (uint32_t)s, &sg, im->d) ||
+            fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops, &present, im->d))
+            return DIAG_USER;
+        if (present && ops.len > TFL_MAX_OPERATORS)
+            return diag_user(im->d, "subgraph %d: %u operators exceeds the limit of %d", s, ops.len, TFL_MAX_OPERATORS);
+        info->subgraph_ops[s] = present ? (int)ops.len : 0;
+        for (uint32_t i = 0; present && i < ops.len; i++) {
+            FbTable ot;
+            uint32_t oc = 0;
+            if (fb_vec_table(&ops, i, &ot, im->d) || fb_u32(&ot, TFL_OPERATOR_OPCODE_INDEX, 0, &oc, im->d))
+                return DIAG_USER;
+            if (oc >= (uint32_t)im->n_codes)
+                return diag_user(im->d, "%soperator %u: opcode_index %u out of range (model has %d operator codes)",
+                                 s ? ir_sprintf(g, "subgraph %d: ", s) : "", i, oc, im->n_codes);
+            counts[oc]++;
+            if (called_subgraphs(im, &ot, s, (int)i, im->codes[oc])) return DIAG_USER;
+        }
+    }
+    /* Subgraphs called from subgraph 0, transitively. */
+    im->reached = ir_alloc(g, (size_t)n_sub);
+    if (!im->reached) return diag_internal(im->d, "out of memory");
+    im->reached[0] = 1;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int e = 0; e < im->n_calls; e++)
+            if (im->reached[im->calls[2 * e]] && !im->reached[im->calls[2 * e + 1]]) {
+                im->reached[im->calls[2 * e + 1]] = 1;
+                changed = 1;
+            }
+    }
+    /* Several operator codes may carry the same op (e.g. two versions): merge by label. */
+    for (int c = 0; c < im->n_codes; c++) {
+        if (!counts[c]) continue;
+        const char *label = code_label(g, im->codes[c], im->custom[c]);
+        if (!label) return diag_internal(im->d, "out of memory");
+        int k = 0;
+        while (k < info->n_op_labels && strcmp(info->op_labels[k], label) != 0) k++;
+        if (k == info->n_op_labels) info->op_labels[info->n_op_labels++] = label;
+        info->op_counts[k] += counts[c];
+    }
+    return 0;
+}
+
+/* Imports TFLite subgraph `index` into im->g (tensors, I/O, operators), then
+ * checks every operator and infers shapes. */
+static int import_subgraph(Importer *im, int index) {
+    Graph *g = im->g;
+    Diag *d = im->d;
+    FbTable sg;
+    FbVec ops_v, tens_v;
+    int present = 0;
+    g->tfl_subgraph = index;
+    if (fb_vec_table(&im->subgraphs, (uint32_t)index, &sg, d)) return DIAG_USER;
+    if (fb_vector(&sg, TFL_SUBGRAPH_TENSORS, 4, &tens_v, &present, d)) return DIAG_USER;
+    int n_tensors = present ? (int)tens_v.len : 0;
+    if (n_tensors > TFL_MAX_TENSORS)
+        return diag_user(d, "subgraph %d: %d tensors exceeds the limit of %d", index, n_tensors, TFL_MAX_TENSORS);
+    for (int i = 0; i < n_tensors; i++) {
+        FbTable tt;
+        if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || import_tensor(im, &tt, i)) return DIAG_USER;
+    }
+    char what_in[48], what_out[48];
+    snprintf(what_in, sizeof what_in, "subgraph %d inputs", index);
+    snprintf(what_out, sizeof what_out, "subgraph %d outputs", index);
+    if (read_index_list(im, &sg, TFL_SUBGRAPH_INPUTS, n_tensors, 0, &g->inputs, &g->n_inputs, what_in) ||
+        read_index_list(im, &sg, TFL_SUBGRAPH_OUTPUTS, n_tensors, 0, &g->outputs, &g->n_outputs, what_out))
+        return DIAG_USER;
+    g->input_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_inputs + 1));
+    g->output_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_outputs + 1));
+    if (!g->input_names || !g->output_names) return diag_internal(d, "out of memory");
+    for (int i = 0; i < g->n_inputs; i++) {
+        g->tensors[g->inputs[i]].is_input = 1;
+        g->input_names[i] = g->tensors[g->inputs[i]].name;
+    }
+    for (int i = 0; i < g->n_outputs; i++) {
+        g->tensors[g->outputs[i]].is_output = 1;
+        g->output_names[i] = g->tensors[g->outputs[i]].name;
+    }
+    if (fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops_v, &present, d)) return DIAG_USER;
+    int n_ops = present ? (int)ops_v.len : 0;
+    if (n_ops > TFL_MAX_OPERATORS)
+        return diag_user(d, "subgraph %d: %d operators exceeds the limit of %d", index, n_ops, TFL_MAX_OPERATORS);
+    int failed = 0;
+    for (int i = 0; i < n_ops; i++) {
+        FbTable ot;
+        if (fb_vec_table(&ops_v, (uint32_t)i, &ot, d)) return DIAG_USER;
+        int rc = import_operator(im, &ot, i, n_tensors);
+        if (rc == DIAG_INTERNAL) return rc;
+        if (rc) failed = 1; /* keep going: report every unsupported op at once */
+    }
+    if (failed) return DIAG_USER;
+    if (im->info->unsupported && !im->lenient) return DIAG_USER;
+    /* Producers, then per-op checks and shape inference, in execution order. */
+    ir_set_producers(g);
+    if (ir_verify(g, d)) return DIAG_USER;
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        const OpDef *def = op_def(op->kind);
+        /* Lenient: an op reading an unknown tensor cannot be checked; its outputs are unknown too. */
+        int unknown_in = 0;
+        for (int k = 0; k < op->n_in; k++) unknown_in |= op->in[k] >= 0 && g->tensors[op->in[k]].unknown;
+        if (unknown_in) {
+            mark_unknown(g, op->n_out, op->out);
+            continue;
+        }
+        int rc = def->check ? def->check(g, op, d)
+                            : diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index,
+                                        ir_op_name(op->kind));
+        if (rc == DIAG_INTERNAL) return rc;
+        if (rc) {
+            failed = 1;
+            im->info->unsupported++;
+            mark_unknown(g, op->n_out, op->out);
+        }
+    }
+    /* lenient (inspect): report what fails the checks as unsupported, still describe the model. */
+    return failed && !im->lenient ? DIAG_USER : 0;
+}
+
+/* Imports subgraph `index` (>= 1) into its own Graph, g->sub[index]; its
+ * messages go to d prefixed with "subgraph N: ". */
+static int import_child(Importer *parent, int index) {
+    Graph *root = parent->g;
+    if (root->sub[index]) return 0;
+    Graph *child = ir_graph_new(root->source);
+    if (!child) return diag_internal(parent->d, "out of memory");
+    root->sub[index] = child;
+    Diag cd;
+    diag_init(&cd);
+    Importer im = *parent;
+    im.g = child;
+    im.d = &cd;
+    int rc = import_subgraph(&im, index);
+    char prefix[40];
+    snprintf(prefix, sizeof prefix, "subgraph %d: ", index);
+    diag_merge(parent->d, &cd, prefix);
+    return rc;
 }
 
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d) {
@@ -361,7 +609,7 @@ int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo 
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d};
+    Importer im = {g, NULL, {0}, 0, d, lenient, info, NULL, NULL, 0, {0}, NULL, 0, 0, NULL};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;
@@ -372,7 +620,7 @@ int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo 
     if (fb_string(&model, TFL_MODEL_DESCRIPTION, &desc, &dlen, &has_desc, d)) return DIAG_USER;
     if (has_desc) info->description = ir_strndup(g, desc, dlen);
 
-    FbVec codes_v, subs, ops_v, tens_v;
+    FbVec codes_v;
     int present = 0;
     if (fb_vector(&model, TFL_MODEL_OPERATOR_CODES, 4, &codes_v, &present, d)) return DIAG_USER;
     int n_codes = present ? (int)codes_v.len : 0;
@@ -396,76 +644,39 @@ int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo 
         codes[i] = bc > dep ? bc : dep;
         custom[i] = has_c ? ir_strndup(g, cname, clen) : NULL;
     }
+    im.codes = codes;
+    im.custom = custom;
+    im.n_codes = n_codes;
     if (fb_vector(&model, TFL_MODEL_BUFFERS, 4, &im.buffers, &present, d)) return DIAG_USER;
     im.n_buffers = present ? (int)im.buffers.len : 0;
-    if (fb_vector(&model, TFL_MODEL_SUBGRAPHS, 4, &subs, &present, d)) return DIAG_USER;
-    if (!present || subs.len == 0) return diag_user(d, "%s: the model has no subgraphs", g->source);
-    info->n_subgraphs = (int)subs.len;
+    if (fb_vector(&model, TFL_MODEL_SUBGRAPHS, 4, &im.subgraphs, &present, d)) return DIAG_USER;
+    if (!present || im.subgraphs.len == 0) return diag_user(d, "%s: the model has no subgraphs", g->source);
+    if (im.subgraphs.len > (uint32_t)TFL_MAX_OPERATORS)
+        return diag_user(d, "%s: %u subgraphs is too many", g->source, im.subgraphs.len);
+    info->n_subgraphs = (int)im.subgraphs.len;
     info->n_operator_codes = n_codes;
     info->n_buffers = im.n_buffers;
-    FbTable sg;
-    if (fb_vec_table(&subs, 0, &sg, d)) return DIAG_USER;
-    if (fb_vector(&sg, TFL_SUBGRAPH_TENSORS, 4, &tens_v, &present, d)) return DIAG_USER;
-    int n_tensors = present ? (int)tens_v.len : 0;
-    if (n_tensors > TFL_MAX_TENSORS)
-        return diag_user(d, "subgraph 0: %d tensors exceeds the limit of %d", n_tensors, TFL_MAX_TENSORS);
-    for (int i = 0; i < n_tensors; i++) {
-        FbTable tt;
-        if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || import_tensor(&im, &tt, i)) return DIAG_USER;
-    }
-    if (read_index_list(&im, &sg, TFL_SUBGRAPH_INPUTS, n_tensors, 0, &g->inputs, &g->n_inputs, "subgraph 0 inputs") ||
-        read_index_list(&im, &sg, TFL_SUBGRAPH_OUTPUTS, n_tensors, 0, &g->outputs, &g->n_outputs, "subgraph 0 outputs"))
-        return DIAG_USER;
-    g->input_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_inputs + 1));
-    g->output_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_outputs + 1));
-    if (!g->input_names || !g->output_names) return diag_internal(d, "out of memory");
-    for (int i = 0; i < g->n_inputs; i++) {
-        g->tensors[g->inputs[i]].is_input = 1;
-        g->input_names[i] = g->tensors[g->inputs[i]].name;
-    }
-    for (int i = 0; i < g->n_outputs; i++) {
-        g->tensors[g->outputs[i]].is_output = 1;
-        g->output_names[i] = g->tensors[g->outputs[i]].name;
-    }
+    g->n_sub = info->n_subgraphs;
+    g->sub = calloc((size_t)g->n_sub, sizeof(Graph *));
+    if (!g->sub) return diag_internal(d, "out of memory");
+    int rc = survey_operators(&im);
+    free(im.calls);
+    if (rc) return rc;
+    info->n_operators = info->subgraph_ops[0];
+
+    rc = import_subgraph(&im, 0);
+    if (rc == DIAG_INTERNAL) return rc;
     FbVec sigv;
     if (fb_vector(&model, TFL_MODEL_SIGNATURE_DEFS, 4, &sigv, &present, d)) return DIAG_USER;
     info->n_signatures = present ? (int)sigv.len : 0;
-    if (import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
-
-    if (fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops_v, &present, d)) return DIAG_USER;
-    int n_ops = present ? (int)ops_v.len : 0;
-    info->n_operators = n_ops;
-    if (n_ops > TFL_MAX_OPERATORS)
-        return diag_user(d, "subgraph 0: %d operators exceeds the limit of %d", n_ops, TFL_MAX_OPERATORS);
-    int failed = 0;
-    for (int i = 0; i < n_ops; i++) {
-        FbTable ot;
-        if (fb_vec_table(&ops_v, (uint32_t)i, &ot, d)) return DIAG_USER;
-        int rc = import_operator(&im, &ot, i, codes, custom, n_codes, n_tensors, lenient, info);
-        if (rc == DIAG_INTERNAL) return rc;
-        if (rc) failed = 1; /* keep going: report every unsupported op at once */
+    if (!rc && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
+    /* The subgraphs control flow calls (inspect: every subgraph), each into g->sub[k];
+     * they are imported even when subgraph 0 failed, to list every problem at once. */
+    for (int k = 1; k < g->n_sub; k++) {
+        if (!lenient && !im.reached[k]) continue;
+        int crc = import_child(&im, k);
+        if (crc == DIAG_INTERNAL) return crc;
+        if (crc && !rc) rc = crc;
     }
-    if (failed) return DIAG_USER;
-    if (info->unsupported && !lenient) return DIAG_USER;
-    /* Producers, then per-op checks and shape inference, in execution order. */
-    ir_set_producers(g);
-    if (info->unsupported) return 0; /* lenient: shapes after an unsupported op are unknown */
-    if (ir_verify(g, d)) return DIAG_USER;
-    for (int i = 0; i < g->n_ops; i++) {
-        IrOp *op = &g->ops[i];
-        const OpDef *def = op_def(op->kind);
-        if (!def->check) {
-            failed = 1;
-            diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index, ir_op_name(op->kind));
-            continue;
-        }
-        int rc = def->check(g, op, d);
-        if (rc == DIAG_INTERNAL) return rc;
-        if (rc) {
-            failed = 1;
-            info->unsupported++;
-        }
-    }
-    /* lenient (inspect): report what fails the checks as unsupported, still describe the model. */
-    return failed && !lenient ? DIAG_USER : 0;
+    return rc;
 }

@@ -24,6 +24,12 @@ typedef struct TflInfo {
     int n_operators;        /* operators in subgraph 0 of the file */
     const char *description;
     int unsupported;        /* count of unsupported ops/options found */
+    int *subgraph_ops;      /* operators per subgraph (n_subgraphs entries) */
+    /* Operator histogram over every subgraph: builtin names, "CUSTOM:<custom_code>"
+     * (raw model bytes) or "builtin code N"; in operator-code order. */
+    const char **op_labels;
+    int *op_counts;
+    int n_op_labels;
 } TflInfo;
 
 /* Reads a whole file (at most TFL_MAX_FILE_BYTES) into a malloc'd buffer. */
@@ -34,8 +40,9 @@ int tfl_read_file(const char *path, uint8_t **data, size_t *size, Diag *d);
  * it must copy it for alignment.
  * lenient = 0: any unsupported op or option is an error (all of them are
  * listed at once). lenient = 1 (inspect): unsupported ops stay in the graph
- * with their errors listed in d, and the import still returns 0 if the
- * file itself is well formed; info->unsupported counts them. */
+ * with their errors listed in d (and tensors they make marked unknown), every
+ * other subgraph is imported into g->sub[] the same way, and the import still
+ * returns 0 if the file itself is well formed; info->unsupported counts them. */
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d);
 
 #endif

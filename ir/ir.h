@@ -60,6 +60,8 @@ typedef struct IrTensor {
     int tfl_index;              /* index in the TFLite subgraph, -1 if made by a pass */
     int is_variable;            /* persistent state (e.g. SVDF/LSTM state) */
     int is_input, is_output;    /* graph input / output */
+    int unknown;                /* lenient import (inspect) only: 2 = the tensor itself is unsupported (dtype,
+                                   sparsity, ...), 1 = its producer is; consumers are not checked */
     int producer;               /* index of the op writing it, -1 if none */
     /* Memory plan (filled by pass plan_memory). */
     int64_t offset;             /* byte offset in the arena, -1 = not planned */
@@ -132,6 +134,9 @@ typedef struct Graph {
     int64_t arena_lower_bound;  /* max over time of simultaneously live bytes */
     int64_t state_bytes;        /* bytes of variable tensors, at the arena start */
     int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
+    int tfl_subgraph;           /* index of the TFLite subgraph this graph was imported from */
+    struct Graph **sub;         /* root only: sub[k] is TFLite subgraph k when imported (k >= 1), else NULL */
+    int n_sub;                  /* length of sub (the model's subgraph count) */
 } Graph;
 
 Graph *ir_graph_new(const char *source);

@@ -1,5 +1,6 @@
 """The command line, run as a real binary: help, version, argument errors, file names, `mpcc run` input checks."""
 
+import re
 import shutil
 import subprocess
 
@@ -119,6 +120,26 @@ def test_inspect_counts_operators_once():
     assert p.returncode == 0, p.stderr
     assert "1 operators in subgraph 0" in p.stdout
     assert "unsupported (1):" in p.stdout
+
+
+def test_inspect_never_gives_up_early():
+    """On a model it cannot compile, inspect still describes it and exits 0: inputs, outputs, a
+    histogram over every subgraph (control flow and custom ops included) and every unsupported op,
+    tensor or option with its subgraph and operator index."""
+    from mpcc_paths import TESTS_DIR
+    p = mpcc("inspect", TESTS_DIR / "bad" / "if_custom_branch.tflite")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "3 subgraphs" in out and "operators per subgraph: 1 1 1" in out
+    assert "  0 cond " in out and "  1 x " in out and "  0 y " in out
+    for op, n in (("IF", 1), ("custom 'Frob'", 1), ("ADD", 1)):
+        assert re.search(rf"^  {re.escape(op)} +{n}$", out, re.M), f"{op} x{n} missing from:\n{out}"
+    assert "subgraph 1: operator 0: custom operator 'Frob' is not supported" in out
+    # Unsupported tensors (sparse storage, dtypes, custom quantization) are listed, not fatal.
+    for name, what in (("sparse_tensor", "sparse"), ("string_dtype", "dtype STRING"),
+                       ("custom_quant_details", "custom quantization details")):
+        p = mpcc("inspect", TESTS_DIR / "bad" / f"{name}.tflite")
+        assert p.returncode == 0 and what in p.stdout and "operators:\n  " in p.stdout, p.stdout + p.stderr
 
 
 def test_make_install_gives_a_working_toolchain(tmp_path):
