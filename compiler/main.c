@@ -19,7 +19,8 @@ static const char *usage =
     "                                          every unsupported op/tensor/option (exit 0 unless malformed)\n"
     "       mpcc run MODEL --input IN.npy... --output OUT.npy...\n"
     "                                          run a model with the reference interpreter\n"
-    "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy)\n"
+    "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy,\n"
+    "                                          --input-shape as for compiling)\n"
     "\n"
     "MODEL is a TensorFlow Lite FlatBuffer (any file name or extension).\n"
     "\n"
@@ -28,6 +29,10 @@ static const char *usage =
     "  --name PREFIX        symbol prefix of the generated API (default: the output file's stem)\n"
     "  --weights embed|file embed constants as static const arrays (default), or write them to\n"
     "                       FILE.weights.bin that the caller passes to PREFIX_run\n"
+    "  --input-shape NAME_OR_INDEX=d0,d1,...\n"
+    "                       compile for this shape of a graph input whose shape is dynamic in the model\n"
+    "                       (shape_signature -1; stored as 1 by the converter); repeatable, also for run.\n"
+    "                       Every other shape is re-inferred; shape arithmetic (SHAPE, ...) is folded\n"
     "  --target c           code generator (only c for now)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
     "  -O1, -O2             schedule: conv/FC/depthwise lowered to packed-weight GEMM and vectorized\n"
@@ -50,14 +55,25 @@ static int finish(Diag *d, int rc) {
 }
 
 /* Loads and imports a model; on success *g and *data must be freed by the caller. */
-static int load(const char *path, int lenient, Graph **g, uint8_t **data, TflInfo *info, Diag *d) {
+static int load(const char *path, const TflImportOptions *o, Graph **g, uint8_t **data, TflInfo *info, Diag *d) {
     size_t size;
     *g = NULL;
     *data = NULL;
     if (tfl_read_file(path, data, &size, d)) return DIAG_USER;
     *g = ir_graph_new(path);
     if (!*g) return diag_internal(d, "out of memory");
-    return tfl_import(*g, *data, size, lenient, info, d);
+    return tfl_import_with(*g, *data, size, o, info, d);
+}
+
+#define MAX_INPUT_SHAPES 64
+
+/* --input-shape NAME_OR_INDEX=d0,d1,... (repeatable), shared by compile and run. */
+static int input_shape_arg(const char *arg, TflImportOptions *o, TflInputShape *shapes, Diag *d) {
+    if (o->n_input_shapes == MAX_INPUT_SHAPES) return diag_user(d, "more than %d --input-shape options", MAX_INPUT_SHAPES);
+    if (tfl_parse_input_shape(arg, &shapes[o->n_input_shapes], d)) return DIAG_USER;
+    o->input_shapes = shapes;
+    o->n_input_shapes++;
+    return 0;
 }
 
 static int compile_graph(Graph *g, int opt_level, const char *dump_after, FILE *dump_to, Diag *d) {
@@ -84,7 +100,8 @@ static int cmd_inspect(int argc, char **argv) {
     Graph *g;
     uint8_t *data;
     TflInfo info;
-    int rc = load(argv[0], 1, &g, &data, &info, &d);
+    TflImportOptions io = {1, NULL, 0};
+    int rc = load(argv[0], &io, &g, &data, &info, &d);
     if (rc) {
         ir_graph_free(g);
         free(data);
@@ -172,8 +189,12 @@ static int cmd_run(int argc, char **argv) {
     diag_init(&d);
     const char *model = NULL, *ins[64], *outs[64];
     int n_in = 0, n_out = 0;
+    TflImportOptions io = {0, NULL, 0};
+    TflInputShape shapes[MAX_INPUT_SHAPES];
     for (int i = 0; i < argc; i++) {
-        if ((strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "-i") == 0) && i + 1 < argc) {
+        if (strcmp(argv[i], "--input-shape") == 0 && i + 1 < argc) {
+            if (input_shape_arg(argv[++i], &io, shapes, &d)) return finish(&d, DIAG_USER);
+        } else if ((strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "-i") == 0) && i + 1 < argc) {
             if (n_in == 64) return finish(&d, diag_user(&d, "too many --input files"));
             ins[n_in++] = argv[++i];
         } else if ((strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "-o") == 0) && i + 1 < argc) {
@@ -192,7 +213,7 @@ static int cmd_run(int argc, char **argv) {
     if (!model) return finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
     Graph *g;
     uint8_t *data;
-    int rc = load(model, 0, &g, &data, NULL, &d);
+    int rc = load(model, &io, &g, &data, NULL, &d);
     if (!rc) rc = compile_graph(g, 0, NULL, NULL, &d);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
@@ -244,9 +265,14 @@ static int cmd_compile(int argc, char **argv) {
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
     int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2;
+    TflImportOptions io = {0, NULL, 0};
+    TflInputShape shapes[MAX_INPUT_SHAPES];
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(a, "--input-shape") == 0 && i + 1 < argc) {
+            if (input_shape_arg(argv[++i], &io, shapes, &d)) return finish(&d, DIAG_USER);
+        }
         else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
         else if (strcmp(a, "--name") == 0 && i + 1 < argc) name = argv[++i];
         else if (strcmp(a, "--weights") == 0 && i + 1 < argc) {
@@ -290,7 +316,7 @@ static int cmd_compile(int argc, char **argv) {
     }
     Graph *g;
     uint8_t *data;
-    int rc = load(model, 0, &g, &data, NULL, &d);
+    int rc = load(model, &io, &g, &data, NULL, &d);
     if (!rc) rc = compile_graph(g, opt_level, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
     if (!rc && report) {
         sched_report(g, stdout);

@@ -13,6 +13,7 @@
 #endif
 
 #include "fb.h"
+#include "fold_shapes.h"
 #include "ops.h"
 #include "tfl_schema.h"
 
@@ -85,6 +86,7 @@ typedef struct Importer {
     int n_buffers;
     Diag *d;
     int lenient;
+    const TflImportOptions *opts;
     TflInfo *info;
     const int *codes;       /* builtin code per operator code */
     const char **custom;    /* custom_code per operator code (NULL for builtins) */
@@ -505,6 +507,143 @@ static int survey_operators(Importer *im) {
     return 0;
 }
 
+int tfl_parse_input_shape(const char *arg, TflInputShape *out, Diag *d) {
+    const char *eq = strrchr(arg, '=');
+    memset(out, 0, sizeof *out);
+    if (!eq || eq == arg || !eq[1])
+        return diag_user(d, "--input-shape '%s': expected NAME_OR_INDEX=d0,d1,... (e.g. input_1=1,16,40)", arg);
+    out->name = arg;
+    const char *p = eq + 1;
+    while (*p) {
+        if (out->rank == IR_MAX_RANK)
+            return diag_user(d, "--input-shape '%s': more than %d dimensions", arg, IR_MAX_RANK);
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v < 0 || v > INT32_MAX || (*end && *end != ','))
+            return diag_user(d, "--input-shape '%s': dimension %d is not a number in 0..%ld", arg, out->rank + 1,
+                             (long)INT32_MAX);
+        out->dims[out->rank++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) return diag_user(d, "--input-shape '%s': trailing comma", arg);
+    }
+    return 0;
+}
+
+/* Names of the graph inputs, for messages ("'x' (0), 'y' (1)"). */
+static const char *input_list(Graph *g) {
+    char buf[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < g->n_inputs && len + 1 < sizeof buf; i++) {
+        int w = snprintf(buf + len, sizeof buf - len, "%s'%s' (%d)", i ? ", " : "", g->input_names[i], i);
+        if (w > 0) len += (size_t)w;
+    }
+    return g->n_inputs ? ir_strdup(g, buf) : "none";
+}
+
+/* The graph input an --input-shape names (public name, tensor name or index), or -1. */
+static int find_input(const Graph *g, const TflInputShape *s) {
+    size_t n = (size_t)(strrchr(s->name, '=') - s->name);
+    for (int i = 0; i < g->n_inputs; i++) {
+        const char *pub = g->input_names[i], *tn = g->tensors[g->inputs[i]].name;
+        if ((strlen(pub) == n && memcmp(pub, s->name, n) == 0) || (strlen(tn) == n && memcmp(tn, s->name, n) == 0))
+            return i;
+    }
+    char digits[16];
+    if (n == 0 || n >= sizeof digits) return -1;
+    memcpy(digits, s->name, n);
+    digits[n] = '\0';
+    char *end;
+    long v = strtol(digits, &end, 10);
+    return *end == '\0' && digits[0] >= '0' && digits[0] <= '9' && v >= 0 && v < g->n_inputs ? (int)v : -1;
+}
+
+/* --input-shape: fixes the named inputs' shapes; every tensor computed from
+ * the inputs is then re-inferred by the op checks. Only dimensions that are
+ * dynamic in the model (shape_signature -1, or no signature) may change. */
+static int apply_input_shapes(Importer *im) {
+    Graph *g = im->g;
+    const TflImportOptions *o = im->opts;
+    int changed = 0, failed = 0;
+    for (int k = 0; o && k < o->n_input_shapes; k++) {
+        const TflInputShape *s = &o->input_shapes[k];
+        int len = (int)(strrchr(s->name, '=') - s->name);
+        int i = find_input(g, s);
+        if (i < 0) {
+            failed = diag_user(im->d, "--input-shape %.*s: the model has no input of that name or index (inputs: %s)", len,
+                               s->name, input_list(g));
+            continue;
+        }
+        for (int j = 0; j < k; j++)
+            if (find_input(g, &o->input_shapes[j]) == i)
+                failed = diag_user(im->d, "--input-shape %.*s: input %d is given twice", len, s->name, i);
+        IrTensor *t = &g->tensors[g->inputs[i]];
+        char have[160];
+        if (s->rank != t->rank) {
+            failed = diag_user(im->d, "--input-shape %.*s: input %d '%s' has rank %d (%s), %d dimensions given", len,
+                               s->name, i, g->input_names[i], t->rank, ir_tensor_desc(t, have, sizeof have), s->rank);
+            continue;
+        }
+        for (int j = 0; j < t->rank; j++) {
+            if (s->dims[j] == t->dims[j]) continue;
+            if (t->has_signature && t->signature[j] >= 0) {
+                failed = diag_user(im->d, "--input-shape %.*s: dimension %d of input %d '%s' is static (%lld) in the model",
+                                   len, s->name, j, i, g->input_names[i], (long long)t->dims[j]);
+                continue;
+            }
+            t->dims[j] = s->dims[j];
+            changed = 1;
+        }
+    }
+    if (failed) return DIAG_USER;
+    /* Every activation downstream of the inputs: its stored shape was made for the old input shapes. */
+    for (int i = 0; changed && i < g->n_tensors; i++) {
+        IrTensor *t = &g->tensors[i];
+        if (!t->data && !t->is_input && !t->is_variable) t->infer_shape = 1;
+    }
+    return 0;
+}
+
+/* A model whose checks fail while an input has a dynamic dimension that
+ * --input-shape did not fix: say so first, since the other messages are
+ * downstream symptoms of compiling for the stored placeholder size. */
+static void dynamic_shape_hint(Importer *im) {
+    Graph *g = im->g;
+    Diag hint;
+    diag_init(&hint);
+    for (int i = 0; i < g->n_inputs; i++) {
+        const IrTensor *t = &g->tensors[g->inputs[i]];
+        int dynamic = 0, given = 0;
+        for (int j = 0; j < t->rank; j++) dynamic |= t->has_signature && t->signature[j] < 0;
+        for (int k = 0; im->opts && k < im->opts->n_input_shapes; k++)
+            given |= find_input(g, &im->opts->input_shapes[k]) == i;
+        if (!dynamic || given) continue;
+        char sig[160] = "[", have[160], example[160] = "";
+        size_t len = 1, elen = 0;
+        for (int j = 0; j < t->rank; j++) {
+            int w = snprintf(sig + len, sizeof sig - len, "%s%lld", j ? "," : "", (long long)t->signature[j]);
+            if (w > 0 && (size_t)w < sizeof sig - len) len += (size_t)w;
+            w = snprintf(example + elen, sizeof example - elen, "%s%s", j ? "," : "",
+                         t->signature[j] < 0 ? "N" : ir_sprintf(g, "%lld", (long long)t->dims[j]));
+            if (w > 0 && (size_t)w < sizeof example - elen) elen += (size_t)w;
+        }
+        snprintf(sig + len, sizeof sig - len, "]");
+        /* Suggest the name when it can be typed as is, else the index. */
+        const char *name = g->input_names[i];
+        int plain = name[0] != '\0';
+        for (const char *p = name; *p; p++)
+            plain &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                     *p == '_' || *p == '-' || *p == '.' || *p == ':' || *p == '/';
+        diag_user(&hint,
+                  "input %d '%s' has dynamic dimensions (shape_signature %s), compiled as the stored placeholder "
+                  "%s; give its real shape with --input-shape %s=%s",
+                  i, name, sig, ir_tensor_desc(t, have, sizeof have), plain ? name : ir_sprintf(g, "%d", i), example);
+    }
+    if (!hint.count) return;
+    diag_merge(&hint, im->d, "");
+    *im->d = hint;
+}
+
 /* Imports TFLite subgraph `index` into im->g (tensors, I/O, operators), then
  * checks every operator and infers shapes. */
 static int import_subgraph(Importer *im, int index) {
@@ -540,6 +679,7 @@ static int import_subgraph(Importer *im, int index) {
         g->tensors[g->outputs[i]].is_output = 1;
         g->output_names[i] = g->tensors[g->outputs[i]].name;
     }
+    if (index == 0 && apply_input_shapes(im)) return DIAG_USER;
     if (fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops_v, &present, d)) return DIAG_USER;
     int n_ops = present ? (int)ops_v.len : 0;
     if (n_ops > TFL_MAX_OPERATORS)
@@ -571,6 +711,8 @@ static int import_subgraph(Importer *im, int index) {
         int rc = def->check ? def->check(g, op, d)
                             : diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index,
                                         ir_op_name(op->kind));
+        int folded = 0;
+        if (!rc) rc = fold_shape_op(g, op, &folded, d);
         if (rc == DIAG_INTERNAL) return rc;
         if (rc) {
             failed = 1;
@@ -578,6 +720,7 @@ static int import_subgraph(Importer *im, int index) {
             mark_unknown(g, op->n_out, op->out);
         }
     }
+    if (failed && index == 0) dynamic_shape_hint(im);
     /* lenient (inspect): report what fails the checks as unsupported, still describe the model. */
     return failed && !im->lenient ? DIAG_USER : 0;
 }
@@ -603,13 +746,19 @@ static int import_child(Importer *parent, int index) {
 }
 
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d) {
+    TflImportOptions o = {lenient, NULL, 0};
+    return tfl_import_with(g, data, size, &o, info, d);
+}
+
+int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportOptions *o, TflInfo *info, Diag *d) {
+    int lenient = o->lenient;
     TflInfo dummy;
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d, lenient, info, NULL, NULL, 0, {0}, NULL, 0, 0, NULL};
+    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, 0, NULL};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;

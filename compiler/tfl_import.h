@@ -32,6 +32,20 @@ typedef struct TflInfo {
     int n_op_labels;
 } TflInfo;
 
+/* --input-shape: the shape to compile graph input `name` for (its public
+ * name, tensor name or index in decimal). */
+typedef struct TflInputShape {
+    const char *name;
+    int rank;
+    int64_t dims[IR_MAX_RANK];
+} TflInputShape;
+
+typedef struct TflImportOptions {
+    int lenient;                        /* see tfl_import */
+    const TflInputShape *input_shapes;  /* fixes these inputs' shapes; shapes are then re-inferred */
+    int n_input_shapes;
+} TflImportOptions;
+
 /* Reads a whole file (at most TFL_MAX_FILE_BYTES) into a malloc'd buffer. */
 int tfl_read_file(const char *path, uint8_t **data, size_t *size, Diag *d);
 
@@ -44,5 +58,13 @@ int tfl_read_file(const char *path, uint8_t **data, size_t *size, Diag *d);
  * other subgraph is imported into g->sub[] the same way, and the import still
  * returns 0 if the file itself is well formed; info->unsupported counts them. */
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d);
+/* The same with options (input shapes). A model that fails its checks while an
+ * input has a dynamic dimension (shape_signature -1) not given by
+ * input_shapes gets, as its first message, which input and the option to use. */
+int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportOptions *o, TflInfo *info, Diag *d);
+
+/* Parses "NAME_OR_INDEX=d0,d1,..." (the --input-shape argument); the name
+ * points into arg. */
+int tfl_parse_input_shape(const char *arg, TflInputShape *out, Diag *d);
 
 #endif

@@ -60,6 +60,8 @@ typedef struct IrTensor {
     int tfl_index;              /* index in the TFLite subgraph, -1 if made by a pass */
     int is_variable;            /* persistent state (e.g. SVDF/LSTM state) */
     int is_input, is_output;    /* graph input / output */
+    int infer_shape;            /* the stored shape is stale (an input's shape was overridden): the op
+                                   writing it sets it (op_set_out_shape) */
     int unknown;                /* lenient import (inspect) only: 2 = the tensor itself is unsupported (dtype,
                                    sparsity, ...), 1 = its producer is; consumers are not checked */
     int producer;               /* index of the op writing it, -1 if none */

@@ -37,10 +37,17 @@ def run_cmd(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
 
 
+def model_args(model):
+    """The mpcc options a model needs, from its sidecar: --input-shape for the shapes the oracle
+    runs a model with dynamic dimensions at."""
+    from oracle import input_shape_args
+    return input_shape_args(model)
+
+
 def mpcc_run(model, inputs, workdir, n_out=None, mpcc=MPCC):
     """Runs `mpcc run` on the inputs; returns (proc, outputs or None)."""
     workdir = Path(workdir)
-    cmd = [mpcc, "run", model]
+    cmd = [mpcc, "run", model, *model_args(model)]
     for i, a in enumerate(inputs):
         p = workdir / f"in{i}.npy"
         np.save(p, a)
@@ -149,9 +156,10 @@ int main(int argc, char **argv) {
 
 
 def compile_model(model, workdir, extra=(), mpcc=MPCC):
-    """mpcc MODEL -o workdir/model.c --name model; returns the process."""
+    """mpcc MODEL -o workdir/model.c --name model (plus the options its sidecar asks for);
+    returns the process."""
     workdir = Path(workdir)
-    return run_cmd([mpcc, model, "-o", workdir / "model.c", "--name", "model", *extra])
+    return run_cmd([mpcc, model, "-o", workdir / "model.c", "--name", "model", *model_args(model), *extra])
 
 
 def write_harness(workdir, n_in, n_out):

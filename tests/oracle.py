@@ -19,7 +19,9 @@ The interpreter runs the reference kernels (OpResolverType.BUILTIN_REF) by defau
 bit-exact specification. `resolver="builtin"` picks BUILTIN_WITHOUT_DEFAULT_DELEGATES (optimized
 kernels, no XNNPACK). A sidecar may say {"resolver": "builtin", "why": ...} for models whose
 reference kernel is missing or wrong in this LiteRT version; that becomes the default for them.
-A sidecar may also say {"constant_output": true} (e.g. SHAPE): the output does not depend on values.
+A sidecar may also say {"constant_output": true} (e.g. SHAPE): the output does not depend on values,
+and {"input_shapes": [[1, 20, 8], null, ...]}: the shapes to run a model with dynamic dimensions at
+(mpcc gets them as --input-shape, see input_shape_args).
 """
 
 import argparse
@@ -49,8 +51,22 @@ def load(model_path, resolver=None):
             raise
         interp = Interpreter(model_content=_fix_vector_quantized_dimension(model_path),
                              experimental_op_resolver_type=RESOLVERS[resolver])
+    # A model with dynamic dimensions runs at the shapes its sidecar gives (mpcc gets the same
+    # shapes as --input-shape, see input_shape_args).
+    for d, shape in zip(interp.get_input_details(), sidecar(model_path).get("input_shapes", [])):
+        if shape is not None:
+            interp.resize_tensor_input(d["index"], list(shape), strict=True)
     interp.allocate_tensors()
     return interp
+
+
+def input_shape_args(model_path):
+    """mpcc options for the sidecar's input shapes: ["--input-shape", "0=1,20,8", ...]."""
+    args = []
+    for i, shape in enumerate(sidecar(model_path).get("input_shapes", [])):
+        if shape is not None:
+            args += ["--input-shape", f"{i}=" + ",".join(str(int(x)) for x in shape)]
+    return args
 
 
 def _fix_vector_quantized_dimension(model_path):

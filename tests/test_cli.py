@@ -142,6 +142,31 @@ def test_inspect_never_gives_up_early():
         assert p.returncode == 0 and what in p.stdout and "operators:\n  " in p.stdout, p.stdout + p.stderr
 
 
+def test_input_shape_option(tmp_path):
+    """A model whose time axis is dynamic (stored as 1): compiling it as stored fails, and the first
+    message names the input and suggests --input-shape; with the option it compiles. Wrong uses of
+    the option are clean errors."""
+    model = MODELS_DIR / "dyn_time_conv1d_f32.tflite"  # input 'frames' [1,-1,8], Conv1D k=3
+    p = mpcc(model, "-o", tmp_path / "m.c")
+    assert p.returncode == 1
+    first = p.stderr.splitlines()[0]
+    assert "input 0 'frames' has dynamic dimensions (shape_signature [1,-1,8])" in first, p.stderr
+    assert "--input-shape frames=1,N,8" in first, p.stderr
+    for arg in ("frames=1,20,8", "0=1,20,8"):
+        p = mpcc(model, "-o", tmp_path / "m.c", "--input-shape", arg)
+        assert p.returncode == 0, p.stderr
+        assert "#define M_INPUT0_DIMS {1, 20, 8}" in (tmp_path / "m.h").read_text()
+    for arg, msg in (("nosuch=1,20,8", "the model has no input of that name or index (inputs: 'frames' (0))"),
+                     ("frames=2,20,8", "dimension 0 of input 0 'frames' is static (1) in the model"),
+                     ("frames=1,20", "has rank 3 ([1,1,8] f32), 2 dimensions given"),
+                     ("frames=1,x,8", "dimension 2 is not a number"),
+                     ("frames", "expected NAME_OR_INDEX=d0,d1,...")):
+        p = mpcc(model, "-o", tmp_path / "m.c", "--input-shape", arg)
+        assert p.returncode == 1 and msg in p.stderr, (arg, p.stderr)
+    p = mpcc(model, "-o", tmp_path / "m.c", "--input-shape", "frames=1,20,8", "--input-shape", "0=1,30,8")
+    assert p.returncode == 1 and "input 0 is given twice" in p.stderr, p.stderr
+
+
 def test_make_install_gives_a_working_toolchain(tmp_path):
     """`make install PREFIX=...` installs mpcc and the runtime; the installed pieces alone compile,
     build and run a model."""

@@ -97,9 +97,14 @@ int op_set_out_shape(Graph *g, const IrOp *op, int k, int rank, const int64_t *d
     if (rank < 0 || rank > IR_MAX_RANK) return op_error(d, op, "output rank %d out of range", rank);
     int same = t->rank == rank;
     for (int i = 0; same && i < rank; i++) same = t->dims[i] == dims[i];
-    if (same) return 0;
-    /* A model may leave an output shape empty (rank 0, unknown); fill it in. */
-    if (t->rank == 0 && !t->has_signature) {
+    if (same) {
+        t->infer_shape = 0;
+        return 0;
+    }
+    /* A model may leave an output shape empty (rank 0, unknown); fill it in.
+     * With --input-shape every shape downstream of the inputs is inferred. */
+    if ((t->rank == 0 && !t->has_signature) || t->infer_shape) {
+        t->infer_shape = 0;
         t->rank = rank;
         for (int i = 0; i < rank; i++) t->dims[i] = dims[i];
         return 0;
