@@ -118,6 +118,12 @@ static void emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) 
     }
 }
 
+static int model_has_custom_ops(const Graph *g) {
+    for (int i = 0; i < g->n_ops; i++)
+        if (!g->ops[i].dead && g->ops[i].kind == OP_CUSTOM) return 1;
+    return 0;
+}
+
 static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, size_t blob_len) {
     char guard[128];
     size_t j = 0;
@@ -164,7 +170,8 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "\n/* Resets the state part of the arena (stateful ops such as SVDF/LSTM);\n"
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);
-    cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL. */\n");
+    cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s. */\n",
+                 model_has_custom_ops(g) ? ", or 3 if a custom operator's kernel\n * returned non-zero" : "");
     if (o->weights_file)
         cgbuf_printf(h,
                      "/* weights: the contents of the .weights.bin file written with the model,\n"

@@ -114,6 +114,9 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
         }
         def->eval(g, op, in_ptrs, out_ptrs, scratch);
         free(scratch);
+        if (op->custom && op->custom->status != 0)
+            rc = diag_user(d, "custom operator '%s' (operator %d): its kernel %s returned %d", op->custom->code,
+                           op->tfl_index, op->custom->func, op->custom->status);
         for (int k = 0; interp_dump_dir && k < op->n_out && !rc; k++) {
             const IrTensor *t = &g->tensors[op->out[k]];
             char path[4096];

@@ -1,6 +1,7 @@
 /* main.c - the mpcc command line. Exit status: 0 success, 1 user error
  * (bad model, unsupported op, bad arguments), 2 internal error. */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ static const char *usage =
     "       mpcc run MODEL --input IN.npy... --output OUT.npy...\n"
     "                                          run a model with the reference interpreter\n"
     "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy,\n"
-    "                                          --input-shape as for compiling)\n"
+    "                                          --input-shape and --custom-op as for compiling, --custom-lib\n"
+    "                                          LIB.so: the shared library holding the custom-op kernels)\n"
     "\n"
     "MODEL is a TensorFlow Lite FlatBuffer (any file name or extension).\n"
     "\n"
@@ -33,6 +35,10 @@ static const char *usage =
     "                       compile for this shape of a graph input whose shape is dynamic in the model\n"
     "                       (shape_signature -1; stored as 1 by the converter); repeatable, also for run.\n"
     "                       Every other shape is re-inferred; shape arithmetic (SHAPE, ...) is folded\n"
+    "  --custom-op NAME=FUNC\n"
+    "                       run the model's custom operator NAME (its custom_code) with your C function\n"
+    "                       int FUNC(const mpcc_custom_ctx *, const void *const *inputs, void *const *outputs)\n"
+    "                       (runtime/mpcc_custom.h: options bytes, shapes, dtypes); repeatable\n"
     "  --target c           code generator (only c for now)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
     "  -O1, -O2             schedule: conv/FC/depthwise lowered to packed-weight GEMM and vectorized\n"
@@ -66,14 +72,47 @@ static int load(const char *path, const TflImportOptions *o, Graph **g, uint8_t 
 }
 
 #define MAX_INPUT_SHAPES 64
+#define MAX_CUSTOM_OPS 64
 
-/* --input-shape NAME_OR_INDEX=d0,d1,... (repeatable), shared by compile and run. */
-static int input_shape_arg(const char *arg, TflImportOptions *o, TflInputShape *shapes, Diag *d) {
+/* What --input-shape and --custom-op collect (compile and run). */
+typedef struct ImportArgs {
+    TflImportOptions o;
+    TflInputShape shapes[MAX_INPUT_SHAPES];
+    TflCustomOp custom[MAX_CUSTOM_OPS];
+    char custom_names[MAX_CUSTOM_OPS][256];
+} ImportArgs;
+
+/* --custom-op NAME=FUNC (repeatable). */
+static int custom_op_arg(const char *arg, ImportArgs *a, Diag *d) {
+    TflImportOptions *o = &a->o;
+    if (o->n_custom_ops == MAX_CUSTOM_OPS) return diag_user(d, "more than %d --custom-op options", MAX_CUSTOM_OPS);
+    int k = o->n_custom_ops;
+    if (tfl_parse_custom_op(arg, &a->custom[k], a->custom_names[k], sizeof a->custom_names[k], d)) return DIAG_USER;
+    for (int j = 0; j < k; j++)
+        if (strcmp(a->custom[j].name, a->custom[k].name) == 0)
+            return diag_user(d, "--custom-op %s: the operator is given twice", arg);
+    o->custom_ops = a->custom;
+    o->n_custom_ops++;
+    return 0;
+}
+
+/* --input-shape NAME_OR_INDEX=d0,d1,... (repeatable). */
+static int input_shape_arg(const char *arg, ImportArgs *a, Diag *d) {
+    TflImportOptions *o = &a->o;
     if (o->n_input_shapes == MAX_INPUT_SHAPES) return diag_user(d, "more than %d --input-shape options", MAX_INPUT_SHAPES);
-    if (tfl_parse_input_shape(arg, &shapes[o->n_input_shapes], d)) return DIAG_USER;
-    o->input_shapes = shapes;
+    if (tfl_parse_input_shape(arg, &a->shapes[o->n_input_shapes], d)) return DIAG_USER;
+    o->input_shapes = a->shapes;
     o->n_input_shapes++;
     return 0;
+}
+
+/* The import options shared by compile and run: consumes argv[*i] (and its
+ * value) when it is one; returns -1 if it is not, else 0 or an error. */
+static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
+    if (*i + 1 >= argc) return -1;
+    if (strcmp(argv[*i], "--input-shape") == 0) return input_shape_arg(argv[++*i], a, d);
+    if (strcmp(argv[*i], "--custom-op") == 0) return custom_op_arg(argv[++*i], a, d);
+    return -1;
 }
 
 static int compile_graph(Graph *g, int opt_level, const char *dump_after, FILE *dump_to, Diag *d) {
@@ -100,7 +139,7 @@ static int cmd_inspect(int argc, char **argv) {
     Graph *g;
     uint8_t *data;
     TflInfo info;
-    TflImportOptions io = {1, NULL, 0};
+    TflImportOptions io = {1, NULL, 0, NULL, 0};
     int rc = load(argv[0], &io, &g, &data, &info, &d);
     if (rc) {
         ir_graph_free(g);
@@ -184,16 +223,45 @@ static int cmd_inspect(int argc, char **argv) {
     return 0;
 }
 
+/* mpcc run: every bound custom operator's kernel from --custom-lib (dlopen). */
+static int load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d) {
+    for (int k = 0; k < (g->n_sub ? g->n_sub : 1); k++) {
+        Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; sg && i < sg->n_ops; i++) {
+            IrCustom *c = sg->ops[i].custom;
+            if (!c) continue;
+            if (!path)
+                return diag_user(d,
+                                 "custom operator '%s' (operator %d): mpcc run needs its kernel: build %s into a "
+                                 "shared library and pass --custom-lib LIB.so",
+                                 c->code, sg->ops[i].tfl_index, c->func);
+            if (!*lib) {
+                *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+                if (!*lib) return diag_user(d, "--custom-lib %s: %s", path, dlerror());
+            }
+            void *sym = dlsym(*lib, c->func);
+            if (!sym) return diag_user(d, "--custom-lib %s: no function '%s' (for custom operator '%s')", path, c->func, c->code);
+            /* POSIX: a symbol's address converts to a function pointer. */
+            memcpy(&c->fn, &sym, sizeof sym);
+        }
+    }
+    if (path && !*lib) return diag_user(d, "--custom-lib %s: the model has no custom operator bound with --custom-op", path);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *ins[64], *outs[64];
     int n_in = 0, n_out = 0;
-    TflImportOptions io = {0, NULL, 0};
-    TflInputShape shapes[MAX_INPUT_SHAPES];
+    static ImportArgs ia;
+    const char *custom_lib = NULL;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--input-shape") == 0 && i + 1 < argc) {
-            if (input_shape_arg(argv[++i], &io, shapes, &d)) return finish(&d, DIAG_USER);
+        int rc = import_arg(argc, argv, &i, &ia, &d);
+        if (rc > 0) return finish(&d, rc);
+        if (rc == 0) continue;
+        if (strcmp(argv[i], "--custom-lib") == 0 && i + 1 < argc) {
+            custom_lib = argv[++i];
         } else if ((strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "-i") == 0) && i + 1 < argc) {
             if (n_in == 64) return finish(&d, diag_user(&d, "too many --input files"));
             ins[n_in++] = argv[++i];
@@ -213,7 +281,9 @@ static int cmd_run(int argc, char **argv) {
     if (!model) return finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
     Graph *g;
     uint8_t *data;
-    int rc = load(model, &io, &g, &data, NULL, &d);
+    int rc = load(model, &ia.o, &g, &data, NULL, &d);
+    void *lib = NULL;
+    if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, &d);
     if (!rc) rc = compile_graph(g, 0, NULL, NULL, &d);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
@@ -257,6 +327,7 @@ static int cmd_run(int argc, char **argv) {
     for (int i = 0; i < n_out; i++) free(out_ptrs[i]);
     ir_graph_free(g);
     free(data);
+    if (lib) dlclose(lib);
     return finish(&d, rc);
 }
 
@@ -265,14 +336,13 @@ static int cmd_compile(int argc, char **argv) {
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
     int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2;
-    TflImportOptions io = {0, NULL, 0};
-    TflInputShape shapes[MAX_INPUT_SHAPES];
+    static ImportArgs ia;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        int irc = import_arg(argc, argv, &i, &ia, &d);
+        if (irc > 0) return finish(&d, irc);
+        if (irc == 0) continue;
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
-        else if (strcmp(a, "--input-shape") == 0 && i + 1 < argc) {
-            if (input_shape_arg(argv[++i], &io, shapes, &d)) return finish(&d, DIAG_USER);
-        }
         else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
         else if (strcmp(a, "--name") == 0 && i + 1 < argc) name = argv[++i];
         else if (strcmp(a, "--weights") == 0 && i + 1 < argc) {
@@ -316,7 +386,7 @@ static int cmd_compile(int argc, char **argv) {
     }
     Graph *g;
     uint8_t *data;
-    int rc = load(model, &io, &g, &data, NULL, &d);
+    int rc = load(model, &ia.o, &g, &data, NULL, &d);
     if (!rc) rc = compile_graph(g, opt_level, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
     if (!rc && report) {
         sched_report(g, stdout);

@@ -92,10 +92,20 @@ typedef struct Importer {
     const char **custom;    /* custom_code per operator code (NULL for builtins) */
     int n_codes;
     FbVec subgraphs;
+    struct Unbound *unbound;    /* custom ops without a kernel in the current subgraph, per name */
+    int n_unbound;
     int *calls;             /* control-flow edges: pairs (caller subgraph, called subgraph), malloc'd */
     int n_calls, cap_calls;
     unsigned char *reached; /* per subgraph: called from subgraph 0 (transitively) */
 } Importer;
+
+/* Uses of one custom operator name that has no kernel (--custom-op), listed
+ * once per name at the end of the subgraph. */
+typedef struct Unbound {
+    const char *name;
+    int count;
+    int first[6];           /* the first operator indices */
+} Unbound;
 
 /* Lenient import (inspect): an unsupported feature of a tensor is listed and
  * the tensor marked unknown; strict import stops at it. */
@@ -342,6 +352,77 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
     return 0;
 }
 
+/* A CUSTOM operator: its kernel from --custom-op and its custom_options
+ * bytes (inline, or after the FlatBuffer for large ones) into *out; without a
+ * kernel *out stays NULL and the use is counted for the message. */
+static int bind_custom(Importer *im, FbTable *ot, int index, const char *name, IrCustom **out) {
+    Graph *g = im->g;
+    *out = NULL;
+    if (!name) name = "";
+    const char *func = NULL;
+    for (int k = 0; im->opts && k < im->opts->n_custom_ops; k++)
+        if (strcmp(im->opts->custom_ops[k].name, name) == 0) func = im->opts->custom_ops[k].func;
+    if (!func) {
+        im->info->unsupported++;
+        int k = 0;
+        while (k < im->n_unbound && strcmp(im->unbound[k].name, name) != 0) k++;
+        if (k == im->n_unbound) {
+            if (!im->unbound) im->unbound = ir_alloc(g, sizeof(Unbound) * (size_t)(im->n_codes + 1));
+            if (!im->unbound) return diag_internal(im->d, "out of memory");
+            im->unbound[im->n_unbound++].name = name;
+        }
+        Unbound *u = &im->unbound[k];
+        if (u->count < (int)(sizeof u->first / sizeof u->first[0])) u->first[u->count] = index;
+        u->count++;
+        return 0;
+    }
+    IrCustom *c = ir_alloc(g, sizeof *c);
+    if (!c) return diag_internal(im->d, "out of memory");
+    c->code = name;
+    c->func = func;
+    FbVec v;
+    int present = 0;
+    uint64_t off = 0, size = 0;
+    if (fb_vector(ot, TFL_OPERATOR_CUSTOM_OPTIONS, 1, &v, &present, im->d) ||
+        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_OFFSET, 0, &off, im->d) ||
+        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_SIZE, 0, &size, im->d))
+        return DIAG_USER;
+    if (present && v.len > 0) {
+        c->options = fb_vec_bytes(&v);
+        c->options_len = v.len;
+    } else if (off > 1 && size > 0) {
+        if (off > im->buf->size || size > im->buf->size - off)
+            return diag_user(im->d, "operator %d: custom options at byte %llu + %llu bytes run past the end of the file",
+                             index, (unsigned long long)off, (unsigned long long)size);
+        c->options = im->buf->data + off;
+        c->options_len = (size_t)size;
+    }
+    if (c->options_len > INT32_MAX)
+        return diag_user(im->d, "operator %d: %zu bytes of custom options is too many", index, c->options_len);
+    *out = c;
+    return 0;
+}
+
+/* One message per custom operator name that has no kernel. */
+static void report_unbound(Importer *im) {
+    for (int k = 0; k < im->n_unbound; k++) {
+        const Unbound *u = &im->unbound[k];
+        char where[96] = "";
+        size_t len = 0;
+        int shown = u->count < 6 ? u->count : 6;
+        for (int i = 0; i < shown; i++) {
+            int w = snprintf(where + len, sizeof where - len, "%s%d", i ? ", " : "", u->first[i]);
+            if (w > 0) len += (size_t)w;
+        }
+        diag_user(im->d,
+                  "custom operator '%s': %d use%s (operator%s %s%s) and no kernel for it: give one with "
+                  "--custom-op %s=FUNCTION (see mpcc --help)",
+                  u->name, u->count, u->count == 1 ? "" : "s", u->count == 1 ? "" : "s", where,
+                  u->count > shown ? ", ..." : "", u->name);
+    }
+    im->n_unbound = 0;
+}
+
 /* Marks the outputs of an operator that was not imported or not checked as
  * unknown (lenient import): their consumers are then not checked either. */
 static void mark_unknown(Graph *g, int n_out, const int *out) {
@@ -366,6 +447,15 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
     int code = im->codes[oc];
     OpKind kind;
     const OpDef *def = NULL;
+    IrCustom *custom = NULL;
+    if (code == TFL_OP_CUSTOM) {
+        int rc = bind_custom(im, ot, index, im->custom[oc], &custom);
+        if (rc) return rc;
+        if (!custom) {
+            mark_unknown(g, n_out, out);
+            return im->lenient ? 0 : DIAG_USER;
+        }
+    }
     if (ir_op_from_tfl_code(code, &kind) == 0) def = op_def(kind);
     if (!def || !def->parse) {
         char tn[200] = "";
@@ -385,6 +475,7 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
     if (idx < 0) return diag_internal(d, "out of memory");
     IrOp *op = &g->ops[idx];
     op->tfl_index = index;
+    op->custom = custom;
     if (read_index_list(im, ot, TFL_OPERATOR_INTERMEDIATES, n_tensors, 0, &op->intermediates, &op->n_intermediates,
                         what))
         return DIAG_USER;
@@ -692,6 +783,7 @@ static int import_subgraph(Importer *im, int index) {
         if (rc == DIAG_INTERNAL) return rc;
         if (rc) failed = 1; /* keep going: report every unsupported op at once */
     }
+    report_unbound(im);
     if (failed) return DIAG_USER;
     if (im->info->unsupported && !im->lenient) return DIAG_USER;
     /* Producers, then per-op checks and shape inference, in execution order. */
@@ -738,6 +830,8 @@ static int import_child(Importer *parent, int index) {
     Importer im = *parent;
     im.g = child;
     im.d = &cd;
+    im.unbound = NULL;
+    im.n_unbound = 0;
     int rc = import_subgraph(&im, index);
     char prefix[40];
     snprintf(prefix, sizeof prefix, "subgraph %d: ", index);
@@ -745,8 +839,40 @@ static int import_child(Importer *parent, int index) {
     return rc;
 }
 
+/* The model's custom operator names, for messages ("'A', 'B'" or "none"). */
+static const char *custom_list(Graph *g, int n_codes, const int *codes, const char **custom) {
+    char buf[512] = "";
+    size_t len = 0;
+    for (int c = 0; c < n_codes && len + 1 < sizeof buf; c++) {
+        if (codes[c] != TFL_OP_CUSTOM) continue;
+        int w = snprintf(buf + len, sizeof buf - len, "%s'%s'", len ? ", " : "", custom[c] ? custom[c] : "");
+        if (w > 0) len += (size_t)w;
+    }
+    return len ? ir_strdup(g, buf) : "none";
+}
+
+int tfl_parse_custom_op(const char *arg, TflCustomOp *out, char *name_buf, size_t cap, Diag *d) {
+    const char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return diag_user(d, "--custom-op '%s': expected NAME=FUNCTION (a custom operator name and a C function)", arg);
+    const char *f = eq + 1;
+    int ok = (*f >= 'a' && *f <= 'z') || (*f >= 'A' && *f <= 'Z') || *f == '_';
+    for (const char *p = f; *p; p++)
+        ok &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+    if (!ok) return diag_user(d, "--custom-op '%s': '%s' is not a C identifier", arg, f);
+    if (strncmp(f, "rt_", 3) == 0 || strncmp(f, "mpcc_", 5) == 0)
+        return diag_user(d, "--custom-op '%s': names starting with rt_ or mpcc_ belong to mpcc's runtime", arg);
+    size_t n = (size_t)(eq - arg);
+    if (n >= cap) return diag_user(d, "--custom-op '%s': the name is too long", arg);
+    memcpy(name_buf, arg, n);
+    name_buf[n] = '\0';
+    out->name = name_buf;
+    out->func = f;
+    return 0;
+}
+
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d) {
-    TflImportOptions o = {lenient, NULL, 0};
+    TflImportOptions o = {lenient, NULL, 0, NULL, 0};
     return tfl_import_with(g, data, size, &o, info, d);
 }
 
@@ -758,7 +884,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, 0, NULL};
+    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0, NULL};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;
@@ -810,6 +936,14 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     if (!g->sub) return diag_internal(d, "out of memory");
     int rc = survey_operators(&im);
     free(im.calls);
+    if (rc) return rc;
+    for (int k = 0; k < o->n_custom_ops; k++) {
+        int found = 0;
+        for (int c = 0; c < n_codes; c++)
+            found |= codes[c] == TFL_OP_CUSTOM && custom[c] && strcmp(custom[c], o->custom_ops[k].name) == 0;
+        if (!found) rc = diag_user(d, "--custom-op %s=%s: the model has no custom operator of that name (it has: %s)",
+                                   o->custom_ops[k].name, o->custom_ops[k].func, custom_list(g, n_codes, codes, custom));
+    }
     if (rc) return rc;
     info->n_operators = info->subgraph_ops[0];
 

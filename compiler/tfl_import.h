@@ -40,10 +40,20 @@ typedef struct TflInputShape {
     int64_t dims[IR_MAX_RANK];
 } TflInputShape;
 
+/* --custom-op NAME=FUNC: custom operators whose custom_code is NAME call the
+ * user kernel FUNC (see runtime/mpcc_custom.h). */
+typedef struct TflCustomOp {
+    const char *name;       /* custom_code, compared byte for byte */
+    const char *func;       /* a C identifier */
+} TflCustomOp;
+
 typedef struct TflImportOptions {
     int lenient;                        /* see tfl_import */
     const TflInputShape *input_shapes;  /* fixes these inputs' shapes; shapes are then re-inferred */
     int n_input_shapes;
+    const TflCustomOp *custom_ops;      /* kernels for custom operators; a custom op without one is
+                                           unsupported (listed per name with its uses) */
+    int n_custom_ops;
 } TflImportOptions;
 
 /* Reads a whole file (at most TFL_MAX_FILE_BYTES) into a malloc'd buffer. */
@@ -66,5 +76,9 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
 /* Parses "NAME_OR_INDEX=d0,d1,..." (the --input-shape argument); the name
  * points into arg. */
 int tfl_parse_input_shape(const char *arg, TflInputShape *out, Diag *d);
+/* Parses "NAME=FUNC" (the --custom-op argument; NAME may hold '=', FUNC is
+ * the text after the last one); writes the NUL-terminated name into
+ * name_buf (cap bytes). */
+int tfl_parse_custom_op(const char *arg, TflCustomOp *out, char *name_buf, size_t cap, Diag *d);
 
 #endif

@@ -101,6 +101,16 @@ typedef struct IrSched {
 
 const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy" */
 
+/* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
+typedef struct IrCustom {
+    const char *code;           /* custom_code (raw model bytes: escape before printing) */
+    const uint8_t *options;     /* custom_options bytes, NULL if none */
+    size_t options_len;
+    const char *func;           /* the user kernel's C identifier */
+    void (*fn)(void);           /* mpcc run: the kernel loaded from --custom-lib (cast before calling), or NULL */
+    int status;                 /* mpcc run: the kernel's last return value */
+} IrCustom;
+
 typedef struct IrOp {
     OpKind kind;
     int tfl_index;              /* operator index in the TFLite subgraph */
@@ -116,6 +126,7 @@ typedef struct IrOp {
     int dead;                   /* removed by a pass (kept for indices) */
     int elided;                 /* output aliases input (pass alias): nothing to execute */
     char fused[128];            /* names of ops absorbed into this one, for comments */
+    IrCustom *custom;           /* OP_CUSTOM only */
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 

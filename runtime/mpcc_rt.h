@@ -22,6 +22,7 @@ extern "C" {
 /* Status codes returned by generated <prefix>_run(). */
 #define RT_OK 0
 #define RT_ERR_NULL_ARG 1
+#define RT_ERR_CUSTOM_OP 3   /* a user kernel for a custom operator returned non-zero */
 
 /* Tensor element types (mirrors the IR's list). */
 enum {
@@ -126,6 +127,7 @@ static inline float rt_bf16_to_f32(uint16_t h) {
 }
 
 #include "kernels/rt_all.h"
+#include "mpcc_custom.h"
 #include "rt_opt.h"
 
 #ifdef __cplusplus

@@ -21,7 +21,8 @@ kernels, no XNNPACK). A sidecar may say {"resolver": "builtin", "why": ...} for 
 reference kernel is missing or wrong in this LiteRT version; that becomes the default for them.
 A sidecar may also say {"constant_output": true} (e.g. SHAPE): the output does not depend on values,
 and {"input_shapes": [[1, 20, 8], null, ...]}: the shapes to run a model with dynamic dimensions at
-(mpcc gets them as --input-shape, see input_shape_args).
+(mpcc gets them as --input-shape, see input_shape_args); and {"oracle_model": "oracle/x.tflite"}: a
+model with custom operators is checked against that twin (the same computation in builtin ops).
 """
 
 import argparse
@@ -44,6 +45,10 @@ _PASS_THROUGH = {"RESHAPE", "CAST", "SQUEEZE", "EXPAND_DIMS", "IDENTITY", "SLICE
 def load(model_path, resolver=None):
     """An allocated interpreter for model_path. resolver None: the sidecar's "resolver", else "ref"."""
     resolver = resolver or default_resolver(model_path)
+    # A model TFLite cannot run (a custom operator) names a twin computing the same in builtin ops.
+    twin = sidecar(model_path).get("oracle_model")
+    if twin:
+        model_path = os.path.join(os.path.dirname(str(model_path)), twin)
     try:
         interp = Interpreter(model_path=str(model_path), experimental_op_resolver_type=RESOLVERS[resolver])
     except ValueError as e:

@@ -134,7 +134,7 @@ def test_inspect_never_gives_up_early():
     assert "  0 cond " in out and "  1 x " in out and "  0 y " in out
     for op, n in (("IF", 1), ("custom 'Frob'", 1), ("ADD", 1)):
         assert re.search(rf"^  {re.escape(op)} +{n}$", out, re.M), f"{op} x{n} missing from:\n{out}"
-    assert "subgraph 1: operator 0: custom operator 'Frob' is not supported" in out
+    assert "subgraph 1: custom operator 'Frob': 1 use (operator 0) and no kernel for it" in out
     # Unsupported tensors (sparse storage, dtypes, custom quantization) are listed, not fatal.
     for name, what in (("sparse_tensor", "sparse"), ("string_dtype", "dtype STRING"),
                        ("custom_quant_details", "custom quantization details")):
