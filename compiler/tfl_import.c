@@ -13,7 +13,8 @@
 #endif
 
 #include "fb.h"
-#include "fold_shapes.h"
+#include "fold_const.h"
+#include "tfl_sparsity.h"
 #include "ops.h"
 #include "tfl_schema.h"
 
@@ -250,13 +251,31 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
     if (bad_dtype)
         return tensor_unsupported(im, t, "tensor %d '%s': dtype %s (%d) is not supported", index, t->name,
                                   tfl_type_name(type), type);
-    if (fb_has(tt, TFL_TENSOR_SPARSITY))
-        return tensor_unsupported(im, t, "tensor %d '%s': sparse tensors are not supported", index, t->name);
     if (import_quant(im, tt, t)) return DIAG_USER;
     if (t->unknown) return 0;
     const uint8_t *data;
     size_t size;
     if (buffer_data(im, bufi, t->name, &data, &size)) return DIAG_USER;
+    FbTable sparsity;
+    int sparse = 0;
+    if (fb_table(tt, TFL_TENSOR_SPARSITY, &sparsity, &sparse, d)) return DIAG_USER;
+    if (sparse) {
+        /* Sparse weights are expanded here: every kernel reads them dense. */
+        if (!data || is_var)
+            return tensor_unsupported(im, t, "tensor %d '%s': sparse storage is supported only for constants", index,
+                                      t->name);
+        const uint8_t *dense;
+        int rc = tfl_densify(im->g, &sparsity, t, index, data, size, &dense, d);
+        if (rc == DIAG_USER && im->lenient) { /* listed (the message is in d); the tensor is unknown */
+            im->info->unsupported++;
+            t->unknown = 2;
+            return 0;
+        }
+        if (rc) return rc;
+        t->data = dense;
+        t->data_size = (size_t)ir_tensor_bytes(t);
+        return 0;
+    }
     if (data && !is_var) {
         int64_t want = ir_tensor_bytes(t);
         if (want < 0 || (uint64_t)want != size)
@@ -804,7 +823,7 @@ static int import_subgraph(Importer *im, int index) {
                             : diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index,
                                         ir_op_name(op->kind));
         int folded = 0;
-        if (!rc) rc = fold_shape_op(g, op, &folded, d);
+        if (!rc) rc = fold_const_op(g, op, &folded, d);
         if (rc == DIAG_INTERNAL) return rc;
         if (rc) {
             failed = 1;

@@ -90,15 +90,5 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     return op_set_out_shape(g, op, 0, n, dims, d);
 }
 
-static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
-    (void)g, (void)scratch;
-    rt_reshape(op->params, in[0], out[0]);
-}
-
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)g, (void)d;
-    shape_emit_copy_kernel(cg, op, "rt_reshape");
-    return 0;
-}
-
-const OpDef op_def_reshape = {"RESHAPE", parse, check, shape_flat_prepare, eval, emit_c, op_no_macs};
+const OpDef op_def_reshape = {"RESHAPE", parse, check, shape_flat_prepare, shape_flat_copy_eval, shape_flat_copy_emit,
+                               op_no_macs};

@@ -281,8 +281,27 @@ def main():
     def sparse(m):
         t0(m).sparsity = S.SparsityParametersT()
         t0(m).sparsity.traversalOrder = [0, 1]
-    case("sparse_tensor.tflite", mutated(add_model, sparse), "tensor 0 'x': sparse tensors are not supported",
-         inspect_rc=0)
+    case("sparse_tensor.tflite", mutated(add_model, sparse),
+         "tensor 0 'x': sparse storage is supported only for constants", inspect_rc=0)
+
+    def sparse_const(index):
+        """The constant c [1,4] stored CSR: values 1, 2 at columns 0 and `index` of row 0."""
+        def f(m):
+            c = m.subgraphs[0].tensors[1]
+            c.sparsity = S.SparsityParametersT()
+            c.sparsity.traversalOrder = [0, 1]
+            dense, csr = S.DimensionMetadataT(), S.DimensionMetadataT()
+            dense.format, dense.denseSize = S.DimensionType.DENSE, 1
+            csr.format = S.DimensionType.SPARSE_CSR
+            seg, idx = S.Uint8VectorT(), S.Uint8VectorT()
+            seg.values, idx.values = [0, 2], [0, index]
+            csr.arraySegmentsType, csr.arraySegments = S.SparseIndexVector.Uint8Vector, seg
+            csr.arrayIndicesType, csr.arrayIndices = S.SparseIndexVector.Uint8Vector, idx
+            c.sparsity.dimMetadata = [dense, csr]
+            m.buffers[1].data = list(struct.pack("<2f", 1.0, 2.0))
+        return f
+    case("sparse_index_out_of_range.tflite", mutated(add_model, sparse_const(7)),
+         "tensor 1 'c': sparse format: an index is out of range for its dimension", inspect_rc=0)
     case("missing_buffer.tflite", mutated(add_model, lambda m: setattr(m.subgraphs[0].tensors[1], "buffer", 99)),
          "tensor 'c': buffer index 99 out of range (model has 2 buffers)")
     case("buffer_size_mismatch.tflite", mutated(add_model, lambda m: setattr(m.buffers[1], "data", [0, 0, 0])),

@@ -1,5 +1,5 @@
-/* fold_shapes.c - shape arithmetic evaluated at compile time (see fold_shapes.h). */
-#include "fold_shapes.h"
+/* fold_const.c - compile-time constant operators (see fold_const.h). */
+#include "fold_const.h"
 
 #include <stdlib.h>
 
@@ -28,8 +28,19 @@ static int foldable(const Graph *g, const IrOp *op) {
     return 1;
 }
 
-int fold_shape_op(Graph *g, IrOp *op, int *folded, Diag *d) {
+int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d) {
     *folded = 0;
+    if (op->kind == OP_DENSIFY) {
+        /* check() made sure the input is a constant of the output's shape and dtype. */
+        IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
+        if (out->is_output) return 0; /* a graph output keeps its producer (a copy at run time) */
+        out->data = in->data;
+        out->data_size = in->data_size;
+        out->producer = -1;
+        op->dead = 1;
+        *folded = 1;
+        return 0;
+    }
     if (!foldable(g, op)) return 0;
     const OpDef *def = op_def(op->kind);
     int rc = def->prepare(g, op, d);
