@@ -124,6 +124,12 @@ static int model_has_custom_ops(const Graph *g) {
     return 0;
 }
 
+static int model_has_guards(const Graph *g) {
+    for (int i = 0; i < g->n_ops; i++)
+        if (!g->ops[i].dead && g->ops[i].guard) return 1;
+    return 0;
+}
+
 static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, size_t blob_len) {
     char guard[128];
     size_t j = 0;
@@ -170,8 +176,9 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "\n/* Resets the state part of the arena (stateful ops such as SVDF/LSTM);\n"
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);
-    cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s. */\n",
-                 model_has_custom_ops(g) ? ", or 3 if a custom operator's kernel\n * returned non-zero" : "");
+    cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s%s. */\n",
+                 model_has_guards(g) ? ",\n * or 2 if a shape input differs from the shape the model was compiled for" : "",
+                 model_has_custom_ops(g) ? ",\n * or 3 if a custom operator's kernel returned non-zero" : "");
     if (o->weights_file)
         cgbuf_printf(h,
                      "/* weights: the contents of the .weights.bin file written with the model,\n"
@@ -268,6 +275,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
         if (op->dead) continue;
         cgbuf_append(&body, "\n", 1);
         op_comment(cg, g, op, index++);
+        op_emit_guard(cg, g, op);
         if (op->elided) {
             cg_line(cg, "/* in place: the output shares the input's memory, nothing to do */");
             continue;

@@ -103,6 +103,7 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
             in_ptrs[k] = id < 0 ? NULL : g->tensors[id].data ? (const void *)g->tensors[id].data : buf[id];
         }
         for (int k = 0; k < op->n_out; k++) out_ptrs[k] = buf[op->out[k]];
+        if (op->guard && (rc = op_check_guard(g, op, in_ptrs[op->guard->input], d))) break;
         void *scratch = NULL;
         if (op->scratch_bytes) {
             scratch = malloc(op->scratch_bytes);

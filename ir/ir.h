@@ -111,6 +111,17 @@ typedef struct IrCustom {
     int status;                 /* mpcc run: the kernel's last return value */
 } IrCustom;
 
+/* A shape-like input computed at run time (e.g. a graph input) whose values
+ * the model fixes through a static output shape: the op was compiled for
+ * `values`, and the generated code and the interpreter check the input
+ * against them before the op runs (RT_ERR_SHAPE_INPUT on a mismatch). */
+typedef struct IrGuard {
+    int input;                  /* operator input index */
+    int n;
+    const int64_t *values;
+    int wildcard;               /* RESHAPE: a -1 in the input also matches */
+} IrGuard;
+
 typedef struct IrOp {
     OpKind kind;
     int tfl_index;              /* operator index in the TFLite subgraph */
@@ -127,6 +138,7 @@ typedef struct IrOp {
     int elided;                 /* output aliases input (pass alias): nothing to execute */
     char fused[128];            /* names of ops absorbed into this one, for comments */
     IrCustom *custom;           /* OP_CUSTOM only */
+    IrGuard *guard;             /* a shape input checked at run time, or NULL */
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 

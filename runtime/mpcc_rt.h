@@ -22,6 +22,7 @@ extern "C" {
 /* Status codes returned by generated <prefix>_run(). */
 #define RT_OK 0
 #define RT_ERR_NULL_ARG 1
+#define RT_ERR_SHAPE_INPUT 2 /* a shape input computed at run time differs from the shape compiled for */
 #define RT_ERR_CUSTOM_OP 3   /* a user kernel for a custom operator returned non-zero */
 
 /* Tensor element types (mirrors the IR's list). */

@@ -8,7 +8,8 @@ writes DIR/in0.npy, DIR/in1.npy, ... and DIR/out0.npy, ... in the model's input 
 
 How inputs are drawn (one numpy Generator seeded with N, inputs drawn in model order):
   - a sidecar NAME.json next to NAME.tflite may give per-input {"low": .., "high": ..}
-    (inclusive for integers); it wins over everything below;
+    (inclusive for integers), or {"value": [...]} (a shape-like input: exactly these values);
+    it wins over everything below;
   - inputs whose name contains "mask": 0/1 with at least one 1;
   - integer inputs feeding a GATHER / EMBEDDING_LOOKUP as indices: [0, rows of the table);
   - float inputs: uniform in [-1, 1);
@@ -173,7 +174,7 @@ def input_ranges(model_path, interp=None):
         if dtype.kind == "f" and "mask" in d["name"].lower():
             spec.update(kind="mask", low=0, high=1)
         if i < len(side) and side[i]:
-            for key in ("low", "high"):
+            for key in ("low", "high", "value"):
                 if key in side[i]:
                     spec[key] = side[i][key]
             if "kind" in side[i]:
@@ -188,6 +189,9 @@ def draw_inputs(model_path, seed, interp=None):
     arrays = []
     for spec in input_ranges(model_path, interp):
         shape, dtype, lo, hi = spec["shape"], spec["dtype"], spec["low"], spec["high"]
+        if "value" in spec:  # a shape-like input: the values the model was made for
+            arrays.append(np.asarray(spec["value"], dtype=dtype).reshape(shape))
+            continue
         if spec["kind"] == "mask":
             a = rng.integers(0, 2, size=shape)
             a.reshape(-1)[0] = 1  # at least one position is attended to

@@ -9,21 +9,14 @@ import pytest
 import oracle
 from mpcc_paths import MPCC_ASAN
 from mpcc_tools import mpcc_run
+from schema_models import OP, S, buffer, model, operator, pack, tensor
 
 
 def sparse_model(dense, order, block_map, levels):
     """y = x + DENSIFY(c): c is `dense` stored with the given traversal order, block map and
     per-level (format, dense size or (segments, indices, vector type)) metadata; values are taken
     in traversal order from dense."""
-    import flatbuffers
-    from ai_edge_litert import schema_py_generated as S
     shape = list(dense.shape)
-
-    def tensor(name, buf=0):
-        t = S.TensorT()
-        t.name, t.shape, t.type, t.buffer = name.encode(), shape, S.TensorType.FLOAT32, buf
-        return t
-
     values = []
     rank = len(shape)
     block = {d: lv[1] for lv, d in zip(levels, order) if d >= rank}
@@ -49,7 +42,7 @@ def sparse_model(dense, order, block_map, levels):
                 walk_pos(level + 1, {**coord, d: ind[i]}, i)
     walk_pos(0, {}, 0)
 
-    c = tensor("c", 1)
+    c = tensor("c", shape, buffer=1)
     c.sparsity = S.SparsityParametersT()
     c.sparsity.traversalOrder = list(order)
     c.sparsity.blockMap = list(block_map) or None
@@ -71,29 +64,10 @@ def sparse_model(dense, order, block_map, levels):
             dm.arrayIndicesType, dm.arrayIndices = code, b
         dms.append(dm)
     c.sparsity.dimMetadata = dms
-    m = S.ModelT()
-    m.version = 3
-    codes = []
-    for op in (S.BuiltinOperator.DENSIFY, S.BuiltinOperator.ADD):
-        oc = S.OperatorCodeT()
-        oc.builtinCode, oc.deprecatedBuiltinCode, oc.version = op, min(op, 127), 1
-        codes.append(oc)
-    m.operatorCodes = codes
-    sg = S.SubGraphT()
-    sg.tensors = [tensor("x"), c, tensor("c_dense"), tensor("y")]
-    sg.inputs, sg.outputs = [0], [3]
-    d_op, a_op = S.OperatorT(), S.OperatorT()
-    d_op.opcodeIndex, d_op.inputs, d_op.outputs = 0, [1], [2]
-    a_op.opcodeIndex, a_op.inputs, a_op.outputs = 1, [0, 2], [3]
-    a_op.builtinOptionsType, a_op.builtinOptions = S.BuiltinOptions.AddOptions, S.AddOptionsT()
-    sg.operators = [d_op, a_op]
-    m.subgraphs = [sg]
-    empty, data = S.BufferT(), S.BufferT()
-    data.data = list(np.asarray(values, np.float32).tobytes())
-    m.buffers = [empty, data]
-    b = flatbuffers.Builder(4096)
-    b.Finish(m.Pack(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
+    tensors = [tensor("x", shape), c, tensor("c_dense", shape), tensor("y", shape)]
+    ops = [operator(0, [1], [2]), operator(1, [0, 2], [3], S.BuiltinOptions.AddOptions, S.AddOptionsT())]
+    data = buffer(np.asarray(values, np.float32).tobytes())
+    return pack(model(tensors, ops, [OP.DENSIFY, OP.ADD], [buffer(), data], [0], [3]))
 
 
 def csr_rows(dense2d, kind):

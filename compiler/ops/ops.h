@@ -43,6 +43,11 @@ typedef struct OpDef {
 /* `static const rt_bmm_params p = {...};` of a BATCH_MATMUL (reference and scheduled emitters). */
 void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p);
 
+/* The run-time check of op->guard (if any): `if (!rt_check_shape_...) return RT_ERR_SHAPE_INPUT;`. */
+void op_emit_guard(CgCtx *cg, const Graph *g, const IrOp *op);
+/* The interpreter's check of op->guard on the input's data: 0, or a user error. */
+int op_check_guard(const Graph *g, const IrOp *op, const void *input, Diag *d);
+
 /* The table, indexed by OpKind. */
 const OpDef *op_def(OpKind k);
 
