@@ -23,7 +23,9 @@ reference kernel is missing or wrong in this LiteRT version; that becomes the de
 A sidecar may also say {"constant_output": true} (e.g. SHAPE): the output does not depend on values,
 and {"input_shapes": [[1, 20, 8], null, ...]}: the shapes to run a model with dynamic dimensions at
 (mpcc gets them as --input-shape, see input_shape_args); and {"oracle_model": "oracle/x.tflite"}: a
-model with custom operators is checked against that twin (the same computation in builtin ops).
+model with custom operators is checked against that twin (the same computation in builtin ops);
+and {"reference": "tflm_svdf"}: TFLite Micro's 8-bit SVDF, which this interpreter cannot run, is
+checked against tests/reference_svdf.py.
 """
 
 import argparse
@@ -46,6 +48,10 @@ _PASS_THROUGH = {"RESHAPE", "CAST", "SQUEEZE", "EXPAND_DIMS", "IDENTITY", "SLICE
 def load(model_path, resolver=None):
     """An allocated interpreter for model_path. resolver None: the sidecar's "resolver", else "ref"."""
     resolver = resolver or default_resolver(model_path)
+    # A model the interpreter cannot run at all names an independent reference instead.
+    if sidecar(model_path).get("reference") == "tflm_svdf":
+        from reference_svdf import Interpreter as SvdfReference
+        return SvdfReference(str(model_path))
     # A model TFLite cannot run (a custom operator) names a twin computing the same in builtin ops.
     twin = sidecar(model_path).get("oracle_model")
     if twin:
