@@ -118,17 +118,18 @@ static void emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) 
     }
 }
 
-static int model_has_custom_ops(const Graph *g) {
-    for (int i = 0; i < g->n_ops; i++)
-        if (!g->ops[i].dead && g->ops[i].kind == OP_CUSTOM) return 1;
+/* 1 if a live op of the model (any of its subgraphs) satisfies pred. */
+static int model_has(const Graph *g, int (*pred)(const IrOp *)) {
+    for (int k = 0; k < (g->n_sub > 1 ? g->n_sub : 1); k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; sg && i < sg->n_ops; i++)
+            if (!sg->ops[i].dead && pred(&sg->ops[i])) return 1;
+    }
     return 0;
 }
 
-static int model_has_guards(const Graph *g) {
-    for (int i = 0; i < g->n_ops; i++)
-        if (!g->ops[i].dead && g->ops[i].guard) return 1;
-    return 0;
-}
+static int is_custom(const IrOp *op) { return op->kind == OP_CUSTOM; }
+static int has_guard(const IrOp *op) { return op->guard != NULL; }
 
 static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, size_t blob_len) {
     char guard[128];
@@ -177,8 +178,8 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);
     cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s%s. */\n",
-                 model_has_guards(g) ? ",\n * or 2 if a shape input differs from the shape the model was compiled for" : "",
-                 model_has_custom_ops(g) ? ",\n * or 3 if a custom operator's kernel returned non-zero" : "");
+                 model_has(g, has_guard) ? ",\n * or 2 if a shape input differs from the shape the model was compiled for" : "",
+                 model_has(g, is_custom) ? ",\n * or 3 if a custom operator's kernel returned non-zero" : "");
     if (o->weights_file)
         cgbuf_printf(h,
                      "/* weights: the contents of the .weights.bin file written with the model,\n"
@@ -191,36 +192,50 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
-int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_src, unsigned char **weights,
-                  size_t *weights_len, Diag *d) {
-    CgBuf c = {0}, h = {0};
-    CgCtx *cg = calloc(1, sizeof *cg);
-    const char **names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    int64_t *woff = calloc((size_t)g->n_tensors + 1, sizeof(int64_t));
-    char **owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    unsigned char *blob = NULL;
-    int rc = 0;
-    if (!cg || !names || !woff || !owned) {
-        rc = diag_internal(d, "out of memory");
-        goto done;
-    }
-    char P[128];
-    size_t j = 0;
-    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
-    P[j] = '\0';
-    cg->out = &c;
-    cg->g = g;
-    cg->prefix = o->prefix;
-    cg->weights_file = o->weights_file;
-    cg->const_name = names;
-    cg->const_offset = woff;
+/* What the emitter keeps per graph: the model's, and each control-flow
+ * subgraph's (a static function <prefix>_subgraph<k>). Tensor ids are per
+ * graph, so are the constant names and blob offsets. */
+typedef struct GraphCode {
+    const Graph *g;
+    const char **names;     /* per tensor: C name of its constant */
+    int64_t *woff;          /* per tensor: offset in the weights blob */
+    char **owned;
+    char *const_used;       /* per tensor: referenced by the emitted code */
+    CgBuf body;
+} GraphCode;
 
-    /* Which constants are used by live ops. */
+static void graph_code_free(GraphCode *gc) {
+    if (gc->owned)
+        for (int i = 0; i < gc->g->n_tensors; i++) free(gc->owned[i]);
+    free(gc->owned);
+    free(gc->names);
+    free(gc->woff);
+    free(gc->const_used);
+    free(gc->body.s);
+}
+
+/* Makes cg emit for graph gc->g. */
+static void use_graph(CgCtx *cg, GraphCode *gc) {
+    cg->g = gc->g;
+    cg->const_name = gc->names;
+    cg->const_offset = gc->woff;
+    cg->const_used = gc->const_used;
+}
+
+/* Names and blob offsets (from *blob_len on) for every constant a live op may
+ * read; only the ones the emitted kernels actually reference are written out. */
+static int graph_code_init(CgCtx *cg, GraphCode *gc, const Graph *g, size_t *blob_len, Diag *d) {
+    gc->g = g;
+    gc->names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
+    gc->woff = calloc((size_t)g->n_tensors + 1, sizeof(int64_t));
+    gc->owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
+    gc->const_used = calloc((size_t)g->n_tensors + 1, 1);
     char *used = calloc((size_t)g->n_tensors + 1, 1);
-    if (!used) {
-        rc = diag_internal(d, "out of memory");
-        goto done;
+    if (!gc->names || !gc->woff || !gc->owned || !gc->const_used || !used) {
+        free(used);
+        return diag_internal(d, "out of memory");
     }
+    use_graph(cg, gc);
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
         if (op->dead || op->elided) continue;
@@ -233,47 +248,30 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
     }
     for (int i = 0; i < g->n_outputs; i++)
         if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
-
-    /* Names and blob offsets for every constant a live op may read; only
-     * the ones the emitted kernels actually reference are written out. */
-    size_t blob_len = 0;
     for (int i = 0; i < g->n_tensors; i++) {
         if (!used[i]) continue;
         const IrTensor *t = &g->tensors[i];
-        woff[i] = (int64_t)blob_len;
-        blob_len += (t->data_size + 15) / 16 * 16;
-        owned[i] = dup_str(cg_sanitize(cg, t->name, i));
-        if (!owned[i]) {
-            rc = diag_internal(d, "out of memory");
+        gc->woff[i] = (int64_t)*blob_len;
+        *blob_len += (t->data_size + 15) / 16 * 16;
+        gc->owned[i] = dup_str(cg_sanitize(cg, t->name, i));
+        if (!gc->owned[i]) {
             free(used);
-            goto done;
+            return diag_internal(d, "out of memory");
         }
-        names[i] = owned[i];
-    }
-    cg->const_used = calloc((size_t)g->n_tensors + 1, 1);
-    if (!cg->const_used) {
-        rc = diag_internal(d, "out of memory");
-        free(used);
-        goto done;
+        gc->names[i] = gc->owned[i];
     }
     free(used);
+    return 0;
+}
 
-    /* The body of <prefix>_run first, into its own buffer. */
-    CgBuf body = {0};
-    cg->out = &body;
-    cg->depth = 1;
-    cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
-    if (o->weights_file) {
-        cg_line(cg, "const unsigned char *weights = (const unsigned char *)weights_blob;");
-        cg_line(cg, "if (!weights) return 1;");
-    }
-    cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
-    cg_line(cg, "(void)a;");
-    int index = 0;
+/* The operators of a graph, one block each, then the copies of outputs that
+ * are inputs or constants, and `return 0;`, into cg's current buffer. */
+static int emit_ops(CgCtx *cg, const Graph *g, Diag *d) {
+    int rc = 0, index = 0;
     for (int i = 0; i < g->n_ops && !rc; i++) {
         const IrOp *op = &g->ops[i];
         if (op->dead) continue;
-        cgbuf_append(&body, "\n", 1);
+        cgbuf_append(cg->out, "\n", 1);
         op_comment(cg, g, op, index++);
         op_emit_guard(cg, g, op);
         if (op->elided) {
@@ -301,20 +299,89 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
             cg_line(cg, "memcpy(outputs[%d], inputs[%d], %lld);", i, from, (long long)ir_tensor_bytes(t));
         } else {
             cg->const_used[t->id] = 1;
-            if (o->weights_file)
-                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)woff[t->id],
+            if (cg->weights_file)
+                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)cg->const_offset[t->id],
                         (long long)ir_tensor_bytes(t));
             else
-                cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, names[t->id], (long long)ir_tensor_bytes(t));
+                cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, cg->const_name[t->id], (long long)ir_tensor_bytes(t));
         }
     }
     cg_line(cg, "return 0;");
-    cg->depth = 0;
-    cg_line(cg, "}");
-    if (rc) {
-        free(body.s);
+    return rc;
+}
+
+/* The constants gc's code references: static const arrays, or copied into the blob. */
+static void emit_constants(CgCtx *cg, GraphCode *gc, CgBuf *c, unsigned char *blob) {
+    const Graph *g = gc->g;
+    use_graph(cg, gc);
+    cg->out = c;
+    for (int i = 0; i < g->n_tensors; i++) {
+        if (!gc->const_used[i]) continue;
+        const IrTensor *t = &g->tensors[i];
+        if (blob) {
+            memcpy(blob + gc->woff[i], t->data, t->data_size);
+            continue;
+        }
+        char buf[160], qb[128], safe[TXT_COMMENT_CAP];
+        if (g->root) cgbuf_printf(c, "/* subgraph %d ", g->tfl_subgraph);
+        else cgbuf_printf(c, "/* ");
+        cgbuf_printf(c, "tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
+                     ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
+        emit_const_array(cg, t, gc->names[i]);
+    }
+}
+
+static void subgraph_signature(CgBuf *c, const EmitOptions *o, int k) {
+    cgbuf_printf(c, "static int %s_subgraph%d(const void *const *inputs, void *const *outputs, unsigned char *a%s)",
+                 o->prefix, k, o->weights_file ? ", const unsigned char *weights" : "");
+}
+
+int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_src, unsigned char **weights,
+                  size_t *weights_len, Diag *d) {
+    CgBuf c = {0}, h = {0};
+    CgCtx *cg = calloc(1, sizeof *cg);
+    int n_gc = g->n_sub > 1 ? g->n_sub : 1;
+    GraphCode *gcs = calloc((size_t)n_gc, sizeof *gcs);
+    unsigned char *blob = NULL;
+    size_t blob_len = 0;
+    int rc = 0;
+    if (!cg || !gcs) {
+        rc = diag_internal(d, "out of memory");
         goto done;
     }
+    char P[128];
+    size_t j = 0;
+    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
+    P[j] = '\0';
+    cg->prefix = o->prefix;
+    cg->weights_file = o->weights_file;
+    /* gcs[0]: the model (TFLite subgraph 0); gcs[k]: control-flow subgraph k, if compiled. */
+    for (int k = 0; k < n_gc && !rc; k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        if (sg) rc = graph_code_init(cg, &gcs[k], sg, &blob_len, d);
+    }
+    /* The bodies first, into their own buffers: they decide which constants are used. */
+    for (int k = 0; k < n_gc && !rc; k++) {
+        if (!gcs[k].g) continue;
+        use_graph(cg, &gcs[k]);
+        cg->out = &gcs[k].body;
+        cg->depth = 1;
+        if (k == 0) {
+            cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
+            if (o->weights_file) {
+                cg_line(cg, "const unsigned char *weights = (const unsigned char *)weights_blob;");
+                cg_line(cg, "if (!weights) return 1;");
+            }
+            cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
+            cg_line(cg, "(void)a;");
+        } else {
+            cg_line(cg, "(void)inputs, (void)outputs, (void)a%s;", o->weights_file ? ", (void)weights" : "");
+        }
+        rc = emit_ops(cg, gcs[k].g, d);
+        cg->depth = 0;
+        cg_line(cg, "}");
+    }
+    if (rc) goto done;
 
     cg->out = &c;
     char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP];
@@ -327,22 +394,26 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
     if (o->weights_file) {
         blob = calloc(blob_len ? blob_len : 1, 1);
         if (!blob) {
-            free(body.s);
             rc = diag_internal(d, "out of memory");
             goto done;
         }
     }
-    for (int i = 0; i < g->n_tensors; i++) {
-        if (!cg->const_used[i]) continue;
-        const IrTensor *t = &g->tensors[i];
-        if (o->weights_file) {
-            memcpy(blob + woff[i], t->data, t->data_size);
-            continue;
-        }
-        char buf[160], qb[128], safe[TXT_COMMENT_CAP];
-        cgbuf_printf(&c, "/* tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
-                     ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
-        emit_const_array(cg, t, names[i]);
+    for (int k = 0; k < n_gc; k++)
+        if (gcs[k].g) emit_constants(cg, &gcs[k], &c, blob);
+    /* Control-flow subgraphs: prototypes first (they may call each other), then the functions. */
+    if (n_gc > 1) cgbuf_printf(&c, "\n");
+    for (int k = 1; k < n_gc; k++) {
+        if (!gcs[k].g) continue;
+        subgraph_signature(&c, o, k);
+        cgbuf_printf(&c, ";\n");
+    }
+    for (int k = 1; k < n_gc; k++) {
+        if (!gcs[k].g) continue;
+        cgbuf_printf(&c, "\n/* TFLite subgraph %d, run by control flow: inputs and outputs as for %s_run, a: its arena. */\n",
+                     k, o->prefix);
+        subgraph_signature(&c, o, k);
+        cgbuf_printf(&c, " {\n");
+        cgbuf_append(&c, gcs[k].body.s ? gcs[k].body.s : "", gcs[k].body.len);
     }
 
     cgbuf_printf(&c, "\nvoid %s_init(void *arena) {\n", o->prefix);
@@ -361,8 +432,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                      o->prefix);
     else
         cgbuf_printf(&c, "int %s_run(const void *const *inputs, void *const *outputs, void *arena) {\n", o->prefix);
-    cgbuf_append(&c, body.s ? body.s : "", body.len);
-    free(body.s);
+    cgbuf_append(&c, gcs[0].body.s ? gcs[0].body.s : "", gcs[0].body.len);
     emit_header(&h, g, o, P, blob_len);
     if (c.oom || h.oom) {
         rc = diag_internal(d, "out of memory while emitting C");
@@ -380,12 +450,9 @@ done:
     free(c.s);
     free(h.s);
     free(blob);
-    if (owned)
-        for (int i = 0; i < g->n_tensors; i++) free(owned[i]);
-    free(owned);
-    free(names);
-    free(woff);
-    if (cg) free(cg->const_used);
+    for (int k = 0; gcs && k < n_gc; k++)
+        if (gcs[k].g) graph_code_free(&gcs[k]);
+    free(gcs);
     free(cg);
     return rc;
 }

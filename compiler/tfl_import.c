@@ -97,7 +97,6 @@ typedef struct Importer {
     int n_unbound;
     int *calls;             /* control-flow edges: pairs (caller subgraph, called subgraph), malloc'd */
     int n_calls, cap_calls;
-    unsigned char *reached; /* per subgraph: called from subgraph 0 (transitively) */
 } Importer;
 
 /* Uses of one custom operator name that has no kernel (--custom-op), listed
@@ -592,18 +591,6 @@ static int survey_operators(Importer *im) {
             if (called_subgraphs(im, &ot, s, (int)i, im->codes[oc])) return DIAG_USER;
         }
     }
-    /* Subgraphs called from subgraph 0, transitively. */
-    im->reached = ir_alloc(g, (size_t)n_sub);
-    if (!im->reached) return diag_internal(im->d, "out of memory");
-    im->reached[0] = 1;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int e = 0; e < im->n_calls; e++)
-            if (im->reached[im->calls[2 * e]] && !im->reached[im->calls[2 * e + 1]]) {
-                im->reached[im->calls[2 * e + 1]] = 1;
-                changed = 1;
-            }
-    }
     /* Several operator codes may carry the same op (e.g. two versions): merge by label. */
     for (int c = 0; c < im->n_codes; c++) {
         if (!counts[c]) continue;
@@ -851,11 +838,54 @@ static int import_child(Importer *parent, int index) {
     im.d = &cd;
     im.unbound = NULL;
     im.n_unbound = 0;
+    child->root = root;
     int rc = import_subgraph(&im, index);
     char prefix[40];
     snprintf(prefix, sizeof prefix, "subgraph %d: ", index);
     diag_merge(parent->d, &cd, prefix);
+    if (rc && !parent->lenient) {
+        /* Its callers see it as missing (and say so) instead of reading a half-imported graph. */
+        ir_graph_free(child);
+        root->sub[index] = NULL;
+    }
+    for (int i = 0; !rc && !parent->lenient && i < child->n_tensors; i++)
+        if (child->tensors[i].is_variable && !child->tensors[i].data)
+            rc = diag_user(parent->d, "subgraph %d: tensor '%s' is a variable: state inside a control-flow "
+                           "subgraph is not supported", index, child->tensors[i].name);
     return rc;
+}
+
+/* Control-flow edges sorted by caller, so a subgraph's callees are one run. */
+static int cmp_edge(const void *a, const void *b) {
+    const int *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+#define MAX_CALL_DEPTH 64
+
+/* Subgraphs reachable from subgraph s through control flow, callees before
+ * their callers (post-order), appended to order[]; a call cycle or nesting
+ * deeper than MAX_CALL_DEPTH is a user error. Needs im->calls sorted. */
+static int call_order(Importer *im, int s, int depth, unsigned char *state, int *order, int *n) {
+    if (depth > MAX_CALL_DEPTH)
+        return diag_user(im->d, "control flow is nested more than %d subgraphs deep", MAX_CALL_DEPTH);
+    state[s] = 1; /* on the DFS stack */
+    int lo = 0, hi = im->n_calls;
+    while (lo < hi) { /* the first edge of caller s */
+        int mid = lo + (hi - lo) / 2;
+        if (im->calls[2 * mid] < s) lo = mid + 1;
+        else hi = mid;
+    }
+    for (int e = lo; e < im->n_calls && im->calls[2 * e] == s; e++) {
+        int t = im->calls[2 * e + 1];
+        if (state[t] == 1)
+            return diag_user(im->d, "subgraph %d is called from subgraph %d while it runs: recursive control flow "
+                             "is not supported", t, s);
+        if (state[t] == 0 && call_order(im, t, depth + 1, state, order, n)) return DIAG_USER;
+    }
+    state[s] = 2;
+    order[(*n)++] = s;
+    return 0;
 }
 
 /* The model's custom operator names, for messages ("'A', 'B'" or "none"). */
@@ -903,7 +933,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0, NULL};
+    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;
@@ -954,8 +984,18 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     g->sub = calloc((size_t)g->n_sub, sizeof(Graph *));
     if (!g->sub) return diag_internal(d, "out of memory");
     int rc = survey_operators(&im);
+    int *order = rc ? NULL : malloc(sizeof(int) * (size_t)g->n_sub);
+    unsigned char *state = rc ? NULL : calloc((size_t)g->n_sub, 1);
+    int n_order = 0;
+    if (!rc && (!order || !state)) rc = diag_internal(d, "out of memory");
+    if (!rc && im.n_calls) qsort(im.calls, (size_t)im.n_calls, 2 * sizeof(int), cmp_edge);
+    if (!rc) rc = call_order(&im, 0, 0, state, order, &n_order);
     free(im.calls);
-    if (rc) return rc;
+    free(state);
+    if (rc) {
+        free(order);
+        return rc;
+    }
     for (int k = 0; k < o->n_custom_ops; k++) {
         int found = 0;
         for (int c = 0; c < n_codes; c++)
@@ -966,16 +1006,26 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     if (rc) return rc;
     info->n_operators = info->subgraph_ops[0];
 
-    rc = import_subgraph(&im, 0);
+    /* The subgraphs control flow calls, each into g->sub[k], callees first (a control-flow
+     * op's check reads its subgraphs' inputs and outputs); all of them are imported even
+     * when one fails, to list every problem at once. */
+    for (int i = 0; i < n_order && rc != DIAG_INTERNAL; i++) {
+        if (order[i] == 0) continue;
+        int crc = import_child(&im, order[i]);
+        if (crc && rc != DIAG_INTERNAL) rc = crc;
+    }
+    free(order);
     if (rc == DIAG_INTERNAL) return rc;
+    int rc0 = import_subgraph(&im, 0);
+    if (rc0 == DIAG_INTERNAL) return rc0;
+    if (!rc) rc = rc0;
     FbVec sigv;
     if (fb_vector(&model, TFL_MODEL_SIGNATURE_DEFS, 4, &sigv, &present, d)) return DIAG_USER;
     info->n_signatures = present ? (int)sigv.len : 0;
-    if (!rc && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
-    /* The subgraphs control flow calls (inspect: every subgraph), each into g->sub[k];
-     * they are imported even when subgraph 0 failed, to list every problem at once. */
-    for (int k = 1; k < g->n_sub; k++) {
-        if (!lenient && !im.reached[k]) continue;
+    if (!rc0 && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
+    /* inspect describes every subgraph, called or not. */
+    for (int k = 1; lenient && k < g->n_sub; k++) {
+        if (g->sub[k]) continue;
         int crc = import_child(&im, k);
         if (crc == DIAG_INTERNAL) return crc;
         if (crc && !rc) rc = crc;

@@ -139,6 +139,8 @@ typedef struct IrOp {
     char fused[128];            /* names of ops absorbed into this one, for comments */
     IrCustom *custom;           /* OP_CUSTOM only */
     IrGuard *guard;             /* a shape input checked at run time, or NULL */
+    int callee[2];              /* IF (then, else), WHILE (cond, body), CALL_ONCE (init): TFLite subgraph */
+    int n_callee;               /* indices of the subgraphs it runs (g->root->sub[...]) */
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 
@@ -160,6 +162,7 @@ typedef struct Graph {
     int64_t state_bytes;        /* bytes of variable tensors, at the arena start */
     int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
     int tfl_subgraph;           /* index of the TFLite subgraph this graph was imported from */
+    struct Graph *root;         /* the graph of subgraph 0 (NULL in the root itself): owns sub[] */
     struct Graph **sub;         /* root only: sub[k] is TFLite subgraph k when imported (k >= 1), else NULL */
     int n_sub;                  /* length of sub (the model's subgraph count) */
 } Graph;
@@ -197,6 +200,11 @@ void ir_set_producers(Graph *g);
 /* Formats "[1,96,96,1] i8" into buf. */
 const char *ir_tensor_desc(const IrTensor *t, char *buf, size_t n);
 static inline IrTensor *ir_t(Graph *g, int id) { return &g->tensors[id]; }
+/* The graph of TFLite subgraph k that a control-flow op of g runs (NULL if not imported). */
+static inline Graph *ir_subgraph(const Graph *g, int k) {
+    const Graph *r = g->root ? g->root : g;
+    return k > 0 && k < r->n_sub ? r->sub[k] : NULL;
+}
 
 /* Structural verifier: every id in range, every tensor produced at most once,
  * produced before use (ops are in execution order, so no cycles), graph

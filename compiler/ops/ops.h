@@ -10,7 +10,8 @@
  *           multipliers, shapes) into op->params (a runtime params struct
  *           allocated with ir_alloc) and sets op->scratch_bytes.
  *  eval     runs the reference kernel from runtime/ on raw data pointers
- *           (in[k] == NULL for an absent optional input).
+ *           (in[k] == NULL for an absent optional input). NULL for control
+ *           flow (op->n_callee > 0): the interpreter runs the subgraphs.
  *  emit_c   writes the C statements that call the same kernel with the same
  *           params (see codegen/cg.h).
  *  macs     multiply-accumulates of one invocation (0 for data movement).

@@ -383,8 +383,8 @@ def main():
     case("custom_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.CUSTOM, "MyFancyOp")])),
          "custom operator 'MyFancyOp': 1 use (operator 0) and no kernel for it: give one with --custom-op "
          "MyFancyOp=FUNCTION", inspect_rc=0)
-    case("unsupported_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.WHILE)])),
-         "operator 0: WHILE is not supported, output tensor 'y'", inspect_rc=0)
+    case("unsupported_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.LSH_PROJECTION)])),
+         "operator 0: LSH_PROJECTION is not supported, output tensor 'y'", inspect_rc=0)
     case("unknown_builtin_code.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(9999)])),
          "operator 0: unknown builtin operator code 9999", inspect_rc=0)
 
