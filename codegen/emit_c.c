@@ -423,6 +423,19 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
         if (!t->is_variable || t->offset < 0) continue;
         int fill = ir_variable_reset_value(t);
         char safe[TXT_COMMENT_CAP];
+        if (t->init) {
+            /* A resource variable's initial value (CALL_ONCE), embedded even with --weights file:
+             * <prefix>_init takes no weights. */
+            char name[64];
+            snprintf(name, sizeof name, "init%d", i);
+            cgbuf_printf(&c, "    {\n");
+            cg->out = &c;
+            cg->depth = 2;
+            cg_array_u8(cg, name, t->init, ir_tensor_bytes(t));
+            cgbuf_printf(&c, "        memcpy(a + %lld, %s, %lld); /* state %s */\n    }\n", (long long)t->offset, name,
+                         (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
+            continue;
+        }
         cgbuf_printf(&c, "    memset(a + %lld, %d, %lld); /* state %s */\n", (long long)t->offset, fill,
                      (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
     }

@@ -133,6 +133,7 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
         }
         /* Poison activations so a kernel reading unwritten memory shows up. */
         memset(buf[i], t->is_variable ? ir_variable_reset_value(t) : 0xA5, (size_t)bytes + 16);
+        if (t->is_variable && t->init) memcpy(buf[i], t->init, (size_t)bytes);
     }
     for (int i = 0; i < g->n_inputs && !rc; i++) {
         const IrTensor *t = &g->tensors[g->inputs[i]];

@@ -14,9 +14,10 @@
 
 #include "fb.h"
 #include "fold_const.h"
-#include "tfl_sparsity.h"
 #include "ops.h"
+#include "tfl_import_internal.h"
 #include "tfl_schema.h"
+#include "tfl_sparsity.h"
 
 int tfl_read_file(const char *path, uint8_t **data, size_t *size, Diag *d) {
 #if defined(__unix__) || defined(__APPLE__)
@@ -79,33 +80,6 @@ static const char *tfl_type_name(int t) {
                                   "UINT32", "UINT16", "INT4", "BFLOAT16"};
     return t >= 0 && t < (int)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
 }
-
-typedef struct Importer {
-    Graph *g;               /* the subgraph being imported */
-    const FbBuf *buf;
-    FbVec buffers;
-    int n_buffers;
-    Diag *d;
-    int lenient;
-    const TflImportOptions *opts;
-    TflInfo *info;
-    const int *codes;       /* builtin code per operator code */
-    const char **custom;    /* custom_code per operator code (NULL for builtins) */
-    int n_codes;
-    FbVec subgraphs;
-    struct Unbound *unbound;    /* custom ops without a kernel in the current subgraph, per name */
-    int n_unbound;
-    int *calls;             /* control-flow edges: pairs (caller subgraph, called subgraph), malloc'd */
-    int n_calls, cap_calls;
-} Importer;
-
-/* Uses of one custom operator name that has no kernel (--custom-op), listed
- * once per name at the end of the subgraph. */
-typedef struct Unbound {
-    const char *name;
-    int count;
-    int first[6];           /* the first operator indices */
-} Unbound;
 
 /* Lenient import (inspect): an unsupported feature of a tensor is listed and
  * the tensor marked unknown; strict import stops at it. */
@@ -196,7 +170,7 @@ static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
     return 0;
 }
 
-static int import_tensor(Importer *im, FbTable *tt, int index) {
+int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
     Diag *d = im->d;
     const char *name = NULL;
     uint32_t name_len = 0;
@@ -218,7 +192,9 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
         fb_vector(tt, TFL_TENSOR_SHAPE_SIGNATURE, 4, &sig, &has_sig, d))
         return DIAG_USER;
     IrDType dt;
-    int bad_dtype = map_dtype(type, &dt);
+    /* A RESOURCE tensor is a variable's handle (tfl_variables.c): no op of the IR reads it. */
+    int resource = type == TFL_TYPE_RESOURCE;
+    int bad_dtype = resource ? (dt = IR_I32, 0) : map_dtype(type, &dt);
     if (bad_dtype) dt = IR_U8; /* a placeholder, the tensor is unknown (lenient only) */
     if (has_shape && shape.len > IR_MAX_RANK)
         return diag_user(d, "tensor %d '%s': rank %u exceeds the maximum of %d", index, name, shape.len, IR_MAX_RANK);
@@ -293,7 +269,7 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
     return 0;
 }
 
-static int read_index_list(Importer *im, FbTable *t, int field, int n_tensors, int allow_absent, int **out, int *n,
+int tfl_read_index_list(Importer *im, FbTable *t, int field, int n_tensors, int allow_absent, int **out, int *n,
                            const char *what) {
     FbVec v;
     int present = 0;
@@ -370,80 +346,9 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
     return 0;
 }
 
-/* A CUSTOM operator: its kernel from --custom-op and its custom_options
- * bytes (inline, or after the FlatBuffer for large ones) into *out; without a
- * kernel *out stays NULL and the use is counted for the message. */
-static int bind_custom(Importer *im, FbTable *ot, int index, const char *name, IrCustom **out) {
-    Graph *g = im->g;
-    *out = NULL;
-    if (!name) name = "";
-    const char *func = NULL;
-    for (int k = 0; im->opts && k < im->opts->n_custom_ops; k++)
-        if (strcmp(im->opts->custom_ops[k].name, name) == 0) func = im->opts->custom_ops[k].func;
-    if (!func) {
-        im->info->unsupported++;
-        int k = 0;
-        while (k < im->n_unbound && strcmp(im->unbound[k].name, name) != 0) k++;
-        if (k == im->n_unbound) {
-            if (!im->unbound) im->unbound = ir_alloc(g, sizeof(Unbound) * (size_t)(im->n_codes + 1));
-            if (!im->unbound) return diag_internal(im->d, "out of memory");
-            im->unbound[im->n_unbound++].name = name;
-        }
-        Unbound *u = &im->unbound[k];
-        if (u->count < (int)(sizeof u->first / sizeof u->first[0])) u->first[u->count] = index;
-        u->count++;
-        return 0;
-    }
-    IrCustom *c = ir_alloc(g, sizeof *c);
-    if (!c) return diag_internal(im->d, "out of memory");
-    c->code = name;
-    c->func = func;
-    FbVec v;
-    int present = 0;
-    uint64_t off = 0, size = 0;
-    if (fb_vector(ot, TFL_OPERATOR_CUSTOM_OPTIONS, 1, &v, &present, im->d) ||
-        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_OFFSET, 0, &off, im->d) ||
-        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_SIZE, 0, &size, im->d))
-        return DIAG_USER;
-    if (present && v.len > 0) {
-        c->options = fb_vec_bytes(&v);
-        c->options_len = v.len;
-    } else if (off > 1 && size > 0) {
-        if (off > im->buf->size || size > im->buf->size - off)
-            return diag_user(im->d, "operator %d: custom options at byte %llu + %llu bytes run past the end of the file",
-                             index, (unsigned long long)off, (unsigned long long)size);
-        c->options = im->buf->data + off;
-        c->options_len = (size_t)size;
-    }
-    if (c->options_len > INT32_MAX)
-        return diag_user(im->d, "operator %d: %zu bytes of custom options is too many", index, c->options_len);
-    *out = c;
-    return 0;
-}
-
-/* One message per custom operator name that has no kernel. */
-static void report_unbound(Importer *im) {
-    for (int k = 0; k < im->n_unbound; k++) {
-        const Unbound *u = &im->unbound[k];
-        char where[96] = "";
-        size_t len = 0;
-        int shown = u->count < 6 ? u->count : 6;
-        for (int i = 0; i < shown; i++) {
-            int w = snprintf(where + len, sizeof where - len, "%s%d", i ? ", " : "", u->first[i]);
-            if (w > 0) len += (size_t)w;
-        }
-        diag_user(im->d,
-                  "custom operator '%s': %d use%s (operator%s %s%s) and no kernel for it: give one with "
-                  "--custom-op %s=FUNCTION (see mpcc --help)",
-                  u->name, u->count, u->count == 1 ? "" : "s", u->count == 1 ? "" : "s", where,
-                  u->count > shown ? ", ..." : "", u->name);
-    }
-    im->n_unbound = 0;
-}
-
 /* Marks the outputs of an operator that was not imported or not checked as
  * unknown (lenient import): their consumers are then not checked either. */
-static void mark_unknown(Graph *g, int n_out, const int *out) {
+void tfl_mark_unknown(Graph *g, int n_out, const int *out) {
     for (int k = 0; k < n_out; k++)
         if (out[k] >= 0) g->tensors[out[k]].unknown = 1;
 }
@@ -459,18 +364,28 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
     char what[64];
     snprintf(what, sizeof what, "operator %d", index);
     int *in, *out, n_in, n_out;
-    if (read_index_list(im, ot, TFL_OPERATOR_INPUTS, n_tensors, 1, &in, &n_in, what) ||
-        read_index_list(im, ot, TFL_OPERATOR_OUTPUTS, n_tensors, 0, &out, &n_out, what))
+    if (tfl_read_index_list(im, ot, TFL_OPERATOR_INPUTS, n_tensors, 1, &in, &n_in, what) ||
+        tfl_read_index_list(im, ot, TFL_OPERATOR_OUTPUTS, n_tensors, 0, &out, &n_out, what))
         return DIAG_USER;
     int code = im->codes[oc];
     OpKind kind;
     const OpDef *def = NULL;
     IrCustom *custom = NULL;
+    if (code == TFL_OP_VAR_HANDLE || code == TFL_OP_READ_VARIABLE || code == TFL_OP_ASSIGN_VARIABLE ||
+        code == TFL_OP_CALL_ONCE) {
+        int rc = tfl_variable_op(im, ot, index, code, n_in, in, n_out, out);
+        if (rc == DIAG_USER) {
+            im->info->unsupported++;
+            tfl_mark_unknown(g, n_out, out);
+            return im->lenient ? 0 : DIAG_USER;
+        }
+        return rc;
+    }
     if (code == TFL_OP_CUSTOM) {
-        int rc = bind_custom(im, ot, index, im->custom[oc], &custom);
+        int rc = tfl_bind_custom(im, ot, index, im->custom[oc], &custom);
         if (rc) return rc;
         if (!custom) {
-            mark_unknown(g, n_out, out);
+            tfl_mark_unknown(g, n_out, out);
             return im->lenient ? 0 : DIAG_USER;
         }
     }
@@ -486,7 +401,7 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
             diag_user(d, "operator %d: %s is not supported%s", index, name, tn);
         else
             diag_user(d, "operator %d: unknown builtin operator code %d%s", index, code, tn);
-        mark_unknown(g, n_out, out);
+        tfl_mark_unknown(g, n_out, out);
         return im->lenient ? 0 : DIAG_USER;
     }
     int idx = ir_add_op(g, kind, n_in, in, n_out, out);
@@ -494,7 +409,7 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
     IrOp *op = &g->ops[idx];
     op->tfl_index = index;
     op->custom = custom;
-    if (read_index_list(im, ot, TFL_OPERATOR_INTERMEDIATES, n_tensors, 0, &op->intermediates, &op->n_intermediates,
+    if (tfl_read_index_list(im, ot, TFL_OPERATOR_INTERMEDIATES, n_tensors, 0, &op->intermediates, &op->n_intermediates,
                         what))
         return DIAG_USER;
     FbTable opts;
@@ -503,103 +418,8 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
     if (def->parse(g, op, has_opts ? &opts : NULL, d)) {
         im->info->unsupported++;
         op->dead = 1;
-        mark_unknown(g, n_out, out);
+        tfl_mark_unknown(g, n_out, out);
         return im->lenient ? 0 : DIAG_USER;
-    }
-    return 0;
-}
-
-/* The name an operator code is counted under in the histogram: the builtin
- * name, "CUSTOM:<custom_code>" (raw model bytes: print through txt_terminal),
- * or "builtin code N" for a code this schema does not know. */
-static const char *code_label(Graph *g, int code, const char *custom) {
-    if (code == TFL_OP_CUSTOM) return ir_sprintf(g, "CUSTOM:%s", custom ? custom : "");
-    const char *name = tfl_builtin_name(code);
-    return name ? name : ir_sprintf(g, "builtin code %d", code);
-}
-
-/* Records which subgraphs an IF / WHILE / CALL_ONCE operator of subgraph s
- * calls, as edges in im->calls (each index checked against the subgraph count). */
-static int called_subgraphs(Importer *im, FbTable *ot, int s, int index, int code) {
-    int fields[2], n = 0;
-    if (code == TFL_OP_IF) {
-        fields[n++] = TFL_IF_OPTIONS_THEN_SUBGRAPH_INDEX;
-        fields[n++] = TFL_IF_OPTIONS_ELSE_SUBGRAPH_INDEX;
-    } else if (code == TFL_OP_WHILE) {
-        fields[n++] = TFL_WHILE_OPTIONS_COND_SUBGRAPH_INDEX;
-        fields[n++] = TFL_WHILE_OPTIONS_BODY_SUBGRAPH_INDEX;
-    } else if (code == TFL_OP_CALL_ONCE) {
-        fields[n++] = TFL_CALL_ONCE_OPTIONS_INIT_SUBGRAPH_INDEX;
-    } else {
-        return 0;
-    }
-    FbTable opts;
-    int has = 0;
-    if (fb_table(ot, TFL_OPERATOR_BUILTIN_OPTIONS, &opts, &has, im->d)) return DIAG_USER;
-    for (int k = 0; has && k < n; k++) {
-        int32_t sub = 0;
-        if (fb_i32(&opts, fields[k], 0, &sub, im->d)) return DIAG_USER;
-        if (sub < 0 || (uint32_t)sub >= im->subgraphs.len)
-            return diag_user(im->d, "%soperator %d (%s): subgraph index %d out of range (model has %u subgraphs)",
-                             s ? ir_sprintf(im->g, "subgraph %d: ", s) : "", index, tfl_builtin_name(code), sub,
-                             im->subgraphs.len);
-        if (im->n_calls == im->cap_calls) {
-            int cap = im->cap_calls ? 2 * im->cap_calls : 16;
-            int *p = realloc(im->calls, sizeof(int) * 2 * (size_t)cap);
-            if (!p) return diag_internal(im->d, "out of memory");
-            im->calls = p;
-            im->cap_calls = cap;
-        }
-        im->calls[2 * im->n_calls] = s;
-        im->calls[2 * im->n_calls + 1] = sub;
-        im->n_calls++;
-    }
-    return 0;
-}
-
-/* Operator histogram over every subgraph of the file (for inspect), read
- * straight from the operator lists: unsupported and custom ops count too. */
-static int survey_operators(Importer *im) {
-    Graph *g = im->g;
-    TflInfo *info = im->info;
-    int n_sub = (int)im->subgraphs.len;
-    int *counts = ir_alloc(g, sizeof(int) * (size_t)(im->n_codes + 1));
-    info->subgraph_ops = ir_alloc(g, sizeof(int) * (size_t)(n_sub + 1));
-    info->op_labels = ir_alloc(g, sizeof(char *) * (size_t)(im->n_codes + 1));
-    info->op_counts = ir_alloc(g, sizeof(int) * (size_t)(im->n_codes + 1));
-    if (!counts || !info->subgraph_ops || !info->op_labels || !info->op_counts)
-        return diag_internal(im->d, "out of memory");
-    for (int s = 0; s < n_sub; s++) {
-        FbTable sg;
-        FbVec ops;
-        int present = 0;
-        if (fb_vec_table(&im->subgraphs, (uint32_t)s, &sg, im->d) ||
-            fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops, &present, im->d))
-            return DIAG_USER;
-        if (present && ops.len > TFL_MAX_OPERATORS)
-            return diag_user(im->d, "subgraph %d: %u operators exceeds the limit of %d", s, ops.len, TFL_MAX_OPERATORS);
-        info->subgraph_ops[s] = present ? (int)ops.len : 0;
-        for (uint32_t i = 0; present && i < ops.len; i++) {
-            FbTable ot;
-            uint32_t oc = 0;
-            if (fb_vec_table(&ops, i, &ot, im->d) || fb_u32(&ot, TFL_OPERATOR_OPCODE_INDEX, 0, &oc, im->d))
-                return DIAG_USER;
-            if (oc >= (uint32_t)im->n_codes)
-                return diag_user(im->d, "%soperator %u: opcode_index %u out of range (model has %d operator codes)",
-                                 s ? ir_sprintf(g, "subgraph %d: ", s) : "", i, oc, im->n_codes);
-            counts[oc]++;
-            if (called_subgraphs(im, &ot, s, (int)i, im->codes[oc])) return DIAG_USER;
-        }
-    }
-    /* Several operator codes may carry the same op (e.g. two versions): merge by label. */
-    for (int c = 0; c < im->n_codes; c++) {
-        if (!counts[c]) continue;
-        const char *label = code_label(g, im->codes[c], im->custom[c]);
-        if (!label) return diag_internal(im->d, "out of memory");
-        int k = 0;
-        while (k < info->n_op_labels && strcmp(info->op_labels[k], label) != 0) k++;
-        if (k == info->n_op_labels) info->op_labels[info->n_op_labels++] = label;
-        info->op_counts[k] += counts[c];
     }
     return 0;
 }
@@ -755,15 +575,18 @@ static int import_subgraph(Importer *im, int index) {
     int n_tensors = present ? (int)tens_v.len : 0;
     if (n_tensors > TFL_MAX_TENSORS)
         return diag_user(d, "subgraph %d: %d tensors exceeds the limit of %d", index, n_tensors, TFL_MAX_TENSORS);
+    im->res_var = ir_alloc(g, sizeof(int) * (size_t)(n_tensors + 1));
+    if (!im->res_var) return diag_internal(d, "out of memory");
+    for (int i = 0; i < n_tensors; i++) im->res_var[i] = -1;
     for (int i = 0; i < n_tensors; i++) {
         FbTable tt;
-        if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || import_tensor(im, &tt, i)) return DIAG_USER;
+        if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || tfl_import_tensor(im, &tt, i)) return DIAG_USER;
     }
     char what_in[48], what_out[48];
     snprintf(what_in, sizeof what_in, "subgraph %d inputs", index);
     snprintf(what_out, sizeof what_out, "subgraph %d outputs", index);
-    if (read_index_list(im, &sg, TFL_SUBGRAPH_INPUTS, n_tensors, 0, &g->inputs, &g->n_inputs, what_in) ||
-        read_index_list(im, &sg, TFL_SUBGRAPH_OUTPUTS, n_tensors, 0, &g->outputs, &g->n_outputs, what_out))
+    if (tfl_read_index_list(im, &sg, TFL_SUBGRAPH_INPUTS, n_tensors, 0, &g->inputs, &g->n_inputs, what_in) ||
+        tfl_read_index_list(im, &sg, TFL_SUBGRAPH_OUTPUTS, n_tensors, 0, &g->outputs, &g->n_outputs, what_out))
         return DIAG_USER;
     g->input_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_inputs + 1));
     g->output_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_outputs + 1));
@@ -789,7 +612,7 @@ static int import_subgraph(Importer *im, int index) {
         if (rc == DIAG_INTERNAL) return rc;
         if (rc) failed = 1; /* keep going: report every unsupported op at once */
     }
-    report_unbound(im);
+    tfl_report_unbound(im);
     if (failed) return DIAG_USER;
     if (im->info->unsupported && !im->lenient) return DIAG_USER;
     /* Producers, then per-op checks and shape inference, in execution order. */
@@ -803,7 +626,7 @@ static int import_subgraph(Importer *im, int index) {
         int unknown_in = 0;
         for (int k = 0; k < op->n_in; k++) unknown_in |= op->in[k] >= 0 && g->tensors[op->in[k]].unknown;
         if (unknown_in) {
-            mark_unknown(g, op->n_out, op->out);
+            tfl_mark_unknown(g, op->n_out, op->out);
             continue;
         }
         int rc = def->check ? def->check(g, op, d)
@@ -815,7 +638,7 @@ static int import_subgraph(Importer *im, int index) {
         if (rc) {
             failed = 1;
             im->info->unsupported++;
-            mark_unknown(g, op->n_out, op->out);
+            tfl_mark_unknown(g, op->n_out, op->out);
         }
     }
     if (failed && index == 0) dynamic_shape_hint(im);
@@ -855,71 +678,6 @@ static int import_child(Importer *parent, int index) {
     return rc;
 }
 
-/* Control-flow edges sorted by caller, so a subgraph's callees are one run. */
-static int cmp_edge(const void *a, const void *b) {
-    const int *x = a, *y = b;
-    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-#define MAX_CALL_DEPTH 64
-
-/* Subgraphs reachable from subgraph s through control flow, callees before
- * their callers (post-order), appended to order[]; a call cycle or nesting
- * deeper than MAX_CALL_DEPTH is a user error. Needs im->calls sorted. */
-static int call_order(Importer *im, int s, int depth, unsigned char *state, int *order, int *n) {
-    if (depth > MAX_CALL_DEPTH)
-        return diag_user(im->d, "control flow is nested more than %d subgraphs deep", MAX_CALL_DEPTH);
-    state[s] = 1; /* on the DFS stack */
-    int lo = 0, hi = im->n_calls;
-    while (lo < hi) { /* the first edge of caller s */
-        int mid = lo + (hi - lo) / 2;
-        if (im->calls[2 * mid] < s) lo = mid + 1;
-        else hi = mid;
-    }
-    for (int e = lo; e < im->n_calls && im->calls[2 * e] == s; e++) {
-        int t = im->calls[2 * e + 1];
-        if (state[t] == 1)
-            return diag_user(im->d, "subgraph %d is called from subgraph %d while it runs: recursive control flow "
-                             "is not supported", t, s);
-        if (state[t] == 0 && call_order(im, t, depth + 1, state, order, n)) return DIAG_USER;
-    }
-    state[s] = 2;
-    order[(*n)++] = s;
-    return 0;
-}
-
-/* The model's custom operator names, for messages ("'A', 'B'" or "none"). */
-static const char *custom_list(Graph *g, int n_codes, const int *codes, const char **custom) {
-    char buf[512] = "";
-    size_t len = 0;
-    for (int c = 0; c < n_codes && len + 1 < sizeof buf; c++) {
-        if (codes[c] != TFL_OP_CUSTOM) continue;
-        int w = snprintf(buf + len, sizeof buf - len, "%s'%s'", len ? ", " : "", custom[c] ? custom[c] : "");
-        if (w > 0) len += (size_t)w;
-    }
-    return len ? ir_strdup(g, buf) : "none";
-}
-
-int tfl_parse_custom_op(const char *arg, TflCustomOp *out, char *name_buf, size_t cap, Diag *d) {
-    const char *eq = strrchr(arg, '=');
-    if (!eq || eq == arg || !eq[1])
-        return diag_user(d, "--custom-op '%s': expected NAME=FUNCTION (a custom operator name and a C function)", arg);
-    const char *f = eq + 1;
-    int ok = (*f >= 'a' && *f <= 'z') || (*f >= 'A' && *f <= 'Z') || *f == '_';
-    for (const char *p = f; *p; p++)
-        ok &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
-    if (!ok) return diag_user(d, "--custom-op '%s': '%s' is not a C identifier", arg, f);
-    if (strncmp(f, "rt_", 3) == 0 || strncmp(f, "mpcc_", 5) == 0)
-        return diag_user(d, "--custom-op '%s': names starting with rt_ or mpcc_ belong to mpcc's runtime", arg);
-    size_t n = (size_t)(eq - arg);
-    if (n >= cap) return diag_user(d, "--custom-op '%s': the name is too long", arg);
-    memcpy(name_buf, arg, n);
-    name_buf[n] = '\0';
-    out->name = name_buf;
-    out->func = f;
-    return 0;
-}
-
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d) {
     TflImportOptions o = {lenient, NULL, 0, NULL, 0};
     return tfl_import_with(g, data, size, &o, info, d);
@@ -933,7 +691,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0};
+    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0, 0, NULL, NULL, NULL};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;
@@ -983,17 +741,21 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     g->n_sub = info->n_subgraphs;
     g->sub = calloc((size_t)g->n_sub, sizeof(Graph *));
     if (!g->sub) return diag_internal(d, "out of memory");
-    int rc = survey_operators(&im);
+    im.init_subgraph = ir_alloc(g, (size_t)g->n_sub);
+    if (!im.init_subgraph) return diag_internal(d, "out of memory");
+    int rc = tfl_variables_new(&im);
+    if (!rc) rc = tfl_survey_operators(&im);
     int *order = rc ? NULL : malloc(sizeof(int) * (size_t)g->n_sub);
     unsigned char *state = rc ? NULL : calloc((size_t)g->n_sub, 1);
     int n_order = 0;
     if (!rc && (!order || !state)) rc = diag_internal(d, "out of memory");
-    if (!rc && im.n_calls) qsort(im.calls, (size_t)im.n_calls, 2 * sizeof(int), cmp_edge);
-    if (!rc) rc = call_order(&im, 0, 0, state, order, &n_order);
+    if (!rc && im.n_calls) qsort(im.calls, (size_t)im.n_calls, 2 * sizeof(int), tfl_cmp_edge);
+    if (!rc) rc = tfl_call_order(&im, 0, 0, state, order, &n_order);
     free(im.calls);
     free(state);
     if (rc) {
         free(order);
+        tfl_variables_free(&im);
         return rc;
     }
     for (int k = 0; k < o->n_custom_ops; k++) {
@@ -1001,7 +763,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
         for (int c = 0; c < n_codes; c++)
             found |= codes[c] == TFL_OP_CUSTOM && custom[c] && strcmp(custom[c], o->custom_ops[k].name) == 0;
         if (!found) rc = diag_user(d, "--custom-op %s=%s: the model has no custom operator of that name (it has: %s)",
-                                   o->custom_ops[k].name, o->custom_ops[k].func, custom_list(g, n_codes, codes, custom));
+                                   o->custom_ops[k].name, o->custom_ops[k].func, tfl_custom_list(g, n_codes, codes, custom));
     }
     if (rc) return rc;
     info->n_operators = info->subgraph_ops[0];
@@ -1015,8 +777,13 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
         if (crc && rc != DIAG_INTERNAL) rc = crc;
     }
     free(order);
-    if (rc == DIAG_INTERNAL) return rc;
+    if (rc == DIAG_INTERNAL) {
+        tfl_variables_free(&im);
+        return rc;
+    }
     int rc0 = import_subgraph(&im, 0);
+    if (!rc0) rc0 = tfl_variables_finish(&im);
+    tfl_variables_free(&im);
     if (rc0 == DIAG_INTERNAL) return rc0;
     if (!rc) rc = rc0;
     FbVec sigv;
@@ -1025,7 +792,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     if (!rc0 && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
     /* inspect describes every subgraph, called or not. */
     for (int k = 1; lenient && k < g->n_sub; k++) {
-        if (g->sub[k]) continue;
+        if (g->sub[k] || im.init_subgraph[k]) continue; /* an init subgraph is read by its CALL_ONCE */
         int crc = import_child(&im, k);
         if (crc == DIAG_INTERNAL) return crc;
         if (crc && !rc) rc = crc;

@@ -629,6 +629,12 @@ enum {
     TFL_CALL_ONCE_OPTIONS_INIT_SUBGRAPH_INDEX = 0, /* int32 */
 };
 
+/* VarHandleOptions: a resource variable's key. */
+enum {
+    TFL_VAR_HANDLE_OPTIONS_CONTAINER = 0, /* string */
+    TFL_VAR_HANDLE_OPTIONS_SHARED_NAME = 1, /* string */
+};
+
 /* Sparse tensors: Tensor.sparsity is a SparsityParameters table. */
 enum {
     TFL_SPARSITY_PARAMETERS_TRAVERSAL_ORDER = 0, /* vector<int32> */

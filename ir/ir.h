@@ -58,7 +58,9 @@ typedef struct IrTensor {
     const uint8_t *data;        /* constant data, or NULL for activations */
     size_t data_size;           /* bytes of data */
     int tfl_index;              /* index in the TFLite subgraph, -1 if made by a pass */
-    int is_variable;            /* persistent state (e.g. SVDF/LSTM state) */
+    int is_variable;            /* persistent state (e.g. SVDF/LSTM state, resource variables) */
+    const uint8_t *init;        /* variable: its value after <prefix>_init (ir_tensor_bytes bytes), or NULL:
+                                   filled with ir_variable_reset_value */
     int is_input, is_output;    /* graph input / output */
     int infer_shape;            /* the stored shape is stale (an input's shape was overridden): the op
                                    writing it sets it (op_set_out_shape) */

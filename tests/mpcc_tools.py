@@ -213,6 +213,33 @@ def build_exe(workdir, config):
     return proc, exe
 
 
+def build_with_main(workdir, main_source, config="gcc-san", extra=()):
+    """Builds workdir/model.c with a test's own main (written to workdir/main.c) and extra
+    sources; returns (proc, exe path)."""
+    workdir = Path(workdir)
+    cc, flags = CONFIGS[config]
+    (workdir / "main.c").write_text(main_source)
+    exe = workdir / f"main-{config}"
+    proc = run_cmd([cc, *GEN_FLAGS, *flags, "-I", ROOT / "runtime", "-I", workdir, workdir / "main.c",
+                    workdir / "model.c", *extra, runtime_lib(config), "-lm", "-o", exe])
+    return proc, exe
+
+
+def run_steps(model, main_source, xs, out_dtype, out_shape, tag):
+    """A stateful model over several runs: compiles it (ASan build of mpcc), builds it with a main
+    that reads the raw inputs xs from argv[1] and writes every run's outputs to argv[2], runs that;
+    returns the outputs as out_dtype[out_shape]."""
+    work = new_workdir(tag)
+    proc = compile_model(model, work, mpcc=BUILD_DIR / "asan" / "mpcc")
+    assert proc.returncode == 0, proc.stderr
+    proc, exe = build_with_main(work, main_source)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    xs.tofile(work / "in.bin")
+    proc = run_cmd([exe, work / "in.bin", work / "out.bin"], env=SAN_ENV, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return np.fromfile(work / "out.bin", out_dtype).reshape(out_shape)
+
+
 def run_exe(exe, inputs, out_specs, workdir):
     """Runs a harness executable; out_specs = [(dtype, shape)]; returns (proc, outputs or None)."""
     workdir = Path(workdir)

@@ -7,9 +7,9 @@ import pytest
 
 import oracle
 from compare import compare_arrays
-from mpcc_paths import MODELS_DIR, MPCC_ASAN, ROOT
-from mpcc_tools import (GEN_FLAGS, SAN, build_exe, compile_model, mpcc_run, new_workdir, run_cmd, run_exe,
-                        runtime_lib, write_harness)
+from mpcc_paths import MODELS_DIR, MPCC_ASAN
+from mpcc_tools import (build_exe, build_with_main, compile_model, mpcc_run, new_workdir, run_cmd, run_exe,
+                        run_steps, write_harness)
 from schema_models import OP, S, TT, buffer, model, operator, pack, tensor
 
 CASES = [("cf_if_f32", [-2, 0, 3]), ("cf_if_int8", [-1, 1]), ("cf_while_f32", [0, 1, 6]),
@@ -71,10 +71,7 @@ def test_subgraph_constants_in_the_weights_file(seed):
     work = new_workdir("cf-weights")
     assert compile_model(model_path, work, ["--weights", "file"], mpcc=MPCC_ASAN).returncode == 0
     assert "static const float" not in (work / "model.c").read_text()
-    (work / "main.c").write_text(WEIGHTS_MAIN)
-    exe = work / "main"
-    p = run_cmd(["gcc", *GEN_FLAGS, *SAN, "-I", ROOT / "runtime", "-I", work, work / "main.c", work / "model.c",
-                 runtime_lib("gcc-san"), "-lm", "-o", exe])
+    p, exe = build_with_main(work, WEIGHTS_MAIN)
     assert p.returncode == 0, p.stderr[-3000:]
     x = oracle.draw_inputs(model_path, seed)[0]
     n = np.array([4], np.int32)
@@ -119,3 +116,52 @@ def test_if_branches_must_agree(tmp_path):
     assert p.returncode == 1
     assert "operator 0 (IF): input 1 and subgraph 2's input 0: 'x' is [1,4] f32 but 'e_x' is [2,4] f32" in p.stderr, \
         p.stderr
+
+
+STEPS_MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "model.h"
+/* STEPS runs on one arena, then PREFIX_init and the first input again (the state must restart). */
+int main(int argc, char **argv) {
+    static float x[STEPS][MODEL_INPUT0_SIZE], y[STEPS + 1][MODEL_OUTPUT0_SIZE];
+    static double arena[MODEL_ARENA_BYTES / 8 + 1];
+    const void *ins[1];
+    void *outs[1];
+    FILE *f;
+    int s;
+    if (argc != 3) return 2;
+    f = fopen(argv[1], "rb");
+    if (!f || fread(x, 1, sizeof x, f) != sizeof x) return 3;
+    fclose(f);
+    model_init(arena);
+    for (s = 0; s <= STEPS; s++) {
+        if (s == STEPS) model_init(arena);
+        ins[0] = x[s == STEPS ? 0 : s];
+        outs[0] = y[s];
+        if (model_run(ins, outs, arena)) return 4;
+    }
+    f = fopen(argv[2], "wb");
+    if (!f || fwrite(y, 1, sizeof y, f) != sizeof y) return 5;
+    fclose(f);
+    return 0;
+}
+"""
+
+
+def test_resource_variable_persists_across_runs(seed):
+    """cf_variable_f32: CALL_ONCE initializes a resource variable, every run reads and updates it.
+    The generated code (one arena, several runs) equals TFLite invoked as often; <prefix>_init
+    restores the initial value."""
+    steps = 4
+    model_path = MODELS_DIR / "cf_variable_f32.tflite"
+    interp = oracle.load(model_path)
+    xs = np.random.default_rng(seed).uniform(-1, 1, (steps, 1, 8)).astype(np.float32)
+    refs = [oracle.run(model_path, [x], interp=interp)[0] for x in xs]
+    refs.append(oracle.run(model_path, [xs[0]])[0])  # a fresh interpreter: the initial state
+    assert not np.allclose(refs[0], refs[1]), "the state does not change the output"
+    got = run_steps(model_path, f"#define STEPS {steps}\n" + STEPS_MAIN, xs, np.float32, (steps + 1, 1, 8),
+                    "cf-variable")
+    for s, ref in enumerate(refs):
+        ok, msg = compare_arrays(ref, got[s], mode="opt")
+        assert ok, f"run {s}: {msg}"

@@ -6,7 +6,7 @@ TFLite by test_models.py (through its builtin-op twin, see the sidecar)."""
 import numpy as np
 
 from mpcc_paths import MODELS_DIR, MPCC_ASAN, ROOT, TESTS_DIR
-from mpcc_tools import GEN_FLAGS, SAN, custom_lib, new_workdir, run_cmd, runtime_lib
+from mpcc_tools import GEN_FLAGS, build_with_main, custom_lib, new_workdir, run_cmd
 
 MODEL = MODELS_DIR / "custom_sinh_f32.tflite"  # FC -> CUSTOM "Sinh" (operator 1) -> FC
 
@@ -98,12 +98,9 @@ def test_user_kernel_context_and_failure():
     work = new_workdir("custom-ctx")
     opts = ", ".join(str(b) for b in custom_options())
     (work / "kernel.c").write_text(CHECKING_KERNEL.replace("OPTIONS", opts))
-    (work / "main.c").write_text(MAIN)
     p = run_cmd([MPCC_ASAN, MODEL, "-o", work / "model.c", "--name", "model", "--custom-op", "Sinh=checked_sinh"])
     assert p.returncode == 0, p.stderr
-    exe = work / "main"
-    p = run_cmd(["gcc", *GEN_FLAGS, *SAN, "-I", ROOT / "runtime", "-I", work, work / "main.c", work / "model.c",
-                 work / "kernel.c", runtime_lib("gcc-san"), "-lm", "-o", exe])
+    p, exe = build_with_main(work, MAIN, extra=[work / "kernel.c"])
     assert p.returncode == 0, p.stderr[-3000:]
     p = run_cmd([exe])
     assert p.returncode == 0 and p.stdout.split() == ["rc", "0", "rc", "3"], p.stdout + p.stderr

@@ -9,8 +9,7 @@ import pytest
 import oracle
 from compare import compare_arrays
 from mpcc_paths import MODELS_DIR, MPCC_ASAN
-from mpcc_tools import GEN_FLAGS, SAN, compile_model, mpcc_run, new_workdir, run_cmd, runtime_lib
-from mpcc_paths import ROOT
+from mpcc_tools import mpcc_run, new_workdir, run_steps
 from reference_svdf import Svdf
 
 STEPS = 40
@@ -71,21 +70,12 @@ def test_svdf_steps(name, seed):
         assert refs[0].reshape(-1).tolist() == [-17, -63, -20, -40]
         ref = Svdf(model)  # the 8-bit oracle's int16 twin equals TFLite
         assert np.array_equal(np.stack([ref.step(x) for x in xs]), refs)
-    work = new_workdir(name)
-    assert compile_model(model, work, mpcc=MPCC_ASAN).returncode == 0
-    (work / "main.c").write_text(f"#define STEPS {STEPS}\n" + MAIN)
-    exe = work / "steps"
-    p = run_cmd(["gcc", *GEN_FLAGS, *SAN, "-I", ROOT / "runtime", "-I", work, work / "main.c", work / "model.c",
-                 runtime_lib("gcc-san"), "-lm", "-o", exe])
-    assert p.returncode == 0, p.stderr[-3000:]
-    xs.tofile(work / "in.bin")
-    p = run_cmd([exe, work / "in.bin", work / "out.bin"])
-    assert p.returncode == 0, p.stderr[-3000:]
-    got = np.fromfile(work / "out.bin", refs.dtype).reshape(refs.shape)
+    got = run_steps(model, f"#define STEPS {STEPS}\n" + MAIN, xs, refs.dtype, refs.shape, name)
     ok, msg = compare_arrays(refs, got, mode="ref")
     print(f"{name}, {STEPS} steps: {msg}")
     assert ok, msg
     # The interpreter (one step from a fresh state) on the first input.
+    work = new_workdir(name)
     proc, outs = mpcc_run(model, [xs[0]], work, n_out=1, mpcc=MPCC_ASAN)
     assert proc.returncode == 0, proc.stderr
     ok, msg = compare_arrays(refs[0], outs[0], mode="ref")

@@ -6,6 +6,10 @@
                        the loop count is the input n, drawn from 0..6)
     cf_nested_f32      a WHILE whose body holds an IF (the first two iterations scale, later ones multiply): nested
                        subgraph calls
+    cf_variable_f32    a tf.Variable accumulator kept as a resource variable (converted unfrozen with
+                       experimental_enable_resource_variables): CALL_ONCE runs an init subgraph that assigns its
+                       initial value, VAR_HANDLE / READ_VARIABLE / ASSIGN_VARIABLE use it; the output depends on
+                       every earlier invocation
 
 The sidecars keep the integer inputs in small ranges (flag in -3..3, n in 0..6).
 """
@@ -63,6 +67,31 @@ def main():
         _, y = tf.while_loop(lambda i, y: i < n[0], body, [tf.constant(0), x])
         return y
     emit("cf_nested", f_nested, [x_spec, tf.TensorSpec([1], tf.int32, name="n")], ("f32",), (0, 6))
+    emit_variable_model()
+
+
+def emit_variable_model():
+    rng = np.random.default_rng(common.SEED + 32)
+
+    class Accumulator(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.constant(rng.standard_normal((8, 8)).astype(np.float32) * 0.3)
+            self.acc = tf.Variable(rng.uniform(-0.5, 0.5, (1, 8)).astype(np.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([1, 8], tf.float32, name="x")])
+        def __call__(self, x):
+            self.acc.assign(0.5 * self.acc + tf.tanh(tf.matmul(x, self.w)))
+            return self.acc * 2.0
+
+    m = Accumulator()
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([m.__call__.get_concrete_function()], m)
+    conv.experimental_enable_resource_variables = True
+    data = conv.convert()
+    path = os.path.join(common.TESTS_MODELS, "cf_variable_f32.tflite")
+    if common.write(path, data):
+        common.write_sidecar(path)
+        print(f"  cf_variable_f32 ops: {' '.join(common.op_names(data))}")
 
 
 if __name__ == "__main__":
