@@ -20,7 +20,7 @@ LIB_SRC := $(filter-out compiler/main.c,$(LIB_SRC))
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test demo models bench fuzz install clean venv unit regen-golden
+.PHONY: all mpcc asan test demo models bench fuzz install clean venv unit regen-golden scale
 
 all: $(BUILD)/mpcc
 
@@ -58,6 +58,11 @@ models: venv
 
 test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
 	$(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
+
+# Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
+# 2k..250k ops, hostile sizes, and BERT-base f32 end to end if `make models MODELS_BIG=1` made it.
+scale: $(BUILD)/mpcc venv
+	$(VENV)/bin/python tests/scale/measure.py
 
 install: $(BUILD)/mpcc
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/mpcc/runtime

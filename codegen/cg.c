@@ -8,8 +8,21 @@
 
 #include "cg_internal.h"
 
+void cgbuf_flush(CgBuf *b) {
+    if (!b->sink || b->io_error || b->len == 0) return;
+    if (fwrite(b->s, 1, b->len, b->sink) != b->len) b->io_error = 1;
+    b->len = 0;
+}
+
 void cgbuf_append(CgBuf *b, const char *s, size_t n) {
-    if (b->oom) return;
+    if (b->oom || b->io_error || b->discard) return;
+    if (b->sink && b->len + n > CG_FLUSH_BYTES) {
+        cgbuf_flush(b);
+        if (n > CG_FLUSH_BYTES) {
+            if (!b->io_error && fwrite(s, 1, n, b->sink) != n) b->io_error = 1;
+            return;
+        }
+    }
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (b->len + n + 1 > cap) cap *= 2;
@@ -26,8 +39,17 @@ void cgbuf_append(CgBuf *b, const char *s, size_t n) {
     b->s[b->len] = '\0';
 }
 
+int64_t cg_blob_offset(CgCtx *cg, int id) {
+    if (cg->const_offset[id] < 0) {
+        cg->const_offset[id] = cg->blob_bytes;
+        cg->blob_bytes += ((int64_t)cg->g->tensors[id].data_size + 15) / 16 * 16;
+    }
+    return cg->const_offset[id];
+}
+
 static void cgbuf_vprintf(CgBuf *b, const char *fmt, va_list ap) {
     char small[1024];
+    if (b->discard) return;
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(small, sizeof small, fmt, ap);
@@ -130,17 +152,17 @@ static const char *tensor_expr(CgCtx *cg, int id, int is_input) {
     if (t->data) {
         cg->const_used[id] = 1;
         if (cg->weights_file)
-            snprintf(s, CG_POOL_LEN, "(const %s *)(weights + %lld)", ct, (long long)cg->const_offset[id]);
+            snprintf(s, CG_POOL_LEN, "(const %s *)(weights + %lld)", ct, (long long)cg_blob_offset(cg, id));
         else
             snprintf(s, CG_POOL_LEN, "%s", cg->const_name[id]);
         return s;
     }
-    for (int i = 0; i < g->n_inputs; i++)
+    for (int i = 0; t->is_input && i < g->n_inputs; i++)
         if (g->inputs[i] == id) {
             snprintf(s, CG_POOL_LEN, "(%s%s *)inputs[%d]", q, ct, i);
             return s;
         }
-    for (int i = 0; i < g->n_outputs; i++)
+    for (int i = 0; t->is_output && i < g->n_outputs; i++)
         if (g->outputs[i] == id) {
             snprintf(s, CG_POOL_LEN, "(%s%s *)outputs[%d]", q, ct, i);
             return s;

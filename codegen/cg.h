@@ -44,8 +44,8 @@ const char *cg_tensor(CgCtx *cg, int id, int is_input);
 const char *cg_scratch(CgCtx *cg, const IrOp *op);
 
 /* Control flow: the C function of TFLite subgraph k ("<prefix>_subgraph<k>"),
- * and the weights argument every such function takes last (", weights" with
- * --weights file, else ""). */
+ * and the weights argument every such function takes after the arena
+ * (", weights" with --weights file, else ""); the parallel-for `par` follows. */
 const char *cg_subgraph_fn(CgCtx *cg, int k);
 const char *cg_weights_arg(CgCtx *cg);
 

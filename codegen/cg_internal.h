@@ -7,10 +7,18 @@
 #define CG_POOL 48
 #define CG_POOL_LEN 512
 
+/* Text being emitted: in memory, or streamed to a file in chunks of
+ * CG_FLUSH_BYTES (sink), so that a model of 10^6 ops does not hold its
+ * gigabyte of C in memory; or dropped (discard), for a dry run of the
+ * emitters that only records which constants the code reads. */
+#define CG_FLUSH_BYTES ((size_t)1 << 20)
 typedef struct CgBuf {
     char *s;
     size_t len, cap;
     int oom;
+    FILE *sink;        /* text goes there; s holds what is not written yet */
+    int io_error;      /* a write to sink failed */
+    int discard;       /* text is dropped unformatted */
 } CgBuf;
 
 struct CgCtx {
@@ -20,13 +28,18 @@ struct CgCtx {
     const char *prefix;    /* symbol prefix */
     int weights_file;      /* constants live in a caller-supplied weights blob */
     const char **const_name;   /* per tensor: C name of its constant array */
-    int64_t *const_offset;     /* per tensor: offset in the weights blob */
+    int64_t *const_offset;     /* per tensor: offset in the weights blob, -1 until first referenced */
+    int64_t blob_bytes;        /* weights blob size so far (header included) */
     char *const_used;          /* per tensor: referenced by emitted code */
     char pool[CG_POOL][CG_POOL_LEN];
     int pool_next;
 };
 
 void cgbuf_append(CgBuf *b, const char *s, size_t n);
+/* Writes what is buffered to the sink (if any). */
+void cgbuf_flush(CgBuf *b);
+/* Offset of constant tensor id in the weights blob, given on first use. */
+int64_t cg_blob_offset(CgCtx *cg, int id);
 void cgbuf_printf(CgBuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -131,7 +131,46 @@ static int model_has(const Graph *g, int (*pred)(const IrOp *)) {
 static int is_custom(const IrOp *op) { return op->kind == OP_CUSTOM; }
 static int has_guard(const IrOp *op) { return op->guard != NULL; }
 
-static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, size_t blob_len) {
+/* --isa avx2/avx512/neon: the build stops with a message naming the flags
+ * when the compiler does not target that ISA. */
+static void emit_isa_check(CgBuf *c, IrIsa isa) {
+    static const char *const cond[] = {NULL, "defined(__AVX2__) && defined(__FMA__)",
+                                       "defined(__AVX512F__) && defined(__AVX512BW__)", "defined(__ARM_NEON)"};
+    static const char *const how[] = {NULL, "-mavx2 -mfma (or -march=haswell or newer)",
+                                      "-mavx512f -mavx512bw -mfma (or -march=skylake-avx512 or newer)",
+                                      "an Arm target with NEON (e.g. -march=armv8-a)"};
+    if (isa <= IR_ISA_GENERIC || isa > IR_ISA_NEON) return;
+    cgbuf_printf(c, "/* Compiled by mpcc --isa %s. */\n#if !(%s)\n#error \"mpcc --isa %s: build this file and runtime/ with %s\"\n#endif\n\n",
+                 ir_isa_name(isa), cond[isa], ir_isa_name(isa), how[isa]);
+}
+
+/* PREFIX_run_parallel and the mpcc_parallel type (as in
+ * runtime/mpcc_parallel.h, guarded so several model headers combine). */
+static void emit_parallel_api(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P) {
+    cgbuf_printf(h, "\n/* Threads. The convolution, fully connected, depthwise and attention\n"
+                    " * kernels split their work over the caller's parallel-for: `run` calls\n"
+                    " * task(arg, i) for every i in [0, n) on any threads and returns when all\n"
+                    " * are done (runtime/threads/mpcc_pool.h is a small pthread pool that\n"
+                    " * provides one). This model was compiled for up to %d thread%s (mpcc\n"
+                    " * --threads N: the arena holds one scratch copy per thread); a larger\n"
+                    " * par->threads is clamped. NULL par is the same as %s_run. */\n",
+                 g->threads > 1 ? g->threads : 1, g->threads > 1 ? "s" : "", o->prefix);
+    cgbuf_printf(h, "#ifndef MPCC_PARALLEL_DEFINED\n#define MPCC_PARALLEL_DEFINED\n"
+                    "typedef struct mpcc_parallel {\n"
+                    "    void (*run)(void *pool, void (*task)(void *arg, int index), void *arg, int n);\n"
+                    "    void *pool;\n    int threads;\n} mpcc_parallel;\n#endif\n");
+    cgbuf_printf(h, "#define %s_MAX_THREADS %d\n", P, g->threads > 1 ? g->threads : 1);
+    if (o->weights_file)
+        cgbuf_printf(h, "int %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena, "
+                        "const void *weights,\n    %*s const mpcc_parallel *par);\n",
+                     o->prefix, (int)strlen(o->prefix), "");
+    else
+        cgbuf_printf(h, "int %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena,\n"
+                        "    %*s const mpcc_parallel *par);\n", o->prefix, (int)strlen(o->prefix), "");
+}
+
+static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, int64_t blob_bytes,
+                        uint64_t hash) {
     char guard[128];
     size_t j = 0;
     for (const char *s = o->prefix; *s && j + 1 < sizeof guard; s++) guard[j++] = (char)toupper((unsigned char)*s);
@@ -143,7 +182,14 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                  " *\n"
                  " * Usage:\n"
                  " *   static double arena[%s_ARENA_BYTES / 8 + 1];  (never zero-sized; 8-byte aligned, 64 is better)\n"
-                 " *   %s_init(arena);                  once, resets the model's state\n"
+                 " *   %s_init(arena);                  once, resets the model's state\n",
+                 P, o->prefix);
+    if (o->weights_file)
+        cgbuf_printf(h,
+                     " *   load the .weights.bin file into `weights` (%s_WEIGHTS_BYTES bytes, 16-byte aligned);\n"
+                     " *   %s_check_weights(weights, bytes) == 0    once, after loading\n",
+                     P, o->prefix);
+    cgbuf_printf(h,
                  " *   const void *in[%s_NUM_INPUTS] = {...};  void *out[%s_NUM_OUTPUTS] = {...};\n"
                  " *   int rc = %s_run(in, out, arena%s);  0 on success\n"
                  " * Inputs and outputs are caller buffers in model order, dense row-major,\n"
@@ -151,16 +197,31 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
                  " * (and the state of stateful models at its start); the code uses no other\n"
                  " * mutable memory, so threads may run the model concurrently with separate\n"
                  " * arenas. Link with mpcc's runtime/ sources and libm.\n */\n",
-                 P, o->prefix, P, P, o->prefix, o->weights_file ? ", weights" : "");
+                 P, P, o->prefix, o->weights_file ? ", weights" : "");
     int scheduled = 0;
     for (int i = 0; i < g->n_ops; i++) scheduled += !g->ops[i].dead && g->ops[i].sched.kind != SCHED_REF;
+    static const char *const isa_text[] = {
+        /* generic */
+        " * Vector paths, picked when the code is built from the compiler's target: x86\n"
+        " * AVX-512 (8x32 GEMM tiles; vpdpwssd with AVX512-VNNI), AVX2+FMA (5x16 / 6x16\n"
+        " * tiles), GCC/Clang vector extensions elsewhere, portable C99 otherwise (same\n"
+        " * integer results on every path). Build with -O3 -march=native for speed.",
+        /* avx2 */
+        " * Built for --isa avx2: AVX2+FMA paths (5x16 f32 / 6x16 int8 GEMM tiles);\n"
+        " * the .c file stops the build unless the compiler targets AVX2 and FMA\n"
+        " * (-mavx2 -mfma, -march=haswell or newer, or -march=native on such a CPU).",
+        /* avx512 */
+        " * Built for --isa avx512: AVX-512 paths (8x32 GEMM tiles; vpdpwssd when the\n"
+        " * compiler also targets AVX512-VNNI); the .c file stops the build unless the\n"
+        " * compiler targets AVX512F and AVX512BW (-march=skylake-avx512 or newer).",
+        /* neon (in parentheses: clang's -Wstring-concatenation) */
+        (" * Built for --isa neon: portable GCC/Clang vector-extension code (NEON\n"
+         " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON.")};
     if (scheduled)
         cgbuf_printf(h,
                      "/* Kernels: %d ops run mpcc's optimized kernels (runtime/rt_opt*.c), the rest its\n"
-                     " * reference kernels. Vector paths: x86 AVX2+FMA, compiled in when the compiler\n"
-                     " * targets them (-mavx2 -mfma, or -march=native); otherwise portable C99 with the\n"
-                     " * same integer results. Build with -O3 -march=native for speed. */\n",
-                     scheduled);
+                     " * reference kernels.\n%s */\n",
+                     scheduled, isa_text[(unsigned)g->isa < 4 ? g->isa : 0]);
     else
         cgbuf_printf(h, "/* Kernels: mpcc's reference kernels (runtime/kernels). */\n");
     cgbuf_printf(h, "#ifndef %s_MODEL_H\n#define %s_MODEL_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n", guard,
@@ -177,31 +238,49 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "\n/* Resets the state part of the arena (stateful ops such as SVDF/LSTM);\n"
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);
-    cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s%s. */\n",
-                 model_has(g, has_guard) ? ",\n * or 2 if a shape input differs from the shape the model was compiled for" : "",
-                 model_has(g, is_custom) ? ",\n * or 3 if a custom operator's kernel returned non-zero" : "");
-    if (o->weights_file)
+    const char *guard_text =
+        model_has(g, has_guard) ? ",\n * or 4 if a shape input differs from the shape the model was compiled for" : "";
+    const char *custom_text = model_has(g, is_custom) ? ",\n * or 5 if a custom operator's kernel returned non-zero" : "";
+    if (o->weights_file) {
         cgbuf_printf(h,
-                     "/* weights: the contents of the .weights.bin file written with the model,\n"
-                     " * %s_WEIGHTS_BYTES bytes, 16-byte aligned. */\n"
+                     "/* The weights: the .weights.bin file written with this code, read only,\n"
+                     " * 16-byte aligned: a 16-byte header (\"mpccwts1\" and the hash below), then\n"
+                     " * the constants. %s_WEIGHTS_HASH is a 64-bit hash of everything after the header. */\n"
                      "#define %s_WEIGHTS_BYTES %lld\n"
+                     "#define %s_WEIGHTS_HASH UINT64_C(0x%016llx)\n\n",
+                     P, P, (long long)blob_bytes, P, (unsigned long long)hash);
+        cgbuf_printf(h,
+                     "/* Checks a loaded weights blob of `bytes` bytes; call it once after loading.\n"
+                     " * Returns 0 if it is this model's (size %s_WEIGHTS_BYTES, header and content\n"
+                     " * hash %s_WEIGHTS_HASH), 1 if weights is NULL, 2 if the size differs, 3 if the\n"
+                     " * header or the contents differ (another model or other compile options, a damaged file).\n"
+                     " * Reads the whole blob. */\n"
+                     "int %s_check_weights(const void *weights, size_t bytes);\n\n",
+                     P, P, o->prefix);
+        cgbuf_printf(h,
+                     "/* Runs the model. Returns 0, 1 if an argument is NULL, or 3 if the weights\n"
+                     " * blob's header is not this model's (a blob written for other weights; the\n"
+                     " * contents themselves are only checked by %s_check_weights)%s%s. */\n"
                      "int %s_run(const void *const *inputs, void *const *outputs, void *arena, const void *weights);\n",
-                     P, P, (long long)blob_len, o->prefix);
-    else
+                     o->prefix, guard_text, custom_text, o->prefix);
+    } else {
+        cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s%s. */\n", guard_text, custom_text);
         cgbuf_printf(h, "int %s_run(const void *const *inputs, void *const *outputs, void *arena);\n", o->prefix);
+    }
+    emit_parallel_api(h, g, o, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
-/* What the emitter keeps per graph: the model's, and each control-flow
- * subgraph's (a static function <prefix>_subgraph<k>). Tensor ids are per
- * graph, so are the constant names and blob offsets. */
+/* What the emitter keeps per graph: the model's (k = 0), and each
+ * control-flow subgraph's (a static function <prefix>_subgraph<k>). Tensor
+ * ids are per graph, so are the constant names and blob offsets; the blob
+ * itself is one, shared by all graphs. */
 typedef struct GraphCode {
     const Graph *g;
     const char **names;     /* per tensor: C name of its constant */
-    int64_t *woff;          /* per tensor: offset in the weights blob */
+    int64_t *woff;          /* per tensor: offset in the weights blob, -1 until first referenced */
     char **owned;
     char *const_used;       /* per tensor: referenced by the emitted code */
-    CgBuf body;
 } GraphCode;
 
 static void graph_code_free(GraphCode *gc) {
@@ -211,7 +290,6 @@ static void graph_code_free(GraphCode *gc) {
     free(gc->names);
     free(gc->woff);
     free(gc->const_used);
-    free(gc->body.s);
 }
 
 /* Makes cg emit for graph gc->g. */
@@ -222,12 +300,13 @@ static void use_graph(CgCtx *cg, GraphCode *gc) {
     cg->const_used = gc->const_used;
 }
 
-/* Names and blob offsets (from *blob_len on) for every constant a live op may
- * read; only the ones the emitted kernels actually reference are written out. */
-static int graph_code_init(CgCtx *cg, GraphCode *gc, const Graph *g, size_t *blob_len, Diag *d) {
+/* Names for every constant a live op may read; only the ones the emitted
+ * kernels actually reference are written out (and given blob offsets, in
+ * the order the code first refers to them). */
+static int graph_code_init(CgCtx *cg, GraphCode *gc, const Graph *g, Diag *d) {
     gc->g = g;
     gc->names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    gc->woff = calloc((size_t)g->n_tensors + 1, sizeof(int64_t));
+    gc->woff = malloc(sizeof(int64_t) * ((size_t)g->n_tensors + 1));
     gc->owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
     gc->const_used = calloc((size_t)g->n_tensors + 1, 1);
     char *used = calloc((size_t)g->n_tensors + 1, 1);
@@ -236,6 +315,7 @@ static int graph_code_init(CgCtx *cg, GraphCode *gc, const Graph *g, size_t *blo
         return diag_internal(d, "out of memory");
     }
     use_graph(cg, gc);
+    for (int i = 0; i < g->n_tensors; i++) gc->woff[i] = -1;
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
         if (op->dead || op->elided) continue;
@@ -248,48 +328,169 @@ static int graph_code_init(CgCtx *cg, GraphCode *gc, const Graph *g, size_t *blo
     }
     for (int i = 0; i < g->n_outputs; i++)
         if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
-    for (int i = 0; i < g->n_tensors; i++) {
+    int rc = 0;
+    for (int i = 0; i < g->n_tensors && !rc; i++) {
         if (!used[i]) continue;
-        const IrTensor *t = &g->tensors[i];
-        gc->woff[i] = (int64_t)*blob_len;
-        *blob_len += (t->data_size + 15) / 16 * 16;
-        gc->owned[i] = dup_str(cg_sanitize(cg, t->name, i));
-        if (!gc->owned[i]) {
-            free(used);
-            return diag_internal(d, "out of memory");
-        }
+        gc->owned[i] = dup_str(cg_sanitize(cg, g->tensors[i].name, i));
+        if (!gc->owned[i]) rc = diag_internal(d, "out of memory");
         gc->names[i] = gc->owned[i];
     }
     free(used);
-    return 0;
+    return rc;
 }
 
-/* The operators of a graph, one block each, then the copies of outputs that
- * are inputs or constants, and `return 0;`, into cg's current buffer. */
-static int emit_ops(CgCtx *cg, const Graph *g, Diag *d) {
-    int rc = 0, index = 0;
-    for (int i = 0; i < g->n_ops && !rc; i++) {
-        const IrOp *op = &g->ops[i];
+typedef struct ConstRef {
+    int64_t key;  /* blob offset, or size (largest first) */
+    int k, id;    /* graph, tensor */
+} ConstRef;
+
+static int cmp_ref(const void *x, const void *y) {
+    const ConstRef *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    if (a->k != b->k) return a->k - b->k;
+    return a->id - b->id;
+}
+
+/* The constants the emitted code reads, over all graphs, sorted by key
+ * (by_size: largest first, else by blob offset). NULL on OOM. */
+static ConstRef *used_constants(const GraphCode *gcs, int n_gc, int by_size, int *n) {
+    size_t total = 1;
+    for (int k = 0; k < n_gc; k++)
+        if (gcs[k].g) total += (size_t)gcs[k].g->n_tensors;
+    ConstRef *r = malloc(sizeof *r * total);
+    if (!r) return NULL;
+    *n = 0;
+    for (int k = 0; k < n_gc; k++) {
+        const Graph *g = gcs[k].g;
+        for (int i = 0; g && i < g->n_tensors; i++)
+            if (gcs[k].const_used[i])
+                r[(*n)++] = (ConstRef){by_size ? -(int64_t)g->tensors[i].data_size : gcs[k].woff[i], k, i};
+    }
+    qsort(r, (size_t)*n, sizeof *r, cmp_ref);
+    return r;
+}
+
+/* The weights budgets: --max-weights, and the size above which constants
+ * are not embedded as C arrays. */
+static int check_weights_size(const GraphCode *gcs, int n_gc, const EmitOptions *o, int64_t bytes, Diag *d) {
+    int over_budget = o->max_weights > 0 && bytes > o->max_weights;
+    int over_embed = !o->weights_file && o->max_embed > 0 && bytes > o->max_embed;
+    if (!over_budget && !over_embed) return 0;
+    int n;
+    ConstRef *r = used_constants(gcs, n_gc, 1, &n);
+    if (!r) return diag_internal(d, "out of memory");
+    char list[1600];
+    size_t len = 0;
+    for (int i = 0; i < n && i < 5 && len < sizeof list; i++) {
+        const IrTensor *t = &gcs[r[i].k].g->tensors[r[i].id];
+        char desc[160], nb[TXT_TERMINAL_CAP];
+        int w = snprintf(list + len, sizeof list - len, "%s'%s' %s %zu bytes", i ? ", " : "",
+                         txt_terminal(nb, sizeof nb, t->name, 80), ir_tensor_desc(t, desc, sizeof desc), t->data_size);
+        if (w > 0) len += (size_t)w;
+    }
+    if (n > 5 && len < sizeof list) snprintf(list + len, sizeof list - len, ", and %d more", n - 5);
+    free(r);
+    if (over_budget)
+        return diag_user(d, "the weights take %lld bytes, more than --max-weights %lld; the largest constants: %s",
+                         (long long)bytes, (long long)o->max_weights, list);
+    return diag_user(d,
+                     "the model has %lld bytes of constants, more than the %lld bytes that --weights embed (the "
+                     "default) writes as C arrays (C compilers need minutes and gigabytes for initializers that "
+                     "large): use --weights file, which writes them to OUT.weights.bin; the largest constants: %s",
+                     (long long)bytes, (long long)o->max_embed, list);
+}
+
+/* Hashes a byte stream the way rt_hash does, in whole 8-byte words. */
+typedef struct StreamHash {
+    uint64_t h, total;
+    unsigned char carry[8];
+    size_t n_carry;
+} StreamHash;
+
+static void stream_hash(StreamHash *s, const unsigned char *p, size_t n) {
+    s->total += n;
+    while (s->n_carry && n) {
+        s->carry[s->n_carry++] = *p++;
+        n--;
+        if (s->n_carry == 8) {
+            s->h = rt_hash_update(s->h, s->carry, 8);
+            s->n_carry = 0;
+        }
+    }
+    size_t whole = n / 8 * 8;
+    s->h = rt_hash_update(s->h, p, whole);
+    for (size_t i = whole; i < n; i++) s->carry[s->n_carry++] = p[i];
+}
+
+/* Streams the weights blob to f: the header, then each constant the code of
+ * any graph reads at its offset (zero-padded to 16 bytes), hashing as it
+ * goes; the header is written last, when the hash is known. Pages of the
+ * model file are dropped once written. */
+static int write_weights(const CgCtx *cg, const GraphCode *gcs, int n_gc, FILE *f, uint64_t *hash, Diag *d) {
+    static const unsigned char zeros[16];
+    unsigned char header[RT_WEIGHTS_HEADER_BYTES] = {0};
+    int n;
+    ConstRef *r = used_constants(gcs, n_gc, 0, &n);
+    if (!r) return diag_internal(d, "out of memory");
+    StreamHash s = {RT_HASH_SEED, 0, {0}, 0};
+    int ok = fwrite(header, 1, sizeof header, f) == sizeof header;
+    int64_t pos = RT_WEIGHTS_HEADER_BYTES;
+    for (int i = 0; i < n && ok; i++) {
+        const Graph *g = gcs[r[i].k].g;
+        const IrTensor *t = &g->tensors[r[i].id];
+        if (r[i].key != pos) {
+            int rc = diag_internal(d, "weights blob: tensor %d of subgraph %d at %lld, expected %lld", r[i].id,
+                                   r[i].k, (long long)r[i].key, (long long)pos);
+            free(r);
+            return rc;
+        }
+        size_t pad = (16 - t->data_size % 16) % 16;
+        ok = fwrite(t->data, 1, t->data_size, f) == t->data_size && fwrite(zeros, 1, pad, f) == pad;
+        stream_hash(&s, t->data, t->data_size);
+        stream_hash(&s, zeros, pad);
+        ir_drop_data(g, t);
+        pos += (int64_t)(t->data_size + pad);
+    }
+    free(r);
+    if (pos != cg->blob_bytes) return diag_internal(d, "weights blob: %lld bytes written, %lld laid out", (long long)pos, (long long)cg->blob_bytes);
+    *hash = rt_hash_final(s.h, s.total);
+    rt_weights_header(header, *hash);
+    if (ok) ok = fseek(f, 0, SEEK_SET) == 0 && fwrite(header, 1, sizeof header, f) == sizeof header && fflush(f) == 0;
+    return ok ? 0 : diag_user(d, "writing the weights file failed");
+}
+
+/* Emits up to `max` live ops from op *next on, as blocks at the current
+ * depth. A block may return a non-zero status (a failed shape guard or custom
+ * kernel, a failed subgraph call), so the function around it returns int. */
+static int emit_ops(CgCtx *cg, int *next, int max, int *index, Diag *d) {
+    const Graph *g = cg->g;
+    int rc = 0;
+    for (; *next < g->n_ops && max > 0 && !rc; (*next)++) {
+        const IrOp *op = &g->ops[*next];
         if (op->dead) continue;
+        max--;
         cgbuf_append(cg->out, "\n", 1);
-        op_comment(cg, g, op, index++);
+        op_comment(cg, g, op, (*index)++);
         op_emit_guard(cg, g, op);
         if (op->elided) {
             cg_line(cg, "/* in place: the output shares the input's memory, nothing to do */");
             continue;
         }
         const OpDef *def = op_def(op->kind);
-        if (!def || !def->emit_c) {
-            rc = diag_user(d, "operator %d (%s): the C backend has no emitter for it", op->tfl_index,
-                           ir_op_name(op->kind));
-            break;
-        }
+        if (!def || !def->emit_c)
+            return diag_user(d, "operator %d (%s): the C backend has no emitter for it", op->tfl_index,
+                             ir_op_name(op->kind));
         cg_open(cg, "{");
         rc = op->sched.kind != SCHED_REF ? cg_emit_sched(cg, g, op, d) : def->emit_c(cg, g, op, d);
         cg_close(cg, "}");
     }
-    /* A graph output that is also an input or a constant needs a copy. */
-    for (int i = 0; i < g->n_outputs && !rc; i++) {
+    return rc;
+}
+
+/* A graph output that is also an input or a constant needs a copy. */
+static void emit_output_copies(CgCtx *cg, const EmitOptions *o) {
+    const Graph *g = cg->g;
+    for (int i = 0; i < g->n_outputs; i++) {
         const IrTensor *t = &g->tensors[g->outputs[i]];
         if (!t->data && !t->is_input) continue;
         int from = -1;
@@ -299,51 +500,127 @@ static int emit_ops(CgCtx *cg, const Graph *g, Diag *d) {
             cg_line(cg, "memcpy(outputs[%d], inputs[%d], %lld);", i, from, (long long)ir_tensor_bytes(t));
         } else {
             cg->const_used[t->id] = 1;
-            if (cg->weights_file)
-                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)cg->const_offset[t->id],
+            if (o->weights_file)
+                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)cg_blob_offset(cg, t->id),
                         (long long)ir_tensor_bytes(t));
             else
                 cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, cg->const_name[t->id], (long long)ir_tensor_bytes(t));
         }
     }
-    cg_line(cg, "return 0;");
-    return rc;
-}
-
-/* The constants gc's code references: static const arrays, or copied into the blob. */
-static void emit_constants(CgCtx *cg, GraphCode *gc, CgBuf *c, unsigned char *blob) {
-    const Graph *g = gc->g;
-    use_graph(cg, gc);
-    cg->out = c;
-    for (int i = 0; i < g->n_tensors; i++) {
-        if (!gc->const_used[i]) continue;
-        const IrTensor *t = &g->tensors[i];
-        if (blob) {
-            memcpy(blob + gc->woff[i], t->data, t->data_size);
-            continue;
-        }
-        char buf[160], qb[128], safe[TXT_COMMENT_CAP];
-        if (g->root) cgbuf_printf(c, "/* subgraph %d ", g->tfl_subgraph);
-        else cgbuf_printf(c, "/* ");
-        cgbuf_printf(c, "tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
-                     ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
-        emit_const_array(cg, t, gc->names[i]);
-    }
 }
 
 static void subgraph_signature(CgBuf *c, const EmitOptions *o, int k) {
-    cgbuf_printf(c, "static int %s_subgraph%d(const void *const *inputs, void *const *outputs, unsigned char *a%s)",
+    cgbuf_printf(c, "static int %s_subgraph%d(const void *const *inputs, void *const *outputs, unsigned char *a%s,\n"
+                    "    const mpcc_parallel *par)",
                  o->prefix, k, o->weights_file ? ", const unsigned char *weights" : "");
 }
 
-int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_src, unsigned char **weights,
-                  size_t *weights_len, Diag *d) {
+/* TFLite subgraph k's static function (control flow calls it), into cg->out:
+ * inputs and outputs as for <prefix>_run, a: its part of the arena. */
+static int emit_subgraph(CgCtx *cg, const EmitOptions *o, int k, Diag *d) {
+    int next = 0, index = 0;
+    cgbuf_printf(cg->out, "\n/* TFLite subgraph %d, run by control flow: inputs and outputs as for %s_run, a: its arena. */\n",
+                 k, o->prefix);
+    subgraph_signature(cg->out, o, k);
+    cgbuf_printf(cg->out, " {\n");
+    cg->depth = 1;
+    cg_line(cg, "(void)inputs, (void)outputs, (void)a%s, (void)par;", o->weights_file ? ", (void)weights" : "");
+    int rc = emit_ops(cg, &next, cg->g->n_ops, &index, d);
+    if (!rc) emit_output_copies(cg, o);
+    cg_line(cg, "return 0;");
+    cg->depth = 0;
+    cg_line(cg, "}");
+    return rc;
+}
+
+/* run_graph and the two entry points <prefix>_run and <prefix>_run_parallel,
+ * into cg->out. A graph of more than CG_OPS_PER_FUNCTION ops is split into
+ * static functions of that many, which run_graph calls in turn: C
+ * compilers optimize a function in time that grows faster than its length
+ * (gcc -O2: 1.5 s for 2,000 ops in one function, 76 s for 10,000). */
+static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
+    const Graph *g = cg->g;
+    int rc = 0, live = 0, next = 0, index = 0;
+    for (int i = 0; i < g->n_ops; i++) live += !g->ops[i].dead;
+    int parts = live > CG_OPS_PER_FUNCTION ? (live + CG_OPS_PER_FUNCTION - 1) / CG_OPS_PER_FUNCTION : 0;
+    const char *wparam = o->weights_file ? ", const unsigned char *weights" : "", *warg = o->weights_file ? ", weights" : "";
+    for (int part = 0; part < parts && !rc; part++) {
+        cg->depth = 0;
+        cg_line(cg, "/* %s_run, part %d of %d (operators from #%d) */", o->prefix, part + 1, parts, index);
+        char name[160];
+        int col = snprintf(name, sizeof name, "static int %s_part%d(", o->prefix, part);
+        cgbuf_printf(cg->out, "%sconst void *const *inputs, void *const *outputs, unsigned char *a%s,\n%*sconst mpcc_parallel *par) {\n",
+                     name, wparam, col, "");
+        cg->depth = 1;
+        cg_line(cg, "(void)inputs;");
+        cg_line(cg, "(void)outputs;");
+        cg_line(cg, "(void)a;");
+        if (o->weights_file) cg_line(cg, "(void)weights;");
+        cg_line(cg, "(void)par;");
+        rc = emit_ops(cg, &next, CG_OPS_PER_FUNCTION, &index, d);
+        cg_line(cg, "return 0;");
+        cg_close(cg, "}");
+        cgbuf_append(cg->out, "\n", 1);
+    }
+    /* The graph runs in run_graph; the two public entry points differ only
+     * in the parallel-for they pass (none, or the caller's). */
+    const char *wblob = o->weights_file ? ", const void *weights_blob" : "", *wblob_arg = o->weights_file ? ", weights_blob" : "";
+    cgbuf_printf(cg->out, "static int run_graph(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                          "                     const mpcc_parallel *par) {\n    (void)par;\n", wblob);
+    cg->depth = 1;
+    cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
+    if (o->weights_file) {
+        cg_line(cg, "const unsigned char *weights = (const unsigned char *)weights_blob;");
+        cg_line(cg, "if (!weights) return 1;");
+    }
+    cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
+    if (o->weights_file) cg_line(cg, "if (!rt_weights_header_ok(weights, %s_WEIGHTS_HASH)) return RT_ERR_WEIGHTS_HASH;", P);
+    cg_line(cg, "(void)a;");
+    if (parts) {
+        cgbuf_append(cg->out, "\n", 1);
+        cg_line(cg, "int rc;");
+    }
+    for (int part = 0; part < parts; part++)
+        cg_line(cg, "if ((rc = %s_part%d(inputs, outputs, a%s, par)) != 0) return rc;", o->prefix, part, warg);
+    if (!parts && !rc) rc = emit_ops(cg, &next, live, &index, d);
+    if (!rc) emit_output_copies(cg, o);
+    cg_line(cg, "return 0;");
+    cg->depth = 0;
+    cg_line(cg, "}");
+    cgbuf_printf(cg->out, "\nint %s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n"
+                          "    return run_graph(inputs, outputs, arena%s, NULL);\n}\n", o->prefix, wblob, wblob_arg);
+    cgbuf_printf(cg->out, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                          "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
+                 o->prefix, wblob, (int)strlen(o->prefix), "", wblob_arg);
+    return rc;
+}
+
+/* The code of every graph: the subgraphs' functions (prototypes first: they
+ * may call each other), then the model's. */
+static int emit_code(CgCtx *cg, GraphCode *gcs, int n_gc, const EmitOptions *o, const char *P, Diag *d) {
+    int rc = 0;
+    if (n_gc > 1) cgbuf_printf(cg->out, "\n");
+    for (int k = 1; k < n_gc; k++) {
+        if (!gcs[k].g) continue;
+        subgraph_signature(cg->out, o, k);
+        cgbuf_printf(cg->out, ";\n");
+    }
+    for (int k = 1; k < n_gc && !rc; k++) {
+        if (!gcs[k].g) continue;
+        use_graph(cg, &gcs[k]);
+        rc = emit_subgraph(cg, o, k, d);
+    }
+    if (n_gc > 1) cgbuf_printf(cg->out, "\n");
+    use_graph(cg, &gcs[0]);
+    if (!rc) rc = emit_run(cg, o, P, d);
+    return rc;
+}
+
+int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, FILE *weights_out, Diag *d) {
     CgBuf c = {0}, h = {0};
     CgCtx *cg = calloc(1, sizeof *cg);
     int n_gc = g->n_sub > 1 ? g->n_sub : 1;
     GraphCode *gcs = calloc((size_t)n_gc, sizeof *gcs);
-    unsigned char *blob = NULL;
-    size_t blob_len = 0;
     int rc = 0;
     if (!cg || !gcs) {
         rc = diag_internal(d, "out of memory");
@@ -355,34 +632,33 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
     P[j] = '\0';
     cg->prefix = o->prefix;
     cg->weights_file = o->weights_file;
+    cg->blob_bytes = RT_WEIGHTS_HEADER_BYTES;
     /* gcs[0]: the model (TFLite subgraph 0); gcs[k]: control-flow subgraph k, if compiled. */
     for (int k = 0; k < n_gc && !rc; k++) {
         const Graph *sg = k == 0 ? g : g->sub[k];
-        if (sg) rc = graph_code_init(cg, &gcs[k], sg, &blob_len, d);
-    }
-    /* The bodies first, into their own buffers: they decide which constants are used. */
-    for (int k = 0; k < n_gc && !rc; k++) {
-        if (!gcs[k].g) continue;
-        use_graph(cg, &gcs[k]);
-        cg->out = &gcs[k].body;
-        cg->depth = 1;
-        if (k == 0) {
-            cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
-            if (o->weights_file) {
-                cg_line(cg, "const unsigned char *weights = (const unsigned char *)weights_blob;");
-                cg_line(cg, "if (!weights) return 1;");
-            }
-            cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
-            cg_line(cg, "(void)a;");
-        } else {
-            cg_line(cg, "(void)inputs, (void)outputs, (void)a%s;", o->weights_file ? ", (void)weights" : "");
-        }
-        rc = emit_ops(cg, gcs[k].g, d);
-        cg->depth = 0;
-        cg_line(cg, "}");
+        if (sg) rc = graph_code_init(cg, &gcs[k], sg, d);
     }
     if (rc) goto done;
 
+    /* A dry run of the code (nothing formatted) finds the constants the
+     * kernels read and gives them blob offsets; they are written before the
+     * code, which then streams straight to the file. */
+    CgBuf dry = {0};
+    dry.discard = 1;
+    cg->out = &dry;
+    rc = emit_code(cg, gcs, n_gc, o, P, d);
+    if (rc) goto done;
+
+    int64_t const_bytes = 0;
+    for (int k = 0; k < n_gc; k++)
+        for (int i = 0; gcs[k].g && i < gcs[k].g->n_tensors; i++)
+            if (gcs[k].const_used[i]) const_bytes += (int64_t)gcs[k].g->tensors[i].data_size;
+    rc = check_weights_size(gcs, n_gc, o, o->weights_file ? cg->blob_bytes : const_bytes, d);
+    uint64_t hash = 0;
+    if (!rc && o->weights_file) rc = write_weights(cg, gcs, n_gc, weights_out, &hash, d);
+    if (rc) goto done;
+
+    c.sink = c_out;
     cg->out = &c;
     char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP];
     cgbuf_printf(&c, "/* %s.c - generated by mpcc %s from %s. Do not edit.\n", o->prefix, MPCC_VERSION,
@@ -391,33 +667,27 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                      " * it implements; kernels are from mpcc's runtime (runtime/kernels). */\n",
                  txt_comment(hn, sizeof hn, o->header_name));
     cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n\n", o->header_name);
-    if (o->weights_file) {
-        blob = calloc(blob_len ? blob_len : 1, 1);
-        if (!blob) {
-            rc = diag_internal(d, "out of memory");
-            goto done;
+    emit_isa_check(&c, g->isa);
+    for (int k = 0; k < n_gc && !o->weights_file; k++) {
+        const Graph *sg = gcs[k].g;
+        if (!sg) continue;
+        use_graph(cg, &gcs[k]);
+        for (int i = 0; i < sg->n_tensors; i++) {
+            if (!gcs[k].const_used[i]) continue;
+            const IrTensor *t = &sg->tensors[i];
+            char buf[160], qb[128], safe[TXT_COMMENT_CAP];
+            if (sg->root) cgbuf_printf(&c, "/* subgraph %d ", sg->tfl_subgraph);
+            else cgbuf_printf(&c, "/* ");
+            cgbuf_printf(&c, "tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
+                         ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
+            emit_const_array(cg, t, gcs[k].names[i]);
+            ir_drop_data(sg, t);
         }
-    }
-    for (int k = 0; k < n_gc; k++)
-        if (gcs[k].g) emit_constants(cg, &gcs[k], &c, blob);
-    /* Control-flow subgraphs: prototypes first (they may call each other), then the functions. */
-    if (n_gc > 1) cgbuf_printf(&c, "\n");
-    for (int k = 1; k < n_gc; k++) {
-        if (!gcs[k].g) continue;
-        subgraph_signature(&c, o, k);
-        cgbuf_printf(&c, ";\n");
-    }
-    for (int k = 1; k < n_gc; k++) {
-        if (!gcs[k].g) continue;
-        cgbuf_printf(&c, "\n/* TFLite subgraph %d, run by control flow: inputs and outputs as for %s_run, a: its arena. */\n",
-                     k, o->prefix);
-        subgraph_signature(&c, o, k);
-        cgbuf_printf(&c, " {\n");
-        cgbuf_append(&c, gcs[k].body.s ? gcs[k].body.s : "", gcs[k].body.len);
     }
 
     cgbuf_printf(&c, "\nvoid %s_init(void *arena) {\n", o->prefix);
     cgbuf_printf(&c, "    unsigned char *a = (unsigned char *)arena;\n    (void)a;\n");
+    use_graph(cg, &gcs[0]);
     for (int i = 0; i < g->n_tensors; i++) {
         const IrTensor *t = &g->tensors[i];
         if (!t->is_variable || t->offset < 0) continue;
@@ -429,7 +699,6 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
             char name[64];
             snprintf(name, sizeof name, "init%d", i);
             cgbuf_printf(&c, "    {\n");
-            cg->out = &c;
             cg->depth = 2;
             cg_array_u8(cg, name, t->init, ir_tensor_bytes(t));
             cgbuf_printf(&c, "        memcpy(a + %lld, %s, %lld); /* state %s */\n    }\n", (long long)t->offset, name,
@@ -440,29 +709,22 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, char **c_src, char **h_s
                      (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
     }
     cgbuf_printf(&c, "}\n\n");
-    if (o->weights_file)
-        cgbuf_printf(&c, "int %s_run(const void *const *inputs, void *const *outputs, void *arena, const void *weights_blob) {\n",
-                     o->prefix);
-    else
-        cgbuf_printf(&c, "int %s_run(const void *const *inputs, void *const *outputs, void *arena) {\n", o->prefix);
-    cgbuf_append(&c, gcs[0].body.s ? gcs[0].body.s : "", gcs[0].body.len);
-    emit_header(&h, g, o, P, blob_len);
-    if (c.oom || h.oom) {
-        rc = diag_internal(d, "out of memory while emitting C");
-        goto done;
+    if (o->weights_file) {
+        cgbuf_printf(&c, "int %s_check_weights(const void *weights, size_t bytes) {\n", o->prefix);
+        cgbuf_printf(&c, "    return rt_weights_check(weights, bytes, %s_WEIGHTS_BYTES, %s_WEIGHTS_HASH);\n}\n\n", P, P);
     }
-    *c_src = c.s;
-    *h_src = h.s;
-    c.s = h.s = NULL;
-    if (weights) {
-        *weights = blob;
-        *weights_len = blob ? blob_len : 0;
-        blob = NULL;
-    }
+    rc = emit_code(cg, gcs, n_gc, o, P, d);
+    cgbuf_flush(&c);
+    h.sink = h_out;
+    emit_header(&h, g, o, P, cg->blob_bytes, hash);
+    cgbuf_flush(&h);
+    if (rc) goto done;
+    if (c.oom || h.oom) rc = diag_internal(d, "out of memory while emitting C");
+    else if (c.io_error || h.io_error || fflush(c_out) != 0 || fflush(h_out) != 0)
+        rc = diag_user(d, "writing the generated C failed (disk full?)");
 done:
     free(c.s);
     free(h.s);
-    free(blob);
     for (int k = 0; gcs && k < n_gc; k++)
         if (gcs[k].g) graph_code_free(&gcs[k]);
     free(gcs);

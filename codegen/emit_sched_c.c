@@ -14,6 +14,15 @@
 
 #include <stdio.h>
 
+/* The parallel-for argument of a threaded kernel: the run's `par` when the
+ * code was compiled for threads (--threads) and the op has enough work to
+ * be worth a fork-join (~20 us of work at 1 thread), else NULL. */
+static const char *par_arg(const Graph *g, const IrOp *op) {
+    const OpDef *def = op_def(op->kind);
+    int64_t macs = def && def->macs ? def->macs(g, op) : 0;
+    return g->threads > 1 && macs >= 200000 ? "par" : "NULL";
+}
+
 static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t m, int32_t n, int32_t k,
                              int32_t lda, int32_t ldc, float act_min, float act_max, int32_t out_offset,
                              int32_t qmin, int32_t qmax, int single_rounding) {
@@ -21,8 +30,14 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
     cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
     if (s8) {
         cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
-        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d",
+        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d,",
                 single_rounding ? "RT_OPT_ROUND_SINGLE" : "RT_OPT_ROUND_DOUBLE", op->sched.rows);
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
+    } else if (op->scratch_bytes) {
+        cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, act_min), cg_f32(cg, act_max));
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
     } else {
         cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, act_min), cg_f32(cg, act_max));
     }
@@ -43,11 +58,12 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
                      p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
     cg_close(cg, "};");
     if (s8)
-        cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
-                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0), cg_scratch(cg, op));
+        cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
+                cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
+                cg_scratch(cg, op), par_arg(g, op));
     else
-        cg_line(cg, "rt_opt_gemm_f32(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
-                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0));
+        cg_line(cg, "rt_opt_fc_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
+                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }
 
@@ -72,10 +88,10 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
         ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
         cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
     }
-    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
+    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
             cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
             cg_scratch(cg, op), op->sched.post_add >= 0 ? "&post" : "NULL",
-            op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL");
+            op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL", par_arg(g, op));
     return 0;
 }
 
@@ -98,8 +114,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     else
         cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
     cg_close(cg, "};");
-    cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
-            cg_in(cg, op, 2), cg_out(cg, op, 0));
+    cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
+            cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }
 
@@ -108,6 +124,63 @@ static int emit_bmm(CgCtx *cg, const Graph *g, const IrOp *op) {
     bmm_emit_params(cg, op->params);
     cg_line(cg, "rt_opt_bmm_%s(&p, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
             cg_out(cg, op, 0), cg_scratch(cg, op));
+    return 0;
+}
+
+static int emit_act(CgCtx *cg, const IrOp *op) {
+    const rt_act_params *p = op->params;
+    cg_line(cg, "static const rt_act_params p = {.n = %lld, .approximate = %d};", (long long)p->n, p->approximate);
+    cg_line(cg, "rt_opt_gelu_f32(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
+    return 0;
+}
+
+static int emit_softmax(CgCtx *cg, const IrOp *op) {
+    const rt_softmax_params *p = op->params;
+    cg_line(cg, "static const rt_softmax_params p = {.outer = %d, .depth = %d, .beta = %s};", p->outer, p->depth,
+            cg_f32(cg, p->beta));
+    cg_line(cg, "rt_opt_softmax_f32(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
+    return 0;
+}
+
+/* "{v0, v1, ...}" into buf. */
+static const char *int_list(char *buf, size_t size, const int32_t *v, int n) {
+    size_t len = 1;
+    buf[0] = '{';
+    for (int i = 0; i < n && len + 16 < size; i++) len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? ", " : "", v[i]);
+    snprintf(buf + len, size - len, "}");
+    return buf;
+}
+
+static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const rt_opt_attn_params *p = op->sched.kparams;
+    cg_open(cg, "static const rt_opt_attn_params p = {");
+    cg_open(cg, ".qk = {");
+    bmm_emit_fields(cg, &p->qk);
+    cg_close(cg, "},");
+    cg_open(cg, ".pv = {");
+    bmm_emit_fields(cg, &p->pv);
+    cg_close(cg, "},");
+    cg_line(cg, ".scale = %s, .beta = %s, .fill = %s,", cg_f32(cg, p->scale), cg_f32(cg, p->beta), cg_f32(cg, p->fill));
+    cg_line(cg, ".mask = %d, .n_mask = %d,", p->mask, p->n_mask);
+    char b0[160], b1[160];
+    cg_line(cg, ".mask_bstride = {%s, %s},", int_list(b0, sizeof b0, p->mask_bstride[0], RT_MAX_RANK),
+            int_list(b1, sizeof b1, p->mask_bstride[1], RT_MAX_RANK));
+    cg_line(cg, ".mask_sq = %s, .mask_sk = %s,", int_list(b0, sizeof b0, p->mask_sq, 2),
+            int_list(b1, sizeof b1, p->mask_sk, 2));
+    cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
+    cg_close(cg, "};");
+    cg_line(cg, "rt_opt_attention_f32(&p, %s, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+            cg_in(cg, op, 2), p->n_mask > 0 ? cg_in(cg, op, 3) : "NULL", p->n_mask > 1 ? cg_in(cg, op, 4) : "NULL",
+            cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
+    return 0;
+}
+
+static int emit_layer_norm(CgCtx *cg, const IrOp *op) {
+    const rt_opt_ln_params *p = op->sched.kparams;
+    cg_line(cg, "static const rt_opt_ln_params p = {.rows = %d, .cols = %d, .eps = %s};", p->rows, p->cols,
+            cg_f32(cg, p->eps));
+    cg_line(cg, "rt_opt_layer_norm_f32(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), op->in[1] >= 0 ? cg_in(cg, op, 1) : "NULL",
+            op->in[2] >= 0 ? cg_in(cg, op, 2) : "NULL", cg_out(cg, op, 0));
     return 0;
 }
 
@@ -148,6 +221,19 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_COPY: cg_line(cg, "/*   schedule: copy, memcpy per contiguous run */"); break;
     case SCHED_ROW_MEAN: cg_line(cg, "/*   schedule: row-mean f32, one contiguous row per output */"); break;
     case SCHED_BINARY: cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt); break;
+    case SCHED_ACT: cg_line(cg, "/*   schedule: act f32, vectorized exp/erfc */"); break;
+    case SCHED_SOFTMAX: cg_line(cg, "/*   schedule: softmax f32, vectorized exp */"); break;
+    case SCHED_LAYER_NORM:
+        cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
+        break;
+    case SCHED_ATTENTION: {
+        const rt_opt_attn_params *p = s->kparams;
+        cg_line(cg, "/*   schedule: attention f32, online softmax over %d-key blocks, %d query rows per tile; */",
+                p->kv_block, p->q_block);
+        cg_line(cg, "/*   the [%d x %d] score matrix is never stored (scratch %zu bytes) */", p->qk.m, p->qk.n,
+                op->scratch_bytes);
+        break;
+    }
     case SCHED_BMM:
         cg_line(cg, "/*   schedule: bmm %s, %dx%d micro-tile, right operand packed per batch in scratch */", dt, s->mr,
                 s->nr);
@@ -164,6 +250,10 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_BMM: return emit_bmm(cg, g, op);
     case SCHED_BINARY: return emit_binary(cg, g, op);
     case SCHED_ROW_MEAN: return emit_row_mean(cg, op);
+    case SCHED_ACT: return emit_act(cg, op);
+    case SCHED_SOFTMAX: return emit_softmax(cg, op);
+    case SCHED_ATTENTION: return emit_attention(cg, g, op);
+    case SCHED_LAYER_NORM: return emit_layer_norm(cg, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));

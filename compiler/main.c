@@ -29,8 +29,13 @@ static const char *usage =
     "Compile options:\n"
     "  -o FILE              output C source; the header is written next to it as FILE with .h\n"
     "  --name PREFIX        symbol prefix of the generated API (default: the output file's stem)\n"
-    "  --weights embed|file embed constants as static const arrays (default), or write them to\n"
-    "                       FILE.weights.bin that the caller passes to PREFIX_run\n"
+    "  --weights embed|file embed constants as static const arrays (default; at most 64 MiB of\n"
+    "                       them), or write them to FILE.weights.bin, which the caller loads,\n"
+    "                       checks once with PREFIX_check_weights and passes to PREFIX_run\n"
+    "  --max-arena BYTES    fail if the model needs a larger arena (working memory), naming the\n"
+    "                       largest tensors live at the peak (at -O1/-O2 the optimized kernels'\n"
+    "                       scratch blocks are made smaller first); BYTES may end in K, M or G\n"
+    "  --max-weights BYTES  fail if the constants take more bytes, naming the largest\n"
     "  --input-shape NAME_OR_INDEX=d0,d1,...\n"
     "                       compile for this shape of a graph input whose shape is dynamic in the model\n"
     "                       (shape_signature -1; stored as 1 by the converter); repeatable, also for run.\n"
@@ -41,15 +46,25 @@ static const char *usage =
     "                       (runtime/mpcc_custom.h: options bytes, shapes, dtypes); repeatable\n"
     "  --target c           code generator (only c for now)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
-    "  -O1, -O2             schedule: conv/FC/depthwise lowered to packed-weight GEMM and vectorized\n"
-    "                       kernels (runtime/rt_opt.h), weights packed at compile time (default -O2)\n"
+    "  -O1, -O2             schedule and fuse (default -O2): conv/FC as packed-weight GEMM (weights\n"
+    "                       packed at compile time), depthwise, elementwise, GELU/softmax vectorized;\n"
+    "                       PAD, TRANSPOSE and residual ADD folded into the ops that read them;\n"
+    "                       attention (matmul-scale-mask-softmax-matmul) and LayerNorm fused\n"
+    "  --isa ISA            generic (default: vector paths picked from the C compiler's target when\n"
+    "                       the code is built; use -march=native), avx2, avx512 (tiles for that ISA,\n"
+    "                       and the build fails with a message if the compiler does not target it),\n"
+    "                       neon (portable vector code, checked for __ARM_NEON)\n"
+    "  --threads N          let the big kernels split over up to N threads (1..64, default 1): the\n"
+    "                       arena holds N scratch copies; call PREFIX_run_parallel with a parallel-for\n"
+    "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded\n"
     "  --report             print the schedule (kernel per op) and the static memory plan\n"
     "  --dump-ir[=after:PASS]  print the IR (after the given pass; default: after the last)\n"
-    "                       passes: import, fold_dead, sink, prepare, fold_transpose, schedule, fuse_add,\n"
-    "                       alias, plan_memory\n"
+    "                       passes: import, fold_dead, sink, prepare, fold_transpose, fold_pad, schedule,\n"
+    "                       fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory\n"
     "  -h, --help           this text\n"
     "  --version            print the version\n"
     "\n"
+    "An arena over 1 GiB is compiled with a warning (naming the largest live tensors).\n"
     "Exit status: 0 success, 1 error in the input (message says what and where), 2 internal error.\n";
 
 static int finish(Diag *d, int rc) {
@@ -60,15 +75,16 @@ static int finish(Diag *d, int rc) {
     return 0;
 }
 
-/* Loads and imports a model; on success *g and *data must be freed by the caller. */
-static int load(const char *path, const TflImportOptions *o, Graph **g, uint8_t **data, TflInfo *info, Diag *d) {
-    size_t size;
+/* Loads and imports a model; *g (and the file, which it points into) must be
+ * freed by the caller, in that order, whatever the result. */
+static int load(const char *path, const TflImportOptions *o, Graph **g, TflFile *file, TflInfo *info, Diag *d) {
     *g = NULL;
-    *data = NULL;
-    if (tfl_read_file(path, data, &size, d)) return DIAG_USER;
+    if (tfl_open_file(path, file, d)) return DIAG_USER;
     *g = ir_graph_new(path);
     if (!*g) return diag_internal(d, "out of memory");
-    return tfl_import_with(*g, *data, size, o, info, d);
+    (*g)->drop_pages = tfl_drop_pages;
+    (*g)->drop_pages_ctx = file;
+    return tfl_import_with(*g, file->data, file->size, o, info, d);
 }
 
 #define MAX_INPUT_SHAPES 64
@@ -115,18 +131,50 @@ static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
     return -1;
 }
 
-static int compile_graph(Graph *g, int opt_level, const char *dump_after, FILE *dump_to, Diag *d) {
+static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
+                         Diag *d) {
     PipelineOptions po = {1, dump_after, dump_to};
     g->opt_level = opt_level;
+    g->threads = threads;
+    g->isa = isa;
     return pass_run_pipeline(g, &po, d);
 }
 
-static int write_file(const char *path, const void *data, size_t n, Diag *d) {
-    FILE *f = fopen(path, "wb");
-    if (!f) return diag_user(d, "%s: cannot create file", path);
-    size_t w = fwrite(data, 1, n, f);
-    if (fclose(f) != 0 || w != n) return diag_user(d, "%s: write failed", path);
-    return 0;
+/* "65536", "64K", "2M", "1G" (K/M/G: x1024); -1 if not a byte count. */
+static int64_t parse_bytes(const char *s) {
+    char *end;
+    if (!isdigit((unsigned char)s[0])) return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end || v > ((unsigned long long)INT64_MAX >> shift)) return -1;
+    return (int64_t)(v << shift);
+}
+
+/* The outputs are written under temporary names and renamed into place only
+ * when everything succeeded: a failed compile leaves nothing behind (and an
+ * earlier good output stays as it was). */
+typedef struct OutFile {
+    char path[4096], tmp[4096 + 8];
+    FILE *f;
+} OutFile;
+
+static int out_open(OutFile *o, const char *path, Diag *d) {
+    snprintf(o->path, sizeof o->path, "%s", path);
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
+    o->f = fopen(o->tmp, "w+b");
+    return o->f ? 0 : diag_user(d, "%s: cannot create file", o->tmp);
+}
+
+static int out_close(OutFile *o, int ok, Diag *d) {
+    if (!o->f) return 0;
+    int rc = fclose(o->f) != 0 && ok ? diag_user(d, "%s: write failed", o->tmp) : 0;
+    o->f = NULL;
+    if (ok && !rc && rename(o->tmp, o->path) != 0) rc = diag_user(d, "%s: cannot rename to %s", o->tmp, o->path);
+    if (!ok || rc) remove(o->tmp);
+    return rc;
 }
 
 static int cmd_inspect(int argc, char **argv) {
@@ -137,13 +185,13 @@ static int cmd_inspect(int argc, char **argv) {
         return 1;
     }
     Graph *g;
-    uint8_t *data;
+    TflFile file;
     TflInfo info;
     TflImportOptions io = {1, NULL, 0, NULL, 0};
-    int rc = load(argv[0], &io, &g, &data, &info, &d);
+    int rc = load(argv[0], &io, &g, &file, &info, &d);
     if (rc) {
         ir_graph_free(g);
-        free(data);
+        tfl_close_file(&file);
         return finish(&d, rc);
     }
     char buf[160], nb[TXT_TERMINAL_CAP];
@@ -219,7 +267,7 @@ static int cmd_inspect(int argc, char **argv) {
         printf("all operators supported\n");
     }
     ir_graph_free(g);
-    free(data);
+    tfl_close_file(&file);
     return 0;
 }
 
@@ -280,11 +328,11 @@ static int cmd_run(int argc, char **argv) {
     }
     if (!model) return finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
     Graph *g;
-    uint8_t *data;
-    int rc = load(model, &ia.o, &g, &data, NULL, &d);
+    TflFile file;
+    int rc = load(model, &ia.o, &g, &file, NULL, &d);
     void *lib = NULL;
     if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, &d);
-    if (!rc) rc = compile_graph(g, 0, NULL, NULL, &d);
+    if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
                        g->n_inputs == 1 ? "" : "s", n_in);
@@ -326,7 +374,7 @@ static int cmd_run(int argc, char **argv) {
     for (int i = 0; i < loaded; i++) npy_free(&arrays[i]);
     for (int i = 0; i < n_out; i++) free(out_ptrs[i]);
     ir_graph_free(g);
-    free(data);
+    tfl_close_file(&file);
     if (lib) dlclose(lib);
     return finish(&d, rc);
 }
@@ -335,7 +383,9 @@ static int cmd_compile(int argc, char **argv) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
-    int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2;
+    int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
+    IrIsa isa = IR_ISA_GENERIC;
+    int64_t max_arena = -1, max_weights = -1;
     static ImportArgs ia;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -343,6 +393,20 @@ static int cmd_compile(int argc, char **argv) {
         if (irc > 0) return finish(&d, irc);
         if (irc == 0) continue;
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(a, "--isa") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            int found = 0;
+            for (int k = IR_ISA_GENERIC; k <= IR_ISA_NEON && !found; k++)
+                if (strcmp(v, ir_isa_name((IrIsa)k)) == 0) isa = (IrIsa)k, found = 1;
+            if (!found) return finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, not '%s'", v));
+        } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
+            const char *t = argv[++i];
+            char *end;
+            long v = strtol(t, &end, 10);
+            if (*t == '\0' || *end || v < 1 || v > 64)
+                return finish(&d, diag_user(&d, "--threads must be a number from 1 to 64, not '%s'", t));
+            threads = (int)v;
+        }
         else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
         else if (strcmp(a, "--name") == 0 && i + 1 < argc) name = argv[++i];
         else if (strcmp(a, "--weights") == 0 && i + 1 < argc) {
@@ -350,6 +414,10 @@ static int cmd_compile(int argc, char **argv) {
             if (strcmp(w, "embed") == 0) weights_file = 0;
             else if (strcmp(w, "file") == 0) weights_file = 1;
             else return finish(&d, diag_user(&d, "--weights must be 'embed' or 'file', not '%s'", w));
+        } else if ((strcmp(a, "--max-arena") == 0 || strcmp(a, "--max-weights") == 0) && i + 1 < argc) {
+            int64_t v = parse_bytes(argv[++i]);
+            if (v < 0) return finish(&d, diag_user(&d, "%s: '%s' is not a byte count (e.g. 65536, 64K, 2M)", a, argv[i]));
+            *(a[6] == 'a' ? &max_arena : &max_weights) = v;
         } else if (strcmp(a, "--target") == 0 && i + 1 < argc) {
             const char *t = argv[++i];
             if (strcmp(t, "c") != 0)
@@ -384,10 +452,43 @@ static int cmd_compile(int argc, char **argv) {
         if (name) return finish(&d, diag_user(&d, "--name '%s' is not a valid C identifier", name));
         snprintf(prefix, sizeof prefix, "model");
     }
+    /* With --max-arena, a model that does not fit is compiled again with the
+     * optimized kernels' scratch blocks (im2col rows, int8 widening) made
+     * smaller, trading some speed for memory, before giving up. */
+    static const int64_t scratch_budgets[] = {0, 16 << 10, 4 << 10, 1};
     Graph *g;
-    uint8_t *data;
-    int rc = load(model, &ia.o, &g, &data, NULL, &d);
-    if (!rc) rc = compile_graph(g, opt_level, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
+    TflFile file;
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        rc = load(model, &ia.o, &g, &file, NULL, &d);
+        if (!rc && out && g->n_ops > CG_MAX_OPS)
+            rc = diag_user(&d, "%s: %d operators, more than the %d the C backend compiles (about 1 KB of C each: "
+                               "the generated file would be %d MB, more than C compilers build)",
+                           model, g->n_ops, CG_MAX_OPS, g->n_ops / 1000);
+        if (!rc) {
+            g->scratch_budget = scratch_budgets[attempt];
+            rc = compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
+        }
+        int scratch = 0;
+        for (int i = 0; !rc && i < g->n_ops; i++) scratch |= !g->ops[i].dead && g->ops[i].sched.rows > 0;
+        if (rc || max_arena < 0 || g->arena_bytes <= max_arena || !scratch || dump_ir ||
+            attempt + 1 == (int)(sizeof scratch_budgets / sizeof scratch_budgets[0]))
+            break;
+        ir_graph_free(g);
+        tfl_close_file(&file);
+    }
+    if (!rc && max_arena >= 0) rc = plan_check_budget(g, max_arena, &d);
+    if (!rc && g->scratch_budget)
+        fprintf(stderr, "mpcc: note: scratch blocks of the optimized kernels cut to %lld bytes to fit --max-arena "
+                        "(arena %lld bytes)\n", (long long)g->scratch_budget, (long long)g->arena_bytes);
+    if (!rc && max_arena < 0 && g->arena_bytes > ((int64_t)1 << 30)) {
+        char peak[2048];
+        plan_describe_peak(g, 5, peak, sizeof peak);
+        fprintf(stderr,
+                "mpcc: warning: the arena is %lld bytes (%.1f GiB), more than 1 GiB of working memory; %s "
+                "(--max-arena BYTES makes this an error)\n",
+                (long long)g->arena_bytes, (double)g->arena_bytes / (double)(1 << 30), peak);
+    }
     if (!rc && report) {
         sched_report(g, stdout);
         plan_report(g, stdout);
@@ -407,20 +508,19 @@ static int cmd_compile(int argc, char **argv) {
                 rc = diag_user(&d, "output file name '%s': a header name in #include \"...\" cannot hold "
                                "quotes, backslashes or control characters", hname);
         const char *src = strrchr(model, '/');
-        EmitOptions eo = {prefix, hname, src ? src + 1 : model, weights_file};
-        char *c_src = NULL, *h_src = NULL;
-        unsigned char *blob = NULL;
-        size_t blob_len = 0;
-        if (!rc) rc = cg_emit_model(g, &eo, &c_src, &h_src, &blob, &blob_len, &d);
-        if (!rc) rc = write_file(out, c_src, strlen(c_src), &d);
-        if (!rc) rc = write_file(hpath, h_src, strlen(h_src), &d);
-        if (!rc && weights_file) rc = write_file(wpath, blob, blob_len, &d);
-        free(c_src);
-        free(h_src);
-        free(blob);
+        EmitOptions eo = {prefix, hname, src ? src + 1 : model, weights_file, max_weights, CG_MAX_EMBED_BYTES};
+        OutFile c = {0}, h = {0}, w = {0};
+        if (!rc) rc = out_open(&c, out, &d);
+        if (!rc) rc = out_open(&h, hpath, &d);
+        if (!rc && weights_file) rc = out_open(&w, wpath, &d);
+        if (!rc) rc = cg_emit_model(g, &eo, c.f, h.f, w.f, &d);
+        int rc_w = out_close(&w, !rc, &d);
+        int rc_h = out_close(&h, !rc && !rc_w, &d);
+        int rc_c = out_close(&c, !rc && !rc_w && !rc_h, &d);
+        if (!rc) rc = rc_w ? rc_w : rc_h ? rc_h : rc_c;
     }
     ir_graph_free(g);
-    free(data);
+    tfl_close_file(&file);
     return finish(&d, rc);
 }
 

@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <sys/stat.h>
-#endif
 
 #include "fb.h"
 #include "fold_const.h"
@@ -18,46 +15,6 @@
 #include "tfl_import_internal.h"
 #include "tfl_schema.h"
 #include "tfl_sparsity.h"
-
-int tfl_read_file(const char *path, uint8_t **data, size_t *size, Diag *d) {
-#if defined(__unix__) || defined(__APPLE__)
-    /* Before fopen: a directory opens fine but reads as garbage, and a FIFO would block. */
-    struct stat st;
-    if (stat(path, &st) != 0) return diag_user(d, "%s: cannot open file (%s)", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return diag_user(d, "%s: is a directory, expected a model file", path);
-    if (!S_ISREG(st.st_mode)) return diag_user(d, "%s: not a regular file", path);
-#endif
-    FILE *f = fopen(path, "rb");
-    if (!f) return diag_user(d, "%s: cannot open file (%s)", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return diag_user(d, "%s: cannot seek (not a regular file?)", path);
-    }
-    long len = ftell(f);
-    if (len < 0) {
-        fclose(f);
-        return diag_user(d, "%s: cannot determine the file size", path);
-    }
-    if ((unsigned long)len > TFL_MAX_FILE_BYTES) {
-        fclose(f);
-        return diag_user(d, "%s: file is %ld bytes, larger than the %zu-byte limit", path, len, TFL_MAX_FILE_BYTES);
-    }
-    rewind(f);
-    uint8_t *buf = malloc((size_t)len + 1);
-    if (!buf) {
-        fclose(f);
-        return diag_user(d, "%s: out of memory reading %ld bytes", path, len);
-    }
-    size_t got = fread(buf, 1, (size_t)len, f);
-    fclose(f);
-    if (got != (size_t)len) {
-        free(buf);
-        return diag_user(d, "%s: read %zu of %ld bytes", path, got, len);
-    }
-    *data = buf;
-    *size = (size_t)len;
-    return 0;
-}
 
 static int map_dtype(int tfl_type, IrDType *out) {
     switch (tfl_type) {
@@ -256,8 +213,11 @@ int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
         if (want < 0 || (uint64_t)want != size)
             return diag_user(d, "tensor %d '%s': buffer %u has %zu bytes but shape x dtype needs %lld", index,
                              t->name, bufi, size, (long long)want);
-        /* Kernels read constants through typed pointers: keep them aligned. */
-        if (((uintptr_t)data & 15u) != 0) {
+        /* Kernels read constants through typed pointers, which need their
+         * type's alignment. Only misaligned data is copied: converters align
+         * buffers to 4 bytes, and copying every f32 weight would double the
+         * memory a large model takes to compile. */
+        if ((uintptr_t)data % ir_dtype_size(dt) != 0) {
             uint8_t *copy = ir_alloc(im->g, size ? size : 1);
             if (!copy) return diag_internal(d, "out of memory");
             memcpy(copy, data, size);

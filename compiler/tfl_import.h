@@ -56,8 +56,22 @@ typedef struct TflImportOptions {
     int n_custom_ops;
 } TflImportOptions;
 
-/* Reads a whole file (at most TFL_MAX_FILE_BYTES) into a malloc'd buffer. */
-int tfl_read_file(const char *path, uint8_t **data, size_t *size, Diag *d);
+/* A model file's bytes: mapped read-only where the system can (POSIX), else
+ * read into memory. */
+typedef struct TflFile {
+    const uint8_t *data;
+    size_t size;
+    int mapped;      /* data is an mmap of the file */
+    uint8_t *owned;  /* else the malloc'd copy (NULL for an empty file) */
+} TflFile;
+
+/* Opens a regular file of at most TFL_MAX_FILE_BYTES. The file must not be
+ * truncated while it is open (as with any mapped file). */
+int tfl_open_file(const char *path, TflFile *f, Diag *d);
+void tfl_close_file(TflFile *f);
+/* Graph.drop_pages for graphs imported from a TflFile (ctx = the TflFile):
+ * drops the whole pages of [p, p + n) that lie in the mapping. */
+void tfl_drop_pages(void *file, const void *p, size_t n);
 
 /* Imports subgraph 0 of the model in data[0..size). The graph references
  * constant data inside `data` (which must outlive the graph), except where

@@ -187,6 +187,10 @@ int ir_variable_reset_value(const IrTensor *t) {
     return t->dtype == IR_I8 && t->q.count ? (int)(int8_t)t->q.zero_point[0] : 0;
 }
 
+void ir_drop_data(const Graph *g, const IrTensor *t) {
+    if (g->drop_pages && t->data && t->data_size) g->drop_pages(g->drop_pages_ctx, t->data, t->data_size);
+}
+
 void ir_set_producers(Graph *g) {
     for (int i = 0; i < g->n_tensors; i++) g->tensors[i].producer = -1;
     for (int i = 0; i < g->n_ops; i++)

@@ -84,6 +84,10 @@ typedef enum SchedKind {
     SCHED_BINARY,       /* ADD/SUB/MUL/SQUARED_DIFFERENCE as contiguous broadcast runs */
     SCHED_ROW_MEAN,     /* MEAN over trailing axes: one contiguous row per output */
     SCHED_COPY,         /* strided data movement with a memcpy per contiguous run */
+    SCHED_ACT,          /* f32 GELU with a vectorizable erfc/exp */
+    SCHED_SOFTMAX,      /* f32 SOFTMAX rows with a vectorizable exp */
+    SCHED_ATTENTION,    /* BATCH_MATMUL -> [MUL] -> [mask] -> SOFTMAX -> BATCH_MATMUL, online softmax */
+    SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -99,9 +103,11 @@ typedef struct IrSched {
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */
+    int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
+    void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {
@@ -146,6 +152,12 @@ typedef struct IrOp {
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 
+/* Target ISA of the generated code (mpcc --isa). GENERIC code picks its
+ * vector paths from the compiler's target macros when it is built; the
+ * others are checked at build time (#error) and set the tile sizes. */
+typedef enum IrIsa { IR_ISA_GENERIC = 0, IR_ISA_AVX2, IR_ISA_AVX512, IR_ISA_NEON } IrIsa;
+const char *ir_isa_name(IrIsa isa);        /* "generic", "avx2", "avx512", "neon" */
+
 typedef struct IrArenaBlock IrArenaBlock;
 
 typedef struct Graph {
@@ -167,6 +179,15 @@ typedef struct Graph {
     struct Graph *root;         /* the graph of subgraph 0 (NULL in the root itself): owns sub[] */
     struct Graph **sub;         /* root only: sub[k] is TFLite subgraph k when imported (k >= 1), else NULL */
     int n_sub;                  /* length of sub (the model's subgraph count) */
+    int threads;                /* most threads the generated code may split kernels over (--threads) */
+    IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
+    int64_t scratch_budget;     /* bytes per im2col/widening block of pass schedule; 0: its default */
+    /* Set by the loader when constant data lives in a mapped model file:
+     * drops the resident pages of [p, p + n) (they are read back from the
+     * file if touched again), so the compiler's peak memory is not the model
+     * file plus its own copies. A hint; NULL when there is nothing to drop. */
+    void (*drop_pages)(void *ctx, const void *p, size_t n);
+    void *drop_pages_ctx;
 } Graph;
 
 Graph *ir_graph_new(const char *source);
@@ -197,6 +218,9 @@ int ir_storage_root(const Graph *g, int id);
 /* Value every byte of a variable (state) tensor is reset to, as TFLite does:
  * the zero point for int8, else 0. */
 int ir_variable_reset_value(const IrTensor *t);
+/* Says constant data `t->data` will not be read again soon (see
+ * Graph.drop_pages); no effect on data the compiler allocated. */
+void ir_drop_data(const Graph *g, const IrTensor *t);
 /* Recomputes IrTensor.producer from the op order (first live writer). */
 void ir_set_producers(Graph *g);
 /* Formats "[1,96,96,1] i8" into buf. */

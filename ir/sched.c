@@ -2,6 +2,11 @@
 #include "ir.h"
 
 const char *ir_sched_name(SchedKind k) {
-    static const char *const names[SCHED_KIND_COUNT] = {"ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy"};
+    static const char *const names[SCHED_KIND_COUNT] = {"ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm"};
     return (unsigned)k < SCHED_KIND_COUNT ? names[k] : "?";
+}
+
+const char *ir_isa_name(IrIsa isa) {
+    static const char *const names[] = {"generic", "avx2", "avx512", "neon"};
+    return (unsigned)isa < sizeof names / sizeof names[0] ? names[isa] : "?";
 }

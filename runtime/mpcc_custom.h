@@ -15,7 +15,7 @@
  * optional input); outputs never overlap inputs. ctx and everything it points
  * to is constant data in the generated file, so a kernel may keep pointers
  * into it. Return 0 on success; any other value makes <prefix>_run stop and
- * return RT_ERR_CUSTOM_OP (3). The kernel gets no scratch memory and must not
+ * return RT_ERR_CUSTOM_OP (5). The kernel gets no scratch memory and must not
  * keep state between calls unless it manages it itself (the generated code is
  * reentrant only if the kernel is).
  *

@@ -19,11 +19,30 @@ extern "C" {
 
 #define RT_MAX_RANK 8
 
-/* Status codes returned by generated <prefix>_run(). */
+/* Status codes returned by generated <prefix>_run() and <prefix>_check_weights(). */
 #define RT_OK 0
 #define RT_ERR_NULL_ARG 1
-#define RT_ERR_SHAPE_INPUT 2 /* a shape input computed at run time differs from the shape compiled for */
-#define RT_ERR_CUSTOM_OP 3   /* a user kernel for a custom operator returned non-zero */
+#define RT_ERR_WEIGHTS_SIZE 2 /* weights blob of the wrong size */
+#define RT_ERR_WEIGHTS_HASH 3 /* weights blob of another model (header or contents differ) */
+#define RT_ERR_SHAPE_INPUT 4  /* a shape input computed at run time differs from the shape compiled for */
+#define RT_ERR_CUSTOM_OP 5    /* a user kernel for a custom operator returned non-zero */
+
+/* ---- the weights blob of `mpcc --weights file` (rt_weights.c) ---------- */
+
+/* 8 bytes "mpccwts1", then the payload's 64-bit hash, little-endian. */
+#define RT_WEIGHTS_HEADER_BYTES 16
+#define RT_HASH_SEED UINT64_C(0x6a09e667f3bcc908)
+/* Content hash, one shot: rt_hash_final(rt_hash_update(RT_HASH_SEED, p, n), n)
+ * when n is a multiple of 8 (a shorter tail is hashed zero-padded to 8). */
+uint64_t rt_hash(const void *data, size_t n);
+uint64_t rt_hash_update(uint64_t h, const void *data, size_t n); /* n: a multiple of 8 */
+uint64_t rt_hash_final(uint64_t h, uint64_t total_bytes);
+void rt_weights_header(unsigned char out[RT_WEIGHTS_HEADER_BYTES], uint64_t hash);
+/* 1 if the blob's header carries `hash` (reads 16 bytes). */
+int rt_weights_header_ok(const void *blob, uint64_t hash);
+/* RT_OK, RT_ERR_NULL_ARG, RT_ERR_WEIGHTS_SIZE (n != want_bytes) or
+ * RT_ERR_WEIGHTS_HASH (header or payload hash differ); reads the whole blob. */
+int rt_weights_check(const void *blob, size_t n, size_t want_bytes, uint64_t want_hash);
 
 /* Tensor element types (mirrors the IR's list). */
 enum {
@@ -154,6 +173,7 @@ static inline float rt_bf16_to_f32(uint16_t h) {
 
 #include "kernels/rt_all.h"
 #include "mpcc_custom.h"
+#include "mpcc_parallel.h"
 #include "rt_opt.h"
 
 #ifdef __cplusplus

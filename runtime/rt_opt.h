@@ -15,18 +15,21 @@
  * Packed layouts (NR = RT_OPT_NR output channels per panel, N padded up to a
  * multiple of NR with zero weights):
  *   f32 GEMM: panel j holds B[k][j*NR + c] at [j][k][c]        (K x NR floats)
- *   s8 GEMM:  int16 weights, panel j holds B[k][j*NR + c] at [j][k/2][c][k%2]
- *             (K padded to even with zeros), for 16-bit pair dot products
+ *   s8 GEMM:  int8 weights, panel j holds B[k][j*NR + c] at [j][k/4][c][k%4]
+ *             (K padded to a multiple of 4 with zeros), for byte-quad dot
+ *             products (vpdpbusd; widened to int16 pairs without VNNI)
  * Bias, multiplier and shift arrays are padded to the same N.
  * s8 GEMM bias is pre-folded: bias[n] + (in_offset - 128) * sum_k B[k][n]
  * (the kernel multiplies activations + 128, i.e. 0..255, exactly). int8
- * kernels widen `rows` rows of A at a time into scratch (rows * K16 int16,
- * K16 = K rounded up to even). */
+ * kernels convert `rows` rows of A at a time into scratch (rows * K4 bytes
+ * of a + 128, K4 = K rounded up to a multiple of 4). */
 #ifndef MPCC_RT_OPT_H
 #define MPCC_RT_OPT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mpcc_rt.h" /* rt_bmm_params, RT_MAX_RANK */
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,13 +50,23 @@ typedef struct rt_opt_gemm_params {
     int32_t rounding;                   /* s8: RT_OPT_ROUND_* */
     const int32_t *mult, *shift;        /* s8: per column, padded */
     int32_t rows;                       /* s8: A rows widened per block (scratch) */
+    int32_t slots;                      /* scratch copies, one per thread (>= 1) */
+    int64_t slot_bytes;                 /* bytes of one copy */
 } rt_opt_gemm_params;
+
+/* Threads: kernels taking `par` split their work into min(par->threads,
+ * slots) tasks (see mpcc_parallel.h); task t uses scratch copy t (slots 0:
+ * the kernel needs no scratch). NULL par runs on the calling thread. */
+static inline int32_t rt_opt_tasks(const mpcc_parallel *par, int32_t slots) {
+    int32_t t = par && par->run && par->threads > 1 ? par->threads : 1;
+    return slots <= 0 || t < slots ? t : slots; /* slots <= 0: no scratch, no limit */
+}
 
 /* Convolution (groups == 1) as GEMM over im2col rows: M = out_h * out_w per
  * image, K = filter_h * filter_w * in_c. `direct` (1x1, stride 1, no padding)
  * reads the input rows in place (int8: widened `rows` at a time); otherwise
  * `rows` patch rows at a time are gathered into the scratch buffer
- * (f32: rows * K floats; int8: rows * K16 int16). */
+ * (f32: rows * K floats; int8: rows * K4 bytes). */
 typedef struct rt_opt_conv_params {
     rt_opt_gemm_params gemm;
     int32_t batches, in_h, in_w, in_c, out_h, out_w;
@@ -63,8 +76,11 @@ typedef struct rt_opt_conv_params {
 } rt_opt_conv_params;
 
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *c, void *scratch);
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *c, void *scratch, const mpcc_parallel *par);
+/* FULLY_CONNECTED f32: rt_opt_gemm_f32 with the rows split across tasks. */
+void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c,
+                   const mpcc_parallel *par);
 /* A residual ADD fused into a convolution (pass fuse_add): after each block
  * of output rows is computed, out = ADD(out, other) (or ADD(other, out) when
  * the convolution was the ADD's second input), with the ADD's own params. */
@@ -76,17 +92,19 @@ typedef struct rt_opt_post_add {
 
 /* post / other: the fused ADD and its other input, or NULL. */
 void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in, const float *packed_b, const float *bias,
-                     float *out, void *scratch, const rt_opt_post_add *post, const float *other);
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other);
+                     float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+                     const mpcc_parallel *par);
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other,
+                    const mpcc_parallel *par);
 
 /* Depthwise convolution vectorized over channels, same params and results as
  * the reference kernels (any depth multiplier; 1 is the fast path). */
 struct rt_dwconv_params;
 void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
-                       float *out);
+                       float *out, const mpcc_parallel *par);
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
-                      int8_t *out);
+                      int8_t *out, const mpcc_parallel *par);
 
 /* BATCH_MATMUL with the reference params; the RHS of each batch is packed
  * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */
@@ -114,6 +132,47 @@ void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *o
 /* The strided copy of the data-movement ops, a memcpy per contiguous run. */
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
+
+/* f32 GELU and SOFTMAX with a vectorizable exp/erfc (a few ulp from the
+ * reference kernels' libm results; GELU's erfc within 1.5e-7 absolute). */
+struct rt_act_params;
+struct rt_softmax_params;
+void rt_opt_gelu_f32(const struct rt_act_params *p, const float *in, float *out);
+void rt_opt_softmax_f32(const struct rt_softmax_params *p, const float *in, float *out);
+
+/* Fused attention (pass fuse_attention): BATCH_MATMUL(Q, K) -> [MUL by a
+ * scalar] -> [mask] -> SOFTMAX -> BATCH_MATMUL(., V) as one kernel with an
+ * online softmax over blocks of kv_block keys, q_block query rows at a time;
+ * the score matrix is never stored (scratch: rt_opt_attention_scratch_bytes,
+ * linear in the sequence length). qk and pv are the two matmuls' params
+ * (strides of Q, K, V; pv's batch dims are the output's). The mask is
+ * SELECT_V2(cond, scores, fill) (KEEP), SELECT_V2(cond, fill, scores) (FILL),
+ * with cond = mask0 && mask1 (bool, n_mask 1 or 2), or ADD(scores, mask0)
+ * (f32); mask strides are in elements over pv's batch dims, queries, keys
+ * (0 where broadcast). */
+enum { RT_OPT_MASK_NONE = 0, RT_OPT_MASK_KEEP = 1, RT_OPT_MASK_FILL = 2, RT_OPT_MASK_ADD = 3 };
+typedef struct rt_opt_attn_params {
+    rt_bmm_params qk, pv;
+    float scale, beta, fill;
+    int32_t mask, n_mask;
+    int32_t mask_bstride[2][RT_MAX_RANK];
+    int32_t mask_sq[2], mask_sk[2];
+    int32_t q_block, kv_block;
+    int32_t slots;                      /* scratch copies (threads), each rt_opt_attention_scratch_bytes */
+} rt_opt_attn_params;
+size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
+void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
+                          const void *mask0, const void *mask1, float *out, void *scratch, const mpcc_parallel *par);
+
+/* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
+ * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +
+ * eps) and y = x * inv_c + (beta_c - mean * inv_c); gamma / beta may be NULL
+ * (1 / 0). */
+typedef struct rt_opt_ln_params {
+    int32_t rows, cols;
+    float eps;
+} rt_opt_ln_params;
+void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const float *gamma, const float *beta, float *y);
 
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);

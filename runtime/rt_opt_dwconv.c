@@ -18,12 +18,14 @@ static void taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size
     *hi = t;
 }
 
-void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
-                       float *out) {
-    int32_t b, oy, ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
+/* Output rows r0..r1 of all images (row r = image r / out_h, row r % out_h). */
+static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                        float *out, int32_t r0, int32_t r1) {
+    int32_t r, ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
     float acc[CHUNK];
-    for (b = 0; b < p->batches; b++)
-        for (oy = 0; oy < p->out_h; oy++) {
+    for (r = r0; r < r1; r++) {
+        int32_t b = r / p->out_h, oy = r % p->out_h;
+        {
             int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
             taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
             for (ox = 0; ox < p->out_w; ox++) {
@@ -53,6 +55,7 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
                 }
             }
         }
+    }
 }
 
 #if defined(RT_OPT_AVX2)
@@ -60,6 +63,45 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
  * [-31, 0]: 8 channels at a time with the filter taps, bias and
  * requantization constants held in vector registers across the whole image;
  * int32 products (exact), TFLite requantization per lane. */
+#if defined(RT_OPT_AVX512)
+/* The same with 16 channels per zmm (channels a multiple of 16). */
+static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                    int8_t *out, int32_t r0, int32_t r1) {
+    const int32_t C = p->in_c, taps = p->filter_h * p->filter_w;
+    const __m512i off = _mm512_set1_epi32(p->in_offset), oo = _mm512_set1_epi32(p->out_offset);
+    const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
+    __m512i w[25];
+    int32_t c0, r, ox, fy, fx, t;
+    for (c0 = 0; c0 < C; c0 += 16) {
+        __m512i vb = bias ? _mm512_loadu_si512((const void *)(bias + c0)) : _mm512_setzero_si512();
+        __m512i vm = _mm512_loadu_si512((const void *)(p->mult + c0));
+        __m512i vs = _mm512_loadu_si512((const void *)(p->shift + c0));
+        for (t = 0; t < taps; t++)
+            w[t] = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(filter + (int64_t)t * C + c0)));
+        for (r = r0; r < r1; r++) {
+            int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
+            taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
+            for (ox = 0; ox < p->out_w; ox++) {
+                int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
+                __m512i acc = vb;
+                taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
+                for (fy = ylo; fy < yhi; fy++) {
+                    const int8_t *row = in + (((int64_t)b * p->in_h + y0 + fy * p->dil_h) * p->in_w) * C + c0;
+                    for (fx = xlo; fx < xhi; fx++) {
+                        __m512i x = _mm512_cvtepi8_epi32(
+                            _mm_loadu_si128((const __m128i *)(const void *)(row + (int64_t)(x0 + fx * p->dil_w) * C)));
+                        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(x, off), w[fy * p->filter_w + fx]));
+                    }
+                }
+                acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm, vs), oo), lo), hi);
+                _mm_storeu_si128((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0),
+                                 _mm512_cvtepi32_epi8(acc));
+            }
+        }
+    }
+}
+#endif
+
 static int dw8_applies(const struct rt_dwconv_params *p) {
     int32_t c;
     if (p->depth_mult != 1 || p->in_c % 8 != 0 || p->filter_h * p->filter_w > 25) return 0;
@@ -69,20 +111,21 @@ static int dw8_applies(const struct rt_dwconv_params *p) {
 }
 
 static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
-                   int8_t *out) {
+                   int8_t *out, int32_t r0, int32_t r1) {
     const int32_t C = p->in_c, taps = p->filter_h * p->filter_w;
     const __m256i off = _mm256_set1_epi32(p->in_offset), oo = _mm256_set1_epi32(p->out_offset);
     const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
     __m256i w[25];
-    int32_t b, c0, oy, ox, fy, fx, t;
+    int32_t c0, r, ox, fy, fx, t;
     for (c0 = 0; c0 < C; c0 += 8) {
         __m256i vb = bias ? _mm256_loadu_si256((const __m256i *)(const void *)(bias + c0)) : _mm256_setzero_si256();
         __m256i vm = _mm256_loadu_si256((const __m256i *)(const void *)(p->mult + c0));
         __m256i vs = _mm256_loadu_si256((const __m256i *)(const void *)(p->shift + c0));
         for (t = 0; t < taps; t++)
             w[t] = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(filter + (int64_t)t * C + c0)));
-        for (b = 0; b < p->batches; b++)
-            for (oy = 0; oy < p->out_h; oy++) {
+        for (r = r0; r < r1; r++) {
+            int32_t b = r / p->out_h, oy = r % p->out_h;
+            {
                 int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
                 taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
                 for (ox = 0; ox < p->out_w; ox++) {
@@ -103,13 +146,14 @@ static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int
                                      pack8(acc));
                 }
             }
+        }
     }
 }
 #endif
 
-void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
-                      int8_t *out) {
-    int32_t b, oy, ox, c0, c, j, fy, fx, M = p->depth_mult, C = p->in_c * M;
+static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                       int8_t *out, int32_t r0, int32_t r1) {
+    int32_t r, ox, c0, c, j, fy, fx, M = p->depth_mult, C = p->in_c * M;
     uint32_t acc[CHUNK];
     int32_t acc32[CHUNK];
     /* |(in + off) * w| <= 255 * 128 fits int16 when off is in [-127, 128]. */
@@ -117,12 +161,19 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
 #if defined(RT_OPT_AVX2)
     if (dw8_applies(p)) {
-        dw8_s8(p, in, filter, bias, out);
+#if defined(RT_OPT_AVX512)
+        if (p->in_c % 16 == 0) {
+            dw16_s8(p, in, filter, bias, out, r0, r1);
+            return;
+        }
+#endif
+        dw8_s8(p, in, filter, bias, out, r0, r1);
         return;
     }
 #endif
-    for (b = 0; b < p->batches; b++)
-        for (oy = 0; oy < p->out_h; oy++) {
+    for (r = r0; r < r1; r++) {
+        int32_t b = r / p->out_h, oy = r % p->out_h;
+        {
             int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
             taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
             for (ox = 0; ox < p->out_w; ox++) {
@@ -163,4 +214,43 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
                 }
             }
         }
+    }
+}
+
+/* Threads split the output rows (of all images) into contiguous ranges. */
+typedef struct dw_job {
+    const struct rt_dwconv_params *p;
+    const void *in, *filter, *bias;
+    void *out;
+    int32_t tasks, s8;
+} dw_job;
+
+static void dw_task(void *v, int t) {
+    const dw_job *j = v;
+    int32_t rows = j->p->batches * j->p->out_h, r0 = (int32_t)((int64_t)rows * t / j->tasks),
+            r1 = (int32_t)((int64_t)rows * (t + 1) / j->tasks);
+    if (j->s8)
+        dw_s8_rows(j->p, (const int8_t *)j->in, (const int8_t *)j->filter, (const int32_t *)j->bias, (int8_t *)j->out,
+                   r0, r1);
+    else
+        dw_f32_rows(j->p, (const float *)j->in, (const float *)j->filter, (const float *)j->bias, (float *)j->out, r0,
+                    r1);
+}
+
+static void dw_run(const struct rt_dwconv_params *p, const void *in, const void *filter, const void *bias, void *out,
+                   int32_t s8, const mpcc_parallel *par) {
+    dw_job j = {p, in, filter, bias, out, 1, s8};
+    j.tasks = rt_opt_tasks(par, p->batches * p->out_h);
+    if (j.tasks > 1) par->run(par->pool, dw_task, &j, j.tasks);
+    else dw_task(&j, 0);
+}
+
+void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                       float *out, const mpcc_parallel *par) {
+    dw_run(p, in, filter, bias, out, 0, par);
+}
+
+void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                      int8_t *out, const mpcc_parallel *par) {
+    dw_run(p, in, filter, bias, out, 1, par);
 }

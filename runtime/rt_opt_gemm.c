@@ -10,7 +10,7 @@
 #if defined(__GNUC__) && !defined(RT_OPT_SCALAR)
 #define RT_OPT_VEC 1
 typedef float rt_v8f __attribute__((vector_size(32)));
-#if defined(__FMA__) || defined(__AVX2__)
+#if defined(__AVX__) || defined(__FMA__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 #endif
@@ -41,6 +41,15 @@ const char *rt_opt_isa(void) {
 #else
 #define FMA8(acc, b, s) ((acc) += (b) * (s))
 #endif
+/* Clamp to [lo, hi] in registers, operands ordered so a NaN passes through
+ * as in rt_clamp_f32 (max_ps/min_ps return the second operand on NaN).
+ * Without AVX the tile is clamped in memory (RT_OPT_CLAMP_IN_MEMORY). */
+#if defined(__AVX__)
+#define CLAMP8(v) ((v) = (rt_v8f)_mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), (__m256)(v))))
+#else
+#define CLAMP8(v) ((void)0)
+#define RT_OPT_CLAMP_IN_MEMORY 1
+#endif
 
 /* C[0..mr)[0..nr) = clamp(bias + A[0..mr) . panel); MR_F32 x 16 in registers. */
 static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias, float lo,
@@ -48,7 +57,7 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
     const float *a0 = a, *a1 = a + (mr > 1 ? lda : 0), *a2 = a + (mr > 2 ? 2 * lda : 0);
     const float *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0);
     rt_v8f c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, b0, b1;
-    int32_t kk, r, j;
+    int32_t kk, r;
     LD8(c00, bias);
     LD8(c01, bias + 8);
     c10 = c20 = c30 = c40 = c00;
@@ -69,25 +78,48 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
         FMA8(c41, b1, a4[kk]);
     }
     {
+        /* Clamp in registers; a full tile is stored straight to C. */
         float t[MR_F32][NR];
-        ST8(t[0], c00);
-        ST8(t[0] + 8, c01);
-        ST8(t[1], c10);
-        ST8(t[1] + 8, c11);
-        ST8(t[2], c20);
-        ST8(t[2] + 8, c21);
-        ST8(t[3], c30);
-        ST8(t[3] + 8, c31);
-        ST8(t[4], c40);
-        ST8(t[4] + 8, c41);
-        for (r = 0; r < mr; r++) {
-            for (j = 0; j < NR; j++) {
-                float v = t[r][j];
-                v = v < lo ? lo : v;
-                t[r][j] = v > hi ? hi : v;
-            }
-            memcpy(c + (int64_t)r * ldc, t[r], sizeof(float) * (size_t)nr);
+        float *d0 = t[0], *d1 = t[1], *d2 = t[2], *d3 = t[3], *d4 = t[4];
+        CLAMP8(c00);
+        CLAMP8(c01);
+        CLAMP8(c10);
+        CLAMP8(c11);
+        CLAMP8(c20);
+        CLAMP8(c21);
+        CLAMP8(c30);
+        CLAMP8(c31);
+        CLAMP8(c40);
+        CLAMP8(c41);
+#if defined(RT_OPT_CLAMP_IN_MEMORY)
+        if (0) {
+#else
+        if (mr == MR_F32 && nr == NR) {
+#endif
+            d0 = c;
+            d1 = c + ldc;
+            d2 = c + 2 * (int64_t)ldc;
+            d3 = c + 3 * (int64_t)ldc;
+            d4 = c + 4 * (int64_t)ldc;
         }
+        ST8(d0, c00);
+        ST8(d0 + 8, c01);
+        ST8(d1, c10);
+        ST8(d1 + 8, c11);
+        ST8(d2, c20);
+        ST8(d2 + 8, c21);
+        ST8(d3, c30);
+        ST8(d3 + 8, c31);
+        ST8(d4, c40);
+        ST8(d4 + 8, c41);
+        if (d0 != c)
+            for (r = 0; r < mr; r++) {
+#if defined(RT_OPT_CLAMP_IN_MEMORY)
+                int32_t j;
+                for (j = 0; j < NR; j++) t[r][j] = rt_clamp_f32(t[r][j], lo, hi);
+#endif
+                memcpy(c + (int64_t)r * ldc, t[r], sizeof(float) * (size_t)nr);
+            }
     }
 }
 #else
@@ -107,8 +139,68 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
 }
 #endif
 
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+#define MR_512 8
+/* AVX-512: C[0..mr)[0..32) from two adjacent panels (b0, b1: K x 16 each),
+ * 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16 FMAs.
+ * nr <= 32 columns are stored; a lone last panel passes b1 = b0. */
+static void ukr_f32_512(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b0, const float *b1,
+                        const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const float *ar[MR_512];
+    __m512 acc[MR_512][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    int32_t kk, r;
+    for (r = 0; r < MR_512; r++) ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+    for (r = 0; r < MR_512; r++) {
+        acc[r][0] = _mm512_loadu_ps(bias);
+        acc[r][1] = _mm512_loadu_ps(bias + NR);
+    }
+    for (kk = 0; kk < k; kk++) {
+        __m512 x0 = _mm512_loadu_ps(b0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(b1 + (int64_t)kk * NR);
+        for (r = 0; r < MR_512; r++) {
+            __m512 s = _mm512_set1_ps(ar[r][kk]);
+            acc[r][0] = _mm512_fmadd_ps(x0, s, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(x1, s, acc[r][1]);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        /* max/min operand order keeps NaN as rt_clamp_f32 does */
+        __m512 v0 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0]));
+        __m512 v1 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1]));
+        float *cr = c + (int64_t)r * ldc;
+        if (nr == 2 * NR) {
+            _mm512_storeu_ps(cr, v0);
+            _mm512_storeu_ps(cr + NR, v1);
+        } else {
+            __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+            __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+            _mm512_mask_storeu_ps(cr, m0, v0);
+            _mm512_mask_storeu_ps(cr + NR, m1, v1);
+        }
+    }
+}
+#endif
+
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c) {
     int32_t j, i;
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+    /* Two panels (32 columns) at a time; rows of A stream past them. */
+    (void)ukr_f32; /* the AVX2 kernel is not used here */
+    for (j = 0; j * NR < p->n; j += 2) {
+        const float *b0 = packed_b + (int64_t)j * p->k * NR;
+        const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
+        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+        const float *bias1 = (j + 1) * NR < p->n ? bias + j * NR : NULL;
+        float bias2[2 * NR];
+        if (!bias1) { /* lone last panel: its bias twice */
+            memcpy(bias2, bias + j * NR, sizeof(float) * NR);
+            memcpy(bias2 + NR, bias + j * NR, sizeof(float) * NR);
+            bias1 = bias2;
+        }
+        for (i = 0; i < p->m; i += MR_512)
+            ukr_f32_512(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_512 ? p->m - i : MR_512, b0, b1, bias1,
+                        p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+    }
+#else
     /* Panel-outer: one packed panel (K x 16) stays in cache while all rows
      * of A stream past it. */
     for (j = 0; j * NR < p->n; j++) {
@@ -118,16 +210,20 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
             ukr_f32(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_F32 ? p->m - i : MR_F32, bp, bias + j * NR,
                     p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
     }
+#endif
 }
 
 /* ---- int8 ------------------------------------------------------------
- * Exact int8 GEMM through 16-bit pairs: activations become a + 128 (0..255)
- * as int16 in a scratch block (im2col writes them so directly), weights are
- * int16 pairs [K/2][16][2] packed at compile time, and each step multiplies
- * one broadcast pair of A by 16 columns with pmaddwd (AVX2: 16 exact
- * products per instruction, no saturation), accumulating in int32. */
+ * Exact int8 GEMM on unsigned x signed byte quads: activations become
+ * a + 128 (0..255) bytes in a scratch block (im2col writes them so
+ * directly), weights are packed at compile time as int8 [N/16][K4/4][16][4]
+ * (K4 = K rounded up to 4, zero padded), and each step multiplies one
+ * broadcast quad of A by 16 columns: with AVX512-VNNI one vpdpbusd (64 exact
+ * products summed into int32 lanes, no saturation) per 16 columns and row;
+ * otherwise the quads are widened to int16 and multiplied with pmaddwd
+ * (AVX2) or in plain C. Accumulators wrap like TFLite's int32 sums. */
 
-#define MR_S8 6
+#define K4(k) (((k) + 3) / 4 * 4)
 
 static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, const int32_t *mult,
                         const int32_t *shift, int8_t *out, int32_t nr) {
@@ -136,77 +232,35 @@ static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const i
     memcpy(out, v, (size_t)nr);
 }
 
-/* acc[r][0..16) = sum over k pairs of A16[r] . panel (wrapping int32). */
-#if defined(RT_OPT_VEC) && defined(__AVX2__)
-#define MADD(acc, a, b) ((acc) = _mm256_add_epi32((acc), _mm256_madd_epi16((a), (b))))
-static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b, int32_t acc[MR_S8][NR]) {
-    const int16_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0), *a2 = a + (mr > 2 ? 2 * lda : 0);
-    const int16_t *a3 = a + (mr > 3 ? 3 * lda : 0), *a4 = a + (mr > 4 ? 4 * lda : 0), *a5 = a + (mr > 5 ? 5 * lda : 0);
-    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-            c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    int32_t kk, x;
-    for (kk = 0; kk < kp2; kk++) {
-        __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
-        __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 16)), va;
-        b += 32;
-        memcpy(&x, a0 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c00, va, b0);
-        MADD(c01, va, b1);
-        memcpy(&x, a1 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c10, va, b0);
-        MADD(c11, va, b1);
-        memcpy(&x, a2 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c20, va, b0);
-        MADD(c21, va, b1);
-        memcpy(&x, a3 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c30, va, b0);
-        MADD(c31, va, b1);
-        memcpy(&x, a4 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c40, va, b0);
-        MADD(c41, va, b1);
-        memcpy(&x, a5 + 2 * kk, 4);
-        va = _mm256_set1_epi32(x);
-        MADD(c50, va, b0);
-        MADD(c51, va, b1);
-    }
-    _mm256_storeu_si256((__m256i *)(void *)acc[0], c00);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), c01);
-    _mm256_storeu_si256((__m256i *)(void *)acc[1], c10);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), c11);
-    _mm256_storeu_si256((__m256i *)(void *)acc[2], c20);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[2] + 8), c21);
-    _mm256_storeu_si256((__m256i *)(void *)acc[3], c30);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[3] + 8), c31);
-    _mm256_storeu_si256((__m256i *)(void *)acc[4], c40);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[4] + 8), c41);
-    _mm256_storeu_si256((__m256i *)(void *)acc[5], c50);
-    _mm256_storeu_si256((__m256i *)(void *)(acc[5] + 8), c51);
-}
-#else
-static void ukr_s16(int32_t kp2, const int16_t *a, int32_t lda, int32_t mr, const int16_t *b, int32_t acc[MR_S8][NR]) {
-    uint32_t u[MR_S8][NR];
-    int32_t r, j, kk;
-    for (r = 0; r < mr; r++)
-        for (j = 0; j < NR; j++) u[r][j] = 0;
-    for (kk = 0; kk < kp2; kk++, b += 2 * NR)
-        for (r = 0; r < mr; r++) {
-            int32_t x0 = a[(int64_t)r * lda + 2 * kk], x1 = a[(int64_t)r * lda + 2 * kk + 1];
-            for (j = 0; j < NR; j++) u[r][j] += (uint32_t)(x0 * b[2 * j] + x1 * b[2 * j + 1]);
+#if defined(RT_OPT_AVX512)
+/* Requantizes an mr x 16 tile: one zmm per row; needs every shift in
+ * [-31, 0] (checked per panel). */
+static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,
+                         const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
+    const __m512i off = _mm512_set1_epi32(p->out_offset), lo = _mm512_set1_epi32(p->act_qmin);
+    const __m512i hi = _mm512_set1_epi32(p->act_qmax);
+    const __m512i m = _mm512_loadu_si512((const void *)mult), s = _mm512_loadu_si512((const void *)shift);
+    const __m512i b = _mm512_loadu_si512((const void *)bias);
+    int32_t r;
+    for (r = 0; r < mr; r++) {
+        __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)acc[r]), b);
+        __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(x, m, s) : rq_double16(x, m, s);
+        __m128i packed;
+        v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
+        packed = _mm512_cvtepi32_epi8(v);
+        if (nr == NR) {
+            _mm_storeu_si128((__m128i *)(void *)(c + (int64_t)r * p->ldc), packed);
+        } else {
+            int8_t t[NR];
+            _mm_storeu_si128((__m128i *)(void *)t, packed);
+            memcpy(c + (int64_t)r * p->ldc, t, (size_t)nr);
         }
-    for (r = 0; r < mr; r++)
-        for (j = 0; j < NR; j++) acc[r][j] = (int32_t)u[r][j];
+    }
 }
-#endif
-
-#if defined(RT_OPT_AVX2)
+#elif defined(RT_OPT_AVX2)
 /* Requantizes an mr x 16 tile: multipliers, shifts and bias of the panel
  * are loaded once; needs every shift in [-31, 0] (checked per panel). */
-static void requant_tile(const rt_opt_gemm_params *p, int32_t acc[MR_S8][NR], int32_t mr, const int32_t *bias,
+static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,
                          const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
     const __m256i off = _mm256_set1_epi32(p->out_offset), lo = _mm256_set1_epi32(p->act_qmin);
     const __m256i hi = _mm256_set1_epi32(p->act_qmax);
@@ -243,55 +297,231 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t acc[MR_S8][NR], in
 }
 #endif
 
-/* C rows from A16 rows (a + 128 as int16, K padded to even with 0). */
-static void gemm_s16(const rt_opt_gemm_params *p, int32_t m, const int16_t *a16, int32_t lda16,
-                     const int16_t *packed_b, const int32_t *bias, int8_t *c) {
-    int32_t j, i, r, kp2 = (p->k + 1) / 2;
-    int32_t acc[MR_S8][NR];
-    for (j = 0; j * NR < p->n; j++) {
-        const int16_t *bp = packed_b + (int64_t)j * kp2 * 2 * NR;
-        int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
+/* Adds a per-row term (BATCH_MATMUL's right zero point times the row sums
+ * of A), wrapping like the accumulators. */
+static void add_rows(int32_t (*acc)[NR], int32_t mr, const int32_t *row_add) {
+    int32_t r, c;
+    if (!row_add) return;
+    for (r = 0; r < mr; r++)
+        for (c = 0; c < NR; c++) acc[r][c] = (int32_t)((uint32_t)acc[r][c] + (uint32_t)row_add[r]);
+}
+
+/* Requantizes an mr x 16 accumulator tile into C (vector path when every
+ * shift of the panel is in [-31, 0]). */
+static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias, int32_t col,
+                       int8_t *c, int32_t nr, int vec) {
+    int32_t r;
 #if defined(RT_OPT_AVX2)
-        int vec = 1;
-        for (r = 0; r < NR; r++) vec &= p->shift[j * NR + r] <= 0 && p->shift[j * NR + r] >= -31;
+    if (vec) {
+        requant_tile(p, acc, mr, bias + col, p->mult + col, p->shift + col, c, nr);
+        return;
+    }
+#else
+    (void)vec;
 #endif
-        for (i = 0; i < m; i += MR_S8) {
-            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
-            ukr_s16(kp2, a16 + (int64_t)i * lda16, lda16, mr, bp, acc);
-#if defined(RT_OPT_AVX2)
-            if (vec) {
-                requant_tile(p, acc, mr, bias + j * NR, p->mult + j * NR, p->shift + j * NR,
-                             c + (int64_t)i * p->ldc + j * NR, nr);
-                continue;
-            }
-#endif
-            for (r = 0; r < mr; r++)
-                requant_row(p, acc[r], bias + j * NR, p->mult + j * NR, p->shift + j * NR,
-                            c + (int64_t)(i + r) * p->ldc + j * NR, nr);
+    for (r = 0; r < mr; r++)
+        requant_row(p, acc[r], bias + col, p->mult + col, p->shift + col, c + (int64_t)r * p->ldc, nr);
+}
+
+static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
+    int32_t r, vec = 1;
+    for (r = 0; r < NR; r++) vec &= p->shift[col + r] <= 0 && p->shift[col + r] >= -31;
+    return vec;
+}
+
+#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && \
+    defined(RT_OPT_AVX2)
+#define RT_OPT_S8_VNNI 1
+#define MR_S8 8
+/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * 8 broadcasts and 16 vpdpbusd into 16 zmm accumulators. */
+static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                        int32_t acc0[MR_S8][NR], int32_t acc1[MR_S8][NR]) {
+    const uint8_t *ar[MR_S8];
+    __m512i c[MR_S8][2];
+    int32_t kk, r, x;
+    for (r = 0; r < MR_S8; r++) {
+        ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+        c[r][0] = c[r][1] = _mm512_setzero_si512();
+    }
+    for (kk = 0; kk < kq; kk++) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
+        for (r = 0; r < MR_S8; r++) {
+            __m512i va;
+            memcpy(&x, ar[r] + 4 * kk, 4);
+            va = _mm512_set1_epi32(x);
+            c[r][0] = _mm512_dpbusd_epi32(c[r][0], va, x0);
+            c[r][1] = _mm512_dpbusd_epi32(c[r][1], va, x1);
         }
     }
+    for (r = 0; r < mr; r++) {
+        _mm512_storeu_si512((void *)acc0[r], c[r][0]);
+        _mm512_storeu_si512((void *)acc1[r], c[r][1]);
+    }
+}
+#elif defined(RT_OPT_AVX2)
+#define MR_S8 2
+/* 2 rows x 16 columns: each 16-byte quarter of a K quad (4 columns x 4 k)
+ * is widened to int16 and multiplied with the row's quad (broadcast as 4
+ * int16) by pmaddwd: lanes hold (column, k0+k1) and (column, k2+k3) partial
+ * sums, added pairwise at the end. */
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    const uint8_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0);
+    __m256i c0[4], c1[4];
+    int32_t kk, q;
+    for (q = 0; q < 4; q++) c0[q] = c1[q] = _mm256_setzero_si256();
+    for (kk = 0; kk < kq; kk++) {
+        int32_t x0, x1;
+        __m256i v0, v1;
+        memcpy(&x0, a0 + 4 * kk, 4);
+        memcpy(&x1, a1 + 4 * kk, 4);
+        v0 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x0)));
+        v1 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x1)));
+        for (q = 0; q < 4; q++) {
+            __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + kk * 4 * NR + q * 16)));
+            c0[q] = _mm256_add_epi32(c0[q], _mm256_madd_epi16(v0, w));
+            c1[q] = _mm256_add_epi32(c1[q], _mm256_madd_epi16(v1, w));
+        }
+    }
+    /* lanes (c, k01), (c, k23) -> columns: hadd within 128-bit halves, then reorder */
+    _mm256_storeu_si256((__m256i *)(void *)acc[0], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[0], c0[1]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[2], c0[3]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)acc[1], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[0], c1[1]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[2], c1[3]), 0xD8));
+}
+#else
+#define MR_S8 4
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    uint32_t u[MR_S8][NR];
+    int32_t r, j, kk, t;
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < NR; j++) u[r][j] = 0;
+    for (kk = 0; kk < kq; kk++, b += 4 * NR)
+        for (r = 0; r < mr; r++) {
+            const uint8_t *x = a + (int64_t)r * lda + 4 * kk;
+            for (j = 0; j < NR; j++) {
+                int32_t sum = 0;
+                for (t = 0; t < 4; t++) sum += (int32_t)x[t] * (int32_t)b[4 * j + t];
+                u[r][j] += (uint32_t)sum;
+            }
+        }
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < NR; j++) acc[r][j] = (int32_t)u[r][j];
+}
+#endif
+
+/* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
+ * row term added before requantization, or NULL. */
+static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8, const int8_t *packed_b,
+                    const int32_t *bias, int8_t *c, const int32_t *row_add) {
+    int32_t j, i, kq = K4(p->k) / 4;
+#if defined(RT_OPT_S8_VNNI)
+    /* Two panels at a time; each 8 x 16 half is requantized on its own. */
+    int32_t acc2[2][MR_S8][NR];
+    for (j = 0; j * NR < p->n; j += 2) {
+        const int8_t *b0 = packed_b + (int64_t)j * kq * 4 * NR;
+        int32_t halves = (j + 1) * NR < p->n ? 2 : 1, h;
+        const int8_t *b1 = halves == 2 ? b0 + (int64_t)kq * 4 * NR : b0;
+        int vec[2];
+        for (h = 0; h < halves; h++) vec[h] = panel_vec(p, (j + h) * NR);
+        for (i = 0; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_u8_vnni(kq, a8 + (int64_t)i * lda8, lda8, mr, b0, b1, acc2[0], acc2[1]);
+            for (h = 0; h < halves; h++) {
+                int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
+                add_rows(acc2[h], mr, row_add ? row_add + i : NULL);
+                store_tile(p, acc2[h], mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
+            }
+        }
+    }
+#else
+    int32_t acc[MR_S8][NR];
+    for (j = 0; j * NR < p->n; j++) {
+        const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
+        int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
+        int vec = panel_vec(p, col);
+        for (i = 0; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
+            add_rows(acc, mr, row_add ? row_add + i : NULL);
+            store_tile(p, acc, mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec);
+        }
+    }
+#endif
 }
 
-/* Converts `rows` int8 rows (stride lda) to a + 128 int16 rows of even length. */
-static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, int16_t *dst) {
-    int32_t r, kk, kp = (k + 1) / 2 * 2;
+/* Converts `rows` int8 rows (stride lda) to a + 128 byte rows of length K4. */
+static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst) {
+    int32_t r, kk, k4 = K4(k);
     for (r = 0; r < rows; r++) {
         const int8_t *s = a + (int64_t)r * lda;
-        int16_t *d = dst + (int64_t)r * kp;
-        for (kk = 0; kk < k; kk++) d[kk] = (int16_t)(s[kk] + 128);
-        if (kp != k) d[k] = 0;
+        uint8_t *d = dst + (int64_t)r * k4;
+        for (kk = 0; kk < k; kk++) d[kk] = (uint8_t)(s[kk] + 128);
+        for (; kk < k4; kk++) d[kk] = 0;
     }
 }
 
-void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *c, void *scratch) {
-    int32_t i, kp = (p->k + 1) / 2 * 2, rows = p->rows > 0 ? p->rows : 1;
-    int16_t *a16 = (int16_t *)scratch;
-    for (i = 0; i < p->m; i += rows) {
+typedef struct gemm_job {
+    const rt_opt_gemm_params *p;
+    const void *a, *b, *bias;
+    void *c, *scratch;
+    int32_t tasks, step, by_rows;
+} gemm_job;
+
+/* Task t of an s8 GEMM: row blocks t, t + tasks, ... with scratch copy t. */
+static void gemm_s8_task(void *v, int t) {
+    const gemm_job *j = v;
+    const rt_opt_gemm_params *p = j->p;
+    int32_t i, rows = p->rows > 0 ? p->rows : 1;
+    uint8_t *a8 = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->slot_bytes : NULL;
+    for (i = t * rows; i < p->m; i += j->tasks * rows) {
         int32_t mr = p->m - i < rows ? p->m - i : rows;
-        widen_rows(a + (int64_t)i * p->lda, p->lda, mr, p->k, a16);
-        gemm_s16(p, mr, a16, kp, packed_b, bias, c + (int64_t)i * p->ldc);
+        widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a8);
+        gemm_u8(p, mr, a8, K4(p->k), (const int8_t *)j->b, (const int32_t *)j->bias,
+                (int8_t *)j->c + (int64_t)i * p->ldc, NULL);
     }
+}
+
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *c, void *scratch, const mpcc_parallel *par) {
+    gemm_job j = {p, a, packed_b, bias, c, scratch, 1, 0, 0};
+    int32_t rows = p->rows > 0 ? p->rows : 1, blocks = (p->m + rows - 1) / rows;
+    j.tasks = rt_opt_tasks(par, p->slots);
+    j.tasks = j.tasks < blocks ? j.tasks : (blocks > 0 ? blocks : 1);
+    if (j.tasks > 1) par->run(par->pool, gemm_s8_task, &j, j.tasks);
+    else gemm_s8_task(&j, 0);
+}
+
+/* Task t of an f32 FC: a range of rows (or of 32-column panel pairs when
+ * there are too few rows to split). */
+static void fc_f32_task(void *v, int t) {
+    const gemm_job *j = v;
+    rt_opt_gemm_params g = *j->p;
+    int32_t lo = t * j->step, hi = lo + j->step;
+    const float *a = (const float *)j->a, *b = (const float *)j->b, *bias = (const float *)j->bias;
+    float *c = (float *)j->c;
+    if (j->by_rows) {
+        hi = hi < g.m ? hi : g.m;
+        g.m = hi - lo;
+        if (g.m > 0) rt_opt_gemm_f32(&g, a + (int64_t)lo * g.lda, b, bias, c + (int64_t)lo * g.ldc);
+    } else {
+        hi = hi < g.n ? hi : g.n;
+        g.n = hi - lo;
+        if (g.n > 0) rt_opt_gemm_f32(&g, a, b + (int64_t)lo * g.k, bias + lo, c + lo);
+    }
+}
+
+void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c,
+                   const mpcc_parallel *par) {
+    gemm_job j = {p, a, packed_b, bias, c, NULL, 1, 0, 0};
+    int32_t tasks = par && par->run && par->threads > 1 ? par->threads : 1;
+    j.by_rows = p->m >= 16 * tasks;
+    if (j.by_rows) j.step = ((p->m + tasks - 1) / tasks + 7) / 8 * 8; /* whole 8-row tiles */
+    else j.step = ((p->n + tasks - 1) / tasks + 2 * NR - 1) / (2 * NR) * (2 * NR); /* whole panel pairs */
+    j.tasks = ((j.by_rows ? p->m : p->n) + j.step - 1) / j.step;
+    if (tasks > 1 && j.tasks > 1) par->run(par->pool, fc_f32_task, &j, j.tasks);
+    else rt_opt_gemm_f32(p, a, packed_b, bias, c);
 }
 
 /* ---- convolution as GEMM ---------------------------------------------- */
@@ -320,7 +550,7 @@ void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int16_t 
         }                                                                                                       \
     } while (0)
 #define AS_IS(x) (x)
-#define PLUS128(x) ((int16_t)((x) + 128))
+#define PLUS128(x) ((uint8_t)((x) + 128))
 
 /* The fused residual ADD over n contiguous outputs. */
 static void post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
@@ -338,48 +568,91 @@ static void post_add_s8(const rt_opt_post_add *post, int8_t *out, const int8_t *
     else rt_opt_add_run_i8(post->add, other, 1, out, 1, out, n);
 }
 
-void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const float *packed_b, const float *bias,
-                     float *out_all, void *scratch, const rt_opt_post_add *post, const float *other) {
-    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n;
+typedef struct conv_job {
+    const rt_opt_conv_params *p;
+    const void *in, *b, *bias, *other;
+    void *out, *scratch;
+    const rt_opt_post_add *post;
+    int32_t tasks, block, per_image;
+} conv_job;
+
+/* Task t of a convolution: blocks t, t + tasks, ... of `block` output rows
+ * (over all images), with scratch copy t. */
+static void conv_f32_task(void *v, int t) {
+    const conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
     rt_opt_gemm_params g = p->gemm;
-    float *dst = (float *)scratch;
-    for (b = 0; b < p->batches; b++) {
-        const float *in = in_all + (int64_t)b * p->in_h * p->in_w * p->in_c;
-        float *out = out_all + (int64_t)b * mimg * oc;
-        int32_t block = p->direct ? (post ? 60 : mimg) : p->rows;
-        for (m0 = 0; m0 < mimg; m0 += block) {
-            int32_t rows = mimg - m0 < block ? mimg - m0 : block;
-            g.m = rows;
-            if (p->direct) {
-                g.lda = p->in_c;
-                rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, packed_b, bias, out + (int64_t)m0 * oc);
-            } else {
-                IM2COL(float, float, 0.0f, AS_IS);
-                g.lda = kdim;
-                rt_opt_gemm_f32(&g, dst, packed_b, bias, out + (int64_t)m0 * oc);
-            }
-            if (post)
-                post_add_f32(post, out + (int64_t)m0 * oc, other + ((int64_t)b * mimg + m0) * oc, (int64_t)rows * oc);
+    /* direct 1x1 convolutions have no scratch (NULL: no pointer arithmetic on it) */
+    float *dst = j->scratch ? (float *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes) : NULL;
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const float *in = (const float *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
+        float *out = (float *)j->out + (int64_t)b * mimg * oc;
+        g.m = rows;
+        if (p->direct) {
+            g.lda = p->in_c;
+            rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, (const float *)j->b, (const float *)j->bias,
+                            out + (int64_t)m0 * oc);
+        } else {
+            IM2COL(float, float, 0.0f, AS_IS);
+            g.lda = kdim;
+            rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
         }
+        if (j->post)
+            post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
+                         (int64_t)rows * oc);
     }
 }
 
-void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int16_t *packed_b, const int32_t *bias,
-                    int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other) {
-    int32_t b, m0, mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, oc = p->gemm.n;
-    int16_t *dst = (int16_t *)scratch;
-    for (b = 0; b < p->batches; b++) {
-        const int8_t *in = in_all + (int64_t)b * p->in_h * p->in_w * p->in_c;
-        int8_t *out = out_all + (int64_t)b * mimg * oc;
-        for (m0 = 0; m0 < mimg; m0 += p->rows) {
-            int32_t rows = mimg - m0 < p->rows ? mimg - m0 : p->rows;
-            if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
-            else IM2COL(int8_t, int16_t, (int16_t)(p->pad_value + 128), PLUS128);
-            gemm_s16(&p->gemm, rows, dst, ldd, packed_b, bias, out + (int64_t)m0 * oc);
-            if (post)
-                post_add_s8(post, out + (int64_t)m0 * oc, other + ((int64_t)b * mimg + m0) * oc, (int64_t)rows * oc);
-        }
+static void conv_s8_task(void *v, int t) {
+    const conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
+    uint8_t *dst = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes : NULL;
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
+        if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
+        else IM2COL(int8_t, uint8_t, (uint8_t)(p->pad_value + 128), PLUS128);
+        gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
+        if (j->post)
+            post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
+                        (int64_t)rows * oc);
     }
+}
+
+static void run_conv(const rt_opt_conv_params *p, const void *in, const void *packed_b, const void *bias,
+                     void *out, void *scratch, const rt_opt_post_add *post, const void *other,
+                     void (*task)(void *, int), int32_t block, const mpcc_parallel *par) {
+    conv_job j = {p, in, packed_b, bias, other, out, scratch, post, 1, 1, 1};
+    int32_t mimg = p->out_h * p->out_w, total;
+    j.tasks = rt_opt_tasks(par, p->gemm.slots);
+    if (j.tasks > 1 && p->direct && block >= mimg) /* split the image into one block per task */
+        block = ((mimg + j.tasks - 1) / j.tasks + 39) / 40 * 40;
+    j.block = block > 0 ? block : 1;
+    j.per_image = (mimg + j.block - 1) / j.block;
+    total = p->batches * j.per_image;
+    j.tasks = j.tasks < total ? j.tasks : (total > 0 ? total : 1);
+    if (j.tasks > 1) par->run(par->pool, task, &j, j.tasks);
+    else task(&j, 0);
+}
+
+void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const float *packed_b, const float *bias,
+                     float *out_all, void *scratch, const rt_opt_post_add *post, const float *other,
+                     const mpcc_parallel *par) {
+    int32_t mimg = p->out_h * p->out_w;
+    run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_f32_task,
+             p->direct ? (post ? 60 : mimg) : p->rows, par);
+}
+
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
+                    const mpcc_parallel *par) {
+    run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, par);
 }
 
 /* ---- BATCH_MATMUL: both operands are activations, so the RHS of each
@@ -389,8 +662,8 @@ void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int
 size_t rt_opt_bmm_scratch_bytes(const rt_bmm_params *p, int is_s8) {
     size_t np = (size_t)(p->n + NR - 1) / NR * NR, k = (size_t)p->k, m = (size_t)p->m;
     if (!is_s8) return (np * k + m * k + np) * sizeof(float);
-    k = (k + 1) / 2 * 2;
-    return (np * k + m * k) * sizeof(int16_t) + 3 * np * sizeof(int32_t);
+    k = (size_t)K4(p->k);
+    return np * k + m * k + (3 * np + m) * sizeof(int32_t) + 4;
 }
 
 void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, float *out, void *scratch) {
@@ -432,9 +705,10 @@ void rt_opt_bmm_f32(const rt_bmm_params *p, const float *lhs, const float *rhs, 
 
 void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch) {
     int64_t b, nb = rt_bmm_batch_count(p);
-    int32_t np = (p->n + NR - 1) / NR * NR, kp = (p->k + 1) / 2 * 2, i, j, kk;
-    int16_t *pb = (int16_t *)scratch, *pa = pb + (int64_t)np * kp;
-    int32_t *bias = (int32_t *)(void *)(pa + (int64_t)p->m * kp), *mult = bias + np, *shift = mult + np;
+    int32_t np = (p->n + NR - 1) / NR * NR, k4 = K4(p->k), i, j, kk;
+    int32_t *bias = (int32_t *)scratch, *mult = bias + np, *shift = mult + np, *row_add = shift + np;
+    int8_t *pb = (int8_t *)(row_add + p->m);
+    uint8_t *pa = (uint8_t *)(pb + (int64_t)np * k4);
     rt_opt_gemm_params g;
     memset(&g, 0, sizeof g);
     g.m = p->m;
@@ -454,24 +728,29 @@ void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs,
     for (b = 0; b < nb; b++) {
         int64_t lo, ro;
         rt_bmm_batch_offsets(p, b, &lo, &ro);
-        /* B16 = rhs + rhs_offset (exact in int16); A16 = lhs + 128, so
-         * bias = (lhs_offset - 128) * column sums of B16. */
+        /* The kernel sums (a + 128) * b over raw int8 b; with lo / ro the
+         * operand offsets, sum (a + lo)(b + ro) adds (lo - 128) * colsum(b)
+         * + K (lo - 128) ro per column and ro * rowsum(a + 128) per row. */
         for (j = 0; j < np; j++) {
             int64_t sum = 0;
-            for (kk = 0; kk < kp; kk++) {
-                int16_t v = 0;
-                if (j < p->n && kk < p->k)
-                    v = (int16_t)(rhs[ro + (int64_t)kk * p->rhs_sk + (int64_t)j * p->rhs_sj] + p->rhs_offset);
-                pb[(int64_t)(j / NR) * kp * NR + (int64_t)(kk / 2) * NR * 2 + (j % NR) * 2 + kk % 2] = v;
+            for (kk = 0; kk < k4; kk++) {
+                int8_t v = 0;
+                if (j < p->n && kk < p->k) v = rhs[ro + (int64_t)kk * p->rhs_sk + (int64_t)j * p->rhs_sj];
+                pb[(int64_t)(j / NR) * k4 * NR + (int64_t)(kk / 4) * NR * 4 + (j % NR) * 4 + kk % 4] = v;
                 sum += v;
             }
-            bias[j] = (int32_t)(uint32_t)((int64_t)(p->lhs_offset - 128) * sum);
+            bias[j] = (int32_t)(uint32_t)((int64_t)(p->lhs_offset - 128) * (sum + (int64_t)p->k * p->rhs_offset));
         }
         for (i = 0; i < p->m; i++) {
-            for (kk = 0; kk < p->k; kk++)
-                pa[(int64_t)i * kp + kk] = (int16_t)(lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk] + 128);
-            if (kp != p->k) pa[(int64_t)i * kp + p->k] = 0;
+            int64_t sum = 0;
+            for (kk = 0; kk < p->k; kk++) {
+                uint8_t v = (uint8_t)(lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk] + 128);
+                pa[(int64_t)i * k4 + kk] = v;
+                sum += v;
+            }
+            for (; kk < k4; kk++) pa[(int64_t)i * k4 + kk] = 0;
+            row_add[i] = (int32_t)(uint32_t)((int64_t)p->rhs_offset * sum);
         }
-        gemm_s16(&g, p->m, pa, kp, pb, bias, out + b * p->m * p->n);
+        gemm_u8(&g, p->m, pa, k4, pb, bias, out + b * p->m * p->n, p->rhs_offset ? row_add : NULL);
     }
 }

@@ -3,6 +3,7 @@
 #define MPCC_RT_OPT_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 /* TFLite MultiplyByQuantizedMultiplier (double rounding), branch-free so the
  * compiler vectorizes the row loop; equal to rt_mul_by_quantized_multiplier. */
@@ -27,6 +28,40 @@ static inline int32_t rq_single(int32_t x, int32_t m, int32_t s) {
     int32_t total = 31 - s;
     int64_t r = ((int64_t)x * (int64_t)m + ((int64_t)1 << (total - 1))) >> total;
     return (int32_t)(r > INT32_MAX ? INT32_MAX : (r < INT32_MIN ? INT32_MIN : r));
+}
+
+/* exp(x) in float, vectorizable (no branches, no libm call): 2^n * P(r) with
+ * x = n ln2 + r, |r| <= ln2/2, and a degree-7 polynomial (Cephes' expf
+ * coefficients, public domain); relative error about 2 ulp. x is clamped to
+ * [-87, 88] (exp(-87) ~ 1.6e-38 stands in for underflow, no denormals). */
+static inline float rt_opt_expf(float x) {
+    float n, r, p, s;
+    int32_t e;
+    x = x < -87.0f ? -87.0f : x;
+    x = x > 88.0f ? 88.0f : x;
+    n = x * 1.44269504088896341f + 12582912.0f; /* round to nearest integer */
+    n -= 12582912.0f;
+    r = x - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    e = ((int32_t)n + 127) * (1 << 23);
+    memcpy(&s, &e, sizeof s);
+    return p * s;
+}
+
+/* erfc(z), vectorizable: Abramowitz & Stegun 7.1.26 (absolute error below
+ * 1.5e-7) with erfc(-z) = 2 - erfc(z). */
+static inline float rt_opt_erfcf(float z) {
+    float a = z < 0.0f ? -z : z, t = 1.0f / (1.0f + 0.3275911f * a), q;
+    q = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    q *= rt_opt_expf(-a * a);
+    return z < 0.0f ? 2.0f - q : q;
 }
 
 #if defined(__GNUC__) && defined(__AVX2__) && !defined(RT_OPT_SCALAR)
@@ -88,6 +123,52 @@ static inline __m128i pack8(__m256i v) {
     return _mm_unpacklo_epi32(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
 }
 #endif
+
+#if defined(RT_OPT_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__)
+#define RT_OPT_AVX512 1
+/* The same requantizations on 16 lanes (AVX-512: native 64-bit arithmetic
+ * shifts and mask registers). */
+static inline __m512i join16(__m512i even, __m512i odd) {
+    return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+}
+
+static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
+    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    const __m512i pos = _mm512_set1_epi64((int64_t)1 << 30), neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
+    const __m512i trunc = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
+    __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
+    __m512i q, right = _mm512_sub_epi32(zero, s), mask, rem, thr, res;
+    /* t = ab + nudge; q = t / 2^31 toward zero (low 32 bits suffice). */
+    e = _mm512_add_epi64(e, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(e, zero), pos, neg));
+    o = _mm512_add_epi64(o, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(o, zero), pos, neg));
+    e = _mm512_srli_epi64(_mm512_mask_add_epi64(e, _mm512_cmplt_epi64_mask(e, zero), e, trunc), 31);
+    o = _mm512_srli_epi64(_mm512_mask_add_epi64(o, _mm512_cmplt_epi64_mask(o, zero), o, trunc), 31);
+    q = join16(e, o);
+    /* Rounding divide by 2^right, ties away from zero. */
+    mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
+    rem = _mm512_and_si512(q, mask);
+    thr = _mm512_srai_epi32(mask, 1);
+    thr = _mm512_mask_add_epi32(thr, _mm512_cmplt_epi32_mask(q, zero), thr, one);
+    res = _mm512_srav_epi32(q, right);
+    return _mm512_mask_add_epi32(res, _mm512_cmpgt_epi32_mask(rem, thr), res, one);
+}
+
+static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i total = _mm512_sub_epi32(_mm512_set1_epi32(31), s);
+    __m512i t_e = _mm512_and_si512(total, _mm512_set1_epi64(0xFFFFFFFF)), t_o = _mm512_srli_epi64(total, 32);
+    __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
+    e = _mm512_srav_epi64(_mm512_add_epi64(e, _mm512_sllv_epi64(one, _mm512_sub_epi64(t_e, one))), t_e);
+    o = _mm512_srav_epi64(_mm512_add_epi64(o, _mm512_sllv_epi64(one, _mm512_sub_epi64(t_o, one))), t_o);
+    return join16(e, o);
+}
+#endif
+
+/* Row helpers of rt_opt_act.c: max and sum in 8 lanes, and
+ * y = exp(beta (x - sub)) (y may alias x). */
+float rt_opt_max_f32(int32_t n, const float *x);
+float rt_opt_sum_f32(int32_t n, const float *x);
+void rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y);
 
 /* ADD of n contiguous elements (strides 0/1) with the reference params. */
 struct rt_binary_params;

@@ -28,6 +28,13 @@ CONFIGS = {
     # compiler targets the machine.
     "gcc-native": ("gcc", ["-O3", "-march=native"]),
 }
+# Per-ISA builds (tests/test_isa.py): not in CONFIGS, which every model runs through.
+ISA_CONFIGS = {
+    "gcc-avx2": ("gcc", ["-O3", "-mavx2", "-mfma"]),
+    "gcc-avx512": ("gcc", ["-O3", "-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni"]),
+    "gcc-avx512-san": ("gcc", SAN + ["-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni"]),
+}
+ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS}
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
 
 _lock = threading.Lock()
@@ -103,7 +110,7 @@ def runtime_lib(config):
     with _lock:
         if config in _built:
             return _built[config]
-        cc, flags = CONFIGS[config]
+        cc, flags = ALL_CONFIGS[config]
         out = BUILD_DIR / "rt" / config
         out.mkdir(parents=True, exist_ok=True)
         lib = out / "libmpccrt.a"
@@ -133,6 +140,9 @@ HARNESS = r"""
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#ifdef HARNESS_THREADS
+#include "threads/mpcc_pool.h"
+#endif
 
 static int read_file(const char *path, void *buf, size_t n) {
     FILE *f = fopen(path, "rb");
@@ -173,7 +183,18 @@ int main(int argc, char **argv) {
         memset(outs[i], 0xA5, out_bytes[i] + 1);
     }
     model_init(arena);
+#ifdef HARNESS_THREADS
+    {
+        mpcc_pool *pool = mpcc_pool_create(HARNESS_THREADS);
+        mpcc_parallel par;
+        if (!pool) return 7;
+        par = mpcc_pool_parallel(pool);
+        rc = model_run_parallel(ins, outs, arena, &par);
+        mpcc_pool_destroy(pool);
+    }
+#else
     rc = model_run(ins, outs, arena);
+#endif
     if (rc != 0) return 10 + rc;
     for (i = 0; i < N_OUT; i++)
         if (write_file(argv[1 + N_IN + i], outs[i], out_bytes[i])) return 6;
@@ -202,14 +223,16 @@ def write_harness(workdir, n_in, n_out):
     (Path(workdir) / "harness.c").write_text(src + HARNESS)
 
 
-def build_exe(workdir, config):
-    """Builds workdir/model.c + harness.c for config; returns (proc, exe path)."""
+def build_exe(workdir, config, threads=0):
+    """Builds workdir/model.c + harness.c for config; returns (proc, exe path). threads > 0: the
+    harness runs model_run_parallel on a runtime/threads/mpcc_pool of that many threads."""
     workdir = Path(workdir)
-    cc, flags = CONFIGS[config]
+    cc, flags = ALL_CONFIGS[config]
     lib = runtime_lib(config)
-    exe = workdir / f"model-{config}"
+    exe = workdir / f"model-{config}{f'-t{threads}' if threads else ''}"
+    extra = [f"-DHARNESS_THREADS={threads}", "-pthread", ROOT / "runtime" / "threads" / "mpcc_pool.c"] if threads else []
     proc = run_cmd([cc, *GEN_FLAGS, *flags, "-I", ROOT / "runtime", "-I", workdir, workdir / "model.c",
-                    workdir / "harness.c", *sorted(workdir.glob("*.user.c")), lib, "-lm", "-o", exe])
+                    workdir / "harness.c", *extra, *sorted(workdir.glob("*.user.c")), lib, "-lm", "-o", exe])
     return proc, exe
 
 

@@ -93,7 +93,7 @@ def test_custom_op_option_errors(tmp_path):
 
 def test_user_kernel_context_and_failure():
     """The generated code hands the kernel the documented context (name, index, options bytes,
-    shapes, dtypes, names); a kernel's non-zero return stops <prefix>_run with RT_ERR_CUSTOM_OP (3),
+    shapes, dtypes, names); a kernel's non-zero return stops <prefix>_run with RT_ERR_CUSTOM_OP (5),
     and `mpcc run` reports it."""
     work = new_workdir("custom-ctx")
     opts = ", ".join(str(b) for b in custom_options())
@@ -103,7 +103,7 @@ def test_user_kernel_context_and_failure():
     p, exe = build_with_main(work, MAIN, extra=[work / "kernel.c"])
     assert p.returncode == 0, p.stderr[-3000:]
     p = run_cmd([exe])
-    assert p.returncode == 0 and p.stdout.split() == ["rc", "0", "rc", "3"], p.stdout + p.stderr
+    assert p.returncode == 0 and p.stdout.split() == ["rc", "0", "rc", "5"], p.stdout + p.stderr
     lib = work / "libk.so"
     p = run_cmd(["gcc", *GEN_FLAGS, "-shared", "-fPIC", "-I", ROOT / "runtime", work / "kernel.c", "-o", lib])
     assert p.returncode == 0, p.stderr

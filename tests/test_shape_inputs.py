@@ -1,6 +1,6 @@
 """Shapes given as model inputs (issue: streaming models feed TRANSPOSE_CONV's output_shape as a
 graph input while declaring a static output shape). mpcc compiles for the declared shape; the
-generated code checks the input at run time and returns 2 (RT_ERR_SHAPE_INPUT) when it differs, and
+generated code checks the input at run time and returns 4 (RT_ERR_SHAPE_INPUT) when it differs, and
 `mpcc run` reports it. The zoo's stream_tconv_* check the numbers; here: the mismatch path, and the
 same for RESHAPE, RESIZE_BILINEAR and BROADCAST_TO shape inputs (models built with the schema API,
 checked against TFLite with the right values)."""
@@ -49,13 +49,13 @@ def test_shape_input_of_static_output(kind, tmp_path, seed):
 
 def test_streaming_transpose_conv_checks_its_shape_input(seed):
     """stream_tconv_int8: output_shape is a graph input. The generated C returns 0 on [1,8,8,4]
-    and 2 on anything else; `mpcc run` names the input and both shapes."""
+    and 4 on anything else; `mpcc run` names the input and both shapes."""
     model_path = MODELS_DIR / "stream_tconv_int8.tflite"
     inputs, refs = oracle.oracle(model_path, seed)
     work = new_workdir("stream-tconv")
     assert compile_model(model_path, work, mpcc=MPCC_ASAN).returncode == 0
     header = (work / "model.h").read_text()
-    assert "or 2 if a shape input differs from the shape the model was compiled for" in header
+    assert "or 4 if a shape input differs from the shape the model was compiled for" in header
     write_harness(work, 2, 1)
     proc, exe = build_exe(work, "gcc-O2")  # (the harness exits early on an error: no leak check)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -64,7 +64,7 @@ def test_streaming_transpose_conv_checks_its_shape_input(seed):
     assert proc.returncode == 0 and np.array_equal(outs[0], refs[0]), proc.stderr
     bad = [inputs[0], np.array([1, 8, 9, 4], np.int32)]
     proc, _ = run_exe(exe, bad, specs, work)
-    assert proc.returncode == 12, f"expected the harness's 10 + RT_ERR_SHAPE_INPUT, got {proc.returncode}"
+    assert proc.returncode == 14, f"expected the harness's 10 + RT_ERR_SHAPE_INPUT, got {proc.returncode}"
     proc, _ = mpcc_run(model_path, bad, work, n_out=1, mpcc=MPCC_ASAN)
     assert proc.returncode == 1
     assert ("operator 0 (TRANSPOSE_CONV): input 0 'output_shape' holds [1,8,9,4] at run time, but the model "

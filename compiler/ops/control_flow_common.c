@@ -34,6 +34,6 @@ int cf_expect_same(const IrOp *op, const IrTensor *a, const IrTensor *b, const c
 int64_t cf_align(int64_t x) { return (x + 15) / 16 * 16; }
 
 void cf_emit_call(CgCtx *cg, int k, const char *in, const char *out, const char *arena) {
-    cg_line(cg, "rc = %s(%s, %s, %s%s);", cg_subgraph_fn(cg, k), in, out, arena, cg_weights_arg(cg));
+    cg_line(cg, "rc = %s(%s, %s, %s%s, par);", cg_subgraph_fn(cg, k), in, out, arena, cg_weights_arg(cg));
     cg_line(cg, "if (rc) return rc;");
 }

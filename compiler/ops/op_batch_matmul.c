@@ -123,8 +123,7 @@ static void emit_ints(CgCtx *cg, const char *field, const int32_t *v) {
     cg_line(cg, ".%s = {%d, %d, %d, %d, %d, %d, %d, %d},", field, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
 
-void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p) {
-    cg_open(cg, "static const rt_bmm_params p = {");
+void bmm_emit_fields(CgCtx *cg, const rt_bmm_params *p) {
     cg_line(cg, ".batch_rank = %d,", p->batch_rank);
     emit_ints(cg, "batch_dims", p->batch_dims);
     emit_ints(cg, "lhs_bstride", p->lhs_bstride);
@@ -135,6 +134,11 @@ void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p) {
     cg_line(cg, ".lhs_offset = %d, .rhs_offset = %d, .out_offset = %d,", p->lhs_offset, p->rhs_offset,
             p->out_offset);
     cg_line(cg, ".mult = %d, .shift = %d", p->mult, p->shift);
+}
+
+void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p) {
+    cg_open(cg, "static const rt_bmm_params p = {");
+    bmm_emit_fields(cg, p);
     cg_close(cg, "};");
 }
 

@@ -43,6 +43,7 @@ typedef struct OpDef {
 
 /* `static const rt_bmm_params p = {...};` of a BATCH_MATMUL (reference and scheduled emitters). */
 void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p);
+void bmm_emit_fields(CgCtx *cg, const rt_bmm_params *p); /* the initializer lines only */
 
 /* The run-time check of op->guard (if any): `if (!rt_check_shape_...) return RT_ERR_SHAPE_INPUT;`. */
 void op_emit_guard(CgCtx *cg, const Graph *g, const IrOp *op);

@@ -9,19 +9,24 @@
  * (XS: X's dense strides), so every stride the params derived from T's
  * dense layout is replaced by that one. Both the reference and the
  * optimized BATCH_MATMUL kernels take arbitrary strides. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops.h"
 #include "passes.h"
 
-static int consumers(const Graph *g, int tensor) {
-    int n = 0;
+/* Per tensor: how many live ops read it, a graph output counting 2. Folding
+ * keeps the counts of the tensors it asks about later (the matmul reads the
+ * transpose's input instead of the dead transpose). */
+static int *count_consumers(const Graph *g) {
+    int *n = calloc((size_t)g->n_tensors + 1, sizeof(int));
+    if (!n) return NULL;
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
-        if (op->dead) continue;
-        for (int k = 0; k < op->n_in; k++) n += op->in[k] == tensor;
+        for (int k = 0; !op->dead && k < op->n_in; k++)
+            if (op->in[k] >= 0) n[op->in[k]]++;
     }
-    for (int i = 0; i < g->n_outputs; i++) n += g->outputs[i] == tensor ? 2 : 0;
+    for (int i = 0; i < g->n_outputs; i++) n[g->outputs[i]] += 2;
     return n;
 }
 
@@ -72,8 +77,9 @@ static int adjoint(const rt_bmm_params *p, int side, const IrTensor *t) {
 }
 
 int pass_fold_transpose(Graph *g, Diag *d) {
-    (void)d;
     if (g->opt_level < 1) return 0;
+    int *consumers = count_consumers(g);
+    if (!consumers) return diag_internal(d, "out of memory");
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         if (op->dead || op->kind != OP_BATCH_MATMUL || !op->params) continue;
@@ -84,7 +90,7 @@ int pass_fold_transpose(Graph *g, Diag *d) {
             if (prod < 0 || g->ops[prod].dead || g->ops[prod].kind != OP_TRANSPOSE) continue;
             IrOp *t = &g->ops[prod];
             int perm[IR_MAX_RANK];
-            if (transpose_perm(g, t, perm) || consumers(g, tid) != 1) continue;
+            if (transpose_perm(g, t, perm) || consumers[tid] != 1) continue;
             const IrTensor *x = &g->tensors[t->in[0]];
             /* The strides must fit the params' int32 fields. */
             if (ir_tensor_numel(x) > INT32_MAX) continue;
@@ -97,5 +103,6 @@ int pass_fold_transpose(Graph *g, Diag *d) {
         }
     }
     ir_set_producers(g);
+    free(consumers);
     return 0;
 }

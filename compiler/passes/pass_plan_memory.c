@@ -4,17 +4,33 @@
  * outputs are passed to <prefix>_run) gets an offset in one arena:
  *   [ variable state | activations and per-op scratch ]
  * State persists across runs, so it is never shared. Activations are placed
- * by lifetime (first writer .. last reader, in op order): several greedy
- * orders are tried (by size, lifetime length, size x lifetime, start, end) with first-fit
- * or best-fit placement, and the smallest peak is kept. The lower bound is the largest
- * total size of simultaneously live buffers. */
+ * by lifetime (first writer .. last reader, in op order), by one of two
+ * placers, chosen by the number of buffer pairs whose lifetimes overlap
+ * (counted in O(buffers + ops)):
+ *  - up to PLAN_EXACT_MAX_PAIRS (every model in the test set): several greedy
+ *    orders (by size, lifetime length, size x lifetime, start, end) with
+ *    first-fit or best-fit placement into the gaps between the time-overlapping
+ *    buffers already placed, keeping the smallest peak. Each placement looks
+ *    only at its buffer's list of overlapping buffers, so a try costs
+ *    O(pairs log pairs), not O(buffers^2).
+ *  - beyond that (tens of thousands of buffers live at once): one sweep in op
+ *    order that frees buffers after their last reader and places each new one
+ *    first-fit into an address-ordered set of free ranges (plan_tree.h):
+ *    O(buffers log buffers).
+ * The lower bound is the largest total size of simultaneously live buffers.
+ * The overlap checker sweeps the plan the same way: O(buffers log buffers). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
+#include "plan_tree.h"
 #include "text.h"
 
 #define ALIGN 16
+#define PLAN_EXACT_MAX_PAIRS 1000000
+/* No arena larger than a 64-bit machine's user address space (x86-64 and
+ * AArch64: 2^47 bytes) can ever be allocated; such a model is refused. */
+#define PLAN_MAX_ARENA ((int64_t)1 << 47)
 
 typedef struct Buf {
     int tensor;        /* tensor id, or -1 for an op's scratch */
@@ -78,26 +94,120 @@ static int collect(const Graph *g, Buf **out) {
     return m;
 }
 
-static int overlap_time(const Buf *a, const Buf *b) { return a->first <= b->last && b->first <= a->last; }
+/* Buffer indices in order of first op (use_last: of last op), ties by index;
+ * a counting sort, ops being 0..n_ops-1. NULL on OOM. */
+static int *by_time(const Buf *b, int n, int n_ops, int use_last) {
+    int *count = calloc((size_t)n_ops + 1, sizeof(int)), *out = malloc(sizeof(int) * (size_t)(n + 1));
+    if (!count || !out) {
+        free(count);
+        free(out);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) count[use_last ? b[i].last : b[i].first]++;
+    int sum = 0;
+    for (int t = 0; t < n_ops; t++) {
+        int c = count[t];
+        count[t] = sum;
+        sum += c;
+    }
+    for (int i = 0; i < n; i++) out[count[use_last ? b[i].last : b[i].first]++] = i;
+    free(count);
+    return out;
+}
 
-static int cmp_offset(const void *x, const void *y) {
+/* Number of buffer pairs whose lifetimes overlap, or -1 on OOM. */
+static int64_t count_pairs(const Buf *b, int n, int n_ops) {
+    int64_t *starts = calloc((size_t)n_ops + 1, sizeof(int64_t)), *ends = calloc((size_t)n_ops + 1, sizeof(int64_t));
+    if (!starts || !ends) {
+        free(starts);
+        free(ends);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        starts[b[i].first]++;
+        ends[b[i].last]++;
+    }
+    /* A buffer starting at op t overlaps every buffer started before t and not
+     * ended before t, and every other one starting at t. */
+    int64_t pairs = 0, started = 0, ended = 0;
+    for (int t = 0; t < n_ops; t++) {
+        pairs += starts[t] * (started - ended) + starts[t] * (starts[t] - 1) / 2;
+        started += starts[t];
+        ended += ends[t];
+    }
+    free(starts);
+    free(ends);
+    return pairs;
+}
+
+/* Lifetime overlaps as adjacency lists: the buffers overlapping buffer i are
+ * adj[start[i] .. start[i + 1]). */
+typedef struct Overlaps {
+    int *start, *adj;
+} Overlaps;
+
+static int build_overlaps(const Buf *b, int n, int n_ops, int64_t pairs, Overlaps *o) {
+    int *order = by_time(b, n, n_ops, 0);
+    int *fill = calloc((size_t)n + 1, sizeof(int)), *active = malloc(sizeof(int) * (size_t)(n + 1));
+    o->start = malloc(sizeof(int) * (size_t)(n + 1));
+    o->adj = malloc(sizeof(int) * (size_t)(2 * pairs + 1));
+    int rc = order && fill && active && o->start && o->adj ? 0 : -1;
+    /* Pass 0 counts each buffer's overlaps, pass 1 fills the lists. */
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        if (pass == 1) {
+            int sum = 0;
+            for (int i = 0; i < n; i++) {
+                o->start[i] = sum;
+                sum += fill[i];
+                fill[i] = 0;
+            }
+            o->start[n] = sum;
+        }
+        int n_active = 0;
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            for (int a = 0; a < n_active;) {
+                int j = active[a];
+                if (b[j].last < b[i].first) { /* ended: drop it */
+                    active[a] = active[--n_active];
+                    continue;
+                }
+                if (pass == 1) {
+                    o->adj[o->start[i] + fill[i]] = j;
+                    o->adj[o->start[j] + fill[j]] = i;
+                }
+                fill[i]++;
+                fill[j]++;
+                a++;
+            }
+            active[n_active++] = i;
+        }
+    }
+    free(order);
+    free(fill);
+    free(active);
+    return rc;
+}
+
+static int cmp_placed(const void *x, const void *y) {
     const Buf *a = *(const Buf *const *)x, *b = *(const Buf *const *)y;
-    return (a->offset > b->offset) - (a->offset < b->offset);
+    if (a->offset != b->offset) return a->offset < b->offset ? -1 : 1;
+    return (a > b) - (a < b);
 }
 
 /* Places buffers in the given order; returns the peak. Each buffer goes into
  * a gap between the time-overlapping buffers already placed: the lowest one
  * that fits (first fit) or the tightest one (best fit), else on top. */
-static int64_t place(Buf *b, int n, const int *order, Buf **tmp, int best_fit) {
+static int64_t place(Buf *b, int n, const int *order, int *rank, const Overlaps *o, Buf **tmp, int best_fit) {
     int64_t peak = 0;
+    for (int i = 0; i < n; i++) rank[order[i]] = i;
     for (int i = 0; i < n; i++) {
-        Buf *cur = &b[order[i]];
+        int c = order[i];
+        Buf *cur = &b[c];
         int m = 0;
-        for (int j = 0; j < i; j++) {
-            Buf *o = &b[order[j]];
-            if (overlap_time(cur, o)) tmp[m++] = o;
-        }
-        qsort(tmp, (size_t)m, sizeof *tmp, cmp_offset);
+        for (int e = o->start[c]; e < o->start[c + 1]; e++)
+            if (rank[o->adj[e]] < i) tmp[m++] = &b[o->adj[e]];
+        qsort(tmp, (size_t)m, sizeof *tmp, cmp_placed);
         int64_t off = 0, chosen = -1, chosen_gap = INT64_MAX;
         for (int j = 0; j <= m; j++) {
             int64_t gap_end = j < m ? tmp[j]->offset : INT64_MAX;
@@ -137,14 +247,128 @@ static int cmp_order(const void *x, const void *y) {
     return *(const int *)x - *(const int *)y; /* stable: deterministic output */
 }
 
-static int64_t lower_bound(const Buf *b, int n, int n_ops) {
-    int64_t best = 0;
-    for (int t = 0; t < n_ops; t++) {
-        int64_t live = 0;
-        for (int i = 0; i < n; i++)
-            if (b[i].first <= t && t <= b[i].last) live += b[i].size;
-        if (live > best) best = live;
+/* The exact placer: every greedy order, first and best fit; the best plan is
+ * left in b[].offset. Returns its peak, or -1 on OOM. */
+static int64_t plan_exact(Buf *b, int n, int n_ops, int64_t pairs) {
+    Overlaps o = {NULL, NULL};
+    int *order = malloc(sizeof(int) * (size_t)(n + 1)), *best_order = malloc(sizeof(int) * (size_t)(n + 1));
+    int *rank = malloc(sizeof(int) * (size_t)(n + 1));
+    Buf **tmp = malloc(sizeof(Buf *) * (size_t)(n + 1));
+    int64_t best = -1;
+    if (order && best_order && rank && tmp && !build_overlaps(b, n, n_ops, pairs, &o)) {
+        int best_fit = 0;
+        for (int key = 0; key < 5; key++) {
+            for (int i = 0; i < n; i++) order[i] = i;
+            sort_base = b;
+            sort_key = key;
+            qsort(order, (size_t)n, sizeof(int), cmp_order);
+            for (int fit = 0; fit < 2; fit++) {
+                int64_t peak = place(b, n, order, rank, &o, tmp, fit);
+                if (best < 0 || peak < best) {
+                    best = peak;
+                    best_fit = fit;
+                    memcpy(best_order, order, sizeof(int) * (size_t)n);
+                }
+            }
+        }
+        place(b, n, best_order, rank, &o, tmp, best_fit);
     }
+    free(o.start), free(o.adj), free(order), free(best_order), free(rank), free(tmp);
+    return best;
+}
+
+/* Returns [off, off + len) to the free ranges, merged with its neighbours;
+ * a range that reaches the top lowers the top instead. */
+static int release_range(PlanTree *t, int64_t off, int64_t len, int64_t *top) {
+    if (len == 0) return 0;
+    int p = plan_tree_floor(t, off);
+    if (p >= 0 && t->node[p].off + t->node[p].len == off) {
+        off = t->node[p].off;
+        len += t->node[p].len;
+        plan_tree_erase(t, off);
+    }
+    int s = plan_tree_above(t, off);
+    if (s >= 0 && t->node[s].off == off + len) {
+        len += t->node[s].len;
+        plan_tree_erase(t, t->node[s].off);
+    }
+    if (off + len == *top) {
+        *top = off;
+        return 0;
+    }
+    return plan_tree_insert(t, off, len, -1);
+}
+
+/* The lowest free range that holds len bytes, else the top. */
+static int64_t take_range(PlanTree *t, int64_t len, int64_t *top, int *oom) {
+    int x = len > 0 ? plan_tree_first_fit(t, len) : -1;
+    if (x < 0) {
+        int64_t off = *top;
+        *top += len;
+        return off;
+    }
+    int64_t off = t->node[x].off, rest = t->node[x].len - len;
+    plan_tree_erase(t, off);
+    if (rest > 0 && plan_tree_insert(t, off + len, rest, -1)) *oom = 1;
+    return off;
+}
+
+typedef struct ScanKey {
+    int first;
+    int64_t size;
+    int idx;
+} ScanKey;
+
+static int cmp_scan(const void *x, const void *y) {
+    const ScanKey *a = x, *b = y;
+    if (a->first != b->first) return a->first < b->first ? -1 : 1;
+    if (a->size != b->size) return a->size > b->size ? -1 : 1; /* larger first */
+    return a->idx - b->idx;
+}
+
+/* The sweep placer for graphs with too many overlapping pairs for the exact
+ * one: in op order, buffers whose last reader has run are freed, then the
+ * ones first written here are placed, largest first. Returns the peak, or -1
+ * on OOM. */
+static int64_t plan_sweep(Buf *b, int n, int n_ops) {
+    ScanKey *key = malloc(sizeof *key * (size_t)(n + 1));
+    int *frees = by_time(b, n, n_ops, 1);
+    PlanTree t;
+    int oom = plan_tree_init(&t, n + 1) != 0 || !key || !frees;
+    int64_t top = 0, peak = 0;
+    for (int i = 0; i < n && !oom; i++) key[i] = (ScanKey){b[i].first, b[i].size, i};
+    if (!oom) qsort(key, (size_t)n, sizeof *key, cmp_scan);
+    for (int a = 0, f = 0; a < n && !oom; a++) {
+        Buf *cur = &b[key[a].idx];
+        for (; f < n && b[frees[f]].last < cur->first; f++)
+            if (release_range(&t, b[frees[f]].offset, b[frees[f]].size, &top)) oom = 1;
+        cur->offset = take_range(&t, cur->size, &top, &oom);
+        if (top > peak) peak = top;
+    }
+    plan_tree_free(&t);
+    free(key);
+    free(frees);
+    return oom ? -1 : peak;
+}
+
+/* The most bytes live at once and the first op where that happens (-1 on OOM). */
+static int64_t live_peak(const Buf *b, int n, int n_ops, int *at) {
+    int64_t *delta = calloc((size_t)n_ops + 1, sizeof(int64_t));
+    if (!delta) return -1;
+    for (int i = 0; i < n; i++) {
+        delta[b[i].first] += b[i].size;
+        delta[b[i].last + 1] -= b[i].size;
+    }
+    int64_t live = 0, best = 0;
+    *at = -1;
+    for (int t = 0; t < n_ops; t++) {
+        live += delta[t];
+        if (live > best) {
+            best = live;
+            *at = t;
+        }
+    }
+    free(delta);
     return best;
 }
 
@@ -161,29 +385,14 @@ int pass_plan_memory(Graph *g, Diag *d) {
     Buf *b;
     int n = collect(g, &b);
     if (n < 0) return diag_internal(d, "out of memory");
-    int *order = malloc(sizeof(int) * (size_t)(n + 1)), *best_order = malloc(sizeof(int) * (size_t)(n + 1));
-    Buf **tmp = malloc(sizeof(Buf *) * (size_t)(n + 1));
-    if (!order || !best_order || !tmp) {
-        free(b), free(order), free(best_order), free(tmp);
+    int64_t pairs = count_pairs(b, n, g->n_ops), best = -1, bound = -1;
+    int peak_at;
+    if (pairs >= 0) best = pairs <= PLAN_EXACT_MAX_PAIRS ? plan_exact(b, n, g->n_ops, pairs) : plan_sweep(b, n, g->n_ops);
+    if (best >= 0) bound = live_peak(b, n, g->n_ops, &peak_at);
+    if (bound < 0) {
+        free(b);
         return diag_internal(d, "out of memory");
     }
-    int64_t best = -1;
-    int best_fit = 0;
-    for (int key = 0; key < 5; key++) {
-        for (int i = 0; i < n; i++) order[i] = i;
-        sort_base = b;
-        sort_key = key;
-        qsort(order, (size_t)n, sizeof(int), cmp_order);
-        for (int fit = 0; fit < 2; fit++) {
-            int64_t peak = place(b, n, order, tmp, fit);
-            if (best < 0 || peak < best) {
-                best = peak;
-                best_fit = fit;
-                memcpy(best_order, order, sizeof(int) * (size_t)n);
-            }
-        }
-    }
-    place(b, n, best_order, tmp, best_fit);
     for (int i = 0; i < n; i++) {
         if (b[i].tensor >= 0) g->tensors[b[i].tensor].offset = state + b[i].offset;
         else g->ops[b[i].op].scratch_offset = state + b[i].offset;
@@ -191,31 +400,112 @@ int pass_plan_memory(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_tensors; i++)
         if (g->tensors[i].alias_of >= 0) g->tensors[i].offset = g->tensors[ir_storage_root(g, i)].offset;
     g->state_bytes = state;
-    g->arena_bytes = state + (best > 0 ? best : 0);
-    g->arena_lower_bound = state + lower_bound(b, n, g->n_ops);
-    free(b), free(order), free(best_order), free(tmp);
+    g->arena_bytes = state + best;
+    g->arena_lower_bound = state + bound;
+    free(b);
+    if (g->arena_bytes > PLAN_MAX_ARENA) {
+        char peak[2048];
+        plan_describe_peak(g, 3, peak, sizeof peak);
+        return diag_user(d, "the arena would be %lld bytes, more than a 64-bit address space holds (%lld); %s",
+                         (long long)g->arena_bytes, (long long)PLAN_MAX_ARENA, peak);
+    }
     return plan_check_overlaps(g, d);
 }
 
+static int64_t buf_offset(const Graph *g, const Buf *b) {
+    return b->tensor >= 0 ? g->tensors[b->tensor].offset : g->ops[b->op].scratch_offset;
+}
+
+/* Sweeps the plan in op order with the live buffers in an address-ordered
+ * set: a buffer that overlaps a live one overlaps its neighbour in that set.
+ * Zero-byte buffers occupy nothing and are only checked against the bounds. */
 int plan_check_overlaps(const Graph *g, Diag *d) {
     Buf *b;
     int n = collect(g, &b);
     if (n < 0) return diag_internal(d, "out of memory");
     int rc = 0;
     for (int i = 0; i < n && !rc; i++) {
-        int64_t oi = b[i].tensor >= 0 ? g->tensors[b[i].tensor].offset : g->ops[b[i].op].scratch_offset;
+        int64_t oi = b[i].offset = buf_offset(g, &b[i]);
         if (oi < g->state_bytes || oi + b[i].size > g->arena_bytes || oi % ALIGN)
             rc = diag_internal(d, "memory plan: buffer %d at %lld+%lld outside the arena", i, (long long)oi,
                                (long long)b[i].size);
-        for (int j = i + 1; j < n && !rc; j++) {
-            if (!overlap_time(&b[i], &b[j])) continue;
-            int64_t oj = b[j].tensor >= 0 ? g->tensors[b[j].tensor].offset : g->ops[b[j].op].scratch_offset;
-            if (oi < oj + b[j].size && oj < oi + b[i].size)
-                rc = diag_internal(d, "memory plan: buffers %d and %d overlap while both live", i, j);
-        }
     }
+    int *starts = by_time(b, n, g->n_ops, 0), *ends = by_time(b, n, g->n_ops, 1);
+    PlanTree live;
+    if (plan_tree_init(&live, n + 1) || !starts || !ends) rc = rc ? rc : diag_internal(d, "out of memory");
+    for (int s = 0, e = 0; s < n && !rc; s++) {
+        const Buf *cur = &b[starts[s]];
+        for (; e < n && b[ends[e]].last < cur->first; e++)
+            if (b[ends[e]].size) plan_tree_erase(&live, b[ends[e]].offset);
+        if (!cur->size) continue;
+        int p = plan_tree_floor(&live, cur->offset), q = plan_tree_above(&live, cur->offset), other = -1;
+        if (p >= 0 && live.node[p].off + live.node[p].len > cur->offset) other = live.node[p].id;
+        else if (q >= 0 && live.node[q].off < cur->offset + cur->size) other = live.node[q].id;
+        if (other >= 0) rc = diag_internal(d, "memory plan: buffers %d and %d overlap while both live", other, starts[s]);
+        else if (plan_tree_insert(&live, cur->offset, cur->size, starts[s])) rc = diag_internal(d, "out of memory");
+    }
+    plan_tree_free(&live);
+    free(starts);
+    free(ends);
     free(b);
     return rc;
+}
+
+static const char *buf_name(const Graph *g, const Buf *b, char *nb, size_t cap) {
+    if (b->tensor >= 0) {
+        char desc[160], name[TXT_TERMINAL_CAP];
+        const IrTensor *t = &g->tensors[b->tensor];
+        snprintf(nb, cap, "'%s' %s", txt_terminal(name, sizeof name, t->name, 80), ir_tensor_desc(t, desc, sizeof desc));
+    } else {
+        const IrOp *op = &g->ops[b->op];
+        snprintf(nb, cap, "scratch of operator #%d (%s)", op->tfl_index, ir_op_name(op->kind));
+    }
+    return nb;
+}
+
+static int cmp_size_desc(const void *x, const void *y) {
+    const Buf *a = x, *b = y;
+    if (a->size != b->size) return a->size > b->size ? -1 : 1;
+    return a->first != b->first ? a->first - b->first : a->tensor - b->tensor;
+}
+
+void plan_describe_peak(const Graph *g, int max_items, char *out, size_t cap) {
+    Buf *b;
+    int n = collect(g, &b), at = -1;
+    out[0] = '\0';
+    if (n < 0) return;
+    int64_t live = live_peak(b, n, g->n_ops, &at);
+    if (live < 0 || at < 0) {
+        if (g->state_bytes) snprintf(out, cap, "all %lld bytes are state", (long long)g->state_bytes);
+        free(b);
+        return;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (b[i].first <= at && at <= b[i].last) b[m++] = b[i];
+    qsort(b, (size_t)m, sizeof *b, cmp_size_desc);
+    const IrOp *op = &g->ops[at];
+    size_t len = 0;
+    int w = snprintf(out, cap, "at TFLite operator #%d (%s), %lld bytes are live in %d buffer%s", op->tfl_index,
+                     ir_op_name(op->kind), (long long)live, m, m == 1 ? "" : "s");
+    if (g->state_bytes && w > 0) w += snprintf(out + w, cap > (size_t)w ? cap - (size_t)w : 0, " (plus %lld bytes of state)", (long long)g->state_bytes);
+    len = w > 0 ? (size_t)w : 0;
+    for (int i = 0; i < m && i < max_items && len < cap; i++) {
+        char nb[TXT_TERMINAL_CAP + 200];
+        w = snprintf(out + len, cap - len, "%s%s %lld bytes (ops %d..%d)", i ? ", " : "; the largest: ",
+                     buf_name(g, &b[i], nb, sizeof nb), (long long)b[i].size, b[i].first, b[i].last);
+        if (w > 0) len += (size_t)w;
+    }
+    if (m > max_items && len < cap) snprintf(out + len, cap - len, ", and %d more", m - max_items);
+    free(b);
+}
+
+int plan_check_budget(const Graph *g, int64_t max_arena, Diag *d) {
+    if (g->arena_bytes <= max_arena) return 0;
+    char peak[2048];
+    plan_describe_peak(g, 5, peak, sizeof peak);
+    return diag_user(d, "the arena needs %lld bytes, more than --max-arena %lld (lower bound %lld bytes); %s",
+                     (long long)g->arena_bytes, (long long)max_arena, (long long)g->arena_lower_bound, peak);
 }
 
 void plan_report(const Graph *g, FILE *f) {

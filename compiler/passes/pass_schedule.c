@@ -9,6 +9,8 @@
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
+ *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
+ *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  * and packs their constant weights once, here, into the micro-kernel's panel
@@ -24,9 +26,23 @@
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
-#define MR_F32 5
-#define MR_S8 6
-#define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block */
+/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c): f32 AVX2 5 x 16,
+ * AVX-512 8 x 32; int8 AVX512-VNNI 8 x 32, AVX2 2 x 16, plain C 4 x 16.
+ * Generic code takes the widest path its build targets, so its row blocks
+ * are multiples of every tile. */
+static int tile_rows(const Graph *g, int s8) {
+    switch (g->isa) {
+    case IR_ISA_AVX512: return 8;
+    case IR_ISA_AVX2: return s8 ? 2 : 5;
+    case IR_ISA_NEON: return s8 ? 4 : 5;
+    default: return 8;
+    }
+}
+
+static int block_multiple(const Graph *g, int s8) {
+    return g->isa == IR_ISA_GENERIC ? (s8 ? 8 : 40) : tile_rows(g, s8);
+}
+#define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block, unless g->scratch_budget says */
 
 static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t n, void **data) {
     const char *base = g->tensors[like].name;
@@ -43,8 +59,9 @@ static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t
 
 /* Rows of A handled per block when they must be copied (im2col, int8
  * widening): as many as fit the budget, a multiple of the micro-tile rows. */
-static int block_rows(int64_t m, int64_t row_bytes, int mr) {
-    int64_t rows = (int64_t)(IM2COL_BUDGET / (row_bytes > 0 ? row_bytes : 1)) / mr * mr;
+static int block_rows(const Graph *g, int64_t m, int64_t row_bytes, int mr) {
+    int64_t budget = g->scratch_budget > 0 ? g->scratch_budget : IM2COL_BUDGET;
+    int64_t rows = (int64_t)(budget / (row_bytes > 0 ? row_bytes : 1)) / mr * mr;
     if (rows < mr) rows = mr;
     if (rows > (m + mr - 1) / mr * mr) rows = (m + mr - 1) / mr * mr;
     return (int)rows;
@@ -58,8 +75,8 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
     IrDType dt = g->tensors[op->in[0]].dtype;
     int32_t np = (n + NR - 1) / NR * NR;
     void *pw, *pb;
-    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 1) / 2 * 2);
-    int pw_id = new_const(g, wid, ".packed", dt == IR_F32 ? IR_F32 : IR_I16, wn, &pw);
+    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
+    int pw_id = new_const(g, wid, ".packed", dt == IR_F32 ? IR_F32 : IR_I8, wn, &pw);
     int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
     if (pb_id < 0) return diag_internal(d, "out of memory");
     op = &g->ops[op_index]; /* ir_add_tensor may have moved the tensor array, not ops */
@@ -81,10 +98,11 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         op->sched.mult = m;
         op->sched.shift = s;
     }
+    ir_drop_data(g, w); /* the packed copy replaces it: let a mapped model file's pages go */
     op->sched.packed_w = pw_id;
     op->sched.packed_b = pb_id;
     op->sched.nr = NR;
-    op->sched.mr = dt == IR_F32 ? MR_F32 : MR_S8;
+    op->sched.mr = tile_rows(g, dt != IR_F32);
     op->sched.n_padded = np;
     return 0;
 }
@@ -109,9 +127,9 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     IrOp *o = &g->ops[i];
     o->sched.kind = SCHED_GEMM;
     if (g->tensors[o->in[0]].dtype == IR_I8) {
-        int64_t row_bytes = (int64_t)(p->in_depth + 1) / 2 * 2 * 2;
-        o->sched.rows = block_rows(p->batches, row_bytes, o->sched.mr);
-        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes;
+        int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
+        o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
+        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;
 }
@@ -130,9 +148,9 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
                       p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
     int s8 = g->tensors[o->in[0]].dtype == IR_I8;
     if (!o->sched.direct || s8) {
-        int64_t row_bytes = s8 ? (int64_t)(k + 1) / 2 * 2 * 2 : (int64_t)k * 4;
-        o->sched.rows = block_rows((int64_t)p->out_h * p->out_w, row_bytes, o->sched.mr);
-        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes;
+        int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
+        o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
+        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;
 }
@@ -153,7 +171,7 @@ static int schedule_bmm(Graph *g, int i) {
     if (!((l == IR_F32 && r == IR_F32) || (l == IR_I8 && r == IR_I8)) || p->m <= 0 || p->n <= 0 || p->k <= 0)
         return 0;
     op->sched.kind = SCHED_BMM;
-    op->sched.mr = l == IR_F32 ? MR_F32 : MR_S8;
+    op->sched.mr = tile_rows(g, l != IR_F32);
     op->sched.nr = NR;
     op->scratch_bytes = rt_opt_bmm_scratch_bytes(p, l == IR_I8);
     return 0;
@@ -190,6 +208,8 @@ int pass_schedule(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = -1;
+        /* Threaded kernels get one scratch copy per thread. */
+        op->sched.slots = g->threads > 1 ? g->threads : 1;
         if (op->dead || op->elided || !op->params) continue;
         int rc = 0;
         switch (op->kind) {
@@ -202,6 +222,11 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_MUL:
         case OP_SQUARED_DIFFERENCE: rc = schedule_binary(g, i); break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
+        case OP_GELU:
+        case OP_SOFTMAX:
+            if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
+                op->sched.kind = op->kind == OP_GELU ? SCHED_ACT : SCHED_SOFTMAX;
+            break;
         case OP_TRANSPOSE:
         case OP_SLICE:
         case OP_STRIDED_SLICE:

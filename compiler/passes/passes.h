@@ -21,10 +21,23 @@ int pass_fold_dead(Graph *g, Diag *d);     /* after: import. Marks ops whose out
 int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only ops run just before their first consumer. */
 int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel params (op->params). */
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
+int pass_fold_pad(Graph *g, Diag *d);      /* after: prepare. Spatial PAD into the convolution's padding. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
+int pass_fuse_attention(Graph *g, Diag *d); /* after: schedule. BMM-scale-mask-SOFTMAX-BMM into one online-softmax kernel. */
+int pass_fuse_layer_norm(Graph *g, Diag *d); /* after: schedule. The converter's LayerNorm chain into one row kernel. */
 int pass_alias(Graph *g, Diag *d);         /* after: fuse_add. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */
+
+/* Helpers of the fusion passes (pass_util.c). pass_count_readers: per tensor,
+ * how many live ops read it (arena-allocated). pass_only_reader: the op
+ * reading t when it is the only reader and t is no graph output, else -1.
+ * pass_producer: t's live producer if it is of `kind`, else -1.
+ * pass_add_fused_name: appends to op->fused (the comment's list). */
+int *pass_count_readers(Graph *g);
+int pass_only_reader(const Graph *g, const int *readers, int t);
+int pass_producer(const Graph *g, int t, OpKind kind);
+void pass_add_fused_name(IrOp *op, const char *name);
 
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
 void sched_report(const Graph *g, FILE *f);
@@ -36,5 +49,11 @@ const char *pass_names(void);
 /* Memory plan report and its overlap checker (used by tests and --report). */
 void plan_report(const Graph *g, FILE *f);
 int plan_check_overlaps(const Graph *g, Diag *d);
+/* Where the plan peaks: the op where the most bytes are live and the largest
+ * buffers live there (at most max_items, by name, shape and size), into out. */
+void plan_describe_peak(const Graph *g, int max_items, char *out, size_t cap);
+/* A user error naming the largest live buffers at the peak when the planned
+ * arena exceeds max_arena bytes (--max-arena). */
+int plan_check_budget(const Graph *g, int64_t max_arena, Diag *d);
 
 #endif

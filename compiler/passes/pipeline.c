@@ -16,14 +16,17 @@ static const Pass pipeline[] = {
     {"sink", pass_sink, "fold_dead"},
     {"prepare", pass_prepare, "sink"},
     {"fold_transpose", pass_fold_transpose, "prepare"},
+    {"fold_pad", pass_fold_pad, "prepare"},
     {"schedule", pass_schedule, "fold_transpose"},
     {"fuse_add", pass_fuse_add, "schedule"},
+    {"fuse_attention", pass_fuse_attention, "schedule"},
+    {"fuse_layer_norm", pass_fuse_layer_norm, "schedule"},
     {"alias", pass_alias, "fuse_add"},
     {"plan_memory", pass_plan_memory, "alias"},
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, sink, prepare, fold_transpose, schedule, fuse_add, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, sink, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};

@@ -19,16 +19,16 @@ void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out) {
             }
 }
 
-/* Packs W[n][k] int8 into int16 panels [N/NR][K/2][NR][2] (K padded to even
- * with 0) for the 16-bit pair dot products of rt_opt_gemm_s8. */
-void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int16_t *out) {
-    int32_t np = (n + NR - 1) / NR, kp = (k + 1) / 2 * 2;
+/* Packs W[n][k] int8 into int8 panels [N/NR][K4/4][NR][4] (K4 = K rounded
+ * up to 4, zero padded) for the byte-quad dot products of rt_opt_gemm_s8. */
+void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out) {
+    int32_t np = (n + NR - 1) / NR, k4 = (k + 3) / 4 * 4;
     for (int32_t j = 0; j < np; j++)
-        for (int32_t kk = 0; kk < kp; kk++)
+        for (int32_t kk = 0; kk < k4; kk++)
             for (int32_t c = 0; c < NR; c++) {
                 int32_t col = j * NR + c;
-                int16_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
-                out[(int64_t)j * kp * NR + (int64_t)(kk / 2) * NR * 2 + c * 2 + kk % 2] = v;
+                int8_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
+                out[(int64_t)j * k4 * NR + (int64_t)(kk / 4) * NR * 4 + c * 4 + kk % 4] = v;
             }
 }
 

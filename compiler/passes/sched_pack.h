@@ -8,8 +8,8 @@
 
 /* f32 panels [N/16][K][16], N padded with zero columns. */
 void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out);
-/* int16 panels [N/16][K/2][16][2], K padded to even, N padded with zeros. */
-void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int16_t *out);
+/* int8 panels [N/16][K4/4][16][4], K padded to a multiple of 4, N padded with zeros. */
+void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
 /* bias'[c] = bias[c] + (in_offset - 128) * sum_k W[c][k] (mod 2^32) for c < np. */
 void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,
                         int32_t *out);

@@ -44,6 +44,24 @@ static inline int64_t rt_reduce_out_offset(const rt_reduce_params *p, int64_t i)
     return off;
 }
 
+/* The same offsets while walking the input in order (an odometer, no
+ * division per element): start from {0}, call rt_reduce_next after each
+ * input element; it.out is the current element's output offset. */
+typedef struct rt_reduce_iter {
+    int32_t idx[RT_MAX_RANK];
+    int64_t out;
+} rt_reduce_iter;
+
+static inline void rt_reduce_next(const rt_reduce_params *p, rt_reduce_iter *it) {
+    int32_t d;
+    for (d = p->rank - 1; d >= 0; d--) {
+        it->out += p->out_stride[d];
+        if (++it->idx[d] < p->in_dims[d]) return;
+        it->out -= (int64_t)p->out_stride[d] * p->in_dims[d];
+        it->idx[d] = 0;
+    }
+}
+
 /* RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR over an NHWC tensor. */
 typedef struct rt_resize_params {
     int32_t batches, in_h, in_w, channels;

@@ -9,7 +9,8 @@
 void rt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {
     int64_t i;
     for (i = 0; i < p->out_count; i++) out[i] = 0.0f;
-    for (i = 0; i < p->in_count; i++) out[rt_reduce_out_offset(p, i)] += in[i];
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) out[it.out] += in[i];
     if (p->reduce_count > 0)
         for (i = 0; i < p->out_count; i++) out[i] = out[i] / (float)p->reduce_count;
 }
@@ -23,8 +24,9 @@ void rt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *
     int32_t *sum = (int32_t *)scratch;
     int64_t i;
     for (i = 0; i < p->out_count; i++) sum[i] = 0;
-    for (i = 0; i < p->in_count; i++) {
-        int64_t o = rt_reduce_out_offset(p, i);
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) {
+        int64_t o = it.out;
         sum[o] = rt_wrap_add_i32(sum[o], in[i]);
     }
     for (i = 0; i < p->out_count; i++) out[i] = p->reduce_count > 0 ? (int8_t)mean_q(p, sum[i], -128, 127) : 0;
@@ -34,8 +36,9 @@ void rt_mean_i16(const rt_reduce_params *p, const int16_t *in, int16_t *out, voi
     int32_t *sum = (int32_t *)scratch;
     int64_t i;
     for (i = 0; i < p->out_count; i++) sum[i] = 0;
-    for (i = 0; i < p->in_count; i++) {
-        int64_t o = rt_reduce_out_offset(p, i);
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) {
+        int64_t o = it.out;
         sum[o] = rt_wrap_add_i32(sum[o], in[i]);
     }
     for (i = 0; i < p->out_count; i++)

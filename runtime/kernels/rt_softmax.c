@@ -53,7 +53,7 @@ static void softmax_row_table(const rt_softmax_params *p, const int8_t *x, int32
  * int8 (out_bits 8) or int16 (out_bits 16) row; range = output type's
  * [min, max], min also being the output zero point. */
 static void softmax_row_q(const rt_softmax_params *p, const int8_t *x, int out_bits, const int32_t *range,
-                          void *out) {
+                          const int32_t *exp_q0, void *out) {
     int32_t c, d = p->depth, max = -128, sum = 0;
     int num_bits_over_unit, exponent;
     int32_t scale;
@@ -61,7 +61,7 @@ static void softmax_row_q(const rt_softmax_params *p, const int8_t *x, int out_b
     for (c = 0; c < d; c++) {
         int32_t diff = (int32_t)x[c] - max;
         /* Accumulate in Q12.19; past 4096 the sum wraps, as in TFLite's reference kernel. */
-        if (diff >= p->diff_min) sum = rt_fp_add(sum, rt_fp_rescale(softmax_exp_q0(p, diff), 0, 12));
+        if (diff >= p->diff_min) sum = rt_fp_add(sum, rt_fp_rescale(exp_q0[-diff], 0, 12));
     }
     scale = rt_fp_reciprocal(sum, 12, &num_bits_over_unit);
     exponent = num_bits_over_unit + 31 - out_bits;
@@ -72,7 +72,7 @@ static void softmax_row_q(const rt_softmax_params *p, const int8_t *x, int out_b
     for (c = 0; c < d; c++) {
         int32_t diff = (int32_t)x[c] - max, v;
         if (diff >= p->diff_min) {
-            v = softmax_round_shift(rt_fp_mul(scale, softmax_exp_q0(p, diff)), exponent) + range[0];
+            v = softmax_round_shift(rt_fp_mul(scale, exp_q0[-diff]), exponent) + range[0];
             v = rt_clamp_i32(v, range[0], range[1]);
         } else {
             v = range[0];
@@ -82,16 +82,25 @@ static void softmax_row_q(const rt_softmax_params *p, const int8_t *x, int out_b
     }
 }
 
+/* An int8 difference x - max lies in [-255, 0], so the 256 possible
+ * exponentials are computed once per call (the same function, a table). */
+static void exp_table_q0(const rt_softmax_params *p, int32_t *exp_q0) {
+    int32_t d;
+    for (d = 0; d < 256; d++) exp_q0[d] = -d >= p->diff_min ? softmax_exp_q0(p, -d) : 0;
+}
+
 void rt_softmax_i8(const rt_softmax_params *p, const int8_t *in, int8_t *out) {
-    int32_t i, range[2] = {-128, 127};
+    int32_t i, range[2] = {-128, 127}, exp_q0[256];
+    exp_table_q0(p, exp_q0);
     for (i = 0; i < p->outer; i++)
-        softmax_row_q(p, in + (int64_t)i * p->depth, 8, range, out + (int64_t)i * p->depth);
+        softmax_row_q(p, in + (int64_t)i * p->depth, 8, range, exp_q0, out + (int64_t)i * p->depth);
 }
 
 void rt_softmax_i8_i16(const rt_softmax_params *p, const int8_t *in, int16_t *out) {
-    int32_t i, range[2] = {-32768, 32767};
+    int32_t i, range[2] = {-32768, 32767}, exp_q0[256];
+    exp_table_q0(p, exp_q0);
     for (i = 0; i < p->outer; i++)
-        softmax_row_q(p, in + (int64_t)i * p->depth, 16, range, out + (int64_t)i * p->depth);
+        softmax_row_q(p, in + (int64_t)i * p->depth, 16, range, exp_q0, out + (int64_t)i * p->depth);
 }
 
 void rt_softmax_i16(const rt_softmax_params *p, const int16_t *in, int16_t *out) {

@@ -5,15 +5,17 @@
 void rt_sum_f32(const rt_reduce_params *p, const float *in, float *out) {
     int64_t i;
     for (i = 0; i < p->out_count; i++) out[i] = 0.0f;
-    for (i = 0; i < p->in_count; i++) out[rt_reduce_out_offset(p, i)] += in[i];
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) out[it.out] += in[i];
 }
 
 void rt_sum_i32(const rt_reduce_params *p, const int32_t *in, int32_t *out) {
     int64_t i;
     for (i = 0; i < p->out_count; i++) out[i] = 0;
     /* Unsigned arithmetic: wraps like the int32 reducer without UB. */
-    for (i = 0; i < p->in_count; i++) {
-        int64_t o = rt_reduce_out_offset(p, i);
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) {
+        int64_t o = it.out;
         out[o] = (int32_t)((uint32_t)out[o] + (uint32_t)in[i]);
     }
 }
@@ -21,8 +23,9 @@ void rt_sum_i32(const rt_reduce_params *p, const int32_t *in, int32_t *out) {
 void rt_sum_i64(const rt_reduce_params *p, const int64_t *in, int64_t *out) {
     int64_t i;
     for (i = 0; i < p->out_count; i++) out[i] = 0;
-    for (i = 0; i < p->in_count; i++) {
-        int64_t o = rt_reduce_out_offset(p, i);
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) {
+        int64_t o = it.out;
         out[o] = (int64_t)((uint64_t)out[o] + (uint64_t)in[i]);
     }
 }
@@ -33,8 +36,9 @@ void rt_sum_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *s
     float bias = (float)(-p->in_zp) * scale * (float)p->reduce_count;
     int64_t i;
     for (i = 0; i < p->out_count; i++) sum[i] = 0;
-    for (i = 0; i < p->in_count; i++) {
-        int64_t o = rt_reduce_out_offset(p, i);
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) {
+        int64_t o = it.out;
         sum[o] = rt_wrap_add_i32(sum[o], in[i]);
     }
     for (i = 0; i < p->out_count; i++) {
@@ -52,8 +56,9 @@ void rt_sum_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *s
 void rt_sum_i16(const rt_reduce_params *p, const int16_t *in, int16_t *out) {
     int64_t i;
     for (i = 0; i < p->out_count; i++) out[i] = 0;
-    for (i = 0; i < p->in_count; i++) {
-        int64_t o = rt_reduce_out_offset(p, i);
+    rt_reduce_iter it = {{0}, 0};
+    for (i = 0; i < p->in_count; i++, rt_reduce_next(p, &it)) {
+        int64_t o = it.out;
         out[o] = rt_wrap_i16((int32_t)out[o] + in[i]);
     }
 }

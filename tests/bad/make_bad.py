@@ -267,6 +267,9 @@ def main():
          "tensor 0 'x': dimension 1 is -4 (negative)")
     case("huge_dims.tflite", mutated(add_model, lambda m: setattr(t0(m), "shape", [2147483647] * 4)),
          "tensor 0 'x': size overflows")
+    case("tensor_1e12_bytes.tflite",
+         mutated(add_model, lambda m: setattr(t0(m), "shape", [1000000, 1000000]) or setattr(t0(m), "type", TT.INT8)),
+         "tensor 0 'x': 1000000000000 elements, more than the 2147483647 that the kernels' int32 element counts hold")
     case("rank_9.tflite", mutated(add_model, lambda m: setattr(t0(m), "shape", [1] * 9)),
          "tensor 0 'x': rank 9 exceeds the maximum of 8")
     case("string_dtype.tflite", mutated(add_model, lambda m: setattr(t0(m), "type", TT.STRING)),

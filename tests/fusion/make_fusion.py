@@ -71,8 +71,8 @@ class Net:
         self.tensors.append(t)
         return len(self.tensors) - 1
 
-    def input(self, name, shape, q=(0.02, 0)):
-        i = self._add(kind="input", name=name, shape=list(shape), q=q)
+    def input(self, name, shape, q=(0.02, 0), dtype="f32"):
+        i = self._add(kind="input", name=name, shape=list(shape), q=q, dtype=dtype)
         self.inputs.append(i)
         return i
 
@@ -94,8 +94,13 @@ class Net:
         v = np.asarray(values, dtype=np.int32)
         return self._add(kind="int", name=name, shape=list(v.shape), data=v)
 
-    def act(self, name, shape, same_as=None):
-        return self._add(kind="act", name=name, shape=list(shape), same_as=same_as)
+    def const(self, name, data, dtype="f32"):
+        """A constant with given values (f32 or bool; f32-only models)."""
+        v = np.asarray(data, dtype=np.float32 if dtype == "f32" else np.bool_)
+        return self._add(kind="const", name=name, shape=list(v.shape), data=v, dtype=dtype)
+
+    def act(self, name, shape, same_as=None, dtype="f32"):
+        return self._add(kind="act", name=name, shape=list(shape), same_as=same_as, dtype=dtype)
 
     def op(self, code, ins, outs, opt_type=0, opts=None):
         self.ops.append((code, list(ins), list(outs), opt_type, opts))
@@ -159,6 +164,11 @@ class Net:
             if kind == "int":
                 st.type = TT.INT32
                 st.buffer = add_buffer(t["data"])
+            elif kind == "const":
+                st.type = TT.BOOL if t["dtype"] == "bool" else TT.FLOAT32
+                st.buffer = add_buffer(t["data"])
+            elif kind in ("input", "act") and t.get("dtype") == "bool":
+                st.type = TT.BOOL
             elif kind == "weight":
                 if int8 or dequant:
                     q, scales = self._wq(t)
@@ -519,6 +529,55 @@ dw_case("dw_5x5_valid_s2_m1_relu6", [1, 11, 10, 3], 5, 2, PAD.VALID, 1, act=ACT.
 dw_case("dw_3x3_same_dil2_m4", [1, 9, 9, 3], 3, 1, PAD.SAME, 4, dil=2)
 
 
+# ---- PAD -> CONV_2D / DEPTHWISE_CONV_2D (pass fold_pad) ----
+
+def pad_case(name, in_shape, pads, k, stride, pad=PAD.VALID, depthwise=False, pad_out=False):
+    """x -> PAD(pads) -> conv; pad_out: the padded tensor is also a graph output (must not fold)."""
+    def fn(nm):
+        n = Net(nm)
+        b_, h, w_, c = in_shape
+        x = n.input("x", in_shape, QX)
+        ph, pw = h + pads[1][0] + pads[1][1], w_ + pads[2][0] + pads[2][1]
+        pc = c + pads[3][0] + pads[3][1]
+        xp = n.act("x_padded", [b_, ph, pw, pc], same_as=x)
+        n.op(OP.PAD, [x, n.ints("pads", pads)], [xp], BO.PadOptions, S.PadOptionsT())
+        oc = pc if depthwise else 12
+        if depthwise:
+            w = n.weight("w", [1, k, k, pc], std=1.0 / k, channel_dim=3)
+        else:
+            w = n.weight("w", [oc, k, k, pc], channel_dim=0)
+        b = n.bias("b", oc, xp, w)
+        out = n.act("out", [b_, conv_out(ph, k, stride, 1, pad), conv_out(pw, k, stride, 1, pad), oc])
+        if depthwise:
+            o = S.DepthwiseConv2DOptionsT()
+            o.depthMultiplier = 1
+            code, bo = OP.DEPTHWISE_CONV_2D, BO.DepthwiseConv2DOptions
+        else:
+            o = S.Conv2DOptionsT()
+            code, bo = OP.CONV_2D, BO.Conv2DOptions
+        o.padding, o.strideH, o.strideW = pad, stride, stride
+        o.dilationHFactor = o.dilationWFactor = 1
+        n.op(code, [xp, w, b], [out], bo, o)
+        n.output(out)
+        if pad_out:
+            n.output(xp)
+        return n
+    folds = not pad_out and pads[0] == [0, 0] and pads[3] == [0, 0]
+    exp = {1: {"op": "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", "fused": "PAD" if folds else "",
+               "schedule": "dwconv" if depthwise else "conv-gemm"}}
+    if not folds:
+        exp[0] = {"op": "PAD"}
+    case(name, fn, exp)
+
+
+pad_case("pad_conv_3x3_s2", [1, 9, 8, 3], [[0, 0], [1, 1], [1, 1], [0, 0]], 3, 2)
+pad_case("pad_conv_asym_same", [1, 7, 9, 4], [[0, 0], [0, 2], [1, 0], [0, 0]], 3, 1, pad=PAD.SAME)
+pad_case("pad_dw_3x3_s1", [1, 8, 8, 5], [[0, 0], [1, 1], [1, 1], [0, 0]], 3, 1, depthwise=True)
+pad_case("pad_dw_3x3_s2_asym", [1, 10, 9, 4], [[0, 0], [0, 1], [0, 1], [0, 0]], 3, 2, depthwise=True)
+pad_case("pad_nofold_output", [1, 6, 6, 3], [[0, 0], [1, 1], [1, 1], [0, 0]], 3, 1, pad_out=True)
+pad_case("pad_nofold_channels", [1, 6, 6, 3], [[0, 0], [1, 1], [1, 1], [0, 1]], 3, 1)
+
+
 # ---- binary elementwise ----
 
 BINARY = [(OP.ADD, BO.AddOptions, S.AddOptionsT, "ADD"),
@@ -554,6 +613,133 @@ bin_case("bin_bcast_last", [2, 3, 4, 5], [5])
 bin_case("bin_bcast_cross", [2, 1, 4, 1], [1, 3, 1, 5])
 bin_case("bin_scalar_lhs", [], [2, 3, 4, 5])
 bin_case("bin_same_shape_act", [2, 3, 4, 5], [2, 3, 4, 5], acts={"ADD": ACT.RELU, "MUL": ACT.RELU6})
+
+
+# attention: BATCH_MATMUL -> [MUL] -> [mask] -> SOFTMAX -> BATCH_MATMUL (pass fuse_attention, f32)
+
+def softmax(n, x, beta, name):
+    out = n.act(name, n.tensors[x]["shape"])
+    o = S.SoftmaxOptionsT()
+    o.beta = beta
+    n.op(OP.SOFTMAX, [x], [out], BO.SoftmaxOptions, o)
+    return out
+
+
+def mul(n, a, b, shape, name):
+    out = n.act(name, shape)
+    n.op(OP.MUL, [a, b], [out], BO.MulOptions, S.MulOptionsT())
+    return out
+
+
+def attn_case(name, lq, lk, d, dv, heads=2, mask=None, scale=0.25, beta=1.0, softmax_out=False,
+              expect_fused="BATCH_MATMUL, MUL, SOFTMAX"):
+    """mask: None; "and" (SELECT_V2(a && causal, s, -1e9), a a bool input [1,1,1,lk]);
+    "fill" (SELECT_V2(m, -1e4, s), m a bool input [1,heads,lq,lk]); "add" (s + m, m f32 [1,1,1,lk])."""
+    def fn(nm):
+        n = Net(nm)
+        q = n.input("q", [1, heads, lq, d])
+        k = n.input("k", [1, heads, lk, d])
+        v = n.input("v", [1, heads, lk, dv])
+        s = batch_matmul(n, q, k, adj_y=True, name="scores")
+        shape = [1, heads, lq, lk]
+        if scale is not None:
+            s = mul(n, s, n.const("scale", np.float32(scale)), shape, "scaled")
+        if mask == "and":
+            a = n.input("key_mask", [1, 1, 1, lk], dtype="bool")
+            causal = n.const("causal", np.tril(np.ones((1, 1, lq, lk), dtype=bool)), dtype="bool")
+            m = n.act("mask", [1, 1, lq, lk], dtype="bool")
+            n.op(OP.LOGICAL_AND, [a, causal], [m], BO.LogicalAndOptions, S.LogicalAndOptionsT())
+            s2 = n.act("masked", shape)
+            n.op(OP.SELECT_V2, [m, s, n.const("neg", np.float32(-1e9))], [s2], BO.SelectV2Options,
+                 S.SelectV2OptionsT())
+            s = s2
+        elif mask == "fill":
+            m = n.input("mask", [1, heads, lq, lk], dtype="bool")
+            s2 = n.act("masked", shape)
+            n.op(OP.SELECT_V2, [m, n.const("fill", np.float32(-1e4)), s], [s2], BO.SelectV2Options,
+                 S.SelectV2OptionsT())
+            s = s2
+        elif mask == "add":
+            m = n.input("mask", [1, 1, 1, lk])
+            s = add(n, s, m, shape, "masked")
+        p = softmax(n, s, beta, "probs")
+        n.output(batch_matmul(n, p, v, name="out"))
+        if softmax_out:
+            n.output(p)
+        return n
+    last = len(fn("probe").ops) - 1
+    exp = {last: {"op": "BATCH_MATMUL", "fused": expect_fused, "schedule": "attention"}}
+    if softmax_out:
+        exp = {last: {"op": "BATCH_MATMUL", "fused": "", "schedule": "bmm"},
+               last - 1: {"op": "SOFTMAX", "fused": "", "schedule": "softmax"}}
+    case(name, fn, exp, int8=False)
+
+
+attn_case("attn_plain_cross", 9, 37, 20, 12, scale=None, beta=0.5, expect_fused="BATCH_MATMUL, SOFTMAX")
+attn_case("attn_and_mask", 24, 24, 16, 16, mask="and",
+          expect_fused="BATCH_MATMUL, MUL, LOGICAL_AND, SELECT_V2, SOFTMAX")
+attn_case("attn_fill_mask", 17, 17, 8, 8, mask="fill", expect_fused="BATCH_MATMUL, MUL, SELECT_V2, SOFTMAX")
+attn_case("attn_add_mask_long", 40, 300, 16, 16, heads=1, mask="add",
+          expect_fused="BATCH_MATMUL, MUL, ADD, SOFTMAX")
+attn_case("attn_nofuse_probs_output", 8, 8, 8, 8, softmax_out=True)
+# The same attention at sequence 128 and 512 (test_fusion checks the arena grows linearly).
+attn_case("attn_seq128", 128, 128, 16, 16, heads=1, mask="add", expect_fused="BATCH_MATMUL, MUL, ADD, SOFTMAX")
+attn_case("attn_seq512", 512, 512, 16, 16, heads=1, mask="add", expect_fused="BATCH_MATMUL, MUL, ADD, SOFTMAX")
+
+
+# LayerNorm as the converter writes it (pass fuse_layer_norm, f32): x * inv + (beta - mean * inv)
+# with inv = gamma * rsqrt(var + eps), or -mean * inv without beta; without gamma inv = rsqrt.
+
+def ln_case(name, shape, gamma=True, beta=True, mean_out=False):
+    def fn(nm):
+        n = Net(nm)
+        x = n.input("x", shape)
+        c = shape[-1]
+        r = rng_for(nm + "/ln")
+        axis = n.ints("axis", [len(shape) - 1])
+        stat = shape[:-1] + [1]
+
+        def mean(t, nmn):
+            out = n.act(nmn, stat)
+            o = S.ReducerOptionsT()
+            o.keepDims = True
+            n.op(OP.MEAN, [t, axis], [out], BO.ReducerOptions, o)
+            return out
+        mu = mean(x, "mean")
+        sq = n.act("sqd", shape)
+        n.op(OP.SQUARED_DIFFERENCE, [x, mu], [sq], BO.SquaredDifferenceOptions, S.SquaredDifferenceOptionsT())
+        var = mean(sq, "var")
+        ve = add(n, var, n.const("eps", np.float32(1e-3)), stat, "var_eps")
+        rs = n.act("rsqrt", stat)
+        n.op(OP.RSQRT, [ve], [rs], 0, None)
+        inv = rs
+        if gamma:
+            inv = mul(n, rs, n.const("gamma", (1 + 0.3 * r.standard_normal(c)).astype(np.float32)), shape, "inv")
+        xs = mul(n, x, inv, shape, "x_inv")
+        if beta:
+            mi = mul(n, mu, inv, shape, "mean_inv")
+            sh = n.act("shift", shape)
+            n.op(OP.SUB, [n.const("beta", (0.5 * r.standard_normal(c)).astype(np.float32)), mi], [sh],
+                 BO.SubOptions, S.SubOptionsT())
+        else:
+            ng = n.act("neg", stat)
+            n.op(OP.NEG, [mu], [ng], 0, None)
+            sh = mul(n, ng, inv, shape if gamma else stat, "shift")
+        n.output(add(n, xs, sh, shape, "y"))
+        if mean_out:
+            n.output(mu)
+        return n
+    last = len(fn("probe").ops) - 1
+    exp = {last: {"op": "ADD", "fused_contains": "SQUARED_DIFFERENCE", "schedule": "layer-norm"}}
+    if mean_out:
+        exp = {last: {"op": "ADD", "fused": "", "schedule": "binary"}}
+    case(name, fn, exp, int8=False)
+
+
+ln_case("ln_scale_center", [2, 5, 48])
+ln_case("ln_scale_only", [7, 33], beta=False)
+ln_case("ln_plain", [1, 3, 64], gamma=False, beta=False)
+ln_case("ln_nofuse_mean_output", [4, 16], mean_out=True)
 
 
 # ---- main ---------------------------------------------------------------------------------------

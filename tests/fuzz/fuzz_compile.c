@@ -110,16 +110,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fail_if_internal(rc, &d, "pass_run_pipeline");
     }
     for (int weights_file = 0; !rc && weights_file < 2; weights_file++) {
-        EmitOptions eo = {"model", "model.h", "fuzz.tflite", weights_file};
-        char *c_src = NULL, *h_src = NULL;
-        unsigned char *blob = NULL;
-        size_t blob_len = 0;
+        EmitOptions eo = {"model", "model.h", "fuzz.tflite", weights_file, 0, CG_MAX_EMBED_BYTES};
+        FILE *c = tmpfile(), *h = tmpfile(), *w = tmpfile();
         diag_init(&d);
-        int erc = cg_emit_model(g, &eo, &c_src, &h_src, &blob, &blob_len, &d);
+        int erc = c && h && w ? cg_emit_model(g, &eo, c, h, w, &d) : 0;
         fail_if_internal(erc, &d, "cg_emit_model");
-        free(c_src);
-        free(h_src);
-        free(blob);
+        if (c) fclose(c);
+        if (h) fclose(h);
+        if (w) fclose(w);
         if (erc) rc = erc;
     }
     if (!rc && cheap_to_run(g)) run_interp(g, data, size);

@@ -82,6 +82,12 @@ static void test_requant(void) {
         }
 }
 
+static void reverse_run(void *pool, void (*task)(void *, int), void *arg, int n) {
+    (void)pool;
+    for (int i = n - 1; i >= 0; i--) task(arg, i);
+}
+static const mpcc_parallel fake_par = {reverse_run, NULL, 3};
+
 static void test_gemm(void) {
     char msg[200];
     for (int t = 0; t < 40; t++) {
@@ -94,8 +100,8 @@ static void test_gemm(void) {
         int8_t *r8 = malloc((size_t)(m * n));
         int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
         int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
-        int16_t *pw16 = malloc(sizeof(int16_t) * (size_t)(np * ((k + 1) / 2 * 2)));
-        int16_t *scratch = malloc(sizeof(int16_t) * (size_t)(12 * ((k + 1) / 2 * 2)));
+        int8_t *pw16 = malloc((size_t)(np * ((k + 3) / 4 * 4)));
+        int16_t *scratch = malloc(sizeof(int16_t) * (size_t)(3 * 12 * ((k + 1) / 2 * 2)));
         for (int i = 0; i < m * k; i++) a[i] = rnd_f(), a8[i] = (int8_t)rnd_in(-128, 127);
         for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
         for (int i = 0; i < n; i++) bias[i] = pb[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
@@ -112,6 +118,10 @@ static void test_gemm(void) {
         double rel = max_rel_f32(got, want, (int64_t)m * n);
         snprintf(msg, sizeof msg, "m %d n %d k %d: max rel err %.2e", m, n, k, rel);
         check(rel <= 1e-5, "gemm f32 vs FULLY_CONNECTED", msg);
+        rt_opt_fc_f32(&g, a, pw, pb, got, &fake_par);
+        rel = max_rel_f32(got, want, (int64_t)m * n);
+        snprintf(msg, sizeof msg, "m %d n %d k %d, 3 tasks: max rel err %.2e", m, n, k, rel);
+        check(rel <= 1e-5, "fc f32 split over tasks vs FULLY_CONNECTED", msg);
         /* int8 */
         rt_fc_params qp;
         memset(&qp, 0, sizeof qp);
@@ -125,15 +135,23 @@ static void test_gemm(void) {
         sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
         g.out_offset = out_zp, g.act_qmin = -128, g.act_qmax = 127, g.rounding = RT_OPT_ROUND_SINGLE;
         g.mult = mult, g.shift = shift, g.rows = 12;
-        rt_opt_gemm_s8(&g, a8, pw16, pb32, g8, scratch);
+        rt_opt_gemm_s8(&g, a8, pw16, pb32, g8, scratch, NULL);
         int64_t diff = count_diff_i8(g8, r8, (int64_t)m * n);
         snprintf(msg, sizeof msg, "m %d n %d k %d: %lld of %d differ", m, n, k, (long long)diff, m * n);
         check(diff == 0, "gemm int8 vs FULLY_CONNECTED", msg);
+        g.slots = 3, g.slot_bytes = (int64_t)sizeof(int16_t) * 12 * ((k + 1) / 2 * 2);
+        memset(g8, 0, (size_t)(m * n));
+        rt_opt_gemm_s8(&g, a8, pw16, pb32, g8, scratch, &fake_par);
+        diff = count_diff_i8(g8, r8, (int64_t)m * n);
+        snprintf(msg, sizeof msg, "m %d n %d k %d, 3 tasks: %lld of %d differ", m, n, k, (long long)diff, m * n);
+        check(diff == 0, "gemm int8 split over tasks vs FULLY_CONNECTED", msg);
         free(a), free(w), free(bias), free(pb), free(pw), free(got), free(want), free(a8), free(w8), free(g8);
         free(r8), free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
     }
 }
 
+/* A parallel-for that runs the tasks backwards on this thread: the split into
+ * tasks (and their scratch copies) must not change any result. */
 static void test_conv(void) {
     char msg[200];
     for (int t = 0; t < 30; t++) {
@@ -156,9 +174,9 @@ static void test_conv(void) {
         float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
         int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
         int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
-        int16_t *pw16 = malloc(sizeof(int16_t) * (size_t)(np * kp));
+        int8_t *pw16 = malloc((size_t)(np * ((k + 3) / 4 * 4)));
         int32_t rows = 12;
-        void *scratch = malloc(sizeof(float) * (size_t)(rows * kp));
+        void *scratch = malloc(3 * sizeof(float) * (size_t)(rows * kp));
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
         for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
         for (int i = 0; i < n; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
@@ -173,12 +191,17 @@ static void test_conv(void) {
         c.direct = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1 && !p.pad_h && !p.pad_w;
         c.rows = rows;
         sched_pack_f32(w, n, k, pw);
-        rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL);
+        rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL, NULL);
         double rel = max_rel_f32(got, want, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s: max rel err %.2e", p.in_h,
                  p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
                  c.direct ? " direct" : "", rel);
         check(rel <= 1e-5, "conv f32 vs CONV_2D", msg);
+        c.gemm.slots = 3, c.gemm.slot_bytes = (int64_t)sizeof(float) * rows * kp;
+        memset(got, 0, sizeof(float) * (size_t)out_n);
+        rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
+        rel = max_rel_f32(got, want, out_n);
+        check(rel <= 1e-5, "conv f32 split over tasks vs CONV_2D", msg);
         int32_t in_zp = rnd_in(-128, 127);
         rnd_requant(mult, shift, n, -12, -6);
         for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
@@ -189,12 +212,17 @@ static void test_conv(void) {
         sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
         c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
         c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
-        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL);
+        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
                  p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, n, (long long)diff,
                  (long long)out_n);
         check(diff == 0, "conv int8 vs CONV_2D", msg);
+        memset(g8, 0, (size_t)out_n);
+        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, &fake_par);
+        diff = count_diff_i8(g8, r8, out_n);
+        check(diff == 0, "conv int8 split over tasks vs CONV_2D", msg);
+        c.gemm.slots = 0, c.gemm.slot_bytes = 0;
         /* The fused residual ADD (pass fuse_add) against CONV_2D then ADD. */
         {
             rt_binary_params ap;
@@ -214,11 +242,11 @@ static void test_conv(void) {
             for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f(), other8[i] = (int8_t)rnd_in(-128, 127);
             if (post.conv_is_lhs) rt_add_f32(&ap, want, other, sum), rt_add_i8(&ap, r8, other8, sum8);
             else rt_add_f32(&ap, other, want, sum), rt_add_i8(&ap, other8, r8, sum8);
-            rt_opt_conv_f32(&c, in, pw, bias, got, scratch, &post, other);
+            rt_opt_conv_f32(&c, in, pw, bias, got, scratch, &post, other, NULL);
             rel = max_rel_f32(got, sum, out_n);
             snprintf(msg, sizeof msg, "max rel err %.2e", rel);
             check(rel <= 1e-5, "conv f32 + fused ADD vs CONV_2D, ADD", msg);
-            rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, &post, other8);
+            rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, &post, other8, NULL);
             diff = count_diff_i8(g8, sum8, out_n);
             snprintf(msg, sizeof msg, "%lld of %lld differ", (long long)diff, (long long)out_n);
             check(diff == 0, "conv int8 + fused ADD vs CONV_2D, ADD", msg);
@@ -236,6 +264,7 @@ static void test_dwconv(void) {
         memset(&p, 0, sizeof p);
         p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
         if (t % 2 == 0) p.in_c = 8 * rnd_in(1, 5); /* the 8-channel vector path */
+        if (t % 6 == 0) p.in_c = 16 * rnd_in(1, 3); /* the 16-channel (AVX-512) path */
         p.depth_mult = t % 4 == 3 ? rnd_in(2, 8) : 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
         p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = rnd_in(1, 2), p.pad_h = rnd_in(0, 2);
         p.pad_w = rnd_in(0, 2);
@@ -258,7 +287,7 @@ static void test_dwconv(void) {
         for (int i = 0; i < C; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
         p.act_min = -2.0f, p.act_max = 3.0f;
         rt_depthwise_conv_2d_f32(&p, in, w, bias, want);
-        rt_opt_dwconv_f32(&p, in, w, bias, got);
+        rt_opt_dwconv_f32(&p, in, w, bias, got, t % 2 ? &fake_par : NULL);
         double rel = max_rel_f32(got, want, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d*%d f %dx%d s %d,%d d %d,%d: max rel err %.2e", p.in_h, p.in_w, p.in_c,
                  p.depth_mult,
@@ -268,7 +297,7 @@ static void test_dwconv(void) {
         p.in_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
         p.act_qmin = -128, p.act_qmax = 127;
         rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
-        rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8);
+        rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, t % 2 ? &fake_par : NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d: %lld of %lld differ", p.in_h, p.in_w, C, p.filter_h,
                  p.filter_w, (long long)diff, (long long)out_n);

@@ -117,8 +117,9 @@ class Builder:
     def runtime_objects(self):
         if self.objs is not None:
             return self.objs
-        srcs = sorted(f for d in ("runtime", "runtime/kernels") for f in _glob(os.path.join(ROOT, d), ".c"))
-        hdr_mtime = max((os.path.getmtime(h) for d in ("runtime", "runtime/kernels")
+        srcs = sorted(f for d in ("runtime", "runtime/kernels", "runtime/threads")
+                      for f in _glob(os.path.join(ROOT, d), ".c"))
+        hdr_mtime = max((os.path.getmtime(h) for d in ("runtime", "runtime/kernels", "runtime/threads")
                          for h in _glob(os.path.join(ROOT, d), ".h")), default=0)
         os.makedirs(self.obj_dir, exist_ok=True)
         todo, objs = [], []
@@ -130,7 +131,7 @@ class Builder:
                 todo.append((src, obj))
         if todo:
             t0 = time.time()
-            cmds = [[self.cc] + self.pic + ["-Iruntime", "-c", src, "-o", obj] for src, obj in todo]
+            cmds = [[self.cc] + self.pic + ["-pthread", "-Iruntime", "-c", src, "-o", obj] for src, obj in todo]
             with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
                 list(ex.map(lambda c: run_quiet(c, "compiling the runtime"), cmds))
             say(f"built {len(todo)} runtime objects in {time.time() - t0:.1f} s "
@@ -170,7 +171,7 @@ class Builder:
                                                   "-o", mo], "compiling the generated C")
                 run_quiet([self.cc] + self.pic + ["-Iruntime", "-I" + out, '-DMPCC_BENCH_HEADER="m.h"', "-c",
                                                   os.path.join(HERE, "shim.c"), "-o", sh], "compiling the shim")
-                run_quiet([self.cc] + self.pic + ["-shared", "-o", so + ".tmp", mo, sh] + self.objs + ["-lm"],
+                run_quiet([self.cc] + self.pic + ["-shared", "-pthread", "-o", so + ".tmp", mo, sh] + self.objs + ["-lm"],
                           "linking the model library")
                 os.replace(so + ".tmp", so)
                 with open(stamp_path, "w") as f:
@@ -206,6 +207,9 @@ class MpccModel:
         self.lib.bench_run_n.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                          ctypes.c_long]
         self.lib.bench_run_n.restype = ctypes.c_int
+        self.lib.bench_run_parallel_n.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                                  ctypes.c_long, ctypes.c_int]
+        self.lib.bench_run_parallel_n.restype = ctypes.c_int
         self.inputs = _io_specs(header, "INPUT")
         self.outputs = _io_specs(header, "OUTPUT")
         self._keep = []
@@ -248,10 +252,16 @@ class MpccModel:
         if rc != 0:
             raise BenchError(f"m_run returned {rc}")
 
-    def batch_timer(self):
-        fn, args = self.lib.bench_run_n, (self.in_ptrs, self.out_ptrs, self.arena.ctypes.data,
-                                          self.weights.ctypes.data if self.weights is not None else None)
+    def batch_timer(self, threads=1):
+        w = self.weights.ctypes.data if self.weights is not None else None
         perf = time.perf_counter
+        if threads > 1:
+            def batch(k):
+                t0 = perf()
+                self.lib.bench_run_parallel_n(self.in_ptrs, self.out_ptrs, self.arena.ctypes.data, w, k, threads)
+                return perf() - t0
+            return batch
+        fn, args = self.lib.bench_run_n, (self.in_ptrs, self.out_ptrs, self.arena.ctypes.data, w)
 
         def batch(k):
             t0 = perf()
@@ -481,10 +491,13 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
     batches = [(mb, k_m, 0), (xb, k_x, 0)]
     per_round = k_m * t_m + k_x * t_x
     if tf2 is not None:
+        # mpcc 2 threads: the same library, PREFIX_run_parallel with a 2-thread mpcc_pool.
+        mb2 = mp.batch_timer(2)
+        k_m2, t_m2 = calibrate(mb2, target)
         xb2 = tflite_batch_timer(tf2)
         k_x2, t_x2 = calibrate(xb2, target)
-        batches.append((xb2, k_x2, 0.005))
-        per_round += k_x2 * t_x2 + 0.005
+        batches += [(mb2, k_m2, 0.005), (xb2, k_x2, 0.005)]
+        per_round += k_m2 * t_m2 + k_x2 * t_x2 + 0.01
         time.sleep(0.005)
     rounds = max(3, min(args.rounds, int(args.budget / max(per_round, 1e-9))))
     gc.disable()
@@ -494,8 +507,8 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
         gc.enable()
     row.update(t_mpcc=med[0], t_xnn=med[1], k=f"{k_m}/{k_x}", rounds=rounds)
     if tf2 is not None:
-        row["t_xnn2"] = med[2]
-        row["k"] += f"/{k_x2}"
+        row["t_mpcc2"], row["t_xnn2"] = med[2], med[3]
+        row["k"] += f"/{k_m2}/{k_x2}"
     return row
 
 
@@ -512,13 +525,13 @@ def print_table(rows, skipped, args):
     two = args.threads == 2
     cols = ["model", "dtype", "MACs", "mpcc ms", "XNN ms", "XNN/mpcc", "mpcc GF/s", "XNN GF/s"]
     if two:
-        cols += ["XNNx2 ms", "XNNx2/mpcc", "XNNx2 GF/s"]
+        cols += ["mpccx2 ms", "XNNx2 ms", "XNNx2/mpccx2", "XNNx2 GF/s"]
     cols += ["xnn ops", "k", "R", "check"]
     lines = []
     ratios, ratios2 = [], []
     for r in rows:
         if "error" in r:
-            lines.append([r["model"], "", "", "", "", "", "", ""] + (["", "", ""] if two else []) +
+            lines.append([r["model"], "", "", "", "", "", "", ""] + (["", "", "", ""] if two else []) +
                          ["", "", "", "ERROR: " + r["error"]])
             continue
         g = (lambda t: f"{2 * r['macs'] / t / 1e9:.2f}" if r["macs"] else "?")
@@ -528,14 +541,14 @@ def print_table(rows, skipped, args):
         line = [r["model"], r["dtype"], fmt_macs(r["macs"]), f"{r['t_mpcc'] * 1e3:.3f}", f"{r['t_xnn'] * 1e3:.3f}",
                 f"{ratio:.3f}", g(r["t_mpcc"]), g(r["t_xnn"])]
         if two:
-            ratio2 = r["t_xnn2"] / r["t_mpcc"]
+            ratio2 = r["t_xnn2"] / r["t_mpcc2"]
             if r["ok"]:
                 ratios2.append(ratio2)
-            line += [f"{r['t_xnn2'] * 1e3:.3f}", f"{ratio2:.3f}", g(r["t_xnn2"])]
+            line += [f"{r['t_mpcc2'] * 1e3:.3f}", f"{r['t_xnn2'] * 1e3:.3f}", f"{ratio2:.3f}", g(r["t_xnn2"])]
         line += [r["xnn"], r["k"], str(r["rounds"]), r["check"]]
         lines.append(line)
     widths = [max(len(c), *(len(ln[i]) for ln in lines)) if lines else len(c) for i, c in enumerate(cols)]
-    right = {2, 3, 4, 5, 6, 7} | ({8, 9, 10} if two else set())
+    right = {2, 3, 4, 5, 6, 7} | ({8, 9, 10, 11} if two else set())
 
     def fmt(vals):
         return "  ".join((v.rjust(w) if i in right else v.ljust(w)) for i, (v, w) in enumerate(zip(vals, widths))
@@ -551,7 +564,7 @@ def print_table(rows, skipped, args):
     tail = f" ({len(ratios)} models" + (f"; {n_bad} WRONG left out" if n_bad else "") + ")"
     msg = f"geometric mean XNN/mpcc (1 thread vs 1 thread): {gm(ratios):.3f}{tail}"
     if two:
-        msg += f";  XNNx2/mpcc (TFLite 2 threads vs mpcc 1 thread): {gm(ratios2):.3f}"
+        msg += f";  XNNx2/mpccx2 (2 threads vs 2 threads): {gm(ratios2):.3f}"
     say(msg)
     say("(ratio = time_XNNPACK / time_mpcc: > 1 means mpcc is faster; GF/s = 2*MACs/time)")
     for s in skipped:
@@ -563,7 +576,8 @@ def main(argv=None):
     ap.add_argument("--models", default="", help="comma-separated substrings of model labels/paths (default: all)")
     ap.add_argument("--rounds", type=int, default=15, help="interleaved timing rounds (default 15)")
     ap.add_argument("--threads", type=int, choices=(1, 2), default=1,
-                    help="2: also time TFLite with num_threads=2 (mpcc stays single-threaded)")
+                    help="2: also time mpcc with 2 threads (compiled --threads 2, mpcc_pool) against TFLite "
+                         "with num_threads=2")
     ap.add_argument("--seed", type=int, default=None, help="input seed (default: $MPCC_SEED, else from the time)")
     ap.add_argument("--mpcc-flags", default="", help="extra flags for mpcc when compiling the models")
     ap.add_argument("--isa", default=None, help="passed to mpcc as --isa ISA")
@@ -598,7 +612,8 @@ def main(argv=None):
                 f"{'' if os.path.exists(path) else '   (not found)'}")
         return 0
     seed = args.seed if args.seed is not None else int(os.environ.get("MPCC_SEED", int(time.time()) % 100000))
-    mpcc_flags = shlex.split(args.mpcc_flags) + (["--isa", args.isa] if args.isa else [])
+    mpcc_flags = shlex.split(args.mpcc_flags) + (["--isa", args.isa] if args.isa else []) + \
+        (["--threads", "2"] if args.threads == 2 else [])
     if not os.access(MPCC, os.X_OK):
         say(f"bench: {MPCC} not found (make build/mpcc)")
         return 1
@@ -683,12 +698,12 @@ def main(argv=None):
                      + (f' (log: "{_XNN_LOG}")' if _XNN_LOG else "")
                      + "; 'xnn ops' = original ops inside XNNPACK delegate partitions / all ops")
     say(f"== results: mpcc 1 thread vs TFLite XNNPACK num_threads=1"
-        + (" and num_threads=2 (XNNx2; mpcc still 1 thread)" if args.threads == 2 else "")
+        + (" and 2 threads vs num_threads=2 (mpccx2, XNNx2)" if args.threads == 2 else "")
         + f", seed {seed}")
     say(f"   XNNPACK {xnn_state}")
     say("   check: mpcc vs TFLite outputs once (int8: >=95% within 1 LSB; float: max|diff|/max|ref| < 1e-3);"
         " ok* = differs from XNNPACK but matches TFLite's reference kernels; WRONG = matches neither")
-    say("   k = runs per timed batch (mpcc/XNN" + ("/XNNx2" if args.threads == 2 else "") +
+    say("   k = runs per timed batch (mpcc/XNN" + ("/mpccx2/XNNx2" if args.threads == 2 else "") +
         "), R = interleaved rounds; mpcc batches loop in C, TFLite batches call Invoke from Python (~1 us each)")
     say("")
     print_table(rows, skipped, args)

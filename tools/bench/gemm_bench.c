@@ -146,36 +146,36 @@ static void opt_run_f32(int M, int N, int K, const float *A, const void *Bp, flo
 }
 
 typedef struct {
-    int16_t *b;
+    int8_t *b;
     int32_t *bias, *mult, *shift;
-    int16_t *scratch; /* `rows` widened rows of A */
+    uint8_t *scratch; /* `rows` converted rows of A (a + 128) */
     int32_t rows;
 } OptS8Pack;
 
 static void *opt_pack_s8(const S8Problem *q, const int8_t *B) {
-    int N = q->N, K = q->K, np = (N + RT_OPT_NR - 1) / RT_OPT_NR, k16 = (K + 1) / 2 * 2;
-    /* Row block like the scheduler's: ~64 KB of widened rows, a multiple of 8, at most M rounded up. */
-    int rows = (65536 / (k16 * 2)) / 8 * 8, mmax = (q->M + 7) / 8 * 8;
+    int N = q->N, K = q->K, np = (N + RT_OPT_NR - 1) / RT_OPT_NR, k4 = (K + 3) / 4 * 4;
+    /* Row block like the scheduler's: ~64 KB of converted rows, a multiple of 8, at most M rounded up. */
+    int rows = (65536 / k4) / 8 * 8, mmax = (q->M + 7) / 8 * 8;
     if (rows < 8) rows = 8;
     if (rows > mmax) rows = mmax;
-    size_t nb = (size_t)np * k16 * RT_OPT_NR, npad = (size_t)np * RT_OPT_NR;
-    size_t off = (sizeof(OptS8Pack) + 63) / 64 * 64, boff = off + (nb * sizeof(int16_t) + 63) / 64 * 64;
+    size_t nb = (size_t)np * k4 * RT_OPT_NR, npad = (size_t)np * RT_OPT_NR;
+    size_t off = (sizeof(OptS8Pack) + 63) / 64 * 64, boff = off + (nb + 63) / 64 * 64;
     size_t soff = boff + (3 * npad * sizeof(int32_t) + 63) / 64 * 64;
-    char *blk = calloc(1, soff + (size_t)rows * k16 * sizeof(int16_t) + 64);
+    char *blk = calloc(1, soff + (size_t)rows * k4 + 64);
     OptS8Pack *pk = (OptS8Pack *)blk;
-    pk->b = (int16_t *)(blk + off);
+    pk->b = (int8_t *)(blk + off);
     pk->bias = (int32_t *)(blk + boff);
     pk->mult = pk->bias + npad;
     pk->shift = pk->mult + npad;
-    pk->scratch = (int16_t *)(blk + soff);
+    pk->scratch = (uint8_t *)(blk + soff);
     pk->rows = rows;
-    /* int16 weights, panel j: B[k][j*NR + c] at [j][k/2][c][k%2] (rt_opt.h) */
+    /* int8 weights, panel j: B[k][j*NR + c] at [j][k/4][c][k%4] (rt_opt.h) */
     for (int j = 0; j < np; j++)
-        for (int k = 0; k < k16; k++)
+        for (int k = 0; k < k4; k++)
             for (int c = 0; c < RT_OPT_NR; c++) {
                 int n = j * RT_OPT_NR + c;
-                pk->b[(size_t)j * k16 * RT_OPT_NR + (size_t)(k / 2) * RT_OPT_NR * 2 + c * 2 + k % 2] =
-                    (int16_t)((n < N && k < K) ? B[(size_t)n * K + k] : 0);
+                pk->b[(size_t)j * k4 * RT_OPT_NR + (size_t)(k / 4) * RT_OPT_NR * 4 + c * 4 + k % 4] =
+                    (int8_t)((n < N && k < K) ? B[(size_t)n * K + k] : 0);
             }
     /* bias'[n] = bias[n] + (in_offset - 128) * sum_k B[n][k]  (rt_opt.h), modulo 2^32 */
     for (size_t n = 0; n < npad; n++) {
@@ -201,7 +201,7 @@ static void opt_run_s8(const S8Problem *q, const int8_t *A, const void *Bp, int8
     p.rounding = RT_OPT_ROUND_SINGLE;
     p.mult = pk->mult, p.shift = pk->shift;
     p.rows = pk->rows;
-    rt_opt_gemm_s8(&p, A, pk->b, pk->bias, C, pk->scratch);
+    rt_opt_gemm_s8(&p, A, pk->b, pk->bias, C, pk->scratch, NULL);
 }
 #endif
 

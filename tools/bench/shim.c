@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include MPCC_BENCH_HEADER
+#include "threads/mpcc_pool.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -34,6 +35,34 @@ EXPORT int bench_run_n(const void *const *inputs, void *const *outputs, void *ar
         rc |= m_run(inputs, outputs, arena, weights);
 #else
         rc |= m_run(inputs, outputs, arena);
+#endif
+    }
+    return rc;
+}
+
+/* The same with PREFIX_run_parallel on a pool of `threads` (created on first use, kept). */
+EXPORT int bench_run_parallel_n(const void *const *inputs, void *const *outputs, void *arena, const void *weights,
+                                long n, int threads) {
+    static mpcc_pool *pool;
+    static int pool_threads;
+    mpcc_parallel par;
+    int rc = 0;
+    long i;
+#ifndef M_WEIGHTS_BYTES
+    (void)weights;
+#endif
+    if (!pool || pool_threads != threads) {
+        mpcc_pool_destroy(pool);
+        pool = mpcc_pool_create(threads);
+        pool_threads = threads;
+        if (!pool) return -1;
+    }
+    par = mpcc_pool_parallel(pool);
+    for (i = 0; i < n; i++) {
+#ifdef M_WEIGHTS_BYTES
+        rc |= m_run_parallel(inputs, outputs, arena, weights, &par);
+#else
+        rc |= m_run_parallel(inputs, outputs, arena, &par);
 #endif
     }
     return rc;

@@ -1,0 +1,221 @@
+/* pass_fuse_attention.c - fuses scaled-dot-product attention as the TFLite
+ * converter writes it,
+ *     S = BATCH_MATMUL(Q, K)            (transposes already folded into strides)
+ *     S = MUL(S, c)                     optional, c a scalar constant
+ *     S = SELECT_V2(m, S, f) | SELECT_V2(m, f, S) | ADD(S, M)    optional mask;
+ *         m may be LOGICAL_AND(a, b), read directly (a && b)
+ *     P = SOFTMAX(S)
+ *     O = BATCH_MATMUL(P, V)
+ * into the second BATCH_MATMUL, which then runs rt_opt_attention_f32: an
+ * online softmax over blocks of keys, so neither S nor P (nor the mask
+ * [.., Lq, Lk] of a LOGICAL_AND) is ever stored and the arena grows linearly
+ * with the sequence length instead of quadratically (FlashAttention's
+ * scheme on the CPU). The absorbed ops become dead and are listed in the
+ * fused op's comment; its inputs become Q, K, V and the mask operands.
+ *
+ * Needs: schedule (both matmuls SCHED_BMM f32, the softmax SCHED_SOFTMAX).
+ * Every intermediate must have the next op as its only reader and not be a
+ * graph output; f32 only (int8 attention needs its requantization steps,
+ * which an online softmax cannot reproduce exactly). */
+#include <float.h>
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+#define Q_BLOCK 40   /* query rows per tile: 8 micro-tiles of 5 rows */
+#define KV_BLOCK 128 /* keys per tile: 128x64 f32 panels stay in L1 */
+
+typedef struct Chain {
+    int bmm1, mul, mask_op, and_op, softmax, bmm2, scores;
+    float scale, fill;
+    int mask, n_mask, mask_t[2];
+} Chain;
+
+static int scalar_f32(const Graph *g, int t, float *v) {
+    const IrTensor *c = &g->tensors[t];
+    if (!c->data || c->dtype != IR_F32 || ir_tensor_numel(c) != 1) return 0;
+    memcpy(v, c->data, sizeof *v);
+    return 1;
+}
+
+static int no_act(const rt_binary_params *p) { return p->act_min <= -FLT_MAX && p->act_max >= FLT_MAX; }
+
+/* Whether tensor t broadcasts into the score shape (right-aligned dims of 1
+ * or equal), and its element strides over the score dims. */
+static int mask_strides(const IrTensor *t, const IrTensor *s, int32_t *strides) {
+    if (t->rank > s->rank) return 0;
+    int64_t st = 1;
+    for (int i = s->rank - 1; i >= 0; i--) {
+        int ti = i - (s->rank - t->rank);
+        int64_t d = ti >= 0 ? t->dims[ti] : 1;
+        if (d != 1 && d != s->dims[i]) return 0;
+        strides[i] = d == 1 ? 0 : (int32_t)st;
+        st *= d;
+    }
+    return 1;
+}
+
+/* [MUL by a scalar] <- BATCH_MATMUL, walking back from tensor t that only
+ * `reader` reads; fills c->mul, c->scale, c->bmm1. */
+static int scores_tail(const Graph *g, const int *readers, int t, int reader, Chain *c) {
+    int p;
+    c->mul = -1;
+    c->scale = 1.0f;
+    if (pass_only_reader(g, readers, t) != reader) return 0;
+    if ((p = pass_producer(g, t, OP_MUL)) >= 0) {
+        const IrOp *mul = &g->ops[p];
+        int k = scalar_f32(g, mul->in[1], &c->scale) ? 0 : scalar_f32(g, mul->in[0], &c->scale) ? 1 : -1;
+        if (k < 0 || !no_act(mul->params) || mul->sched.kind != SCHED_BINARY) return 0;
+        c->mul = p;
+        t = mul->in[k];
+        if (pass_only_reader(g, readers, t) != p) return 0;
+    }
+    c->bmm1 = pass_producer(g, t, OP_BATCH_MATMUL);
+    c->scores = t;
+    return c->bmm1 >= 0 && g->ops[c->bmm1].sched.kind == SCHED_BMM && g->tensors[t].dtype == IR_F32;
+}
+
+/* Walks back from a SOFTMAX to the first matmul; fills c. */
+static int match(const Graph *g, const int *readers, int sm, Chain *c) {
+    memset(c, 0, sizeof *c);
+    c->softmax = sm;
+    c->mask_op = c->and_op = -1;
+    const IrOp *soft = &g->ops[sm];
+    if (soft->sched.kind != SCHED_SOFTMAX || ((const rt_softmax_params *)soft->params)->beta <= 0.0f) return 0;
+    c->bmm2 = pass_only_reader(g, readers, soft->out[0]);
+    if (c->bmm2 < 0) return 0;
+    const IrOp *b2 = &g->ops[c->bmm2];
+    if (b2->kind != OP_BATCH_MATMUL || b2->sched.kind != SCHED_BMM || b2->in[0] != soft->out[0] ||
+        b2->in[1] == soft->out[0] || g->tensors[b2->in[0]].dtype != IR_F32)
+        return 0;
+    int t = soft->in[0], p;
+    if ((p = pass_producer(g, t, OP_SELECT_V2)) >= 0) {
+        const IrOp *sel = &g->ops[p];
+        int keep = scalar_f32(g, sel->in[2], &c->fill), fill = !keep && scalar_f32(g, sel->in[1], &c->fill);
+        if (!keep && !fill) return 0;
+        c->mask = keep ? RT_OPT_MASK_KEEP : RT_OPT_MASK_FILL;
+        c->mask_op = p;
+        int cond = sel->in[0], a = pass_producer(g, cond, OP_LOGICAL_AND);
+        if (a >= 0) {
+            c->and_op = a;
+            c->n_mask = 2;
+            c->mask_t[0] = g->ops[a].in[0];
+            c->mask_t[1] = g->ops[a].in[1];
+        } else {
+            c->n_mask = 1;
+            c->mask_t[0] = cond;
+        }
+        if (pass_only_reader(g, readers, t) != sm || !scores_tail(g, readers, sel->in[keep ? 1 : 2], p, c)) return 0;
+    } else if ((p = pass_producer(g, t, OP_ADD)) >= 0) {
+        const IrOp *add = &g->ops[p];
+        if (!no_act(add->params) || add->n_in != 2 || pass_only_reader(g, readers, t) != sm) return 0;
+        c->mask = RT_OPT_MASK_ADD;
+        c->mask_op = p;
+        c->n_mask = 1;
+        /* The scores are the operand the rest of the chain matches. */
+        int k = scores_tail(g, readers, add->in[0], p, c) ? 0 : 1;
+        if (k == 1 && !scores_tail(g, readers, add->in[1], p, c)) return 0;
+        c->mask_t[0] = add->in[1 - k];
+    } else if (!scores_tail(g, readers, t, sm, c)) {
+        return 0;
+    }
+    /* Shapes: scores [batch..., Lq, Lk] with the output's batch dims. */
+    const rt_bmm_params *qk = g->ops[c->bmm1].params, *pv = b2->params;
+    const IrTensor *s = &g->tensors[c->scores];
+    if (qk->batch_rank != pv->batch_rank || s->rank != qk->batch_rank + 2 || qk->n != pv->k || qk->m != pv->m)
+        return 0;
+    for (int i = 0; i < qk->batch_rank; i++)
+        if (qk->batch_dims[i] != pv->batch_dims[i]) return 0;
+    /* A shared AND output (one per model, read by every layer) is fine: the
+     * fused op reads the AND's inputs and the AND dies with its last reader. */
+    for (int m = 0; m < c->n_mask; m++) {
+        int32_t st[IR_MAX_RANK];
+        const IrTensor *mt = &g->tensors[c->mask_t[m]];
+        if (mt->dtype != (c->mask == RT_OPT_MASK_ADD ? IR_F32 : IR_BOOL) || !mask_strides(mt, s, st)) return 0;
+    }
+    return 1;
+}
+
+static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
+    IrOp *b1 = &g->ops[c->bmm1], *b2 = &g->ops[c->bmm2];
+    const IrTensor *s = &g->tensors[c->scores];
+    rt_opt_attn_params *p = ir_alloc(g, sizeof *p);
+    int *in = ir_alloc(g, sizeof(int) * 5);
+    if (!p || !in) return diag_internal(d, "out of memory");
+    memset(p, 0, sizeof *p);
+    p->qk = *(const rt_bmm_params *)b1->params;
+    p->pv = *(const rt_bmm_params *)b2->params;
+    p->scale = c->scale;
+    p->beta = ((const rt_softmax_params *)g->ops[c->softmax].params)->beta;
+    p->fill = c->fill;
+    p->mask = c->mask;
+    p->n_mask = c->n_mask;
+    p->q_block = Q_BLOCK;
+    p->kv_block = KV_BLOCK;
+    for (int m = 0; m < c->n_mask; m++) {
+        int32_t st[IR_MAX_RANK];
+        mask_strides(&g->tensors[c->mask_t[m]], s, st);
+        for (int i = 0; i < p->pv.batch_rank; i++) p->mask_bstride[m][i] = st[i];
+        p->mask_sq[m] = st[s->rank - 2];
+        p->mask_sk[m] = st[s->rank - 1];
+    }
+    /* Readers: the absorbed ops stop reading their inputs; the fused op
+     * reads Q, K, V and the masks. */
+    const int absorbed[5] = {c->bmm1, c->mul, c->mask_op, c->softmax, c->bmm2};
+    for (int a = 0; a < 5; a++) {
+        if (absorbed[a] < 0) continue;
+        const IrOp *op = &g->ops[absorbed[a]];
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0) readers[op->in[k]]--;
+    }
+    in[0] = b1->in[0];
+    in[1] = b1->in[1];
+    in[2] = b2->in[1];
+    for (int m = 0; m < c->n_mask; m++) in[3 + m] = c->mask_t[m];
+    for (int k = 0; k < 3 + c->n_mask; k++) readers[in[k]]++;
+    b2->in = in;
+    b2->n_in = 3 + c->n_mask;
+    b2->fused[0] = '\0';
+    pass_add_fused_name(b2, "BATCH_MATMUL");
+    if (c->mul >= 0) pass_add_fused_name(b2, "MUL");
+    if (c->and_op >= 0) pass_add_fused_name(b2, "LOGICAL_AND");
+    if (c->mask_op >= 0) pass_add_fused_name(b2, ir_op_name(g->ops[c->mask_op].kind));
+    pass_add_fused_name(b2, "SOFTMAX");
+    b2->sched.kind = SCHED_ATTENTION;
+    b2->sched.kparams = p;
+    b2->sched.mr = g->isa == IR_ISA_AVX2 || g->isa == IR_ISA_NEON ? 5 : 8;
+    b2->sched.nr = RT_OPT_NR;
+    b2->sched.rows = Q_BLOCK;
+    p->slots = g->threads > 1 ? g->threads : 1;
+    b2->sched.slots = p->slots;
+    b2->scratch_bytes = rt_opt_attention_scratch_bytes(p) * (size_t)p->slots;
+    for (int a = 0; a < 4; a++)
+        if (absorbed[a] >= 0) g->ops[absorbed[a]].dead = 1;
+    return 0;
+}
+
+int pass_fuse_attention(Graph *g, Diag *d) {
+    if (g->opt_level < 1) return 0;
+    int *readers = pass_count_readers(g);
+    if (!readers) return diag_internal(d, "out of memory");
+    int fused = 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        Chain c;
+        if (g->ops[i].dead || g->ops[i].kind != OP_SOFTMAX || !match(g, readers, i, &c)) continue;
+        int rc = fuse(g, readers, &c, d);
+        if (rc) return rc;
+        fused++;
+    }
+    /* A LOGICAL_AND whose every reader was fused away is dead too. */
+    for (int i = 0; fused && i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        if (!op->dead && op->kind == OP_LOGICAL_AND && readers[op->out[0]] == 0 && !g->tensors[op->out[0]].is_output) {
+            op->dead = 1;
+            for (int k = 0; k < op->n_in; k++)
+                if (op->in[k] >= 0) readers[op->in[k]]--;
+        }
+    }
+    if (fused) ir_set_producers(g);
+    return 0;
+}

@@ -1,0 +1,221 @@
+/* rt_opt_attention.c - fused attention (pass fuse_attention):
+ *   out = softmax(beta * mask(scale * Q.K^T)) . V
+ * computed one block of query rows at a time with an online softmax over
+ * blocks of keys (running max m and sum l per row, earlier partial results
+ * rescaled by exp(beta (m_old - m_new)) when the max grows), so the score
+ * matrix [Lq, Lk] never exists: scratch holds K and V of one batch packed
+ * into micro-kernel panels (linear in the sequence length) and one
+ * q_block x kv_block tile of scores. Both products run on the f32 GEMM
+ * micro-kernel. */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#define NR RT_OPT_NR
+
+static int64_t round16(int64_t n) { return (n + NR - 1) / NR * NR; }
+
+/* Scratch in floats, in the order the kernel carves it. */
+static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
+    int64_t lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qb = p->q_block, kb = p->kv_block;
+    sizes[0] = round16(lk) * d;          /* K panels */
+    sizes[1] = lk * round16(dv);         /* V panels, per key block */
+    sizes[2] = qb * d;                   /* Q rows (when Q is not row-contiguous) */
+    sizes[3] = qb * kb;                  /* scores / probabilities of one tile */
+    sizes[4] = qb * round16(dv);         /* P.V of one tile */
+    sizes[5] = qb * round16(dv);         /* running output */
+    sizes[6] = 3 * qb;                   /* running max, sum, rescale factor */
+    sizes[7] = kb > round16(dv) ? kb : round16(dv); /* zero bias */
+}
+
+size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
+    int64_t s[8], total = 0;
+    int i;
+    layout(p, s);
+    for (i = 0; i < 8; i++) total += s[i];
+    return (size_t)total * sizeof(float);
+}
+
+/* Element offset of the mask operand m for batch number b. */
+static int64_t mask_offset(const rt_opt_attn_params *p, int m, int64_t b) {
+    int64_t off = 0;
+    int32_t d;
+    for (d = p->pv.batch_rank - 1; d >= 0; d--) {
+        off += (b % p->pv.batch_dims[d]) * p->mask_bstride[m][d];
+        b /= p->pv.batch_dims[d];
+    }
+    return off;
+}
+
+/* row[c] = mask(scale * row[c]) for keys k0..k0+n of query row i. */
+static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, const int64_t *mo, int64_t i, int64_t k0,
+                       int32_t n, float *row) {
+    int32_t c;
+    if (p->mask == RT_OPT_MASK_NONE) {
+        for (c = 0; c < n; c++) row[c] *= p->scale;
+    } else if (p->mask == RT_OPT_MASK_ADD) {
+        const float *a = (const float *)mask[0] + mo[0] + i * p->mask_sq[0] + k0 * p->mask_sk[0];
+        for (c = 0; c < n; c++) row[c] = row[c] * p->scale + a[(int64_t)c * p->mask_sk[0]];
+    } else {
+        const uint8_t *a = (const uint8_t *)mask[0] + mo[0] + i * p->mask_sq[0] + k0 * p->mask_sk[0];
+        const uint8_t *b = p->n_mask > 1 ? (const uint8_t *)mask[1] + mo[1] + i * p->mask_sq[1] + k0 * p->mask_sk[1] : a;
+        int32_t sa = p->mask_sk[0], sb = p->n_mask > 1 ? p->mask_sk[1] : sa;
+        const float keep = p->mask == RT_OPT_MASK_KEEP ? 1.0f : 0.0f, scale = p->scale, fill = p->fill;
+        if (sa == 1 && sb == 1) { /* the common layouts, in a loop that vectorizes */
+            for (c = 0; c < n; c++) {
+                float on = (float)((a[c] != 0) & (b[c] != 0)), x = row[c] * scale;
+                row[c] = on == keep ? x : fill;
+            }
+        } else if (sa == 1 && sb == 0) {
+            int bon = b[0] != 0;
+            for (c = 0; c < n; c++) {
+                float on = (float)((a[c] != 0) & bon), x = row[c] * scale;
+                row[c] = on == keep ? x : fill;
+            }
+        } else {
+            for (c = 0; c < n; c++) {
+                float on = (float)((a[(int64_t)c * sa] != 0) & (b[(int64_t)c * sb] != 0)), x = row[c] * scale;
+                row[c] = on == keep ? x : fill;
+            }
+        }
+    }
+}
+
+/* C[m][n] = A[m][k] . packed B, no bias (zeros), no clamp. */
+static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, const float *a, int32_t lda,
+                      const float *b, const float *zero, float *c, int32_t ldc) {
+    g->m = m;
+    g->n = n;
+    g->k = k;
+    g->lda = lda;
+    g->ldc = ldc;
+    rt_opt_gemm_f32(g, a, b, zero, c);
+}
+
+typedef struct attn_job {
+    const rt_opt_attn_params *p;
+    const float *q, *k, *v;
+    const void *mask0, *mask1;
+    float *out;
+    void *scratch;
+    int32_t tasks;
+} attn_job;
+
+/* Batches (heads) t, t + tasks, ... with scratch copy t. */
+static void attn_task(void *vj, int task) {
+    const attn_job *jb = vj;
+    const rt_opt_attn_params *p = jb->p;
+    const float *q = jb->q, *k = jb->k, *v = jb->v;
+    float *out = jb->out;
+    void *scratch = jb->scratch ? (char *)jb->scratch + (int64_t)task * (int64_t)rt_opt_attention_scratch_bytes(p) : NULL;
+    const int32_t lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qbk = p->q_block, kbk = p->kv_block;
+    const int32_t dvp = (int32_t)round16(dv);
+    const void *mask[2];
+    int64_t sizes[8], nb = rt_bmm_batch_count(&p->pv), b;
+    float *kp, *vp, *qa, *s, *t, *o, *mx, *l, *alpha, *zero;
+    rt_opt_gemm_params g;
+    mask[0] = jb->mask0;
+    mask[1] = jb->mask1;
+    layout(p, sizes);
+    kp = (float *)scratch;
+    vp = kp + sizes[0];
+    qa = vp + sizes[1];
+    s = qa + sizes[2];
+    t = s + sizes[3];
+    o = t + sizes[4];
+    mx = o + sizes[5];
+    l = mx + qbk;
+    alpha = l + qbk;
+    zero = mx + sizes[6];
+    memset(zero, 0, sizeof(float) * (size_t)sizes[7]);
+    memset(&g, 0, sizeof g);
+    g.act_min = -INFINITY;
+    g.act_max = INFINITY;
+    for (b = task; b < nb; b += jb->tasks) {
+        int64_t qo, ko, po, vo, mo[2] = {0, 0}, j, kk, i0, k0;
+        rt_bmm_batch_offsets(&p->qk, b, &qo, &ko);
+        rt_bmm_batch_offsets(&p->pv, b, &po, &vo);
+        if (p->n_mask > 0) mo[0] = mask_offset(p, 0, b);
+        if (p->n_mask > 1) mo[1] = mask_offset(p, 1, b);
+        /* K^T as the right operand: panel jp holds keys 16jp..16jp+15 as
+         * [D][16]; V per key block: the block at k0 * dvp is a
+         * [dvp/16][rows][16] panel set. Stores run contiguously. */
+        for (j = 0; j < round16(lk); j += NR)
+            for (kk = 0; kk < d; kk++) {
+                float *dst = kp + j * d + kk * NR;
+                const float *src = k + ko + kk * p->qk.rhs_sk;
+                int32_t l;
+                for (l = 0; l < NR; l++) dst[l] = j + l < lk ? src[(j + l) * p->qk.rhs_sj] : 0.0f;
+            }
+        for (k0 = 0; k0 < lk; k0 += kbk) {
+            int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
+            float *blk = vp + k0 * dvp;
+            for (c0 = 0; c0 < dvp; c0 += NR)
+                for (r = 0; r < rows; r++) {
+                    float *dst = blk + c0 * rows + r * NR;
+                    const float *src = v + vo + (k0 + r) * p->pv.rhs_sk;
+                    int32_t l;
+                    for (l = 0; l < NR; l++) dst[l] = c0 + l < dv ? src[(c0 + l) * p->pv.rhs_sj] : 0.0f;
+                }
+        }
+        for (i0 = 0; i0 < lq; i0 += qbk) {
+            int32_t qb = lq - i0 < qbk ? (int32_t)(lq - i0) : qbk, r, c;
+            const float *a;
+            int32_t lda;
+            if (p->qk.lhs_sk == 1) {
+                a = q + qo + i0 * p->qk.lhs_si;
+                lda = p->qk.lhs_si;
+            } else {
+                for (r = 0; r < qb; r++)
+                    for (c = 0; c < d; c++)
+                        qa[(int64_t)r * d + c] = q[qo + (i0 + r) * p->qk.lhs_si + (int64_t)c * p->qk.lhs_sk];
+                a = qa;
+                lda = d;
+            }
+            for (r = 0; r < qb; r++) {
+                mx[r] = -3.40282347e+38f;
+                l[r] = 0.0f;
+            }
+            memset(o, 0, sizeof(float) * (size_t)qb * (size_t)dvp);
+            for (k0 = 0; k0 < lk; k0 += kbk) {
+                int32_t kl = lk - k0 < kbk ? (int32_t)(lk - k0) : kbk;
+                /* scores of the tile */
+                tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, kbk);
+                for (r = 0; r < qb; r++) {
+                    float *row = s + (int64_t)r * kbk, m_new;
+                    apply_mask(p, mask, mo, i0 + r, k0, kl, row);
+                    m_new = rt_opt_max_f32(kl, row);
+                    m_new = m_new > mx[r] ? m_new : mx[r];
+                    alpha[r] = rt_opt_expf((mx[r] - m_new) * p->beta);
+                    mx[r] = m_new;
+                    rt_opt_exp_row_f32(kl, p->beta, m_new, row, row);
+                    l[r] = l[r] * alpha[r] + rt_opt_sum_f32(kl, row);
+                }
+                /* P.V of the tile, folded into the running output */
+                tile_gemm(&g, qb, dv, kl, s, kbk, vp + k0 * dvp, zero, t, dvp);
+                for (r = 0; r < qb; r++) {
+                    float *orow = o + (int64_t)r * dvp, al = alpha[r];
+                    const float *trow = t + (int64_t)r * dvp;
+                    for (c = 0; c < dv; c++) orow[c] = orow[c] * al + trow[c];
+                }
+            }
+            for (r = 0; r < qb; r++) {
+                float inv = 1.0f / l[r], *dst = out + b * lq * dv + (i0 + r) * dv;
+                const float *orow = o + (int64_t)r * dvp;
+                for (c = 0; c < dv; c++) dst[c] = orow[c] * inv;
+            }
+        }
+    }
+}
+
+void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
+                          const void *mask0, const void *mask1, float *out, void *scratch, const mpcc_parallel *par) {
+    attn_job j = {p, q, k, v, mask0, mask1, out, scratch, 1};
+    int64_t nb = rt_bmm_batch_count(&p->pv);
+    j.tasks = rt_opt_tasks(par, p->slots);
+    j.tasks = j.tasks < nb ? j.tasks : (int32_t)(nb > 0 ? nb : 1);
+    if (j.tasks > 1) par->run(par->pool, attn_task, &j, j.tasks);
+    else attn_task(&j, 0);
+}

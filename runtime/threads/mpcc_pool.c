@@ -1,0 +1,117 @@
+/* mpcc_pool.c - see mpcc_pool.h. A job is published by bumping `generation`;
+ * workers claim task indices with an atomic counter and the caller works
+ * too, then waits until `done` reaches n. Workers spin for a while on the
+ * generation before sleeping on the condition variable. */
+#define _POSIX_C_SOURCE 200809L
+#include "mpcc_pool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define SPIN 200000
+
+struct mpcc_pool {
+    int threads;
+    pthread_t *workers;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    /* the current job */
+    void (*task)(void *, int);
+    void *arg;
+    int n;
+    int next, done;             /* atomics */
+    unsigned generation;        /* atomic: bumped per job */
+    int stop;                   /* atomic */
+};
+
+static void work(mpcc_pool *p) {
+    for (;;) {
+        int i = __atomic_fetch_add(&p->next, 1, __ATOMIC_ACQ_REL);
+        if (i >= p->n) return;
+        p->task(p->arg, i);
+        __atomic_fetch_add(&p->done, 1, __ATOMIC_ACQ_REL);
+    }
+}
+
+static void *worker(void *v) {
+    mpcc_pool *p = v;
+    unsigned seen = 0;
+    for (;;) {
+        unsigned g;
+        long spin = 0;
+        while ((g = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE)) == seen && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+            if (++spin < SPIN) continue;
+            pthread_mutex_lock(&p->lock);
+            while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE))
+                pthread_cond_wait(&p->wake, &p->lock);
+            pthread_mutex_unlock(&p->lock);
+        }
+        if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return NULL;
+        seen = g;
+        work(p);
+    }
+}
+
+static void pool_run(void *pool, void (*task)(void *, int), void *arg, int n) {
+    mpcc_pool *p = pool;
+    if (p->threads <= 1 || n <= 1) {
+        int i;
+        for (i = 0; i < n; i++) task(arg, i);
+        return;
+    }
+    p->task = task;
+    p->arg = arg;
+    p->n = n;
+    __atomic_store_n(&p->done, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->next, 0, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&p->lock);
+    __atomic_fetch_add(&p->generation, 1, __ATOMIC_ACQ_REL);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    work(p);
+    while (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE) < n) {
+    }
+}
+
+mpcc_pool *mpcc_pool_create(int threads) {
+    mpcc_pool *p = calloc(1, sizeof *p);
+    int i;
+    if (!p) return NULL;
+    p->threads = threads < 1 ? 1 : threads;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->wake, NULL);
+    p->workers = calloc((size_t)p->threads, sizeof(pthread_t));
+    if (!p->workers) {
+        free(p);
+        return NULL;
+    }
+    for (i = 1; i < p->threads; i++)
+        if (pthread_create(&p->workers[i], NULL, worker, p) != 0) {
+            p->threads = i;
+            mpcc_pool_destroy(p);
+            return NULL;
+        }
+    return p;
+}
+
+void mpcc_pool_destroy(mpcc_pool *p) {
+    int i;
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (i = 1; i < p->threads; i++) pthread_join(p->workers[i], NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->wake);
+    free(p->workers);
+    free(p);
+}
+
+mpcc_parallel mpcc_pool_parallel(mpcc_pool *pool) {
+    mpcc_parallel par;
+    par.run = pool_run;
+    par.pool = pool;
+    par.threads = pool ? pool->threads : 1;
+    return par;
+}
