@@ -27,13 +27,13 @@ all: $(BUILD)/mpcc
 $(BUILD)/mpcc: $(LIB_SRC) compiler/main.c $(HDRS) Makefile
 	@mkdir -p $(BUILD)
 	@echo "CC $@"
-	@$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm
+	@$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm -ldl
 
 # Sanitizer build of the compiler (used by the tests).
 $(BUILD)/asan/mpcc: $(LIB_SRC) compiler/main.c $(HDRS) Makefile
 	@mkdir -p $(BUILD)/asan
 	@echo "CC $@ (ASan+UBSan)"
-	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm
+	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm -ldl
 asan: $(BUILD)/asan/mpcc
 
 # C unit tests: each tests/unit/test_X.c is linked against the library, under ASan+UBSan.

@@ -119,9 +119,19 @@ char *cg_pool_str(CgCtx *cg) {
     return s;
 }
 
+const char *cg_subgraph_fn(CgCtx *cg, int k) {
+    char *s = cg_pool_str(cg);
+    snprintf(s, CG_POOL_LEN, "%s_subgraph%d", cg->prefix, k);
+    return s;
+}
+
+const char *cg_weights_arg(CgCtx *cg) { return cg->weights_file ? ", weights" : ""; }
+
 const char *cg_sanitize(CgCtx *cg, const char *name, int id) {
     char *s = cg_pool_str(cg);
-    int n = snprintf(s, CG_POOL_LEN, "%s_w%d_", cg->prefix, id);
+    /* Subgraphs' constants get their subgraph in the name: tensor ids restart in each. */
+    int n = cg->g && cg->g->root ? snprintf(s, CG_POOL_LEN, "%s_s%d_w%d_", cg->prefix, cg->g->tfl_subgraph, id)
+                                 : snprintf(s, CG_POOL_LEN, "%s_w%d_", cg->prefix, id);
     for (const char *p = name; *p && n < 56; p++) {
         char c = *p;
         s[n++] = (isalnum((unsigned char)c) && (unsigned char)c < 128) ? c : '_';

@@ -43,6 +43,12 @@ const char *cg_tensor(CgCtx *cg, int id, int is_input);
 /* The operator's scratch memory as "(void *)(arena + N)", or "NULL". */
 const char *cg_scratch(CgCtx *cg, const IrOp *op);
 
+/* Control flow: the C function of TFLite subgraph k ("<prefix>_subgraph<k>"),
+ * and the weights argument every such function takes after the arena
+ * (", weights" with --weights file, else ""); the parallel-for `par` follows. */
+const char *cg_subgraph_fn(CgCtx *cg, int k);
+const char *cg_weights_arg(CgCtx *cg);
+
 /* Literals: "{4, {1, 96, 96, 1}}", an exactly round-tripping float literal
  * ("0.5f", "-INFINITY", "1.17549435e-38f"). */
 const char *cg_shape(CgCtx *cg, const rt_shape *s);

@@ -118,6 +118,19 @@ static void emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) 
     }
 }
 
+/* 1 if a live op of the model (any of its subgraphs) satisfies pred. */
+static int model_has(const Graph *g, int (*pred)(const IrOp *)) {
+    for (int k = 0; k < (g->n_sub > 1 ? g->n_sub : 1); k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; sg && i < sg->n_ops; i++)
+            if (!sg->ops[i].dead && pred(&sg->ops[i])) return 1;
+    }
+    return 0;
+}
+
+static int is_custom(const IrOp *op) { return op->kind == OP_CUSTOM; }
+static int has_guard(const IrOp *op) { return op->guard != NULL; }
+
 /* --isa avx2/avx512/neon: the build stops with a message naming the flags
  * when the compiler does not target that ISA. */
 static void emit_isa_check(CgBuf *c, IrIsa isa) {
@@ -225,6 +238,9 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "\n/* Resets the state part of the arena (stateful ops such as SVDF/LSTM);\n"
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);
+    const char *guard_text =
+        model_has(g, has_guard) ? ",\n * or 4 if a shape input differs from the shape the model was compiled for" : "";
+    const char *custom_text = model_has(g, is_custom) ? ",\n * or 5 if a custom operator's kernel returned non-zero" : "";
     if (o->weights_file) {
         cgbuf_printf(h,
                      "/* The weights: the .weights.bin file written with this code, read only,\n"
@@ -244,54 +260,129 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         cgbuf_printf(h,
                      "/* Runs the model. Returns 0, 1 if an argument is NULL, or 3 if the weights\n"
                      " * blob's header is not this model's (a blob written for other weights; the\n"
-                     " * contents themselves are only checked by %s_check_weights). */\n"
+                     " * contents themselves are only checked by %s_check_weights)%s%s. */\n"
                      "int %s_run(const void *const *inputs, void *const *outputs, void *arena, const void *weights);\n",
-                     o->prefix, o->prefix);
+                     o->prefix, guard_text, custom_text, o->prefix);
     } else {
-        cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL. */\n");
+        cgbuf_printf(h, "/* Runs the model. Returns 0, or 1 if an argument is NULL%s%s. */\n", guard_text, custom_text);
         cgbuf_printf(h, "int %s_run(const void *const *inputs, void *const *outputs, void *arena);\n", o->prefix);
     }
     emit_parallel_api(h, g, o, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
+/* What the emitter keeps per graph: the model's (k = 0), and each
+ * control-flow subgraph's (a static function <prefix>_subgraph<k>). Tensor
+ * ids are per graph, so are the constant names and blob offsets; the blob
+ * itself is one, shared by all graphs. */
+typedef struct GraphCode {
+    const Graph *g;
+    const char **names;     /* per tensor: C name of its constant */
+    int64_t *woff;          /* per tensor: offset in the weights blob, -1 until first referenced */
+    char **owned;
+    char *const_used;       /* per tensor: referenced by the emitted code */
+} GraphCode;
+
+static void graph_code_free(GraphCode *gc) {
+    if (gc->owned)
+        for (int i = 0; i < gc->g->n_tensors; i++) free(gc->owned[i]);
+    free(gc->owned);
+    free(gc->names);
+    free(gc->woff);
+    free(gc->const_used);
+}
+
+/* Makes cg emit for graph gc->g. */
+static void use_graph(CgCtx *cg, GraphCode *gc) {
+    cg->g = gc->g;
+    cg->const_name = gc->names;
+    cg->const_offset = gc->woff;
+    cg->const_used = gc->const_used;
+}
+
+/* Names for every constant a live op may read; only the ones the emitted
+ * kernels actually reference are written out (and given blob offsets, in
+ * the order the code first refers to them). */
+static int graph_code_init(CgCtx *cg, GraphCode *gc, const Graph *g, Diag *d) {
+    gc->g = g;
+    gc->names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
+    gc->woff = malloc(sizeof(int64_t) * ((size_t)g->n_tensors + 1));
+    gc->owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
+    gc->const_used = calloc((size_t)g->n_tensors + 1, 1);
+    char *used = calloc((size_t)g->n_tensors + 1, 1);
+    if (!gc->names || !gc->woff || !gc->owned || !gc->const_used || !used) {
+        free(used);
+        return diag_internal(d, "out of memory");
+    }
+    use_graph(cg, gc);
+    for (int i = 0; i < g->n_tensors; i++) gc->woff[i] = -1;
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead || op->elided) continue;
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0 && g->tensors[op->in[k]].data) used[op->in[k]] = 1;
+        if (op->sched.kind != SCHED_REF) {
+            if (op->sched.packed_w >= 0) used[op->sched.packed_w] = 1;
+            if (op->sched.packed_b >= 0) used[op->sched.packed_b] = 1;
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
+    int rc = 0;
+    for (int i = 0; i < g->n_tensors && !rc; i++) {
+        if (!used[i]) continue;
+        gc->owned[i] = dup_str(cg_sanitize(cg, g->tensors[i].name, i));
+        if (!gc->owned[i]) rc = diag_internal(d, "out of memory");
+        gc->names[i] = gc->owned[i];
+    }
+    free(used);
+    return rc;
+}
+
 typedef struct ConstRef {
     int64_t key;  /* blob offset, or size (largest first) */
-    int id;
+    int k, id;    /* graph, tensor */
 } ConstRef;
 
 static int cmp_ref(const void *x, const void *y) {
     const ConstRef *a = x, *b = y;
     if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    if (a->k != b->k) return a->k - b->k;
     return a->id - b->id;
 }
 
-/* The constants the emitted code reads, sorted by key (by_size: largest
- * first, else by blob offset). NULL on OOM. */
-static ConstRef *used_constants(const CgCtx *cg, int by_size, int *n) {
-    const Graph *g = cg->g;
-    ConstRef *r = malloc(sizeof *r * (size_t)(g->n_tensors + 1));
+/* The constants the emitted code reads, over all graphs, sorted by key
+ * (by_size: largest first, else by blob offset). NULL on OOM. */
+static ConstRef *used_constants(const GraphCode *gcs, int n_gc, int by_size, int *n) {
+    size_t total = 1;
+    for (int k = 0; k < n_gc; k++)
+        if (gcs[k].g) total += (size_t)gcs[k].g->n_tensors;
+    ConstRef *r = malloc(sizeof *r * total);
     if (!r) return NULL;
     *n = 0;
-    for (int i = 0; i < g->n_tensors; i++)
-        if (cg->const_used[i]) r[(*n)++] = (ConstRef){by_size ? -(int64_t)g->tensors[i].data_size : cg->const_offset[i], i};
+    for (int k = 0; k < n_gc; k++) {
+        const Graph *g = gcs[k].g;
+        for (int i = 0; g && i < g->n_tensors; i++)
+            if (gcs[k].const_used[i])
+                r[(*n)++] = (ConstRef){by_size ? -(int64_t)g->tensors[i].data_size : gcs[k].woff[i], k, i};
+    }
     qsort(r, (size_t)*n, sizeof *r, cmp_ref);
     return r;
 }
 
 /* The weights budgets: --max-weights, and the size above which constants
  * are not embedded as C arrays. */
-static int check_weights_size(const CgCtx *cg, const EmitOptions *o, int64_t bytes, Diag *d) {
+static int check_weights_size(const GraphCode *gcs, int n_gc, const EmitOptions *o, int64_t bytes, Diag *d) {
     int over_budget = o->max_weights > 0 && bytes > o->max_weights;
     int over_embed = !o->weights_file && o->max_embed > 0 && bytes > o->max_embed;
     if (!over_budget && !over_embed) return 0;
     int n;
-    ConstRef *r = used_constants(cg, 1, &n);
+    ConstRef *r = used_constants(gcs, n_gc, 1, &n);
     if (!r) return diag_internal(d, "out of memory");
     char list[1600];
     size_t len = 0;
     for (int i = 0; i < n && i < 5 && len < sizeof list; i++) {
-        const IrTensor *t = &cg->g->tensors[r[i].id];
+        const IrTensor *t = &gcs[r[i].k].g->tensors[r[i].id];
         char desc[160], nb[TXT_TERMINAL_CAP];
         int w = snprintf(list + len, sizeof list - len, "%s'%s' %s %zu bytes", i ? ", " : "",
                          txt_terminal(nb, sizeof nb, t->name, 80), ir_tensor_desc(t, desc, sizeof desc), t->data_size);
@@ -331,24 +422,25 @@ static void stream_hash(StreamHash *s, const unsigned char *p, size_t n) {
     for (size_t i = whole; i < n; i++) s->carry[s->n_carry++] = p[i];
 }
 
-/* Streams the weights blob to f: the header, then each constant the code
- * reads at its offset (zero-padded to 16 bytes), hashing as it goes; the
- * header is written last, when the hash is known. Pages of the model file
- * are dropped once written. */
-static int write_weights(const CgCtx *cg, FILE *f, uint64_t *hash, Diag *d) {
+/* Streams the weights blob to f: the header, then each constant the code of
+ * any graph reads at its offset (zero-padded to 16 bytes), hashing as it
+ * goes; the header is written last, when the hash is known. Pages of the
+ * model file are dropped once written. */
+static int write_weights(const CgCtx *cg, const GraphCode *gcs, int n_gc, FILE *f, uint64_t *hash, Diag *d) {
     static const unsigned char zeros[16];
     unsigned char header[RT_WEIGHTS_HEADER_BYTES] = {0};
     int n;
-    ConstRef *r = used_constants(cg, 0, &n);
+    ConstRef *r = used_constants(gcs, n_gc, 0, &n);
     if (!r) return diag_internal(d, "out of memory");
     StreamHash s = {RT_HASH_SEED, 0, {0}, 0};
     int ok = fwrite(header, 1, sizeof header, f) == sizeof header;
     int64_t pos = RT_WEIGHTS_HEADER_BYTES;
     for (int i = 0; i < n && ok; i++) {
-        const IrTensor *t = &cg->g->tensors[r[i].id];
+        const Graph *g = gcs[r[i].k].g;
+        const IrTensor *t = &g->tensors[r[i].id];
         if (r[i].key != pos) {
-            int rc = diag_internal(d, "weights blob: tensor %d at %lld, expected %lld", r[i].id, (long long)r[i].key,
-                                   (long long)pos);
+            int rc = diag_internal(d, "weights blob: tensor %d of subgraph %d at %lld, expected %lld", r[i].id,
+                                   r[i].k, (long long)r[i].key, (long long)pos);
             free(r);
             return rc;
         }
@@ -356,7 +448,7 @@ static int write_weights(const CgCtx *cg, FILE *f, uint64_t *hash, Diag *d) {
         ok = fwrite(t->data, 1, t->data_size, f) == t->data_size && fwrite(zeros, 1, pad, f) == pad;
         stream_hash(&s, t->data, t->data_size);
         stream_hash(&s, zeros, pad);
-        ir_drop_data(cg->g, t);
+        ir_drop_data(g, t);
         pos += (int64_t)(t->data_size + pad);
     }
     free(r);
@@ -367,7 +459,9 @@ static int write_weights(const CgCtx *cg, FILE *f, uint64_t *hash, Diag *d) {
     return ok ? 0 : diag_user(d, "writing the weights file failed");
 }
 
-/* Emits up to `max` live ops from op *next on, as blocks at the current depth. */
+/* Emits up to `max` live ops from op *next on, as blocks at the current
+ * depth. A block may return a non-zero status (a failed shape guard or custom
+ * kernel, a failed subgraph call), so the function around it returns int. */
 static int emit_ops(CgCtx *cg, int *next, int max, int *index, Diag *d) {
     const Graph *g = cg->g;
     int rc = 0;
@@ -377,6 +471,7 @@ static int emit_ops(CgCtx *cg, int *next, int max, int *index, Diag *d) {
         max--;
         cgbuf_append(cg->out, "\n", 1);
         op_comment(cg, g, op, (*index)++);
+        op_emit_guard(cg, g, op);
         if (op->elided) {
             cg_line(cg, "/* in place: the output shares the input's memory, nothing to do */");
             continue;
@@ -389,6 +484,52 @@ static int emit_ops(CgCtx *cg, int *next, int max, int *index, Diag *d) {
         rc = op->sched.kind != SCHED_REF ? cg_emit_sched(cg, g, op, d) : def->emit_c(cg, g, op, d);
         cg_close(cg, "}");
     }
+    return rc;
+}
+
+/* A graph output that is also an input or a constant needs a copy. */
+static void emit_output_copies(CgCtx *cg, const EmitOptions *o) {
+    const Graph *g = cg->g;
+    for (int i = 0; i < g->n_outputs; i++) {
+        const IrTensor *t = &g->tensors[g->outputs[i]];
+        if (!t->data && !t->is_input) continue;
+        int from = -1;
+        for (int k = 0; k < g->n_inputs; k++)
+            if (g->inputs[k] == t->id) from = k;
+        if (from >= 0) {
+            cg_line(cg, "memcpy(outputs[%d], inputs[%d], %lld);", i, from, (long long)ir_tensor_bytes(t));
+        } else {
+            cg->const_used[t->id] = 1;
+            if (o->weights_file)
+                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)cg_blob_offset(cg, t->id),
+                        (long long)ir_tensor_bytes(t));
+            else
+                cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, cg->const_name[t->id], (long long)ir_tensor_bytes(t));
+        }
+    }
+}
+
+static void subgraph_signature(CgBuf *c, const EmitOptions *o, int k) {
+    cgbuf_printf(c, "static int %s_subgraph%d(const void *const *inputs, void *const *outputs, unsigned char *a%s,\n"
+                    "    const mpcc_parallel *par)",
+                 o->prefix, k, o->weights_file ? ", const unsigned char *weights" : "");
+}
+
+/* TFLite subgraph k's static function (control flow calls it), into cg->out:
+ * inputs and outputs as for <prefix>_run, a: its part of the arena. */
+static int emit_subgraph(CgCtx *cg, const EmitOptions *o, int k, Diag *d) {
+    int next = 0, index = 0;
+    cgbuf_printf(cg->out, "\n/* TFLite subgraph %d, run by control flow: inputs and outputs as for %s_run, a: its arena. */\n",
+                 k, o->prefix);
+    subgraph_signature(cg->out, o, k);
+    cgbuf_printf(cg->out, " {\n");
+    cg->depth = 1;
+    cg_line(cg, "(void)inputs, (void)outputs, (void)a%s, (void)par;", o->weights_file ? ", (void)weights" : "");
+    int rc = emit_ops(cg, &next, cg->g->n_ops, &index, d);
+    if (!rc) emit_output_copies(cg, o);
+    cg_line(cg, "return 0;");
+    cg->depth = 0;
+    cg_line(cg, "}");
     return rc;
 }
 
@@ -407,7 +548,7 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
         cg->depth = 0;
         cg_line(cg, "/* %s_run, part %d of %d (operators from #%d) */", o->prefix, part + 1, parts, index);
         char name[160];
-        int col = snprintf(name, sizeof name, "static void %s_part%d(", o->prefix, part);
+        int col = snprintf(name, sizeof name, "static int %s_part%d(", o->prefix, part);
         cgbuf_printf(cg->out, "%sconst void *const *inputs, void *const *outputs, unsigned char *a%s,\n%*sconst mpcc_parallel *par) {\n",
                      name, wparam, col, "");
         cg->depth = 1;
@@ -417,6 +558,7 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
         if (o->weights_file) cg_line(cg, "(void)weights;");
         cg_line(cg, "(void)par;");
         rc = emit_ops(cg, &next, CG_OPS_PER_FUNCTION, &index, d);
+        cg_line(cg, "return 0;");
         cg_close(cg, "}");
         cgbuf_append(cg->out, "\n", 1);
     }
@@ -434,27 +576,14 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
     cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
     if (o->weights_file) cg_line(cg, "if (!rt_weights_header_ok(weights, %s_WEIGHTS_HASH)) return RT_ERR_WEIGHTS_HASH;", P);
     cg_line(cg, "(void)a;");
-    if (parts) cgbuf_append(cg->out, "\n", 1);
-    for (int part = 0; part < parts; part++) cg_line(cg, "%s_part%d(inputs, outputs, a%s, par);", o->prefix, part, warg);
-    if (!parts && !rc) rc = emit_ops(cg, &next, live, &index, d);
-    /* A graph output that is also an input or a constant needs a copy. */
-    for (int i = 0; i < g->n_outputs && !rc; i++) {
-        const IrTensor *t = &g->tensors[g->outputs[i]];
-        if (!t->data && !t->is_input) continue;
-        int from = -1;
-        for (int k = 0; k < g->n_inputs; k++)
-            if (g->inputs[k] == t->id) from = k;
-        if (from >= 0) {
-            cg_line(cg, "memcpy(outputs[%d], inputs[%d], %lld);", i, from, (long long)ir_tensor_bytes(t));
-        } else {
-            cg->const_used[t->id] = 1;
-            if (o->weights_file)
-                cg_line(cg, "memcpy(outputs[%d], weights + %lld, %lld);", i, (long long)cg_blob_offset(cg, t->id),
-                        (long long)ir_tensor_bytes(t));
-            else
-                cg_line(cg, "memcpy(outputs[%d], %s, %lld);", i, cg->const_name[t->id], (long long)ir_tensor_bytes(t));
-        }
+    if (parts) {
+        cgbuf_append(cg->out, "\n", 1);
+        cg_line(cg, "int rc;");
     }
+    for (int part = 0; part < parts; part++)
+        cg_line(cg, "if ((rc = %s_part%d(inputs, outputs, a%s, par)) != 0) return rc;", o->prefix, part, warg);
+    if (!parts && !rc) rc = emit_ops(cg, &next, live, &index, d);
+    if (!rc) emit_output_copies(cg, o);
     cg_line(cg, "return 0;");
     cg->depth = 0;
     cg_line(cg, "}");
@@ -466,15 +595,34 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
     return rc;
 }
 
+/* The code of every graph: the subgraphs' functions (prototypes first: they
+ * may call each other), then the model's. */
+static int emit_code(CgCtx *cg, GraphCode *gcs, int n_gc, const EmitOptions *o, const char *P, Diag *d) {
+    int rc = 0;
+    if (n_gc > 1) cgbuf_printf(cg->out, "\n");
+    for (int k = 1; k < n_gc; k++) {
+        if (!gcs[k].g) continue;
+        subgraph_signature(cg->out, o, k);
+        cgbuf_printf(cg->out, ";\n");
+    }
+    for (int k = 1; k < n_gc && !rc; k++) {
+        if (!gcs[k].g) continue;
+        use_graph(cg, &gcs[k]);
+        rc = emit_subgraph(cg, o, k, d);
+    }
+    if (n_gc > 1) cgbuf_printf(cg->out, "\n");
+    use_graph(cg, &gcs[0]);
+    if (!rc) rc = emit_run(cg, o, P, d);
+    return rc;
+}
+
 int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, FILE *weights_out, Diag *d) {
     CgBuf c = {0}, h = {0};
     CgCtx *cg = calloc(1, sizeof *cg);
-    const char **names = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    int64_t *woff = malloc(sizeof(int64_t) * ((size_t)g->n_tensors + 1));
-    char **owned = calloc((size_t)g->n_tensors + 1, sizeof(char *));
-    char *used = calloc((size_t)g->n_tensors + 1, 1);
+    int n_gc = g->n_sub > 1 ? g->n_sub : 1;
+    GraphCode *gcs = calloc((size_t)n_gc, sizeof *gcs);
     int rc = 0;
-    if (!cg || !names || !woff || !owned || !used || !(cg->const_used = calloc((size_t)g->n_tensors + 1, 1))) {
+    if (!cg || !gcs) {
         rc = diag_internal(d, "out of memory");
         goto done;
     }
@@ -482,52 +630,32 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     size_t j = 0;
     for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
     P[j] = '\0';
-    cg->g = g;
     cg->prefix = o->prefix;
     cg->weights_file = o->weights_file;
-    cg->const_name = names;
-    cg->const_offset = woff;
     cg->blob_bytes = RT_WEIGHTS_HEADER_BYTES;
-    for (int i = 0; i < g->n_tensors; i++) woff[i] = -1;
-
-    /* Names for every constant a live op may read; only the ones the emitted
-     * kernels actually reference are written out (and given blob offsets, in
-     * the order the code first refers to them). */
-    for (int i = 0; i < g->n_ops; i++) {
-        const IrOp *op = &g->ops[i];
-        if (op->dead || op->elided) continue;
-        for (int k = 0; k < op->n_in; k++)
-            if (op->in[k] >= 0 && g->tensors[op->in[k]].data) used[op->in[k]] = 1;
-        if (op->sched.kind != SCHED_REF) {
-            if (op->sched.packed_w >= 0) used[op->sched.packed_w] = 1;
-            if (op->sched.packed_b >= 0) used[op->sched.packed_b] = 1;
-        }
-    }
-    for (int i = 0; i < g->n_outputs; i++)
-        if (g->tensors[g->outputs[i]].data) used[g->outputs[i]] = 1;
-    for (int i = 0; i < g->n_tensors && !rc; i++) {
-        if (!used[i]) continue;
-        owned[i] = dup_str(cg_sanitize(cg, g->tensors[i].name, i));
-        if (!owned[i]) rc = diag_internal(d, "out of memory");
-        names[i] = owned[i];
+    /* gcs[0]: the model (TFLite subgraph 0); gcs[k]: control-flow subgraph k, if compiled. */
+    for (int k = 0; k < n_gc && !rc; k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        if (sg) rc = graph_code_init(cg, &gcs[k], sg, d);
     }
     if (rc) goto done;
 
-    /* A dry run of the body (nothing formatted) finds the constants the
+    /* A dry run of the code (nothing formatted) finds the constants the
      * kernels read and gives them blob offsets; they are written before the
      * code, which then streams straight to the file. */
     CgBuf dry = {0};
     dry.discard = 1;
     cg->out = &dry;
-    rc = emit_run(cg, o, P, d);
+    rc = emit_code(cg, gcs, n_gc, o, P, d);
     if (rc) goto done;
 
     int64_t const_bytes = 0;
-    for (int i = 0; i < g->n_tensors; i++)
-        if (cg->const_used[i]) const_bytes += (int64_t)g->tensors[i].data_size;
-    rc = check_weights_size(cg, o, o->weights_file ? cg->blob_bytes : const_bytes, d);
+    for (int k = 0; k < n_gc; k++)
+        for (int i = 0; gcs[k].g && i < gcs[k].g->n_tensors; i++)
+            if (gcs[k].const_used[i]) const_bytes += (int64_t)gcs[k].g->tensors[i].data_size;
+    rc = check_weights_size(gcs, n_gc, o, o->weights_file ? cg->blob_bytes : const_bytes, d);
     uint64_t hash = 0;
-    if (!rc && o->weights_file) rc = write_weights(cg, weights_out, &hash, d);
+    if (!rc && o->weights_file) rc = write_weights(cg, gcs, n_gc, weights_out, &hash, d);
     if (rc) goto done;
 
     c.sink = c_out;
@@ -540,23 +668,43 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
                  txt_comment(hn, sizeof hn, o->header_name));
     cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n\n", o->header_name);
     emit_isa_check(&c, g->isa);
-    for (int i = 0; i < g->n_tensors && !o->weights_file; i++) {
-        if (!cg->const_used[i]) continue;
-        const IrTensor *t = &g->tensors[i];
-        char buf[160], qb[128], safe[TXT_COMMENT_CAP];
-        cgbuf_printf(&c, "/* tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
-                     ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
-        emit_const_array(cg, t, names[i]);
-        ir_drop_data(g, t);
+    for (int k = 0; k < n_gc && !o->weights_file; k++) {
+        const Graph *sg = gcs[k].g;
+        if (!sg) continue;
+        use_graph(cg, &gcs[k]);
+        for (int i = 0; i < sg->n_tensors; i++) {
+            if (!gcs[k].const_used[i]) continue;
+            const IrTensor *t = &sg->tensors[i];
+            char buf[160], qb[128], safe[TXT_COMMENT_CAP];
+            if (sg->root) cgbuf_printf(&c, "/* subgraph %d ", sg->tfl_subgraph);
+            else cgbuf_printf(&c, "/* ");
+            cgbuf_printf(&c, "tensor %d %s %s, %s */\n", i, txt_comment(safe, sizeof safe, t->name),
+                         ir_tensor_desc(t, buf, sizeof buf), q_desc(t, qb, sizeof qb));
+            emit_const_array(cg, t, gcs[k].names[i]);
+            ir_drop_data(sg, t);
+        }
     }
 
     cgbuf_printf(&c, "\nvoid %s_init(void *arena) {\n", o->prefix);
     cgbuf_printf(&c, "    unsigned char *a = (unsigned char *)arena;\n    (void)a;\n");
+    use_graph(cg, &gcs[0]);
     for (int i = 0; i < g->n_tensors; i++) {
         const IrTensor *t = &g->tensors[i];
         if (!t->is_variable || t->offset < 0) continue;
         int fill = ir_variable_reset_value(t);
         char safe[TXT_COMMENT_CAP];
+        if (t->init) {
+            /* A resource variable's initial value (CALL_ONCE), embedded even with --weights file:
+             * <prefix>_init takes no weights. */
+            char name[64];
+            snprintf(name, sizeof name, "init%d", i);
+            cgbuf_printf(&c, "    {\n");
+            cg->depth = 2;
+            cg_array_u8(cg, name, t->init, ir_tensor_bytes(t));
+            cgbuf_printf(&c, "        memcpy(a + %lld, %s, %lld); /* state %s */\n    }\n", (long long)t->offset, name,
+                         (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
+            continue;
+        }
         cgbuf_printf(&c, "    memset(a + %lld, %d, %lld); /* state %s */\n", (long long)t->offset, fill,
                      (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
     }
@@ -565,7 +713,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
         cgbuf_printf(&c, "int %s_check_weights(const void *weights, size_t bytes) {\n", o->prefix);
         cgbuf_printf(&c, "    return rt_weights_check(weights, bytes, %s_WEIGHTS_BYTES, %s_WEIGHTS_HASH);\n}\n\n", P, P);
     }
-    rc = emit_run(cg, o, P, d);
+    rc = emit_code(cg, gcs, n_gc, o, P, d);
     cgbuf_flush(&c);
     h.sink = h_out;
     emit_header(&h, g, o, P, cg->blob_bytes, hash);
@@ -577,13 +725,9 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
 done:
     free(c.s);
     free(h.s);
-    if (owned)
-        for (int i = 0; i < g->n_tensors; i++) free(owned[i]);
-    free(owned);
-    free(names);
-    free(woff);
-    free(used);
-    if (cg) free(cg->const_used);
+    for (int k = 0; gcs && k < n_gc; k++)
+        if (gcs[k].g) graph_code_free(&gcs[k]);
+    free(gcs);
     free(cg);
     return rc;
 }

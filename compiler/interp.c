@@ -19,6 +19,60 @@ static void mark_used(const Graph *g, int id, unsigned char *used) {
     if (id >= 0 && !g->tensors[id].data) used[id] = 1;
 }
 
+/* The interpreter stops a WHILE after this many iterations (TFLite and the
+ * generated code would loop on): a model-made infinite loop is an error here. */
+#define INTERP_MAX_ITERATIONS 10000000
+
+/* Runs subgraph graph k of g's model on the given buffers; its messages get a
+ * "subgraph k: " prefix. */
+static int run_subgraph(const Graph *g, int k, const void *const *inputs, void *const *outputs, Diag *d) {
+    Graph *sub = ir_subgraph(g, k);
+    if (!sub) return diag_internal(d, "subgraph %d was not compiled", k);
+    Diag cd;
+    diag_init(&cd);
+    const char *dump = interp_dump_dir;
+    interp_dump_dir = NULL; /* tensor files are named by index: subgraphs would overwrite them */
+    int rc = interp_run(sub, inputs, outputs, &cd);
+    interp_dump_dir = dump;
+    if (rc) {
+        char prefix[40];
+        snprintf(prefix, sizeof prefix, "subgraph %d: ", k);
+        diag_merge(d, &cd, prefix);
+    }
+    return rc;
+}
+
+/* Control flow (op->n_callee > 0: IF, WHILE; op_if.c, op_while.c): the
+ * interpreter runs their subgraphs itself. */
+static int run_control_flow(const Graph *g, const IrOp *op, const void *const *in, void *const *out, Diag *d) {
+    if (op->kind == OP_IF) return run_subgraph(g, op->callee[*(const uint8_t *)in[0] ? 0 : 1], in + 1, out, d);
+    int n = op->n_out, rc = 0;
+    void **next = calloc((size_t)n + 1, sizeof(void *));
+    uint8_t cond = 0;
+    void *cond_out[1] = {&cond};
+    for (int k = 0; next && k < n; k++) {
+        size_t bytes = (size_t)ir_tensor_bytes(&g->tensors[op->out[k]]);
+        memcpy(out[k], in[k], bytes);
+        next[k] = malloc(bytes + 1);
+        if (!next[k]) rc = diag_internal(d, "out of memory");
+    }
+    if (!next) rc = diag_internal(d, "out of memory");
+    for (long it = 0; !rc; it++) {
+        if (it == INTERP_MAX_ITERATIONS) {
+            rc = diag_user(d, "operator %d (WHILE): still looping after %d iterations; mpcc run stops here (the "
+                           "generated code would go on)", op->tfl_index, INTERP_MAX_ITERATIONS);
+            break;
+        }
+        rc = run_subgraph(g, op->callee[0], (const void *const *)out, cond_out, d);
+        if (rc || !cond) break;
+        rc = run_subgraph(g, op->callee[1], (const void *const *)out, next, d);
+        for (int k = 0; !rc && k < n; k++) memcpy(out[k], next[k], (size_t)ir_tensor_bytes(&g->tensors[op->out[k]]));
+    }
+    for (int k = 0; next && k < n; k++) free(next[k]);
+    free(next);
+    return rc;
+}
+
 int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *d) {
     int n = g->n_tensors, rc = 0;
     void **buf = calloc((size_t)(n > 0 ? n : 1), sizeof(void *));
@@ -79,6 +133,7 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
         }
         /* Poison activations so a kernel reading unwritten memory shows up. */
         memset(buf[i], t->is_variable ? ir_variable_reset_value(t) : 0xA5, (size_t)bytes + 16);
+        if (t->is_variable && t->init) memcpy(buf[i], t->init, (size_t)bytes);
     }
     for (int i = 0; i < g->n_inputs && !rc; i++) {
         const IrTensor *t = &g->tensors[g->inputs[i]];
@@ -90,7 +145,8 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
         const IrOp *op = &g->ops[oi];
         if (op->dead) continue;
         const OpDef *def = op_def(op->kind);
-        if (!def || !def->eval || !op->params) {
+        int control_flow = op->n_callee > 0;
+        if (!def || (!def->eval && !control_flow) || !op->params) {
             rc = diag_internal(d, "operator %d (%s) was not prepared", op->tfl_index, ir_op_name(op->kind));
             break;
         }
@@ -103,6 +159,7 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
             in_ptrs[k] = id < 0 ? NULL : g->tensors[id].data ? (const void *)g->tensors[id].data : buf[id];
         }
         for (int k = 0; k < op->n_out; k++) out_ptrs[k] = buf[op->out[k]];
+        if (op->guard && (rc = op_check_guard(g, op, in_ptrs[op->guard->input], d))) break;
         void *scratch = NULL;
         if (op->scratch_bytes) {
             scratch = malloc(op->scratch_bytes);
@@ -112,8 +169,12 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
             }
             memset(scratch, 0xA5, op->scratch_bytes);
         }
-        def->eval(g, op, in_ptrs, out_ptrs, scratch);
+        if (control_flow) rc = run_control_flow(g, op, in_ptrs, out_ptrs, d);
+        else def->eval(g, op, in_ptrs, out_ptrs, scratch);
         free(scratch);
+        if (op->custom && op->custom->status != 0)
+            rc = diag_user(d, "custom operator '%s' (operator %d): its kernel %s returned %d", op->custom->code,
+                           op->tfl_index, op->custom->func, op->custom->status);
         for (int k = 0; interp_dump_dir && k < op->n_out && !rc; k++) {
             const IrTensor *t = &g->tensors[op->out[k]];
             char path[4096];

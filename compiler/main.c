@@ -1,6 +1,7 @@
 /* main.c - the mpcc command line. Exit status: 0 success, 1 user error
  * (bad model, unsupported op, bad arguments), 2 internal error. */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,13 @@
 
 static const char *usage =
     "usage: mpcc [options] MODEL -o OUT.c     compile a TFLite model to C (writes OUT.c and OUT.h)\n"
-    "       mpcc inspect MODEL                 describe a model: I/O, ops, parameters, MACs, support\n"
+    "       mpcc inspect MODEL                 describe a model: I/O, ops of every subgraph, parameters, MACs,\n"
+    "                                          every unsupported op/tensor/option (exit 0 unless malformed)\n"
     "       mpcc run MODEL --input IN.npy... --output OUT.npy...\n"
     "                                          run a model with the reference interpreter\n"
-    "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy)\n"
+    "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy,\n"
+    "                                          --input-shape and --custom-op as for compiling, --custom-lib\n"
+    "                                          LIB.so: the shared library holding the custom-op kernels)\n"
     "\n"
     "MODEL is a TensorFlow Lite FlatBuffer (any file name or extension).\n"
     "\n"
@@ -32,6 +36,14 @@ static const char *usage =
     "                       largest tensors live at the peak (at -O1/-O2 the optimized kernels'\n"
     "                       scratch blocks are made smaller first); BYTES may end in K, M or G\n"
     "  --max-weights BYTES  fail if the constants take more bytes, naming the largest\n"
+    "  --input-shape NAME_OR_INDEX=d0,d1,...\n"
+    "                       compile for this shape of a graph input whose shape is dynamic in the model\n"
+    "                       (shape_signature -1; stored as 1 by the converter); repeatable, also for run.\n"
+    "                       Every other shape is re-inferred; shape arithmetic (SHAPE, ...) is folded\n"
+    "  --custom-op NAME=FUNC\n"
+    "                       run the model's custom operator NAME (its custom_code) with your C function\n"
+    "                       int FUNC(const mpcc_custom_ctx *, const void *const *inputs, void *const *outputs)\n"
+    "                       (runtime/mpcc_custom.h: options bytes, shapes, dtypes); repeatable\n"
     "  --target c           code generator (only c for now)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
     "  -O1, -O2             schedule and fuse (default -O2): conv/FC as packed-weight GEMM (weights\n"
@@ -65,14 +77,58 @@ static int finish(Diag *d, int rc) {
 
 /* Loads and imports a model; *g (and the file, which it points into) must be
  * freed by the caller, in that order, whatever the result. */
-static int load(const char *path, int lenient, Graph **g, TflFile *file, TflInfo *info, Diag *d) {
+static int load(const char *path, const TflImportOptions *o, Graph **g, TflFile *file, TflInfo *info, Diag *d) {
     *g = NULL;
     if (tfl_open_file(path, file, d)) return DIAG_USER;
     *g = ir_graph_new(path);
     if (!*g) return diag_internal(d, "out of memory");
     (*g)->drop_pages = tfl_drop_pages;
     (*g)->drop_pages_ctx = file;
-    return tfl_import(*g, file->data, file->size, lenient, info, d);
+    return tfl_import_with(*g, file->data, file->size, o, info, d);
+}
+
+#define MAX_INPUT_SHAPES 64
+#define MAX_CUSTOM_OPS 64
+
+/* What --input-shape and --custom-op collect (compile and run). */
+typedef struct ImportArgs {
+    TflImportOptions o;
+    TflInputShape shapes[MAX_INPUT_SHAPES];
+    TflCustomOp custom[MAX_CUSTOM_OPS];
+    char custom_names[MAX_CUSTOM_OPS][256];
+} ImportArgs;
+
+/* --custom-op NAME=FUNC (repeatable). */
+static int custom_op_arg(const char *arg, ImportArgs *a, Diag *d) {
+    TflImportOptions *o = &a->o;
+    if (o->n_custom_ops == MAX_CUSTOM_OPS) return diag_user(d, "more than %d --custom-op options", MAX_CUSTOM_OPS);
+    int k = o->n_custom_ops;
+    if (tfl_parse_custom_op(arg, &a->custom[k], a->custom_names[k], sizeof a->custom_names[k], d)) return DIAG_USER;
+    for (int j = 0; j < k; j++)
+        if (strcmp(a->custom[j].name, a->custom[k].name) == 0)
+            return diag_user(d, "--custom-op %s: the operator is given twice", arg);
+    o->custom_ops = a->custom;
+    o->n_custom_ops++;
+    return 0;
+}
+
+/* --input-shape NAME_OR_INDEX=d0,d1,... (repeatable). */
+static int input_shape_arg(const char *arg, ImportArgs *a, Diag *d) {
+    TflImportOptions *o = &a->o;
+    if (o->n_input_shapes == MAX_INPUT_SHAPES) return diag_user(d, "more than %d --input-shape options", MAX_INPUT_SHAPES);
+    if (tfl_parse_input_shape(arg, &a->shapes[o->n_input_shapes], d)) return DIAG_USER;
+    o->input_shapes = a->shapes;
+    o->n_input_shapes++;
+    return 0;
+}
+
+/* The import options shared by compile and run: consumes argv[*i] (and its
+ * value) when it is one; returns -1 if it is not, else 0 or an error. */
+static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
+    if (*i + 1 >= argc) return -1;
+    if (strcmp(argv[*i], "--input-shape") == 0) return input_shape_arg(argv[++*i], a, d);
+    if (strcmp(argv[*i], "--custom-op") == 0) return custom_op_arg(argv[++*i], a, d);
+    return -1;
 }
 
 static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
@@ -131,7 +187,8 @@ static int cmd_inspect(int argc, char **argv) {
     Graph *g;
     TflFile file;
     TflInfo info;
-    int rc = load(argv[0], 1, &g, &file, &info, &d);
+    TflImportOptions io = {1, NULL, 0, NULL, 0};
+    int rc = load(argv[0], &io, &g, &file, &info, &d);
     if (rc) {
         ir_graph_free(g);
         tfl_close_file(&file);
@@ -143,9 +200,11 @@ static int cmd_inspect(int argc, char **argv) {
            info.version, info.n_subgraphs, info.n_subgraphs == 1 ? "" : "s", info.n_operators,
            g->n_tensors, info.n_buffers, info.n_signatures, info.n_signatures == 1 ? "" : "s");
     if (info.description) printf("description: %s\n", txt_terminal(nb, sizeof nb, info.description, TXT_TERMINAL_MAX));
-    if (info.n_subgraphs > 1)
-        printf("note: subgraphs 1..%d are read but not compiled (control flow is not supported)\n",
-               info.n_subgraphs - 1);
+    if (info.n_subgraphs > 1) {
+        printf("operators per subgraph:");
+        for (int k = 0; k < info.n_subgraphs; k++) printf(" %d", info.subgraph_ops[k]);
+        printf("\n");
+    }
     for (int io = 0; io < 2; io++) {
         int n = io ? g->n_outputs : g->n_inputs;
         printf("%s:\n", io ? "outputs" : "inputs");
@@ -153,7 +212,7 @@ static int cmd_inspect(int argc, char **argv) {
             const IrTensor *t = &g->tensors[io ? g->outputs[i] : g->inputs[i]];
             printf("  %d %-32s %-22s", i,
                    txt_terminal(nb, sizeof nb, io ? g->output_names[i] : g->input_names[i], 80),
-                   ir_tensor_desc(t, buf, sizeof buf));
+                   t->unknown == 2 ? "(unsupported, see below)" : ir_tensor_desc(t, buf, sizeof buf));
             if (t->q.count == 1)
                 printf(" scale %.9g zero_point %lld", (double)t->q.scale[0], (long long)t->q.zero_point[0]);
             else if (t->q.count > 1) printf(" per-channel x%d", t->q.count);
@@ -166,25 +225,35 @@ static int cmd_inspect(int argc, char **argv) {
             printf("\n");
         }
     }
-    int hist[OP_KIND_COUNT] = {0};
-    for (int i = 0; i < g->n_ops; i++) hist[g->ops[i].kind]++;
-    printf("operators:\n");
-    for (int k = 0; k < OP_KIND_COUNT; k++)
-        if (hist[k]) printf("  %-30s %d\n", ir_op_name((OpKind)k), hist[k]);
-    int64_t params = 0, wbytes = 0, macs = 0;
-    for (int i = 0; i < g->n_tensors; i++)
-        if (g->tensors[i].data) {
-            params += ir_tensor_numel(&g->tensors[i]);
-            wbytes += (int64_t)g->tensors[i].data_size;
+    /* The histogram counts every operator of every subgraph, supported or not. */
+    printf("operators%s:\n", info.n_subgraphs > 1 ? " (all subgraphs)" : "");
+    for (int k = 0; k < info.n_op_labels; k++) {
+        const char *label = info.op_labels[k];
+        if (strncmp(label, "CUSTOM:", 7) == 0) {
+            char cn[TXT_TERMINAL_CAP + 16];
+            snprintf(cn, sizeof cn, "custom '%s'", txt_terminal(nb, sizeof nb, label + 7, 80));
+            printf("  %-30s %d\n", cn, info.op_counts[k]);
+        } else {
+            printf("  %-30s %d\n", label, info.op_counts[k]);
         }
-    int macs_known = info.unsupported == 0;
+    }
+    int64_t params = 0, wbytes = 0, macs = 0;
+    for (int k = 0; k < (g->n_sub ? g->n_sub : 1); k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; sg && i < sg->n_tensors; i++)
+            if (sg->tensors[i].data) {
+                params += ir_tensor_numel(&sg->tensors[i]);
+                wbytes += (int64_t)sg->tensors[i].data_size;
+            }
+    }
+    int macs_known = info.unsupported == 0 && info.n_subgraphs == 1;
     for (int i = 0; i < g->n_ops && macs_known; i++) {
         const OpDef *def = op_def(g->ops[i].kind);
         if (def && def->macs) macs += def->macs(g, &g->ops[i]);
     }
     printf("parameters: %lld (%lld bytes of constant data)\n", (long long)params, (long long)wbytes);
     if (macs_known) printf("MACs: %lld\n", (long long)macs);
-    else printf("MACs: unknown (unsupported operators)\n");
+    else printf("MACs: unknown (%s)\n", info.unsupported ? "unsupported operators" : "control flow");
     if (info.unsupported) {
         printf("unsupported (%d):\n", info.unsupported);
         const char *p = d.msg;
@@ -202,13 +271,46 @@ static int cmd_inspect(int argc, char **argv) {
     return 0;
 }
 
+/* mpcc run: every bound custom operator's kernel from --custom-lib (dlopen). */
+static int load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d) {
+    for (int k = 0; k < (g->n_sub ? g->n_sub : 1); k++) {
+        Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; sg && i < sg->n_ops; i++) {
+            IrCustom *c = sg->ops[i].custom;
+            if (!c) continue;
+            if (!path)
+                return diag_user(d,
+                                 "custom operator '%s' (operator %d): mpcc run needs its kernel: build %s into a "
+                                 "shared library and pass --custom-lib LIB.so",
+                                 c->code, sg->ops[i].tfl_index, c->func);
+            if (!*lib) {
+                *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+                if (!*lib) return diag_user(d, "--custom-lib %s: %s", path, dlerror());
+            }
+            void *sym = dlsym(*lib, c->func);
+            if (!sym) return diag_user(d, "--custom-lib %s: no function '%s' (for custom operator '%s')", path, c->func, c->code);
+            /* POSIX: a symbol's address converts to a function pointer. */
+            memcpy(&c->fn, &sym, sizeof sym);
+        }
+    }
+    if (path && !*lib) return diag_user(d, "--custom-lib %s: the model has no custom operator bound with --custom-op", path);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *ins[64], *outs[64];
     int n_in = 0, n_out = 0;
+    static ImportArgs ia;
+    const char *custom_lib = NULL;
     for (int i = 0; i < argc; i++) {
-        if ((strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "-i") == 0) && i + 1 < argc) {
+        int rc = import_arg(argc, argv, &i, &ia, &d);
+        if (rc > 0) return finish(&d, rc);
+        if (rc == 0) continue;
+        if (strcmp(argv[i], "--custom-lib") == 0 && i + 1 < argc) {
+            custom_lib = argv[++i];
+        } else if ((strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "-i") == 0) && i + 1 < argc) {
             if (n_in == 64) return finish(&d, diag_user(&d, "too many --input files"));
             ins[n_in++] = argv[++i];
         } else if ((strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "-o") == 0) && i + 1 < argc) {
@@ -227,7 +329,9 @@ static int cmd_run(int argc, char **argv) {
     if (!model) return finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
     Graph *g;
     TflFile file;
-    int rc = load(model, 0, &g, &file, NULL, &d);
+    int rc = load(model, &ia.o, &g, &file, NULL, &d);
+    void *lib = NULL;
+    if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, &d);
     if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
@@ -271,6 +375,7 @@ static int cmd_run(int argc, char **argv) {
     for (int i = 0; i < n_out; i++) free(out_ptrs[i]);
     ir_graph_free(g);
     tfl_close_file(&file);
+    if (lib) dlclose(lib);
     return finish(&d, rc);
 }
 
@@ -281,8 +386,12 @@ static int cmd_compile(int argc, char **argv) {
     int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
     IrIsa isa = IR_ISA_GENERIC;
     int64_t max_arena = -1, max_weights = -1;
+    static ImportArgs ia;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        int irc = import_arg(argc, argv, &i, &ia, &d);
+        if (irc > 0) return finish(&d, irc);
+        if (irc == 0) continue;
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(a, "--isa") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
@@ -351,7 +460,7 @@ static int cmd_compile(int argc, char **argv) {
     TflFile file;
     int rc;
     for (int attempt = 0;; attempt++) {
-        rc = load(model, 0, &g, &file, NULL, &d);
+        rc = load(model, &ia.o, &g, &file, NULL, &d);
         if (!rc && out && g->n_ops > CG_MAX_OPS)
             rc = diag_user(&d, "%s: %d operators, more than the %d the C backend compiles (about 1 KB of C each: "
                                "the generated file would be %d MB, more than C compilers build)",

@@ -3,13 +3,18 @@
  * and this file checks indices, counts, dtypes and sizes before use. */
 #include "tfl_import.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fb.h"
+#include "fold_const.h"
 #include "ops.h"
+#include "tfl_import_internal.h"
 #include "tfl_schema.h"
+#include "tfl_sparsity.h"
 
 static int map_dtype(int tfl_type, IrDType *out) {
     switch (tfl_type) {
@@ -33,13 +38,26 @@ static const char *tfl_type_name(int t) {
     return t >= 0 && t < (int)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
 }
 
-typedef struct Importer {
-    Graph *g;
-    const FbBuf *buf;
-    FbVec buffers;
-    int n_buffers;
-    Diag *d;
-} Importer;
+/* Lenient import (inspect): an unsupported feature of a tensor is listed and
+ * the tensor marked unknown; strict import stops at it. */
+static int tensor_unsupported(Importer *im, IrTensor *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int tensor_unsupported(Importer *im, IrTensor *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vuser(im->d, fmt, ap);
+    va_end(ap);
+    im->info->unsupported++;
+    if (t) {
+        t->unknown = 2;
+        t->data = NULL;
+        t->data_size = 0;
+    }
+    return im->lenient ? 0 : DIAG_USER;
+}
 
 /* Constant data of buffer `bi` (NULL/0 if empty). */
 static int buffer_data(Importer *im, uint32_t bi, const char *tname, const uint8_t **data, size_t *size) {
@@ -85,7 +103,8 @@ static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
         fb_i32(&qt, TFL_QUANTIZATION_QUANTIZED_DIMENSION, 0, &qdim, im->d) ||
         fb_u8(&qt, TFL_QUANTIZATION_DETAILS_TYPE, 0, &details, im->d))
         return DIAG_USER;
-    if (details != 0) return diag_user(im->d, "tensor '%s': custom quantization details are not supported", t->name);
+    if (details != 0)
+        return tensor_unsupported(im, t, "tensor '%s': custom quantization details are not supported", t->name);
     if (!has_s || sv.len == 0) return 0;
     if (sv.len > (uint32_t)TFL_MAX_TENSORS)
         return diag_user(im->d, "tensor '%s': %u quantization scales is too many", t->name, sv.len);
@@ -108,7 +127,7 @@ static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
     return 0;
 }
 
-static int import_tensor(Importer *im, FbTable *tt, int index) {
+int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
     Diag *d = im->d;
     const char *name = NULL;
     uint32_t name_len = 0;
@@ -129,11 +148,11 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
         fb_vector(tt, TFL_TENSOR_SHAPE, 4, &shape, &has_shape, d) ||
         fb_vector(tt, TFL_TENSOR_SHAPE_SIGNATURE, 4, &sig, &has_sig, d))
         return DIAG_USER;
-    if (fb_has(tt, TFL_TENSOR_SPARSITY))
-        return diag_user(d, "tensor %d '%s': sparse tensors are not supported", index, name);
     IrDType dt;
-    if (map_dtype(type, &dt))
-        return diag_user(d, "tensor %d '%s': dtype %s (%d) is not supported", index, name, tfl_type_name(type), type);
+    /* A RESOURCE tensor is a variable's handle (tfl_variables.c): no op of the IR reads it. */
+    int resource = type == TFL_TYPE_RESOURCE;
+    int bad_dtype = resource ? (dt = IR_I32, 0) : map_dtype(type, &dt);
+    if (bad_dtype) dt = IR_U8; /* a placeholder, the tensor is unknown (lenient only) */
     if (has_shape && shape.len > IR_MAX_RANK)
         return diag_user(d, "tensor %d '%s': rank %u exceeds the maximum of %d", index, name, shape.len, IR_MAX_RANK);
     int64_t dims[IR_MAX_RANK];
@@ -161,10 +180,34 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
             t->signature[i] = v;
         }
     }
+    if (bad_dtype)
+        return tensor_unsupported(im, t, "tensor %d '%s': dtype %s (%d) is not supported", index, t->name,
+                                  tfl_type_name(type), type);
     if (import_quant(im, tt, t)) return DIAG_USER;
+    if (t->unknown) return 0;
     const uint8_t *data;
     size_t size;
     if (buffer_data(im, bufi, t->name, &data, &size)) return DIAG_USER;
+    FbTable sparsity;
+    int sparse = 0;
+    if (fb_table(tt, TFL_TENSOR_SPARSITY, &sparsity, &sparse, d)) return DIAG_USER;
+    if (sparse) {
+        /* Sparse weights are expanded here: every kernel reads them dense. */
+        if (!data || is_var)
+            return tensor_unsupported(im, t, "tensor %d '%s': sparse storage is supported only for constants", index,
+                                      t->name);
+        const uint8_t *dense;
+        int rc = tfl_densify(im->g, &sparsity, t, index, data, size, &dense, d);
+        if (rc == DIAG_USER && im->lenient) { /* listed (the message is in d); the tensor is unknown */
+            im->info->unsupported++;
+            t->unknown = 2;
+            return 0;
+        }
+        if (rc) return rc;
+        t->data = dense;
+        t->data_size = (size_t)ir_tensor_bytes(t);
+        return 0;
+    }
     if (data && !is_var) {
         int64_t want = ir_tensor_bytes(t);
         if (want < 0 || (uint64_t)want != size)
@@ -186,7 +229,7 @@ static int import_tensor(Importer *im, FbTable *tt, int index) {
     return 0;
 }
 
-static int read_index_list(Importer *im, FbTable *t, int field, int n_tensors, int allow_absent, int **out, int *n,
+int tfl_read_index_list(Importer *im, FbTable *t, int field, int n_tensors, int allow_absent, int **out, int *n,
                            const char *what) {
     FbVec v;
     int present = 0;
@@ -263,64 +306,352 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
     return 0;
 }
 
-static int import_operator(Importer *im, FbTable *ot, int index, const int *codes, const char **custom, int n_codes,
-                           int n_tensors, int lenient, TflInfo *info) {
+/* Marks the outputs of an operator that was not imported or not checked as
+ * unknown (lenient import): their consumers are then not checked either. */
+void tfl_mark_unknown(Graph *g, int n_out, const int *out) {
+    for (int k = 0; k < n_out; k++)
+        if (out[k] >= 0) g->tensors[out[k]].unknown = 1;
+}
+
+static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) {
     Diag *d = im->d;
     Graph *g = im->g;
     uint32_t oc = 0;
     if (fb_u32(ot, TFL_OPERATOR_OPCODE_INDEX, 0, &oc, d)) return DIAG_USER;
-    if (oc >= (uint32_t)n_codes)
+    if (oc >= (uint32_t)im->n_codes)
         return diag_user(d, "operator %d: opcode_index %u out of range (model has %d operator codes)", index, oc,
-                         n_codes);
+                         im->n_codes);
     char what[64];
     snprintf(what, sizeof what, "operator %d", index);
     int *in, *out, n_in, n_out;
-    if (read_index_list(im, ot, TFL_OPERATOR_INPUTS, n_tensors, 1, &in, &n_in, what) ||
-        read_index_list(im, ot, TFL_OPERATOR_OUTPUTS, n_tensors, 0, &out, &n_out, what))
+    if (tfl_read_index_list(im, ot, TFL_OPERATOR_INPUTS, n_tensors, 1, &in, &n_in, what) ||
+        tfl_read_index_list(im, ot, TFL_OPERATOR_OUTPUTS, n_tensors, 0, &out, &n_out, what))
         return DIAG_USER;
-    int code = codes[oc];
+    int code = im->codes[oc];
     OpKind kind;
     const OpDef *def = NULL;
+    IrCustom *custom = NULL;
+    if (code == TFL_OP_VAR_HANDLE || code == TFL_OP_READ_VARIABLE || code == TFL_OP_ASSIGN_VARIABLE ||
+        code == TFL_OP_CALL_ONCE) {
+        int rc = tfl_variable_op(im, ot, index, code, n_in, in, n_out, out);
+        if (rc == DIAG_USER) {
+            im->info->unsupported++;
+            tfl_mark_unknown(g, n_out, out);
+            return im->lenient ? 0 : DIAG_USER;
+        }
+        return rc;
+    }
+    if (code == TFL_OP_CUSTOM) {
+        int rc = tfl_bind_custom(im, ot, index, im->custom[oc], &custom);
+        if (rc) return rc;
+        if (!custom) {
+            tfl_mark_unknown(g, n_out, out);
+            return im->lenient ? 0 : DIAG_USER;
+        }
+    }
     if (ir_op_from_tfl_code(code, &kind) == 0) def = op_def(kind);
     if (!def || !def->parse) {
         char tn[200] = "";
         if (n_out > 0) snprintf(tn, sizeof tn, ", output tensor '%s'", g->tensors[out[0]].name);
-        const char *name = code == TFL_OP_CUSTOM ? custom[oc] : tfl_builtin_name(code);
-        info->unsupported++;
+        const char *name = code == TFL_OP_CUSTOM ? im->custom[oc] : tfl_builtin_name(code);
+        im->info->unsupported++;
         if (code == TFL_OP_CUSTOM)
             diag_user(d, "operator %d: custom operator '%s' is not supported%s", index, name ? name : "?", tn);
         else if (name)
             diag_user(d, "operator %d: %s is not supported%s", index, name, tn);
         else
             diag_user(d, "operator %d: unknown builtin operator code %d%s", index, code, tn);
-        return lenient ? 0 : DIAG_USER;
+        tfl_mark_unknown(g, n_out, out);
+        return im->lenient ? 0 : DIAG_USER;
     }
     int idx = ir_add_op(g, kind, n_in, in, n_out, out);
     if (idx < 0) return diag_internal(d, "out of memory");
     IrOp *op = &g->ops[idx];
     op->tfl_index = index;
-    if (read_index_list(im, ot, TFL_OPERATOR_INTERMEDIATES, n_tensors, 0, &op->intermediates, &op->n_intermediates,
+    op->custom = custom;
+    if (tfl_read_index_list(im, ot, TFL_OPERATOR_INTERMEDIATES, n_tensors, 0, &op->intermediates, &op->n_intermediates,
                         what))
         return DIAG_USER;
     FbTable opts;
     int has_opts = 0;
     if (fb_table(ot, TFL_OPERATOR_BUILTIN_OPTIONS, &opts, &has_opts, d)) return DIAG_USER;
     if (def->parse(g, op, has_opts ? &opts : NULL, d)) {
-        info->unsupported++;
+        im->info->unsupported++;
         op->dead = 1;
-        return lenient ? 0 : DIAG_USER;
+        tfl_mark_unknown(g, n_out, out);
+        return im->lenient ? 0 : DIAG_USER;
     }
     return 0;
 }
 
+int tfl_parse_input_shape(const char *arg, TflInputShape *out, Diag *d) {
+    const char *eq = strrchr(arg, '=');
+    memset(out, 0, sizeof *out);
+    if (!eq || eq == arg || !eq[1])
+        return diag_user(d, "--input-shape '%s': expected NAME_OR_INDEX=d0,d1,... (e.g. input_1=1,16,40)", arg);
+    out->name = arg;
+    const char *p = eq + 1;
+    while (*p) {
+        if (out->rank == IR_MAX_RANK)
+            return diag_user(d, "--input-shape '%s': more than %d dimensions", arg, IR_MAX_RANK);
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v < 0 || v > INT32_MAX || (*end && *end != ','))
+            return diag_user(d, "--input-shape '%s': dimension %d is not a number in 0..%ld", arg, out->rank + 1,
+                             (long)INT32_MAX);
+        out->dims[out->rank++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) return diag_user(d, "--input-shape '%s': trailing comma", arg);
+    }
+    return 0;
+}
+
+/* Names of the graph inputs, for messages ("'x' (0), 'y' (1)"). */
+static const char *input_list(Graph *g) {
+    char buf[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < g->n_inputs && len + 1 < sizeof buf; i++) {
+        int w = snprintf(buf + len, sizeof buf - len, "%s'%s' (%d)", i ? ", " : "", g->input_names[i], i);
+        if (w > 0) len += (size_t)w;
+    }
+    return g->n_inputs ? ir_strdup(g, buf) : "none";
+}
+
+/* The graph input an --input-shape names (public name, tensor name or index), or -1. */
+static int find_input(const Graph *g, const TflInputShape *s) {
+    size_t n = (size_t)(strrchr(s->name, '=') - s->name);
+    for (int i = 0; i < g->n_inputs; i++) {
+        const char *pub = g->input_names[i], *tn = g->tensors[g->inputs[i]].name;
+        if ((strlen(pub) == n && memcmp(pub, s->name, n) == 0) || (strlen(tn) == n && memcmp(tn, s->name, n) == 0))
+            return i;
+    }
+    char digits[16];
+    if (n == 0 || n >= sizeof digits) return -1;
+    memcpy(digits, s->name, n);
+    digits[n] = '\0';
+    char *end;
+    long v = strtol(digits, &end, 10);
+    return *end == '\0' && digits[0] >= '0' && digits[0] <= '9' && v >= 0 && v < g->n_inputs ? (int)v : -1;
+}
+
+/* --input-shape: fixes the named inputs' shapes; every tensor computed from
+ * the inputs is then re-inferred by the op checks. Only dimensions that are
+ * dynamic in the model (shape_signature -1, or no signature) may change. */
+static int apply_input_shapes(Importer *im) {
+    Graph *g = im->g;
+    const TflImportOptions *o = im->opts;
+    int changed = 0, failed = 0;
+    for (int k = 0; o && k < o->n_input_shapes; k++) {
+        const TflInputShape *s = &o->input_shapes[k];
+        int len = (int)(strrchr(s->name, '=') - s->name);
+        int i = find_input(g, s);
+        if (i < 0) {
+            failed = diag_user(im->d, "--input-shape %.*s: the model has no input of that name or index (inputs: %s)", len,
+                               s->name, input_list(g));
+            continue;
+        }
+        for (int j = 0; j < k; j++)
+            if (find_input(g, &o->input_shapes[j]) == i)
+                failed = diag_user(im->d, "--input-shape %.*s: input %d is given twice", len, s->name, i);
+        IrTensor *t = &g->tensors[g->inputs[i]];
+        char have[160];
+        if (s->rank != t->rank) {
+            failed = diag_user(im->d, "--input-shape %.*s: input %d '%s' has rank %d (%s), %d dimensions given", len,
+                               s->name, i, g->input_names[i], t->rank, ir_tensor_desc(t, have, sizeof have), s->rank);
+            continue;
+        }
+        for (int j = 0; j < t->rank; j++) {
+            if (s->dims[j] == t->dims[j]) continue;
+            if (t->has_signature && t->signature[j] >= 0) {
+                failed = diag_user(im->d, "--input-shape %.*s: dimension %d of input %d '%s' is static (%lld) in the model",
+                                   len, s->name, j, i, g->input_names[i], (long long)t->dims[j]);
+                continue;
+            }
+            t->dims[j] = s->dims[j];
+            changed = 1;
+        }
+    }
+    if (failed) return DIAG_USER;
+    /* Every activation downstream of the inputs: its stored shape was made for the old input shapes. */
+    for (int i = 0; changed && i < g->n_tensors; i++) {
+        IrTensor *t = &g->tensors[i];
+        if (!t->data && !t->is_input && !t->is_variable) t->infer_shape = 1;
+    }
+    return 0;
+}
+
+/* A model whose checks fail while an input has a dynamic dimension that
+ * --input-shape did not fix: say so first, since the other messages are
+ * downstream symptoms of compiling for the stored placeholder size. */
+static void dynamic_shape_hint(Importer *im) {
+    Graph *g = im->g;
+    Diag hint;
+    diag_init(&hint);
+    for (int i = 0; i < g->n_inputs; i++) {
+        const IrTensor *t = &g->tensors[g->inputs[i]];
+        int dynamic = 0, given = 0;
+        for (int j = 0; j < t->rank; j++) dynamic |= t->has_signature && t->signature[j] < 0;
+        for (int k = 0; im->opts && k < im->opts->n_input_shapes; k++)
+            given |= find_input(g, &im->opts->input_shapes[k]) == i;
+        if (!dynamic || given) continue;
+        char sig[160] = "[", have[160], example[160] = "";
+        size_t len = 1, elen = 0;
+        for (int j = 0; j < t->rank; j++) {
+            int w = snprintf(sig + len, sizeof sig - len, "%s%lld", j ? "," : "", (long long)t->signature[j]);
+            if (w > 0 && (size_t)w < sizeof sig - len) len += (size_t)w;
+            w = snprintf(example + elen, sizeof example - elen, "%s%s", j ? "," : "",
+                         t->signature[j] < 0 ? "N" : ir_sprintf(g, "%lld", (long long)t->dims[j]));
+            if (w > 0 && (size_t)w < sizeof example - elen) elen += (size_t)w;
+        }
+        snprintf(sig + len, sizeof sig - len, "]");
+        /* Suggest the name when it can be typed as is, else the index. */
+        const char *name = g->input_names[i];
+        int plain = name[0] != '\0';
+        for (const char *p = name; *p; p++)
+            plain &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                     *p == '_' || *p == '-' || *p == '.' || *p == ':' || *p == '/';
+        diag_user(&hint,
+                  "input %d '%s' has dynamic dimensions (shape_signature %s), compiled as the stored placeholder "
+                  "%s; give its real shape with --input-shape %s=%s",
+                  i, name, sig, ir_tensor_desc(t, have, sizeof have), plain ? name : ir_sprintf(g, "%d", i), example);
+    }
+    if (!hint.count) return;
+    diag_merge(&hint, im->d, "");
+    *im->d = hint;
+}
+
+/* Imports TFLite subgraph `index` into im->g (tensors, I/O, operators), then
+ * checks every operator and infers shapes. */
+static int import_subgraph(Importer *im, int index) {
+    Graph *g = im->g;
+    Diag *d = im->d;
+    FbTable sg;
+    FbVec ops_v, tens_v;
+    int present = 0;
+    g->tfl_subgraph = index;
+    if (fb_vec_table(&im->subgraphs, (uint32_t)index, &sg, d)) return DIAG_USER;
+    if (fb_vector(&sg, TFL_SUBGRAPH_TENSORS, 4, &tens_v, &present, d)) return DIAG_USER;
+    int n_tensors = present ? (int)tens_v.len : 0;
+    if (n_tensors > TFL_MAX_TENSORS)
+        return diag_user(d, "subgraph %d: %d tensors exceeds the limit of %d", index, n_tensors, TFL_MAX_TENSORS);
+    im->res_var = ir_alloc(g, sizeof(int) * (size_t)(n_tensors + 1));
+    if (!im->res_var) return diag_internal(d, "out of memory");
+    for (int i = 0; i < n_tensors; i++) im->res_var[i] = -1;
+    for (int i = 0; i < n_tensors; i++) {
+        FbTable tt;
+        if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || tfl_import_tensor(im, &tt, i)) return DIAG_USER;
+    }
+    char what_in[48], what_out[48];
+    snprintf(what_in, sizeof what_in, "subgraph %d inputs", index);
+    snprintf(what_out, sizeof what_out, "subgraph %d outputs", index);
+    if (tfl_read_index_list(im, &sg, TFL_SUBGRAPH_INPUTS, n_tensors, 0, &g->inputs, &g->n_inputs, what_in) ||
+        tfl_read_index_list(im, &sg, TFL_SUBGRAPH_OUTPUTS, n_tensors, 0, &g->outputs, &g->n_outputs, what_out))
+        return DIAG_USER;
+    g->input_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_inputs + 1));
+    g->output_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_outputs + 1));
+    if (!g->input_names || !g->output_names) return diag_internal(d, "out of memory");
+    for (int i = 0; i < g->n_inputs; i++) {
+        g->tensors[g->inputs[i]].is_input = 1;
+        g->input_names[i] = g->tensors[g->inputs[i]].name;
+    }
+    for (int i = 0; i < g->n_outputs; i++) {
+        g->tensors[g->outputs[i]].is_output = 1;
+        g->output_names[i] = g->tensors[g->outputs[i]].name;
+    }
+    if (index == 0 && apply_input_shapes(im)) return DIAG_USER;
+    if (fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops_v, &present, d)) return DIAG_USER;
+    int n_ops = present ? (int)ops_v.len : 0;
+    if (n_ops > TFL_MAX_OPERATORS)
+        return diag_user(d, "subgraph %d: %d operators exceeds the limit of %d", index, n_ops, TFL_MAX_OPERATORS);
+    int failed = 0;
+    for (int i = 0; i < n_ops; i++) {
+        FbTable ot;
+        if (fb_vec_table(&ops_v, (uint32_t)i, &ot, d)) return DIAG_USER;
+        int rc = import_operator(im, &ot, i, n_tensors);
+        if (rc == DIAG_INTERNAL) return rc;
+        if (rc) failed = 1; /* keep going: report every unsupported op at once */
+    }
+    tfl_report_unbound(im);
+    if (failed) return DIAG_USER;
+    if (im->info->unsupported && !im->lenient) return DIAG_USER;
+    /* Producers, then per-op checks and shape inference, in execution order. */
+    ir_set_producers(g);
+    if (ir_verify(g, d)) return DIAG_USER;
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        const OpDef *def = op_def(op->kind);
+        /* Lenient: an op reading an unknown tensor cannot be checked; its outputs are unknown too. */
+        int unknown_in = 0;
+        for (int k = 0; k < op->n_in; k++) unknown_in |= op->in[k] >= 0 && g->tensors[op->in[k]].unknown;
+        if (unknown_in) {
+            tfl_mark_unknown(g, op->n_out, op->out);
+            continue;
+        }
+        int rc = def->check ? def->check(g, op, d)
+                            : diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index,
+                                        ir_op_name(op->kind));
+        int folded = 0;
+        if (!rc) rc = fold_const_op(g, op, &folded, d);
+        if (rc == DIAG_INTERNAL) return rc;
+        if (rc) {
+            failed = 1;
+            im->info->unsupported++;
+            tfl_mark_unknown(g, op->n_out, op->out);
+        }
+    }
+    if (failed && index == 0) dynamic_shape_hint(im);
+    /* lenient (inspect): report what fails the checks as unsupported, still describe the model. */
+    return failed && !im->lenient ? DIAG_USER : 0;
+}
+
+/* Imports subgraph `index` (>= 1) into its own Graph, g->sub[index]; its
+ * messages go to d prefixed with "subgraph N: ". */
+static int import_child(Importer *parent, int index) {
+    Graph *root = parent->g;
+    if (root->sub[index]) return 0;
+    Graph *child = ir_graph_new(root->source);
+    if (!child) return diag_internal(parent->d, "out of memory");
+    root->sub[index] = child;
+    Diag cd;
+    diag_init(&cd);
+    Importer im = *parent;
+    im.g = child;
+    im.d = &cd;
+    im.unbound = NULL;
+    im.n_unbound = 0;
+    child->root = root;
+    int rc = import_subgraph(&im, index);
+    char prefix[40];
+    snprintf(prefix, sizeof prefix, "subgraph %d: ", index);
+    diag_merge(parent->d, &cd, prefix);
+    if (rc && !parent->lenient) {
+        /* Its callers see it as missing (and say so) instead of reading a half-imported graph. */
+        ir_graph_free(child);
+        root->sub[index] = NULL;
+    }
+    for (int i = 0; !rc && !parent->lenient && i < child->n_tensors; i++)
+        if (child->tensors[i].is_variable && !child->tensors[i].data)
+            rc = diag_user(parent->d, "subgraph %d: tensor '%s' is a variable: state inside a control-flow "
+                           "subgraph is not supported", index, child->tensors[i].name);
+    return rc;
+}
+
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d) {
+    TflImportOptions o = {lenient, NULL, 0, NULL, 0};
+    return tfl_import_with(g, data, size, &o, info, d);
+}
+
+int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportOptions *o, TflInfo *info, Diag *d) {
+    int lenient = o->lenient;
     TflInfo dummy;
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d};
+    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0, 0, NULL, NULL, NULL};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;
@@ -331,7 +662,7 @@ int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo 
     if (fb_string(&model, TFL_MODEL_DESCRIPTION, &desc, &dlen, &has_desc, d)) return DIAG_USER;
     if (has_desc) info->description = ir_strndup(g, desc, dlen);
 
-    FbVec codes_v, subs, ops_v, tens_v;
+    FbVec codes_v;
     int present = 0;
     if (fb_vector(&model, TFL_MODEL_OPERATOR_CODES, 4, &codes_v, &present, d)) return DIAG_USER;
     int n_codes = present ? (int)codes_v.len : 0;
@@ -355,76 +686,76 @@ int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo 
         codes[i] = bc > dep ? bc : dep;
         custom[i] = has_c ? ir_strndup(g, cname, clen) : NULL;
     }
+    im.codes = codes;
+    im.custom = custom;
+    im.n_codes = n_codes;
     if (fb_vector(&model, TFL_MODEL_BUFFERS, 4, &im.buffers, &present, d)) return DIAG_USER;
     im.n_buffers = present ? (int)im.buffers.len : 0;
-    if (fb_vector(&model, TFL_MODEL_SUBGRAPHS, 4, &subs, &present, d)) return DIAG_USER;
-    if (!present || subs.len == 0) return diag_user(d, "%s: the model has no subgraphs", g->source);
-    info->n_subgraphs = (int)subs.len;
+    if (fb_vector(&model, TFL_MODEL_SUBGRAPHS, 4, &im.subgraphs, &present, d)) return DIAG_USER;
+    if (!present || im.subgraphs.len == 0) return diag_user(d, "%s: the model has no subgraphs", g->source);
+    if (im.subgraphs.len > (uint32_t)TFL_MAX_OPERATORS)
+        return diag_user(d, "%s: %u subgraphs is too many", g->source, im.subgraphs.len);
+    info->n_subgraphs = (int)im.subgraphs.len;
     info->n_operator_codes = n_codes;
     info->n_buffers = im.n_buffers;
-    FbTable sg;
-    if (fb_vec_table(&subs, 0, &sg, d)) return DIAG_USER;
-    if (fb_vector(&sg, TFL_SUBGRAPH_TENSORS, 4, &tens_v, &present, d)) return DIAG_USER;
-    int n_tensors = present ? (int)tens_v.len : 0;
-    if (n_tensors > TFL_MAX_TENSORS)
-        return diag_user(d, "subgraph 0: %d tensors exceeds the limit of %d", n_tensors, TFL_MAX_TENSORS);
-    for (int i = 0; i < n_tensors; i++) {
-        FbTable tt;
-        if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || import_tensor(&im, &tt, i)) return DIAG_USER;
+    g->n_sub = info->n_subgraphs;
+    g->sub = calloc((size_t)g->n_sub, sizeof(Graph *));
+    if (!g->sub) return diag_internal(d, "out of memory");
+    im.init_subgraph = ir_alloc(g, (size_t)g->n_sub);
+    if (!im.init_subgraph) return diag_internal(d, "out of memory");
+    int rc = tfl_variables_new(&im);
+    if (!rc) rc = tfl_survey_operators(&im);
+    int *order = rc ? NULL : malloc(sizeof(int) * (size_t)g->n_sub);
+    unsigned char *state = rc ? NULL : calloc((size_t)g->n_sub, 1);
+    int n_order = 0;
+    if (!rc && (!order || !state)) rc = diag_internal(d, "out of memory");
+    if (!rc && im.n_calls) qsort(im.calls, (size_t)im.n_calls, 2 * sizeof(int), tfl_cmp_edge);
+    if (!rc) rc = tfl_call_order(&im, 0, 0, state, order, &n_order);
+    free(im.calls);
+    free(state);
+    if (rc) {
+        free(order);
+        tfl_variables_free(&im);
+        return rc;
     }
-    if (read_index_list(&im, &sg, TFL_SUBGRAPH_INPUTS, n_tensors, 0, &g->inputs, &g->n_inputs, "subgraph 0 inputs") ||
-        read_index_list(&im, &sg, TFL_SUBGRAPH_OUTPUTS, n_tensors, 0, &g->outputs, &g->n_outputs, "subgraph 0 outputs"))
-        return DIAG_USER;
-    g->input_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_inputs + 1));
-    g->output_names = ir_alloc(g, sizeof(char *) * (size_t)(g->n_outputs + 1));
-    if (!g->input_names || !g->output_names) return diag_internal(d, "out of memory");
-    for (int i = 0; i < g->n_inputs; i++) {
-        g->tensors[g->inputs[i]].is_input = 1;
-        g->input_names[i] = g->tensors[g->inputs[i]].name;
+    for (int k = 0; k < o->n_custom_ops; k++) {
+        int found = 0;
+        for (int c = 0; c < n_codes; c++)
+            found |= codes[c] == TFL_OP_CUSTOM && custom[c] && strcmp(custom[c], o->custom_ops[k].name) == 0;
+        if (!found) rc = diag_user(d, "--custom-op %s=%s: the model has no custom operator of that name (it has: %s)",
+                                   o->custom_ops[k].name, o->custom_ops[k].func, tfl_custom_list(g, n_codes, codes, custom));
     }
-    for (int i = 0; i < g->n_outputs; i++) {
-        g->tensors[g->outputs[i]].is_output = 1;
-        g->output_names[i] = g->tensors[g->outputs[i]].name;
+    if (rc) return rc;
+    info->n_operators = info->subgraph_ops[0];
+
+    /* The subgraphs control flow calls, each into g->sub[k], callees first (a control-flow
+     * op's check reads its subgraphs' inputs and outputs); all of them are imported even
+     * when one fails, to list every problem at once. */
+    for (int i = 0; i < n_order && rc != DIAG_INTERNAL; i++) {
+        if (order[i] == 0) continue;
+        int crc = import_child(&im, order[i]);
+        if (crc && rc != DIAG_INTERNAL) rc = crc;
     }
+    free(order);
+    if (rc == DIAG_INTERNAL) {
+        tfl_variables_free(&im);
+        return rc;
+    }
+    int rc0 = import_subgraph(&im, 0);
+    if (!rc0) rc0 = tfl_variables_finish(&im);
+    tfl_variables_free(&im);
+    if (rc0 == DIAG_INTERNAL) return rc0;
+    if (!rc) rc = rc0;
     FbVec sigv;
     if (fb_vector(&model, TFL_MODEL_SIGNATURE_DEFS, 4, &sigv, &present, d)) return DIAG_USER;
     info->n_signatures = present ? (int)sigv.len : 0;
-    if (import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
-
-    if (fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops_v, &present, d)) return DIAG_USER;
-    int n_ops = present ? (int)ops_v.len : 0;
-    info->n_operators = n_ops;
-    if (n_ops > TFL_MAX_OPERATORS)
-        return diag_user(d, "subgraph 0: %d operators exceeds the limit of %d", n_ops, TFL_MAX_OPERATORS);
-    int failed = 0;
-    for (int i = 0; i < n_ops; i++) {
-        FbTable ot;
-        if (fb_vec_table(&ops_v, (uint32_t)i, &ot, d)) return DIAG_USER;
-        int rc = import_operator(&im, &ot, i, codes, custom, n_codes, n_tensors, lenient, info);
-        if (rc == DIAG_INTERNAL) return rc;
-        if (rc) failed = 1; /* keep going: report every unsupported op at once */
+    if (!rc0 && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
+    /* inspect describes every subgraph, called or not. */
+    for (int k = 1; lenient && k < g->n_sub; k++) {
+        if (g->sub[k] || im.init_subgraph[k]) continue; /* an init subgraph is read by its CALL_ONCE */
+        int crc = import_child(&im, k);
+        if (crc == DIAG_INTERNAL) return crc;
+        if (crc && !rc) rc = crc;
     }
-    if (failed) return DIAG_USER;
-    if (info->unsupported && !lenient) return DIAG_USER;
-    /* Producers, then per-op checks and shape inference, in execution order. */
-    ir_set_producers(g);
-    if (info->unsupported) return 0; /* lenient: shapes after an unsupported op are unknown */
-    if (ir_verify(g, d)) return DIAG_USER;
-    for (int i = 0; i < g->n_ops; i++) {
-        IrOp *op = &g->ops[i];
-        const OpDef *def = op_def(op->kind);
-        if (!def->check) {
-            failed = 1;
-            diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index, ir_op_name(op->kind));
-            continue;
-        }
-        int rc = def->check(g, op, d);
-        if (rc == DIAG_INTERNAL) return rc;
-        if (rc) {
-            failed = 1;
-            info->unsupported++;
-        }
-    }
-    /* lenient (inspect): report what fails the checks as unsupported, still describe the model. */
-    return failed && !lenient ? DIAG_USER : 0;
+    return rc;
 }

@@ -93,6 +93,20 @@ enum {
     TFL_MIRROR_PAD_MODE_SYMMETRIC = 1,
 };
 
+/* DimensionType (int8), DimensionMetadata.format. */
+enum {
+    TFL_DIMENSION_TYPE_DENSE = 0,
+    TFL_DIMENSION_TYPE_SPARSE_CSR = 1,
+};
+
+/* SparseIndexVector union type ids (DimensionMetadata.array_segments_type / array_indices_type). */
+enum {
+    TFL_SPARSE_INDEX_VECTOR_NONE = 0,
+    TFL_SPARSE_INDEX_VECTOR_INT32_VECTOR = 1,
+    TFL_SPARSE_INDEX_VECTOR_UINT16_VECTOR = 2,
+    TFL_SPARSE_INDEX_VECTOR_UINT8_VECTOR = 3,
+};
+
 /* CustomOptionsFormat (int8). */
 enum {
     TFL_CUSTOM_OPTIONS_FORMAT_FLEXBUFFERS = 0,
@@ -600,6 +614,50 @@ enum {
 /* MirrorPadOptions */
 enum {
     TFL_MIRROR_PAD_OPTIONS_MODE = 0, /* int8 */
+};
+
+/* Control flow: IfOptions, WhileOptions, CallOnceOptions (subgraph indices). */
+enum {
+    TFL_IF_OPTIONS_THEN_SUBGRAPH_INDEX = 0, /* int32 */
+    TFL_IF_OPTIONS_ELSE_SUBGRAPH_INDEX = 1, /* int32 */
+};
+enum {
+    TFL_WHILE_OPTIONS_COND_SUBGRAPH_INDEX = 0, /* int32 */
+    TFL_WHILE_OPTIONS_BODY_SUBGRAPH_INDEX = 1, /* int32 */
+};
+enum {
+    TFL_CALL_ONCE_OPTIONS_INIT_SUBGRAPH_INDEX = 0, /* int32 */
+};
+
+/* VarHandleOptions: a resource variable's key. */
+enum {
+    TFL_VAR_HANDLE_OPTIONS_CONTAINER = 0, /* string */
+    TFL_VAR_HANDLE_OPTIONS_SHARED_NAME = 1, /* string */
+};
+
+/* Sparse tensors: Tensor.sparsity is a SparsityParameters table. */
+enum {
+    TFL_SPARSITY_PARAMETERS_TRAVERSAL_ORDER = 0, /* vector<int32> */
+    TFL_SPARSITY_PARAMETERS_BLOCK_MAP = 1, /* vector<int32> */
+    TFL_SPARSITY_PARAMETERS_DIM_METADATA = 2, /* vector<table> */
+};
+enum {
+    TFL_DIMENSION_METADATA_FORMAT = 0, /* int8 */
+    TFL_DIMENSION_METADATA_DENSE_SIZE = 1, /* int32 */
+    TFL_DIMENSION_METADATA_ARRAY_SEGMENTS_TYPE = 2, /* uint8 */
+    TFL_DIMENSION_METADATA_ARRAY_SEGMENTS = 3, /* union */
+    TFL_DIMENSION_METADATA_ARRAY_INDICES_TYPE = 4, /* uint8 */
+    TFL_DIMENSION_METADATA_ARRAY_INDICES = 5, /* union */
+};
+/* Int32Vector, Uint16Vector, Uint8Vector: the one field `values`. */
+enum {
+    TFL_INT32_VECTOR_VALUES = 0, /* vector<int32> */
+};
+enum {
+    TFL_UINT16_VECTOR_VALUES = 0, /* vector<uint16> */
+};
+enum {
+    TFL_UINT8_VECTOR_VALUES = 0, /* vector<uint8> */
 };
 
 #endif

@@ -50,3 +50,19 @@ int diag_internal_at(Diag *d, const char *file, int line, const char *fmt, ...) 
     d->kind = DIAG_INTERNAL;
     return DIAG_INTERNAL;
 }
+
+int diag_merge(Diag *d, const Diag *src, const char *prefix) {
+    const char *p = src->msg;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        size_t len = strlen(d->msg);
+        /* src's lines are terminal-safe already; only the prefix is added. */
+        if (len + 2 < sizeof d->msg)
+            snprintf(d->msg + len, sizeof d->msg - len, "%s%s%.*s", len ? "\n" : "", prefix, (int)n, p);
+        p += n + (e ? 1 : 0);
+    }
+    d->count += src->count;
+    if (src->kind > d->kind) d->kind = src->kind;
+    return d->kind;
+}

@@ -33,5 +33,8 @@ int diag_internal_at(Diag *d, const char *file, int line, const char *fmt, ...)
     ;
 #define diag_internal(d, ...) diag_internal_at((d), __FILE__, __LINE__, __VA_ARGS__)
 int diag_vuser(Diag *d, const char *fmt, va_list ap);
+/* Appends every message of src to d, each line prefixed (e.g. "subgraph 2: "),
+ * and takes over src's kind and count. Returns d->kind. */
+int diag_merge(Diag *d, const Diag *src, const char *prefix);
 
 #endif

@@ -21,6 +21,9 @@ Graph *ir_graph_new(const char *source) {
 
 void ir_graph_free(Graph *g) {
     if (!g) return;
+    for (int k = 0; k < g->n_sub; k++)
+        if (g->sub[k] != g) ir_graph_free(g->sub[k]);
+    free(g->sub);
     IrArenaBlock *b = g->arena;
     while (b) {
         IrArenaBlock *n = b->next;

@@ -58,8 +58,14 @@ typedef struct IrTensor {
     const uint8_t *data;        /* constant data, or NULL for activations */
     size_t data_size;           /* bytes of data */
     int tfl_index;              /* index in the TFLite subgraph, -1 if made by a pass */
-    int is_variable;            /* persistent state (e.g. SVDF/LSTM state) */
+    int is_variable;            /* persistent state (e.g. SVDF/LSTM state, resource variables) */
+    const uint8_t *init;        /* variable: its value after <prefix>_init (ir_tensor_bytes bytes), or NULL:
+                                   filled with ir_variable_reset_value */
     int is_input, is_output;    /* graph input / output */
+    int infer_shape;            /* the stored shape is stale (an input's shape was overridden): the op
+                                   writing it sets it (op_set_out_shape) */
+    int unknown;                /* lenient import (inspect) only: 2 = the tensor itself is unsupported (dtype,
+                                   sparsity, ...), 1 = its producer is; consumers are not checked */
     int producer;               /* index of the op writing it, -1 if none */
     /* Memory plan (filled by pass plan_memory). */
     int64_t offset;             /* byte offset in the arena, -1 = not planned */
@@ -103,6 +109,27 @@ typedef struct IrSched {
 
 const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm" */
 
+/* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
+typedef struct IrCustom {
+    const char *code;           /* custom_code (raw model bytes: escape before printing) */
+    const uint8_t *options;     /* custom_options bytes, NULL if none */
+    size_t options_len;
+    const char *func;           /* the user kernel's C identifier */
+    void (*fn)(void);           /* mpcc run: the kernel loaded from --custom-lib (cast before calling), or NULL */
+    int status;                 /* mpcc run: the kernel's last return value */
+} IrCustom;
+
+/* A shape-like input computed at run time (e.g. a graph input) whose values
+ * the model fixes through a static output shape: the op was compiled for
+ * `values`, and the generated code and the interpreter check the input
+ * against them before the op runs (RT_ERR_SHAPE_INPUT on a mismatch). */
+typedef struct IrGuard {
+    int input;                  /* operator input index */
+    int n;
+    const int64_t *values;
+    int wildcard;               /* RESHAPE: a -1 in the input also matches */
+} IrGuard;
+
 typedef struct IrOp {
     OpKind kind;
     int tfl_index;              /* operator index in the TFLite subgraph */
@@ -118,6 +145,10 @@ typedef struct IrOp {
     int dead;                   /* removed by a pass (kept for indices) */
     int elided;                 /* output aliases input (pass alias): nothing to execute */
     char fused[128];            /* names of ops absorbed into this one, for comments */
+    IrCustom *custom;           /* OP_CUSTOM only */
+    IrGuard *guard;             /* a shape input checked at run time, or NULL */
+    int callee[2];              /* IF (then, else), WHILE (cond, body), CALL_ONCE (init): TFLite subgraph */
+    int n_callee;               /* indices of the subgraphs it runs (g->root->sub[...]) */
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
 } IrOp;
 
@@ -144,6 +175,10 @@ typedef struct Graph {
     int64_t arena_lower_bound;  /* max over time of simultaneously live bytes */
     int64_t state_bytes;        /* bytes of variable tensors, at the arena start */
     int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
+    int tfl_subgraph;           /* index of the TFLite subgraph this graph was imported from */
+    struct Graph *root;         /* the graph of subgraph 0 (NULL in the root itself): owns sub[] */
+    struct Graph **sub;         /* root only: sub[k] is TFLite subgraph k when imported (k >= 1), else NULL */
+    int n_sub;                  /* length of sub (the model's subgraph count) */
     int threads;                /* most threads the generated code may split kernels over (--threads) */
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
     int64_t scratch_budget;     /* bytes per im2col/widening block of pass schedule; 0: its default */
@@ -191,6 +226,11 @@ void ir_set_producers(Graph *g);
 /* Formats "[1,96,96,1] i8" into buf. */
 const char *ir_tensor_desc(const IrTensor *t, char *buf, size_t n);
 static inline IrTensor *ir_t(Graph *g, int id) { return &g->tensors[id]; }
+/* The graph of TFLite subgraph k that a control-flow op of g runs (NULL if not imported). */
+static inline Graph *ir_subgraph(const Graph *g, int k) {
+    const Graph *r = g->root ? g->root : g;
+    return k > 0 && k < r->n_sub ? r->sub[k] : NULL;
+}
 
 /* Structural verifier: every id in range, every tensor produced at most once,
  * produced before use (ops are in execution order, so no cycles), graph

@@ -26,7 +26,7 @@ static int check_tensor(const Graph *g, int id, Diag *d) {
                          "tensor %d '%s': %lld elements, more than the %ld that the kernels' int32 element "
                          "counts hold",
                          id, t->name, (long long)numel, (long)INT32_MAX);
-    if (t->data && (int64_t)t->data_size != bytes)
+    if (t->data && !t->unknown && (int64_t)t->data_size != bytes)
         return diag_user(d, "tensor %d '%s': constant buffer has %zu bytes, shape x dtype needs %lld", id,
                          t->name, t->data_size, (long long)bytes);
     if (t->q.count > 1) {
@@ -81,7 +81,7 @@ int ir_verify(const Graph *g, Diag *d) {
         else writer[id] = -2; /* defined on entry */
     }
     for (int i = 0; i < nt && !rc; i++)
-        if (g->tensors[i].data || g->tensors[i].is_variable) writer[i] = -2;
+        if (g->tensors[i].data || g->tensors[i].is_variable || g->tensors[i].unknown) writer[i] = -2;
     for (int oi = 0; oi < g->n_ops && !rc; oi++) {
         const IrOp *op = &g->ops[oi];
         if (op->dead) continue;
@@ -103,7 +103,7 @@ int ir_verify(const Graph *g, Diag *d) {
             if (id < 0 || id >= nt) {
                 rc = diag_user(d, "operator %d (%s): output %d refers to tensor %d, but there are %d tensors",
                                op->tfl_index, ir_op_name(op->kind), k, id, nt);
-            } else if (writer[id] != -1 && !(g->tensors[id].is_variable && writer[id] == -2)) {
+            } else if (writer[id] != -1 && !((g->tensors[id].is_variable || g->tensors[id].unknown) && writer[id] == -2)) {
                 /* State may be (re)written by an op, e.g. a DEQUANTIZE of its initial value. */
                 const char *why = g->tensors[id].data ? "a constant"
                                   : writer[id] == -2  ? "a graph input or state"

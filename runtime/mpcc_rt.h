@@ -24,6 +24,8 @@ extern "C" {
 #define RT_ERR_NULL_ARG 1
 #define RT_ERR_WEIGHTS_SIZE 2 /* weights blob of the wrong size */
 #define RT_ERR_WEIGHTS_HASH 3 /* weights blob of another model (header or contents differ) */
+#define RT_ERR_SHAPE_INPUT 4  /* a shape input computed at run time differs from the shape compiled for */
+#define RT_ERR_CUSTOM_OP 5    /* a user kernel for a custom operator returned non-zero */
 
 /* ---- the weights blob of `mpcc --weights file` (rt_weights.c) ---------- */
 
@@ -105,6 +107,31 @@ static inline int32_t rt_mul_by_quantized_multiplier_single(int32_t x, int32_t m
     return (int32_t)r;
 }
 
+/* The single-rounding variant for a 64-bit accumulator (int16 FULLY_CONNECTED):
+ * round(x * multiplier / 2^(31 - shift)), x within TFLite's stated +-2^47.
+ * The 95-bit product is formed in two halves of the multiplier so that no
+ * intermediate overflows; the result saturates to int32. */
+static inline int32_t rt_mul_by_quantized_multiplier_single_64(int64_t x, int32_t multiplier, int shift) {
+    const int64_t lim = ((int64_t)1 << 47) - 1;
+    int total_shift = 31 - shift;
+    int64_t r;
+    if (x > lim) x = lim;
+    if (x < -lim) x = -lim;
+    if (total_shift < 17) {
+        /* A multiplier of 2^14 or more: only a small x does not saturate (and then fits). */
+        if (x >= ((int64_t)1 << 17)) return INT32_MAX;
+        if (x <= -((int64_t)1 << 17)) return INT32_MIN;
+        r = (x * (int64_t)multiplier + ((int64_t)1 << (total_shift - 1))) >> total_shift;
+    } else {
+        int64_t hi = x * (int64_t)(multiplier >> 16), lo = x * (int64_t)(multiplier & 0xFFFF);
+        /* floor((hi * 2^16 + lo + 2^(total_shift-1)) / 2^total_shift), in two exact steps */
+        r = (hi + (lo >> 16) + ((int64_t)1 << (total_shift - 17))) >> (total_shift - 16);
+    }
+    if (r > INT32_MAX) r = INT32_MAX;
+    if (r < INT32_MIN) r = INT32_MIN;
+    return (int32_t)r;
+}
+
 /* 64-bit accumulator variant used by int16 (16x8) kernels. */
 static inline int32_t rt_mul_by_quantized_multiplier_64(int64_t x, int32_t multiplier, int shift) {
     /* Rounds the int32 multiplier to 16 bits, then one rounding shift, as TFLite does. */
@@ -145,6 +172,7 @@ static inline float rt_bf16_to_f32(uint16_t h) {
 }
 
 #include "kernels/rt_all.h"
+#include "mpcc_custom.h"
 #include "mpcc_parallel.h"
 #include "rt_opt.h"
 

@@ -7,6 +7,7 @@ configuration into build/rt/<config>/libmpccrt.a.
 """
 
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -44,10 +45,46 @@ def run_cmd(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
 
 
+def custom_ops(model):
+    """The sidecar's user kernels for custom operators: [{"name", "function", "source"}], the source
+    as a Path (given relative to the model's folder)."""
+    from oracle import sidecar
+    ops = sidecar(model).get("custom_ops", [])
+    return [dict(op, source=(Path(model).parent / op["source"]).resolve()) for op in ops]
+
+
+def model_args(model):
+    """The mpcc options a model needs, from its sidecar: --input-shape for the shapes the oracle
+    runs a model with dynamic dimensions at, --custom-op for its custom operators."""
+    from oracle import input_shape_args
+    args = input_shape_args(model)
+    for op in custom_ops(model):
+        args += ["--custom-op", f"{op['name']}={op['function']}"]
+    return args
+
+
+def custom_lib(model):
+    """`mpcc run`'s --custom-lib for a model with custom operators: its kernels built as a shared
+    library in build/custom/ (once per source); [] for other models."""
+    sources = sorted({op["source"] for op in custom_ops(model)})
+    if not sources:
+        return []
+    with _lock:
+        out = BUILD_DIR / "custom"
+        out.mkdir(parents=True, exist_ok=True)
+        lib = out / ("lib" + "_".join(s.stem for s in sources) + ".so")
+        if not lib.exists() or lib.stat().st_mtime < max(s.stat().st_mtime for s in sources):
+            p = run_cmd(["gcc", *GEN_FLAGS, "-O2", "-shared", "-fPIC", "-I", ROOT / "runtime", *sources,
+                         "-o", lib, "-lm"])
+            if p.returncode != 0:
+                raise RuntimeError(f"user kernels do not build:\n{p.stderr}")
+    return ["--custom-lib", lib]
+
+
 def mpcc_run(model, inputs, workdir, n_out=None, mpcc=MPCC):
     """Runs `mpcc run` on the inputs; returns (proc, outputs or None)."""
     workdir = Path(workdir)
-    cmd = [mpcc, "run", model]
+    cmd = [mpcc, "run", model, *model_args(model), *custom_lib(model)]
     for i, a in enumerate(inputs):
         p = workdir / f"in{i}.npy"
         np.save(p, a)
@@ -170,9 +207,13 @@ int main(int argc, char **argv) {
 
 
 def compile_model(model, workdir, extra=(), mpcc=MPCC):
-    """mpcc MODEL -o workdir/model.c --name model; returns the process."""
+    """mpcc MODEL -o workdir/model.c --name model (plus the options its sidecar asks for);
+    returns the process."""
     workdir = Path(workdir)
-    return run_cmd([mpcc, model, "-o", workdir / "model.c", "--name", "model", *extra])
+    # User kernels of custom operators are built with the generated code (build_exe: *.user.c).
+    for op in custom_ops(model):
+        shutil.copyfile(op["source"], workdir / (op["source"].stem + ".user.c"))
+    return run_cmd([mpcc, model, "-o", workdir / "model.c", "--name", "model", *model_args(model), *extra])
 
 
 def write_harness(workdir, n_in, n_out):
@@ -191,8 +232,35 @@ def build_exe(workdir, config, threads=0):
     exe = workdir / f"model-{config}{f'-t{threads}' if threads else ''}"
     extra = [f"-DHARNESS_THREADS={threads}", "-pthread", ROOT / "runtime" / "threads" / "mpcc_pool.c"] if threads else []
     proc = run_cmd([cc, *GEN_FLAGS, *flags, "-I", ROOT / "runtime", "-I", workdir, workdir / "model.c",
-                    workdir / "harness.c", *extra, lib, "-lm", "-o", exe])
+                    workdir / "harness.c", *extra, *sorted(workdir.glob("*.user.c")), lib, "-lm", "-o", exe])
     return proc, exe
+
+
+def build_with_main(workdir, main_source, config="gcc-san", extra=()):
+    """Builds workdir/model.c with a test's own main (written to workdir/main.c) and extra
+    sources; returns (proc, exe path)."""
+    workdir = Path(workdir)
+    cc, flags = CONFIGS[config]
+    (workdir / "main.c").write_text(main_source)
+    exe = workdir / f"main-{config}"
+    proc = run_cmd([cc, *GEN_FLAGS, *flags, "-I", ROOT / "runtime", "-I", workdir, workdir / "main.c",
+                    workdir / "model.c", *extra, runtime_lib(config), "-lm", "-o", exe])
+    return proc, exe
+
+
+def run_steps(model, main_source, xs, out_dtype, out_shape, tag):
+    """A stateful model over several runs: compiles it (ASan build of mpcc), builds it with a main
+    that reads the raw inputs xs from argv[1] and writes every run's outputs to argv[2], runs that;
+    returns the outputs as out_dtype[out_shape]."""
+    work = new_workdir(tag)
+    proc = compile_model(model, work, mpcc=BUILD_DIR / "asan" / "mpcc")
+    assert proc.returncode == 0, proc.stderr
+    proc, exe = build_with_main(work, main_source)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    xs.tofile(work / "in.bin")
+    proc = run_cmd([exe, work / "in.bin", work / "out.bin"], env=SAN_ENV, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return np.fromfile(work / "out.bin", out_dtype).reshape(out_shape)
 
 
 def run_exe(exe, inputs, out_specs, workdir):

@@ -8,7 +8,8 @@ writes DIR/in0.npy, DIR/in1.npy, ... and DIR/out0.npy, ... in the model's input 
 
 How inputs are drawn (one numpy Generator seeded with N, inputs drawn in model order):
   - a sidecar NAME.json next to NAME.tflite may give per-input {"low": .., "high": ..}
-    (inclusive for integers); it wins over everything below;
+    (inclusive for integers), or {"value": [...]} (a shape-like input: exactly these values);
+    it wins over everything below;
   - inputs whose name contains "mask": 0/1 with at least one 1;
   - integer inputs feeding a GATHER / EMBEDDING_LOOKUP as indices: [0, rows of the table);
   - float inputs: uniform in [-1, 1);
@@ -19,7 +20,12 @@ The interpreter runs the reference kernels (OpResolverType.BUILTIN_REF) by defau
 bit-exact specification. `resolver="builtin"` picks BUILTIN_WITHOUT_DEFAULT_DELEGATES (optimized
 kernels, no XNNPACK). A sidecar may say {"resolver": "builtin", "why": ...} for models whose
 reference kernel is missing or wrong in this LiteRT version; that becomes the default for them.
-A sidecar may also say {"constant_output": true} (e.g. SHAPE): the output does not depend on values.
+A sidecar may also say {"constant_output": true} (e.g. SHAPE): the output does not depend on values,
+and {"input_shapes": [[1, 20, 8], null, ...]}: the shapes to run a model with dynamic dimensions at
+(mpcc gets them as --input-shape, see input_shape_args); and {"oracle_model": "oracle/x.tflite"}: a
+model with custom operators is checked against that twin (the same computation in builtin ops);
+and {"reference": "tflm_svdf"}: TFLite Micro's 8-bit SVDF, which this interpreter cannot run, is
+checked against tests/reference_svdf.py.
 """
 
 import argparse
@@ -42,6 +48,14 @@ _PASS_THROUGH = {"RESHAPE", "CAST", "SQUEEZE", "EXPAND_DIMS", "IDENTITY", "SLICE
 def load(model_path, resolver=None):
     """An allocated interpreter for model_path. resolver None: the sidecar's "resolver", else "ref"."""
     resolver = resolver or default_resolver(model_path)
+    # A model the interpreter cannot run at all names an independent reference instead.
+    if sidecar(model_path).get("reference") == "tflm_svdf":
+        from reference_svdf import Interpreter as SvdfReference
+        return SvdfReference(str(model_path))
+    # A model TFLite cannot run (a custom operator) names a twin computing the same in builtin ops.
+    twin = sidecar(model_path).get("oracle_model")
+    if twin:
+        model_path = os.path.join(os.path.dirname(str(model_path)), twin)
     try:
         interp = Interpreter(model_path=str(model_path), experimental_op_resolver_type=RESOLVERS[resolver])
     except ValueError as e:
@@ -49,8 +63,22 @@ def load(model_path, resolver=None):
             raise
         interp = Interpreter(model_content=_fix_vector_quantized_dimension(model_path),
                              experimental_op_resolver_type=RESOLVERS[resolver])
+    # A model with dynamic dimensions runs at the shapes its sidecar gives (mpcc gets the same
+    # shapes as --input-shape, see input_shape_args).
+    for d, shape in zip(interp.get_input_details(), sidecar(model_path).get("input_shapes", [])):
+        if shape is not None:
+            interp.resize_tensor_input(d["index"], list(shape), strict=True)
     interp.allocate_tensors()
     return interp
+
+
+def input_shape_args(model_path):
+    """mpcc options for the sidecar's input shapes: ["--input-shape", "0=1,20,8", ...]."""
+    args = []
+    for i, shape in enumerate(sidecar(model_path).get("input_shapes", [])):
+        if shape is not None:
+            args += ["--input-shape", f"{i}=" + ",".join(str(int(x)) for x in shape)]
+    return args
 
 
 def _fix_vector_quantized_dimension(model_path):
@@ -152,7 +180,7 @@ def input_ranges(model_path, interp=None):
         if dtype.kind == "f" and "mask" in d["name"].lower():
             spec.update(kind="mask", low=0, high=1)
         if i < len(side) and side[i]:
-            for key in ("low", "high"):
+            for key in ("low", "high", "value"):
                 if key in side[i]:
                     spec[key] = side[i][key]
             if "kind" in side[i]:
@@ -167,6 +195,9 @@ def draw_inputs(model_path, seed, interp=None):
     arrays = []
     for spec in input_ranges(model_path, interp):
         shape, dtype, lo, hi = spec["shape"], spec["dtype"], spec["low"], spec["high"]
+        if "value" in spec:  # a shape-like input: the values the model was made for
+            arrays.append(np.asarray(spec["value"], dtype=dtype).reshape(shape))
+            continue
         if spec["kind"] == "mask":
             a = rng.integers(0, 2, size=shape)
             a.reshape(-1)[0] = 1  # at least one position is attended to

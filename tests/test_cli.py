@@ -1,5 +1,6 @@
 """The command line, run as a real binary: help, version, argument errors, file names, `mpcc run` input checks."""
 
+import re
 import shutil
 import subprocess
 
@@ -119,6 +120,51 @@ def test_inspect_counts_operators_once():
     assert p.returncode == 0, p.stderr
     assert "1 operators in subgraph 0" in p.stdout
     assert "unsupported (1):" in p.stdout
+
+
+def test_inspect_never_gives_up_early():
+    """On a model it cannot compile, inspect still describes it and exits 0: inputs, outputs, a
+    histogram over every subgraph (control flow and custom ops included) and every unsupported op,
+    tensor or option with its subgraph and operator index."""
+    from mpcc_paths import TESTS_DIR
+    p = mpcc("inspect", TESTS_DIR / "bad" / "if_custom_branch.tflite")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "3 subgraphs" in out and "operators per subgraph: 1 1 1" in out
+    assert "  0 cond " in out and "  1 x " in out and "  0 y " in out
+    for op, n in (("IF", 1), ("custom 'Frob'", 1), ("ADD", 1)):
+        assert re.search(rf"^  {re.escape(op)} +{n}$", out, re.M), f"{op} x{n} missing from:\n{out}"
+    assert "subgraph 1: custom operator 'Frob': 1 use (operator 0) and no kernel for it" in out
+    # Unsupported tensors (sparse storage, dtypes, custom quantization) are listed, not fatal.
+    for name, what in (("sparse_tensor", "sparse"), ("string_dtype", "dtype STRING"),
+                       ("custom_quant_details", "custom quantization details")):
+        p = mpcc("inspect", TESTS_DIR / "bad" / f"{name}.tflite")
+        assert p.returncode == 0 and what in p.stdout and "operators:\n  " in p.stdout, p.stdout + p.stderr
+
+
+def test_input_shape_option(tmp_path):
+    """A model whose time axis is dynamic (stored as 1): compiling it as stored fails, and the first
+    message names the input and suggests --input-shape; with the option it compiles. Wrong uses of
+    the option are clean errors."""
+    model = MODELS_DIR / "dyn_time_conv1d_f32.tflite"  # input 'frames' [1,-1,8], Conv1D k=3
+    p = mpcc(model, "-o", tmp_path / "m.c")
+    assert p.returncode == 1
+    first = p.stderr.splitlines()[0]
+    assert "input 0 'frames' has dynamic dimensions (shape_signature [1,-1,8])" in first, p.stderr
+    assert "--input-shape frames=1,N,8" in first, p.stderr
+    for arg in ("frames=1,20,8", "0=1,20,8"):
+        p = mpcc(model, "-o", tmp_path / "m.c", "--input-shape", arg)
+        assert p.returncode == 0, p.stderr
+        assert "#define M_INPUT0_DIMS {1, 20, 8}" in (tmp_path / "m.h").read_text()
+    for arg, msg in (("nosuch=1,20,8", "the model has no input of that name or index (inputs: 'frames' (0))"),
+                     ("frames=2,20,8", "dimension 0 of input 0 'frames' is static (1) in the model"),
+                     ("frames=1,20", "has rank 3 ([1,1,8] f32), 2 dimensions given"),
+                     ("frames=1,x,8", "dimension 2 is not a number"),
+                     ("frames", "expected NAME_OR_INDEX=d0,d1,...")):
+        p = mpcc(model, "-o", tmp_path / "m.c", "--input-shape", arg)
+        assert p.returncode == 1 and msg in p.stderr, (arg, p.stderr)
+    p = mpcc(model, "-o", tmp_path / "m.c", "--input-shape", "frames=1,20,8", "--input-shape", "0=1,30,8")
+    assert p.returncode == 1 and "input 0 is given twice" in p.stderr, p.stderr
 
 
 def test_make_install_gives_a_working_toolchain(tmp_path):

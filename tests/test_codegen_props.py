@@ -12,7 +12,7 @@ import pytest
 import oracle
 from compare import compare_arrays
 from mpcc_paths import DIGITS_DIR, MPCC, MPCC_ASAN, ROOT, SHARED_MODELS, all_models, model_id
-from mpcc_tools import GEN_FLAGS, compile_model, new_workdir, run_cmd, runtime_lib
+from mpcc_tools import GEN_FLAGS, compile_model, model_args, new_workdir, run_cmd, runtime_lib
 
 TFLM = SHARED_MODELS / "tflm"
 
@@ -53,7 +53,7 @@ REPORT_RE = re.compile(r"arena: (\d+) bytes \(state (\d+)\), lower bound (\d+) b
 
 
 def plan_of(model):
-    proc = run_cmd([MPCC, model, "--report"])
+    proc = run_cmd([MPCC, model, "--report", *model_args(model)])
     assert proc.returncode == 0, proc.stderr
     m = REPORT_RE.search(proc.stdout)
     assert m, proc.stdout[-2000:]

@@ -366,6 +366,15 @@ def test_terminal_output_is_safe(name, kind, base, markers, mpcc, tmp_path):
         check_proc(proc, 1, f"mpcc {name} -o m.c")
         assert b"custom operator" in proc.stderr, proc.stderr[-2000:]
         assert not out_c.exists(), "a failed compile must not leave output behind"
+        # Bound to a kernel, the hostile custom_code reaches the generated C (the kernel's context)
+        # only as an escaped string literal: the file builds in strict C99.
+        from ai_edge_litert import schema_py_generated as S
+        code = bytes(S.ModelT.InitFromPackedBuf(model.read_bytes(), 0).operatorCodes[0].customCode or b"")
+        if code and b"\0" not in code and mpcc == MPCC:
+            proc = run([mpcc, model, "-o", out_c, "--name", "m", "--custom-op", os.fsdecode(code + b"=user_kernel")])
+            check_proc(proc, 0, f"mpcc {name} -o m.c --custom-op <hostile name>=user_kernel")
+            p = run(["gcc", *GEN_FLAGS, "-fsyntax-only", "-I", RUNTIME, "-I", tmp_path, out_c])
+            assert p.returncode == 0, p.stderr.decode(errors="replace")[-2000:]
 
 
 def test_hostile_file_name(tmp_path):

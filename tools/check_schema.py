@@ -37,6 +37,8 @@ ENUM_PREFIXES = {
     "TFL_LSTM_KERNEL_": "LSTMKernelType",
     "TFL_MIRROR_PAD_MODE_": "MirrorPadMode",
     "TFL_CUSTOM_OPTIONS_FORMAT_": "CustomOptionsFormat",
+    "TFL_DIMENSION_TYPE_": "DimensionType",
+    "TFL_SPARSE_INDEX_VECTOR_": "SparseIndexVector",
 }
 
 TABLE_PREFIXES = {
@@ -86,6 +88,15 @@ TABLE_PREFIXES = {
     "TFL_LSTM_OPTIONS_": "LSTMOptions",
     "TFL_UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS_": "UnidirectionalSequenceLSTMOptions",
     "TFL_MIRROR_PAD_OPTIONS_": "MirrorPadOptions",
+    "TFL_IF_OPTIONS_": "IfOptions",
+    "TFL_WHILE_OPTIONS_": "WhileOptions",
+    "TFL_CALL_ONCE_OPTIONS_": "CallOnceOptions",
+    "TFL_VAR_HANDLE_OPTIONS_": "VarHandleOptions",
+    "TFL_SPARSITY_PARAMETERS_": "SparsityParameters",
+    "TFL_DIMENSION_METADATA_": "DimensionMetadata",
+    "TFL_INT32_VECTOR_": "Int32Vector",
+    "TFL_UINT16_VECTOR_": "Uint16Vector",
+    "TFL_UINT8_VECTOR_": "Uint8Vector",
 }
 
 def header_text(path):

@@ -34,6 +34,13 @@ rt_act_params *act_new_params(Graph *g, const IrOp *op);
  * and for an int8 input the act_lut_i8 table of f. */
 int act_lut_prepare(Graph *g, IrOp *op, float (*f)(float), Diag *d);
 
+/* int16 LOGISTIC and TANH (TFLite's table-interpolating reference kernels):
+ * zero points 0 and an output scale of 1/32768 (check), then the sigmoid
+ * table and the input multiplier (mult_a, 0 for a power-of-two scale) and
+ * left shift (shift_a) into p. */
+int act_sigmoid16_check(const IrOp *op, const IrTensor *in, const IrTensor *out, Diag *d);
+int act_sigmoid16_prepare(Graph *g, IrOp *op, int tanh_op, rt_act_params *p, Diag *d);
+
 /* Prepare of the RELU family: float clamp [lo, hi]; for int8/int16 TFLite's
  * ReluX requantization (in_scale/out_scale, float division) and the clamp
  * zp + roundf(lo/scale) .. zp + roundf(hi/scale) (hi = INFINITY: the type max). */

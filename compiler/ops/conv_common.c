@@ -279,11 +279,14 @@ int resize_check(Graph *g, IrOp *op, unsigned dtypes, Diag *d) {
     const ResizeOptions *o = op->options;
     int64_t size[4];
     int n = 0;
-    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, dtypes, d) ||
-        op_expect_same_dtype(g, op, 0, d) || op_expect_dtype(g, op, 0, 1, DT(I32), d) ||
-        op_const_ints(g, op, 1, size, 4, &n, d))
-        return DIAG_USER;
+    if (op_expect_io(op, 2, 2, 1, d)) return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0), *out = &g->tensors[op->out[0]];
+    /* A size computed at run time: the static output's height and width, checked at run time. */
+    int declared = out->rank == 4 && op_static_shape(out);
+    if (op_expect_dtype(g, op, 0, 0, dtypes, d) || op_expect_same_dtype(g, op, 0, d) ||
+        op_expect_dtype(g, op, 0, 1, DT(I32), d) ||
+        op_shape_input(g, op, 1, declared ? out->dims + 1 : NULL, 2, 0, size, 4, &n, d))
+        return DIAG_USER;
     if (o->align_corners && o->half_pixel_centers)
         return op_error(d, op, "align_corners and half_pixel_centers cannot both be set");
     if (in->rank != 4) return op_error(d, op, "input '%s' must have rank 4 (NHWC), got %d", in->name, in->rank);

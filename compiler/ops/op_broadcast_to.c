@@ -2,9 +2,12 @@
  * rules, right-aligned; broadcast dimensions read with stride 0. */
 #include "shape_common.h"
 
-static int get_shape(const Graph *g, const IrOp *op, int *rank, int64_t *dims, Diag *d) {
-    const IrTensor *in = op_cin(g, op, 0);
-    if (op_const_ints(g, op, 1, dims, IR_MAX_RANK, rank, d)) return DIAG_USER;
+static int get_shape(Graph *g, IrOp *op, int *rank, int64_t *dims, Diag *d) {
+    const IrTensor *in = op_cin(g, op, 0), *out = &g->tensors[op->out[0]];
+    /* A shape computed at run time: the static output shape, checked at run time. */
+    int declared = out->rank > 0 && op_static_shape(out);
+    if (op_shape_input(g, op, 1, declared ? out->dims : NULL, out->rank, 0, dims, IR_MAX_RANK, rank, d))
+        return DIAG_USER;
     if (*rank < in->rank)
         return op_error(d, op, "shape has rank %d, lower than the input's %d", *rank, in->rank);
     for (int i = 0; i < in->rank; i++) {

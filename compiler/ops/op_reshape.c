@@ -2,7 +2,8 @@
  * constant second input when it is a 1-D int32/int64 tensor, else from the
  * new_shape option (TFLite's rule); one dimension may be -1. A non-constant
  * shape input is accepted only when the model declares a static output
- * shape with the input's element count. The kernel is a flat copy; the
+ * shape with the input's element count; it is then checked at run time
+ * (op->guard: each value equals that shape's, or is -1). The kernel is a flat copy; the
  * memory planner may alias input and output. */
 #include "shape_common.h"
 
@@ -66,17 +67,12 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     int64_t numel = ir_tensor_numel(in), dims[IR_MAX_RANK];
     int n = 0;
     if (shp && shp->rank == 1 && (shp->dtype == IR_I32 || shp->dtype == IR_I64)) {
-        if (!shp->data) {
-            /* Dynamic shape input: trust a static declared output of the same size. */
-            int static_out = !(out->rank == 0 && shp->dims[0] != 0);
-            for (int i = 0; i < out->rank; i++)
-                if (out->has_signature && out->signature[i] < 0) static_out = 0;
-            if (!static_out || ir_tensor_numel(out) != numel)
-                return op_error(d, op, "shape input '%s' is not constant and the output '%s' has no static shape",
-                                shp->name, out->name);
-            return 0;
-        }
-        if (op_const_ints(g, op, 1, dims, IR_MAX_RANK, &n, d)) return DIAG_USER;
+        /* A shape computed at run time: the declared static output shape, checked at run time. */
+        int static_out = !(out->rank == 0 && shp->dims[0] != 0) && op_static_shape(out);
+        if (!shp->data && !static_out)
+            return op_error(d, op, "shape input '%s' is not constant and the output '%s' has no static shape",
+                            shp->name, out->name);
+        if (op_shape_input(g, op, 1, out->dims, out->rank, 1, dims, IR_MAX_RANK, &n, d)) return DIAG_USER;
         if (resolve(op, n, dims, numel, "shape input", d)) return DIAG_USER;
     } else if (o->has_new_shape) {
         n = o->n;
@@ -90,15 +86,5 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     return op_set_out_shape(g, op, 0, n, dims, d);
 }
 
-static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
-    (void)g, (void)scratch;
-    rt_reshape(op->params, in[0], out[0]);
-}
-
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)g, (void)d;
-    shape_emit_copy_kernel(cg, op, "rt_reshape");
-    return 0;
-}
-
-const OpDef op_def_reshape = {"RESHAPE", parse, check, shape_flat_prepare, eval, emit_c, op_no_macs};
+const OpDef op_def_reshape = {"RESHAPE", parse, check, shape_flat_prepare, shape_flat_copy_eval, shape_flat_copy_emit,
+                               op_no_macs};

@@ -2,9 +2,10 @@
  * [num_filters, input_size], weights_time [num_filters, memory_size],
  * optional bias [num_units], variable state [batch, memory_size *
  * num_filters]); output [batch, num_units], num_units = num_filters / rank.
- * f32; int8 in/out with int8 weights_feature, int16 weights_time and state,
- * int32 bias (TFLite's full-integer SVDF). Hybrid (float input, int8
- * weights) is not supported. */
+ * f32; int8 in/out with int8 weights_feature, int32 bias and either int16
+ * weights_time and state (TFLite's full-integer SVDF) or int8 weights_time
+ * and state, the state with a zero point (TFLite Micro's 8-bit SVDF). Hybrid
+ * (float input, int8 weights) is not supported. */
 #include "op_util.h"
 
 typedef struct SvdfOptions {
@@ -63,15 +64,23 @@ static int check(Graph *g, IrOp *op, Diag *d) {
             op_expect_dtype(g, op, 0, 4, DT(F32), d))
             return DIAG_USER;
     } else {
-        if (op_expect_dtype(g, op, 0, 1, DT(I8), d) || op_expect_dtype(g, op, 0, 2, DT(I16), d) ||
-            op_expect_dtype(g, op, 0, 3, DT(I32), d) || op_expect_dtype(g, op, 0, 4, DT(I16), d))
+        /* weights_time and state: both int16 (TFLite) or both int8 (TFLite Micro's 8-bit SVDF). */
+        if (op_expect_dtype(g, op, 0, 1, DT(I8), d) || op_expect_dtype(g, op, 0, 2, DT(I16) | DT(I8), d) ||
+            op_expect_dtype(g, op, 0, 3, DT(I32), d) || op_expect_dtype(g, op, 0, 4, DT(I16) | DT(I8), d))
             return DIAG_USER;
+        if (wt->dtype != st->dtype)
+            return op_error(d, op, "weights_time '%s' (%s) and state '%s' (%s) must have the same dtype", wt->name,
+                            ir_dtype_name(wt->dtype), st->name, ir_dtype_name(st->dtype));
         for (int k = 0; k < 5; k++)
             if (k != 3 && op_expect_quantized(g, op, 0, k, d)) return DIAG_USER;
         if (op_expect_quantized(g, op, 1, 0, d)) return DIAG_USER;
-        if (op_zp(st) != 0) return op_error(d, op, "state '%s' must have zero point 0", st->name);
-        /* TFLite's integer SVDF only accepts RELU (and then applies just the int8 clamp). */
-        if (o->act != ACT_RELU) return op_error(d, op, "int8 SVDF supports only the RELU activation (as TFLite)");
+        if (st->dtype == IR_I16) {
+            if (op_zp(st) != 0) return op_error(d, op, "int16 state '%s' must have zero point 0", st->name);
+            /* TFLite's integer SVDF only accepts RELU (and then applies just the int8 clamp). */
+            if (o->act != ACT_RELU)
+                return op_error(d, op, "int8 SVDF with int16 state supports only the RELU activation (as TFLite)");
+        }
+        /* The 8-bit variant is TFLite Micro's: it applies only the int8 clamp, whatever the activation. */
     }
     (void)out;
     int64_t dims[2] = {batch, units};
@@ -92,9 +101,13 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     p->memory_size = (int32_t)wt->dims[1];
     op_act_range_f32(o->act, &p->act_min, &p->act_max);
     if (in->dtype == IR_I8) {
-        /* svdf.cc Prepare: products and quotient of the scales as doubles. */
-        double s1 = (double)in->q.scale[0] * (double)wf->q.scale[0] / (double)st->q.scale[0];
-        double s2 = (double)st->q.scale[0] * (double)wt->q.scale[0] / (double)out->q.scale[0];
+        /* TFLite's and TFLite Micro's Prepare multiply and divide the tensors' float scales in
+         * float arithmetic and only then widen to double; doing it in double rounds differently
+         * (a different multiplier, rarely a different output). The volatile stores round each
+         * step to float even where the compiler would keep more precision. */
+        volatile float p1 = in->q.scale[0] * wf->q.scale[0], q1 = p1 / st->q.scale[0];
+        volatile float p2 = st->q.scale[0] * wt->q.scale[0], q2 = p2 / out->q.scale[0];
+        double s1 = q1, s2 = q2;
         int sh1, sh2;
         if (op_checked_multiplier(op, s1, &p->mult1, &sh1, d)) return DIAG_USER;
         if (op_checked_multiplier(op, s2, &p->mult2, &sh2, d)) return DIAG_USER;
@@ -102,6 +115,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->shift2 = sh2;
         p->in_zp = op_zp(in);
         p->out_zp = op_zp(out);
+        p->state_zp = op_zp(st);
         op->scratch_bytes = (size_t)p->batches * (size_t)(p->num_filters + p->num_units) * sizeof(int32_t);
     } else {
         op->scratch_bytes = (size_t)p->batches * (size_t)p->num_filters * sizeof(float);
@@ -113,7 +127,9 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
 static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
     const rt_svdf_params *p = op->params;
     /* The state is a variable tensor: the kernel updates it in place. */
-    if (g->tensors[op->in[0]].dtype == IR_I8)
+    if (g->tensors[op->in[0]].dtype == IR_I8 && g->tensors[op->in[4]].dtype == IR_I8)
+        rt_svdf_i8_s8(p, in[0], in[1], in[2], in[3], (int8_t *)(uintptr_t)in[4], out[0], scratch);
+    else if (g->tensors[op->in[0]].dtype == IR_I8)
         rt_svdf_i8(p, in[0], in[1], in[2], in[3], (int16_t *)(uintptr_t)in[4], out[0], scratch);
     else
         rt_svdf_f32(p, in[0], in[1], in[2], in[3], (float *)(uintptr_t)in[4], out[0], scratch);
@@ -122,18 +138,18 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_svdf_params *p = op->params;
-    int i8 = g->tensors[op->in[0]].dtype == IR_I8;
+    int i8 = g->tensors[op->in[0]].dtype == IR_I8, s8 = i8 && g->tensors[op->in[4]].dtype == IR_I8;
     cg_open(cg, "static const rt_svdf_params p = {");
     cg_line(cg, ".batches = %d, .input_size = %d, .num_filters = %d,", p->batches, p->input_size, p->num_filters);
     cg_line(cg, ".num_units = %d, .rank = %d, .memory_size = %d,", p->num_units, p->rank, p->memory_size);
     cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
-    cg_line(cg, ".in_zp = %d, .out_zp = %d,", p->in_zp, p->out_zp);
+    cg_line(cg, ".in_zp = %d, .out_zp = %d, .state_zp = %d,", p->in_zp, p->out_zp, p->state_zp);
     cg_line(cg, ".mult1 = %d, .shift1 = %d,", p->mult1, p->shift1);
     cg_line(cg, ".mult2 = %d, .shift2 = %d", p->mult2, p->shift2);
     cg_close(cg, "};");
-    cg_line(cg, "%s(&p, %s, %s, %s, %s, (%s *)%s, %s, %s);", i8 ? "rt_svdf_i8" : "rt_svdf_f32", cg_in(cg, op, 0),
-            cg_in(cg, op, 1), cg_in(cg, op, 2), cg_in(cg, op, 3), i8 ? "int16_t" : "float", cg_in(cg, op, 4),
-            cg_out(cg, op, 0), cg_scratch(cg, op));
+    cg_line(cg, "%s(&p, %s, %s, %s, %s, (%s *)%s, %s, %s);", s8 ? "rt_svdf_i8_s8" : i8 ? "rt_svdf_i8" : "rt_svdf_f32",
+            cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2), cg_in(cg, op, 3),
+            s8 ? "int8_t" : i8 ? "int16_t" : "float", cg_in(cg, op, 4), cg_out(cg, op, 0), cg_scratch(cg, op));
     return 0;
 }
 

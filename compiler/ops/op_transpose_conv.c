@@ -1,4 +1,5 @@
-/* op_transpose_conv.c - TRANSPOSE_CONV: inputs (output_shape [4] constant,
+/* op_transpose_conv.c - TRANSPOSE_CONV: inputs (output_shape [4]: a constant, or
+ * computed at run time with the output's static shape then checked at run time,
  * weights [out_c, fh, fw, in_c], input NHWC, optional bias [out_c]), SAME/VALID
  * padding, strides, fused activation.
  * f32; int8 (int8 weights per-tensor or per-channel along dim 0, int32 bias);
@@ -36,9 +37,12 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     const IrTensor *w = op_cin(g, op, 1), *in = op_cin(g, op, 2), *b = op_cin(g, op, 3);
     int64_t shape[8];
     int n = 0;
-    if (op_expect_dtype(g, op, 0, 2, DT(F32) | DT(I8) | DT(I16), d) || op_const_ints(g, op, 0, shape, 8, &n, d))
-        return DIAG_USER;
     const IrTensor *out = &g->tensors[op->out[0]];
+    /* Streaming models feed output_shape as a graph input: compile for the static output shape. */
+    int declared = out->rank == 4 && op_static_shape(out);
+    if (op_expect_dtype(g, op, 0, 2, DT(F32) | DT(I8) | DT(I16), d) ||
+        op_shape_input(g, op, 0, declared ? out->dims : NULL, 4, 0, shape, 8, &n, d))
+        return DIAG_USER;
     if (out->dtype != in->dtype)
         return op_error(d, op, "input '%s' is %s but output '%s' is %s", in->name, ir_dtype_name(in->dtype),
                         out->name, ir_dtype_name(out->dtype));

@@ -97,9 +97,14 @@ int op_set_out_shape(Graph *g, const IrOp *op, int k, int rank, const int64_t *d
     if (rank < 0 || rank > IR_MAX_RANK) return op_error(d, op, "output rank %d out of range", rank);
     int same = t->rank == rank;
     for (int i = 0; same && i < rank; i++) same = t->dims[i] == dims[i];
-    if (same) return 0;
-    /* A model may leave an output shape empty (rank 0, unknown); fill it in. */
-    if (t->rank == 0 && !t->has_signature) {
+    if (same) {
+        t->infer_shape = 0;
+        return 0;
+    }
+    /* A model may leave an output shape empty (rank 0, unknown); fill it in.
+     * With --input-shape every shape downstream of the inputs is inferred. */
+    if ((t->rank == 0 && !t->has_signature) || t->infer_shape) {
+        t->infer_shape = 0;
         t->rank = rank;
         for (int i = 0; i < rank; i++) t->dims[i] = dims[i];
         return 0;
@@ -144,6 +149,84 @@ int op_const_ints(const Graph *g, const IrOp *op, int k, int64_t *vals, int maxn
     }
     *n = (int)cnt;
     return 0;
+}
+
+int op_static_shape(const IrTensor *t) {
+    if (t->infer_shape || t->unknown) return 0;
+    for (int i = 0; t->has_signature && i < t->rank; i++)
+        if (t->signature[i] < 0) return 0;
+    return 1;
+}
+
+int op_shape_input(Graph *g, IrOp *op, int k, const int64_t *declared, int n_declared, int wildcard, int64_t *vals,
+                   int maxn, int *n, Diag *d) {
+    const IrTensor *t = op_cin(g, op, k);
+    if (!t || t->data || !declared) return op_const_ints(g, op, k, vals, maxn, n, d);
+    if (t->dtype != IR_I32 && t->dtype != IR_I64)
+        return op_error(d, op, "input %d tensor '%s' must be int32 or int64, got %s", k, t->name,
+                        ir_dtype_name(t->dtype));
+    if (ir_tensor_numel(t) != n_declared || n_declared > maxn)
+        return op_error(d, op,
+                        "input %d tensor '%s' is computed at run time and holds %lld values, but the output's "
+                        "static shape gives %d",
+                        k, t->name, (long long)ir_tensor_numel(t), n_declared);
+    IrGuard *gd = ir_alloc(g, sizeof *gd);
+    int64_t *v = ir_alloc(g, sizeof(int64_t) * (size_t)(n_declared + 1));
+    if (!gd || !v) return diag_internal(d, "out of memory");
+    for (int i = 0; i < n_declared; i++) vals[i] = v[i] = declared[i];
+    gd->input = k;
+    gd->n = n_declared;
+    gd->values = v;
+    gd->wildcard = wildcard;
+    op->guard = gd;
+    *n = n_declared;
+    return 0;
+}
+
+void op_emit_guard(CgCtx *cg, const Graph *g, const IrOp *op) {
+    const IrGuard *gd = op->guard;
+    if (!gd) return;
+    int i64 = g->tensors[op->in[gd->input]].dtype == IR_I64;
+    char vals[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < gd->n && len < sizeof vals; i++) {
+        int w = snprintf(vals + len, sizeof vals - len, "%s%s%lld%s", i ? ", " : "", i64 ? "INT64_C(" : "",
+                         (long long)gd->values[i], i64 ? ")" : "");
+        if (w > 0) len += (size_t)w;
+    }
+    cg_open(cg, "{ /* input %d is computed at run time: it must hold the values compiled for */", gd->input);
+    cg_line(cg, "static const %s want[%d] = {%s};", i64 ? "int64_t" : "int32_t", gd->n, vals);
+    cg_line(cg, "if (!rt_check_shape_%s(%s, want, %d, %d)) return RT_ERR_SHAPE_INPUT;", i64 ? "i64" : "i32",
+            cg_in(cg, op, gd->input), gd->n, gd->wildcard);
+    cg_close(cg, "}");
+}
+
+int op_check_guard(const Graph *g, const IrOp *op, const void *input, Diag *d) {
+    const IrGuard *gd = op->guard;
+    if (!gd) return 0;
+    const IrTensor *t = &g->tensors[op->in[gd->input]];
+    char got[256] = "", want[256] = "";
+    size_t lg = 0, lw = 0;
+    int ok = 1;
+    for (int i = 0; i < gd->n; i++) {
+        int64_t v;
+        if (t->dtype == IR_I64) {
+            memcpy(&v, (const uint8_t *)input + 8 * i, 8);
+        } else {
+            int32_t v32;
+            memcpy(&v32, (const uint8_t *)input + 4 * i, 4);
+            v = v32;
+        }
+        ok &= v == gd->values[i] || (gd->wildcard && v == -1);
+        int w = snprintf(got + lg, sizeof got - lg, "%s%lld", i ? "," : "", (long long)v);
+        if (w > 0 && (size_t)w < sizeof got - lg) lg += (size_t)w;
+        w = snprintf(want + lw, sizeof want - lw, "%s%lld", i ? "," : "", (long long)gd->values[i]);
+        if (w > 0 && (size_t)w < sizeof want - lw) lw += (size_t)w;
+    }
+    if (ok) return 0;
+    return op_error(d, op, "input %d '%s' holds [%s] at run time, but the model was compiled for [%s] (its static "
+                    "output shape); the generated code returns RT_ERR_SHAPE_INPUT (2) here",
+                    gd->input, t->name, got, want);
 }
 
 int op_broadcast(const IrOp *op, const IrTensor *a, const IrTensor *b, int *rank, int64_t *dims, Diag *d) {

@@ -40,6 +40,16 @@ void op_rt_shape(rt_shape *s, const IrTensor *t);
 /* Reads a constant int32/int64 input tensor as int64 values (at most maxn). */
 int op_const_ints(const Graph *g, const IrOp *op, int k, int64_t *vals, int maxn, int *n, Diag *d);
 
+/* A shape-like input k (int32/int64 vector): its values if it is constant.
+ * Otherwise, when the model fixes them through a static output shape
+ * (`declared`, n_declared values, NULL if it does not), those values: the op
+ * is compiled for them and op->guard makes the generated code and the
+ * interpreter check the input at run time (wildcard: a -1 matches too). */
+int op_shape_input(Graph *g, IrOp *op, int k, const int64_t *declared, int n_declared, int wildcard, int64_t *vals,
+                   int maxn, int *n, Diag *d);
+/* 1 if tensor t's declared shape is static (no -1 in its signature, not being re-inferred). */
+int op_static_shape(const IrTensor *t);
+
 /* Numpy-style broadcast of two shapes (right-aligned). */
 int op_broadcast(const IrOp *op, const IrTensor *a, const IrTensor *b, int *rank, int64_t *dims, Diag *d);
 

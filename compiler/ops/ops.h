@@ -10,7 +10,8 @@
  *           multipliers, shapes) into op->params (a runtime params struct
  *           allocated with ir_alloc) and sets op->scratch_bytes.
  *  eval     runs the reference kernel from runtime/ on raw data pointers
- *           (in[k] == NULL for an absent optional input).
+ *           (in[k] == NULL for an absent optional input). NULL for control
+ *           flow (op->n_callee > 0): the interpreter runs the subgraphs.
  *  emit_c   writes the C statements that call the same kernel with the same
  *           params (see codegen/cg.h).
  *  macs     multiply-accumulates of one invocation (0 for data movement).
@@ -43,6 +44,11 @@ typedef struct OpDef {
 /* `static const rt_bmm_params p = {...};` of a BATCH_MATMUL (reference and scheduled emitters). */
 void bmm_emit_params(CgCtx *cg, const rt_bmm_params *p);
 void bmm_emit_fields(CgCtx *cg, const rt_bmm_params *p); /* the initializer lines only */
+
+/* The run-time check of op->guard (if any): `if (!rt_check_shape_...) return RT_ERR_SHAPE_INPUT;`. */
+void op_emit_guard(CgCtx *cg, const Graph *g, const IrOp *op);
+/* The interpreter's check of op->guard on the input's data: 0, or a user error. */
+int op_check_guard(const Graph *g, const IrOp *op, const void *input, Diag *d);
 
 /* The table, indexed by OpKind. */
 const OpDef *op_def(OpKind k);

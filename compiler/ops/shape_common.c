@@ -164,6 +164,17 @@ void shape_emit_copy_kernel(CgCtx *cg, const IrOp *op, const char *kernel) {
     cg_line(cg, "%s(&p, %s, %s);", kernel, cg_in(cg, op, 0), cg_out(cg, op, 0));
 }
 
+void shape_flat_copy_eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
+    (void)g, (void)scratch;
+    rt_reshape(op->params, in[0], out[0]);
+}
+
+int shape_flat_copy_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)g, (void)d;
+    shape_emit_copy_kernel(cg, op, "rt_reshape");
+    return 0;
+}
+
 int shape_block_parse(Graph *g, IrOp *op, const FbTable *opts, int field, Diag *d) {
     BlockOptions *o = ir_alloc(g, sizeof *o);
     int32_t b = 0;

@@ -28,7 +28,8 @@ int pass_prepare(Graph *g, Diag *d) {
         IrOp *op = &g->ops[i];
         if (op->dead) continue;
         const OpDef *def = op_def(op->kind);
-        if (!def || !def->prepare || !def->eval) {
+        /* Control flow (n_callee > 0) has no eval: the interpreter runs its subgraphs itself. */
+        if (!def || !def->prepare || (!def->eval && !op->n_callee)) {
             diag_user(d, "operator %d: %s is not supported (no kernel)", op->tfl_index, ir_op_name(op->kind));
             failed = 1;
             continue;

@@ -1,4 +1,6 @@
 /* pipeline.c - the one list of passes, in order. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes.h"
@@ -26,7 +28,7 @@ enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
 const char *pass_names(void) { return "import, fold_dead, sink, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory"; }
 
-int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
+static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};
     if (o->dump_after) {
         int known = strcmp(o->dump_after, "import") == 0;
@@ -50,4 +52,46 @@ int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
         if (o->dump_after && strcmp(o->dump_after, p->name) == 0) ir_dump(g, o->dump_to);
     }
     return 0;
+}
+
+/* 1 when every subgraph g's control-flow ops call is compiled already. */
+static int callees_done(const Graph *root, const Graph *g, const char *done) {
+    for (int i = 0; i < g->n_ops; i++)
+        for (int k = 0; k < g->ops[i].n_callee; k++) {
+            int c = g->ops[i].callee[k];
+            if (c > 0 && c < root->n_sub && root->sub[c] && !done[c]) return 0;
+        }
+    return 1;
+}
+
+int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
+    /* Control-flow subgraphs first, callees before callers: a caller's prepare sizes its
+     * scratch from the callee's arena. The importer refused call cycles. */
+    char *done = calloc((size_t)g->n_sub + 1, 1);
+    if (!done) return diag_internal(d, "out of memory");
+    int rc = 0;
+    for (int progress = 1; progress && !rc;) {
+        progress = 0;
+        for (int k = 1; k < g->n_sub && !rc; k++) {
+            Graph *sub = g->sub[k];
+            if (!sub || done[k] || !callees_done(g, sub, done)) continue;
+            sub->opt_level = g->opt_level;
+            if (o->dump_after && o->dump_to) fprintf(o->dump_to, "== subgraph %d\n", k);
+            Diag cd;
+            diag_init(&cd);
+            rc = run_passes(sub, o, &cd);
+            if (rc) {
+                char prefix[40];
+                snprintf(prefix, sizeof prefix, "subgraph %d: ", k);
+                diag_merge(d, &cd, prefix);
+                if (!d->kind) d->kind = rc;
+            }
+            done[k] = 1;
+            progress = 1;
+        }
+    }
+    free(done);
+    if (rc) return rc;
+    if (g->n_sub > 1 && o->dump_after && o->dump_to) fprintf(o->dump_to, "== subgraph 0\n");
+    return run_passes(g, o, d);
 }

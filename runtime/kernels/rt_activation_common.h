@@ -26,6 +26,7 @@ typedef struct rt_act_params {
     int32_t approximate;        /* GELU: tanh approximation */
     const int8_t *lut_i8;       /* 256-entry table indexed by (uint8_t)input */
     const int16_t *lut_i16;     /* 513-entry interpolated table */
+    const int32_t *sigmoid_q16; /* int16 LOGISTIC/TANH: 256 samples sigmoid(i/24) in Q0.16 */
 } rt_act_params;
 
 /* Wrapping int32 add/sub (gemmlowp's plain Add/Sub; never overflows for the

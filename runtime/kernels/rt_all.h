@@ -52,6 +52,7 @@
 #include "rt_shape.h"
 #include "rt_pow.h"
 #include "rt_reduce_max.h"
+#include "rt_reduce_prod.h"
 #include "rt_pack.h"
 #include "rt_unpack.h"
 #include "rt_reduce_min.h"

@@ -115,6 +115,30 @@ def fc_int8_model():
     return model(tensors, ops, [opcode(OP.FULLY_CONNECTED)], [buffer(), buffer(w), buffer(b)], [0], [3])
 
 
+def if_custom_model():
+    """y = IF(cond, x): subgraph 1 (then) is a CUSTOM 'Frob' op, subgraph 2 (else) an ADD of a
+    constant. For inspect: a histogram over every subgraph, unsupported ops named per subgraph."""
+    c = struct.pack("<4f", 1.0, 2.0, 3.0, 4.0)
+    tensors = [tensor("cond", [1], TT.BOOL), tensor("x", [1, 4]), tensor("y", [1, 4])]
+    opts = S.IfOptionsT()
+    opts.thenSubgraphIndex, opts.elseSubgraphIndex = 1, 2
+    codes = [opcode(OP.IF), opcode(OP.CUSTOM, "Frob"), opcode(OP.ADD)]
+    m = model(tensors, [operator(0, [0, 1], [2], S.BuiltinOptions.IfOptions, opts)], codes,
+              [buffer(), buffer(c)], [0, 1], [2])
+    then_sg = S.SubGraphT()
+    then_sg.name = b"then"
+    then_sg.tensors = [tensor("t_x", [1, 4]), tensor("t_y", [1, 4])]
+    then_sg.inputs, then_sg.outputs = [0], [1]
+    then_sg.operators = [operator(1, [0], [1])]
+    else_sg = S.SubGraphT()
+    else_sg.name = b"else"
+    else_sg.tensors = [tensor("e_x", [1, 4]), tensor("e_c", [1, 4], buffer=1), tensor("e_y", [1, 4])]
+    else_sg.inputs, else_sg.outputs = [0], [2]
+    else_sg.operators = [operator(2, [0, 1], [2], S.BuiltinOptions.AddOptions, S.AddOptionsT())]
+    m.subgraphs += [then_sg, else_sg]
+    return pack(m)
+
+
 def pack(m):
     b = flatbuffers.Builder(1024)
     b.Finish(m.Pack(b), file_identifier=b"TFL3")
@@ -249,18 +273,38 @@ def main():
     case("rank_9.tflite", mutated(add_model, lambda m: setattr(t0(m), "shape", [1] * 9)),
          "tensor 0 'x': rank 9 exceeds the maximum of 8")
     case("string_dtype.tflite", mutated(add_model, lambda m: setattr(t0(m), "type", TT.STRING)),
-         "tensor 0 'x': dtype STRING (5) is not supported")
+         "tensor 0 'x': dtype STRING (5) is not supported", inspect_rc=0)
     case("float64_dtype.tflite", mutated(add_model, lambda m: setattr(t0(m), "type", TT.FLOAT64)),
-         "tensor 0 'x': dtype FLOAT64 (10) is not supported")
+         "tensor 0 'x': dtype FLOAT64 (10) is not supported", inspect_rc=0)
     case("unknown_dtype.tflite", mutated(add_model, lambda m: setattr(t0(m), "type", 100)),
-         "tensor 0 'x': dtype unknown (100) is not supported")
+         "tensor 0 'x': dtype unknown (100) is not supported", inspect_rc=0)
     case("shape_signature_rank.tflite", mutated(add_model, lambda m: setattr(t0(m), "shapeSignature", [-1, 4, 1])),
          "shape_signature has rank 3 but shape has rank 2")
 
     def sparse(m):
         t0(m).sparsity = S.SparsityParametersT()
         t0(m).sparsity.traversalOrder = [0, 1]
-    case("sparse_tensor.tflite", mutated(add_model, sparse), "tensor 0 'x': sparse tensors are not supported")
+    case("sparse_tensor.tflite", mutated(add_model, sparse),
+         "tensor 0 'x': sparse storage is supported only for constants", inspect_rc=0)
+
+    def sparse_const(index):
+        """The constant c [1,4] stored CSR: values 1, 2 at columns 0 and `index` of row 0."""
+        def f(m):
+            c = m.subgraphs[0].tensors[1]
+            c.sparsity = S.SparsityParametersT()
+            c.sparsity.traversalOrder = [0, 1]
+            dense, csr = S.DimensionMetadataT(), S.DimensionMetadataT()
+            dense.format, dense.denseSize = S.DimensionType.DENSE, 1
+            csr.format = S.DimensionType.SPARSE_CSR
+            seg, idx = S.Uint8VectorT(), S.Uint8VectorT()
+            seg.values, idx.values = [0, 2], [0, index]
+            csr.arraySegmentsType, csr.arraySegments = S.SparseIndexVector.Uint8Vector, seg
+            csr.arrayIndicesType, csr.arrayIndices = S.SparseIndexVector.Uint8Vector, idx
+            c.sparsity.dimMetadata = [dense, csr]
+            m.buffers[1].data = list(struct.pack("<2f", 1.0, 2.0))
+        return f
+    case("sparse_index_out_of_range.tflite", mutated(add_model, sparse_const(7)),
+         "tensor 1 'c': sparse format: an index is out of range for its dimension", inspect_rc=0)
     case("missing_buffer.tflite", mutated(add_model, lambda m: setattr(m.subgraphs[0].tensors[1], "buffer", 99)),
          "tensor 'c': buffer index 99 out of range (model has 2 buffers)")
     case("buffer_size_mismatch.tflite", mutated(add_model, lambda m: setattr(m.buffers[1], "data", [0, 0, 0])),
@@ -297,7 +341,7 @@ def main():
         fcq(0)(m).detailsType = S.QuantizationDetails.CustomQuantization
         fcq(0)(m).details = cq
     case("custom_quant_details.tflite", mutated(fc_int8_model, custom_details),
-         "tensor 'x': custom quantization details are not supported")
+         "tensor 'x': custom quantization details are not supported", inspect_rc=0)
 
     # Operators and graph structure.
     def op0(m):
@@ -340,11 +384,16 @@ def main():
     # Unsupported operators (and ops failing their checks, above): inspect lists them and exits 0;
     # compiling fails.
     case("custom_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.CUSTOM, "MyFancyOp")])),
-         "operator 0: custom operator 'MyFancyOp' is not supported, output tensor 'y'", inspect_rc=0)
-    case("unsupported_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.WHILE)])),
-         "operator 0: WHILE is not supported, output tensor 'y'", inspect_rc=0)
+         "custom operator 'MyFancyOp': 1 use (operator 0) and no kernel for it: give one with --custom-op "
+         "MyFancyOp=FUNCTION", inspect_rc=0)
+    case("unsupported_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.LSH_PROJECTION)])),
+         "operator 0: LSH_PROJECTION is not supported, output tensor 'y'", inspect_rc=0)
     case("unknown_builtin_code.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(9999)])),
          "operator 0: unknown builtin operator code 9999", inspect_rc=0)
+
+    # Several subgraphs: inspect lists what each one uses (IF's branches here), with the subgraph.
+    case("if_custom_branch.tflite", if_custom_model(),
+         "subgraph 1: custom operator 'Frob': 1 use (operator 0) and no kernel for it", inspect_rc=0)
 
     lines = ["# file<TAB>exit status of `mpcc inspect`<TAB>substring of the message (compiling always exits 1)",
              "# generated by make_bad.py; do not edit"]

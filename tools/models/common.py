@@ -185,6 +185,9 @@ def write_sidecar(path, float_ranges=None, constant_output=False, extra=None, ch
     if os.path.exists(side_path):
         os.remove(side_path)
     side = {}
+    if extra and "input_shapes" in extra:  # the oracle reads them from the sidecar when loading
+        with open(side_path, "w") as f:
+            json.dump({"input_shapes": extra["input_shapes"]}, f)
     interp = oracle.load(path, "builtin")
     details = interp.get_input_details()
     if float_ranges and any(r is not None for r in float_ranges):

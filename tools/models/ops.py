@@ -199,6 +199,9 @@ for op, fn in [("MEAN", tf.reduce_mean), ("SUM", tf.reduce_sum), ("REDUCE_MAX", 
     case(op, "last", [[2, 3, 8]], lambda x, fn=fn: fn(x, axis=-1))
     case(op, "first_keep", [[3, 4, 5]], lambda x, fn=fn: fn(x, axis=0, keepdims=True))
     case(op, "all", [[3, 4, 5]], lambda x, fn=fn: fn(x, axis=[0, 1, 2]))
+# REDUCE_PROD: float and int32 (converters use it for shape arithmetic); no integer-quantized kernel.
+case("REDUCE_PROD", "hw", [[1, 5, 6, 4]], lambda x: tf.reduce_prod(x, axis=[1, 2]), ranges=[(0.5, 1.5)], int8=False)
+case("REDUCE_PROD", "int32_last", [[3, 4, 6]], lambda x: tf.reduce_prod(x, axis=-1), dtypes=[I32], int8=False)
 for var, shape, axis, ot in [("last", [2, 3, 10], -1, tf.int32), ("axis1", [2, 7, 5], 1, tf.int32),
                              ("i64", [1, 20], 1, tf.int64)]:
     case("ARG_MAX", var, [shape], lambda x, axis=axis, ot=ot: tf.argmax(x, axis=axis, output_type=ot))

@@ -1,0 +1,22 @@
+/* fold_const.h - operators whose result is a compile-time constant, folded by
+ * the importer right after their check (prefix fold_).
+ *
+ * DENSIFY: its input, a sparse constant, is densified on import (see
+ * tfl_sparsity.h); the output is that dense constant.
+ * Shapes are static here, so SHAPE and the integer ops computing on its
+ * result (STRIDED_SLICE, PACK, CONCATENATION, arithmetic ...) are constants:
+ * the importer evaluates each such op right after its check, with the op's
+ * own prepare and reference kernel, so that a RESHAPE or TRANSPOSE_CONV fed
+ * by them sees a constant shape. Folded ops are marked dead and their
+ * outputs become constant tensors. Only small int32/int64 results are folded
+ * (shape vectors); an op whose output is a graph output keeps running. */
+#ifndef MPCC_FOLD_CONST_H
+#define MPCC_FOLD_CONST_H
+
+#include "ir.h"
+
+/* Folds op if it is foldable (*folded = 1). Returns 0 or an error status
+ * (the op's prepare failed). */
+int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d);
+
+#endif
