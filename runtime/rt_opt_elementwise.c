@@ -69,7 +69,6 @@ static void collapse(const rt_bcast *in, rt_bcast *out) {
 #define SUB_F32(x, y) CLAMPF((x) - (y))
 #define MUL_F32(x, y) CLAMPF((x) * (y))
 #define SQDIFF_F32(x, y) (((x) - (y)) * ((x) - (y)))
-#define SQDIFF_I8(x, y) sqdiff_i8(p, (x), (y))
 
 /* As the reference MUL int8: requantize the product of the offset inputs. */
 static inline int8_t mul_i8(const rt_binary_params *p, int32_t a, int32_t b) {
@@ -92,7 +91,6 @@ RT_OPT_BINARY(rt_opt_add_f32, float, ADD_F32)
 RT_OPT_BINARY(rt_opt_sub_f32, float, SUB_F32)
 RT_OPT_BINARY(rt_opt_mul_f32, float, MUL_F32)
 RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32)
-RT_OPT_BINARY(rt_opt_squared_difference_i8, int8_t, SQDIFF_I8)
 
 /* ---- int8 ADD/SUB/MUL: the same walk, each run handed to a run function
  * that vectorizes TFLite's fixed-point arithmetic 8 lanes at a time
@@ -182,6 +180,38 @@ static void mul_run(const rt_binary_params *p, const int8_t *a, int64_t sa, cons
     }
 #endif
     for (; i < n; i++) o[i] = mul_i8(p, a[i * sa], b[i * sb]);
+}
+
+/* SQUARED_DIFFERENCE int8: both inputs rescaled to the common scale, the
+ * difference squared (fits int32: |diff| < 2^15 with TFLite's left shift
+ * of 7) and requantized, 8 lanes at a time as the reference computes it. */
+static void sqdiff_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
+                       int64_t n) {
+    int64_t i = 0;
+#if defined(RT_OPT_AVX2)
+    if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
+        vec_shift(p->out_shift) && p->left_shift >= 0 && p->left_shift <= 7) {
+        const __m256i o1 = _mm256_set1_epi32(p->in1_offset), o2 = _mm256_set1_epi32(p->in2_offset);
+        const __m256i m1 = _mm256_set1_epi32(p->in1_mult), e1 = _mm256_set1_epi32(p->in1_shift);
+        const __m256i m2 = _mm256_set1_epi32(p->in2_mult), e2 = _mm256_set1_epi32(p->in2_shift);
+        const __m256i mo = _mm256_set1_epi32(p->out_mult), eo = _mm256_set1_epi32(p->out_shift);
+        const __m256i oo = _mm256_set1_epi32(p->out_offset), ls = _mm256_set1_epi32(p->left_shift);
+        const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
+        for (; i + 8 <= n; i += 8) {
+            __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(load8(a, sa, i), o1), ls);
+            __m256i y = _mm256_sllv_epi32(_mm256_add_epi32(load8(b, sb, i), o2), ls);
+            __m256i d = _mm256_sub_epi32(rq_double8(x, m1, e1), rq_double8(y, m2, e2));
+            __m256i r = _mm256_add_epi32(rq_double8(_mm256_mullo_epi32(d, d), mo, eo), oo);
+            r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+            _mm_storel_epi64((__m128i *)(void *)(o + i), pack8(r));
+        }
+    }
+#endif
+    for (; i < n; i++) o[i] = sqdiff_i8(p, a[i * sa], b[i * sb]);
+}
+
+void rt_opt_squared_difference_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out) {
+    walk_i8(p, a, b, out, sqdiff_run);
 }
 
 void rt_opt_add_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out) {
