@@ -124,6 +124,28 @@ static inline __m256i load8(const int8_t *x, int64_t stride, int64_t i) {
     return stride ? _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(x + i)))
                   : _mm256_set1_epi32(x[0]);
 }
+
+/* The binary ops' fixed-point constants, broadcast once per run. */
+typedef struct rescale8 {
+    __m256i o1, o2, m1, e1, m2, e2, mo, eo, oo, ls, lo, hi;
+} rescale8;
+
+static inline rescale8 rescale8_init(const rt_binary_params *p) {
+    rescale8 k;
+    k.o1 = _mm256_set1_epi32(p->in1_offset), k.o2 = _mm256_set1_epi32(p->in2_offset);
+    k.m1 = _mm256_set1_epi32(p->in1_mult), k.e1 = _mm256_set1_epi32(p->in1_shift);
+    k.m2 = _mm256_set1_epi32(p->in2_mult), k.e2 = _mm256_set1_epi32(p->in2_shift);
+    k.mo = _mm256_set1_epi32(p->out_mult), k.eo = _mm256_set1_epi32(p->out_shift);
+    k.oo = _mm256_set1_epi32(p->out_offset), k.ls = _mm256_set1_epi32(p->left_shift);
+    k.lo = _mm256_set1_epi32(p->act_qmin), k.hi = _mm256_set1_epi32(p->act_qmax);
+    return k;
+}
+
+/* Both inputs offset, shifted left and rescaled to the common scale. */
+static inline void rescale_inputs8(const rescale8 *k, __m256i a, __m256i b, __m256i *ra, __m256i *rb) {
+    *ra = rq_double8(_mm256_sllv_epi32(_mm256_add_epi32(a, k->o1), k->ls), k->m1, k->e1);
+    *rb = rq_double8(_mm256_sllv_epi32(_mm256_add_epi32(b, k->o2), k->ls), k->m2, k->e2);
+}
 #endif
 
 static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
@@ -132,19 +154,13 @@ static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
 #if defined(RT_OPT_AVX2)
     if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
         vec_shift(p->out_shift) && p->left_shift >= 0 && p->left_shift <= 23) {
-        const __m256i o1 = _mm256_set1_epi32(p->in1_offset), o2 = _mm256_set1_epi32(p->in2_offset);
-        const __m256i m1 = _mm256_set1_epi32(p->in1_mult), e1 = _mm256_set1_epi32(p->in1_shift);
-        const __m256i m2 = _mm256_set1_epi32(p->in2_mult), e2 = _mm256_set1_epi32(p->in2_shift);
-        const __m256i mo = _mm256_set1_epi32(p->out_mult), eo = _mm256_set1_epi32(p->out_shift);
-        const __m256i oo = _mm256_set1_epi32(p->out_offset), ls = _mm256_set1_epi32(p->left_shift);
-        const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
+        const rescale8 k = rescale8_init(p);
         for (; i + 8 <= n; i += 8) {
-            __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(load8(a, sa, i), o1), ls);
-            __m256i y = _mm256_sllv_epi32(_mm256_add_epi32(load8(b, sb, i), o2), ls);
-            __m256i rx = rq_double8(x, m1, e1), ry = rq_double8(y, m2, e2);
-            __m256i raw = sign > 0 ? _mm256_add_epi32(rx, ry) : _mm256_sub_epi32(rx, ry);
-            __m256i r = _mm256_add_epi32(rq_double8(raw, mo, eo), oo);
-            r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+            __m256i rx, ry, raw, r;
+            rescale_inputs8(&k, load8(a, sa, i), load8(b, sb, i), &rx, &ry);
+            raw = sign > 0 ? _mm256_add_epi32(rx, ry) : _mm256_sub_epi32(rx, ry);
+            r = _mm256_add_epi32(rq_double8(raw, k.mo, k.eo), k.oo);
+            r = _mm256_min_epi32(_mm256_max_epi32(r, k.lo), k.hi);
             _mm_storel_epi64((__m128i *)(void *)(o + i), pack8(r));
         }
     }
@@ -191,18 +207,13 @@ static void sqdiff_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
 #if defined(RT_OPT_AVX2)
     if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
         vec_shift(p->out_shift) && p->left_shift >= 0 && p->left_shift <= 7) {
-        const __m256i o1 = _mm256_set1_epi32(p->in1_offset), o2 = _mm256_set1_epi32(p->in2_offset);
-        const __m256i m1 = _mm256_set1_epi32(p->in1_mult), e1 = _mm256_set1_epi32(p->in1_shift);
-        const __m256i m2 = _mm256_set1_epi32(p->in2_mult), e2 = _mm256_set1_epi32(p->in2_shift);
-        const __m256i mo = _mm256_set1_epi32(p->out_mult), eo = _mm256_set1_epi32(p->out_shift);
-        const __m256i oo = _mm256_set1_epi32(p->out_offset), ls = _mm256_set1_epi32(p->left_shift);
-        const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
+        const rescale8 k = rescale8_init(p);
         for (; i + 8 <= n; i += 8) {
-            __m256i x = _mm256_sllv_epi32(_mm256_add_epi32(load8(a, sa, i), o1), ls);
-            __m256i y = _mm256_sllv_epi32(_mm256_add_epi32(load8(b, sb, i), o2), ls);
-            __m256i d = _mm256_sub_epi32(rq_double8(x, m1, e1), rq_double8(y, m2, e2));
-            __m256i r = _mm256_add_epi32(rq_double8(_mm256_mullo_epi32(d, d), mo, eo), oo);
-            r = _mm256_min_epi32(_mm256_max_epi32(r, lo), hi);
+            __m256i rx, ry, raw, r;
+            rescale_inputs8(&k, load8(a, sa, i), load8(b, sb, i), &rx, &ry);
+            raw = _mm256_sub_epi32(rx, ry);
+            r = _mm256_add_epi32(rq_double8(_mm256_mullo_epi32(raw, raw), k.mo, k.eo), k.oo);
+            r = _mm256_min_epi32(_mm256_max_epi32(r, k.lo), k.hi);
             _mm_storel_epi64((__m128i *)(void *)(o + i), pack8(r));
         }
     }
