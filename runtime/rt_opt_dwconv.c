@@ -59,12 +59,8 @@ static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const
 }
 
 #if defined(RT_OPT_AVX2)
-/* Depth multiplier 1, channels a multiple of 8, taps <= 25, shifts in
- * [-31, 0]: 8 channels at a time with the filter taps, bias and
- * requantization constants held in vector registers across the whole image;
- * int32 products (exact), TFLite requantization per lane. */
 #if defined(RT_OPT_AVX512)
-/* The same with 16 channels per zmm (channels a multiple of 16). */
+/* dw8_s8 (below) with 16 channels per zmm (channels a multiple of 16). */
 static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                     int8_t *out, int32_t r0, int32_t r1) {
     const int32_t C = p->in_c, taps = p->filter_h * p->filter_w;
@@ -102,6 +98,10 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
 }
 #endif
 
+/* Depth multiplier 1, channels a multiple of 8, taps <= 25, shifts in
+ * [-31, 0]: 8 channels at a time with the filter taps, bias and
+ * requantization constants held in vector registers across the whole image;
+ * int32 products (exact), TFLite requantization per lane. */
 static int dw8_applies(const struct rt_dwconv_params *p) {
     int32_t c;
     if (p->depth_mult != 1 || p->in_c % 8 != 0 || p->filter_h * p->filter_w > 25) return 0;

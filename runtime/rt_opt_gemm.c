@@ -232,6 +232,19 @@ static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const i
     memcpy(out, v, (size_t)nr);
 }
 
+#if defined(RT_OPT_AVX2)
+/* Stores the first nr of 16 packed int8 results. */
+static void store_row16(int8_t *dst, __m128i packed, int32_t nr) {
+    int8_t t[NR];
+    if (nr == NR) {
+        _mm_storeu_si128((__m128i *)(void *)dst, packed);
+        return;
+    }
+    _mm_storeu_si128((__m128i *)(void *)t, packed);
+    memcpy(dst, t, (size_t)nr);
+}
+#endif
+
 #if defined(RT_OPT_AVX512)
 /* Requantizes an mr x 16 tile: one zmm per row; needs every shift in
  * [-31, 0] (checked per panel). */
@@ -248,13 +261,7 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_
         __m128i packed;
         v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
         packed = _mm512_cvtepi32_epi8(v);
-        if (nr == NR) {
-            _mm_storeu_si128((__m128i *)(void *)(c + (int64_t)r * p->ldc), packed);
-        } else {
-            int8_t t[NR];
-            _mm_storeu_si128((__m128i *)(void *)t, packed);
-            memcpy(c + (int64_t)r * p->ldc, t, (size_t)nr);
-        }
+        store_row16(c + (int64_t)r * p->ldc, packed, nr);
     }
 }
 #elif defined(RT_OPT_AVX2)
@@ -286,13 +293,7 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_
         v0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v0, off), lo), hi);
         v1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v1, off), lo), hi);
         packed = _mm_unpacklo_epi64(pack8(v0), pack8(v1));
-        if (nr == NR) {
-            _mm_storeu_si128((__m128i *)(void *)(c + (int64_t)r * p->ldc), packed);
-        } else {
-            int8_t t[NR];
-            _mm_storeu_si128((__m128i *)(void *)t, packed);
-            memcpy(c + (int64_t)r * p->ldc, t, (size_t)nr);
-        }
+        store_row16(c + (int64_t)r * p->ldc, packed, nr);
     }
 }
 #endif
