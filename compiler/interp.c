@@ -10,6 +10,8 @@
 #include "tfl_import.h"
 
 const char *interp_dump_dir = NULL;
+void (*interp_observe)(void *ctx, const IrTensor *t, const void *data) = NULL;
+void *interp_observe_ctx = NULL;
 
 /* Everything the interpreter allocates (one buffer per used tensor plus the
  * largest op scratch) must fit in this, checked before allocating anything. */
@@ -31,9 +33,12 @@ static int run_subgraph(const Graph *g, int k, const void *const *inputs, void *
     Diag cd;
     diag_init(&cd);
     const char *dump = interp_dump_dir;
+    void (*observe)(void *, const IrTensor *, const void *) = interp_observe;
     interp_dump_dir = NULL; /* tensor files are named by index: subgraphs would overwrite them */
+    interp_observe = NULL;  /* calibration ranges are the root graph's, by tensor id */
     int rc = interp_run(sub, inputs, outputs, &cd);
     interp_dump_dir = dump;
+    interp_observe = observe;
     if (rc) {
         char prefix[40];
         snprintf(prefix, sizeof prefix, "subgraph %d: ", k);
@@ -138,6 +143,7 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
     for (int i = 0; i < g->n_inputs && !rc; i++) {
         const IrTensor *t = &g->tensors[g->inputs[i]];
         memcpy(buf[t->id], inputs[i], (size_t)ir_tensor_bytes(t));
+        if (interp_observe) interp_observe(interp_observe_ctx, t, buf[t->id]);
     }
     const void *in_ptrs[TFL_MAX_IO_PTRS];
     void *out_ptrs[TFL_MAX_IO_PTRS];
@@ -175,6 +181,8 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
         if (op->custom && op->custom->status != 0)
             rc = diag_user(d, "custom operator '%s' (operator %d): its kernel %s returned %d", op->custom->code,
                            op->tfl_index, op->custom->func, op->custom->status);
+        for (int k = 0; interp_observe && k < op->n_out && !rc; k++)
+            interp_observe(interp_observe_ctx, &g->tensors[op->out[k]], buf[op->out[k]]);
         for (int k = 0; interp_dump_dir && k < op->n_out && !rc; k++) {
             const IrTensor *t = &g->tensors[op->out[k]];
             char path[4096];

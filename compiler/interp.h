@@ -16,4 +16,9 @@ int interp_run(Graph *g, const void *const *inputs, void *const *outputs, Diag *
  * <dir>/t<TFLite tensor index>.npy (mpcc run --dump-tensors DIR). */
 extern const char *interp_dump_dir;
 
+/* Calibration: when set, interp_run calls it with every graph input and
+ * every tensor an op computes (pass precision's ranges). */
+extern void (*interp_observe)(void *ctx, const IrTensor *t, const void *data);
+extern void *interp_observe_ctx;
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "emit_c.h"
 #include "interp.h"
 #include "npy.h"
@@ -22,7 +23,8 @@ static const char *usage =
     "                                          run a model with the reference interpreter\n"
     "                                          (--dump-tensors DIR: every computed tensor as DIR/t<index>.npy,\n"
     "                                          --input-shape and --custom-op as for compiling, --custom-lib\n"
-    "                                          LIB.so: the shared library holding the custom-op kernels)\n"
+    "                                          LIB.so: the shared library holding the custom-op kernels,\n"
+    "                                          --precision, --calibrate, --keep-fp32 as for compiling)\n"
     "\n"
     "MODEL is a TensorFlow Lite FlatBuffer (any file name or extension).\n"
     "\n"
@@ -44,6 +46,19 @@ static const char *usage =
     "                       run the model's custom operator NAME (its custom_code) with your C function\n"
     "                       int FUNC(const mpcc_custom_ctx *, const void *const *inputs, void *const *outputs)\n"
     "                       (runtime/mpcc_custom.h: options bytes, shapes, dtypes); repeatable\n"
+    "  --precision fp32|int8\n"
+    "                       fp32 (default): the model's own dtypes. int8: post-training static\n"
+    "                       quantization of a float model (TFLite's int8 scheme: weights per channel,\n"
+    "                       activations per tensor from calibration ranges); conv/FC run in int8 and\n"
+    "                       int8 spreads to the elementwise, pooling and reshape ops they feed, other ops\n"
+    "                       stay float (--dump-ir / --report show each op's precision and why); inputs\n"
+    "                       and outputs stay float. Also for run\n"
+    "  --calibrate FILE.npy|DIR\n"
+    "                       calibration samples for --precision int8, one per graph input in order: a\n"
+    "                       .npy holding N samples (N x the input's elements), or a directory of them\n"
+    "  --keep-fp32 OP_INDEX|TENSOR_NAME,...\n"
+    "                       keep these operators (TFLite index, or output tensor name) in float\n"
+    "  --custom-lib LIB.so  the custom-op kernels, for calibrating a model that has custom operators\n"
     "  --target c           code generator (only c for now)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
     "  -O1, -O2             schedule and fuse (default -O2): conv/FC as packed-weight GEMM (weights\n"
@@ -89,6 +104,8 @@ static int load(const char *path, const TflImportOptions *o, Graph **g, TflFile 
 
 #define MAX_INPUT_SHAPES 64
 #define MAX_CUSTOM_OPS 64
+#define MAX_KEEP 256
+#define MAX_CALIB 64
 
 /* What --input-shape and --custom-op collect (compile and run). */
 typedef struct ImportArgs {
@@ -96,6 +113,12 @@ typedef struct ImportArgs {
     TflInputShape shapes[MAX_INPUT_SHAPES];
     TflCustomOp custom[MAX_CUSTOM_OPS];
     char custom_names[MAX_CUSTOM_OPS][256];
+    /* --precision, --keep-fp32, --calibrate */
+    IrPrecision prec;
+    const char *keep[MAX_KEEP];
+    const char *calib[MAX_CALIB];
+    int n_calib;
+    char keep_list[4096];
 } ImportArgs;
 
 /* --custom-op NAME=FUNC (repeatable). */
@@ -122,13 +145,91 @@ static int input_shape_arg(const char *arg, ImportArgs *a, Diag *d) {
     return 0;
 }
 
+/* --keep-fp32 A,B,... (repeatable): operator indices or tensor names. */
+static int keep_arg(const char *arg, ImportArgs *a, Diag *d) {
+    size_t used = 0;
+    for (int k = 0; k < a->prec.n_keep; k++) used += strlen(a->keep[k]) + 1;
+    if (used + strlen(arg) + 1 > sizeof a->keep_list) return diag_user(d, "--keep-fp32: the lists are too long");
+    char *p = a->keep_list + used;
+    memcpy(p, arg, strlen(arg) + 1);
+    for (char *item = p; item;) {
+        char *comma = strchr(item, ',');
+        if (comma) *comma = '\0';
+        if (*item) {
+            if (a->prec.n_keep == MAX_KEEP) return diag_user(d, "--keep-fp32: more than %d entries", MAX_KEEP);
+            a->keep[a->prec.n_keep++] = item;
+        }
+        item = comma ? comma + 1 : NULL;
+    }
+    a->prec.keep = a->keep;
+    return 0;
+}
+
 /* The import options shared by compile and run: consumes argv[*i] (and its
  * value) when it is one; returns -1 if it is not, else 0 or an error. */
 static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
     if (*i + 1 >= argc) return -1;
     if (strcmp(argv[*i], "--input-shape") == 0) return input_shape_arg(argv[++*i], a, d);
     if (strcmp(argv[*i], "--custom-op") == 0) return custom_op_arg(argv[++*i], a, d);
+    if (strcmp(argv[*i], "--keep-fp32") == 0) return keep_arg(argv[++*i], a, d);
+    if (strcmp(argv[*i], "--calibrate") == 0) {
+        if (a->n_calib == MAX_CALIB) return diag_user(d, "more than %d --calibrate options", MAX_CALIB);
+        a->calib[a->n_calib++] = argv[++*i];
+        return 0;
+    }
+    if (strcmp(argv[*i], "--precision") == 0) {
+        const char *v = argv[++*i];
+        if (strcmp(v, "fp32") == 0) a->prec.mode = IR_PREC_FP32;
+        else if (strcmp(v, "int8") == 0) a->prec.mode = IR_PREC_INT8;
+        else if (!strcmp(v, "fp16") || !strcmp(v, "bf16") || !strcmp(v, "auto"))
+            return diag_user(d, "--precision %s is not implemented yet (available: fp32, int8)", v);
+        else return diag_user(d, "--precision must be fp32 or int8, not '%s'", v);
+        return 0;
+    }
     return -1;
+}
+
+static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
+                         Diag *d);
+
+/* --precision int8: the calibration ranges, from the float model run by the
+ * reference interpreter over the --calibrate samples (freed at exit). */
+static int load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d);
+
+static int calibrate(const char *model, ImportArgs *a, const char *custom_lib, Diag *d) {
+    if (a->prec.mode == IR_PREC_FP32) {
+        if (a->n_calib) return diag_user(d, "--calibrate is only used with --precision int8");
+        return 0;
+    }
+    if (!a->n_calib)
+        return diag_user(d, "--precision int8 needs calibration data: --calibrate FILE.npy or DIR (samples of the "
+                            "model's inputs, one --calibrate per input)");
+    Graph *g;
+    TflFile file;
+    void *lib = NULL;
+    int rc = load(model, &a->o, &g, &file, NULL, d);
+    if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, d);
+    if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, d);
+    float *mn = NULL, *mx = NULL;
+    int n = 0;
+    if (!rc) {
+        mn = malloc(sizeof(float) * (size_t)(g->n_tensors + 1));
+        mx = malloc(sizeof(float) * (size_t)(g->n_tensors + 1));
+        if (!mn || !mx) rc = diag_internal(d, "out of memory");
+    }
+    if (!rc) rc = calib_collect(g, a->calib, a->n_calib, mn, mx, &n, d);
+    if (!rc) {
+        a->prec.n_stats = g->n_tensors;
+        a->prec.min = mn;
+        a->prec.max = mx;
+        fprintf(stderr, "mpcc: calibrated on %d sample%s\n", n, n == 1 ? "" : "s");
+    } else {
+        free(mn), free(mx);
+    }
+    ir_graph_free(g);
+    tfl_close_file(&file);
+    if (lib) dlclose(lib);
+    return rc;
 }
 
 static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
@@ -329,7 +430,10 @@ static int cmd_run(int argc, char **argv) {
     if (!model) return finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
     Graph *g;
     TflFile file;
-    int rc = load(model, &ia.o, &g, &file, NULL, &d);
+    int rc = calibrate(model, &ia, custom_lib, &d);
+    if (rc) return finish(&d, rc);
+    rc = load(model, &ia.o, &g, &file, NULL, &d);
+    if (g) g->precision = &ia.prec;
     void *lib = NULL;
     if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, &d);
     if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
@@ -383,6 +487,7 @@ static int cmd_compile(int argc, char **argv) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
+    const char *custom_lib = NULL; /* calibration runs the model's custom kernels */
     int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
     IrIsa isa = IR_ISA_GENERIC;
     int64_t max_arena = -1, max_weights = -1;
@@ -393,6 +498,7 @@ static int cmd_compile(int argc, char **argv) {
         if (irc > 0) return finish(&d, irc);
         if (irc == 0) continue;
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(a, "--custom-lib") == 0 && i + 1 < argc) custom_lib = argv[++i];
         else if (strcmp(a, "--isa") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
             int found = 0;
@@ -459,8 +565,11 @@ static int cmd_compile(int argc, char **argv) {
     Graph *g;
     TflFile file;
     int rc;
+    rc = calibrate(model, &ia, custom_lib, &d);
+    if (rc) return finish(&d, rc);
     for (int attempt = 0;; attempt++) {
         rc = load(model, &ia.o, &g, &file, NULL, &d);
+        if (g) g->precision = &ia.prec;
         if (!rc && out && g->n_ops > CG_MAX_OPS)
             rc = diag_user(&d, "%s: %d operators, more than the %d the C backend compiles (about 1 KB of C each: "
                                "the generated file would be %d MB, more than C compilers build)",

@@ -150,7 +150,23 @@ typedef struct IrOp {
     int callee[2];              /* IF (then, else), WHILE (cond, body), CALL_ONCE (init): TFLite subgraph */
     int n_callee;               /* indices of the subgraphs it runs (g->root->sub[...]) */
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
+    IrDType prec;               /* compute dtype, set by pass precision (f32 for float ops, i8 for int8 ...) */
+    const char *prec_note;      /* why pass precision chose it ("calibrated", "--keep-fp32", ...), or NULL */
 } IrOp;
+
+/* Precision assignment (mpcc --precision; read by pass precision). INT8:
+ * post-training static quantization of a float model from calibration
+ * ranges. The ranges are indexed by tensor id of the graph as imported
+ * (min > max: the tensor was never computed during calibration). */
+typedef enum IrPrecMode { IR_PREC_FP32 = 0, IR_PREC_INT8 } IrPrecMode;
+typedef struct IrPrecision {
+    IrPrecMode mode;
+    int n_keep;
+    const char *const *keep;    /* --keep-fp32: TFLite operator indices (decimal) or output tensor names */
+    int n_stats;
+    const float *min, *max;     /* calibration range per tensor id */
+} IrPrecision;
+const char *ir_prec_name(IrPrecMode m);    /* "fp32", "int8" */
 
 /* Target ISA of the generated code (mpcc --isa). GENERIC code picks its
  * vector paths from the compiler's target macros when it is built; the
@@ -181,6 +197,8 @@ typedef struct Graph {
     int n_sub;                  /* length of sub (the model's subgraph count) */
     int threads;                /* most threads the generated code may split kernels over (--threads) */
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
+    const IrPrecision *precision; /* --precision (root graph only), NULL: the model's own dtypes */
+    int prec_assigned;          /* pass precision ran: op->prec is meaningful */
     int64_t scratch_budget;     /* bytes per im2col/widening block of pass schedule; 0: its default */
     /* Set by the loader when constant data lives in a mapped model file:
      * drops the resident pages of [p, p + n) (they are read back from the

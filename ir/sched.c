@@ -10,3 +10,8 @@ const char *ir_isa_name(IrIsa isa) {
     static const char *const names[] = {"generic", "avx2", "avx512", "neon"};
     return (unsigned)isa < sizeof names / sizeof names[0] ? names[isa] : "?";
 }
+
+const char *ir_prec_name(IrPrecMode m) {
+    static const char *const names[] = {"fp32", "int8"};
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
+}

@@ -260,6 +260,24 @@ void sched_report(const Graph *g, FILE *f) {
         if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
         fprintf(f, " MACs %lld\n", (long long)m);
     }
+    if (g->precision && g->precision->mode != IR_PREC_FP32) {
+        int n8 = 0, nf = 0, ins = 0;
+        for (int i = 0; i < g->n_ops; i++) {
+            const IrOp *op = &g->ops[i];
+            if (op->dead || !op->prec_note) continue;
+            if (strcmp(op->prec_note, "inserted by precision") == 0) ins++;
+            else if (op->prec == IR_I8) n8++;
+            else nf++;
+        }
+        fprintf(f, "precision %s: %d ops int8, %d float, %d QUANTIZE/DEQUANTIZE inserted\n",
+                ir_prec_name(g->precision->mode), n8, nf, ins);
+        for (int i = 0; i < g->n_ops; i++) {
+            const IrOp *op = &g->ops[i];
+            if (op->dead || !op->prec_note || strcmp(op->prec_note, "inserted by precision") == 0) continue;
+            fprintf(f, "  op %-4d [tflite #%d] %-20s %-4s %s\n", i, op->tfl_index, ir_op_name(op->kind),
+                    ir_dtype_name(op->prec), op->prec_note);
+        }
+    }
     for (int k = 0; k < SCHED_KIND_COUNT; k++)
         if (count[k])
             fprintf(f, "  %-10s %4d ops, %5.1f%% of MACs\n", ir_sched_name((SchedKind)k), count[k],

@@ -19,7 +19,8 @@ typedef struct PipelineOptions {
 /* Each pass's header comment says what it needs to run after. */
 int pass_fold_dead(Graph *g, Diag *d);     /* after: import. Marks ops whose outputs are unused as dead. */
 int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only ops run just before their first consumer. */
-int pass_prepare(Graph *g, Diag *d);       /* after: sink. Computes kernel params (op->params). */
+int pass_precision(Graph *g, Diag *d);     /* after: sink. Compute dtype per op; --precision int8 quantizes. */
+int pass_prepare(Graph *g, Diag *d);       /* after: precision. Computes kernel params (op->params). */
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
 int pass_fold_pad(Graph *g, Diag *d);      /* after: prepare. Spatial PAD into the convolution's padding. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */

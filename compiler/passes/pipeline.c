@@ -14,7 +14,8 @@ typedef struct Pass {
 static const Pass pipeline[] = {
     {"fold_dead", pass_fold_dead, NULL},
     {"sink", pass_sink, "fold_dead"},
-    {"prepare", pass_prepare, "sink"},
+    {"precision", pass_precision, "sink"},
+    {"prepare", pass_prepare, "precision"},
     {"fold_transpose", pass_fold_transpose, "prepare"},
     {"fold_pad", pass_fold_pad, "prepare"},
     {"schedule", pass_schedule, "fold_transpose"},
@@ -26,7 +27,7 @@ static const Pass pipeline[] = {
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, sink, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};

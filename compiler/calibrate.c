@@ -1,0 +1,148 @@
+/* calibrate.c - records each tensor's range over calibration samples. */
+#define _POSIX_C_SOURCE 200809L
+#include "calibrate.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "interp.h"
+#include "npy.h"
+
+typedef struct Ranges {
+    float *min, *max;
+    int n;
+} Ranges;
+
+static void observe(void *ctx, const IrTensor *t, const void *data) {
+    Ranges *r = ctx;
+    if (t->dtype != IR_F32 || t->id < 0 || t->id >= r->n) return;
+    const float *x = data;
+    int64_t n = ir_tensor_numel(t);
+    float lo = r->min[t->id], hi = r->max[t->id];
+    for (int64_t i = 0; i < n; i++) {
+        if (x[i] != x[i]) continue; /* NaN: no range */
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > hi) hi = x[i];
+    }
+    r->min[t->id] = lo, r->max[t->id] = hi;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* One input's samples: the arrays of its files. */
+typedef struct Feed {
+    NpyArray arr[256];
+    int n_arr;
+    int64_t per_sample; /* elements */
+    int64_t samples;
+} Feed;
+
+static int add_file(Feed *f, const char *path, const IrTensor *t, int input, Diag *d) {
+    if (f->n_arr == 256) return diag_user(d, "--calibrate: more than 256 .npy files for input %d", input);
+    NpyArray *a = &f->arr[f->n_arr];
+    if (npy_read(path, a, d)) return DIAG_USER;
+    f->n_arr++;
+    int64_t n = 1;
+    for (int k = 0; k < a->rank; k++) n *= a->dims[k];
+    if (a->dtype != t->dtype)
+        return diag_user(d, "--calibrate %s: input %d '%s' is %s, the file holds %s", path, input, t->name,
+                         ir_dtype_name(t->dtype), ir_dtype_name(a->dtype));
+    if (n == 0 || n % f->per_sample)
+        return diag_user(d, "--calibrate %s: %lld elements is not a whole number of samples of input %d '%s' "
+                            "(%lld elements each)", path, (long long)n, input, t->name, (long long)f->per_sample);
+    f->samples += n / f->per_sample;
+    return 0;
+}
+
+static int add_path(Feed *f, const char *path, const IrTensor *t, int input, Diag *d) {
+    struct stat st;
+    if (stat(path, &st) != 0) return diag_user(d, "--calibrate %s: no such file or directory", path);
+    if (!S_ISDIR(st.st_mode)) return add_file(f, path, t, input, d);
+    DIR *dir = opendir(path);
+    if (!dir) return diag_user(d, "--calibrate %s: cannot read the directory", path);
+    char *names[256];
+    int n = 0, rc = 0;
+    struct dirent *e;
+    while (!rc && (e = readdir(dir)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".npy") != 0) continue;
+        if (n == 256) rc = diag_user(d, "--calibrate %s: more than 256 .npy files", path);
+        else if (!(names[n++] = strdup(e->d_name))) rc = diag_internal(d, "out of memory");
+    }
+    closedir(dir);
+    if (!rc && n == 0) rc = diag_user(d, "--calibrate %s: the directory holds no .npy file", path);
+    if (!rc) qsort(names, (size_t)n, sizeof names[0], by_name);
+    for (int i = 0; i < n; i++) {
+        if (!rc) {
+            size_t len = strlen(path) + strlen(names[i]) + 2;
+            char *full = malloc(len);
+            if (!full) rc = diag_internal(d, "out of memory");
+            else {
+                snprintf(full, len, "%s/%s", path, names[i]);
+                rc = add_file(f, full, t, input, d);
+                free(full);
+            }
+        }
+        free(names[i]);
+    }
+    return rc;
+}
+
+/* Sample s of a feed: a pointer into the array holding it. */
+static const void *sample(const Feed *f, int64_t s, size_t elem) {
+    for (int i = 0; i < f->n_arr; i++) {
+        int64_t n = 1;
+        for (int k = 0; k < f->arr[i].rank; k++) n *= f->arr[i].dims[k];
+        int64_t here = n / f->per_sample;
+        if (s < here) return (const char *)f->arr[i].data + (size_t)(s * f->per_sample) * elem;
+        s -= here;
+    }
+    return NULL;
+}
+
+int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
+                  Diag *d) {
+    if (g->n_inputs > 64) return diag_user(d, "--calibrate: the model has %d inputs (at most 64)", g->n_inputs);
+    if (g->n_inputs != 1 && n_paths != g->n_inputs)
+        return diag_user(d, "--calibrate: the model has %d inputs: give one --calibrate per input, in order (%d given)",
+                         g->n_inputs, n_paths);
+    Feed *feeds = calloc((size_t)g->n_inputs, sizeof *feeds);
+    if (!feeds) return diag_internal(d, "out of memory");
+    int rc = 0;
+    for (int i = 0; i < g->n_inputs; i++) feeds[i].per_sample = ir_tensor_numel(&g->tensors[g->inputs[i]]);
+    for (int p = 0; p < n_paths && !rc; p++) {
+        int input = g->n_inputs == 1 ? 0 : p;
+        rc = add_path(&feeds[input], paths[p], &g->tensors[g->inputs[input]], input, d);
+    }
+    for (int i = 1; i < g->n_inputs && !rc; i++)
+        if (feeds[i].samples != feeds[0].samples)
+            rc = diag_user(d, "--calibrate: input 0 has %lld samples, input %d has %lld", (long long)feeds[0].samples,
+                           i, (long long)feeds[i].samples);
+    for (int t = 0; t < g->n_tensors; t++) min[t] = 3.0e38f, max[t] = -3.0e38f;
+    Ranges r = {min, max, g->n_tensors};
+    void **outs = calloc((size_t)g->n_outputs + 1, sizeof(void *));
+    if (!rc && !outs) rc = diag_internal(d, "out of memory");
+    for (int i = 0; !rc && i < g->n_outputs; i++)
+        if (!(outs[i] = malloc((size_t)ir_tensor_bytes(&g->tensors[g->outputs[i]]) + 1)))
+            rc = diag_internal(d, "out of memory");
+    interp_observe = observe;
+    interp_observe_ctx = &r;
+    for (int64_t s = 0; !rc && s < feeds[0].samples; s++) {
+        const void *ins[64];
+        for (int i = 0; i < g->n_inputs; i++)
+            ins[i] = sample(&feeds[i], s, ir_dtype_size(g->tensors[g->inputs[i]].dtype));
+        rc = interp_run(g, ins, outs, d);
+    }
+    interp_observe = NULL;
+    interp_observe_ctx = NULL;
+    *n_samples = rc ? 0 : (int)feeds[0].samples;
+    for (int i = 0; outs && i < g->n_outputs; i++) free(outs[i]);
+    free(outs);
+    for (int i = 0; i < g->n_inputs; i++)
+        for (int k = 0; k < feeds[i].n_arr; k++) npy_free(&feeds[i].arr[k]);
+    free(feeds);
+    return rc;
+}

@@ -1,0 +1,20 @@
+/* calibrate.h - calibration for post-training quantization (mpcc
+ * --precision int8 --calibrate): runs the float model with the reference
+ * interpreter over the calibration samples and records each tensor's range. */
+#ifndef MPCC_CALIBRATE_H
+#define MPCC_CALIBRATE_H
+
+#include "diag.h"
+#include "ir.h"
+
+/* paths[i] (i < n_paths) feeds graph input i: a .npy file holding one or more
+ * samples (its element count a multiple of the input's, float32 when the
+ * input is), or a directory whose *.npy files (in name order) do. A model with
+ * one input may take several paths (their samples are concatenated).
+ * g: the float model, compiled at -O0 (prepared). On success min/max (each
+ * g->n_tensors floats, caller-owned) hold every tensor's range over all
+ * samples (min > max for a tensor never computed) and *n_samples the count. */
+int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
+                  Diag *d);
+
+#endif

@@ -1,0 +1,383 @@
+/* pass_precision.c - precision assignment: sets every op's compute dtype
+ * (op->prec) and, with --precision int8, quantizes a float model after
+ * training from calibration ranges (post-training static quantization).
+ *
+ * Needs: sink (runs on the graph as imported, before prepare computes the
+ * kernels' parameters from the tensors' dtypes and scales).
+ *
+ * int8 follows TFLite's full-integer scheme, so the rewritten graph runs on
+ * the same bit-exact int8 kernels as a model the converter quantized:
+ * weights per output channel, symmetric (zero point 0, values -127..127);
+ * biases int32 at input scale x weight scale; activations per tensor,
+ * asymmetric, from the calibrated [min, max] widened to hold 0; SOFTMAX and
+ * LOGISTIC write at 1/256 (zero point -128), TANH at 1/128 (0), and ops that
+ * only move data (pooling, reshapes, PAD, TRANSPOSE) keep their input's
+ * scale. Which ops run in int8 (autocast's policy): convolutions and
+ * FULLY_CONNECTED with constant weights always (QUANTIZE inserted before them
+ * when their input is float); elementwise, activation, pooling and data
+ * movement ops only when all their computed inputs are int8 already (an
+ * int8 island grows through them; a float LayerNorm, softmax or attention
+ * stays float and keeps its fusions). Everything else, the ops named by
+ * --keep-fp32 and the control-flow subgraphs stay float, with DEQUANTIZE
+ * inserted where they read int8 values. Graph inputs and outputs keep their
+ * float dtype, so the generated API does not change. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+/* What an op kind needs to run in int8. */
+enum { Q_NO, Q_WEIGHTS, Q_ISLAND, Q_MOVE };
+
+static int q_class(OpKind k) {
+    switch (k) {
+    case OP_CONV_2D: case OP_DEPTHWISE_CONV_2D: case OP_FULLY_CONNECTED: return Q_WEIGHTS;
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_CONCATENATION: case OP_SOFTMAX: case OP_LOGISTIC:
+    case OP_TANH: case OP_RELU: case OP_RELU6: case OP_HARD_SWISH: case OP_LEAKY_RELU: case OP_MEAN:
+        return Q_ISLAND;
+    case OP_MAX_POOL_2D: case OP_AVERAGE_POOL_2D: case OP_RESHAPE: case OP_SQUEEZE: case OP_EXPAND_DIMS:
+    case OP_TRANSPOSE: case OP_PAD:
+        return Q_MOVE;
+    default: return Q_NO;
+    }
+}
+
+typedef struct Ctx {
+    Graph *g;
+    const IrPrecision *p;
+    int n0;          /* tensors as imported: the calibration ranges index these */
+    int *q8;         /* per tensor: its int8 twin (the tensor itself once its producer runs in int8), -1 none */
+    int *f32;        /* per tensor: a float twin of an int8-stored tensor, -1 none */
+    int *seq, n_seq; /* the new op order */
+} Ctx;
+
+static int has_range(const Ctx *c, int t) {
+    return t >= 0 && t < c->n0 && t < c->p->n_stats && c->p->min[t] <= c->p->max[t];
+}
+
+static int set_quant(Graph *g, int t, int count, int dim, const float *scale, const int64_t *zp) {
+    float *s = ir_alloc(g, sizeof(float) * (size_t)count);
+    int64_t *z = ir_alloc(g, sizeof(int64_t) * (size_t)count);
+    if (!s || !z) return -1;
+    memcpy(s, scale, sizeof(float) * (size_t)count);
+    memcpy(z, zp, sizeof(int64_t) * (size_t)count);
+    IrTensor *x = ir_t(g, t);
+    x->q.count = count;
+    x->q.dim = dim;
+    x->q.scale = s;
+    x->q.zero_point = z;
+    return 0;
+}
+
+/* TFLite's asymmetric int8 parameters for a real range (widened to hold 0). */
+static void range_quant(float lo, float hi, float *scale, int64_t *zp) {
+    double rmin = lo < 0 ? lo : 0, rmax = hi > 0 ? hi : 0;
+    if (rmax - rmin < 1e-9) rmax = rmin + 1e-9;
+    double s = (rmax - rmin) / 255.0;
+    double z = -128.0 - rmin / s;
+    z = z < -128 ? -128 : z > 127 ? 127 : z;
+    *scale = (float)s;
+    *zp = (int64_t)lround(z);
+}
+
+/* A new tensor shaped like `like`, of dtype dt, named NAME/suffix. */
+static int twin(Graph *g, int like, IrDType dt, const char *suffix) {
+    IrTensor l = *ir_t(g, like);
+    return ir_add_tensor(g, ir_sprintf(g, "%s/%s", l.name, suffix), dt, l.rank, l.dims);
+}
+
+static int emit_op(Ctx *c, OpKind kind, int in, int out, int tfl_index) {
+    int id = ir_add_op(c->g, kind, 1, &in, 1, &out);
+    if (id < 0) return -1;
+    c->g->ops[id].tfl_index = tfl_index;
+    c->g->ops[id].prec = kind == OP_QUANTIZE ? IR_I8 : IR_F32;
+    c->g->ops[id].prec_note = "inserted by precision";
+    c->seq[c->n_seq++] = id;
+    return 0;
+}
+
+/* The int8 twin of a float activation, quantized from its calibrated range
+ * (a QUANTIZE op runs before the current op). */
+static int int8_of(Ctx *c, int t, int tfl_index) {
+    if (c->q8[t] >= 0) return c->q8[t];
+    int q = twin(c->g, t, IR_I8, "int8");
+    if (q < 0) return -1;
+    float s;
+    int64_t z;
+    range_quant(c->p->min[t], c->p->max[t], &s, &z);
+    if (set_quant(c->g, q, 1, 0, &s, &z) || emit_op(c, OP_QUANTIZE, t, q, tfl_index)) return -1;
+    return c->q8[t] = q;
+}
+
+/* The float twin of an int8-stored tensor (a DEQUANTIZE op runs first). */
+static int float_of(Ctx *c, int t, int tfl_index) {
+    if (c->f32[t] >= 0) return c->f32[t];
+    int f = twin(c->g, t, IR_F32, "f32");
+    if (f < 0 || emit_op(c, OP_DEQUANTIZE, t, f, tfl_index)) return -1;
+    return c->f32[t] = f;
+}
+
+/* A float constant as int8: symmetric per channel along `dim` (weights), or
+ * per tensor asymmetric (dim < 0: the constant operand of an elementwise op). */
+static int quantize_const(Graph *g, int t, int dim) {
+    IrTensor src = *ir_t(g, t);
+    int64_t n = ir_tensor_numel(&src);
+    int channels = dim >= 0 ? (int)src.dims[dim] : 1;
+    int64_t inner = 1;
+    for (int k = dim + 1; dim >= 0 && k < src.rank; k++) inner *= src.dims[k];
+    int q = twin(g, t, IR_I8, "int8");
+    float *scale = malloc(sizeof(float) * (size_t)channels);
+    int64_t *zp = calloc((size_t)channels, sizeof(int64_t));
+    int8_t *data = q >= 0 ? ir_alloc(g, (size_t)(n > 0 ? n : 1)) : NULL;
+    if (!scale || !zp || !data) {
+        free(scale), free(zp);
+        return -1;
+    }
+    const float *x = (const float *)src.data;
+    if (dim >= 0) {
+        for (int ch = 0; ch < channels; ch++) {
+            float m = 0;
+            for (int64_t i = 0; i < n; i++)
+                if ((i / inner) % channels == ch && fabsf(x[i]) > m) m = fabsf(x[i]);
+            scale[ch] = m > 0 ? m / 127.0f : 1.0f;
+        }
+    } else {
+        float lo = n ? x[0] : 0, hi = lo;
+        for (int64_t i = 1; i < n; i++) lo = x[i] < lo ? x[i] : lo, hi = x[i] > hi ? x[i] : hi;
+        range_quant(lo, hi, &scale[0], &zp[0]);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int ch = dim >= 0 ? (int)((i / inner) % channels) : 0;
+        double v = (double)zp[ch] + nearbyint((double)x[i] / (double)scale[ch]);
+        data[i] = (int8_t)(v < -127 && dim >= 0 ? -127 : v < -128 ? -128 : v > 127 ? 127 : v);
+    }
+    int rc = set_quant(g, q, channels, dim >= 0 ? dim : 0, scale, zp);
+    free(scale), free(zp);
+    if (rc) return -1;
+    IrTensor *qt = ir_t(g, q);
+    qt->data = (const uint8_t *)data;
+    qt->data_size = (size_t)n;
+    return q;
+}
+
+/* A float bias as int32 at input scale x weight scale (per channel). */
+static int quantize_bias(Graph *g, int t, float in_scale, int w) {
+    IrTensor src = *ir_t(g, t);
+    const IrQuant wq = ir_t(g, w)->q;
+    int64_t n = ir_tensor_numel(&src);
+    int q = twin(g, t, IR_I32, "int32");
+    int32_t *data = q >= 0 ? ir_alloc(g, sizeof(int32_t) * (size_t)(n > 0 ? n : 1)) : NULL;
+    float *scale = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    int64_t *zp = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+    if (!data || !scale || !zp) {
+        free(scale), free(zp);
+        return -1;
+    }
+    const float *x = (const float *)src.data;
+    for (int64_t i = 0; i < n; i++) {
+        scale[i] = in_scale * wq.scale[wq.count > 1 ? i : 0];
+        double v = nearbyint((double)x[i] / (double)scale[i]);
+        data[i] = (int32_t)(v < -2147483647.0 ? -2147483647.0 : v > 2147483647.0 ? 2147483647.0 : v);
+    }
+    int rc = set_quant(g, q, (int)n, 0, scale, zp);
+    free(scale), free(zp);
+    if (rc) return -1;
+    IrTensor *qt = ir_t(g, q);
+    qt->data = (const uint8_t *)data;
+    qt->data_size = sizeof(int32_t) * (size_t)n;
+    return q;
+}
+
+static int kept_fp32(const Ctx *c, const IrOp *op) {
+    char idx[24];
+    snprintf(idx, sizeof idx, "%d", op->tfl_index);
+    for (int i = 0; i < c->p->n_keep; i++) {
+        if (strcmp(c->p->keep[i], idx) == 0) return 1;
+        for (int k = 0; k < op->n_out; k++)
+            if (strcmp(c->p->keep[i], ir_t(c->g, op->out[k])->name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* A float activation this pass already turned into int8 (its producer runs in int8). */
+static int converted(const Ctx *c, int t) { return t >= 0 && t < c->n0 && c->q8[t] == t; }
+
+static int is_f32_const(const Graph *g, int t) { return t >= 0 && g->tensors[t].data && g->tensors[t].dtype == IR_F32; }
+static int is_f32_act(const Graph *g, int t) { return t >= 0 && !g->tensors[t].data && g->tensors[t].dtype == IR_F32; }
+
+/* Whether op i can run in int8, and the reason when it cannot (for --report). */
+static int decide(Ctx *c, const IrOp *op, const char **why) {
+    Graph *g = c->g;
+    int cls = q_class(op->kind);
+    *why = "no int8 policy for this op";
+    if (cls == Q_NO || op->n_callee) return 0;
+    if (kept_fp32(c, op)) return *why = "--keep-fp32", 0;
+    for (int k = 0; k < op->n_out; k++) {
+        const IrTensor *t = &g->tensors[op->out[k]];
+        if (t->dtype != IR_F32 || t->is_variable) return *why = "not a float op", 0;
+        if (!has_range(c, op->out[k])) return *why = "no calibration range", 0;
+    }
+    int n_act = 0;
+    for (int k = 0; k < op->n_in; k++) {
+        int t = op->in[k];
+        if (t < 0 || (g->tensors[t].dtype != IR_F32 && !converted(c, t))) continue;
+        if (g->tensors[t].is_variable) return *why = "reads state", 0;
+        if (g->tensors[t].data) continue;
+        n_act++;
+        if (!has_range(c, t)) return *why = "no calibration range", 0;
+        if (cls != Q_WEIGHTS && c->q8[t] < 0) return *why = "float inputs (int8 starts at a conv/FC)", 0;
+    }
+    if (n_act == 0) return *why = "constant inputs only", 0;
+    if (cls == Q_WEIGHTS) {
+        int x = op->in[0];
+        if (!(is_f32_act(g, x) || converted(c, x)) || !is_f32_const(g, op->in[1]))
+            return *why = "weights are not constant", 0;
+        if (op->n_in > 2 && op->in[2] >= 0 && !is_f32_const(g, op->in[2])) return *why = "bias is not constant", 0;
+        if (op->kind == OP_FULLY_CONNECTED && g->tensors[op->in[1]].rank != 2) return *why = "weights not 2-D", 0;
+    }
+    *why = "calibrated";
+    return 1;
+}
+
+/* The output scale an int8 op must write, or its calibrated range. */
+static int output_quant(Ctx *c, const IrOp *op, int k, float *s, int64_t *z) {
+    switch (op->kind) {
+    case OP_SOFTMAX: case OP_LOGISTIC: *s = 1.0f / 256.0f, *z = -128; return 0;
+    case OP_TANH: *s = 1.0f / 128.0f, *z = 0; return 0;
+    default: break;
+    }
+    if (q_class(op->kind) == Q_MOVE) {
+        const IrTensor *in = ir_t(c->g, op->in[0]);
+        *s = in->q.scale[0], *z = in->q.zero_point[0];
+        return 0;
+    }
+    range_quant(c->p->min[op->out[k]], c->p->max[op->out[k]], s, z);
+    return 0;
+}
+
+static int to_int8(Ctx *c, int i) {
+    Graph *g = c->g;
+    int tfl = g->ops[i].tfl_index;
+    int n_in = g->ops[i].n_in;
+    OpKind kind = g->ops[i].kind;
+    for (int k = 0; k < n_in; k++) {
+        int t = g->ops[i].in[k];
+        if (t < 0 || g->tensors[t].dtype != IR_F32) continue;
+        int q;
+        if (!g->tensors[t].data) q = int8_of(c, t, tfl);
+        else if (q_class(kind) == Q_WEIGHTS && k == 1)
+            q = quantize_const(g, t, kind == OP_DEPTHWISE_CONV_2D ? 3 : 0);
+        else if (q_class(kind) == Q_WEIGHTS && k == 2) {
+            int qin = g->ops[i].in[0];
+            q = quantize_bias(g, t, g->tensors[qin].q.scale[0], g->ops[i].in[1]);
+        } else q = quantize_const(g, t, -1);
+        if (q < 0) return -1;
+        g->ops[i].in[k] = q;
+    }
+    c->seq[c->n_seq++] = i;
+    for (int k = 0; k < g->ops[i].n_out; k++) {
+        int t = g->ops[i].out[k];
+        float s;
+        int64_t z;
+        if (output_quant(c, &g->ops[i], k, &s, &z)) return -1;
+        if (g->tensors[t].is_output) {
+            /* The API keeps the float output: the op writes an int8 twin, dequantized into it. */
+            int q = twin(g, t, IR_I8, "int8");
+            if (q < 0 || set_quant(g, q, 1, 0, &s, &z)) return -1;
+            g->ops[i].out[k] = q;
+            c->q8[t] = q;
+            if (emit_op(c, OP_DEQUANTIZE, q, t, tfl)) return -1;
+        } else {
+            g->tensors[t].dtype = IR_I8;
+            if (set_quant(g, t, 1, 0, &s, &z)) return -1;
+            c->q8[t] = t;
+        }
+    }
+    return 0;
+}
+
+static int to_float(Ctx *c, int i) {
+    Graph *g = c->g;
+    for (int k = 0; k < g->ops[i].n_in; k++) {
+        int t = g->ops[i].in[k];
+        /* Only tensors this pass turned into int8 (an op's own int8 operands stay as they are). */
+        if (!converted(c, t)) continue;
+        int f = float_of(c, t, g->ops[i].tfl_index);
+        if (f < 0) return -1;
+        g->ops[i].in[k] = f;
+    }
+    c->seq[c->n_seq++] = i;
+    return 0;
+}
+
+static IrDType natural_prec(const Graph *g, const IrOp *op) {
+    for (int k = 0; k < op->n_in; k++)
+        if (op->in[k] >= 0 && !g->tensors[op->in[k]].data) return g->tensors[op->in[k]].dtype;
+    return op->n_out ? g->tensors[op->out[0]].dtype : IR_F32;
+}
+
+int pass_precision(Graph *g, Diag *d) {
+    const IrPrecision *p = g->precision;
+    for (int i = 0; i < g->n_ops; i++) g->ops[i].prec = natural_prec(g, &g->ops[i]);
+    g->prec_assigned = 1;
+    if (!p || p->mode == IR_PREC_FP32 || g->root) return 0;
+    for (int k = 0; k < p->n_keep; k++) {
+        int found = 0;
+        char idx[24];
+        for (int i = 0; i < g->n_ops && !found; i++) {
+            snprintf(idx, sizeof idx, "%d", g->ops[i].tfl_index);
+            found = strcmp(idx, p->keep[k]) == 0;
+            for (int j = 0; j < g->ops[i].n_out && !found; j++) found = !strcmp(g->tensors[g->ops[i].out[j]].name, p->keep[k]);
+        }
+        if (!found) return diag_user(d, "--keep-fp32: the model has no operator index or tensor named '%s'", p->keep[k]);
+    }
+    Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, 0};
+    int n_ops = g->n_ops;
+    /* Worst case every op gains a QUANTIZE/DEQUANTIZE per input and output. */
+    size_t extra = 0;
+    for (int i = 0; i < n_ops; i++) extra += (size_t)(g->ops[i].n_in + g->ops[i].n_out);
+    size_t cap_t = (size_t)g->n_tensors + 4 * extra + 1;
+    c.q8 = malloc(sizeof(int) * cap_t);
+    c.f32 = malloc(sizeof(int) * cap_t);
+    c.seq = malloc(sizeof(int) * ((size_t)n_ops + extra + 1));
+    if (!c.q8 || !c.f32 || !c.seq) {
+        free(c.q8), free(c.f32), free(c.seq);
+        return diag_internal(d, "out of memory");
+    }
+    for (size_t t = 0; t < cap_t; t++) c.q8[t] = c.f32[t] = -1;
+    int rc = 0, n_q = 0;
+    for (int i = 0; i < n_ops && !rc; i++) {
+        const char *why;
+        if (g->ops[i].dead) {
+            c.seq[c.n_seq++] = i;
+            continue;
+        }
+        int q = decide(&c, &g->ops[i], &why);
+        if (q) rc = to_int8(&c, i), n_q++;
+        else rc = to_float(&c, i);
+        if (!rc) {
+            g->ops[i].prec = q ? IR_I8 : natural_prec(g, &g->ops[i]);
+            g->ops[i].prec_note = why;
+        }
+    }
+    if (!rc) {
+        IrOp *order = malloc(sizeof(IrOp) * (size_t)c.n_seq);
+        if (!order) rc = -1;
+        else {
+            for (int i = 0; i < c.n_seq; i++) order[i] = g->ops[c.seq[i]];
+            memcpy(g->ops, order, sizeof(IrOp) * (size_t)c.n_seq);
+            g->n_ops = c.n_seq;
+            free(order);
+            ir_set_producers(g);
+        }
+    }
+    free(c.q8), free(c.f32), free(c.seq);
+    if (rc) return diag_internal(d, "out of memory");
+    if (n_q == 0)
+        fprintf(stderr, "mpcc: warning: --precision int8: no operator runs in int8 (int8 starts at a convolution or "
+                        "FULLY_CONNECTED with constant float weights); the model stays float\n");
+    return 0;
+}
