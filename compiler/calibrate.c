@@ -33,47 +33,48 @@ static void observe(void *ctx, const IrTensor *t, const void *data) {
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* One input's samples: the arrays of its files. */
-typedef struct Feed {
+struct CalibFeed {
     NpyArray arr[256];
     int n_arr;
     int64_t per_sample; /* elements */
     int64_t samples;
-} Feed;
+};
+typedef struct CalibFeed Feed;
 
-static int add_file(Feed *f, const char *path, const IrTensor *t, int input, Diag *d) {
-    if (f->n_arr == 256) return diag_user(d, "--calibrate: more than 256 .npy files for input %d", input);
+static int add_file(Feed *f, const char *path, const IrTensor *t, int input, const char *opt, Diag *d) {
+    if (f->n_arr == 256) return diag_user(d, "%s: more than 256 .npy files for input %d", opt, input);
     NpyArray *a = &f->arr[f->n_arr];
     if (npy_read(path, a, d)) return DIAG_USER;
     f->n_arr++;
     int64_t n = 1;
     for (int k = 0; k < a->rank; k++) n *= a->dims[k];
     if (a->dtype != t->dtype)
-        return diag_user(d, "--calibrate %s: input %d '%s' is %s, the file holds %s", path, input, t->name,
+        return diag_user(d, "%s %s: input %d '%s' is %s, the file holds %s", opt, path, input, t->name,
                          ir_dtype_name(t->dtype), ir_dtype_name(a->dtype));
     if (n == 0 || n % f->per_sample)
-        return diag_user(d, "--calibrate %s: %lld elements is not a whole number of samples of input %d '%s' "
-                            "(%lld elements each)", path, (long long)n, input, t->name, (long long)f->per_sample);
+        return diag_user(d, "%s %s: %lld elements is not a whole number of samples of input %d '%s' "
+                            "(%lld elements each)", opt, path, (long long)n, input, t->name, (long long)f->per_sample);
     f->samples += n / f->per_sample;
     return 0;
 }
 
-static int add_path(Feed *f, const char *path, const IrTensor *t, int input, Diag *d) {
+static int add_path(Feed *f, const char *path, const IrTensor *t, int input, const char *opt, Diag *d) {
     struct stat st;
-    if (stat(path, &st) != 0) return diag_user(d, "--calibrate %s: no such file or directory", path);
-    if (!S_ISDIR(st.st_mode)) return add_file(f, path, t, input, d);
+    if (stat(path, &st) != 0) return diag_user(d, "%s %s: no such file or directory", opt, path);
+    if (!S_ISDIR(st.st_mode)) return add_file(f, path, t, input, opt, d);
     DIR *dir = opendir(path);
-    if (!dir) return diag_user(d, "--calibrate %s: cannot read the directory", path);
+    if (!dir) return diag_user(d, "%s %s: cannot read the directory", opt, path);
     char *names[256];
     int n = 0, rc = 0;
     struct dirent *e;
     while (!rc && (e = readdir(dir)) != NULL) {
         size_t len = strlen(e->d_name);
         if (len < 5 || strcmp(e->d_name + len - 4, ".npy") != 0) continue;
-        if (n == 256) rc = diag_user(d, "--calibrate %s: more than 256 .npy files", path);
+        if (n == 256) rc = diag_user(d, "%s %s: more than 256 .npy files", opt, path);
         else if (!(names[n++] = strdup(e->d_name))) rc = diag_internal(d, "out of memory");
     }
     closedir(dir);
-    if (!rc && n == 0) rc = diag_user(d, "--calibrate %s: the directory holds no .npy file", path);
+    if (!rc && n == 0) rc = diag_user(d, "%s %s: the directory holds no .npy file", opt, path);
     if (!rc) qsort(names, (size_t)n, sizeof names[0], by_name);
     for (int i = 0; i < n; i++) {
         if (!rc) {
@@ -82,7 +83,7 @@ static int add_path(Feed *f, const char *path, const IrTensor *t, int input, Dia
             if (!full) rc = diag_internal(d, "out of memory");
             else {
                 snprintf(full, len, "%s/%s", path, names[i]);
-                rc = add_file(f, full, t, input, d);
+                rc = add_file(f, full, t, input, opt, d);
                 free(full);
             }
         }
@@ -103,46 +104,66 @@ static const void *sample(const Feed *f, int64_t s, size_t elem) {
     return NULL;
 }
 
-int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
-                  Diag *d) {
-    if (g->n_inputs > 64) return diag_user(d, "--calibrate: the model has %d inputs (at most 64)", g->n_inputs);
+int calib_load(const Graph *g, const char *const *paths, int n_paths, const char *opt, CalibSet *set, Diag *d) {
+    memset(set, 0, sizeof *set);
+    if (g->n_inputs > 64) return diag_user(d, "%s: the model has %d inputs (at most 64)", opt, g->n_inputs);
     if (g->n_inputs != 1 && n_paths != g->n_inputs)
-        return diag_user(d, "--calibrate: the model has %d inputs: give one --calibrate per input, in order (%d given)",
-                         g->n_inputs, n_paths);
-    Feed *feeds = calloc((size_t)g->n_inputs, sizeof *feeds);
-    if (!feeds) return diag_internal(d, "out of memory");
+        return diag_user(d, "%s: the model has %d inputs: give one %s per input, in order (%d given)", opt,
+                         g->n_inputs, opt, n_paths);
+    set->feeds = calloc((size_t)g->n_inputs + 1, sizeof *set->feeds);
+    if (!set->feeds) return diag_internal(d, "out of memory");
+    set->n_inputs = g->n_inputs;
     int rc = 0;
-    for (int i = 0; i < g->n_inputs; i++) feeds[i].per_sample = ir_tensor_numel(&g->tensors[g->inputs[i]]);
+    for (int i = 0; i < g->n_inputs; i++) set->feeds[i].per_sample = ir_tensor_numel(&g->tensors[g->inputs[i]]);
     for (int p = 0; p < n_paths && !rc; p++) {
         int input = g->n_inputs == 1 ? 0 : p;
-        rc = add_path(&feeds[input], paths[p], &g->tensors[g->inputs[input]], input, d);
+        rc = add_path(&set->feeds[input], paths[p], &g->tensors[g->inputs[input]], input, opt, d);
     }
     for (int i = 1; i < g->n_inputs && !rc; i++)
-        if (feeds[i].samples != feeds[0].samples)
-            rc = diag_user(d, "--calibrate: input 0 has %lld samples, input %d has %lld", (long long)feeds[0].samples,
-                           i, (long long)feeds[i].samples);
+        if (set->feeds[i].samples != set->feeds[0].samples)
+            rc = diag_user(d, "%s: input 0 has %lld samples, input %d has %lld", opt,
+                           (long long)set->feeds[0].samples, i, (long long)set->feeds[i].samples);
+    set->n_samples = g->n_inputs ? set->feeds[0].samples : 0;
+    if (rc) calib_free(set);
+    return rc;
+}
+
+void calib_sample(const CalibSet *set, const Graph *g, int64_t s, const void **ins) {
+    for (int i = 0; i < set->n_inputs; i++)
+        ins[i] = sample(&set->feeds[i], s, ir_dtype_size(g->tensors[g->inputs[i]].dtype));
+}
+
+void calib_free(CalibSet *set) {
+    for (int i = 0; set->feeds && i < set->n_inputs; i++)
+        for (int k = 0; k < set->feeds[i].n_arr; k++) npy_free(&set->feeds[i].arr[k]);
+    free(set->feeds);
+    memset(set, 0, sizeof *set);
+}
+
+int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
+                  Diag *d) {
+    CalibSet set;
+    int rc = calib_load(g, paths, n_paths, "--calibrate", &set, d);
+    if (rc) return rc;
     for (int t = 0; t < g->n_tensors; t++) min[t] = 3.0e38f, max[t] = -3.0e38f;
     Ranges r = {min, max, g->n_tensors};
     void **outs = calloc((size_t)g->n_outputs + 1, sizeof(void *));
-    if (!rc && !outs) rc = diag_internal(d, "out of memory");
+    if (!outs) rc = diag_internal(d, "out of memory");
     for (int i = 0; !rc && i < g->n_outputs; i++)
         if (!(outs[i] = malloc((size_t)ir_tensor_bytes(&g->tensors[g->outputs[i]]) + 1)))
             rc = diag_internal(d, "out of memory");
     interp_observe = observe;
     interp_observe_ctx = &r;
-    for (int64_t s = 0; !rc && s < feeds[0].samples; s++) {
+    for (int64_t s = 0; !rc && s < set.n_samples; s++) {
         const void *ins[64];
-        for (int i = 0; i < g->n_inputs; i++)
-            ins[i] = sample(&feeds[i], s, ir_dtype_size(g->tensors[g->inputs[i]].dtype));
+        calib_sample(&set, g, s, ins);
         rc = interp_run(g, ins, outs, d);
     }
     interp_observe = NULL;
     interp_observe_ctx = NULL;
-    *n_samples = rc ? 0 : (int)feeds[0].samples;
+    *n_samples = rc ? 0 : (int)set.n_samples;
     for (int i = 0; outs && i < g->n_outputs; i++) free(outs[i]);
     free(outs);
-    for (int i = 0; i < g->n_inputs; i++)
-        for (int k = 0; k < feeds[i].n_arr; k++) npy_free(&feeds[i].arr[k]);
-    free(feeds);
+    calib_free(&set);
     return rc;
 }

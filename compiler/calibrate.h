@@ -7,6 +7,20 @@
 #include "diag.h"
 #include "ir.h"
 
+/* Samples for a graph's inputs, read from .npy files or directories. */
+typedef struct CalibSet {
+    int n_inputs;
+    int64_t n_samples;
+    struct CalibFeed *feeds;
+} CalibSet;
+
+/* paths[i] (i < n_paths) feeds graph input i: as calib_collect below. opt
+ * names the option in messages ("--calibrate"). */
+int calib_load(const Graph *g, const char *const *paths, int n_paths, const char *opt, CalibSet *set, Diag *d);
+/* The inputs of sample s (s < n_samples), pointers into the set. */
+void calib_sample(const CalibSet *set, const Graph *g, int64_t s, const void **ins);
+void calib_free(CalibSet *set);
+
 /* paths[i] (i < n_paths) feeds graph input i: a .npy file holding one or more
  * samples (its element count a multiple of the input's, float32 when the
  * input is), or a directory whose *.npy files (in name order) do. A model with

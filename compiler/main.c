@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calibrate.h"
+#include "check.h"
 #include "emit_c.h"
 #include "interp.h"
 #include "npy.h"
@@ -119,6 +120,11 @@ typedef struct ImportArgs {
     const char *calib[MAX_CALIB];
     int n_calib;
     char keep_list[4096];
+    int prec_auto;                    /* --precision auto: int8, with ops promoted to float until --max-error holds */
+    double max_error;                 /* --max-error: relative L2 error budget of the outputs, 0: none */
+    const char *data[MAX_CALIB];      /* --data: evaluation samples (check, auto), default: the calibration ones */
+    int n_data;
+    char auto_keep[MAX_KEEP][24];     /* operators auto promoted */
 } ImportArgs;
 
 /* --custom-op NAME=FUNC (repeatable). */
@@ -177,13 +183,27 @@ static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
         a->calib[a->n_calib++] = argv[++*i];
         return 0;
     }
+    if (strcmp(argv[*i], "--data") == 0) {
+        if (a->n_data == MAX_CALIB) return diag_user(d, "more than %d --data options", MAX_CALIB);
+        a->data[a->n_data++] = argv[++*i];
+        return 0;
+    }
+    if (strcmp(argv[*i], "--max-error") == 0) {
+        const char *v = argv[++*i];
+        char *end;
+        a->max_error = strtod(v, &end);
+        if (*v == '\0' || *end || !(a->max_error > 0) || a->max_error > 1e30)
+            return diag_user(d, "--max-error must be a positive number (relative L2 error), not '%s'", v);
+        return 0;
+    }
     if (strcmp(argv[*i], "--precision") == 0) {
         const char *v = argv[++*i];
+        a->prec_auto = strcmp(v, "auto") == 0;
         if (strcmp(v, "fp32") == 0) a->prec.mode = IR_PREC_FP32;
-        else if (strcmp(v, "int8") == 0) a->prec.mode = IR_PREC_INT8;
-        else if (!strcmp(v, "fp16") || !strcmp(v, "bf16") || !strcmp(v, "auto"))
-            return diag_user(d, "--precision %s is not implemented yet (available: fp32, int8)", v);
-        else return diag_user(d, "--precision must be fp32 or int8, not '%s'", v);
+        else if (strcmp(v, "int8") == 0 || a->prec_auto) a->prec.mode = IR_PREC_INT8;
+        else if (!strcmp(v, "fp16") || !strcmp(v, "bf16"))
+            return diag_user(d, "--precision %s is not implemented yet (available: fp32, int8, auto)", v);
+        else return diag_user(d, "--precision must be fp32, int8 or auto, not '%s'", v);
         return 0;
     }
     return -1;
@@ -192,24 +212,150 @@ static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
 static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
                          Diag *d);
 
-/* --precision int8: the calibration ranges, from the float model run by the
- * reference interpreter over the --calibrate samples (freed at exit). */
 static int load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d);
 
+/* The model compiled at -O0 for the reference interpreter, at precision p
+ * (NULL: its own dtypes). Free with unload() whatever the result. */
+static int load_ref(const char *model, ImportArgs *a, const IrPrecision *p, const char *custom_lib, Graph **g,
+                    TflFile *file, void **lib, Diag *d) {
+    *lib = NULL;
+    int rc = load(model, &a->o, g, file, NULL, d);
+    if (*g) (*g)->precision = p;
+    if (!rc) rc = load_custom_kernels(*g, custom_lib, lib, d);
+    if (!rc) rc = compile_graph(*g, 0, 1, IR_ISA_GENERIC, NULL, NULL, d);
+    return rc;
+}
+
+/* --precision int8 on a model where nothing could run in int8 says so. */
+static void warn_if_float(const Graph *g) {
+    if (!g || !g->precision || g->precision->mode == IR_PREC_FP32) return;
+    for (int i = 0; i < g->n_ops; i++)
+        if (!g->ops[i].dead && g->ops[i].prec == IR_I8 && g->ops[i].prec_note &&
+            strcmp(g->ops[i].prec_note, "calibrated") == 0)
+            return;
+    fprintf(stderr, "mpcc: warning: --precision int8: no operator runs in int8 (int8 starts at a convolution or "
+                    "FULLY_CONNECTED with constant float weights); the model stays float\n");
+}
+
+static void unload(Graph *g, TflFile *file, void *lib) {
+    ir_graph_free(g);
+    tfl_close_file(file);
+    if (lib) dlclose(lib);
+}
+
+/* Errors of the model at a->prec against the float model ref on set: the
+ * largest output error, and the int8 operator contributing most (-1: none);
+ * with f, prints the per-output and per-layer tables. */
+static int measure(const char *model, ImportArgs *a, const char *custom_lib, Graph *ref, const CalibSet *set, FILE *f,
+                   double *out_err, int *worst_op, Diag *d) {
+    Graph *q;
+    TflFile file;
+    void *lib;
+    TensorErr *err = calloc((size_t)ref->n_tensors + 1, sizeof *err);
+    int rc = err ? load_ref(model, a, &a->prec, custom_lib, &q, &file, &lib, d) : diag_internal(d, "out of memory");
+    if (!rc) rc = check_compare(ref, q, set, err, d);
+    if (!rc) {
+        *out_err = check_output_error(ref, err);
+        if (f) {
+            fprintf(f, "outputs (against the float model, %lld samples):\n", (long long)set->n_samples);
+            fprintf(f, "  %-3s %-32s %12s %10s %9s\n", "#", "name", "max |diff|", "rel L2", "SQNR dB");
+            for (int i = 0; i < ref->n_outputs; i++) {
+                const TensorErr *e = &err[ref->outputs[i]];
+                fprintf(f, "  %-3d %-32s %12.4g %10.4g %9.1f\n", i, ref->output_names[i], e->max_abs,
+                        check_rel_l2(e), check_sqnr(e));
+            }
+            fprintf(f, "per layer (TFLite operator; rel L2 and SQNR of its output; contribution = its error minus "
+                       "its inputs' largest):\n");
+        }
+        *worst_op = check_report(ref, q, err, f);
+    }
+    unload(q, &file, lib);
+    free(err);
+    return rc;
+}
+
+/* The TFLite indices of the ops that run in int8 at a->prec (at most cap). */
+static int int8_ops(const char *model, ImportArgs *a, const char *custom_lib, int *ops, int cap, Diag *d) {
+    Graph *q;
+    TflFile file;
+    void *lib;
+    int rc = load_ref(model, a, &a->prec, custom_lib, &q, &file, &lib, d), n = 0;
+    for (int i = 0; !rc && i < q->n_ops && n < cap; i++)
+        if (!q->ops[i].dead && q->ops[i].prec == IR_I8 && q->ops[i].prec_note &&
+            strcmp(q->ops[i].prec_note, "calibrated") == 0)
+            ops[n++] = q->ops[i].tfl_index;
+    unload(q, &file, lib);
+    return rc ? -1 : n;
+}
+
+/* Sets the --keep-fp32 list to the first n operators of ops (after the user's own base entries). */
+static void keep_ops(ImportArgs *a, int base, const int *ops, int n) {
+    a->prec.n_keep = base;
+    for (int k = 0; k < n && a->prec.n_keep < MAX_KEEP; k++) {
+        snprintf(a->auto_keep[k], sizeof a->auto_keep[k], "%d", ops[k]);
+        a->keep[a->prec.n_keep++] = a->auto_keep[k];
+    }
+    a->prec.keep = a->keep;
+}
+
+/* --precision auto: every op that can runs in int8. When the outputs'
+ * relative L2 error exceeds the budget, each int8 op's sensitivity is
+ * measured (the error with only that op back in float), and ops are
+ * promoted to float, most helpful first, until the budget holds. */
+static int search_auto(const char *model, ImportArgs *a, const char *custom_lib, Graph *ref, const CalibSet *set,
+                       FILE *f, Diag *d) {
+    double budget = a->max_error > 0 ? a->max_error : 1e-2, e = 0, e_all;
+    int worst = -1, base = a->prec.n_keep, promoted = 0;
+    int rc = measure(model, a, custom_lib, ref, set, NULL, &e_all, &worst, d);
+    e = e_all;
+    if (!rc && e_all > budget) {
+        int *ops = malloc(sizeof(int) * MAX_KEEP);
+        double *gain = malloc(sizeof(double) * MAX_KEEP);
+        int n = ops && gain ? int8_ops(model, a, custom_lib, ops, MAX_KEEP, d) : -1;
+        if (n < 0) rc = d->kind ? d->kind : diag_internal(d, "out of memory");
+        for (int k = 0; !rc && k < n; k++) {
+            keep_ops(a, base, &ops[k], 1);
+            double ek;
+            rc = measure(model, a, custom_lib, ref, set, NULL, &ek, &worst, d);
+            gain[k] = e_all - ek;
+        }
+        for (int k = 1; !rc && k < n; k++) /* most helpful first (insertion sort: few ops) */
+            for (int j = k; j > 0 && gain[j] > gain[j - 1]; j--) {
+                double tg = gain[j];
+                int to = ops[j];
+                gain[j] = gain[j - 1], ops[j] = ops[j - 1];
+                gain[j - 1] = tg, ops[j - 1] = to;
+            }
+        for (promoted = 1; !rc && promoted <= n; promoted++) {
+            keep_ops(a, base, ops, promoted);
+            rc = measure(model, a, custom_lib, ref, set, NULL, &e, &worst, d);
+            fprintf(stderr, "mpcc: auto: operator %d back to float: output error %.4g (budget %.4g)\n",
+                    ops[promoted - 1], e, budget);
+            if (e <= budget) break;
+        }
+        free(ops), free(gain);
+    }
+    if (rc) return rc;
+    fprintf(f, "precision auto: output rel L2 %.4g within %.4g (int8 everywhere: %.4g), %d operator%s promoted to "
+               "float\n", e, budget, e_all, promoted, promoted == 1 ? "" : "s");
+    return measure(model, a, custom_lib, ref, set, f, &e, &worst, d);
+}
+
+/* --precision int8/auto: the calibration ranges, from the float model run by
+ * the reference interpreter over the --calibrate samples (freed at exit);
+ * auto also picks the operators kept float. */
 static int calibrate(const char *model, ImportArgs *a, const char *custom_lib, Diag *d) {
     if (a->prec.mode == IR_PREC_FP32) {
-        if (a->n_calib) return diag_user(d, "--calibrate is only used with --precision int8");
+        if (a->n_calib) return diag_user(d, "--calibrate is only used with --precision int8 or auto");
         return 0;
     }
     if (!a->n_calib)
-        return diag_user(d, "--precision int8 needs calibration data: --calibrate FILE.npy or DIR (samples of the "
-                            "model's inputs, one --calibrate per input)");
+        return diag_user(d, "--precision %s needs calibration data: --calibrate FILE.npy or DIR (samples of the "
+                            "model's inputs, one --calibrate per input)", a->prec_auto ? "auto" : "int8");
     Graph *g;
     TflFile file;
-    void *lib = NULL;
-    int rc = load(model, &a->o, &g, &file, NULL, d);
-    if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, d);
-    if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, d);
+    void *lib;
+    int rc = load_ref(model, a, NULL, custom_lib, &g, &file, &lib, d);
     float *mn = NULL, *mx = NULL;
     int n = 0;
     if (!rc) {
@@ -226,9 +372,14 @@ static int calibrate(const char *model, ImportArgs *a, const char *custom_lib, D
     } else {
         free(mn), free(mx);
     }
-    ir_graph_free(g);
-    tfl_close_file(&file);
-    if (lib) dlclose(lib);
+    if (!rc && a->prec_auto) {
+        CalibSet set;
+        rc = a->n_data ? calib_load(g, a->data, a->n_data, "--data", &set, d)
+                       : calib_load(g, a->calib, a->n_calib, "--calibrate", &set, d);
+        if (!rc) rc = search_auto(model, a, custom_lib, g, &set, stderr, d);
+        calib_free(&set);
+    }
+    unload(g, &file, lib);
     return rc;
 }
 
@@ -437,6 +588,7 @@ static int cmd_run(int argc, char **argv) {
     void *lib = NULL;
     if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, &d);
     if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
+    if (!rc && ia.prec.n_keep == 0) warn_if_float(g);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
                        g->n_inputs == 1 ? "" : "s", n_in);
@@ -480,6 +632,51 @@ static int cmd_run(int argc, char **argv) {
     ir_graph_free(g);
     tfl_close_file(&file);
     if (lib) dlclose(lib);
+    return finish(&d, rc);
+}
+
+/* mpcc check: the model at --precision against the float model, on the
+ * --data samples (default: the calibration samples), output by output and
+ * layer by layer. With --max-error, exit 1 when an output exceeds it. */
+static int cmd_check(int argc, char **argv) {
+    Diag d;
+    diag_init(&d);
+    const char *model = NULL, *custom_lib = NULL;
+    static ImportArgs ia;
+    for (int i = 0; i < argc; i++) {
+        int rc = import_arg(argc, argv, &i, &ia, &d);
+        if (rc > 0) return finish(&d, rc);
+        if (rc == 0) continue;
+        if (strcmp(argv[i], "--custom-lib") == 0 && i + 1 < argc) custom_lib = argv[++i];
+        else if (argv[i][0] == '-') return finish(&d, diag_user(&d, "check: unknown option '%s' (see mpcc --help)", argv[i]));
+        else if (!model) model = argv[i];
+        else return finish(&d, diag_user(&d, "check: more than one MODEL given ('%s')", argv[i]));
+    }
+    if (!model) return finish(&d, diag_user(&d, "check: no MODEL given (see mpcc --help)"));
+    if (ia.prec.mode == IR_PREC_FP32 && !ia.n_data)
+        return finish(&d, diag_user(&d, "check: give --precision int8 or auto with --calibrate (or --data samples to "
+                                        "run the float model on)"));
+    int rc = calibrate(model, &ia, custom_lib, &d);
+    Graph *ref = NULL;
+    TflFile file;
+    void *lib = NULL;
+    if (!rc) rc = load_ref(model, &ia, NULL, custom_lib, &ref, &file, &lib, &d);
+    CalibSet set = {0};
+    if (!rc) rc = ia.n_data ? calib_load(ref, ia.data, ia.n_data, "--data", &set, &d)
+                            : calib_load(ref, ia.calib, ia.n_calib, "--calibrate", &set, &d);
+    double e = 0;
+    int worst = -1;
+    if (!rc) {
+        printf("mpcc check: %s at precision %s%s, %lld evaluation samples (%s)\n", model,
+               ia.prec_auto ? "auto" : ir_prec_name(ia.prec.mode), ia.prec.n_keep ? " with --keep-fp32" : "",
+               (long long)set.n_samples, ia.n_data ? "--data" : "the calibration samples");
+        rc = measure(model, &ia, custom_lib, ref, &set, stdout, &e, &worst, &d);
+    }
+    if (!rc && ia.max_error > 0 && e > ia.max_error)
+        rc = diag_user(&d, "check: output relative L2 error %.4g exceeds --max-error %.4g (largest int8 contribution: "
+                           "operator %d)", e, ia.max_error, worst);
+    calib_free(&set);
+    if (ref) unload(ref, &file, lib);
     return finish(&d, rc);
 }
 
@@ -586,6 +783,7 @@ static int cmd_compile(int argc, char **argv) {
         ir_graph_free(g);
         tfl_close_file(&file);
     }
+    if (!rc && !ia.prec_auto) warn_if_float(g);
     if (!rc && max_arena >= 0) rc = plan_check_budget(g, max_arena, &d);
     if (!rc && g->scratch_budget)
         fprintf(stderr, "mpcc: note: scratch blocks of the optimized kernels cut to %lld bytes to fit --max-arena "
@@ -648,6 +846,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "inspect") == 0) return cmd_inspect(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "check") == 0) return cmd_check(argc - 2, argv + 2);
     if (strcmp(argv[1], "compile") == 0) return cmd_compile(argc - 2, argv + 2);
     return cmd_compile(argc - 1, argv + 1);
 }

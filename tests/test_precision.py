@@ -16,18 +16,23 @@ DIGITS = ROOT / "samples" / "digits"
 ZOO = ROOT / "tests" / "models"
 
 
-def _calibration(model, work, seed, n=24):
-    """n random samples per input (the oracle's ranges), one .npy per input; returns the options."""
+def _samples(model, seed, n):
+    """n random samples per input (the oracle's ranges, seeds seed+1...), stacked per input."""
     per_input = None
     for s in range(n):
         xs = oracle.draw_inputs(model, seed + 1 + s)
         per_input = per_input or [[] for _ in xs]
         for i, a in enumerate(xs):
             per_input[i].append(a)
+    return [np.stack(p) for p in per_input]
+
+
+def _calibration(model, work, seed, n=24):
+    """Random calibration samples, one .npy per input; returns the options."""
     args = []
-    for i, arrays in enumerate(per_input):
+    for i, stacked in enumerate(_samples(model, seed, n)):
         p = work / f"calib{i}.npy"
-        np.save(p, np.stack(arrays))
+        np.save(p, stacked)
         args += ["--calibrate", str(p)]
     return args
 
@@ -169,8 +174,9 @@ def test_keep_fp32_and_report(seed):
 @pytest.mark.parametrize("args, message", [
     (["--precision", "int8"], "--precision int8 needs calibration data"),
     (["--precision", "fp16"], "--precision fp16 is not implemented yet"),
-    (["--precision", "int4"], "--precision must be fp32 or int8, not 'int4'"),
-    (["--calibrate", "x.npy"], "--calibrate is only used with --precision int8"),
+    (["--precision", "int4"], "--precision must be fp32, int8 or auto, not 'int4'"),
+    (["--calibrate", "x.npy"], "--calibrate is only used with --precision int8 or auto"),
+    (["--precision", "auto", "--max-error", "-1"], "--max-error must be a positive number"),
     (["--precision", "int8", "--calibrate", "missing.npy"], "--calibrate missing.npy: no such file"),
     (["--precision", "int8", "--calibrate", "@BAD"], "is not a whole number of samples"),
     (["--precision", "int8", "--calibrate", "@I32"], "is f32, the file holds i32"),
@@ -189,3 +195,79 @@ def test_precision_errors(args, message):
     assert proc.returncode == 1, proc.stderr
     assert message in proc.stderr, proc.stderr
     assert not (work / "m.c").exists()
+
+
+def _run_outputs(model, work, inputs, tag, extra=()):
+    """`mpcc run` on one sample; returns its outputs."""
+    cmd = [MPCC, "run", model]
+    for i, a in enumerate(inputs):
+        np.save(work / f"{tag}_in{i}.npy", a)
+        cmd += ["--input", work / f"{tag}_in{i}.npy"]
+    n_out = oracle.load(model).get_output_details()
+    for i in range(len(n_out)):
+        cmd += ["--output", work / f"{tag}_out{i}.npy"]
+    proc = run_cmd([*cmd, *extra])
+    assert proc.returncode == 0, proc.stderr
+    return [np.load(work / f"{tag}_out{i}.npy").astype(np.float64) for i in range(len(n_out))]
+
+
+def test_check_matches_independent_measurement(seed):
+    """`mpcc check` reports per output the error of the int8 model against the float one; the figure
+    equals the relative L2 error computed here from `mpcc run` of both, on the same samples; and
+    --max-error turns a miss into exit status 1."""
+    model = ZOO / "resnet_f32.tflite"
+    work = new_workdir("ptq-check")
+    cal = _calibration(model, work, seed)
+    data = _samples(model, seed + 100, 4)
+    np.save(work / "data.npy", data[0])
+    proc = run_cmd([MPCC, "check", model, "--precision", "int8", *cal, "--data", work / "data.npy"])
+    assert proc.returncode == 0, proc.stderr
+    print(proc.stdout)
+    m = re.search(r"^  0\s+\S+\s+([0-9.e+-]+)\s+([0-9.e+-]+)\s+([0-9.]+)$", proc.stdout, re.M)
+    assert m, proc.stdout
+    reported = float(m.group(2))
+    num = den = 0.0
+    for k in range(4):
+        f = _run_outputs(model, work, [data[0][k]], f"f{k}")[0]
+        q = _run_outputs(model, work, [data[0][k]], f"q{k}", ["--precision", "int8", *cal])[0]
+        num += float(((q - f) ** 2).sum())
+        den += float((f ** 2).sum())
+    mine = (num / den) ** 0.5
+    print(f"check says rel L2 {reported:.5g}, measured from mpcc run: {mine:.5g}")
+    assert mine > 0 and abs(reported - mine) <= 2e-3 * mine + 1e-7
+    assert re.search(r"^  0\s+CONV_2D\s+i8\s", proc.stdout, re.M), proc.stdout
+    proc = run_cmd([MPCC, "check", model, "--precision", "int8", *cal, "--max-error", f"{mine / 2:.3g}"])
+    assert proc.returncode == 1 and "exceeds --max-error" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("name, budget", [("resnet_f32", 0.005), ("bert_f32", 0.03)])
+def test_auto_meets_budget(name, budget, seed):
+    """--precision auto starts from int8 everywhere it can and promotes the ops whose promotion helps
+    most (measured one by one) to float until the outputs' relative L2 error (on the evaluation samples) is within the
+    budget; plain int8 misses the budget on these models, so at least one op is promoted and at
+    least one stays int8. The per-layer table is printed."""
+    model = ZOO / f"{name}.tflite"
+    work = new_workdir(f"ptq-auto-{name}")
+    cal = _calibration(model, work, seed, n=8)
+    proc = run_cmd([MPCC, "check", model, "--precision", "int8", *cal])
+    assert proc.returncode == 0, proc.stderr
+    plain = max(float(x) for x in re.findall(r"^  \d+\s+\S+\s+[0-9.e+-]+\s+([0-9.e+-]+)\s+[0-9.]+$", proc.stdout, re.M))
+    assert plain > budget, f"int8 already meets {budget} ({plain}): the test would not exercise auto"
+    proc = run_cmd([MPCC, model, "--precision", "auto", "--max-error", str(budget), *cal, "-o", work / "model.c",
+                    "--name", "model"])
+    assert proc.returncode == 0, proc.stderr
+    print(proc.stderr)
+    m = re.search(r"precision auto: output rel L2 ([0-9.e+-]+) within ([0-9.e+-]+) \(int8 everywhere: [0-9.e+-]+\), "
+                  r"(\d+) operators? promoted", proc.stderr)
+    assert m and float(m.group(1)) <= budget and int(m.group(3)) >= 1, proc.stderr
+    assert re.search(r"^  \d+\s+\w+\s+i8\s", proc.stderr, re.M), "no op left in int8"
+    assert re.search(r"^  \d+\s+\w+\s+f32\s.*--keep-fp32", proc.stderr, re.M), "no promoted op in the table"
+    print(f"{name}: int8 everywhere {plain:.4g}, auto {float(m.group(1)):.4g} <= {budget}, "
+          f"{m.group(3)} ops promoted")
+    # The generated C of the chosen mix builds and runs.
+    inputs, refs = oracle.oracle(model, seed)
+    write_harness(work, len(inputs), len(refs))
+    proc, exe = build_exe(work, "gcc-O2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, outs = run_exe(exe, inputs, [(np.float32, r.shape) for r in refs], work)
+    assert proc.returncode == 0, proc.stderr[-3000:]

@@ -208,18 +208,32 @@ static int converted(const Ctx *c, int t) { return t >= 0 && t < c->n0 && c->q8[
 static int is_f32_const(const Graph *g, int t) { return t >= 0 && g->tensors[t].data && g->tensors[t].dtype == IR_F32; }
 static int is_f32_act(const Graph *g, int t) { return t >= 0 && !g->tensors[t].data && g->tensors[t].dtype == IR_F32; }
 
+/* MEAN over the last axis (a LayerNorm's statistics): kept float, as autocast
+ * keeps reductions; a spatial MEAN (global average pooling) runs in int8. */
+static int reduces_channels(const Graph *g, const IrOp *op) {
+    const IrTensor *in = &g->tensors[op->in[0]];
+    const IrTensor *axes = op->n_in > 1 && op->in[1] >= 0 ? &g->tensors[op->in[1]] : NULL;
+    if (!axes || !axes->data || axes->dtype != IR_I32) return 1;
+    const int32_t *a = (const int32_t *)axes->data;
+    for (int64_t i = 0; i < ir_tensor_numel(axes); i++)
+        if (a[i] == in->rank - 1 || a[i] == -1) return 1;
+    return 0;
+}
+
 /* Whether op i can run in int8, and the reason when it cannot (for --report). */
 static int decide(Ctx *c, const IrOp *op, const char **why) {
     Graph *g = c->g;
     int cls = q_class(op->kind);
-    *why = "no int8 policy for this op";
-    if (cls == Q_NO || op->n_callee) return 0;
-    if (kept_fp32(c, op)) return *why = "--keep-fp32", 0;
     for (int k = 0; k < op->n_out; k++) {
         const IrTensor *t = &g->tensors[op->out[k]];
         if (t->dtype != IR_F32 || t->is_variable) return *why = "not a float op", 0;
-        if (!has_range(c, op->out[k])) return *why = "no calibration range", 0;
     }
+    *why = "no int8 policy for this op";
+    if (cls == Q_NO || op->n_callee) return 0;
+    if (kept_fp32(c, op)) return *why = "--keep-fp32", 0;
+    if (op->kind == OP_MEAN && reduces_channels(g, op)) return *why = "reduction over channels (LayerNorm) stays float", 0;
+    for (int k = 0; k < op->n_out; k++)
+        if (!has_range(c, op->out[k])) return *why = "no calibration range", 0;
     int n_act = 0;
     for (int k = 0; k < op->n_in; k++) {
         int t = op->in[k];
@@ -348,7 +362,7 @@ int pass_precision(Graph *g, Diag *d) {
         return diag_internal(d, "out of memory");
     }
     for (size_t t = 0; t < cap_t; t++) c.q8[t] = c.f32[t] = -1;
-    int rc = 0, n_q = 0;
+    int rc = 0;
     for (int i = 0; i < n_ops && !rc; i++) {
         const char *why;
         if (g->ops[i].dead) {
@@ -356,7 +370,7 @@ int pass_precision(Graph *g, Diag *d) {
             continue;
         }
         int q = decide(&c, &g->ops[i], &why);
-        if (q) rc = to_int8(&c, i), n_q++;
+        if (q) rc = to_int8(&c, i);
         else rc = to_float(&c, i);
         if (!rc) {
             g->ops[i].prec = q ? IR_I8 : natural_prec(g, &g->ops[i]);
@@ -376,8 +390,5 @@ int pass_precision(Graph *g, Diag *d) {
     }
     free(c.q8), free(c.f32), free(c.seq);
     if (rc) return diag_internal(d, "out of memory");
-    if (n_q == 0)
-        fprintf(stderr, "mpcc: warning: --precision int8: no operator runs in int8 (int8 starts at a convolution or "
-                        "FULLY_CONNECTED with constant float weights); the model stays float\n");
     return 0;
 }
