@@ -223,6 +223,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_BINARY: cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt); break;
     case SCHED_ACT: cg_line(cg, "/*   schedule: act f32, vectorized exp/erfc */"); break;
     case SCHED_SOFTMAX: cg_line(cg, "/*   schedule: softmax f32, vectorized exp */"); break;
+    case SCHED_CAST: cg_line(cg, "/*   schedule: cast, vectorizable, per tensor */"); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -252,6 +253,8 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_ROW_MEAN: return emit_row_mean(cg, op);
     case SCHED_ACT: return emit_act(cg, op);
     case SCHED_SOFTMAX: return emit_softmax(cg, op);
+    case SCHED_CAST:
+        return ew_emit_quant(cg, op, op->params, op->kind == OP_QUANTIZE ? "rt_opt_quantize_f32_s8" : "rt_opt_dequantize_s8_f32");
     case SCHED_ATTENTION: return emit_attention(cg, g, op);
     case SCHED_LAYER_NORM: return emit_layer_norm(cg, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;

@@ -88,6 +88,7 @@ typedef enum SchedKind {
     SCHED_SOFTMAX,      /* f32 SOFTMAX rows with a vectorizable exp */
     SCHED_ATTENTION,    /* BATCH_MATMUL -> [MUL] -> [mask] -> SOFTMAX -> BATCH_MATMUL, online softmax */
     SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
+    SCHED_CAST,         /* per-tensor QUANTIZE f32->int8 / DEQUANTIZE int8->f32, vectorizable */
     SCHED_KIND_COUNT
 } SchedKind;
 

@@ -133,6 +133,13 @@ void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *o
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
 
+/* Per-tensor QUANTIZE f32 -> int8 and DEQUANTIZE int8 -> f32 written so the
+ * compiler vectorizes them; bit-identical to rt_quantize_f32 /
+ * rt_dequantize_int (TFLite's round half away from zero, saturation, NaN). */
+struct rt_quant_params;
+void rt_opt_quantize_f32_s8(const struct rt_quant_params *p, const float *in, int8_t *out);
+void rt_opt_dequantize_s8_f32(const struct rt_quant_params *p, const int8_t *in, float *out);
+
 /* f32 GELU and SOFTMAX with a vectorizable exp/erfc (a few ulp from the
  * reference kernels' libm results; GELU's erfc within 1.5e-7 absolute). */
 struct rt_act_params;

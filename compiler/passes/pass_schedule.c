@@ -227,6 +227,16 @@ int pass_schedule(Graph *g, Diag *d) {
             if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
                 op->sched.kind = op->kind == OP_GELU ? SCHED_ACT : SCHED_SOFTMAX;
             break;
+        case OP_QUANTIZE:
+        case OP_DEQUANTIZE: {
+            /* Per tensor between f32 and int8 (pass precision's boundaries, a model's own input and output
+             * conversions): the vectorizable kernel, bit-identical to the reference. */
+            const rt_quant_params *q = op->params;
+            IrDType a = g->tensors[op->in[0]].dtype, b = g->tensors[op->out[0]].dtype;
+            if (q->channels == 0 && ((a == IR_F32 && b == IR_I8) || (a == IR_I8 && b == IR_F32)))
+                op->sched.kind = SCHED_CAST;
+            break;
+        }
         case OP_TRANSPOSE:
         case OP_SLICE:
         case OP_STRIDED_SLICE:

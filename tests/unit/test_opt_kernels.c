@@ -405,6 +405,41 @@ static void test_binary(void) {
         }
 }
 
+/* Per-tensor QUANTIZE/DEQUANTIZE: identical to the reference on random values, exact halves,
+ * values far out of range, infinities and NaN. */
+static void test_cast(void) {
+    enum { N = 4099 };
+    static float x[N], back_ref[N], back_opt[N];
+    static int8_t q_ref[N], q_opt[N];
+    char detail[128];
+    for (int trial = 0; trial < 20; trial++) {
+        rt_quant_params p;
+        memset(&p, 0, sizeof p);
+        p.n = N - (trial % 7);
+        p.in_type = RT_F32, p.out_type = RT_I8;
+        p.scale = (float)rnd_in(1, 100000) / 1.0e6f;
+        p.zero_point = rnd_in(-128, 127);
+        for (int i = 0; i < N; i++) {
+            switch (rnd() % 8) {
+            case 0: x[i] = p.scale * ((float)rnd_in(-300, 300) + 0.5f); break; /* exact halves */
+            case 1: x[i] = rnd_f() * 1e9f; break;
+            default: x[i] = rnd_f() * p.scale * 150.0f; break;
+            }
+        }
+        x[0] = INFINITY, x[1] = -INFINITY, x[2] = NAN, x[3] = -0.0f;
+        rt_quantize_f32(&p, x, q_ref);
+        rt_opt_quantize_f32_s8(&p, x, q_opt);
+        int64_t bad = count_diff_i8(q_ref, q_opt, p.n);
+        snprintf(detail, sizeof detail, "scale %g zp %d: %lld of %lld differ", (double)p.scale, (int)p.zero_point,
+                 (long long)bad, (long long)p.n);
+        check(bad == 0, "quantize f32->s8", detail);
+        p.in_type = RT_I8, p.out_type = RT_F32;
+        rt_dequantize_int(&p, q_ref, back_ref);
+        rt_opt_dequantize_s8_f32(&p, q_ref, back_opt);
+        check(memcmp(back_ref, back_opt, sizeof(float) * (size_t)p.n) == 0, "dequantize s8->f32", detail);
+    }
+}
+
 int main(void) {
     const char *env = getenv("MPCC_SEED");
     uint64_t seed = env ? strtoull(env, NULL, 10) : 20261123;
@@ -417,6 +452,7 @@ int main(void) {
     test_dwconv();
     test_bmm();
     test_binary();
+    test_cast();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }

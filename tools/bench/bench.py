@@ -64,6 +64,11 @@ MODELS = [
     ("bert_base_f32", "build/models/bert_base_f32.tflite", BIG_HINT),
 ]
 
+# Precision variants (make bench's second table): float models compiled as they are and with
+# --precision int8 (calibrated on PRECISION_CALIB random samples drawn like the timing inputs).
+PRECISION_MODELS = ["digits_f32", "resnet_f32", "vit_f32", "bert_f32", "mobilenetv2_1.0_224_f32", "bert_base_f32"]
+PRECISION_CALIB = 16
+
 # Models above this size are compiled with --weights file (a multi-100-MB C array is slow to build).
 EMBED_LIMIT = 16 << 20
 
@@ -512,6 +517,78 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
     return row
 
 
+def bench_precision(label, path, args, builder, mpcc_flags, seed):
+    """One float model at fp32 and at --precision int8: times both (and TFLite XNNPACK on the float
+    model) interleaved; weight bytes, arena bytes and the int8 output's error against TFLite."""
+    cal_dir = os.path.join(BENCH_DIR, "calib", label)
+    os.makedirs(cal_dir, exist_ok=True)
+    per_input = None
+    for s in range(PRECISION_CALIB):
+        xs = oracle.draw_inputs(path, seed + 1 + s)
+        per_input = per_input or [[] for _ in xs]
+        for i, a in enumerate(xs):
+            per_input[i].append(a)
+    cal = []
+    for i, arrays in enumerate(per_input):
+        f = os.path.join(cal_dir, f"input{i}.npy")
+        np.save(f, np.stack(arrays))
+        cal += ["--calibrate", f]
+    variants = {}
+    for name, flags in (("fp32", []), ("int8", ["--precision", "int8"] + cal)):
+        so, header, weights = builder.model_library(f"{label}@{name}", path, mpcc_flags + flags, "file")
+        variants[name] = MpccModel(so, header, weights)
+    tf1 = load_tflite(path, 1)
+    inputs = oracle.draw_inputs(path, seed, tf1)
+    for d, a in zip(tf1.get_input_details(), inputs):
+        tf1.set_tensor(d["index"], a)
+    tf1.invoke()
+    ref = tf1.get_tensor(tf1.get_output_details()[0]["index"]).astype(np.float64)
+    row = {"model": label}
+    for name, mp in variants.items():
+        mp.set_inputs(inputs)
+        mp.init()
+        mp.run(1)
+        out = mp.out_arrays[0].astype(np.float64)
+        row[f"err_{name}"] = float(np.sqrt(((out - ref) ** 2).sum() / max((ref ** 2).sum(), 1e-30)))
+        row[f"w_{name}"] = mp.weights.size if mp.weights is not None else 0
+        row[f"a_{name}"] = mp.arena.size
+    target = args.batch_ms / 1000.0
+    batches = []
+    for fn in (variants["fp32"].batch_timer(), variants["int8"].batch_timer(), tflite_batch_timer(tf1)):
+        k, _ = calibrate(fn, target)
+        batches.append((fn, k, 0))
+    per_round = sum(k * target / max(k, 1) for _, k, _ in batches)
+    rounds = max(3, min(args.rounds, int(args.budget / max(per_round, 1e-9))))
+    gc.disable()
+    try:
+        med = interleaved(batches, rounds)
+    finally:
+        gc.enable()
+    row.update(t_fp32=med[0], t_int8=med[1], t_xnn=med[2], rounds=rounds)
+    return row
+
+
+def print_precision_table(rows):
+    cols = ["model", "fp32 ms", "int8 ms", "int8 speedup", "XNN fp32 ms", "XNN/int8", "weights fp32 -> int8",
+            "arena fp32 -> int8", "int8 rel L2", "R"]
+    lines = []
+    for r in rows:
+        if "error" in r:
+            lines.append([r["model"]] + [""] * 8 + ["ERROR: " + r["error"]])
+            continue
+        lines.append([r["model"], f"{r['t_fp32'] * 1e3:.3f}", f"{r['t_int8'] * 1e3:.3f}",
+                      f"{r['t_fp32'] / r['t_int8']:.2f}x", f"{r['t_xnn'] * 1e3:.3f}", f"{r['t_xnn'] / r['t_int8']:.3f}",
+                      f"{r['w_fp32']} -> {r['w_int8']} ({r['w_int8'] / max(r['w_fp32'], 1):.2f}x)",
+                      f"{r['a_fp32']} -> {r['a_int8']}", f"{r['err_int8']:.3g}", str(r["rounds"])])
+    widths = [max(len(c), *(len(ln[i]) for ln in lines)) if lines else len(c) for i, c in enumerate(cols)]
+    say("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip())
+    say("  ".join("-" * w for w in widths))
+    for ln in lines:
+        say("  ".join(v.ljust(w) for v, w in zip(ln, widths)).rstrip())
+    say("(int8 = mpcc --precision int8 calibrated on 16 random samples; speedup = fp32 ms / int8 ms; rel L2 = "
+        "int8 output vs TFLite's float output)")
+
+
 def fmt_macs(n):
     if n is None:
         return "?"
@@ -593,6 +670,7 @@ def main(argv=None):
     ap.add_argument("--gemm-only", action="store_true", help="only the peak/GEMM microbenchmarks")
     ap.add_argument("--gemm-args", default="", help="extra arguments for gemm_bench (e.g. \"--shapes 256x256x256\")")
     ap.add_argument("--list", action="store_true", help="list the benchmark models and exit")
+    ap.add_argument("--no-precision", action="store_true", help="skip the precision-variant table")
     # Values of these options start with '-' ("--mpcc-flags -O0"): glue them on so argparse accepts them.
     argv = list(sys.argv[1:] if argv is None else argv)
     glued, i = [], 0
@@ -707,7 +785,22 @@ def main(argv=None):
         "), R = interleaved rounds; mpcc batches loop in C, TFLite batches call Invoke from Python (~1 us each)")
     say("")
     print_table(rows, skipped, args)
-    if any(r.get("error") for r in rows):
+    prec_rows = []
+    paths = dict((label, path) for label, path in todo)
+    for label in PRECISION_MODELS:
+        if label not in paths or args.no_precision:
+            continue
+        try:
+            prec_rows.append(bench_precision(label, paths[label], args, builder, mpcc_flags,
+                                             (seed + zlib.crc32(label.encode())) % (1 << 32)))
+        except (BenchError, ValueError, RuntimeError) as e:
+            prec_rows.append({"model": label, "error": (getattr(e, "short", None) or str(e))[:100]})
+    if prec_rows:
+        say("")
+        say("== precision variants: the float models at fp32 and --precision int8 (mpcc, 1 thread), interleaved "
+            "with TFLite XNNPACK on the float model")
+        print_precision_table(prec_rows)
+    if any(r.get("error") for r in rows + prec_rows):
         return 1
     return 0
 
