@@ -214,6 +214,18 @@ def draw_inputs(model_path, seed, interp=None):
     return arrays
 
 
+def draw_samples(model_path, seed, n):
+    """n random input sets (seeds seed, seed+1, ...), stacked per input: a list of [n, ...] arrays
+    (calibration and evaluation samples for --precision)."""
+    per_input = None
+    for s in range(n):
+        xs = draw_inputs(model_path, seed + s)
+        per_input = per_input or [[] for _ in xs]
+        for i, a in enumerate(xs):
+            per_input[i].append(a)
+    return [np.stack(p) for p in per_input]
+
+
 def run(model_path, inputs, resolver=None, interp=None):
     """Outputs (list of arrays, model output order) of the model on the given inputs."""
     interp = interp or load(model_path, resolver)

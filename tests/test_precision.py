@@ -16,21 +16,10 @@ DIGITS = ROOT / "samples" / "digits"
 ZOO = ROOT / "tests" / "models"
 
 
-def _samples(model, seed, n):
-    """n random samples per input (the oracle's ranges, seeds seed+1...), stacked per input."""
-    per_input = None
-    for s in range(n):
-        xs = oracle.draw_inputs(model, seed + 1 + s)
-        per_input = per_input or [[] for _ in xs]
-        for i, a in enumerate(xs):
-            per_input[i].append(a)
-    return [np.stack(p) for p in per_input]
-
-
 def _calibration(model, work, seed, n=24):
     """Random calibration samples, one .npy per input; returns the options."""
     args = []
-    for i, stacked in enumerate(_samples(model, seed, n)):
+    for i, stacked in enumerate(oracle.draw_samples(model, seed + 1, n)):
         p = work / f"calib{i}.npy"
         np.save(p, stacked)
         args += ["--calibrate", str(p)]
@@ -228,7 +217,7 @@ def test_check_matches_independent_measurement(seed):
     model = ZOO / "resnet_f32.tflite"
     work = new_workdir("ptq-check")
     cal = _calibration(model, work, seed)
-    data = _samples(model, seed + 100, 4)
+    data = oracle.draw_samples(model, seed + 101, 4)
     np.save(work / "data.npy", data[0])
     proc = run_cmd([MPCC, "check", model, "--precision", "int8", *cal, "--data", work / "data.npy"])
     assert proc.returncode == 0, proc.stderr

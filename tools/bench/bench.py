@@ -436,6 +436,17 @@ def interleaved(batches, rounds):
     return [statistics.median(t) for t in times]
 
 
+def timed_rounds(batches, per_round, args):
+    """As many interleaved rounds as the time budget allows (3 to args.rounds), with the garbage
+    collector off; returns (medians, rounds)."""
+    rounds = max(3, min(args.rounds, int(args.budget / max(per_round, 1e-9))))
+    gc.disable()
+    try:
+        return interleaved(batches, rounds), rounds
+    finally:
+        gc.enable()
+
+
 # ------------------------------------------------------------------------------------ main
 
 def inspect_macs(path):
@@ -504,12 +515,7 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
         batches += [(mb2, k_m2, 0.005), (xb2, k_x2, 0.005)]
         per_round += k_m2 * t_m2 + k_x2 * t_x2 + 0.01
         time.sleep(0.005)
-    rounds = max(3, min(args.rounds, int(args.budget / max(per_round, 1e-9))))
-    gc.disable()
-    try:
-        med = interleaved(batches, rounds)
-    finally:
-        gc.enable()
+    med, rounds = timed_rounds(batches, per_round, args)
     row.update(t_mpcc=med[0], t_xnn=med[1], k=f"{k_m}/{k_x}", rounds=rounds)
     if tf2 is not None:
         row["t_mpcc2"], row["t_xnn2"] = med[2], med[3]
@@ -522,16 +528,10 @@ def bench_precision(label, path, args, builder, mpcc_flags, seed):
     model) interleaved; weight bytes, arena bytes and the int8 output's error against TFLite."""
     cal_dir = os.path.join(BENCH_DIR, "calib", label)
     os.makedirs(cal_dir, exist_ok=True)
-    per_input = None
-    for s in range(PRECISION_CALIB):
-        xs = oracle.draw_inputs(path, seed + 1 + s)
-        per_input = per_input or [[] for _ in xs]
-        for i, a in enumerate(xs):
-            per_input[i].append(a)
     cal = []
-    for i, arrays in enumerate(per_input):
+    for i, stacked in enumerate(oracle.draw_samples(path, seed + 1, PRECISION_CALIB)):
         f = os.path.join(cal_dir, f"input{i}.npy")
-        np.save(f, np.stack(arrays))
+        np.save(f, stacked)
         cal += ["--calibrate", f]
     variants = {}
     for name, flags in (("fp32", []), ("int8", ["--precision", "int8"] + cal)):
@@ -557,13 +557,7 @@ def bench_precision(label, path, args, builder, mpcc_flags, seed):
     for fn in (variants["fp32"].batch_timer(), variants["int8"].batch_timer(), tflite_batch_timer(tf1)):
         k, _ = calibrate(fn, target)
         batches.append((fn, k, 0))
-    per_round = sum(k * target / max(k, 1) for _, k, _ in batches)
-    rounds = max(3, min(args.rounds, int(args.budget / max(per_round, 1e-9))))
-    gc.disable()
-    try:
-        med = interleaved(batches, rounds)
-    finally:
-        gc.enable()
+    med, rounds = timed_rounds(batches, target * len(batches), args)
     row.update(t_fp32=med[0], t_int8=med[1], t_xnn=med[2], rounds=rounds)
     return row
 
