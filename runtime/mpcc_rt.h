@@ -147,6 +147,17 @@ static inline int32_t rt_mul_by_quantized_multiplier_64(int64_t x, int32_t multi
 /* int32 addition that wraps like TFLite's kernels do on hostile data (no UB). */
 static inline int32_t rt_wrap_add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
 
+/* Two's-complement narrowing, as a C++ static_cast to a narrower type does. */
+static inline int8_t rt_wrap_i8(int32_t v) {
+    v &= 0xFF;
+    return (int8_t)(v >= 0x80 ? v - 0x100 : v);
+}
+
+static inline int16_t rt_wrap_i16(int32_t v) {
+    v &= 0xFFFF;
+    return (int16_t)(v >= 0x8000 ? v - 0x10000 : v);
+}
+
 static inline int32_t rt_clamp_i32(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }

@@ -26,8 +26,13 @@ void act_lut_i8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, 
 }
 
 /* The table: 512 samples of f over the int16 input range, each nudged by
- * half the interpolation error at the midpoint, plus the end point. */
-#define LUT_I16_BODY(T, ROUND)                                                                               \
+ * half the interpolation error at the midpoint, plus the end point. F(x)
+ * calls the transform. A NaN entry (f overflowing to infinity on both sides
+ * of a sample: inf - inf) becomes 0, as TFLite's float-to-int16 cast gives
+ * on x86 (cvttss2si's 0x80000000, low 16 bits). */
+#define LUT_I16_ENTRY(r) \
+    ((r) != (r) ? (int16_t)0 : (int16_t)((r) < table_min ? table_min : (r) > table_max ? table_max : (r)))
+#define LUT_I16_BODY(T, ROUND, F)                                                                            \
     const T input_min = in_scale * (T)(-32768 - in_zp);                                                     \
     const T input_max = in_scale * (T)(32767 - in_zp);                                                      \
     const T output_min = out_scale * (T)(-32768 - out_zp);                                                  \
@@ -38,33 +43,39 @@ void act_lut_i8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, 
     const T output_scaling_inv = (T)65536 / (output_max - output_min);                                      \
     const T table_min = (T)-32768, table_max = (T)32767;                                                    \
     for (int i = 0; i < nb_steps; i++) {                                                                    \
-        const T val = f(input_min + (T)i * step);                                                           \
-        const T val_midpoint = f(input_min + (T)i * step + half_step);                                      \
-        const T val_next = f(input_min + (T)(i + 1) * step);                                                \
+        const T val = F(input_min + (T)i * step);                                                           \
+        const T val_midpoint = F(input_min + (T)i * step + half_step);                                      \
+        const T val_next = F(input_min + (T)(i + 1) * step);                                                \
         const T sample_val = ROUND(val * output_scaling_inv);                                               \
         const T midpoint_interp_val = ROUND((val_next * output_scaling_inv + ROUND(val * output_scaling_inv)) / \
                                             (T)2);                                                          \
         const T midpoint_val = ROUND(val_midpoint * output_scaling_inv);                                    \
         const T midpoint_err = midpoint_interp_val - midpoint_val;                                          \
         const T bias = ROUND(midpoint_err / (T)2);                                                          \
-        T r = sample_val - bias;                                                                            \
-        r = r < table_min ? table_min : r;                                                                  \
-        lut[i] = (int16_t)(r > table_max ? table_max : r);                                                  \
+        const T r = sample_val - bias;                                                                      \
+        lut[i] = LUT_I16_ENTRY(r);                                                                       \
     }                                                                                                       \
     {                                                                                                       \
-        T r = ROUND(f(input_max) * output_scaling_inv);                                                     \
-        r = r < table_min ? table_min : r;                                                                  \
-        lut[nb_steps] = (int16_t)(r > table_max ? table_max : r);                                           \
+        const T r = ROUND(F(input_max) * output_scaling_inv);                                               \
+        lut[nb_steps] = LUT_I16_ENTRY(r);                                                                \
     }
+
+#define LUT_I16_CALL(x) f(x)
+#define LUT_I16_CALL_ARG(x) f(x, arg)
 
 void act_lut_i16_double(double in_scale, int32_t in_zp, double out_scale, int32_t out_zp, double (*f)(double),
                         int16_t *lut) {
-    LUT_I16_BODY(double, round)
+    LUT_I16_BODY(double, round, LUT_I16_CALL)
 }
 
 void act_lut_i16_float(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float (*f)(float),
                        int16_t *lut) {
-    LUT_I16_BODY(float, roundf)
+    LUT_I16_BODY(float, roundf, LUT_I16_CALL)
+}
+
+void act_lut_i16_float_arg(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                           float (*f)(float, const void *), const void *arg, int16_t *lut) {
+    LUT_I16_BODY(float, roundf, LUT_I16_CALL_ARG)
 }
 
 rt_act_params *act_new_params(Graph *g, const IrOp *op) {

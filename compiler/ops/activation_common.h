@@ -17,11 +17,15 @@ void act_lut_i8(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, 
 
 /* TFLite LUTPopulate<int16_t> (513 entries, interpolated by
  * rt_act_lut_lookup_i16), computed in double (the softmax tables) or in
- * float (the GELU table), as TFLite does for each. */
+ * float (the GELU, EXP, LOG and RSQRT tables), as TFLite does for each. */
 void act_lut_i16_double(double in_scale, int32_t in_zp, double out_scale, int32_t out_zp, double (*f)(double),
                         int16_t *lut);
 void act_lut_i16_float(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, float (*f)(float),
                        int16_t *lut);
+/* The float one with a parameter for f (TFLite's transform_params: LOG's
+ * output minimum, RSQRT's output scale). */
+void act_lut_i16_float_arg(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                           float (*f)(float, const void *), const void *arg, int16_t *lut);
 
 /* `static const rt_act_params p = {...};` (+ its lut array) then
  * `kernel(&p, in0, out0);`. */

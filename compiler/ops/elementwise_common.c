@@ -1,6 +1,8 @@
 /* elementwise_common.c - helpers shared by the elementwise op files. */
 #include "elementwise_common.h"
 
+#include "activation_common.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,6 +193,7 @@ void ew_emit_binary_struct(CgCtx *cg, const rt_binary_params *p, const char *nam
 int ew_emit_unary(CgCtx *cg, const IrOp *op, const rt_unary_params *p, const char *kernel) {
     char lo[32], hi[32];
     if (p->lut) cg_array_i8(cg, "lut", p->lut, 256);
+    if (p->lut16) cg_array_i16(cg, "lut16", p->lut16, 513);
     cg_open(cg, "static const rt_unary_params p = {");
     cg_line(cg, ".n = %lld,", (long long)p->n);
     cg_line(cg, ".in_offset = %ld, .out_offset = %ld,", (long)p->in_offset, (long)p->out_offset);
@@ -198,7 +201,7 @@ int ew_emit_unary(CgCtx *cg, const IrOp *op, const rt_unary_params *p, const cha
     cg_line(cg, ".act_qmin = %s, .act_qmax = %s,", i32_lit(lo, sizeof lo, p->act_qmin),
             i32_lit(hi, sizeof hi, p->act_qmax));
     cg_line(cg, ".in_scale = %s, .out_scale = %s,", cg_f32(cg, p->in_scale), cg_f32(cg, p->out_scale));
-    cg_line(cg, ".lut = %s", p->lut ? "lut" : "NULL");
+    cg_line(cg, ".lut = %s, .lut16 = %s", p->lut ? "lut" : "NULL", p->lut16 ? "lut16" : "NULL");
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel, cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;
@@ -222,6 +225,17 @@ int ew_unary_check(Graph *g, IrOp *op, unsigned mask, unsigned quant_mask, Diag 
         }
     }
     return op_set_out_shape(g, op, 0, in->rank, in->dims, d);
+}
+
+int ew_unary_i16_zero_points(const Graph *g, const IrOp *op, Diag *d) {
+    if (g->tensors[op->in[0]].dtype != IR_I16) return 0;
+    for (int k = 0; k < 2; k++) {
+        const IrTensor *t = k == 0 ? &g->tensors[op->in[0]] : &g->tensors[op->out[0]];
+        if (op_zp(t) != 0)
+            return op_error(d, op, "int16 %s '%s' must have zero point 0, got %d", k == 0 ? "input" : "output",
+                            t->name, (int)op_zp(t));
+    }
+    return 0;
 }
 
 rt_unary_params *ew_unary_params(Graph *g, const IrOp *op, Diag *d) {
@@ -258,6 +272,11 @@ int8_t *ew_lut_i8(Graph *g, const rt_unary_params *p, float (*fn)(float, const v
     return lut;
 }
 
+int16_t *ew_lut_i16(Graph *g, const rt_unary_params *p, float (*fn)(float, const void *), const void *arg) {
+    int16_t *lut = ir_alloc(g, 513 * sizeof(int16_t));
+    if (lut) act_lut_i16_float_arg(p->in_scale, -p->in_offset, p->out_scale, p->out_offset, fn, arg, lut);
+    return lut;
+}
 
 rt_quant_params *ew_quant_params(Graph *g, const IrOp *op, const IrTensor *t, Diag *d) {
     const IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];

@@ -58,11 +58,19 @@ int ew_emit_quant(CgCtx *cg, const IrOp *op, const rt_quant_params *p, const cha
 /* One input, one output of the same dtype in `mask` and the same shape;
  * dtypes in quant_mask must be per-tensor quantized on both sides. */
 int ew_unary_check(Graph *g, IrOp *op, unsigned mask, unsigned quant_mask, Diag *d);
+/* int16 EXP, LOG, RSQRT: TFLite's Prepare requires zero points 0 on the
+ * int16 input and output (a user error naming the tensor otherwise); 0 for
+ * other dtypes. */
+int ew_unary_i16_zero_points(const Graph *g, const IrOp *op, Diag *d);
 /* New unary params: n, dtype clamp range, offsets and scales when quantized. */
 rt_unary_params *ew_unary_params(Graph *g, const IrOp *op, Diag *d);
 /* TFLite LUTPopulateInt8 for int8 -> int8 through fn (float domain), with
  * p's scales/offsets; indexed by q + 128. NULL on OOM. */
 int8_t *ew_lut_i8(Graph *g, const rt_unary_params *p, float (*fn)(float, const void *), const void *arg);
+/* TFLite LUTPopulate<int16_t> (float arithmetic, 513 entries, read by
+ * rt_act_lut_i16) for int16 -> int16 through fn, with p's scales/offsets. NULL
+ * on OOM. */
+int16_t *ew_lut_i16(Graph *g, const rt_unary_params *p, float (*fn)(float, const void *), const void *arg);
 
 /* Element count of output 0 (the MAC count of elementwise ops). */
 int64_t ew_out_numel(const Graph *g, const IrOp *op);

@@ -1,5 +1,6 @@
-/* op_exp.c - EXP: f32; int8 through a lookup table (TFLite's LUTPopulate).
- * int16 (TFLite's interpolated 513-entry table) is not supported. */
+/* op_exp.c - EXP: f32; int8 through a lookup table (TFLite's LUTPopulate);
+ * int16 (zero points 0) through TFLite's interpolated 513-entry table
+ * (LUTPopulate<int16_t> in float). */
 #include "elementwise_common.h"
 
 static float exp_fn(float x, const void *arg) {
@@ -8,9 +9,8 @@ static float exp_fn(float x, const void *arg) {
 }
 
 static int check(Graph *g, IrOp *op, Diag *d) {
-    const IrTensor *in = op_cin(g, op, 0);
-    if (in && in->dtype == IR_I16) return op_error(d, op, "int16 EXP is not supported (only f32 and int8)");
-    return ew_unary_check(g, op, DT(F32) | DT(I8), DT(I8), d);
+    if (ew_unary_check(g, op, DT(F32) | DT(I8) | DT(I16), DT(I8) | DT(I16), d)) return DIAG_USER;
+    return ew_unary_i16_zero_points(g, op, d);
 }
 
 static int prepare(Graph *g, IrOp *op, Diag *d) {
@@ -19,18 +19,25 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     op->params = p;
     if (g->tensors[op->in[0]].dtype == IR_I8 && !(p->lut = ew_lut_i8(g, p, exp_fn, NULL)))
         return diag_internal(d, "out of memory");
+    if (g->tensors[op->in[0]].dtype == IR_I16 && !(p->lut16 = ew_lut_i16(g, p, exp_fn, NULL)))
+        return diag_internal(d, "out of memory");
     return 0;
 }
 
 static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
     (void)scratch;
-    if (g->tensors[op->in[0]].dtype == IR_I8) rt_exp_i8(op->params, in[0], out[0]);
-    else rt_exp_f32(op->params, in[0], out[0]);
+    switch (g->tensors[op->in[0]].dtype) {
+    case IR_I8: rt_exp_i8(op->params, in[0], out[0]); break;
+    case IR_I16: rt_exp_i16(op->params, in[0], out[0]); break;
+    default: rt_exp_f32(op->params, in[0], out[0]); break;
+    }
 }
 
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
-    return ew_emit_unary(cg, op, op->params, g->tensors[op->in[0]].dtype == IR_I8 ? "rt_exp_i8" : "rt_exp_f32");
+    char kernel[32];
+    snprintf(kernel, sizeof kernel, "rt_exp_%s", ew_dtype_suffix(g->tensors[op->in[0]].dtype));
+    return ew_emit_unary(cg, op, op->params, kernel);
 }
 
 const OpDef op_def_exp = {"EXP", op_parse_none, check, prepare, eval, emit_c, ew_out_numel};

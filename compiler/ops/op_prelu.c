@@ -1,13 +1,19 @@
 /* op_prelu.c - PRELU: x >= 0 ? x : alpha * x, alpha (input 1) broadcast onto
- * the input's shape. f32; int8 (per-tensor alpha quantization). */
+ * the input's shape. f32; int8 (per-tensor alpha quantization); int16 input
+ * and output with an int8 alpha (TFLite's 16x8 kernel: the same two
+ * requantizations, any zero points). */
 #include "activation_common.h"
 
 static int check(Graph *g, IrOp *op, Diag *d) {
-    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8), d) ||
-        op_expect_same_dtype(g, op, 0, d) || op_expect_same_dtype(g, op, 1, d))
+    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8) | DT(I16), d) ||
+        op_expect_same_dtype(g, op, 0, d))
         return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0), *alpha = op_cin(g, op, 1);
-    if (in->dtype == IR_I8) {
+    /* int16 PRELU reads alpha as int8 (TFLite does not check its type: an int16 alpha would be
+     * read as bytes). */
+    if (in->dtype == IR_I16 ? op_expect_dtype(g, op, 0, 1, DT(I8), d) : op_expect_same_dtype(g, op, 1, d))
+        return DIAG_USER;
+    if (in->dtype != IR_F32) {
         if (op_expect_quantized(g, op, 0, 0, d) || op_expect_quantized(g, op, 0, 1, d) ||
             op_expect_quantized(g, op, 1, 0, d))
             return DIAG_USER;
@@ -36,7 +42,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->alpha_stride[i] = n == 1 ? 0 : (int32_t)stride;
         stride *= n;
     }
-    if (in->dtype == IR_I8) {
+    if (in->dtype != IR_F32) {
         int shift;
         /* Both real multipliers are float expressions in TFLite. */
         if (op_checked_multiplier(op, (double)(in->q.scale[0] / out->q.scale[0]), &p->mult_1, &shift, d)) return DIAG_USER;
@@ -53,8 +59,11 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
 
 static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
     (void)scratch;
-    if (g->tensors[op->in[0]].dtype == IR_I8) rt_prelu_i8(op->params, in[0], in[1], out[0]);
-    else rt_prelu_f32(op->params, in[0], in[1], out[0]);
+    switch (g->tensors[op->in[0]].dtype) {
+    case IR_I8: rt_prelu_i8(op->params, in[0], in[1], out[0]); break;
+    case IR_I16: rt_prelu_i16(op->params, in[0], in[1], out[0]); break;
+    default: rt_prelu_f32(op->params, in[0], in[1], out[0]); break;
+    }
 }
 
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
@@ -70,8 +79,8 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".mult_1 = %d, .shift_1 = %d, .mult_2 = %d, .shift_2 = %d", p->mult_1, p->shift_1, p->mult_2,
             p->shift_2);
     cg_close(cg, "};");
-    cg_line(cg, "%s(&p, %s, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "rt_prelu_i8" : "rt_prelu_f32",
-            cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
+    cg_line(cg, "rt_prelu_%s(&p, %s, %s, %s);", ir_dtype_name(g->tensors[op->in[0]].dtype), cg_in(cg, op, 0),
+            cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;
 }
 

@@ -152,14 +152,25 @@ static inline void rt_act_lut_i8(const int8_t *lut, int64_t n, const int8_t *in,
 }
 
 /* int16 -> int16 lookup with linear interpolation over a 513-entry table
- * (TFLite LUTLookup for int16). */
+ * (TFLite LUTLookup for int16): the top 9 bits of the input pick the entry,
+ * the low 7 interpolate towards the next one. The slope is an int16_t in
+ * TFLite and wraps when neighbouring entries differ by more than 32767 (a
+ * table saturating from one end of the range to the other, e.g. EXP or LOG
+ * of wide input ranges), and so does the sum; both wrap here the same way
+ * (rt_wrap_i16). */
 static inline int16_t rt_act_lut_lookup_i16(int16_t value, const int16_t *lut) {
-    int index = 256 + (value >> 7);
-    int offset = value & 0x7f;
-    int base = lut[index];
-    int slope = lut[index + 1] - lut[index];
-    int delta = (slope * offset + 64) >> 7;
-    return (int16_t)(base + delta);
+    int32_t u = (int32_t)value + 32768;
+    int32_t index = u >> 7, offset = u & 0x7f;
+    int32_t base = lut[index];
+    int32_t t = rt_wrap_i16(lut[index + 1] - base) * offset + 64;
+    int32_t delta = t >= 0 ? t >> 7 : -((-t + 127) >> 7); /* floor(t / 128) */
+    return rt_wrap_i16(base + delta);
+}
+
+/* n elements through rt_act_lut_lookup_i16 (int16 EXP, LOG, RSQRT). */
+static inline void rt_act_lut_i16(const int16_t *lut, int64_t n, const int16_t *in, int16_t *out) {
+    int64_t i;
+    for (i = 0; i < n; i++) out[i] = rt_act_lut_lookup_i16(in[i], lut);
 }
 
 /* Float clamp to [f_min, f_max] (RELU family). */

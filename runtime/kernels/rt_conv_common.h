@@ -70,15 +70,4 @@ typedef struct rt_resize_params {
     int32_t elem_size;                          /* bytes per element (nearest neighbor) */
 } rt_resize_params;
 
-/* Two's-complement narrowing, as a C++ static_cast to a narrower type does. */
-static inline int8_t rt_wrap_i8(int32_t v) {
-    v &= 0xFF;
-    return (int8_t)(v >= 0x80 ? v - 0x100 : v);
-}
-
-static inline int16_t rt_wrap_i16(int32_t v) {
-    v &= 0xFFFF;
-    return (int16_t)(v >= 0x8000 ? v - 0x10000 : v);
-}
-
 #endif

@@ -75,6 +75,7 @@ typedef struct rt_unary_params {
     int32_t act_qmin, act_qmax;         /* output clamp (the dtype's range) */
     float in_scale, out_scale;          /* for float-domain quantized kernels */
     const int8_t *lut;                  /* int8 lookup table: out = lut[q + 128], or NULL */
+    const int16_t *lut16;               /* int16: 513-entry interpolated table (rt_act_lut_i16), or NULL */
 } rt_unary_params;
 
 /* Parameters of QUANTIZE / DEQUANTIZE / CAST over n elements. in_type and

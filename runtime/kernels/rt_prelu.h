@@ -16,5 +16,7 @@ typedef struct rt_prelu_params {
 
 void rt_prelu_f32(const rt_prelu_params *p, const float *in, const float *alpha, float *out);
 void rt_prelu_i8(const rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out);
+/* int16 input/output, int8 alpha (TFLite's 16x8 kernel). */
+void rt_prelu_i16(const rt_prelu_params *p, const int16_t *in, const int8_t *alpha, int16_t *out);
 
 #endif

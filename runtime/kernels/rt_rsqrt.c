@@ -74,3 +74,7 @@ void rt_rsqrt_i8(const rt_unary_params *p, const int8_t *in, int8_t *out) {
         out[i] = (int8_t)rt_clamp_i32(r, p->act_qmin, p->act_qmax);
     }
 }
+
+void rt_rsqrt_i16(const rt_unary_params *p, const int16_t *in, int16_t *out) {
+    rt_act_lut_i16(p->lut16, p->n, in, out);
+}
