@@ -1,27 +1,65 @@
 /* rt_opt_cast.c - per-tensor float <-> int8 conversions without libm calls
- * or branches, so the loops vectorize. Bit-identical to the reference:
- * roundf is truncation plus one step away from zero when the (exactly
- * computed) fraction is at least one half; a NaN lands on the low clamp as
+ * or branches (AVX-512/AVX2 written out for quantize). Bit-identical to the reference: roundf is the int32
+ * truncation plus one step away from zero when the (exactly computed)
+ * fraction is at least one half; a NaN lands on the low clamp as
  * the reference's INT32_MIN does; scale * (q - zp) in float equals the
  * reference's double product rounded to float (a 24-bit scale times a
  * 9-bit integer is exact in double, so both round the same exact value). */
-#include <math.h>
-
 #include "mpcc_rt.h"
 #include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+/* One value, as the vector paths compute it: beyond +-1e7 every result saturates, so the clamp keeps
+ * the int32 conversion defined and sends a NaN to the low end; below 2^24 the fraction v - k is exact. */
+static int8_t quantize_one(float x, float scale, int32_t zp) {
+    float v = x / scale;
+    v = v >= -1.0e7f ? v : -1.0e7f;
+    v = v <= 1.0e7f ? v : 1.0e7f;
+    int32_t k = (int32_t)v;
+    float f = v - (float)k;
+    int32_t q = k + (f >= 0.5f) - (f <= -0.5f) + zp;
+    q = q < -128 ? -128 : q;
+    return (int8_t)(q > 127 ? 127 : q);
+}
 
 void rt_opt_quantize_f32_s8(const rt_quant_params *p, const float *in, int8_t *out) {
-    const float scale = p->scale, lo = (float)(-128 - p->zero_point), hi = (float)(127 - p->zero_point);
-    const float zp = (float)p->zero_point;
-    int64_t i;
-    for (i = 0; i < p->n; i++) {
-        float v = in[i] / scale, t = truncf(v), f = v - t;
-        t += f >= 0.5f ? 1.0f : 0.0f;
-        t -= f <= -0.5f ? 1.0f : 0.0f;
-        t = t >= lo ? t : lo; /* also a NaN */
-        t = t <= hi ? t : hi;
-        out[i] = (int8_t)(int32_t)(t + zp);
+    const float scale = p->scale;
+    const int32_t zp = p->zero_point;
+    const int64_t n = p->n;
+    int64_t i = 0;
+    /* gcc does not if-convert the float compares under its default -ftrapping-math, so the vector
+     * paths are written out (max/min_ps return their second operand for a NaN, as the clamp above). */
+#if defined(RT_OPT_AVX512)
+    const __m512 vs = _mm512_set1_ps(scale), lo = _mm512_set1_ps(-1.0e7f), hi = _mm512_set1_ps(1.0e7f);
+    const __m512 half = _mm512_set1_ps(0.5f), nhalf = _mm512_set1_ps(-0.5f);
+    const __m512i one = _mm512_set1_epi32(1), vzp = _mm512_set1_epi32(zp);
+    const __m512i qlo = _mm512_set1_epi32(-128), qhi = _mm512_set1_epi32(127);
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_div_ps(_mm512_loadu_ps(in + i), vs), lo), hi);
+        __m512i k = _mm512_cvttps_epi32(v);
+        __m512 f = _mm512_sub_ps(v, _mm512_cvtepi32_ps(k));
+        k = _mm512_mask_add_epi32(k, _mm512_cmp_ps_mask(f, half, _CMP_GE_OQ), k, one);
+        k = _mm512_mask_sub_epi32(k, _mm512_cmp_ps_mask(f, nhalf, _CMP_LE_OQ), k, one);
+        k = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(k, vzp), qlo), qhi);
+        _mm_storeu_si128((__m128i *)(void *)(out + i), _mm512_cvtepi32_epi8(k));
     }
+#elif defined(RT_OPT_AVX2)
+    const __m256 vs = _mm256_set1_ps(scale), lo = _mm256_set1_ps(-1.0e7f), hi = _mm256_set1_ps(1.0e7f);
+    const __m256 half = _mm256_set1_ps(0.5f), nhalf = _mm256_set1_ps(-0.5f);
+    const __m256i vzp = _mm256_set1_epi32(zp), qlo = _mm256_set1_epi32(-128), qhi = _mm256_set1_epi32(127);
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_div_ps(_mm256_loadu_ps(in + i), vs), lo), hi);
+        __m256i k = _mm256_cvttps_epi32(v);
+        __m256 f = _mm256_sub_ps(v, _mm256_cvtepi32_ps(k));
+        /* the compare masks are -1 where true */
+        k = _mm256_sub_epi32(k, _mm256_castps_si256(_mm256_cmp_ps(f, half, _CMP_GE_OQ)));
+        k = _mm256_add_epi32(k, _mm256_castps_si256(_mm256_cmp_ps(f, nhalf, _CMP_LE_OQ)));
+        k = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(k, vzp), qlo), qhi);
+        __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(k), _mm256_extracti128_si256(k, 1));
+        _mm_storel_epi64((__m128i *)(void *)(out + i), _mm_packs_epi16(w, w));
+    }
+#endif
+    for (; i < n; i++) out[i] = quantize_one(in[i], scale, zp);
 }
 
 void rt_opt_dequantize_s8_f32(const rt_quant_params *p, const int8_t *in, float *out) {
