@@ -36,16 +36,24 @@ def convert(fn, per_tensor=False):
     return conv.convert()
 
 
+def fc_ops(m):
+    """The FULLY_CONNECTED operators of a model (schema object API)."""
+    from ai_edge_litert import schema_py_generated as S
+
+    codes = m.operatorCodes
+    return [op for op in m.subgraphs[0].operators
+            if max(codes[op.opcodeIndex].builtinCode, codes[op.opcodeIndex].deprecatedBuiltinCode)
+            == S.BuiltinOperator.FULLY_CONNECTED]
+
+
 def symmetric_inputs(data):
     """The model with asymmetric_quantize_inputs cleared on every FULLY_CONNECTED."""
     import flatbuffers
     from ai_edge_litert import schema_py_generated as S
 
     m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
-    fc = [i for i, c in enumerate(m.operatorCodes) if max(c.builtinCode, c.deprecatedBuiltinCode) == S.BuiltinOperator.FULLY_CONNECTED]
-    for op in m.subgraphs[0].operators:
-        if op.opcodeIndex in fc:
-            op.builtinOptions.asymmetricQuantizeInputs = False
+    for op in fc_ops(m):
+        op.builtinOptions.asymmetricQuantizeInputs = False
     b = flatbuffers.Builder(len(data) + 1024)
     b.Finish(m.Pack(b), file_identifier=b"TFL3")
     return bytes(b.Output())
@@ -58,10 +66,7 @@ def hybrid_fcs(data):
     m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
     g = m.subgraphs[0]
     out = []
-    for op in g.operators:
-        code = m.operatorCodes[op.opcodeIndex]
-        if max(code.builtinCode, code.deprecatedBuiltinCode) != S.BuiltinOperator.FULLY_CONNECTED:
-            continue
+    for op in fc_ops(m):
         x, w = g.tensors[op.inputs[0]], g.tensors[op.inputs[1]]
         if x.type == S.TensorType.FLOAT32 and w.type == S.TensorType.INT8:
             out.append((len(w.quantization.scale), bool(op.builtinOptions.asymmetricQuantizeInputs)))
