@@ -86,10 +86,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     if (is_hybrid(g, op)) {
         p->asymmetric = o->asymmetric;
         p->w_scale = w->q.scale[0];
-        if (w->q.count > 1) {
-            p->per_channel = 1;
-            p->w_scales = w->q.scale;
-        }
+        if (w->q.count > 1) p->w_scales = w->q.scale;
         op->scratch_bytes = (size_t)p->in_depth; /* one quantized input row */
     } else if (in->dtype != IR_F32) {
         int nm = w->q.count > 1 ? w->q.count : 1;
