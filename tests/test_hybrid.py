@@ -163,3 +163,25 @@ def test_unsupported_hybrid_rejected(name, build, message, tmp_path):
     proc = run_cmd([MPCC, path, "-o", out_c])
     assert proc.returncode == 1 and message in proc.stderr, proc.stderr
     assert not out_c.exists()
+
+
+def test_precision_int8_keeps_hybrid_fcs(seed, tmp_path):
+    """--precision int8 leaves a hybrid FC to its hybrid kernel (it has no float weights to
+    quantize) and quantizes the float FC after it; the result stays near TFLite's."""
+    model = TESTS_DIR / "models" / "hybrid_fc_f32.tflite"
+    rng = np.random.default_rng(seed)
+    calib = tmp_path / "calib.npy"
+    np.save(calib, rng.uniform(-1, 1, (24, 2, 64)).astype(np.float32))
+    opts = ["--precision", "int8", "--calibrate", calib]
+    proc = run_cmd([MPCC, model, "-o", tmp_path / "m.c", "--report", *opts])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("hybrid (int8 weights, float input)") == 2, proc.stdout
+    x = rng.uniform(-1, 1, (2, 64)).astype(np.float32)
+    ref = oracle.run(model, [x])
+    np.save(tmp_path / "x.npy", x)
+    proc = run_cmd([MPCC, "run", model, *opts, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npy"])
+    assert proc.returncode == 0, proc.stderr
+    got = np.load(tmp_path / "y.npy")
+    rel = np.linalg.norm(got - ref[0]) / np.linalg.norm(ref[0])
+    print(f"--precision int8 vs TFLite: relative L2 {rel:.3g}")
+    assert rel < 0.05
