@@ -17,24 +17,14 @@
 
 #include "mpcc_rt.h"
 
-/* float -> int32 as the interpreter's vector lanes: truncation of p +- 0.5f.
- * Out-of-range and NaN values are pinned below any int8 clamp instead of being
+/* An integral-or-truncated float to int32. Out-of-range values and NaN are
+ * pinned outside the int8 range (NaN at the low end) instead of being
  * converted (undefined in C). */
-static int32_t round_lane(float p) {
-    float t = p + (p < 0.0f ? -0.5f : 0.5f);
+static int32_t to_i32(float t) {
     if (!(t > -1024.0f)) return -1024;
     if (t > 1024.0f) return 1024;
     return (int32_t)t;
 }
-
-static int32_t round_tail(float p) {
-    float r = roundf(p);
-    if (!(r > -1024.0f)) return -1024;
-    if (r > 1024.0f) return 1024;
-    return (int32_t)r;
-}
-
-static int8_t clamp_s8(int32_t v, int32_t lo, int32_t hi) { return (int8_t)(v < lo ? lo : (v > hi ? hi : v)); }
 
 void rt_hybrid_quantize_row(const float *x, int32_t n, int32_t asymmetric, int8_t *q, float *scale, int32_t *zp) {
     int32_t i, vec_end = n / 8 * 8, zero_point = 0, lo = -127;
@@ -79,6 +69,8 @@ void rt_hybrid_quantize_row(const float *x, int32_t n, int32_t asymmetric, int8_
     *zp = zero_point;
     for (i = 0; i < n; i++) {
         volatile float p = x[i] * inv;
-        q[i] = clamp_s8((i < vec_end ? round_lane(p) : round_tail(p)) + zero_point, lo, 127);
+        /* Vector lanes: truncation of p +- 0.5f; the tail: roundf. */
+        int32_t r = to_i32(i < vec_end ? p + (p < 0.0f ? -0.5f : 0.5f) : roundf(p));
+        q[i] = (int8_t)rt_clamp_i32(r + zero_point, lo, 127);
     }
 }
