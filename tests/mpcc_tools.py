@@ -34,7 +34,14 @@ ISA_CONFIGS = {
     "gcc-avx512": ("gcc", ["-O3", "-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni"]),
     "gcc-avx512-san": ("gcc", SAN + ["-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni"]),
 }
-ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS}
+# Builds that may fuse a multiply and an add into one rounding (tests/test_hybrid.py): kernels whose
+# float rounding decides an int8 step must not let them (gcc contracts across statements under
+# -ffp-contract=fast, clang within an expression by default).
+CONTRACT_CONFIGS = {
+    "gcc-contract": ("gcc", ["-O2", "-march=native", "-ffp-contract=fast"]),
+    "clang-native": ("clang", ["-O2", "-march=native"]),
+}
+ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS, **CONTRACT_CONFIGS}
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
 
 _lock = threading.Lock()

@@ -1,27 +1,36 @@
 /* op_fully_connected.c - FULLY_CONNECTED: out = act(in . W^T + bias).
  * input [..., K] is treated as [batches, K]; weights [N, K]; bias [N].
  * f32; int8 (weights int8, bias int32, per-tensor or per-channel scales);
- * int16 activations with int8 weights and int64 bias (16x8). */
+ * int16 activations with int8 weights and int64 bias (16x8); hybrid: f32
+ * input/output and bias with int8 weights (per-tensor or per-channel scales),
+ * the input quantized per row at run time (dynamic-range quantized models). */
 #include "op_util.h"
 
 typedef struct FcOptions {
     int act;
     int keep_num_dims;
+    int asymmetric; /* asymmetric_quantize_inputs: only the hybrid kernel reads it */
 } FcOptions;
+
+static int is_hybrid(const Graph *g, const IrOp *op) {
+    return g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->in[1]].dtype == IR_I8;
+}
 
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     FcOptions *o = ir_alloc(g, sizeof *o);
     int8_t act = 0, fmt = 0;
-    int keep = 0;
+    int keep = 0, asym = 0;
     if (!o) return diag_internal(d, "out of memory");
     op->options = o;
     if (!opts) return 0;
     if (fb_i8(opts, TFL_FULLY_CONNECTED_OPTIONS_FUSED_ACTIVATION_FUNCTION, 0, &act, d) ||
         fb_i8(opts, TFL_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT, 0, &fmt, d) ||
-        fb_bool(opts, TFL_FULLY_CONNECTED_OPTIONS_KEEP_NUM_DIMS, 0, &keep, d))
+        fb_bool(opts, TFL_FULLY_CONNECTED_OPTIONS_KEEP_NUM_DIMS, 0, &keep, d) ||
+        fb_bool(opts, TFL_FULLY_CONNECTED_OPTIONS_ASYMMETRIC_QUANTIZE_INPUTS, 0, &asym, d))
         return DIAG_USER;
     if (fmt != 0) return op_error(d, op, "unsupported weights_format %d (only DEFAULT)", fmt);
     o->keep_num_dims = keep;
+    o->asymmetric = asym;
     return op_parse_act(op, act, &o->act, d);
 }
 
@@ -32,19 +41,20 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     if (op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8) | DT(I16), d) || op_expect_same_dtype(g, op, 0, d))
         return DIAG_USER;
     if (in->dtype == IR_F32) {
-        if (w->dtype != IR_F32)
-            return op_error(d, op, "hybrid float/%s weights '%s' are not supported", ir_dtype_name(w->dtype),
-                            w->name);
+        if (w->dtype != IR_F32 && w->dtype != IR_I8)
+            return op_error(d, op, "hybrid float/%s weights '%s' are not supported (only int8 weights)",
+                            ir_dtype_name(w->dtype), w->name);
         if (op_expect_dtype(g, op, 0, 2, DT(F32), d)) return DIAG_USER;
+        if (is_hybrid(g, op) && op_expect_quantized(g, op, 0, 1, d)) return DIAG_USER;
     } else {
         if (op_expect_dtype(g, op, 0, 1, DT(I8), d) ||
             op_expect_dtype(g, op, 0, 2, in->dtype == IR_I8 ? DT(I32) : DT(I64), d) ||
             op_expect_quantized(g, op, 0, 0, d) || op_expect_quantized(g, op, 0, 1, d) ||
             op_expect_quantized(g, op, 1, 0, d))
             return DIAG_USER;
-        if (w->q.count > 1 && (w->q.dim != 0 || w->q.count != w->dims[0]))
-            return op_error(d, op, "weights '%s': per-channel quantization must be along dimension 0", w->name);
     }
+    if (w->dtype == IR_I8 && w->q.count > 1 && (w->q.dim != 0 || w->q.count != w->dims[0]))
+        return op_error(d, op, "weights '%s': per-channel quantization must be along dimension 0", w->name);
     if (w->rank != 2) return op_error(d, op, "weights '%s' must have rank 2, got %d", w->name, w->rank);
     int64_t k = w->dims[1], n = w->dims[0];
     int64_t numel = ir_tensor_numel(in);
@@ -73,7 +83,12 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     p->out_depth = (int32_t)w->dims[0];
     p->batches = (int32_t)(ir_tensor_numel(in) / w->dims[1]);
     op_act_range_f32(o->act, &p->act_min, &p->act_max);
-    if (in->dtype != IR_F32) {
+    if (is_hybrid(g, op)) {
+        p->asymmetric = o->asymmetric;
+        p->w_scale = w->q.scale[0];
+        if (w->q.count > 1) p->w_scales = w->q.scale;
+        op->scratch_bytes = (size_t)p->in_depth; /* one quantized input row */
+    } else if (in->dtype != IR_F32) {
         int nm = w->q.count > 1 ? w->q.count : 1;
         int rc = op_channel_multipliers(g, op, in, w, out, nm, &p->mult, &p->shift, d);
         if (rc) return rc;
@@ -88,8 +103,11 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
 }
 
 static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
-    (void)scratch;
     const rt_fc_params *p = op->params;
+    if (is_hybrid(g, op)) {
+        rt_fully_connected_hybrid(p, in[0], in[1], in[2], out[0], scratch);
+        return;
+    }
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: rt_fully_connected_i8(p, in[0], in[1], in[2], out[0]); break;
     case IR_I16: rt_fully_connected_i16(p, in[0], in[1], in[2], out[0]); break;
@@ -98,6 +116,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 }
 
 static const char *kernel_name(const Graph *g, const IrOp *op) {
+    if (is_hybrid(g, op)) return "rt_fully_connected_hybrid";
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: return "rt_fully_connected_i8";
     case IR_I16: return "rt_fully_connected_i16";
@@ -113,16 +132,24 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i32(cg, "mult", p->mult, nm);
         cg_array_i32(cg, "shift", p->shift, nm);
     }
+    if (p->w_scales) cg_array_f32(cg, "w_scales", p->w_scales, p->out_depth);
     cg_open(cg, "static const rt_fc_params p = {");
     cg_line(cg, ".batches = %d, .in_depth = %d, .out_depth = %d,", p->batches, p->in_depth, p->out_depth);
     cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
     cg_line(cg, ".in_offset = %d, .w_offset = %d, .out_offset = %d,", p->in_offset, p->w_offset, p->out_offset);
     cg_line(cg, ".per_channel = %d, .mult = %s, .shift = %s,", p->per_channel, p->mult ? "mult" : "NULL",
             p->mult ? "shift" : "NULL");
-    cg_line(cg, ".act_qmin = %d, .act_qmax = %d", p->act_qmin, p->act_qmax);
+    cg_line(cg, ".act_qmin = %d, .act_qmax = %d%s", p->act_qmin, p->act_qmax, is_hybrid(g, op) ? "," : "");
+    if (is_hybrid(g, op))
+        cg_line(cg, ".asymmetric = %d, .w_scale = %s, .w_scales = %s", p->asymmetric, cg_f32(cg, p->w_scale),
+                p->w_scales ? "w_scales" : "NULL");
     cg_close(cg, "};");
-    cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
-            cg_out(cg, op, 0));
+    if (is_hybrid(g, op))
+        cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel_name(g, op), cg_in(cg, op, 0), cg_in(cg, op, 1),
+                cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op));
+    else
+        cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_in(cg, op, 1),
+                cg_in(cg, op, 2), cg_out(cg, op, 0));
     return 0;
 }
 

@@ -59,7 +59,8 @@ static int check(Graph *g, IrOp *op, Diag *d) {
         return op_error(d, op, "state '%s' must be a variable tensor", st->name);
     if (in->dtype == IR_F32) {
         if (wf->dtype != IR_F32)
-            return op_error(d, op, "hybrid float input with %s weights is not supported", ir_dtype_name(wf->dtype));
+            return op_error(d, op, "hybrid float input with %s weights '%s' is not supported", ir_dtype_name(wf->dtype),
+                            wf->name);
         if (op_expect_dtype(g, op, 0, 2, DT(F32), d) || op_expect_dtype(g, op, 0, 3, DT(F32), d) ||
             op_expect_dtype(g, op, 0, 4, DT(F32), d))
             return DIAG_USER;

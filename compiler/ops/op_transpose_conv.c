@@ -59,7 +59,10 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     if (b && (b->rank != 1 || b->dims[0] != w->dims[0]))
         return op_error(d, op, "bias '%s' must have shape [%lld]", b->name, (long long)w->dims[0]);
     if (in->dtype == IR_F32) {
-        if (op_expect_dtype(g, op, 0, 1, DT(F32), d) || op_expect_dtype(g, op, 0, 3, DT(F32), d)) return DIAG_USER;
+        if (w->dtype != IR_F32)
+            return op_error(d, op, "hybrid float input with %s weights '%s' is not supported", ir_dtype_name(w->dtype),
+                            w->name);
+        if (op_expect_dtype(g, op, 0, 3, DT(F32), d)) return DIAG_USER;
     } else {
         if (conv_check_quantized(g, op, 2, 1, 3, 0, w->dims[0], d)) return DIAG_USER;
     }

@@ -247,6 +247,8 @@ static int decide(Ctx *c, const IrOp *op, const char **why) {
     if (n_act == 0) return *why = "constant inputs only", 0;
     if (cls == Q_WEIGHTS) {
         int x = op->in[0];
+        if (g->tensors[op->in[1]].dtype == IR_I8 && g->tensors[op->in[1]].data)
+            return *why = "hybrid (int8 weights, float input)", 0;
         if (!(is_f32_act(g, x) || converted(c, x)) || !is_f32_const(g, op->in[1]))
             return *why = "weights are not constant", 0;
         if (op->n_in > 2 && op->in[2] >= 0 && !is_f32_const(g, op->in[2])) return *why = "bias is not constant", 0;

@@ -10,6 +10,7 @@
 #include "rt_dequantize.h"
 #include "rt_embedding_lookup.h"
 #include "rt_fully_connected.h"
+#include "rt_hybrid_common.h"
 #include "rt_l2_normalization.h"
 #include "rt_logistic.h"
 #include "rt_max_pool_2d.h"

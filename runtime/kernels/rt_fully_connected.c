@@ -46,3 +46,28 @@ void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8
         }
     }
 }
+
+void rt_fully_connected_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
+                               int8_t *scratch) {
+    int32_t b, n, k;
+    for (b = 0; b < p->batches; b++) {
+        float row_scale;
+        int32_t zp;
+        rt_hybrid_quantize_row(in + (int64_t)b * p->in_depth, p->in_depth, p->asymmetric, scratch, &row_scale, &zp);
+        for (n = 0; n < p->out_depth; n++) {
+            const int8_t *wn = w + (int64_t)n * p->in_depth;
+            int32_t dot = 0, row_sum = 0;
+            float scale = row_scale * (p->w_scales ? p->w_scales[n] : p->w_scale);
+            for (k = 0; k < p->in_depth; k++) {
+                dot = rt_wrap_add_i32(dot, wn[k] * scratch[k]);
+                row_sum += wn[k];
+            }
+            dot = rt_wrap_add_i32(dot, (int32_t)((uint32_t)row_sum * (uint32_t)-zp));
+            {
+                /* Rounded to float before the bias is added, as the interpreter does (no fused multiply-add). */
+                volatile float prod = (float)dot * scale;
+                out[(int64_t)b * p->out_depth + n] = rt_clamp_f32((bias ? bias[n] : 0.0f) + prod, p->act_min, p->act_max);
+            }
+        }
+    }
+}

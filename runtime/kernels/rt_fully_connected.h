@@ -11,6 +11,10 @@ typedef struct rt_fc_params {
     const int32_t *mult;                    /* requantization multipliers (Q31) */
     const int32_t *shift;                   /* and exponents */
     int32_t act_qmin, act_qmax;             /* quantized output clamp */
+    /* Hybrid (float in/out, int8 weights, float bias): */
+    int32_t asymmetric;                     /* asymmetric_quantize_inputs */
+    float w_scale;                          /* per-tensor weight scale */
+    const float *w_scales;                  /* per-channel weight scales (out_depth), or NULL */
 } rt_fc_params;
 
 void rt_fully_connected_f32(const rt_fc_params *p, const float *in, const float *w, const float *bias, float *out);
@@ -18,5 +22,11 @@ void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t
                            int8_t *out);
 void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
                             int16_t *out);
+/* Hybrid, TFLite's EvalHybridDense: each input row is quantized to int8 at run time
+ * (rt_hybrid_quantize_row, into scratch: in_depth bytes), then out = act(bias +
+ * (float)(sum q*w - zp * sum w) * (row scale * weight scale)). The weights' zero
+ * point is ignored, as TFLite does. */
+void rt_fully_connected_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
+                               int8_t *scratch);
 
 #endif

@@ -1,0 +1,187 @@
+"""Hybrid kernels (float activations, int8 weights), as dynamic-range quantization writes them.
+
+FULLY_CONNECTED quantizes each input row at run time; a value that lands on a rounding tie, or
+the +0.5 of the interpreter's vector rounding, decides an int8 step, so the zoo's hybrid_* models
+are fed inputs made of such values (plus random, all-zero and one-signed rows) and must equal
+TFLite bit for bit through `mpcc run` and the reference C (mpcc -O0); built with FMA contraction
+(gcc -ffp-contract=fast, clang's default) too where every FC is hybrid (the float FC after the
+hybrid ones in hybrid_fc_* then sums with fused multiply-adds, which TFLite does not). The
+scheduled C (-O2) is held to the float tolerance: its float FC is a GEMM summing in another order.
+Hybrid forms mpcc does not implement (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, BATCH_MATMUL,
+LSTM, SVDF, non-int8 FC weights) are listed by `mpcc inspect` and refused by the compiler."""
+
+import numpy as np
+import pytest
+from ai_edge_litert import schema_py_generated as S
+
+import oracle
+from compare import compare_arrays
+from mpcc_paths import MPCC, MPCC_ASAN, TESTS_DIR
+from mpcc_tools import build_exe, compile_model, mpcc_run, new_workdir, run_cmd, run_exe, write_harness
+from schema_models import OP, TT, pack
+
+MODELS = sorted((TESTS_DIR / "models").glob("hybrid_*.tflite"))
+
+
+def tie_inputs(shape, rng):
+    """Input sets for a [..., K] float input: each set is one model input."""
+    k = shape[-1]
+    rows = int(np.prod(shape[:-1]))
+    sets = []
+    # Random magnitudes over six decades.
+    for _ in range(2):
+        sets.append(rng.uniform(-1, 1, (rows, k)) * 10.0 ** rng.uniform(-3, 3, (rows, 1)))
+    # Asymmetric ties: x.5 on [0, 255] with 0 and 255 present (scale exactly 1, zero point -128).
+    x = rng.integers(0, 255, (rows, k)) + 0.5
+    x[:, 0], x[:, 1] = 0.0, 255.0
+    sets.append(x)
+    # Symmetric ties: x.5 on [-127, 127] with 127 present (scale 1), and +-0.49999997 (the vector
+    # rounding's float add makes them 1).
+    x = rng.integers(-127, 127, (rows, k)) + 0.5
+    x[:, 0], x[:, 2], x[:, 3] = 127.0, np.float32(0.49999997), np.float32(-0.49999997)
+    sets.append(x)
+    # One-signed rows (the asymmetric zero point at an end) and an all-zero row.
+    x = rng.uniform(-1, 1, (rows, k))
+    x[0] = np.abs(x[0])
+    if rows > 1:
+        x[1] = -np.abs(x[1])
+    x[-1] = 0.0
+    sets.append(x)
+    # The whole input zero (TFLite skips the product: output = activation(bias)).
+    sets.append(np.zeros((rows, k)))
+    return [s.reshape(shape).astype(np.float32) for s in sets]
+
+
+def builtin(m, op):
+    c = m.operatorCodes[op.opcodeIndex]
+    return max(c.builtinCode, c.deprecatedBuiltinCode)
+
+
+def all_fc_hybrid(model):
+    m = S.ModelT.InitFromPackedBuf(bytearray(model.read_bytes()), 0)
+    g = m.subgraphs[0]
+    return all(g.tensors[o.inputs[1]].type == TT.INT8 for o in g.operators if builtin(m, o) == OP.FULLY_CONNECTED)
+
+
+def assert_same(what, refs, gots):
+    for r, g in zip(refs, gots):
+        bad = np.flatnonzero(r.reshape(-1) != g.reshape(-1))
+        assert bad.size == 0, (f"{what}: {bad.size} of {r.size} outputs differ, first at {bad[0]}: "
+                               f"TFLite {r.reshape(-1)[bad[0]]!r}, mpcc {g.reshape(-1)[bad[0]]!r}")
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda p: p.stem)
+def test_hybrid_bit_exact(model, seed):
+    rng = np.random.default_rng(seed)
+    interp = oracle.load(model)
+    detail = interp.get_input_details()[0]
+    sets = tie_inputs(tuple(detail["shape"]), rng)
+    refs = [oracle.run(model, [x], interp=interp) for x in sets]
+    work = new_workdir(model.stem)
+    for i, (x, ref) in enumerate(zip(sets, refs)):
+        proc, got = mpcc_run(model, [x], work, n_out=len(ref), mpcc=MPCC_ASAN)
+        assert proc.returncode == 0, proc.stderr
+        assert_same(f"mpcc run, input set {i}", ref, got)
+    specs = [(r.dtype, r.shape) for r in refs[0]]
+    contract_exact = all_fc_hybrid(model)
+    for opt, configs in (([], ["gcc-O2", "clang-native"]), (["-O0"], ["gcc-O2", "gcc-contract", "clang-native"])):
+        sub = work / ("O0" if opt else "O2")
+        sub.mkdir()
+        assert compile_model(model, sub, extra=opt).returncode == 0
+        write_harness(sub, 1, len(specs))
+        for config in configs:
+            proc, exe = build_exe(sub, config)
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            for i, (x, ref) in enumerate(zip(sets, refs)):
+                proc, got = run_exe(exe, [x], specs, sub)
+                assert proc.returncode == 0, proc.stderr[-3000:]
+                what = f"generated C (mpcc {' '.join(opt) or '-O2'}, {config}), input set {i}"
+                if opt and (config == "gcc-O2" or contract_exact):
+                    assert_same(what, ref, got)
+                for r, o in zip(ref, got):
+                    ok, msg = compare_arrays(r, o, mode="opt")
+                    assert ok, f"{what}: {msg}"
+
+
+# ---- hybrid forms that stay unsupported --------------------------------------------------------
+
+def load(name):
+    return S.ModelT.InitFromPackedBuf(bytearray((TESTS_DIR / "models" / f"{name}.tflite").read_bytes()), 0)
+
+
+def weights_to(m, code, positions, dtype=TT.INT8):
+    """The tensors at `positions` of the first `code` operator become quantized int8 (uint8 with
+    zero point 128): float constants are quantized per tensor, int8 ones shifted, activations
+    only retyped."""
+    g = m.subgraphs[0]
+    op = next(o for o in g.operators if builtin(m, o) == code)
+    for pos in positions:
+        t = g.tensors[op.inputs[pos]]
+        zp = 128 if dtype == TT.UINT8 else 0
+        q = S.QuantizationParametersT()
+        q.scale, q.zeroPoint = [0.01], [zp]
+        buf = m.buffers[t.buffer]
+        if t.type == TT.INT8:  # already quantized: shift to uint8
+            q.scale, q.zeroPoint = list(t.quantization.scale), [zp] * len(t.quantization.scale)
+            buf.data = list((np.frombuffer(bytes(bytearray(buf.data)), np.int8).astype(np.int32) + zp).astype(np.uint8))
+        elif buf.data is not None:
+            w = np.frombuffer(bytes(bytearray(buf.data)), np.float32)
+            q.scale = [float(max(np.abs(w).max(), 1e-6) / 127)]
+            v = np.clip(np.round(w / q.scale[0]), -127, 127).astype(np.int32) + zp
+            buf.data = list(v.astype(np.uint8 if dtype == TT.UINT8 else np.int8).tobytes())
+        t.type, t.quantization = dtype, q
+    return pack(m)
+
+
+UNSUPPORTED = [
+    ("conv_2d", lambda: weights_to(load("op_conv_2d_s1_same_f32"), OP.CONV_2D, [1]),
+     "operator 0 (CONV_2D): hybrid float input with i8 filter"),
+    ("depthwise_conv_2d", lambda: weights_to(load("op_depthwise_conv_2d_s1_same_f32"), OP.DEPTHWISE_CONV_2D, [1]),
+     "operator 0 (DEPTHWISE_CONV_2D): hybrid float input with i8 filter"),
+    ("transpose_conv", lambda: weights_to(load("op_transpose_conv_s2_same_f32"), OP.TRANSPOSE_CONV, [1]),
+     "(TRANSPOSE_CONV): hybrid float input with i8 weights"),
+    ("batch_matmul", lambda: weights_to(load("op_batch_matmul_basic_f32"), OP.BATCH_MATMUL, [1]),
+     "operator 0 (BATCH_MATMUL): mixed f32 x i8 inputs (hybrid) are not supported"),
+    ("lstm", lambda: weights_to(load("lstm_f32"), OP.UNIDIRECTIONAL_SEQUENCE_LSTM, range(1, 9)),
+     "(UNIDIRECTIONAL_SEQUENCE_LSTM): input 1 tensor"),
+    ("svdf", lambda: weights_to(load("svdf_f32"), OP.SVDF, [1, 2]),
+     "operator 0 (SVDF): hybrid float input with i8 weights"),
+    ("fc_uint8", lambda: weights_to(load("hybrid_fc_f32"), OP.FULLY_CONNECTED, [1], TT.UINT8),
+     "operator 0 (FULLY_CONNECTED): hybrid float/u8 weights"),
+]
+
+
+@pytest.mark.parametrize("name,build,message", UNSUPPORTED, ids=[u[0] for u in UNSUPPORTED])
+def test_unsupported_hybrid_rejected(name, build, message, tmp_path):
+    path = tmp_path / f"hybrid_{name}.tflite"
+    path.write_bytes(build())
+    proc = run_cmd([MPCC, "inspect", path])
+    assert proc.returncode == 0 and message in proc.stdout, proc.stdout + proc.stderr
+    if name == "lstm":
+        assert "hybrid LSTMs with quantized weights are not supported" in proc.stdout
+    out_c = tmp_path / "out.c"
+    proc = run_cmd([MPCC, path, "-o", out_c])
+    assert proc.returncode == 1 and message in proc.stderr, proc.stderr
+    assert not out_c.exists()
+
+
+def test_precision_int8_keeps_hybrid_fcs(seed, tmp_path):
+    """--precision int8 leaves a hybrid FC to its hybrid kernel (it has no float weights to
+    quantize) and quantizes the float FC after it; the result stays near TFLite's."""
+    model = TESTS_DIR / "models" / "hybrid_fc_f32.tflite"
+    rng = np.random.default_rng(seed)
+    calib = tmp_path / "calib.npy"
+    np.save(calib, rng.uniform(-1, 1, (24, 2, 64)).astype(np.float32))
+    opts = ["--precision", "int8", "--calibrate", calib]
+    proc = run_cmd([MPCC, model, "-o", tmp_path / "m.c", "--report", *opts])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("hybrid (int8 weights, float input)") == 2, proc.stdout
+    x = rng.uniform(-1, 1, (2, 64)).astype(np.float32)
+    ref = oracle.run(model, [x])
+    np.save(tmp_path / "x.npy", x)
+    proc = run_cmd([MPCC, "run", model, *opts, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npy"])
+    assert proc.returncode == 0, proc.stderr
+    got = np.load(tmp_path / "y.npy")
+    rel = np.linalg.norm(got - ref[0]) / np.linalg.norm(ref[0])
+    print(f"--precision int8 vs TFLite: relative L2 {rel:.3g}")
+    assert rel < 0.05
