@@ -7,9 +7,10 @@
  * the cell input and the cell output), cell_clip, proj_clip, time_major.
  * float32, and fully quantized int8 (TFLite's 8x8->16 integer kernel: int8
  * input/weights/output state, int16 cell state with a power-of-two scale,
- * int16 peephole and layer-norm weights, int32 biases; the gate scales come
- * from the operator's 5 `intermediates` tensors). Hybrid LSTMs (float input,
- * int8 weights) are not supported. */
+ * int16 peephole and layer-norm weights, int32 biases; the operator's 5
+ * `intermediates` tensors carry the hidden scale and, with layer norm, the
+ * gate matmul scales). Hybrid LSTMs (float input, int8 weights) are not
+ * supported. */
 #include <math.h>
 #include <stdio.h>
 
@@ -97,9 +98,6 @@ static const IrTensor *intermediate(const Graph *g, const IrOp *op, int k) {
 static int lstm_q_check(const Graph *g, const IrOp *op, int64_t n_cell, int64_t n_output, Diag *d) {
     const LstmOptions *o = op->options;
     int ln = op_cin(g, op, 21) != NULL, cell_scale = 0;
-    /* The integer layer-norm path (PortableApplyLayerNorm) is implemented in
-     * the kernel but did not match TFLite bit for bit on test models yet. */
-    if (ln) return op_error(d, op, "int8 LSTM with layer normalization is not supported yet");
     if (o->act != RT_LSTM_ACT_TANH)
         return op_error(d, op, "int8 LSTM: fused activation %d not supported (TFLite's integer kernel always uses tanh)",
                         o->act);
@@ -187,7 +185,13 @@ static int lstm_q_prepare(Graph *g, IrOp *op, Diag *d) {
     float inter[5];
     for (int k = 0; k < 4; k++) inter[k] = ln ? intermediate(g, op, k)->q.scale[0] : (float)pow(2.0, -12.0);
     inter[4] = intermediate(g, op, 4)->q.scale[0];
-    p->hidden_zp = (int32_t)intermediate(g, op, 4)->q.zero_point[0];
+    /* The zero point CalculateLstmOutputInteger8x8_16 adds to o .* tanh(c):
+     * the hidden intermediate's own without projection (the result is the
+     * output state), its negation with projection, whose bias then adds
+     * hidden_zp * row sums back (TFLite's "b/246629213" convention; checked
+     * against the interpreter, where the two differ once the int8 clamp bites). */
+    int32_t hidden_zp = (int32_t)intermediate(g, op, 4)->q.zero_point[0];
+    p->hidden_zp = proj ? -hidden_zp : hidden_zp;
     float in_s = in->q.scale[0], os_s = ost->q.scale[0];
     /* Effective scales in float, as TFLite computes them (double where it uses std::pow). */
     float eff_hidden = (float)(pow(2.0, -15.0) / (double)inter[4] * pow(2.0, -15.0));
@@ -218,10 +222,7 @@ static int lstm_q_prepare(Graph *g, IrOp *op, Diag *d) {
             q->variance_guard = guard > 1 ? guard : 1;
         }
     }
-    /* The hidden intermediate carries its zero point (added in the kernel), so
-     * the projection removes it: bias - hidden_zp * row sums (this LiteRT's
-     * behaviour, verified; older TFLite used the opposite signs in both places). */
-    if (proj) p->proj_bias = zp_times_weights(g, op, 16, 17, -p->hidden_zp, &oom);
+    if (proj) p->proj_bias = zp_times_weights(g, op, 16, 17, hidden_zp, &oom);
     if (oom) return diag_internal(d, "out of memory");
     op->scratch_bytes = (size_t)p->n_batch * (size_t)p->n_cell * (4 * sizeof(int16_t) + 1);
     op->params = p;

@@ -1,5 +1,6 @@
 /* rt_unidirectional_sequence_lstm.c - float LSTM, following the operation
- * order of TFLite's lstm_eval.cc (LstmStepFloat). */
+ * order of TFLite's lstm_eval.cc (LstmStepFloat), and the integer 8x8->16
+ * LSTM (LstmStepInteger8x8_16), layer norm included. */
 #include "mpcc_rt.h"
 
 enum {
@@ -278,8 +279,11 @@ static void layer_norm_i16(int16_t *g, const int16_t *w, const int32_t *bias, co
         inv_sqrt_multiplier(variance2, &inv_mult, &inv_shift);
         for (j = 0; j < n; j++) {
             int32_t rescaled = rt_mul_by_quantized_multiplier(1024 * v[j] - mean, inv_mult, inv_shift);
-            /* int32 arithmetic in TFLite (wraps on overflow) */
-            int64_t val3 = (int32_t)((uint32_t)rescaled * (uint32_t)(int32_t)w[j] + (uint32_t)bias[j]);
+            /* int32 in TFLite's source, but the interpreter's compiled code
+             * forms it in 64 bits (the overflow is undefined there): no
+             * wrap, checked against it with saturated biases and with
+             * rescaled * w past 2^31 (8192 cells). */
+            int64_t val3 = (int64_t)rescaled * w[j] + bias[j];
             int32_t val4 = (int32_t)((val3 > 0 ? val3 + 512 : val3 - 512) / 1024);
             v[j] = (int16_t)sat16(rt_mul_by_quantized_multiplier(val4, q->ln_mult, q->ln_shift + 12));
         }
@@ -330,8 +334,8 @@ static void step_i8(const rt_lstm_q_params *p, const void *const *t, int32_t nb,
     }
     gate_i8(p, &p->gate[3], nb, x, W8(IN_W_O), h, W8(IN_R_O), c, W16(IN_P_O), W16(IN_LN_O), B32(IN_B_O), 1, og);
     /* CalculateLstmOutputInteger8x8_16: hidden = o .* tanh(c), requantized
-     * to the hidden intermediate (zero point added, as current TFLite does;
-     * some older versions subtracted it). */
+     * to the hidden intermediate plus hidden_zp (the intermediate's zero
+     * point, negated when a projection follows: see rt_lstm_q_params). */
     for (i = 0; i < nb * n; i++) {
         int32_t th = tanh16(c[i], 15 + p->cell_scale);
         int32_t v = rt_mul_by_quantized_multiplier((int32_t)og[i] * th, p->hidden_mult, p->hidden_shift) + p->hidden_zp;

@@ -18,8 +18,9 @@ typedef struct rt_lstm_params {
 /* Integer (8x8->16) LSTM, TFLite lstm_eval EvalInteger8x8_16: int8 input,
  * weights and output state, int16 cell state (power-of-two scale), int16
  * peephole and layer-norm weights, int32 biases. Gate pre-activations are
- * int16 Q3.12; multipliers are (mult, shift) pairs as TFLite's
- * QuantizeMultiplier makes them. */
+ * int16 Q3.12 (with layer norm: the matmul sums at the model's intermediate
+ * scales, normalized to Q3.12 by PortableApplyLayerNorm); multipliers are
+ * (mult, shift) pairs as TFLite's QuantizeMultiplier makes them. */
 typedef struct rt_lstm_q_gate {
     int32_t in_mult, in_shift;     /* effective input-to-gate scale */
     int32_t rec_mult, rec_shift;   /* effective recurrent-to-gate scale */
@@ -36,10 +37,11 @@ typedef struct rt_lstm_q_params {
     int32_t cell_scale;                 /* log2 of the cell state scale */
     int32_t cell_clip, proj_clip;       /* quantized clips, 0: none */
     int32_t hidden_mult, hidden_shift;  /* o .* tanh(c) to the hidden intermediate */
-    int32_t hidden_zp;
+    int32_t hidden_zp;                  /* added to it: the hidden intermediate's zero point,
+                                           negated with a projection (TFLite's convention) */
     int32_t proj_mult, proj_shift;      /* projection to the output state */
     int32_t output_state_zp;
-    const int32_t *proj_bias;           /* [n_output]: bias - hidden_zp * row sums, or NULL */
+    const int32_t *proj_bias;           /* [n_output]: bias + zero point * row sums, or NULL */
     rt_lstm_q_gate gate[4];             /* input, forget, cell, output */
 } rt_lstm_q_params;
 

@@ -4,6 +4,7 @@
 Numeric cases (run by tests/test_edge.py through `mpcc run` and the generated C, against TFLite):
   - int8 SOFTMAX with 512 or more classes (1000, 32000), where the output shift reaches 32;
   - int8/int16 reductions whose int32 sums pass 2^31 (MEAN, SUM, AVERAGE_POOL_2D, L2_NORMALIZATION);
+  - an int8 layer-norm LSTM whose layer-norm bias sum passes 2^31;
   - graphs without operators whose outputs are an input or a constant (accepted).
 Rejected cases (must exit 1 with the message in cases.json): element counts of 2^31 or more,
 a graph input backed by a constant buffer, a graph with no outputs, a graph whose tensors exceed
@@ -172,6 +173,27 @@ def interp_too_big():
     return model(tensors, ops, codes, buffers, [], [6])
 
 
+def lstm_ln_overflow():
+    """int8 UNIDIRECTIONAL_SEQUENCE_LSTM with layer norm (tools/models/lstm_ln.py builds it), 8 cells,
+    whose gate biases sit at the int32 limits on every other cell: the layer norm's
+    bias + normalized * coefficient passes 2^31 (TFLite's source writes it in int32, the
+    interpreter's compiled code forms it in 64 bits). The other cells keep ordinary biases, so the
+    output still follows the input."""
+    import sys
+    sys.path.insert(0, str(HERE.parent.parent / "tools" / "models"))
+    import lstm_ln
+
+    cfg = dict(batch=1, n_cell=8, n_output=8, cifg=False, peep=False, proj=False, time_major=False,
+               cell_clip=0.0, proj_clip=0.0)
+    rng = np.random.default_rng(14)
+    w = lstm_ln.draw_weights(cfg, rng)
+    for g in "ifco":
+        w["b" + g][::2] = np.where(np.arange(4) % 2, 1e6, -1e6)  # saturates to +-(2^31 - 1)
+    calib = lstm_ln.calibrate(cfg, w, rng)
+    data = lstm_ln.build("lstm_ln_overflow", "int8", cfg, w, (2.0 / 255, -1), calib)
+    return S.ModelT.InitFromPackedBuf(bytearray(data), 0)
+
+
 # name: (model, [input kinds], resolver, what it checks). Input kinds: "random" (uniform over the
 # type's range, or [-1, 1) for float), "max"/"min" (the type's 8 largest or smallest values),
 # "equal" (each row one random nonzero value), "mixed" (rows alternately "random" and "max"),
@@ -210,6 +232,9 @@ NUMERIC = {
                                 "AVERAGE_POOL_2D int16 over a 300x300 window: the int32 sum passes 2^31"),
     "l2norm_int8_overflow": (l2norm([2, 40000], -128), ["max", "random"], "ref",
                              "L2_NORMALIZATION int8: the int32 sum of squares passes 2^31"),
+    "lstm_ln_int8_overflow": (lstm_ln_overflow(), ["random", "max"], "ref",
+                              "int8 LSTM with layer norm, gate biases at the int32 limits: the layer "
+                              "norm's int32 bias + normalized * coefficient passes 2^31"),
     "no_ops_identity": (add_f32(with_op=False, outputs=[0]), ["random"], "ref",
                         "no operators, the output is the input: accepted"),
     "no_ops_constant": (add_f32(with_op=False, outputs=[1]), ["random"], "ref",
