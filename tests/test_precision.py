@@ -239,19 +239,19 @@ def test_check_matches_independent_measurement(seed):
     assert proc.returncode == 1 and "exceeds --max-error" in proc.stderr, proc.stderr
 
 
-@pytest.mark.parametrize("name, budget", [("resnet_f32", 0.005), ("bert_f32", 0.03)])
-def test_auto_meets_budget(name, budget, seed):
+@pytest.mark.parametrize("name", ["resnet_f32", "bert_f32"])
+def test_auto_meets_budget(name, seed):
     """--precision auto starts from int8 everywhere it can and promotes the ops whose promotion helps
     most (measured one by one) to float until the outputs' relative L2 error (on the evaluation samples) is within the
-    budget; plain int8 misses the budget on these models, so at least one op is promoted and at
-    least one stays int8. The per-layer table is printed."""
+    budget. The budget is 85 % of the error plain int8 gives on the same samples, so at least one op
+    must be promoted; at least one stays int8. The per-layer table is printed."""
     model = ZOO / f"{name}.tflite"
     work = new_workdir(f"ptq-auto-{name}")
     cal = _calibration(model, work, seed, n=8)
     proc = run_cmd([MPCC, "check", model, "--precision", "int8", *cal])
     assert proc.returncode == 0, proc.stderr
     plain = max(float(x) for x in re.findall(r"^  \d+\s+\S+\s+[0-9.e+-]+\s+([0-9.e+-]+)\s+[0-9.]+$", proc.stdout, re.M))
-    assert plain > budget, f"int8 already meets {budget} ({plain}): the test would not exercise auto"
+    budget = float(f"{0.85 * plain:.3g}")
     proc = run_cmd([MPCC, model, "--precision", "auto", "--max-error", str(budget), *cal, "-o", work / "model.c",
                     "--name", "model"])
     assert proc.returncode == 0, proc.stderr
