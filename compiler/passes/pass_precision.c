@@ -15,7 +15,7 @@
  * scale. Which ops run in int8 (autocast's policy): convolutions and
  * FULLY_CONNECTED with constant weights always (QUANTIZE inserted before them
  * when their input is float); elementwise, activation, pooling and data
- * movement ops only when all their computed inputs are int8 already (an
+ * movement ops only when all their computed inputs were computed in int8 (an
  * int8 island grows through them; a float LayerNorm, softmax or attention
  * stays float and keeps its fusions). Everything else, the ops named by
  * --keep-fp32 and the control-flow subgraphs stay float, with DEQUANTIZE
@@ -51,6 +51,7 @@ typedef struct Ctx {
     int n0;          /* tensors as imported: the calibration ranges index these */
     int *q8;         /* per tensor: its int8 twin (the tensor itself once its producer runs in int8), -1 none */
     int *f32;        /* per tensor: a float twin of an int8-stored tensor, -1 none */
+    char *from8;     /* per tensor (as imported): written by an op this pass runs in int8 */
     int *seq, n_seq; /* the new op order */
 } Ctx;
 
@@ -242,7 +243,9 @@ static int decide(Ctx *c, const IrOp *op, const char **why) {
         if (g->tensors[t].data) continue;
         n_act++;
         if (!has_range(c, t)) return *why = "no calibration range", 0;
-        if (cls != Q_WEIGHTS && c->q8[t] < 0) return *why = "float inputs (int8 starts at a conv/FC)", 0;
+        /* An island grows only from values computed in int8: an int8 copy made for some other reader
+         * (a QUANTIZE) does not count, a float op stays the cheaper and more exact choice there. */
+        if (cls != Q_WEIGHTS && !(t < c->n0 && c->from8[t])) return *why = "float inputs (int8 starts at a conv/FC)", 0;
     }
     if (n_act == 0) return *why = "constant inputs only", 0;
     if (cls == Q_WEIGHTS) {
@@ -298,6 +301,7 @@ static int to_int8(Ctx *c, int i) {
         int t = g->ops[i].out[k];
         float s;
         int64_t z;
+        c->from8[t] = 1;
         if (output_quant(c, &g->ops[i], k, &s, &z)) return -1;
         if (g->tensors[t].is_output) {
             /* The API keeps the float output: the op writes an int8 twin, dequantized into it. */
@@ -350,7 +354,7 @@ int pass_precision(Graph *g, Diag *d) {
         }
         if (!found) return diag_user(d, "--keep-fp32: the model has no operator index or tensor named '%s'", p->keep[k]);
     }
-    Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, 0};
+    Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, NULL, 0};
     int n_ops = g->n_ops;
     /* Worst case every op gains a QUANTIZE/DEQUANTIZE per input and output. */
     size_t extra = 0;
@@ -359,8 +363,9 @@ int pass_precision(Graph *g, Diag *d) {
     c.q8 = malloc(sizeof(int) * cap_t);
     c.f32 = malloc(sizeof(int) * cap_t);
     c.seq = malloc(sizeof(int) * ((size_t)n_ops + extra + 1));
-    if (!c.q8 || !c.f32 || !c.seq) {
-        free(c.q8), free(c.f32), free(c.seq);
+    c.from8 = calloc((size_t)g->n_tensors + 1, 1);
+    if (!c.q8 || !c.f32 || !c.seq || !c.from8) {
+        free(c.q8), free(c.f32), free(c.seq), free(c.from8);
         return diag_internal(d, "out of memory");
     }
     for (size_t t = 0; t < cap_t; t++) c.q8[t] = c.f32[t] = -1;
@@ -390,7 +395,7 @@ int pass_precision(Graph *g, Diag *d) {
             ir_set_producers(g);
         }
     }
-    free(c.q8), free(c.f32), free(c.seq);
+    free(c.q8), free(c.f32), free(c.seq), free(c.from8);
     if (rc) return diag_internal(d, "out of memory");
     return 0;
 }
