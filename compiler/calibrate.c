@@ -167,3 +167,70 @@ int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, f
     calib_free(&set);
     return rc;
 }
+
+#define CALIB_BINS 2048
+
+typedef struct Hist {
+    const float *min, *max;
+    uint32_t **bins; /* per tensor id: CALIB_BINS counts over [min, max], allocated when first seen */
+    int n, failed;
+} Hist;
+
+static void observe_hist(void *ctx, const IrTensor *t, const void *data) {
+    Hist *h = ctx;
+    if (t->dtype != IR_F32 || t->id < 0 || t->id >= h->n || !(h->min[t->id] < h->max[t->id])) return;
+    const float *x = data;
+    if (!h->bins[t->id] && !(h->bins[t->id] = calloc(CALIB_BINS, sizeof(uint32_t)))) {
+        h->failed = 1;
+        return;
+    }
+    uint32_t *b = h->bins[t->id];
+    double lo = h->min[t->id], w = ((double)h->max[t->id] - lo) / CALIB_BINS;
+    for (int64_t i = 0, n = ir_tensor_numel(t); i < n; i++) {
+        if (x[i] != x[i]) continue;
+        double k = ((double)x[i] - lo) / w;
+        b[k < 0 ? 0 : k >= CALIB_BINS ? CALIB_BINS - 1 : (int)k]++;
+    }
+}
+
+int calib_percentile(Graph *g, const char *const *paths, int n_paths, double percentile, float *min, float *max,
+                     Diag *d) {
+    CalibSet set;
+    int rc = calib_load(g, paths, n_paths, "--calibrate", &set, d);
+    if (rc) return rc;
+    Hist h = {min, max, calloc((size_t)g->n_tensors + 1, sizeof(uint32_t *)), g->n_tensors, 0};
+    void **outs = calloc((size_t)g->n_outputs + 1, sizeof(void *));
+    if (!h.bins || !outs) rc = diag_internal(d, "out of memory");
+    for (int i = 0; !rc && i < g->n_outputs; i++)
+        if (!(outs[i] = malloc((size_t)ir_tensor_bytes(&g->tensors[g->outputs[i]]) + 1)))
+            rc = diag_internal(d, "out of memory");
+    interp_observe = observe_hist;
+    interp_observe_ctx = &h;
+    for (int64_t s = 0; !rc && s < set.n_samples; s++) {
+        const void *ins[64];
+        calib_sample(&set, g, s, ins);
+        rc = interp_run(g, ins, outs, d);
+    }
+    interp_observe = NULL;
+    interp_observe_ctx = NULL;
+    if (!rc && h.failed) rc = diag_internal(d, "out of memory");
+    double tail = (100.0 - percentile) / 100.0;
+    for (int t = 0; !rc && t < g->n_tensors; t++) {
+        if (!(min[t] < max[t]) || !h.bins[t]) continue;
+        const uint32_t *b = h.bins[t];
+        double total = 0, w = ((double)max[t] - min[t]) / CALIB_BINS, acc = 0;
+        for (int k = 0; k < CALIB_BINS; k++) total += b[k];
+        int lo_bin = 0, hi_bin = CALIB_BINS - 1;
+        for (acc = 0; lo_bin < CALIB_BINS - 1 && acc + b[lo_bin] <= tail * total; lo_bin++) acc += b[lo_bin];
+        for (acc = 0; hi_bin > lo_bin && acc + b[hi_bin] <= tail * total; hi_bin--) acc += b[hi_bin];
+        float lo = (float)(min[t] + w * lo_bin), hi = (float)(min[t] + w * (hi_bin + 1));
+        min[t] = lo > min[t] ? lo : min[t];
+        max[t] = hi < max[t] ? hi : max[t];
+    }
+    for (int i = 0; outs && i < g->n_outputs; i++) free(outs[i]);
+    free(outs);
+    for (int t = 0; h.bins && t < g->n_tensors; t++) free(h.bins[t]);
+    free(h.bins);
+    calib_free(&set);
+    return rc;
+}

@@ -31,4 +31,12 @@ void calib_free(CalibSet *set);
 int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
                   Diag *d);
 
+/* The percentile observer (--observer percentile=P): narrows each float
+ * tensor's [min, max] (from calib_collect, same samples) to its (100 - P)th
+ * and Pth percentiles, from a 2048-bin histogram per tensor filled in a
+ * second pass; outliers beyond them saturate instead of stretching the
+ * int8 scale. The range never grows (the int8 parameters widen it to hold 0). */
+int calib_percentile(Graph *g, const char *const *paths, int n_paths, double percentile, float *min, float *max,
+                     Diag *d);
+
 #endif

@@ -63,6 +63,9 @@ static const char *usage =
     "  --calibrate FILE.npy|DIR\n"
     "                       calibration samples for --precision int8, one per graph input in order: a\n"
     "                       .npy holding N samples (N x the input's elements), or a directory of them\n"
+    "  --observer minmax|percentile[=P]\n"
+    "                       calibration ranges: min/max (default), or the (100-P)th..Pth percentiles\n"
+    "                       of each tensor's values (P default 99.99): outliers saturate\n"
     "  --max-error E, --data FILE.npy|DIR\n"
     "                       auto's error budget and evaluation samples (one --data per input)\n"
     "  --keep-fp32 OP_INDEX|TENSOR_NAME,...\n"
@@ -133,6 +136,7 @@ typedef struct ImportArgs {
     const char *data[MAX_CALIB];      /* --data: evaluation samples (check, auto), default: the calibration ones */
     int n_data;
     char auto_keep[MAX_KEEP][24];     /* operators auto promoted */
+    double percentile;                /* --observer percentile=P: P, 0: min/max */
 } ImportArgs;
 
 /* --custom-op NAME=FUNC (repeatable). */
@@ -194,6 +198,17 @@ static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
     if (strcmp(argv[*i], "--data") == 0) {
         if (a->n_data == MAX_CALIB) return diag_user(d, "more than %d --data options", MAX_CALIB);
         a->data[a->n_data++] = argv[++*i];
+        return 0;
+    }
+    if (strcmp(argv[*i], "--observer") == 0) {
+        const char *v = argv[++*i];
+        char *end = NULL;
+        if (strcmp(v, "minmax") == 0) a->percentile = 0;
+        else if (strcmp(v, "percentile") == 0) a->percentile = 99.99;
+        else if (strncmp(v, "percentile=", 11) == 0 && (a->percentile = strtod(v + 11, &end), *end == '\0') &&
+                 a->percentile >= 50 && a->percentile < 100 && v[11])
+            ;
+        else return diag_user(d, "--observer must be minmax, percentile or percentile=P (50 <= P < 100), not '%s'", v);
         return 0;
     }
     if (strcmp(argv[*i], "--max-error") == 0) {
@@ -372,11 +387,13 @@ static int calibrate(const char *model, ImportArgs *a, const char *custom_lib, D
         if (!mn || !mx) rc = diag_internal(d, "out of memory");
     }
     if (!rc) rc = calib_collect(g, a->calib, a->n_calib, mn, mx, &n, d);
+    if (!rc && a->percentile > 0) rc = calib_percentile(g, a->calib, a->n_calib, a->percentile, mn, mx, d);
     if (!rc) {
         a->prec.n_stats = g->n_tensors;
         a->prec.min = mn;
         a->prec.max = mx;
-        fprintf(stderr, "mpcc: calibrated on %d sample%s\n", n, n == 1 ? "" : "s");
+        fprintf(stderr, "mpcc: calibrated on %d sample%s (%s)\n", n, n == 1 ? "" : "s",
+                a->percentile > 0 ? "percentile observer" : "min/max observer");
     } else {
         free(mn), free(mx);
     }

@@ -270,3 +270,29 @@ def test_auto_meets_budget(name, seed):
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc, outs = run_exe(exe, inputs, [(np.float32, r.shape) for r in refs], work)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def test_percentile_observer_narrows_ranges(seed):
+    """--observer percentile=P clips each activation's calibrated range to its percentiles: every
+    int8 activation scale is at most the min/max observer's, some are strictly smaller, and the
+    model still runs; bad values are refused."""
+    model = ZOO / "resnet_f32.tflite"
+    work = new_workdir("ptq-observer")
+    cal = _calibration(model, work, seed, n=8)
+
+    def scales(extra):
+        proc = run_cmd([MPCC, model, "--precision", "int8", *cal, *extra, "--dump-ir"])
+        assert proc.returncode == 0, proc.stderr
+        return {m.group(1): float(m.group(2))
+                for m in re.finditer(r"^  (%\d+) .* i8 q\(scale=([0-9.e+-]+), zp=-?\d+\)", proc.stdout, re.M)}
+    mm, pc = scales([]), scales(["--observer", "percentile=99.9"])
+    assert mm.keys() == pc.keys() and len(mm) > 5
+    assert all(pc[k] <= mm[k] * (1 + 1e-6) for k in mm), "a percentile range is wider than min/max"
+    narrower = sum(pc[k] < mm[k] * 0.999 for k in mm)
+    print(f"{narrower} of {len(mm)} int8 activation scales narrower at the 99.9th percentile")
+    assert narrower > 0
+    inputs, refs = oracle.oracle(model, seed)
+    outs = _run_outputs(model, work, inputs, "pc", ["--precision", "int8", *cal, "--observer", "percentile"])
+    assert np.isfinite(outs[0]).all()
+    proc = run_cmd([MPCC, model, "--precision", "int8", *cal, "--observer", "median", "-o", work / "x.c"])
+    assert proc.returncode == 1 and "--observer must be minmax, percentile or percentile=P" in proc.stderr
