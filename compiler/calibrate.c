@@ -140,20 +140,19 @@ void calib_free(CalibSet *set) {
     memset(set, 0, sizeof *set);
 }
 
-int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
-                  Diag *d) {
+/* Runs g over every sample of the --calibrate paths with `fn` observing each tensor. */
+static int run_observed(Graph *g, const char *const *paths, int n_paths,
+                        void (*fn)(void *, const IrTensor *, const void *), void *ctx, int64_t *n_samples, Diag *d) {
     CalibSet set;
     int rc = calib_load(g, paths, n_paths, "--calibrate", &set, d);
     if (rc) return rc;
-    for (int t = 0; t < g->n_tensors; t++) min[t] = 3.0e38f, max[t] = -3.0e38f;
-    Ranges r = {min, max, g->n_tensors};
     void **outs = calloc((size_t)g->n_outputs + 1, sizeof(void *));
     if (!outs) rc = diag_internal(d, "out of memory");
     for (int i = 0; !rc && i < g->n_outputs; i++)
         if (!(outs[i] = malloc((size_t)ir_tensor_bytes(&g->tensors[g->outputs[i]]) + 1)))
             rc = diag_internal(d, "out of memory");
-    interp_observe = observe;
-    interp_observe_ctx = &r;
+    interp_observe = fn;
+    interp_observe_ctx = ctx;
     for (int64_t s = 0; !rc && s < set.n_samples; s++) {
         const void *ins[64];
         calib_sample(&set, g, s, ins);
@@ -161,10 +160,20 @@ int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, f
     }
     interp_observe = NULL;
     interp_observe_ctx = NULL;
-    *n_samples = rc ? 0 : (int)set.n_samples;
+    *n_samples = set.n_samples;
     for (int i = 0; outs && i < g->n_outputs; i++) free(outs[i]);
     free(outs);
     calib_free(&set);
+    return rc;
+}
+
+int calib_collect(Graph *g, const char *const *paths, int n_paths, float *min, float *max, int *n_samples,
+                  Diag *d) {
+    for (int t = 0; t < g->n_tensors; t++) min[t] = 3.0e38f, max[t] = -3.0e38f;
+    Ranges r = {min, max, g->n_tensors};
+    int64_t n = 0;
+    int rc = run_observed(g, paths, n_paths, observe, &r, &n, d);
+    *n_samples = rc ? 0 : (int)n;
     return rc;
 }
 
@@ -195,24 +204,9 @@ static void observe_hist(void *ctx, const IrTensor *t, const void *data) {
 
 int calib_percentile(Graph *g, const char *const *paths, int n_paths, double percentile, float *min, float *max,
                      Diag *d) {
-    CalibSet set;
-    int rc = calib_load(g, paths, n_paths, "--calibrate", &set, d);
-    if (rc) return rc;
     Hist h = {min, max, calloc((size_t)g->n_tensors + 1, sizeof(uint32_t *)), g->n_tensors, 0};
-    void **outs = calloc((size_t)g->n_outputs + 1, sizeof(void *));
-    if (!h.bins || !outs) rc = diag_internal(d, "out of memory");
-    for (int i = 0; !rc && i < g->n_outputs; i++)
-        if (!(outs[i] = malloc((size_t)ir_tensor_bytes(&g->tensors[g->outputs[i]]) + 1)))
-            rc = diag_internal(d, "out of memory");
-    interp_observe = observe_hist;
-    interp_observe_ctx = &h;
-    for (int64_t s = 0; !rc && s < set.n_samples; s++) {
-        const void *ins[64];
-        calib_sample(&set, g, s, ins);
-        rc = interp_run(g, ins, outs, d);
-    }
-    interp_observe = NULL;
-    interp_observe_ctx = NULL;
+    int64_t n = 0;
+    int rc = h.bins ? run_observed(g, paths, n_paths, observe_hist, &h, &n, d) : diag_internal(d, "out of memory");
     if (!rc && h.failed) rc = diag_internal(d, "out of memory");
     double tail = (100.0 - percentile) / 100.0;
     for (int t = 0; !rc && t < g->n_tensors; t++) {
@@ -227,10 +221,7 @@ int calib_percentile(Graph *g, const char *const *paths, int n_paths, double per
         min[t] = lo > min[t] ? lo : min[t];
         max[t] = hi < max[t] ? hi : max[t];
     }
-    for (int i = 0; outs && i < g->n_outputs; i++) free(outs[i]);
-    free(outs);
     for (int t = 0; h.bins && t < g->n_tensors; t++) free(h.bins[t]);
     free(h.bins);
-    calib_free(&set);
     return rc;
 }
