@@ -65,10 +65,23 @@ int conv_check_quantized(Graph *g, IrOp *op, int in_k, int w_k, int b_k, int fil
 int conv_check_types(Graph *g, IrOp *op, int filter_dim, int64_t out_c, Diag *d) {
     const IrTensor *in = op_cin(g, op, 0), *w = op_cin(g, op, 1);
     if (in->dtype != IR_F32) return conv_check_quantized(g, op, 0, 1, 2, filter_dim, out_c, d);
-    if (w->dtype != IR_F32)
-        return op_error(d, op, "hybrid float input with %s filter '%s' is not supported", ir_dtype_name(w->dtype),
-                        w->name);
-    return op_expect_dtype(g, op, 0, 2, DT(F32), d) ? DIAG_USER : 0;
+    if (w->dtype != IR_F32 && w->dtype != IR_I8)
+        return op_error(d, op, "hybrid float input with %s filter '%s' is not supported (only int8 filters)",
+                        ir_dtype_name(w->dtype), w->name);
+    if (op_expect_dtype(g, op, 0, 2, DT(F32), d)) return DIAG_USER;
+    if (w->dtype == IR_I8 && (op_expect_quantized(g, op, 0, 1, d) || conv_check_filter_quant(op, w, filter_dim, out_c, d)))
+        return DIAG_USER;
+    return 0;
+}
+
+int conv_is_hybrid(const Graph *g, const IrOp *op) {
+    return g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->in[1]].dtype == IR_I8;
+}
+
+const float *conv_distinct_scales(const IrTensor *w) {
+    for (int c = 1; c < w->q.count; c++)
+        if (w->q.scale[c] != w->q.scale[0]) return w->q.scale;
+    return NULL;
 }
 
 int conv_set_out_shape(Graph *g, IrOp *op, const ConvOptions *o, int64_t out_c, Diag *d) {

@@ -37,10 +37,16 @@ typedef struct ConvOptions {
     int depth_mult;                             /* DEPTHWISE_CONV_2D only; 0: unset */
 } ConvOptions;
 
-/* Types of inputs (in, filter, bias) and output: f32 throughout, or int8/int16
+/* Types of inputs (in, filter, bias) and output: f32 throughout, int8/int16
  * activations as conv_check_quantized with the filter quantized along
- * filter_dim with out_c channels. */
+ * filter_dim with out_c channels, or hybrid: f32 input, output and bias with
+ * such an int8 filter. */
 int conv_check_types(Graph *g, IrOp *op, int filter_dim, int64_t out_c, Diag *d);
+/* Float input with an int8 filter (dynamic-range quantized models). */
+int conv_is_hybrid(const Graph *g, const IrOp *op);
+/* The filter's per-channel scales when they are not all equal, else NULL:
+ * TFLite's hybrid CONV_2D runs its per-channel kernel only then. */
+const float *conv_distinct_scales(const IrTensor *w);
 /* Sets the output shape [N, out_h, out_w, out_c] from the input, the filter's
  * spatial size and the options; error when the filter does not fit. */
 int conv_set_out_shape(Graph *g, IrOp *op, const ConvOptions *o, int64_t out_c, Diag *d);

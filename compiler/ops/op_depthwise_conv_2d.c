@@ -2,7 +2,9 @@
  * NHWC input, filter [1, fh, fw, in_c * depth_multiplier], optional bias,
  * SAME/VALID padding with strides and dilation, fused activation.
  * f32; int8 (int8 filter per-tensor or per-channel along dim 3, int32 bias);
- * 16x8 (int16 activations, int8 filter, int64 bias). */
+ * 16x8 (int16 activations, int8 filter, int64 bias); hybrid: f32 input,
+ * output and bias with an int8 filter quantized per channel, the input
+ * quantized per batch at run time (dynamic-range quantized models). */
 #include "conv_common.h"
 
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
@@ -51,6 +53,10 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     if (b && (b->rank != 1 || b->dims[0] != out_c))
         return op_error(d, op, "bias '%s' must have shape [%lld]", b->name, (long long)out_c);
     if (conv_check_types(g, op, 3, out_c, d)) return DIAG_USER;
+    /* TFLite's hybrid kernel reads one filter scale per output channel. */
+    if (conv_is_hybrid(g, op) && w->q.count != out_c)
+        return op_error(d, op, "hybrid filter '%s' has %d scales; one per output channel (%lld) is required", w->name,
+                        w->q.count, (long long)out_c);
     return conv_set_out_shape(g, op, o, out_c, d);
 }
 
@@ -75,7 +81,10 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     p->pad_h = conv_pad(o->stride_h, o->dil_h, in->dims[1], w->dims[1], out->dims[1]);
     p->pad_w = conv_pad(o->stride_w, o->dil_w, in->dims[2], w->dims[2], out->dims[2]);
     op_act_range_f32(o->act, &p->act_min, &p->act_max);
-    if (in->dtype != IR_F32) {
+    if (conv_is_hybrid(g, op)) {
+        p->w_scales = w->q.scale;
+        op->scratch_bytes = (size_t)ir_tensor_numel(in) / (size_t)p->batches; /* one quantized batch */
+    } else if (in->dtype != IR_F32) {
         int rc = op_channel_multipliers(g, op, in, w, out, (int)w->dims[3], &p->mult, &p->shift, d);
         if (rc) return rc;
         p->in_offset = -op_zp(in);
@@ -87,8 +96,11 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
 }
 
 static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
-    (void)scratch;
     const rt_dwconv_params *p = op->params;
+    if (conv_is_hybrid(g, op)) {
+        rt_depthwise_conv_2d_hybrid(p, in[0], in[1], in[2], out[0], scratch);
+        return;
+    }
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: rt_depthwise_conv_2d_i8(p, in[0], in[1], in[2], out[0]); break;
     case IR_I16: rt_depthwise_conv_2d_i16(p, in[0], in[1], in[2], out[0]); break;
@@ -104,6 +116,7 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i32(cg, "mult", p->mult, (int64_t)p->in_c * p->depth_mult);
         cg_array_i32(cg, "shift", p->shift, (int64_t)p->in_c * p->depth_mult);
     }
+    if (p->w_scales) cg_array_f32(cg, "w_scales", p->w_scales, (int64_t)p->in_c * p->depth_mult);
     cg_open(cg, "static const rt_dwconv_params p = {");
     cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d,", p->batches, p->in_h, p->in_w, p->in_c);
     cg_line(cg, ".out_h = %d, .out_w = %d, .depth_mult = %d,", p->out_h, p->out_w, p->depth_mult);
@@ -113,13 +126,18 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
     cg_line(cg, ".in_offset = %d, .out_offset = %d,", p->in_offset, p->out_offset);
     cg_line(cg, ".mult = %s, .shift = %s,", p->mult ? "mult" : "NULL", p->mult ? "shift" : "NULL");
-    cg_line(cg, ".act_qmin = %d, .act_qmax = %d", p->act_qmin, p->act_qmax);
+    cg_line(cg, ".act_qmin = %d, .act_qmax = %d,", p->act_qmin, p->act_qmax);
+    cg_line(cg, ".w_scales = %s", p->w_scales ? "w_scales" : "NULL");
     cg_close(cg, "};");
-    cg_line(cg, "%s(&p, %s, %s, %s, %s);",
-            dt == IR_I8    ? "rt_depthwise_conv_2d_i8"
-            : dt == IR_I16 ? "rt_depthwise_conv_2d_i16"
-                           : "rt_depthwise_conv_2d_f32",
-            cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0));
+    if (conv_is_hybrid(g, op))
+        cg_line(cg, "rt_depthwise_conv_2d_hybrid(&p, %s, %s, %s, %s, (int8_t *)%s);", cg_in(cg, op, 0),
+                cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op));
+    else
+        cg_line(cg, "%s(&p, %s, %s, %s, %s);",
+                dt == IR_I8    ? "rt_depthwise_conv_2d_i8"
+                : dt == IR_I16 ? "rt_depthwise_conv_2d_i16"
+                               : "rt_depthwise_conv_2d_f32",
+                cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0));
     return 0;
 }
 

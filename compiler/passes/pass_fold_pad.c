@@ -13,7 +13,9 @@
  * Needs: prepare (the convolution params hold in_h/in_w/pad_h/pad_w).
  * Conditions: PAD (not PADV2) with constant paddings that are zero on the
  * batch and channel dims of an NHWC tensor, its output read only by the
- * convolution's input 0 and not a graph output. Opt level >= 1. */
+ * convolution's input 0 and not a graph output; not for hybrid convolutions
+ * (float input, int8 filter), which quantize the whole padded input at run
+ * time. Opt level >= 1. */
 #include "ops.h"
 #include "passes.h"
 
@@ -43,7 +45,7 @@ int pass_fold_pad(Graph *g, Diag *d) {
         if (c < 0) continue;
         IrOp *conv = &g->ops[c];
         if ((conv->kind != OP_CONV_2D && conv->kind != OP_DEPTHWISE_CONV_2D) || conv->in[0] != pad->out[0] ||
-            !conv->params)
+            !conv->params || (g->tensors[conv->in[0]].dtype == IR_F32 && g->tensors[conv->in[1]].dtype == IR_I8))
             continue;
         if (conv->kind == OP_CONV_2D) {
             rt_conv_params *p = conv->params;

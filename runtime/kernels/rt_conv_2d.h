@@ -16,6 +16,9 @@ typedef struct rt_conv_params {
     const int32_t *mult;                        /* per output channel, Q31 */
     const int32_t *shift;
     int32_t act_qmin, act_qmax;                 /* quantized output clamp */
+    /* Hybrid (float in/out, int8 filter, float bias): */
+    float w_scale;                              /* per-tensor filter scale */
+    const float *w_scales;                      /* distinct per-channel scales (out_c), or NULL */
 } rt_conv_params;
 
 void rt_conv_2d_f32(const rt_conv_params *p, const float *in, const float *filter, const float *bias, float *out);
@@ -24,5 +27,15 @@ void rt_conv_2d_i8(const rt_conv_params *p, const int8_t *in, const int8_t *filt
 /* 16x8: int16 activations (zero points 0), int8 filter, int64 bias. */
 void rt_conv_2d_i16(const rt_conv_params *p, const int16_t *in, const int8_t *filter, const int64_t *bias,
                     int16_t *out);
+/* Hybrid, TFLite's conv EvalHybrid / EvalHybridPerChannel (reference kernel):
+ * each batch's whole input [in_h, in_w, in_c] is quantized to int8 at run time
+ * into scratch (in_h * in_w * in_c bytes) by rt_hybrid_quantize_row,
+ * symmetric with per-tensor scales (w_scales NULL), asymmetric with
+ * per-channel ones; acc = sum of filter * (q - zero point) over in-image taps,
+ * then out = act((float)acc * (input scale * w_scale) + bias) per tensor, or
+ * act((float)acc * w_scales[oc] * input scale + bias) per channel, in that
+ * order. */
+void rt_conv_2d_hybrid(const rt_conv_params *p, const float *in, const int8_t *filter, const float *bias, float *out,
+                       int8_t *scratch);
 
 #endif

@@ -83,3 +83,37 @@ void rt_depthwise_conv_2d_i16(const rt_dwconv_params *p, const int16_t *in, cons
                         out[OUT_AT(p, b, oy, ox, oc, out_c)] = (int16_t)rt_clamp_i32(r, p->act_qmin, p->act_qmax);
                     }
 }
+
+void rt_depthwise_conv_2d_hybrid(const rt_dwconv_params *p, const float *in, const int8_t *filter, const float *bias,
+                                 float *out, int8_t *scratch) {
+    int32_t b, oy, ox, ic, m, fy, fx, out_c = p->in_c * p->depth_mult, n = p->in_h * p->in_w * p->in_c;
+    for (b = 0; b < p->batches; b++) {
+        float in_scale;
+        int32_t zp;
+        rt_hybrid_quantize_row(in + (int64_t)b * n, n, 1, scratch, &in_scale, &zp);
+        for (oy = 0; oy < p->out_h; oy++)
+            for (ox = 0; ox < p->out_w; ox++)
+                for (ic = 0; ic < p->in_c; ic++)
+                    for (m = 0; m < p->depth_mult; m++) {
+                        int32_t oc = m + ic * p->depth_mult;
+                        int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                        int32_t acc = 0;
+                        volatile float v;
+                        for (fy = 0; fy < p->filter_h; fy++) {
+                            int32_t y = y0 + p->dil_h * fy;
+                            if (y < 0 || y >= p->in_h) continue;
+                            for (fx = 0; fx < p->filter_w; fx++) {
+                                int32_t x = x0 + p->dil_w * fx;
+                                if (x < 0 || x >= p->in_w) continue;
+                                acc = rt_wrap_add_i32(acc, (int32_t)filter[W_AT(p, fy, fx, oc, out_c)] *
+                                                               ((int32_t)scratch[IN_AT(p, 0, y, x, ic)] - zp));
+                            }
+                        }
+                        /* The channel scale times the input scale first; the product rounded to
+                         * float on its own (volatile: no fused multiply-add with the bias). */
+                        v = (float)acc * (p->w_scales[oc] * in_scale);
+                        out[OUT_AT(p, b, oy, ox, oc, out_c)] =
+                            rt_clamp_f32(bias ? v + bias[oc] : v, p->act_min, p->act_max);
+                    }
+    }
+}

@@ -16,6 +16,7 @@ typedef struct rt_dwconv_params {
     const int32_t *mult;                        /* per output channel, Q31 */
     const int32_t *shift;
     int32_t act_qmin, act_qmax;                 /* quantized output clamp */
+    const float *w_scales;                      /* hybrid: per-channel filter scales (out_c) */
 } rt_dwconv_params;
 
 void rt_depthwise_conv_2d_f32(const rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
@@ -25,5 +26,12 @@ void rt_depthwise_conv_2d_i8(const rt_dwconv_params *p, const int8_t *in, const 
 /* 16x8: int16 activations (zero points 0), int8 filter, int64 bias. */
 void rt_depthwise_conv_2d_i16(const rt_dwconv_params *p, const int16_t *in, const int8_t *filter,
                               const int64_t *bias, int16_t *out);
+/* Hybrid, TFLite's depthwise EvalHybridPerChannel (reference kernel): each
+ * batch's whole input is quantized asymmetrically to int8 at run time into
+ * scratch (in_h * in_w * in_c bytes) by rt_hybrid_quantize_row; acc = sum of
+ * filter * (q - zero point) over in-image taps, then
+ * out = act((float)acc * (w_scales[oc] * input scale) + bias). */
+void rt_depthwise_conv_2d_hybrid(const rt_dwconv_params *p, const float *in, const int8_t *filter, const float *bias,
+                                 float *out, int8_t *scratch);
 
 #endif
