@@ -1,14 +1,16 @@
 """Hybrid kernels (float activations, int8 weights), as dynamic-range quantization writes them.
 
-FULLY_CONNECTED quantizes each input row at run time; a value that lands on a rounding tie, or
-the +0.5 of the interpreter's vector rounding, decides an int8 step, so the zoo's hybrid_* models
-are fed inputs made of such values (plus random, all-zero and one-signed rows) and must equal
-TFLite bit for bit through `mpcc run` and the reference C (mpcc -O0); built with FMA contraction
-(gcc -ffp-contract=fast, clang's default) too where every FC is hybrid (the float FC after the
-hybrid ones in hybrid_fc_* then sums with fused multiply-adds, which TFLite does not). The
-scheduled C (-O2) is held to the float tolerance: its float FC is a GEMM summing in another order.
-Hybrid forms mpcc does not implement (CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, BATCH_MATMUL,
-LSTM, SVDF, non-int8 FC weights) are listed by `mpcc inspect` and refused by the compiler."""
+FULLY_CONNECTED quantizes each input row at run time, CONV_2D and DEPTHWISE_CONV_2D each batch's
+whole input; a value that lands on a rounding tie, or the +0.5 of the interpreter's vector
+rounding, decides an int8 step, so the zoo's hybrid_* models are fed inputs made of such values
+(plus random, all-zero and one-signed rows or batches) and must equal TFLite bit for bit through
+`mpcc run` and the reference C (mpcc -O0); built with FMA contraction (gcc -ffp-contract=fast,
+clang's default) too where every FC and convolution is hybrid (the float FC after the hybrid ones
+in hybrid_fc_* then sums with fused multiply-adds, which TFLite does not). The scheduled C (-O2)
+is held to the float tolerance: its float FC is a GEMM summing in another order.
+Hybrid forms mpcc does not implement (TRANSPOSE_CONV, BATCH_MATMUL, LSTM, SVDF, non-int8 FC or
+convolution weights, a per-tensor depthwise filter scale) are listed by `mpcc inspect` and refused
+by the compiler."""
 
 import numpy as np
 import pytest
@@ -23,10 +25,11 @@ from schema_models import OP, TT, pack
 MODELS = sorted((TESTS_DIR / "models").glob("hybrid_*.tflite"))
 
 
-def tie_inputs(shape, rng):
-    """Input sets for a [..., K] float input: each set is one model input."""
-    k = shape[-1]
-    rows = int(np.prod(shape[:-1]))
+def tie_inputs(shape, rng, per_batch=False):
+    """Input sets for a [..., K] float input (per_batch: [B, ...], quantized per batch): each set
+    is one model input."""
+    k = int(np.prod(shape[1:])) if per_batch else shape[-1]
+    rows = shape[0] if per_batch else int(np.prod(shape[:-1]))
     sets = []
     # Random magnitudes over six decades.
     for _ in range(2):
@@ -47,6 +50,9 @@ def tie_inputs(shape, rng):
         x[1] = -np.abs(x[1])
     x[-1] = 0.0
     sets.append(x)
+    # Every row one-signed, positive and negative (the above zeroes a single row).
+    sets.append(np.abs(rng.uniform(-1, 1, (rows, k))))
+    sets.append(-np.abs(rng.uniform(-1, 1, (rows, k))))
     # The whole input zero (TFLite skips the product: output = activation(bias)).
     sets.append(np.zeros((rows, k)))
     return [s.reshape(shape).astype(np.float32) for s in sets]
@@ -57,10 +63,14 @@ def builtin(m, op):
     return max(c.builtinCode, c.deprecatedBuiltinCode)
 
 
-def all_fc_hybrid(model):
+WEIGHTED = (OP.FULLY_CONNECTED, OP.CONV_2D, OP.DEPTHWISE_CONV_2D)
+
+
+def weighted_ops(model):
+    """(builtin code, weights hybrid) of each FC and convolution."""
     m = S.ModelT.InitFromPackedBuf(bytearray(model.read_bytes()), 0)
     g = m.subgraphs[0]
-    return all(g.tensors[o.inputs[1]].type == TT.INT8 for o in g.operators if builtin(m, o) == OP.FULLY_CONNECTED)
+    return [(builtin(m, o), g.tensors[o.inputs[1]].type == TT.INT8) for o in g.operators if builtin(m, o) in WEIGHTED]
 
 
 def assert_same(what, refs, gots):
@@ -75,7 +85,8 @@ def test_hybrid_bit_exact(model, seed):
     rng = np.random.default_rng(seed)
     interp = oracle.load(model)
     detail = interp.get_input_details()[0]
-    sets = tie_inputs(tuple(detail["shape"]), rng)
+    ops = weighted_ops(model)
+    sets = tie_inputs(tuple(detail["shape"]), rng, per_batch=any(c != OP.FULLY_CONNECTED for c, _ in ops))
     refs = [oracle.run(model, [x], interp=interp) for x in sets]
     work = new_workdir(model.stem)
     for i, (x, ref) in enumerate(zip(sets, refs)):
@@ -83,7 +94,7 @@ def test_hybrid_bit_exact(model, seed):
         assert proc.returncode == 0, proc.stderr
         assert_same(f"mpcc run, input set {i}", ref, got)
     specs = [(r.dtype, r.shape) for r in refs[0]]
-    contract_exact = all_fc_hybrid(model)
+    contract_exact = all(hybrid for _, hybrid in ops)
     for opt, configs in (([], ["gcc-O2", "clang-native"]), (["-O0"], ["gcc-O2", "gcc-contract", "clang-native"])):
         sub = work / ("O0" if opt else "O2")
         sub.mkdir()
@@ -134,10 +145,11 @@ def weights_to(m, code, positions, dtype=TT.INT8):
 
 
 UNSUPPORTED = [
-    ("conv_2d", lambda: weights_to(load("op_conv_2d_s1_same_f32"), OP.CONV_2D, [1]),
-     "operator 0 (CONV_2D): hybrid float input with i8 filter"),
-    ("depthwise_conv_2d", lambda: weights_to(load("op_depthwise_conv_2d_s1_same_f32"), OP.DEPTHWISE_CONV_2D, [1]),
-     "operator 0 (DEPTHWISE_CONV_2D): hybrid float input with i8 filter"),
+    ("conv_2d_uint8", lambda: weights_to(load("op_conv_2d_s1_same_f32"), OP.CONV_2D, [1], TT.UINT8),
+     "operator 0 (CONV_2D): hybrid float input with u8 filter"),
+    ("depthwise_conv_2d_per_tensor",
+     lambda: weights_to(load("op_depthwise_conv_2d_s1_same_f32"), OP.DEPTHWISE_CONV_2D, [1]),
+     "operator 0 (DEPTHWISE_CONV_2D): hybrid filter"),
     ("transpose_conv", lambda: weights_to(load("op_transpose_conv_s2_same_f32"), OP.TRANSPOSE_CONV, [1]),
      "(TRANSPOSE_CONV): hybrid float input with i8 weights"),
     ("batch_matmul", lambda: weights_to(load("op_batch_matmul_basic_f32"), OP.BATCH_MATMUL, [1]),
