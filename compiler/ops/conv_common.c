@@ -69,7 +69,8 @@ int conv_check_types(Graph *g, IrOp *op, int filter_dim, int64_t out_c, Diag *d)
         return op_error(d, op, "hybrid float input with %s filter '%s' is not supported (only int8 filters)",
                         ir_dtype_name(w->dtype), w->name);
     if (op_expect_dtype(g, op, 0, 2, DT(F32), d)) return DIAG_USER;
-    if (w->dtype == IR_I8 && (op_expect_quantized(g, op, 0, 1, d) || conv_check_filter_quant(op, w, filter_dim, out_c, d)))
+    if (w->dtype == IR_I8 &&
+        (op_expect_quantized(g, op, 0, 1, d) || conv_check_filter_quant(op, w, filter_dim, out_c, d)))
         return DIAG_USER;
     return 0;
 }

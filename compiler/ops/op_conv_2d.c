@@ -56,7 +56,8 @@ static int check(Graph *g, IrOp *op, Diag *d) {
      * reads one scale per output channel and an input offset it only allocates
      * for distinct per-channel scales. */
     if (conv_is_hybrid(g, op) && groups != 1 && !conv_distinct_scales(w))
-        return op_error(d, op, "grouped hybrid convolution with filter '%s' needs distinct per-channel scales", w->name);
+        return op_error(d, op, "grouped hybrid convolution with filter '%s' needs distinct per-channel scales",
+                        w->name);
     return conv_set_out_shape(g, op, o, out_c, d);
 }
 
