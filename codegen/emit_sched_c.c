@@ -57,7 +57,12 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
     emit_gemm_fields(cg, g, op, p->batches, p->out_depth, p->in_depth, p->in_depth, p->out_depth, p->act_min,
                      p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
     cg_close(cg, "};");
-    if (s8)
+    IrDType wdt = g->tensors[op->in[1]].dtype;
+    if (wdt == IR_BF16 || wdt == IR_F16)
+        cg_line(cg, "rt_opt_fc_half(&p, %s, %s, %s, %s, %s, %s);", wdt == IR_BF16 ? "RT_BF16" : "RT_F16",
+                cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),
+                cg_out(cg, op, 0), cg_scratch(cg, op));
+    else if (s8)
         cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
                 cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
                 cg_scratch(cg, op), par_arg(g, op));
@@ -201,7 +206,11 @@ static int emit_row_mean(CgCtx *cg, const IrOp *op) {
 
 void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     const IrSched *s = &op->sched;
-    const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8" : "f32";
+    IrDType wdt = op->n_in > 1 && op->in[1] >= 0 ? g->tensors[op->in[1]].dtype : IR_F32;
+    const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8"
+                     : wdt == IR_BF16                     ? "bf16 (f32 activations rounded to bf16)"
+                     : wdt == IR_F16                      ? "fp16 (f32 activations rounded to fp16)"
+                                                          : "f32";
     switch (s->kind) {
     case SCHED_GEMM:
         cg_line(cg, "/*   schedule: gemm %s, %dx%d micro-tile, weights packed at compile time */", dt, s->mr, s->nr);

@@ -186,6 +186,10 @@ static int keep_arg(const char *arg, ImportArgs *a, Diag *d) {
 /* The import options shared by compile and run: consumes argv[*i] (and its
  * value) when it is one; returns -1 if it is not, else 0 or an error. */
 static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
+    if (strcmp(argv[*i], "--no-range-guard") == 0) { /* takes no value */
+        a->prec.no_range_guard = 1;
+        return 0;
+    }
     if (*i + 1 >= argc) return -1;
     if (strcmp(argv[*i], "--input-shape") == 0) return input_shape_arg(argv[++*i], a, d);
     if (strcmp(argv[*i], "--custom-op") == 0) return custom_op_arg(argv[++*i], a, d);
@@ -224,9 +228,9 @@ static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
         a->prec_auto = strcmp(v, "auto") == 0;
         if (strcmp(v, "fp32") == 0) a->prec.mode = IR_PREC_FP32;
         else if (strcmp(v, "int8") == 0 || a->prec_auto) a->prec.mode = IR_PREC_INT8;
-        else if (!strcmp(v, "fp16") || !strcmp(v, "bf16"))
-            return diag_user(d, "--precision %s is not implemented yet (available: fp32, int8, auto)", v);
-        else return diag_user(d, "--precision must be fp32, int8 or auto, not '%s'", v);
+        else if (strcmp(v, "bf16") == 0) a->prec.mode = IR_PREC_BF16;
+        else if (strcmp(v, "fp16") == 0) a->prec.mode = IR_PREC_FP16;
+        else return diag_user(d, "--precision must be fp32, bf16, fp16, int8 or auto, not '%s'", v);
         return 0;
     }
     return -1;
@@ -251,7 +255,7 @@ static int load_ref(const char *model, ImportArgs *a, const IrPrecision *p, cons
 
 /* --precision int8 on a model where nothing could run in int8 says so. */
 static void warn_if_float(const Graph *g) {
-    if (!g || !g->precision || g->precision->mode == IR_PREC_FP32) return;
+    if (!g || !g->precision || g->precision->mode != IR_PREC_INT8) return;
     for (int i = 0; i < g->n_ops; i++)
         if (!g->ops[i].dead && g->ops[i].prec == IR_I8 && g->ops[i].prec_note &&
             strcmp(g->ops[i].prec_note, "calibrated") == 0)
@@ -369,7 +373,13 @@ static int search_auto(const char *model, ImportArgs *a, const char *custom_lib,
  * auto also picks the operators kept float. */
 static int calibrate(const char *model, ImportArgs *a, const char *custom_lib, Diag *d) {
     if (a->prec.mode == IR_PREC_FP32) {
-        if (a->n_calib) return diag_user(d, "--calibrate is only used with --precision int8 or auto");
+        if (a->n_calib) return diag_user(d, "--calibrate is only used with --precision int8, auto, bf16 or fp16");
+        return 0;
+    }
+    if (!a->n_calib && (a->prec.mode == IR_PREC_BF16 || a->prec.mode == IR_PREC_FP16)) {
+        if (a->prec.mode == IR_PREC_FP16 && !a->prec.no_range_guard)
+            fprintf(stderr, "mpcc: note: --precision fp16 without --calibrate: no fp16 range guard (values beyond "
+                            "65504 become infinities)\n");
         return 0;
     }
     if (!a->n_calib)

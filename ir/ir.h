@@ -159,13 +159,14 @@ typedef struct IrOp {
  * post-training static quantization of a float model from calibration
  * ranges. The ranges are indexed by tensor id of the graph as imported
  * (min > max: the tensor was never computed during calibration). */
-typedef enum IrPrecMode { IR_PREC_FP32 = 0, IR_PREC_INT8 } IrPrecMode;
+typedef enum IrPrecMode { IR_PREC_FP32 = 0, IR_PREC_INT8, IR_PREC_BF16, IR_PREC_FP16 } IrPrecMode;
 typedef struct IrPrecision {
     IrPrecMode mode;
     int n_keep;
     const char *const *keep;    /* --keep-fp32: TFLite operator indices (decimal) or output tensor names */
     int n_stats;
     const float *min, *max;     /* calibration range per tensor id */
+    int no_range_guard;         /* fp16: do not move ops whose calibrated values overflow fp16 to bf16 */
 } IrPrecision;
 const char *ir_prec_name(IrPrecMode m);    /* "fp32", "int8" */
 

@@ -12,6 +12,6 @@ const char *ir_isa_name(IrIsa isa) {
 }
 
 const char *ir_prec_name(IrPrecMode m) {
-    static const char *const names[] = {"fp32", "int8"};
+    static const char *const names[] = {"fp32", "int8", "bf16", "fp16"};
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
 }

@@ -182,6 +182,45 @@ static inline float rt_bf16_to_f32(uint16_t h) {
     return c.f;
 }
 
+/* float to bfloat16 / IEEE half bits, rounding to nearest even (NaN stays a
+ * quiet NaN; halves overflow to infinity and underflow through subnormals;
+ * bfloat16 treats subnormal floats as zero, as the AVX512-BF16 conversion). */
+static inline uint16_t rt_f32_to_bf16(float f) {
+    union { uint32_t u; float f; } c;
+    c.f = f;
+    if ((c.u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((c.u >> 16) | 0x40u);
+    if ((c.u & 0x7F800000u) == 0) return (uint16_t)((c.u >> 16) & 0x8000u); /* subnormal: zero, as vcvtneps2bf16 */
+    return (uint16_t)((c.u + 0x7FFFu + ((c.u >> 16) & 1u)) >> 16);
+}
+
+static inline uint16_t rt_f32_to_f16(float f) {
+    union { uint32_t u; float f; } c;
+    uint32_t sign, a, e, m, r;
+    c.f = f;
+    sign = (c.u >> 16) & 0x8000u;
+    a = c.u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u);
+    if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u); /* rounds to >= 65520: infinity */
+    e = a >> 23;
+    if (e < 113) { /* below 2^-14: subnormal half (or zero) */
+        if (e < 102) return (uint16_t)sign;
+        m = (a & 0x7FFFFFu) | 0x800000u;
+        r = 126 - e; /* shift so the result counts units of 2^-24 */
+        {
+            uint32_t q = m >> r, rem = m & ((1u << r) - 1u), half = 1u << (r - 1);
+            q += rem > half || (rem == half && (q & 1u));
+            return (uint16_t)(sign | q);
+        }
+    }
+    m = a + 0xFFFu + ((a >> 13) & 1u) - (112u << 23); /* rebias the exponent, round the mantissa */
+    return (uint16_t)(sign | (m >> 13));
+}
+
+/* x rounded through the 16-bit float type (RT_BF16 or RT_F16), as a float. */
+static inline float rt_round_half(float x, int32_t type) {
+    return type == RT_BF16 ? rt_bf16_to_f32(rt_f32_to_bf16(x)) : rt_f16_to_f32(rt_f32_to_f16(x));
+}
+
 #include "kernels/rt_all.h"
 #include "mpcc_custom.h"
 #include "mpcc_parallel.h"

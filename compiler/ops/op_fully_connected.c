@@ -16,6 +16,13 @@ static int is_hybrid(const Graph *g, const IrOp *op) {
     return g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->in[1]].dtype == IR_I8;
 }
 
+/* bf16/f16 weights with float activations: what pass precision makes of a float FC under --precision
+ * bf16/fp16 (TFLite itself widens such weights with a DEQUANTIZE first). */
+static int is_half(const Graph *g, const IrOp *op) {
+    IrDType w = g->tensors[op->in[1]].dtype;
+    return g->tensors[op->in[0]].dtype == IR_F32 && (w == IR_BF16 || w == IR_F16);
+}
+
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     FcOptions *o = ir_alloc(g, sizeof *o);
     int8_t act = 0, fmt = 0;
@@ -41,7 +48,7 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     if (op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8) | DT(I16), d) || op_expect_same_dtype(g, op, 0, d))
         return DIAG_USER;
     if (in->dtype == IR_F32) {
-        if (w->dtype != IR_F32 && w->dtype != IR_I8)
+        if (w->dtype != IR_F32 && w->dtype != IR_I8 && !is_half(g, op))
             return op_error(d, op, "hybrid float/%s weights '%s' are not supported (only int8 weights)",
                             ir_dtype_name(w->dtype), w->name);
         if (op_expect_dtype(g, op, 0, 2, DT(F32), d)) return DIAG_USER;
@@ -83,7 +90,9 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     p->out_depth = (int32_t)w->dims[0];
     p->batches = (int32_t)(ir_tensor_numel(in) / w->dims[1]);
     op_act_range_f32(o->act, &p->act_min, &p->act_max);
-    if (is_hybrid(g, op)) {
+    if (is_half(g, op)) {
+        p->half_type = w->dtype == IR_BF16 ? RT_BF16 : RT_F16;
+    } else if (is_hybrid(g, op)) {
         p->asymmetric = o->asymmetric;
         p->w_scale = w->q.scale[0];
         if (w->q.count > 1) p->w_scales = w->q.scale;
@@ -108,6 +117,10 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
         rt_fully_connected_hybrid(p, in[0], in[1], in[2], out[0], scratch);
         return;
     }
+    if (is_half(g, op)) {
+        rt_fully_connected_half(p, in[0], in[1], in[2], out[0]);
+        return;
+    }
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: rt_fully_connected_i8(p, in[0], in[1], in[2], out[0]); break;
     case IR_I16: rt_fully_connected_i16(p, in[0], in[1], in[2], out[0]); break;
@@ -117,6 +130,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 
 static const char *kernel_name(const Graph *g, const IrOp *op) {
     if (is_hybrid(g, op)) return "rt_fully_connected_hybrid";
+    if (is_half(g, op)) return "rt_fully_connected_half";
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: return "rt_fully_connected_i8";
     case IR_I16: return "rt_fully_connected_i16";
@@ -139,7 +153,9 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".in_offset = %d, .w_offset = %d, .out_offset = %d,", p->in_offset, p->w_offset, p->out_offset);
     cg_line(cg, ".per_channel = %d, .mult = %s, .shift = %s,", p->per_channel, p->mult ? "mult" : "NULL",
             p->mult ? "shift" : "NULL");
-    cg_line(cg, ".act_qmin = %d, .act_qmax = %d%s", p->act_qmin, p->act_qmax, is_hybrid(g, op) ? "," : "");
+    cg_line(cg, ".act_qmin = %d, .act_qmax = %d%s", p->act_qmin, p->act_qmax,
+            is_hybrid(g, op) || is_half(g, op) ? "," : "");
+    if (is_half(g, op)) cg_line(cg, ".half_type = %s", p->half_type == RT_BF16 ? "RT_BF16" : "RT_F16");
     if (is_hybrid(g, op))
         cg_line(cg, ".asymmetric = %d, .w_scale = %s, .w_scales = %s", p->asymmetric, cg_f32(cg, p->w_scale),
                 p->w_scales ? "w_scales" : "NULL");

@@ -333,6 +333,50 @@ static int to_float(Ctx *c, int i) {
     return 0;
 }
 
+/* --precision bf16/fp16: FULLY_CONNECTED with constant float weights keeps its
+ * weights in 16 bits (half the bytes) and computes on inputs rounded to
+ * them (rt_fully_connected_half); everything else stays float for now. The
+ * fp16 range guard: with calibration ranges, an FC whose input or weights
+ * exceed fp16's largest value (65504) runs in bf16 instead, and says so. */
+static int to_half(Graph *g, const IrPrecision *p) {
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        if (op->dead || op->kind != OP_FULLY_CONNECTED || op->n_in < 2) continue;
+        int x = op->in[0], w = op->in[1];
+        if (!is_f32_act(g, x) || !is_f32_const(g, w) || g->tensors[w].rank != 2 ||
+            g->tensors[op->out[0]].dtype != IR_F32) {
+            op->prec_note = "not a float FC with constant weights";
+            continue;
+        }
+        Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, NULL, 0};
+        if (kept_fp32(&c, op)) {
+            op->prec_note = "--keep-fp32";
+            continue;
+        }
+        IrDType dt = p->mode == IR_PREC_BF16 ? IR_BF16 : IR_F16;
+        const IrTensor *wt = &g->tensors[w];
+        int64_t n = ir_tensor_numel(wt);
+        const float *src = (const float *)wt->data;
+        float wmax = 0, xmax = has_range(&c, x) ? fmaxf(fabsf(p->min[x]), fabsf(p->max[x])) : 0;
+        for (int64_t k = 0; k < n; k++) wmax = fabsf(src[k]) > wmax ? fabsf(src[k]) : wmax;
+        op->prec_note = dt == IR_BF16 ? "bf16 weights" : "fp16 weights";
+        if (dt == IR_F16 && !p->no_range_guard && (xmax > 65504.0f || wmax > 65504.0f)) {
+            dt = IR_BF16;
+            op->prec_note = ir_sprintf(g, "fp16 range guard: %s reaches %.3g, beyond fp16's 65504: bf16",
+                                       xmax > 65504.0f ? "input" : "a weight", (double)(xmax > 65504.0f ? xmax : wmax));
+        }
+        int h = twin(g, w, dt, dt == IR_BF16 ? "bf16" : "fp16");
+        uint16_t *data = h >= 0 ? ir_alloc(g, sizeof(uint16_t) * (size_t)(n > 0 ? n : 1)) : NULL;
+        if (!data) return -1;
+        for (int64_t k = 0; k < n; k++) data[k] = dt == IR_BF16 ? rt_f32_to_bf16(src[k]) : rt_f32_to_f16(src[k]);
+        g->tensors[h].data = (const uint8_t *)data;
+        g->tensors[h].data_size = sizeof(uint16_t) * (size_t)n;
+        g->ops[i].in[1] = h;
+        g->ops[i].prec = dt;
+    }
+    return 0;
+}
+
 static IrDType natural_prec(const Graph *g, const IrOp *op) {
     for (int k = 0; k < op->n_in; k++)
         if (op->in[k] >= 0 && !g->tensors[op->in[k]].data) return g->tensors[op->in[k]].dtype;
@@ -354,6 +398,8 @@ int pass_precision(Graph *g, Diag *d) {
         }
         if (!found) return diag_user(d, "--keep-fp32: the model has no operator index or tensor named '%s'", p->keep[k]);
     }
+    if (p->mode == IR_PREC_BF16 || p->mode == IR_PREC_FP16)
+        return to_half(g, p) ? diag_internal(d, "out of memory") : 0;
     Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, NULL, 0};
     int n_ops = g->n_ops;
     /* Worst case every op gains a QUANTIZE/DEQUANTIZE per input and output. */

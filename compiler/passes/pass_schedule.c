@@ -72,17 +72,19 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
                      const int32_t *shift, int per_channel, Diag *d) {
     IrOp *op = &g->ops[op_index];
     int wid = op->in[1], bid = op->n_in > 2 ? op->in[2] : -1;
-    IrDType dt = g->tensors[op->in[0]].dtype;
+    IrDType dt = g->tensors[op->in[0]].dtype, wdt = g->tensors[wid].dtype;
+    int half = wdt == IR_BF16 || wdt == IR_F16;
     int32_t np = (n + NR - 1) / NR * NR;
     void *pw, *pb;
-    int64_t wn = dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
-    int pw_id = new_const(g, wid, ".packed", dt == IR_F32 ? IR_F32 : IR_I8, wn, &pw);
+    int64_t wn = half ? (int64_t)np * ((k + 1) / 2 * 2) : dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
+    int pw_id = new_const(g, wid, ".packed", half ? wdt : dt == IR_F32 ? IR_F32 : IR_I8, wn, &pw);
     int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
     if (pb_id < 0) return diag_internal(d, "out of memory");
     op = &g->ops[op_index]; /* ir_add_tensor may have moved the tensor array, not ops */
     const IrTensor *w = &g->tensors[wid], *b = bid >= 0 ? &g->tensors[bid] : NULL;
     if (dt == IR_F32) {
-        sched_pack_f32((const float *)w->data, n, k, pw);
+        if (half) sched_pack_half((const uint16_t *)w->data, n, k, pw);
+        else sched_pack_f32((const float *)w->data, n, k, pw);
         float *bias = pb;
         for (int32_t c = 0; c < np; c++) bias[c] = (b && c < n) ? ((const float *)b->data)[c] : 0.0f;
     } else {
@@ -116,17 +118,26 @@ static int is_f32_or_s8(const Graph *g, const IrOp *op) {
     return (in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8);
 }
 
+/* FULLY_CONNECTED with bf16/f16 weights (--precision bf16/fp16). */
+static int is_half(const Graph *g, const IrOp *op) {
+    IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
+    return in == IR_F32 && (w == IR_BF16 || w == IR_F16);
+}
+
 static int schedule_fc(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_fc_params *p = op->params;
-    if (!is_f32_or_s8(g, op) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
+    if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
     if (g->tensors[op->in[0]].dtype == IR_I8 && p->w_offset != 0) return 0;
     if (p->batches <= 0 || p->out_depth <= 0 || p->in_depth <= 0) return 0;
     int rc = pack_gemm(g, i, p->out_depth, p->in_depth, p->in_offset, p->mult, p->shift, p->per_channel, d);
     if (rc) return rc;
     IrOp *o = &g->ops[i];
     o->sched.kind = SCHED_GEMM;
-    if (g->tensors[o->in[0]].dtype == IR_I8) {
+    if (is_half(g, o)) {
+        o->sched.slots = 1; /* the 16-bit kernel runs on the calling thread */
+        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(p->in_depth);
+    } else if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
@@ -265,7 +276,7 @@ void sched_report(const Graph *g, FILE *f) {
         if (op->sched.kind == SCHED_REF) continue;
         const IrSched *s = &op->sched;
         fprintf(f, "  op %-4d %-20s %-10s %s mr %d nr %d", i, ir_op_name(op->kind), ir_sched_name(s->kind),
-                ir_dtype_name(g->tensors[op->in[0]].dtype), s->mr, s->nr);
+                ir_dtype_name(g->prec_assigned ? op->prec : g->tensors[op->in[0]].dtype), s->mr, s->nr);
         if (s->kind == SCHED_CONV_GEMM) fprintf(f, s->direct ? " direct" : " im2col-rows %d", s->rows);
         if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
         fprintf(f, " MACs %lld\n", (long long)m);

@@ -46,3 +46,17 @@ void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset,
     }
 }
 
+
+/* Packs W[n][k] 16-bit floats into panels [N/NR][K2][NR][2] (K2 = ceil(K/2),
+ * zero padded): each column's pair of weights next to each other, for the
+ * pairwise dot products of rt_opt_fc_half. */
+void sched_pack_half(const uint16_t *w, int32_t n, int32_t k, uint16_t *out) {
+    int32_t np = (n + NR - 1) / NR, k2 = (k + 1) / 2;
+    for (int32_t j = 0; j < np; j++)
+        for (int32_t kk = 0; kk < 2 * k2; kk++)
+            for (int32_t c = 0; c < NR; c++) {
+                int32_t col = j * NR + c;
+                out[(((int64_t)j * k2 + kk / 2) * NR + c) * 2 + kk % 2] =
+                    (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
+            }
+}

@@ -13,6 +13,23 @@ void rt_fully_connected_f32(const rt_fc_params *p, const float *in, const float 
     }
 }
 
+void rt_fully_connected_half(const rt_fc_params *p, const float *in, const uint16_t *w, const float *bias,
+                             float *out) {
+    int32_t b, n, k;
+    for (b = 0; b < p->batches; b++) {
+        for (n = 0; n < p->out_depth; n++) {
+            float acc = 0.0f;
+            for (k = 0; k < p->in_depth; k++) {
+                uint16_t wk = w[n * p->in_depth + k];
+                float wf = p->half_type == RT_BF16 ? rt_bf16_to_f32(wk) : rt_f16_to_f32(wk);
+                acc += rt_round_half(in[b * p->in_depth + k], p->half_type) * wf;
+            }
+            if (bias) acc += bias[n];
+            out[b * p->out_depth + n] = rt_clamp_f32(acc, p->act_min, p->act_max);
+        }
+    }
+}
+
 void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                            int8_t *out) {
     int32_t b, n, k;

@@ -15,6 +15,8 @@ typedef struct rt_fc_params {
     int32_t asymmetric;                     /* asymmetric_quantize_inputs */
     float w_scale;                          /* per-tensor weight scale */
     const float *w_scales;                  /* per-channel weight scales (out_depth), or NULL */
+    /* 16-bit float weights (mpcc --precision bf16/fp16): */
+    int32_t half_type;                      /* RT_BF16 or RT_F16 */
 } rt_fc_params;
 
 void rt_fully_connected_f32(const rt_fc_params *p, const float *in, const float *w, const float *bias, float *out);
@@ -28,5 +30,11 @@ void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8
  * point is ignored, as TFLite does. */
 void rt_fully_connected_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                                int8_t *scratch);
+/* 16-bit float weights (--precision bf16 / fp16): each input value is rounded to
+ * the weights' type (p->half_type), the products summed in float (exact
+ * products: two 8-bit (bf16) or 11-bit (f16) significands fit a float's),
+ * then the bias and the clamp. */
+void rt_fully_connected_half(const rt_fc_params *p, const float *in, const uint16_t *w, const float *bias,
+                             float *out);
 
 #endif

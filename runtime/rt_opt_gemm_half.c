@@ -1,0 +1,147 @@
+/* rt_opt_gemm_half.c - FULLY_CONNECTED with 16-bit float weights (mpcc
+ * --precision bf16 / fp16): half the weight bytes of f32, the arithmetic of
+ * rt_fully_connected_half (inputs rounded to the weights' type, exact
+ * products, float sums) up to summation order.
+ *
+ * Packed weights: panel j holds W[n = j*NR + c][k] at [j][k/2][c][k%2]
+ * (K2 = ceil(K/2) pairs per column, zero padded; N padded to panels), so a
+ * pair of inputs meets a pair of weights per column. With AVX512-BF16, bf16
+ * runs on vdpbf16ps: 32 products into 16 float lanes per instruction, twice
+ * the f32 FMA rate. Elsewhere (fp16, or no BF16 instructions) each pair of
+ * panels is widened to float in scratch and the f32 GEMM micro-kernels run
+ * on rounded copies of the input rows. */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#define NR RT_OPT_NR
+#define HALF_ROWS 32 /* input rows converted per block */
+
+int64_t rt_opt_fc_half_scratch(int32_t k) {
+    int64_t k2 = (k + 1) / 2;
+    return (int64_t)HALF_ROWS * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
+}
+
+static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
+
+/* dst[0..n) = src rounded through the 16-bit type, as floats. */
+static void round_row(const float *src, int32_t n, int32_t type, float *dst) {
+    int32_t i = 0;
+#if defined(RT_OPT_AVX2) && defined(__F16C__)
+    if (type == RT_F16)
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT)));
+#endif
+    for (; i < n; i++) dst[i] = rt_round_half(src[i], type);
+}
+
+/* Panels j, j+1 (or j alone) widened to the f32 GEMM layout [2][K][NR]. */
+static void widen_panels(const uint16_t *packed, int32_t k, int32_t panels, int32_t type, float *dst) {
+    int32_t k2 = (k + 1) / 2, q, kk, c, i;
+    for (q = 0; q < panels; q++) {
+        const uint16_t *src = packed + (int64_t)q * k2 * NR * 2;
+        float *out = dst + (int64_t)q * k * NR;
+        for (kk = 0; kk < k; kk += 2) {
+            const uint16_t *pair = src + (int64_t)(kk / 2) * NR * 2; /* [c][2] */
+            float f[2 * NR];
+            i = 0;
+#if defined(RT_OPT_AVX2) && defined(__F16C__)
+            if (type == RT_F16)
+                for (; i < 2 * NR; i += 8)
+                    _mm256_storeu_ps(f + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(pair + i))));
+#endif
+            for (; i < 2 * NR; i++) f[i] = half_to_f32(pair[i], type);
+            for (c = 0; c < NR; c++) out[(int64_t)kk * NR + c] = f[2 * c];
+            if (kk + 1 < k)
+                for (c = 0; c < NR; c++) out[(int64_t)(kk + 1) * NR + c] = f[2 * c + 1];
+        }
+    }
+}
+
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+#define HALF_MR 8
+/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words). */
+static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
+                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    __m512 acc[HALF_MR][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    int32_t kk, r;
+    for (r = 0; r < HALF_MR; r++) acc[r][0] = _mm512_loadu_ps(bias), acc[r][1] = _mm512_loadu_ps(bias + NR);
+    for (kk = 0; kk < k2; kk++) {
+        __m512bh x0 = (__m512bh)_mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
+        __m512bh x1 = (__m512bh)_mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
+        for (r = 0; r < HALF_MR; r++) {
+            __m512bh s = (__m512bh)_mm512_set1_epi32((int32_t)a2[(int64_t)(r < mr ? r : 0) * k2 + kk]);
+            acc[r][0] = _mm512_dpbf16_ps(acc[r][0], s, x0);
+            acc[r][1] = _mm512_dpbf16_ps(acc[r][1], s, x1);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        __m512 v0 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0]));
+        __m512 v1 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1]));
+        float *cr = c + (int64_t)r * ldc;
+        __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+        __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+        _mm512_mask_storeu_ps(cr, m0, v0);
+        _mm512_mask_storeu_ps(cr + NR, m1, v1);
+    }
+}
+
+/* Rows of A as bf16 pairs (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
+static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uint32_t *dst) {
+    int32_t k2 = (k + 1) / 2, r, i;
+    for (r = 0; r < rows; r++) {
+        const float *src = a + (int64_t)r * lda;
+        uint16_t *out = (uint16_t *)(void *)(dst + (int64_t)r * k2);
+        for (i = 0; i + 32 <= k; i += 32) {
+            __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
+            _mm512_storeu_si512((void *)(out + i), (__m512i)v);
+        }
+        for (; i < k; i++) out[i] = rt_f32_to_bf16(src[i]);
+        if (k & 1) out[k] = 0;
+    }
+}
+#endif
+
+void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                    const float *bias, float *c, void *scratch) {
+    int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+    if (type == RT_BF16) {
+        uint32_t *a2 = scratch;
+        for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
+            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, i;
+            pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2);
+            for (j = 0; j * NR < p->n; j += 2) {
+                const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
+                const uint16_t *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)k2 * NR * 2 : b0;
+                int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+                float bias2[2 * NR];
+                memcpy(bias2, bias + j * NR, sizeof(float) * NR);
+                memcpy(bias2 + NR, (j + 1) * NR < p->n ? bias + (j + 1) * NR : bias + j * NR, sizeof(float) * NR);
+                for (i = 0; i < rows; i += HALF_MR)
+                    ukr_bf16(k2, a2 + (int64_t)i * k2, rows - i < HALF_MR ? rows - i : HALF_MR, b0, b1, bias2,
+                             p->act_min, p->act_max, c + (int64_t)(i0 + i) * p->ldc + j * NR, p->ldc, nr);
+            }
+        }
+        return;
+    }
+#endif
+    {
+        float *arow = scratch, *panel = arow + (int64_t)HALF_ROWS * k;
+        for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
+            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
+            for (r = 0; r < rows; r++) round_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (j = 0; j * NR < p->n; j += 2) {
+                int32_t panels = (j + 1) * NR < p->n ? 2 : 1;
+                rt_opt_gemm_params sub = *p;
+                widen_panels(packed_b + (int64_t)j * k2 * NR * 2, k, panels, type, panel);
+                sub.m = rows;
+                sub.n = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+                sub.lda = k;
+                rt_opt_gemm_f32(&sub, arow, panel, bias + j * NR, c + (int64_t)i0 * p->ldc + j * NR);
+            }
+        }
+    }
+}
