@@ -19,9 +19,9 @@
 #define NR RT_OPT_NR
 #define HALF_ROWS 32 /* input rows converted per block */
 
-int64_t rt_opt_fc_half_scratch(int32_t k) {
-    int64_t k2 = (k + 1) / 2;
-    return (int64_t)HALF_ROWS * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
+int64_t rt_opt_fc_half_scratch(int32_t m, int32_t k) {
+    int64_t k2 = (k + 1) / 2, rows = m < HALF_ROWS ? m : HALF_ROWS;
+    return rows * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
 }
 
 static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
@@ -129,7 +129,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     }
 #endif
     {
-        float *arow = scratch, *panel = arow + (int64_t)HALF_ROWS * k;
+        float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
             for (r = 0; r < rows; r++) round_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);

@@ -136,7 +136,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_GEMM;
     if (is_half(g, o)) {
         o->sched.slots = 1; /* the 16-bit kernel runs on the calling thread */
-        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(p->in_depth);
+        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(p->batches, p->in_depth);
     } else if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));

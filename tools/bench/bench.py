@@ -523,9 +523,13 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
     return row
 
 
+PRECISION_VARIANTS = ("fp32", "int8", "bf16", "fp16")
+
+
 def bench_precision(label, path, args, builder, mpcc_flags, seed):
-    """One float model at fp32 and at --precision int8: times both (and TFLite XNNPACK on the float
-    model) interleaved; weight bytes, arena bytes and the int8 output's error against TFLite."""
+    """One float model at fp32, --precision int8 (calibrated), bf16 and fp16: times all of them (and TFLite
+    XNNPACK on the float model) interleaved; weight bytes, arena bytes and each output's error against
+    TFLite's float result."""
     cal_dir = os.path.join(BENCH_DIR, "calib", label)
     os.makedirs(cal_dir, exist_ok=True)
     cal = []
@@ -534,7 +538,8 @@ def bench_precision(label, path, args, builder, mpcc_flags, seed):
         np.save(f, stacked)
         cal += ["--calibrate", f]
     variants = {}
-    for name, flags in (("fp32", []), ("int8", ["--precision", "int8"] + cal)):
+    for name in PRECISION_VARIANTS:
+        flags = [] if name == "fp32" else ["--precision", name] + (cal if name == "int8" else [])
         so, header, weights = builder.model_library(f"{label}@{name}", path, mpcc_flags + flags, "file")
         variants[name] = MpccModel(so, header, weights)
     tf1 = load_tflite(path, 1)
@@ -554,33 +559,36 @@ def bench_precision(label, path, args, builder, mpcc_flags, seed):
         row[f"a_{name}"] = mp.arena.size
     target = args.batch_ms / 1000.0
     batches = []
-    for fn in (variants["fp32"].batch_timer(), variants["int8"].batch_timer(), tflite_batch_timer(tf1)):
+    for fn in [variants[v].batch_timer() for v in PRECISION_VARIANTS] + [tflite_batch_timer(tf1)]:
         k, _ = calibrate(fn, target)
         batches.append((fn, k, 0))
     med, rounds = timed_rounds(batches, target * len(batches), args)
-    row.update(t_fp32=med[0], t_int8=med[1], t_xnn=med[2], rounds=rounds)
+    for name, t in zip(PRECISION_VARIANTS, med):
+        row[f"t_{name}"] = t
+    row.update(t_xnn=med[-1], rounds=rounds)
     return row
 
 
 def print_precision_table(rows):
-    cols = ["model", "fp32 ms", "int8 ms", "int8 speedup", "XNN fp32 ms", "XNN/int8", "weights fp32 -> int8",
-            "arena fp32 -> int8", "int8 rel L2", "R"]
+    cols = ["model", "variant", "mpcc ms", "vs fp32", "XNN fp32 ms", "XNN/mpcc", "weights B", "vs fp32", "arena B",
+            "rel L2 vs TFLite fp32", "R"]
     lines = []
     for r in rows:
         if "error" in r:
-            lines.append([r["model"]] + [""] * 8 + ["ERROR: " + r["error"]])
+            lines.append([r["model"], ""] + [""] * 8 + ["ERROR: " + r["error"]])
             continue
-        lines.append([r["model"], f"{r['t_fp32'] * 1e3:.3f}", f"{r['t_int8'] * 1e3:.3f}",
-                      f"{r['t_fp32'] / r['t_int8']:.2f}x", f"{r['t_xnn'] * 1e3:.3f}", f"{r['t_xnn'] / r['t_int8']:.3f}",
-                      f"{r['w_fp32']} -> {r['w_int8']} ({r['w_int8'] / max(r['w_fp32'], 1):.2f}x)",
-                      f"{r['a_fp32']} -> {r['a_int8']}", f"{r['err_int8']:.3g}", str(r["rounds"])])
+        for v in PRECISION_VARIANTS:
+            lines.append([r["model"] if v == "fp32" else "", v, f"{r['t_' + v] * 1e3:.3f}",
+                          f"{r['t_fp32'] / r['t_' + v]:.2f}x", f"{r['t_xnn'] * 1e3:.3f}" if v == "fp32" else "",
+                          f"{r['t_xnn'] / r['t_' + v]:.3f}", str(r["w_" + v]), f"{r['w_' + v] / max(r['w_fp32'], 1):.2f}x",
+                          str(r["a_" + v]), f"{r['err_' + v]:.3g}", str(r["rounds"]) if v == "fp32" else ""])
     widths = [max(len(c), *(len(ln[i]) for ln in lines)) if lines else len(c) for i, c in enumerate(cols)]
     say("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip())
     say("  ".join("-" * w for w in widths))
     for ln in lines:
         say("  ".join(v.ljust(w) for v, w in zip(ln, widths)).rstrip())
-    say("(int8 = mpcc --precision int8 calibrated on 16 random samples; speedup = fp32 ms / int8 ms; rel L2 = "
-        "int8 output vs TFLite's float output)")
+    say(f"(int8 = --precision int8 calibrated on {PRECISION_CALIB} random samples; bf16/fp16 = FULLY_CONNECTED "
+        "weights in 16 bits; 'vs fp32' = fp32 ms / variant ms and bytes / fp32 bytes)")
 
 
 def fmt_macs(n):
@@ -791,7 +799,7 @@ def main(argv=None):
             prec_rows.append({"model": label, "error": (getattr(e, "short", None) or str(e))[:100]})
     if prec_rows:
         say("")
-        say("== precision variants: the float models at fp32 and --precision int8 (mpcc, 1 thread), interleaved "
+        say("== precision variants: the float models at fp32, int8, bf16, fp16 (mpcc, 1 thread), interleaved "
             "with TFLite XNNPACK on the float model")
         print_precision_table(prec_rows)
     if any(r.get("error") for r in rows + prec_rows):
