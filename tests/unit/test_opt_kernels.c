@@ -415,7 +415,7 @@ static void test_fc_half(void) {
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *bias = malloc(sizeof(float) * (size_t)np);
         float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
         uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * 2 * k2));
-        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(k));
+        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(m, k));
         for (int i = 0; i < m * k; i++) a[i] = rnd_f();
         for (int i = 0; i < n * k; i++) w[i] = type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
         for (int i = 0; i < np; i++) bias[i] = i < n ? rnd_f() : 0.0f;
