@@ -134,7 +134,8 @@ struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
 
 /* FULLY_CONNECTED with 16-bit float weights (type RT_BF16 or RT_F16),
- * packed as [N/NR][ceil(K/2)][NR][2] (see rt_opt_gemm_half.c); scratch:
+ * packed as [N/NR][ceil(K/2)][NR][2] (see rt_opt_gemm_half.c: AMX tiles,
+ * AVX512-BF16 or widened f32 panels, picked when built); scratch:
  * rt_opt_fc_half_scratch(m, k) bytes. */
 int64_t rt_opt_fc_half_scratch(int32_t m, int32_t k);
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,

@@ -7,9 +7,16 @@
  * (K2 = ceil(K/2) pairs per column, zero padded; N padded to panels), so a
  * pair of inputs meets a pair of weights per column. With AVX512-BF16, bf16
  * runs on vdpbf16ps: 32 products into 16 float lanes per instruction, twice
- * the f32 FMA rate. Elsewhere (fp16, or no BF16 instructions) each pair of
+ * the f32 FMA rate (on Sapphire Rapids it issues once per cycle, so no
+ * faster than two FMA ports); with AMX (Linux, built with -mamx-bf16) bf16
+ * runs on the tile unit instead: 16x16 float tiles, TDPBF16PS on 16 rows x
+ * 32 inputs per step, the packed panels loading straight into B tiles.
+ * Elsewhere (fp16, or no BF16 instructions) each pair of
  * panels is widened to float in scratch and the f32 GEMM micro-kernels run
  * on rounded copies of the input rows. */
+#if defined(__linux__) && defined(__AMX_BF16__) && defined(__AMX_TILE__)
+#define _GNU_SOURCE /* syscall() */
+#endif
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -19,9 +26,13 @@
 #define NR RT_OPT_NR
 #define HALF_ROWS 32 /* input rows converted per block */
 
+#define AMX_ROWS 16 /* rows per tile */
+
 int64_t rt_opt_fc_half_scratch(int32_t m, int32_t k) {
     int64_t k2 = (k + 1) / 2, rows = m < HALF_ROWS ? m : HALF_ROWS;
-    return rows * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
+    int64_t plain = rows * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
+    int64_t amx = (int64_t)AMX_ROWS * ((k2 + 15) / 16 * 16) * 4 + 2 * AMX_ROWS * NR * 4 + 128;
+    return plain > amx ? plain : amx;
 }
 
 static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
@@ -88,12 +99,12 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
     }
 }
 
-/* Rows of A as bf16 pairs (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
-static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uint32_t *dst) {
-    int32_t k2 = (k + 1) / 2, r, i;
+/* Rows of A as bf16 pairs, ld words apart (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
+static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uint32_t *dst, int32_t ld) {
+    int32_t r, i;
     for (r = 0; r < rows; r++) {
         const float *src = a + (int64_t)r * lda;
-        uint16_t *out = (uint16_t *)(void *)(dst + (int64_t)r * k2);
+        uint16_t *out = (uint16_t *)(void *)(dst + (int64_t)r * ld);
         for (i = 0; i + 32 <= k; i += 32) {
             __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
             _mm512_storeu_si512((void *)(out + i), (__m512i)v);
@@ -104,15 +115,100 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
 }
 #endif
 
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__) && defined(__linux__) && defined(__AMX_BF16__) && \
+    defined(__AMX_TILE__)
+#define RT_OPT_AMX 1
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Linux gives a thread the tile state only on request (the first request per process does it; later
+ * ones are cheap and harmless). 0x1023 = ARCH_REQ_XCOMP_PERM, 18 = XFEATURE_XTILEDATA. */
+static int amx_available(void) { return syscall(SYS_arch_prctl, 0x1023, 18) == 0; }
+
+typedef struct amx_config {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+} amx_config;
+
+/* Tiles: 0, 1 accumulators (16 rows x 16 floats, two panels); 2 A (16 rows x 16 pairs); 3, 4 B (16
+ * pairs x 16 columns x 2, one panel each); 5, 6, 7 the same for the last rem < 16 pairs. */
+static void amx_configure(int32_t rem) {
+    amx_config c;
+    int t;
+    memset(&c, 0, sizeof c);
+    c.palette = 1;
+    for (t = 0; t < 5; t++) c.rows[t] = AMX_ROWS, c.colsb[t] = 64;
+    if (rem) {
+        c.rows[5] = AMX_ROWS, c.colsb[5] = (uint16_t)(rem * 4);
+        c.rows[6] = c.rows[7] = (uint8_t)rem, c.colsb[6] = c.colsb[7] = 64;
+    }
+    _tile_loadconfig(&c);
+}
+
+static void fc_bf16_amx(const rt_opt_gemm_params *p, const float *a, const uint16_t *packed_b, const float *bias,
+                        float *c, void *scratch) {
+    int32_t k = p->k, k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, full = k2 / 16, rem = k2 % 16, i0, j, t, r, q;
+    uint32_t *a2 = scratch;
+    float *acc = (float *)(void *)(a2 + (int64_t)AMX_ROWS * k2p); /* [2][16][16] */
+    amx_configure(rem);
+    for (i0 = 0; i0 < p->m; i0 += AMX_ROWS) {
+        int32_t rows = p->m - i0 < AMX_ROWS ? p->m - i0 : AMX_ROWS;
+        memset(a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p);
+        pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2p);
+        for (j = 0; j * NR < p->n; j += 2) {
+            const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
+            int two = (j + 1) * NR < p->n;
+            const uint16_t *b1 = two ? b0 + (int64_t)k2 * NR * 2 : b0;
+            _tile_zero(0);
+            _tile_zero(1);
+            for (t = 0; t < full; t++) {
+                _tile_loadd(2, a2 + t * 16, k2p * 4);
+                _tile_loadd(3, b0 + (int64_t)t * 16 * NR * 2, NR * 4);
+                _tile_dpbf16ps(0, 2, 3);
+                _tile_loadd(4, b1 + (int64_t)t * 16 * NR * 2, NR * 4);
+                _tile_dpbf16ps(1, 2, 4);
+            }
+            if (rem) {
+                _tile_loadd(5, a2 + full * 16, k2p * 4);
+                _tile_loadd(6, b0 + (int64_t)full * 16 * NR * 2, NR * 4);
+                _tile_dpbf16ps(0, 5, 6);
+                _tile_loadd(7, b1 + (int64_t)full * 16 * NR * 2, NR * 4);
+                _tile_dpbf16ps(1, 5, 7);
+            }
+            _tile_stored(0, acc, NR * 4);
+            _tile_stored(1, acc + AMX_ROWS * NR, NR * 4);
+            for (q = 0; q < (two ? 2 : 1); q++) {
+                int32_t col = (j + q) * NR, nr = p->n - col < NR ? p->n - col : NR;
+                __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+                __m512 vb = _mm512_loadu_ps(bias + col), vlo = _mm512_set1_ps(p->act_min), vhi = _mm512_set1_ps(p->act_max);
+                for (r = 0; r < rows; r++) {
+                    __m512 v = _mm512_add_ps(_mm512_loadu_ps(acc + (q * AMX_ROWS + r) * NR), vb);
+                    _mm512_mask_storeu_ps(c + (int64_t)(i0 + r) * p->ldc + col, m,
+                                          _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
+                }
+            }
+        }
+    }
+    _tile_release();
+}
+#endif
+
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+#if defined(RT_OPT_AMX)
+    if (type == RT_BF16 && p->m >= 4 && amx_available()) {
+        fc_bf16_amx(p, a, packed_b, bias, c, scratch);
+        return;
+    }
+#endif
     if (type == RT_BF16) {
         uint32_t *a2 = scratch;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, i;
-            pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2);
+            pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
             for (j = 0; j * NR < p->n; j += 2) {
                 const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
                 const uint16_t *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)k2 * NR * 2 : b0;
