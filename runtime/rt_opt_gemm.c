@@ -418,15 +418,33 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
                     const int32_t *bias, int8_t *c, const int32_t *row_add) {
     int32_t j, i, kq = K4(p->k) / 4;
 #if defined(RT_OPT_S8_VNNI)
-    /* Two panels at a time; each 8 x 16 half is requantized on its own. */
+    /* Two panels at a time; each 8 x 16 half is requantized on its own. With AMX, groups of 16 rows run
+     * on the tile unit first (same exact int32 sums) and the rest on vpdpbusd. */
     int32_t acc2[2][MR_S8][NR];
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    int32_t m16 = m >= 16 && kq >= 16 && rt_opt_amx_ready() ? m / 16 * 16 : 0;
+    int32_t acc16[2][16][NR];
+    if (m16) rt_opt_amx_configure(kq % 16);
+#else
+    const int32_t m16 = 0;
+#endif
     for (j = 0; j * NR < p->n; j += 2) {
         const int8_t *b0 = packed_b + (int64_t)j * kq * 4 * NR;
         int32_t halves = (j + 1) * NR < p->n ? 2 : 1, h;
         const int8_t *b1 = halves == 2 ? b0 + (int64_t)kq * 4 * NR : b0;
         int vec[2];
         for (h = 0; h < halves; h++) vec[h] = panel_vec(p, (j + h) * NR);
-        for (i = 0; i < m; i += MR_S8) {
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+        for (i = 0; i < m16; i += 16) {
+            rt_opt_amx_u8(kq, a8 + (int64_t)i * lda8, lda8, b0, b1, &acc16[0][0][0]);
+            for (h = 0; h < halves; h++) {
+                int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
+                add_rows(acc16[h], 16, row_add ? row_add + i : NULL);
+                store_tile(p, acc16[h], 16, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
+            }
+        }
+#endif
+        for (i = m16; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             ukr_u8_vnni(kq, a8 + (int64_t)i * lda8, lda8, mr, b0, b1, acc2[0], acc2[1]);
             for (h = 0; h < halves; h++) {
@@ -436,6 +454,9 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
             }
         }
     }
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    if (m16) _tile_release();
+#endif
 #else
     int32_t acc[MR_S8][NR];
     for (j = 0; j * NR < p->n; j++) {

@@ -14,9 +14,6 @@
  * Elsewhere (fp16, or no BF16 instructions) each pair of
  * panels is widened to float in scratch and the f32 GEMM micro-kernels run
  * on rounded copies of the input rows. */
-#if defined(__linux__) && defined(__AMX_BF16__) && defined(__AMX_TILE__)
-#define _GNU_SOURCE /* syscall() */
-#endif
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -115,43 +112,16 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
 }
 #endif
 
-#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__) && defined(__linux__) && defined(__AMX_BF16__) && \
-    defined(__AMX_TILE__)
-#define RT_OPT_AMX 1
-#include <sys/syscall.h>
-#include <unistd.h>
-
-/* Linux gives a thread the tile state only on request (the first request per process does it; later
- * ones are cheap and harmless). 0x1023 = ARCH_REQ_XCOMP_PERM, 18 = XFEATURE_XTILEDATA. */
-static int amx_available(void) { return syscall(SYS_arch_prctl, 0x1023, 18) == 0; }
-
-typedef struct amx_config {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} amx_config;
-
-/* Tiles: 0, 1 accumulators (16 rows x 16 floats, two panels); 2 A (16 rows x 16 pairs); 3, 4 B (16
- * pairs x 16 columns x 2, one panel each); 5, 6, 7 the same for the last rem < 16 pairs. */
-static void amx_configure(int32_t rem) {
-    amx_config c;
-    int t;
-    memset(&c, 0, sizeof c);
-    c.palette = 1;
-    for (t = 0; t < 5; t++) c.rows[t] = AMX_ROWS, c.colsb[t] = 64;
-    if (rem) {
-        c.rows[5] = AMX_ROWS, c.colsb[5] = (uint16_t)(rem * 4);
-        c.rows[6] = c.rows[7] = (uint8_t)rem, c.colsb[6] = c.colsb[7] = 64;
-    }
-    _tile_loadconfig(&c);
-}
-
+#if defined(RT_OPT_AMX) && defined(__AVX512BF16__) && defined(__AMX_BF16__)
+#define RT_OPT_AMX_BF16 1
+/* Tiles (rt_opt_amx_configure): 0, 1 accumulators (two panels), 2 A (16 rows x 16 pairs), 3, 4 B (16
+ * pairs x 16 columns x 2), 5, 6, 7 the same for the last rem < 16 pairs. */
 static void fc_bf16_amx(const rt_opt_gemm_params *p, const float *a, const uint16_t *packed_b, const float *bias,
                         float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, full = k2 / 16, rem = k2 % 16, i0, j, t, r, q;
     uint32_t *a2 = scratch;
     float *acc = (float *)(void *)(a2 + (int64_t)AMX_ROWS * k2p); /* [2][16][16] */
-    amx_configure(rem);
+    rt_opt_amx_configure(rem);
     for (i0 = 0; i0 < p->m; i0 += AMX_ROWS) {
         int32_t rows = p->m - i0 < AMX_ROWS ? p->m - i0 : AMX_ROWS;
         memset(a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p);
@@ -198,8 +168,8 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-#if defined(RT_OPT_AMX)
-    if (type == RT_BF16 && p->m >= 4 && amx_available()) {
+#if defined(RT_OPT_AMX_BF16)
+    if (type == RT_BF16 && p->m >= 4 && rt_opt_amx_ready()) {
         fc_bf16_amx(p, a, packed_b, bias, c, scratch);
         return;
     }

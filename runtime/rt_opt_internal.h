@@ -180,4 +180,21 @@ void rt_opt_add_run_i8(const struct rt_binary_params *p, const int8_t *a, int64_
 void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *mult, const int32_t *shift, int32_t n,
                        int rounding, int32_t out_offset, int32_t qmin, int32_t qmax, int8_t *out);
 
+
+/* AMX tiles (rt_opt_amx.c): Linux, AVX-512 and -mamx-tile. rt_opt_amx_ready
+ * asks the kernel for the tile state (1: granted); rt_opt_amx_configure sets
+ * tiles 0, 1 (16 x 16 int32/float accumulators), 2 (A: 16 rows x 64 bytes),
+ * 3, 4 (B: 16 rows x 64 bytes), and 5, 6, 7 for a last step of rem < 16
+ * four-byte columns of A / rows of B; rt_opt_amx_u8 is the int8 product of
+ * 16 rows of A (a + 128 bytes, kq quads, lda8 bytes apart) by two packed
+ * panels into acc[2][16][16], wrapping like vpdpbusd. */
+#if defined(__linux__) && defined(__AMX_TILE__) && defined(RT_OPT_AVX512)
+#define RT_OPT_AMX 1
+int rt_opt_amx_ready(void);
+void rt_opt_amx_configure(int32_t rem);
+#if defined(__AMX_INT8__)
+void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0, const int8_t *b1, int32_t *acc);
+#endif
+#endif
+
 #endif

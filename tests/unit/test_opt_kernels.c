@@ -92,6 +92,7 @@ static void test_gemm(void) {
     char msg[200];
     for (int t = 0; t < 40; t++) {
         int32_t m = rnd_in(1, 40), n = rnd_in(1, 70), k = rnd_in(1, 90), np = (n + 15) / 16 * 16;
+        if (t % 4 == 0) m = rnd_in(16, 70), k = rnd_in(60, 300); /* AMX: 16-row groups, several 64-byte steps */
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *w = malloc(sizeof(float) * (size_t)(n * k));
         float *bias = malloc(sizeof(float) * (size_t)n), *pb = calloc((size_t)np, sizeof(float));
         float *pw = malloc(sizeof(float) * (size_t)(np * k)), *got = malloc(sizeof(float) * (size_t)(m * n));
@@ -145,6 +146,15 @@ static void test_gemm(void) {
         diff = count_diff_i8(g8, r8, (int64_t)m * n);
         snprintf(msg, sizeof msg, "m %d n %d k %d, 3 tasks: %lld of %d differ", m, n, k, (long long)diff, m * n);
         check(diff == 0, "gemm int8 split over tasks vs FULLY_CONNECTED", msg);
+        /* One block of all rows (16-row groups take the AMX tiles where the build has them). */
+        uint8_t *big = malloc((size_t)m * (size_t)((k + 3) / 4 * 4) + 64);
+        g.slots = 1, g.rows = m, g.slot_bytes = 0;
+        memset(g8, 0, (size_t)(m * n));
+        rt_opt_gemm_s8(&g, a8, pw16, pb32, g8, big, NULL);
+        diff = count_diff_i8(g8, r8, (int64_t)m * n);
+        snprintf(msg, sizeof msg, "m %d n %d k %d, one block: %lld of %d differ", m, n, k, (long long)diff, m * n);
+        check(diff == 0, "gemm int8 in one block vs FULLY_CONNECTED", msg);
+        free(big);
         free(a), free(w), free(bias), free(pb), free(pw), free(got), free(want), free(a8), free(w8), free(g8);
         free(r8), free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
     }
