@@ -291,8 +291,9 @@ static int measure(const char *model, ImportArgs *a, const char *custom_lib, Gra
             fprintf(f, "  %-3s %-32s %12s %10s %9s\n", "#", "name", "max |diff|", "rel L2", "SQNR dB");
             for (int i = 0; i < ref->n_outputs; i++) {
                 const TensorErr *e = &err[ref->outputs[i]];
-                fprintf(f, "  %-3d %-32s %12.4g %10.4g %9.1f\n", i, ref->output_names[i], e->max_abs,
-                        check_rel_l2(e), check_sqnr(e));
+                char nb[256];
+                fprintf(f, "  %-3d %-32s %12.4g %10.4g %9.1f\n", i, txt_terminal(nb, sizeof nb, ref->output_names[i], 80),
+                        e->max_abs, check_rel_l2(e), check_sqnr(e));
             }
             fprintf(f, "per layer (TFLite operator; rel L2 and SQNR of its output; contribution = its error minus "
                        "its inputs' largest):\n");
