@@ -21,32 +21,23 @@ void rt_prelu_f32(const rt_prelu_params *p, const float *in, const float *alpha,
     }
 }
 
+/* The quantized kernels' value before the output clamp: x >= 0 rescaled by the first multiplier,
+ * x * alpha by the second (TFLite's two requantizations). */
+static int32_t prelu_q(const rt_prelu_params *p, int32_t in, int32_t alpha) {
+    int32_t x = p->in_offset + in;
+    if (x >= 0) return rt_mul_by_quantized_multiplier(x, p->mult_1, p->shift_1) + p->out_offset;
+    return rt_mul_by_quantized_multiplier(x * (p->alpha_offset + alpha), p->mult_2, p->shift_2) + p->out_offset;
+}
+
 void rt_prelu_i8(const rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out) {
     int64_t i, n = rt_numel(&p->shape);
-    for (i = 0; i < n; i++) {
-        int32_t x = p->in_offset + in[i], r;
-        if (x >= 0) {
-            r = rt_mul_by_quantized_multiplier(x, p->mult_1, p->shift_1);
-        } else {
-            int32_t a = p->alpha_offset + alpha[alpha_index(p, i)];
-            r = rt_mul_by_quantized_multiplier(x * a, p->mult_2, p->shift_2);
-        }
-        out[i] = (int8_t)rt_clamp_i32(r + p->out_offset, -128, 127);
-    }
+    for (i = 0; i < n; i++) out[i] = (int8_t)rt_clamp_i32(prelu_q(p, in[i], alpha[alpha_index(p, i)]), -128, 127);
 }
 
 /* int16 input and output, int8 alpha (TFLite's 16x8 PRELU): the int8 kernel's arithmetic with
  * the int16 clamp; x * a fits int32 (|x| <= 65535, |a| <= 255). */
 void rt_prelu_i16(const rt_prelu_params *p, const int16_t *in, const int8_t *alpha, int16_t *out) {
     int64_t i, n = rt_numel(&p->shape);
-    for (i = 0; i < n; i++) {
-        int32_t x = p->in_offset + in[i], r;
-        if (x >= 0) {
-            r = rt_mul_by_quantized_multiplier(x, p->mult_1, p->shift_1);
-        } else {
-            int32_t a = p->alpha_offset + alpha[alpha_index(p, i)];
-            r = rt_mul_by_quantized_multiplier(x * a, p->mult_2, p->shift_2);
-        }
-        out[i] = (int16_t)rt_clamp_i32(r + p->out_offset, -32768, 32767);
-    }
+    for (i = 0; i < n; i++)
+        out[i] = (int16_t)rt_clamp_i32(prelu_q(p, in[i], alpha[alpha_index(p, i)]), -32768, 32767);
 }
