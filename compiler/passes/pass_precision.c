@@ -339,6 +339,7 @@ static int to_float(Ctx *c, int i) {
  * fp16 range guard: with calibration ranges, an FC whose input or weights
  * exceed fp16's largest value (65504) runs in bf16 instead, and says so. */
 static int to_half(Graph *g, const IrPrecision *p) {
+    Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, NULL, 0};
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         if (op->dead || op->kind != OP_FULLY_CONNECTED || op->n_in < 2) continue;
@@ -348,7 +349,6 @@ static int to_half(Graph *g, const IrPrecision *p) {
             op->prec_note = "not a float FC with constant weights";
             continue;
         }
-        Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, NULL, 0};
         if (kept_fp32(&c, op)) {
             op->prec_note = "--keep-fp32";
             continue;
