@@ -16,7 +16,8 @@ SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 
 # Sources are found by wildcard: adding a file needs no registration.
 LIB_SRC := $(sort $(wildcard ir/*.c compiler/*.c compiler/ops/*.c compiler/passes/*.c codegen/*.c runtime/*.c runtime/kernels/*.c))
-LIB_SRC := $(filter-out compiler/main.c,$(LIB_SRC))
+CLI_SRC := compiler/main.c compiler/cli_precision.c
+LIB_SRC := $(filter-out $(CLI_SRC),$(LIB_SRC))
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
@@ -24,16 +25,16 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 all: $(BUILD)/mpcc
 
-$(BUILD)/mpcc: $(LIB_SRC) compiler/main.c $(HDRS) Makefile
+$(BUILD)/mpcc: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
 	@mkdir -p $(BUILD)
 	@echo "CC $@"
-	@$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm -ldl
+	@$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(CLI_SRC) -lm -ldl
 
 # Sanitizer build of the compiler (used by the tests).
-$(BUILD)/asan/mpcc: $(LIB_SRC) compiler/main.c $(HDRS) Makefile
+$(BUILD)/asan/mpcc: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
 	@mkdir -p $(BUILD)/asan
 	@echo "CC $@ (ASan+UBSan)"
-	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) compiler/main.c -lm -ldl
+	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) $(CLI_SRC) -lm -ldl
 asan: $(BUILD)/asan/mpcc
 
 # C unit tests: each tests/unit/test_X.c is linked against the library, under ASan+UBSan.

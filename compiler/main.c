@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibrate.h"
-#include "check.h"
+#include "cli.h"
 #include "emit_c.h"
 #include "interp.h"
 #include "npy.h"
@@ -97,7 +96,7 @@ static const char *usage =
     "An arena over 1 GiB is compiled with a warning (naming the largest live tensors).\n"
     "Exit status: 0 success, 1 error in the input (message says what and where), 2 internal error.\n";
 
-static int finish(Diag *d, int rc) {
+int cli_finish(Diag *d, int rc) {
     if (rc) {
         fprintf(stderr, "mpcc: %s%s\n", d->kind == DIAG_INTERNAL ? "" : "error: ", d->msg[0] ? d->msg : "failed");
         return d->kind == DIAG_INTERNAL ? 2 : 1;
@@ -107,7 +106,7 @@ static int finish(Diag *d, int rc) {
 
 /* Loads and imports a model; *g (and the file, which it points into) must be
  * freed by the caller, in that order, whatever the result. */
-static int load(const char *path, const TflImportOptions *o, Graph **g, TflFile *file, TflInfo *info, Diag *d) {
+int cli_load(const char *path, const TflImportOptions *o, Graph **g, TflFile *file, TflInfo *info, Diag *d) {
     *g = NULL;
     if (tfl_open_file(path, file, d)) return DIAG_USER;
     *g = ir_graph_new(path);
@@ -117,30 +116,6 @@ static int load(const char *path, const TflImportOptions *o, Graph **g, TflFile 
     return tfl_import_with(*g, file->data, file->size, o, info, d);
 }
 
-#define MAX_INPUT_SHAPES 64
-#define MAX_CUSTOM_OPS 64
-#define MAX_KEEP 256
-#define MAX_CALIB 64
-
-/* What --input-shape and --custom-op collect (compile and run). */
-typedef struct ImportArgs {
-    TflImportOptions o;
-    TflInputShape shapes[MAX_INPUT_SHAPES];
-    TflCustomOp custom[MAX_CUSTOM_OPS];
-    char custom_names[MAX_CUSTOM_OPS][256];
-    /* --precision, --keep-fp32, --calibrate */
-    IrPrecision prec;
-    const char *keep[MAX_KEEP];
-    const char *calib[MAX_CALIB];
-    int n_calib;
-    char keep_list[4096];
-    int prec_auto;                    /* --precision auto: int8, with ops promoted to float until --max-error holds */
-    double max_error;                 /* --max-error: relative L2 error budget of the outputs, 0: none */
-    const char *data[MAX_CALIB];      /* --data: evaluation samples (check, auto), default: the calibration ones */
-    int n_data;
-    char auto_keep[MAX_KEEP][24];     /* operators auto promoted */
-    double percentile;                /* --observer percentile=P: P, 0: min/max */
-} ImportArgs;
 
 /* --custom-op NAME=FUNC (repeatable). */
 static int custom_op_arg(const char *arg, ImportArgs *a, Diag *d) {
@@ -166,263 +141,18 @@ static int input_shape_arg(const char *arg, ImportArgs *a, Diag *d) {
     return 0;
 }
 
-/* --keep-fp32 A,B,... (repeatable): operator indices or tensor names. */
-static int keep_arg(const char *arg, ImportArgs *a, Diag *d) {
-    size_t used = 0;
-    for (int k = 0; k < a->prec.n_keep; k++) used += strlen(a->keep[k]) + 1;
-    if (used + strlen(arg) + 1 > sizeof a->keep_list) return diag_user(d, "--keep-fp32: the lists are too long");
-    char *p = a->keep_list + used;
-    memcpy(p, arg, strlen(arg) + 1);
-    for (char *item = p; item;) {
-        char *comma = strchr(item, ',');
-        if (comma) *comma = '\0';
-        if (*item) {
-            if (a->prec.n_keep == MAX_KEEP) return diag_user(d, "--keep-fp32: more than %d entries", MAX_KEEP);
-            a->keep[a->prec.n_keep++] = item;
-        }
-        item = comma ? comma + 1 : NULL;
-    }
-    a->prec.keep = a->keep;
-    return 0;
-}
-
 /* The import options shared by compile and run: consumes argv[*i] (and its
  * value) when it is one; returns -1 if it is not, else 0 or an error. */
-static int import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
-    if (strcmp(argv[*i], "--no-range-guard") == 0) { /* takes no value */
-        a->prec.no_range_guard = 1;
-        return 0;
-    }
+int cli_import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
+    int rc = cli_precision_arg(argc, argv, i, a, d);
+    if (rc >= 0) return rc;
     if (*i + 1 >= argc) return -1;
     if (strcmp(argv[*i], "--input-shape") == 0) return input_shape_arg(argv[++*i], a, d);
     if (strcmp(argv[*i], "--custom-op") == 0) return custom_op_arg(argv[++*i], a, d);
-    if (strcmp(argv[*i], "--keep-fp32") == 0) return keep_arg(argv[++*i], a, d);
-    if (strcmp(argv[*i], "--calibrate") == 0) {
-        if (a->n_calib == MAX_CALIB) return diag_user(d, "more than %d --calibrate options", MAX_CALIB);
-        a->calib[a->n_calib++] = argv[++*i];
-        return 0;
-    }
-    if (strcmp(argv[*i], "--data") == 0) {
-        if (a->n_data == MAX_CALIB) return diag_user(d, "more than %d --data options", MAX_CALIB);
-        a->data[a->n_data++] = argv[++*i];
-        return 0;
-    }
-    if (strcmp(argv[*i], "--observer") == 0) {
-        const char *v = argv[++*i];
-        char *end = NULL;
-        if (strcmp(v, "minmax") == 0) a->percentile = 0;
-        else if (strcmp(v, "percentile") == 0) a->percentile = 99.99;
-        else if (strncmp(v, "percentile=", 11) == 0 && (a->percentile = strtod(v + 11, &end), *end == '\0') &&
-                 a->percentile >= 50 && a->percentile < 100 && v[11])
-            ;
-        else return diag_user(d, "--observer must be minmax, percentile or percentile=P (50 <= P < 100), not '%s'", v);
-        return 0;
-    }
-    if (strcmp(argv[*i], "--max-error") == 0) {
-        const char *v = argv[++*i];
-        char *end;
-        a->max_error = strtod(v, &end);
-        if (*v == '\0' || *end || !(a->max_error > 0) || a->max_error > 1e30)
-            return diag_user(d, "--max-error must be a positive number (relative L2 error), not '%s'", v);
-        return 0;
-    }
-    if (strcmp(argv[*i], "--precision") == 0) {
-        const char *v = argv[++*i];
-        a->prec_auto = strcmp(v, "auto") == 0;
-        if (strcmp(v, "fp32") == 0) a->prec.mode = IR_PREC_FP32;
-        else if (strcmp(v, "int8") == 0 || a->prec_auto) a->prec.mode = IR_PREC_INT8;
-        else if (strcmp(v, "bf16") == 0) a->prec.mode = IR_PREC_BF16;
-        else if (strcmp(v, "fp16") == 0) a->prec.mode = IR_PREC_FP16;
-        else return diag_user(d, "--precision must be fp32, bf16, fp16, int8 or auto, not '%s'", v);
-        return 0;
-    }
     return -1;
 }
 
-static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
-                         Diag *d);
-
-static int load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d);
-
-/* The model compiled at -O0 for the reference interpreter, at precision p
- * (NULL: its own dtypes). Free with unload() whatever the result. */
-static int load_ref(const char *model, ImportArgs *a, const IrPrecision *p, const char *custom_lib, Graph **g,
-                    TflFile *file, void **lib, Diag *d) {
-    *lib = NULL;
-    int rc = load(model, &a->o, g, file, NULL, d);
-    if (*g) (*g)->precision = p;
-    if (!rc) rc = load_custom_kernels(*g, custom_lib, lib, d);
-    if (!rc) rc = compile_graph(*g, 0, 1, IR_ISA_GENERIC, NULL, NULL, d);
-    return rc;
-}
-
-/* --precision int8 on a model where nothing could run in int8 says so. */
-static void warn_if_float(const Graph *g) {
-    if (!g || !g->precision || g->precision->mode != IR_PREC_INT8) return;
-    for (int i = 0; i < g->n_ops; i++)
-        if (!g->ops[i].dead && g->ops[i].prec == IR_I8 && g->ops[i].prec_note &&
-            strcmp(g->ops[i].prec_note, "calibrated") == 0)
-            return;
-    fprintf(stderr, "mpcc: warning: --precision int8: no operator runs in int8 (int8 starts at a convolution or "
-                    "FULLY_CONNECTED with constant float weights); the model stays float\n");
-}
-
-static void unload(Graph *g, TflFile *file, void *lib) {
-    ir_graph_free(g);
-    tfl_close_file(file);
-    if (lib) dlclose(lib);
-}
-
-/* Errors of the model at a->prec against the float model ref on set: the
- * largest output error, and the int8 operator contributing most (-1: none);
- * with f, prints the per-output and per-layer tables. */
-static int measure(const char *model, ImportArgs *a, const char *custom_lib, Graph *ref, const CalibSet *set, FILE *f,
-                   double *out_err, int *worst_op, Diag *d) {
-    Graph *q;
-    TflFile file;
-    void *lib;
-    TensorErr *err = calloc((size_t)ref->n_tensors + 1, sizeof *err);
-    int rc = err ? load_ref(model, a, &a->prec, custom_lib, &q, &file, &lib, d) : diag_internal(d, "out of memory");
-    if (!rc) rc = check_compare(ref, q, set, err, d);
-    if (!rc) {
-        *out_err = check_output_error(ref, err);
-        if (f) {
-            fprintf(f, "outputs (against the float model, %lld samples):\n", (long long)set->n_samples);
-            fprintf(f, "  %-3s %-32s %12s %10s %9s\n", "#", "name", "max |diff|", "rel L2", "SQNR dB");
-            for (int i = 0; i < ref->n_outputs; i++) {
-                const TensorErr *e = &err[ref->outputs[i]];
-                char nb[256];
-                fprintf(f, "  %-3d %-32s %12.4g %10.4g %9.1f\n", i, txt_terminal(nb, sizeof nb, ref->output_names[i], 80),
-                        e->max_abs, check_rel_l2(e), check_sqnr(e));
-            }
-            fprintf(f, "per layer (TFLite operator; rel L2 and SQNR of its output; contribution = its error minus "
-                       "its inputs' largest):\n");
-        }
-        *worst_op = check_report(ref, q, err, f);
-    }
-    unload(q, &file, lib);
-    free(err);
-    return rc;
-}
-
-/* The TFLite indices of the ops that run in int8 at a->prec (at most cap). */
-static int int8_ops(const char *model, ImportArgs *a, const char *custom_lib, int *ops, int cap, Diag *d) {
-    Graph *q;
-    TflFile file;
-    void *lib;
-    int rc = load_ref(model, a, &a->prec, custom_lib, &q, &file, &lib, d), n = 0;
-    for (int i = 0; !rc && i < q->n_ops && n < cap; i++)
-        if (!q->ops[i].dead && q->ops[i].prec == IR_I8 && q->ops[i].prec_note &&
-            strcmp(q->ops[i].prec_note, "calibrated") == 0)
-            ops[n++] = q->ops[i].tfl_index;
-    unload(q, &file, lib);
-    return rc ? -1 : n;
-}
-
-/* Sets the --keep-fp32 list to the first n operators of ops (after the user's own base entries). */
-static void keep_ops(ImportArgs *a, int base, const int *ops, int n) {
-    a->prec.n_keep = base;
-    for (int k = 0; k < n && a->prec.n_keep < MAX_KEEP; k++) {
-        snprintf(a->auto_keep[k], sizeof a->auto_keep[k], "%d", ops[k]);
-        a->keep[a->prec.n_keep++] = a->auto_keep[k];
-    }
-    a->prec.keep = a->keep;
-}
-
-/* --precision auto: every op that can runs in int8. When the outputs'
- * relative L2 error exceeds the budget, each int8 op's sensitivity is
- * measured (the error with only that op back in float), and ops are
- * promoted to float, most helpful first, until the budget holds. */
-static int search_auto(const char *model, ImportArgs *a, const char *custom_lib, Graph *ref, const CalibSet *set,
-                       FILE *f, Diag *d) {
-    double budget = a->max_error > 0 ? a->max_error : 1e-2, e = 0, e_all;
-    int worst = -1, base = a->prec.n_keep, promoted = 0;
-    int rc = measure(model, a, custom_lib, ref, set, NULL, &e_all, &worst, d);
-    e = e_all;
-    if (!rc && e_all > budget) {
-        int *ops = malloc(sizeof(int) * MAX_KEEP);
-        double *gain = malloc(sizeof(double) * MAX_KEEP);
-        int n = ops && gain ? int8_ops(model, a, custom_lib, ops, MAX_KEEP, d) : -1;
-        if (n < 0) rc = d->kind ? d->kind : diag_internal(d, "out of memory");
-        for (int k = 0; !rc && k < n; k++) {
-            keep_ops(a, base, &ops[k], 1);
-            double ek;
-            rc = measure(model, a, custom_lib, ref, set, NULL, &ek, &worst, d);
-            gain[k] = e_all - ek;
-        }
-        for (int k = 1; !rc && k < n; k++) /* most helpful first (insertion sort: few ops) */
-            for (int j = k; j > 0 && gain[j] > gain[j - 1]; j--) {
-                double tg = gain[j];
-                int to = ops[j];
-                gain[j] = gain[j - 1], ops[j] = ops[j - 1];
-                gain[j - 1] = tg, ops[j - 1] = to;
-            }
-        for (promoted = 1; !rc && promoted <= n; promoted++) {
-            keep_ops(a, base, ops, promoted);
-            rc = measure(model, a, custom_lib, ref, set, NULL, &e, &worst, d);
-            fprintf(stderr, "mpcc: auto: operator %d back to float: output error %.4g (budget %.4g)\n",
-                    ops[promoted - 1], e, budget);
-            if (e <= budget) break;
-        }
-        free(ops), free(gain);
-    }
-    if (rc) return rc;
-    fprintf(f, "precision auto: output rel L2 %.4g within %.4g (int8 everywhere: %.4g), %d operator%s promoted to "
-               "float\n", e, budget, e_all, promoted, promoted == 1 ? "" : "s");
-    return measure(model, a, custom_lib, ref, set, f, &e, &worst, d);
-}
-
-/* --precision int8/auto: the calibration ranges, from the float model run by
- * the reference interpreter over the --calibrate samples (freed at exit);
- * auto also picks the operators kept float. */
-static int calibrate(const char *model, ImportArgs *a, const char *custom_lib, Diag *d) {
-    if (a->prec.mode == IR_PREC_FP32) {
-        if (a->n_calib) return diag_user(d, "--calibrate is only used with --precision int8, auto, bf16 or fp16");
-        return 0;
-    }
-    if (!a->n_calib && (a->prec.mode == IR_PREC_BF16 || a->prec.mode == IR_PREC_FP16)) {
-        if (a->prec.mode == IR_PREC_FP16 && !a->prec.no_range_guard)
-            fprintf(stderr, "mpcc: note: --precision fp16 without --calibrate: no fp16 range guard (values beyond "
-                            "65504 become infinities)\n");
-        return 0;
-    }
-    if (!a->n_calib)
-        return diag_user(d, "--precision %s needs calibration data: --calibrate FILE.npy or DIR (samples of the "
-                            "model's inputs, one --calibrate per input)", a->prec_auto ? "auto" : "int8");
-    Graph *g;
-    TflFile file;
-    void *lib;
-    int rc = load_ref(model, a, NULL, custom_lib, &g, &file, &lib, d);
-    float *mn = NULL, *mx = NULL;
-    int n = 0;
-    if (!rc) {
-        mn = malloc(sizeof(float) * (size_t)(g->n_tensors + 1));
-        mx = malloc(sizeof(float) * (size_t)(g->n_tensors + 1));
-        if (!mn || !mx) rc = diag_internal(d, "out of memory");
-    }
-    if (!rc) rc = calib_collect(g, a->calib, a->n_calib, mn, mx, &n, d);
-    if (!rc && a->percentile > 0) rc = calib_percentile(g, a->calib, a->n_calib, a->percentile, mn, mx, d);
-    if (!rc) {
-        a->prec.n_stats = g->n_tensors;
-        a->prec.min = mn;
-        a->prec.max = mx;
-        fprintf(stderr, "mpcc: calibrated on %d sample%s (%s)\n", n, n == 1 ? "" : "s",
-                a->percentile > 0 ? "percentile observer" : "min/max observer");
-    } else {
-        free(mn), free(mx);
-    }
-    if (!rc && a->prec_auto) {
-        CalibSet set;
-        rc = a->n_data ? calib_load(g, a->data, a->n_data, "--data", &set, d)
-                       : calib_load(g, a->calib, a->n_calib, "--calibrate", &set, d);
-        if (!rc) rc = search_auto(model, a, custom_lib, g, &set, stderr, d);
-        calib_free(&set);
-    }
-    unload(g, &file, lib);
-    return rc;
-}
-
-static int compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
+int cli_compile_graph(Graph *g, int opt_level, int threads, IrIsa isa, const char *dump_after, FILE *dump_to,
                          Diag *d) {
     PipelineOptions po = {1, dump_after, dump_to};
     g->opt_level = opt_level;
@@ -479,11 +209,11 @@ static int cmd_inspect(int argc, char **argv) {
     TflFile file;
     TflInfo info;
     TflImportOptions io = {1, NULL, 0, NULL, 0};
-    int rc = load(argv[0], &io, &g, &file, &info, &d);
+    int rc = cli_load(argv[0], &io, &g, &file, &info, &d);
     if (rc) {
         ir_graph_free(g);
         tfl_close_file(&file);
-        return finish(&d, rc);
+        return cli_finish(&d, rc);
     }
     char buf[160], nb[TXT_TERMINAL_CAP];
     printf("model: %s\n", txt_terminal(nb, sizeof nb, argv[0], TXT_TERMINAL_MAX));
@@ -563,7 +293,7 @@ static int cmd_inspect(int argc, char **argv) {
 }
 
 /* mpcc run: every bound custom operator's kernel from --custom-lib (dlopen). */
-static int load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d) {
+int cli_load_custom_kernels(Graph *g, const char *path, void **lib, Diag *d) {
     for (int k = 0; k < (g->n_sub ? g->n_sub : 1); k++) {
         Graph *sg = k == 0 ? g : g->sub[k];
         for (int i = 0; sg && i < sg->n_ops; i++) {
@@ -596,38 +326,38 @@ static int cmd_run(int argc, char **argv) {
     static ImportArgs ia;
     const char *custom_lib = NULL;
     for (int i = 0; i < argc; i++) {
-        int rc = import_arg(argc, argv, &i, &ia, &d);
-        if (rc > 0) return finish(&d, rc);
+        int rc = cli_import_arg(argc, argv, &i, &ia, &d);
+        if (rc > 0) return cli_finish(&d, rc);
         if (rc == 0) continue;
         if (strcmp(argv[i], "--custom-lib") == 0 && i + 1 < argc) {
             custom_lib = argv[++i];
         } else if ((strcmp(argv[i], "--input") == 0 || strcmp(argv[i], "-i") == 0) && i + 1 < argc) {
-            if (n_in == 64) return finish(&d, diag_user(&d, "too many --input files"));
+            if (n_in == 64) return cli_finish(&d, diag_user(&d, "too many --input files"));
             ins[n_in++] = argv[++i];
         } else if ((strcmp(argv[i], "--output") == 0 || strcmp(argv[i], "-o") == 0) && i + 1 < argc) {
-            if (n_out == 64) return finish(&d, diag_user(&d, "too many --output files"));
+            if (n_out == 64) return cli_finish(&d, diag_user(&d, "too many --output files"));
             outs[n_out++] = argv[++i];
         } else if (strcmp(argv[i], "--dump-tensors") == 0 && i + 1 < argc) {
             interp_dump_dir = argv[++i];
         } else if (argv[i][0] == '-') {
-            return finish(&d, diag_user(&d, "run: unknown option '%s' (see mpcc --help)", argv[i]));
+            return cli_finish(&d, diag_user(&d, "run: unknown option '%s' (see mpcc --help)", argv[i]));
         } else if (!model) {
             model = argv[i];
         } else {
-            return finish(&d, diag_user(&d, "run: more than one MODEL given ('%s')", argv[i]));
+            return cli_finish(&d, diag_user(&d, "run: more than one MODEL given ('%s')", argv[i]));
         }
     }
-    if (!model) return finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
+    if (!model) return cli_finish(&d, diag_user(&d, "run: no MODEL given (see mpcc --help)"));
     Graph *g;
     TflFile file;
-    int rc = calibrate(model, &ia, custom_lib, &d);
-    if (rc) return finish(&d, rc);
-    rc = load(model, &ia.o, &g, &file, NULL, &d);
+    int rc = cli_calibrate(model, &ia, custom_lib, &d);
+    if (rc) return cli_finish(&d, rc);
+    rc = cli_load(model, &ia.o, &g, &file, NULL, &d);
     if (g) g->precision = &ia.prec;
     void *lib = NULL;
-    if (!rc) rc = load_custom_kernels(g, custom_lib, &lib, &d);
-    if (!rc) rc = compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
-    if (!rc && ia.prec.n_keep == 0) warn_if_float(g);
+    if (!rc) rc = cli_load_custom_kernels(g, custom_lib, &lib, &d);
+    if (!rc) rc = cli_compile_graph(g, 0, 1, IR_ISA_GENERIC, NULL, NULL, &d);
+    if (!rc && ia.prec.n_keep == 0) cli_warn_if_float(g);
     if (!rc && n_in != g->n_inputs)
         rc = diag_user(&d, "run: the model has %d input%s, %d --input given", g->n_inputs,
                        g->n_inputs == 1 ? "" : "s", n_in);
@@ -671,52 +401,7 @@ static int cmd_run(int argc, char **argv) {
     ir_graph_free(g);
     tfl_close_file(&file);
     if (lib) dlclose(lib);
-    return finish(&d, rc);
-}
-
-/* mpcc check: the model at --precision against the float model, on the
- * --data samples (default: the calibration samples), output by output and
- * layer by layer. With --max-error, exit 1 when an output exceeds it. */
-static int cmd_check(int argc, char **argv) {
-    Diag d;
-    diag_init(&d);
-    const char *model = NULL, *custom_lib = NULL;
-    static ImportArgs ia;
-    for (int i = 0; i < argc; i++) {
-        int rc = import_arg(argc, argv, &i, &ia, &d);
-        if (rc > 0) return finish(&d, rc);
-        if (rc == 0) continue;
-        if (strcmp(argv[i], "--custom-lib") == 0 && i + 1 < argc) custom_lib = argv[++i];
-        else if (argv[i][0] == '-') return finish(&d, diag_user(&d, "check: unknown option '%s' (see mpcc --help)", argv[i]));
-        else if (!model) model = argv[i];
-        else return finish(&d, diag_user(&d, "check: more than one MODEL given ('%s')", argv[i]));
-    }
-    if (!model) return finish(&d, diag_user(&d, "check: no MODEL given (see mpcc --help)"));
-    if (ia.prec.mode == IR_PREC_FP32 && !ia.n_data)
-        return finish(&d, diag_user(&d, "check: give --precision int8 or auto with --calibrate (or --data samples to "
-                                        "run the float model on)"));
-    int rc = calibrate(model, &ia, custom_lib, &d);
-    Graph *ref = NULL;
-    TflFile file;
-    void *lib = NULL;
-    if (!rc) rc = load_ref(model, &ia, NULL, custom_lib, &ref, &file, &lib, &d);
-    CalibSet set = {0};
-    if (!rc) rc = ia.n_data ? calib_load(ref, ia.data, ia.n_data, "--data", &set, &d)
-                            : calib_load(ref, ia.calib, ia.n_calib, "--calibrate", &set, &d);
-    double e = 0;
-    int worst = -1;
-    if (!rc) {
-        printf("mpcc check: %s at precision %s%s, %lld evaluation samples (%s)\n", model,
-               ia.prec_auto ? "auto" : ir_prec_name(ia.prec.mode), ia.prec.n_keep ? " with --keep-fp32" : "",
-               (long long)set.n_samples, ia.n_data ? "--data" : "the calibration samples");
-        rc = measure(model, &ia, custom_lib, ref, &set, stdout, &e, &worst, &d);
-    }
-    if (!rc && ia.max_error > 0 && e > ia.max_error)
-        rc = diag_user(&d, "check: output relative L2 error %.4g exceeds --max-error %.4g (largest int8 contribution: "
-                           "operator %d)", e, ia.max_error, worst);
-    calib_free(&set);
-    if (ref) unload(ref, &file, lib);
-    return finish(&d, rc);
+    return cli_finish(&d, rc);
 }
 
 static int cmd_compile(int argc, char **argv) {
@@ -730,8 +415,8 @@ static int cmd_compile(int argc, char **argv) {
     static ImportArgs ia;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        int irc = import_arg(argc, argv, &i, &ia, &d);
-        if (irc > 0) return finish(&d, irc);
+        int irc = cli_import_arg(argc, argv, &i, &ia, &d);
+        if (irc > 0) return cli_finish(&d, irc);
         if (irc == 0) continue;
         if (strcmp(a, "-o") == 0 && i + 1 < argc) out = argv[++i];
         else if (strcmp(a, "--custom-lib") == 0 && i + 1 < argc) custom_lib = argv[++i];
@@ -740,13 +425,13 @@ static int cmd_compile(int argc, char **argv) {
             int found = 0;
             for (int k = IR_ISA_GENERIC; k <= IR_ISA_NEON && !found; k++)
                 if (strcmp(v, ir_isa_name((IrIsa)k)) == 0) isa = (IrIsa)k, found = 1;
-            if (!found) return finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, not '%s'", v));
+            if (!found) return cli_finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, not '%s'", v));
         } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
             const char *t = argv[++i];
             char *end;
             long v = strtol(t, &end, 10);
             if (*t == '\0' || *end || v < 1 || v > 64)
-                return finish(&d, diag_user(&d, "--threads must be a number from 1 to 64, not '%s'", t));
+                return cli_finish(&d, diag_user(&d, "--threads must be a number from 1 to 64, not '%s'", t));
             threads = (int)v;
         }
         else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
@@ -755,26 +440,26 @@ static int cmd_compile(int argc, char **argv) {
             const char *w = argv[++i];
             if (strcmp(w, "embed") == 0) weights_file = 0;
             else if (strcmp(w, "file") == 0) weights_file = 1;
-            else return finish(&d, diag_user(&d, "--weights must be 'embed' or 'file', not '%s'", w));
+            else return cli_finish(&d, diag_user(&d, "--weights must be 'embed' or 'file', not '%s'", w));
         } else if ((strcmp(a, "--max-arena") == 0 || strcmp(a, "--max-weights") == 0) && i + 1 < argc) {
             int64_t v = parse_bytes(argv[++i]);
-            if (v < 0) return finish(&d, diag_user(&d, "%s: '%s' is not a byte count (e.g. 65536, 64K, 2M)", a, argv[i]));
+            if (v < 0) return cli_finish(&d, diag_user(&d, "%s: '%s' is not a byte count (e.g. 65536, 64K, 2M)", a, argv[i]));
             *(a[6] == 'a' ? &max_arena : &max_weights) = v;
         } else if (strcmp(a, "--target") == 0 && i + 1 < argc) {
             const char *t = argv[++i];
             if (strcmp(t, "c") != 0)
-                return finish(&d, diag_user(&d, "--target %s is not available (this build supports: c)", t));
+                return cli_finish(&d, diag_user(&d, "--target %s is not available (this build supports: c)", t));
         } else if (strcmp(a, "--report") == 0) report = 1;
         else if (strcmp(a, "--dump-ir") == 0) dump_ir = 1;
         else if (strncmp(a, "--dump-ir=after:", 16) == 0) {
             dump_ir = 1;
             dump = a + 16;
-        } else if (a[0] == '-' && a[1]) return finish(&d, diag_user(&d, "unknown option '%s' (see mpcc --help)", a));
+        } else if (a[0] == '-' && a[1]) return cli_finish(&d, diag_user(&d, "unknown option '%s' (see mpcc --help)", a));
         else if (!model) model = a;
-        else return finish(&d, diag_user(&d, "more than one MODEL given ('%s' and '%s')", model, a));
+        else return cli_finish(&d, diag_user(&d, "more than one MODEL given ('%s' and '%s')", model, a));
     }
-    if (!model) return finish(&d, diag_user(&d, "no MODEL given (see mpcc --help)"));
-    if (!out && !dump_ir && !report) return finish(&d, diag_user(&d, "no output file given: use -o OUT.c"));
+    if (!model) return cli_finish(&d, diag_user(&d, "no MODEL given (see mpcc --help)"));
+    if (!out && !dump_ir && !report) return cli_finish(&d, diag_user(&d, "no output file given: use -o OUT.c"));
     char stem[256] = "model", prefix[128];
     if (out) {
         const char *base = strrchr(out, '/');
@@ -791,7 +476,7 @@ static int cmd_compile(int argc, char **argv) {
         prefix[j++] = (isalnum((unsigned char)*p) && (unsigned char)*p < 128) ? *p : '_';
     prefix[j] = '\0';
     if (j == 0 || isdigit((unsigned char)prefix[0])) {
-        if (name) return finish(&d, diag_user(&d, "--name '%s' is not a valid C identifier", name));
+        if (name) return cli_finish(&d, diag_user(&d, "--name '%s' is not a valid C identifier", name));
         snprintf(prefix, sizeof prefix, "model");
     }
     /* With --max-arena, a model that does not fit is compiled again with the
@@ -801,10 +486,10 @@ static int cmd_compile(int argc, char **argv) {
     Graph *g;
     TflFile file;
     int rc;
-    rc = calibrate(model, &ia, custom_lib, &d);
-    if (rc) return finish(&d, rc);
+    rc = cli_calibrate(model, &ia, custom_lib, &d);
+    if (rc) return cli_finish(&d, rc);
     for (int attempt = 0;; attempt++) {
-        rc = load(model, &ia.o, &g, &file, NULL, &d);
+        rc = cli_load(model, &ia.o, &g, &file, NULL, &d);
         if (g) g->precision = &ia.prec;
         if (!rc && out && g->n_ops > CG_MAX_OPS)
             rc = diag_user(&d, "%s: %d operators, more than the %d the C backend compiles (about 1 KB of C each: "
@@ -812,7 +497,7 @@ static int cmd_compile(int argc, char **argv) {
                            model, g->n_ops, CG_MAX_OPS, g->n_ops / 1000);
         if (!rc) {
             g->scratch_budget = scratch_budgets[attempt];
-            rc = compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
+            rc = cli_compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
         }
         int scratch = 0;
         for (int i = 0; !rc && i < g->n_ops; i++) scratch |= !g->ops[i].dead && g->ops[i].sched.rows > 0;
@@ -822,7 +507,7 @@ static int cmd_compile(int argc, char **argv) {
         ir_graph_free(g);
         tfl_close_file(&file);
     }
-    if (!rc && !ia.prec_auto) warn_if_float(g);
+    if (!rc && !ia.prec_auto) cli_warn_if_float(g);
     if (!rc && max_arena >= 0) rc = plan_check_budget(g, max_arena, &d);
     if (!rc && g->scratch_budget)
         fprintf(stderr, "mpcc: note: scratch blocks of the optimized kernels cut to %lld bytes to fit --max-arena "
@@ -867,7 +552,7 @@ static int cmd_compile(int argc, char **argv) {
     }
     ir_graph_free(g);
     tfl_close_file(&file);
-    return finish(&d, rc);
+    return cli_finish(&d, rc);
 }
 
 int main(int argc, char **argv) {
