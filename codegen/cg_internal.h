@@ -46,6 +46,9 @@ void cgbuf_printf(CgBuf *b, const char *fmt, ...)
 #endif
     ;
 char *cg_pool_str(CgCtx *cg);
+/* The header's per-input (is_out 0) or per-output macros: NAME, DTYPE, RANK,
+ * DIMS, SIZE, BYTES, SCALE/ZERO_POINT (C and CUDA headers alike). */
+void cg_emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out);
 /* C identifier from a tensor name: "w<id>_<sanitized>", at most ~48 chars. */
 const char *cg_sanitize(CgCtx *cg, const char *name, int id);
 

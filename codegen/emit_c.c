@@ -89,7 +89,7 @@ static char *dup_str(const char *s) {
     return p;
 }
 
-static void emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) {
+void cg_emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) {
     int n = is_out ? g->n_outputs : g->n_inputs;
     const char *kind = is_out ? "OUTPUT" : "INPUT";
     for (int i = 0; i < n; i++) {
@@ -233,8 +233,8 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "#define %s_STATE_BYTES %lld\n", P, (long long)g->state_bytes);
     cgbuf_printf(h, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
     cgbuf_printf(h, "/* dtype codes: 0 f32, 1 f16, 2 bf16, 3 i8, 4 u8, 5 i16, 6 i32, 7 i64, 8 bool */\n");
-    emit_io_macros(h, g, P, 0);
-    emit_io_macros(h, g, P, 1);
+    cg_emit_io_macros(h, g, P, 0);
+    cg_emit_io_macros(h, g, P, 1);
     cgbuf_printf(h, "\n/* Resets the state part of the arena (stateful ops such as SVDF/LSTM);\n"
                     " * call once before the first run. */\n");
     cgbuf_printf(h, "void %s_init(void *arena);\n\n", o->prefix);

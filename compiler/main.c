@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "emit_c.h"
+#include "emit_cuda.h"
 #include "interp.h"
 #include "npy.h"
 #include "ops.h"
@@ -73,7 +74,11 @@ static const char *usage =
     "  --keep-fp32 OP_INDEX|TENSOR_NAME,...\n"
     "                       keep these operators (TFLite index, or output tensor name) in float\n"
     "  --custom-lib LIB.so  the custom-op kernels, for calibrating a model that has custom operators\n"
-    "  --target c           code generator (only c for now)\n"
+    "  --target c|cuda      code generator: c (default; OUT.c + OUT.h), or cuda: OUT.cu + OUT.h, one\n"
+    "                       kernel per op on the caller's stream (tensor-core GEMMs with fused bias,\n"
+    "                       activation and residual ADD; flash attention; fused LayerNorm/softmax),\n"
+    "                       weights uploaded once by PREFIX_cuda_init; fp32 GEMMs use 3xTF32, --precision\n"
+    "                       bf16|fp16 uses 16-bit tensor cores. Ops without a CUDA kernel are listed (exit 1)\n"
     "  -O0                  reference kernels only (the plain, obviously-correct oracle path)\n"
     "  -O1, -O2             schedule and fuse (default -O2): conv/FC as packed-weight GEMM (weights\n"
     "                       packed at compile time), depthwise, elementwise, GELU/softmax vectorized;\n"
@@ -409,7 +414,7 @@ static int cmd_compile(int argc, char **argv) {
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
     const char *custom_lib = NULL; /* calibration runs the model's custom kernels */
-    int weights_file = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
+    int weights_file = 0, target_cuda = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
     IrIsa isa = IR_ISA_GENERIC;
     int64_t max_arena = -1, max_weights = -1;
     static ImportArgs ia;
@@ -447,8 +452,13 @@ static int cmd_compile(int argc, char **argv) {
             *(a[6] == 'a' ? &max_arena : &max_weights) = v;
         } else if (strcmp(a, "--target") == 0 && i + 1 < argc) {
             const char *t = argv[++i];
-            if (strcmp(t, "c") != 0)
-                return cli_finish(&d, diag_user(&d, "--target %s is not available (this build supports: c)", t));
+            if (strcmp(t, "c") == 0) target_cuda = 0;
+            else if (strcmp(t, "cuda") == 0) target_cuda = 1;
+            else {
+                char safe[96];
+                return cli_finish(&d, diag_user(&d, "--target %s is not available (this build supports: c, cuda)",
+                                                txt_terminal(safe, sizeof safe, t, 64)));
+            }
         } else if (strcmp(a, "--report") == 0) report = 1;
         else if (strcmp(a, "--dump-ir") == 0) dump_ir = 1;
         else if (strncmp(a, "--dump-ir=after:", 16) == 0) {
@@ -540,11 +550,16 @@ static int cmd_compile(int argc, char **argv) {
                                "quotes, backslashes or control characters", hname);
         const char *src = strrchr(model, '/');
         EmitOptions eo = {prefix, hname, src ? src + 1 : model, weights_file, max_weights, CG_MAX_EMBED_BYTES};
+        CudaEmitOptions co = {prefix, hname, src ? src + 1 : model};
         OutFile c = {0}, h = {0}, w = {0};
+        if (!rc && target_cuda && weights_file)
+            rc = diag_user(&d, "--weights file is not available with --target cuda (the constants are embedded and "
+                               "uploaded by PREFIX_cuda_init)");
+        if (!rc && target_cuda) rc = cu_check_graph(g, &d);
         if (!rc) rc = out_open(&c, out, &d);
         if (!rc) rc = out_open(&h, hpath, &d);
         if (!rc && weights_file) rc = out_open(&w, wpath, &d);
-        if (!rc) rc = cg_emit_model(g, &eo, c.f, h.f, w.f, &d);
+        if (!rc) rc = target_cuda ? cg_emit_cuda(g, &co, c.f, h.f, &d) : cg_emit_model(g, &eo, c.f, h.f, w.f, &d);
         int rc_w = out_close(&w, !rc, &d);
         int rc_h = out_close(&h, !rc && !rc_w, &d);
         int rc_c = out_close(&c, !rc && !rc_w && !rc_h, &d);

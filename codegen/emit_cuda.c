@@ -1,0 +1,893 @@
+/* emit_cuda.c - `mpcc --target cuda`: a prepared, scheduled, planned Graph
+ * as <name>.cu + <name>.h.
+ *
+ * The CUDA emitter reads the same IR decisions as the C emitters: the kernel
+ * class pass schedule chose (op->sched.kind), the fused groups (attention,
+ * LayerNorm, residual ADD in a convolution's epilogue), op->prec / the
+ * weights' dtype (bf16/fp16 from pass precision) and the arena offsets of
+ * pass plan_memory. Each kernel class maps to one device body of
+ * runtime/cuda/ (tensor-core GEMM with a fused epilogue, flash attention,
+ * SIMT rows/elementwise/convolution/copy), so op files stay single: no op
+ * file has a CUDA emitter of its own. The generated code wraps each op's
+ * body in its own `extern "C" __global__` kernel (named PREFIX_k<op>, the
+ * same names the NVRTC JIT looks up), fills an argument struct and launches
+ * it on the caller's stream; constants live in one blob uploaded once by
+ * PREFIX_cuda_init.
+ *
+ * Ops without a CUDA kernel are reported all at once, each with its
+ * operator index, op and dtype (user error): no silent fallback. */
+#include "emit_cuda.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_internal.h"
+#include "emit_c.h"
+#include "ops.h"
+#include "rt_opt.h"
+#include "text.h"
+
+/* What one op becomes on the GPU. */
+typedef enum CuKind {
+    CU_NONE = 0, CU_SKIP, CU_GEMM, CU_GEMM_S8, CU_CONV, CU_BMM, CU_BINARY, CU_UNARY, CU_SOFTMAX, CU_LAYER_NORM,
+    CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN
+} CuKind;
+
+static const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s8", "conv",  "bmm",  "binary",
+                                           "unary",   "softmax",    "layer-norm", "row-mean", "copy", "pool", "cast",
+                                           "attention", "mean"};
+
+static IrDType dt_in(const Graph *g, const IrOp *op, int k) {
+    return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
+}
+
+static int unary_code(OpKind k) {
+    switch (k) {
+    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: return 0;
+    case OP_LOGISTIC: return 1;
+    case OP_TANH: return 2;
+    case OP_EXP: return 3;
+    case OP_LOG: return 4;
+    case OP_RSQRT: return 5;
+    case OP_SQRT: return 6;
+    case OP_ABS: return 7;
+    case OP_NEG: return 8;
+    case OP_HARD_SWISH: return 11;
+    case OP_LEAKY_RELU: return 12;
+    default: return -1;
+    }
+}
+
+static int binary_code(OpKind k) {
+    switch (k) {
+    case OP_ADD: return 0;
+    case OP_SUB: return 1;
+    case OP_MUL: return 2;
+    case OP_DIV: return 3;
+    case OP_SQUARED_DIFFERENCE: return 4;
+    case OP_MAXIMUM: return 5;
+    case OP_MINIMUM: return 6;
+    case OP_POW: return 7;
+    default: return -1;
+    }
+}
+
+/* Can a BATCH_MATMUL's batch dims be walked with one stride per operand? */
+static int bmm_flat(const rt_bmm_params *p, int64_t *sa, int64_t *sb, int64_t *batch) {
+    int64_t n = 1;
+    for (int d = 0; d < p->batch_rank; d++) n *= p->batch_dims[d];
+    *batch = n;
+    *sa = *sb = 0;
+    int64_t inner = 1;
+    int first_a = 1, first_b = 1;
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+        if (p->batch_dims[d] != 1) {
+            /* Each operand's stride must be a multiple chain, or 0 everywhere. */
+            if (first_a) *sa = p->lhs_bstride[d] / (inner ? inner : 1), first_a = 0;
+            if (first_b) *sb = p->rhs_bstride[d] / (inner ? inner : 1), first_b = 0;
+            if ((int64_t)p->lhs_bstride[d] != *sa * inner || (int64_t)p->rhs_bstride[d] != *sb * inner) return 0;
+        }
+        inner *= p->batch_dims[d];
+    }
+    return 1;
+}
+
+/* The CUDA kernel for op, or CU_NONE (with why in `why`). */
+static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
+    IrDType t0 = dt_in(g, op, 0);
+    *why = "no CUDA kernel for it yet";
+    if (op->dead) return CU_SKIP;
+    if (op->elided) return CU_SKIP;
+    if (op->guard) {
+        *why = "its shape input is checked at run time (not on the GPU yet)";
+        return CU_NONE;
+    }
+    switch (op->sched.kind) {
+    case SCHED_GEMM:
+        if (t0 == IR_I8) return CU_GEMM_S8;
+        return t0 == IR_F32 ? CU_GEMM : CU_NONE;
+    case SCHED_CONV_GEMM:
+    case SCHED_DWCONV:
+        if (t0 != IR_F32) {
+            *why = "integer convolutions have no CUDA kernel yet";
+            return CU_NONE;
+        }
+        if (op->sched.kind == SCHED_CONV_GEMM && op->sched.direct) return CU_GEMM;
+        return CU_CONV;
+    case SCHED_BMM: {
+        const rt_bmm_params *p = op->params;
+        int64_t sa, sb, b;
+        if (t0 != IR_F32) return CU_NONE;
+        if (p->lhs_sk != 1 || (p->rhs_sj != 1 && p->rhs_sk != 1)) {
+            *why = "a transposed left operand (adj_x) has no CUDA GEMM layout yet";
+            return CU_NONE;
+        }
+        if (!bmm_flat(p, &sa, &sb, &b)) {
+            *why = "its broadcast batch dims need more than one stride per operand";
+            return CU_NONE;
+        }
+        return CU_BMM;
+    }
+    case SCHED_BINARY: return t0 == IR_F32 ? CU_BINARY : CU_NONE;
+    case SCHED_ROW_MEAN: return CU_ROW_MEAN;
+    case SCHED_COPY: return CU_COPY;
+    case SCHED_ACT: return CU_UNARY;
+    case SCHED_SOFTMAX: return CU_SOFTMAX;
+    case SCHED_LAYER_NORM: return CU_LAYER_NORM;
+    case SCHED_CAST: return CU_CAST;
+    case SCHED_ATTENTION: {
+        const rt_opt_attn_params *p = op->sched.kparams;
+        int d = p->qk.k;
+        if (p->mask != RT_OPT_MASK_NONE && p->mask != RT_OPT_MASK_ADD) {
+            *why = "attention with a boolean (SELECT_V2) mask has no CUDA kernel yet";
+            return CU_NONE;
+        }
+        if (d != 16 && d != 32 && d != 64 && d != 128) {
+            *why = "attention head dimension must be 16, 32, 64 or 128";
+            return CU_NONE;
+        }
+        if (p->qk.lhs_sk != 1 || p->qk.rhs_sk != 1 || p->pv.rhs_sj != 1 || p->beta != 1.0f) {
+            *why = "attention operand layout not supported on CUDA yet";
+            return CU_NONE;
+        }
+        return CU_ATTENTION;
+    }
+    case SCHED_REF:
+    default: break;
+    }
+    if (op->kind == OP_DEQUANTIZE && t0 == IR_F16 && g->tensors[op->out[0]].dtype == IR_F32) return CU_CAST;
+    if (t0 != IR_F32 && op->kind != OP_RESHAPE && op->kind != OP_SQUEEZE && op->kind != OP_EXPAND_DIMS) {
+        *why = "only f32 has CUDA kernels for this op";
+        return CU_NONE;
+    }
+    switch (op->kind) {
+    case OP_RESHAPE: case OP_SQUEEZE: case OP_EXPAND_DIMS: return CU_COPY;
+    case OP_CONV_2D: case OP_DEPTHWISE_CONV_2D:
+        if (dt_in(g, op, 1) != IR_F32) return CU_NONE;
+        return CU_CONV;
+    case OP_FULLY_CONNECTED: return dt_in(g, op, 1) == IR_F32 ? CU_GEMM : CU_NONE;
+    case OP_MEAN: return CU_MEAN;
+    case OP_AVERAGE_POOL_2D: case OP_MAX_POOL_2D: return CU_POOL;
+    case OP_SOFTMAX: return CU_SOFTMAX;
+    case OP_GELU: return CU_UNARY;
+    default: break;
+    }
+    if (unary_code(op->kind) >= 0) return CU_UNARY;
+    if (binary_code(op->kind) >= 0 && op->n_in == 2) return CU_BINARY;
+    return CU_NONE;
+}
+
+int cu_check_graph(const Graph *g, Diag *d) {
+    char list[1536];
+    size_t len = 0;
+    int bad = 0;
+    list[0] = '\0';
+    if (g->n_sub > 1)
+        return diag_user(d, "%s: control flow (IF/WHILE/CALL_ONCE subgraphs) has no CUDA code yet; use --target c",
+                         g->source);
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        const char *why;
+        if (cu_classify(g, op, &why) != CU_NONE) continue;
+        if (bad++ < 8 && len + 200 < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s operator %d (%s, %s input): %s", bad > 1 ? ";" : "", op->tfl_index,
+                                    ir_op_name(op->kind), ir_dtype_name(dt_in(g, op, 0)), why);
+    }
+    if (!bad) return 0;
+    return diag_user(d, "%s: %d operator%s cannot run on --target cuda (no CUDA kernel yet; --target c runs them):%s%s",
+                     g->source, bad, bad == 1 ? "" : "s", list, bad > 8 ? "; ..." : "");
+}
+
+/* ---------------------------------------------------------------------- */
+
+typedef struct CuEmit {
+    CgCtx cg;
+    const Graph *g;
+    const CudaEmitOptions *o;
+    int64_t *woff;        /* per tensor: offset in the weights blob, -1 if not uploaded */
+    int64_t blob_bytes;
+    int32_t **folded;     /* per op: int8 GEMM bias with the input zero point folded in */
+    int n_kernels;
+    CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
+} CuEmit;
+
+#define BLOB_ALIGN 256
+
+static const char *ptr(CuEmit *e, int id, const char *type) {
+    char *s = cg_pool_str(&e->cg);
+    const Graph *g = e->g;
+    if (id < 0) return "NULL";
+    const IrTensor *t = &g->tensors[id];
+    if (t->data) {
+        snprintf(s, CG_POOL_LEN, "(%s *)(w + %lld)", type, (long long)e->woff[id]);
+        return s;
+    }
+    for (int i = 0; t->is_input && i < g->n_inputs; i++)
+        if (g->inputs[i] == id) {
+            snprintf(s, CG_POOL_LEN, "(%s *)inputs[%d]", type, i);
+            return s;
+        }
+    for (int i = 0; t->is_output && i < g->n_outputs; i++)
+        if (g->outputs[i] == id) {
+            snprintf(s, CG_POOL_LEN, "(%s *)outputs[%d]", type, i);
+            return s;
+        }
+    snprintf(s, CG_POOL_LEN, "(%s *)(a + %lld)", type, (long long)ir_t((Graph *)g, ir_storage_root(g, id))->offset);
+    return s;
+}
+
+static void use_const(CuEmit *e, int id) {
+    if (id < 0 || !e->g->tensors[id].data || e->woff[id] >= 0) return;
+    e->woff[id] = e->blob_bytes;
+    e->blob_bytes += (ir_tensor_bytes(&e->g->tensors[id]) + BLOB_ALIGN - 1) / BLOB_ALIGN * BLOB_ALIGN;
+}
+
+/* int8 FULLY_CONNECTED: bias[n] - in_zp * sum_k w[n][k], so the GEMM sums raw int8 products. */
+static int32_t *fold_s8_bias(const Graph *g, const IrOp *op) {
+    const rt_fc_params *p = op->params;
+    const int8_t *w = (const int8_t *)g->tensors[op->in[1]].data;
+    const int32_t *b = op->n_in > 2 && op->in[2] >= 0 ? (const int32_t *)g->tensors[op->in[2]].data : NULL;
+    int32_t *f = malloc(sizeof(int32_t) * (size_t)p->out_depth);
+    if (!f || !w) {
+        free(f);
+        return NULL;
+    }
+    for (int32_t n = 0; n < p->out_depth; n++) {
+        int64_t s = 0;
+        for (int32_t k = 0; k < p->in_depth; k++) s += w[(int64_t)n * p->in_depth + k];
+        int32_t bias;
+        memcpy(&bias, b ? (const void *)(b + n) : (const void *)"\0\0\0\0", 4);
+        f[n] = (int32_t)((int64_t)bias + (int64_t)p->in_offset * s);
+    }
+    return f;
+}
+
+static const char *f32(CuEmit *e, float v) { return cg_f32(&e->cg, v); }
+
+/* Launch helpers: the kernel wrapper goes to kb (the kernels section), the
+ * launch to the run function (cg). */
+static void kernel_def(CuEmit *e, CgBuf *kb, int index, const char *args_type, int threads, const char *body) {
+    cgbuf_printf(kb, "extern \"C\" __global__ void __launch_bounds__(%d) %s_k%d(%s p) { %s(p); }\n", threads,
+                 e->o->prefix, index, args_type, body);
+}
+
+static void launch(CuEmit *e, int index, const char *grid, int threads, const char *smem) {
+    cg_line(&e->cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(%d), %s, s, p);", e->o->prefix, index, grid, threads, smem);
+    cg_line(&e->cg, "if ((err = cudaGetLastError()) != cudaSuccess) return fail(ctx, err, %d);", index);
+}
+
+static int64_t blocks_for(int64_t n) {
+    int64_t b = (n + 255) / 256;
+    return b < 1 ? 1 : b > 8192 ? 8192 : b;
+}
+
+static void gemm_common(CuEmit *e, int64_t m, int64_t n, int64_t k, float a1lo, float a1hi) {
+    cg_line(&e->cg, "p.m = %lld; p.n = %lld; p.k = %lld;", (long long)m, (long long)n, (long long)k);
+    cg_line(&e->cg, "p.act1_min = %s; p.act1_max = %s; p.act2_min = -INFINITY; p.act2_max = INFINITY;", f32(e, a1lo),
+            f32(e, a1hi));
+}
+
+/* The GEMM tile configs of runtime/cuda/mpcc_cuda_gemm.cuh (template
+ * arguments BM, BN, BK, WARPS_M, WARPS_N, STAGES): 128x128 when there are
+ * enough tiles to fill a GPU (132 SMs on an H100), else 64x64. */
+typedef struct GemmTile {
+    const char *args;
+    int bm, bn, threads;
+} GemmTile;
+static const GemmTile tile_large = {"128, 128, 32, 2, 4, 3", 128, 128, 256};
+static const GemmTile tile_small = {"64, 64, 32, 2, 2, 3", 64, 64, 128};
+static const GemmTile tile_s8 = {"64, 64, 64, 2, 2, 3", 64, 64, 128};
+
+static const GemmTile *gemm_tile(int64_t m, int64_t n, int64_t batch) {
+    return m * n * batch >= (int64_t)128 * 128 * 132 ? &tile_large : &tile_small;
+}
+
+static const char *mma_mode(const Graph *g, const IrOp *op) {
+    IrDType w = dt_in(g, op, 1);
+    if (w == IR_BF16) return "MPCC_MMA_BF16";
+    if (w == IR_F16) return "MPCC_MMA_F16";
+    return g->precision && g->precision->mode == IR_PREC_BF16 ? "MPCC_MMA_BF16"
+           : g->precision && g->precision->mode == IR_PREC_FP16 ? "MPCC_MMA_F16"
+                                                                : "MPCC_MMA_3XTF32";
+}
+
+/* Kernels with more than 48 KiB of dynamic shared memory need
+ * cudaFuncSetAttribute once: PREFIX_cuda_init does it for every tensor-core kernel. */
+static void smem_attr(CuEmit *e, int index, const char *smem) {
+    cgbuf_printf(e->attr,
+                 "    if ((err = cudaFuncSetAttribute(%s_k%d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(%s))) != cudaSuccess)\n"
+                 "        return fail(ctx, err, %d);\n",
+                 e->o->prefix, index, smem, index);
+}
+
+static void emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, int b_nk, int64_t m, int64_t n,
+                             int64_t batch) {
+    const GemmTile *t = gemm_tile(m, n, batch);
+    char body[160], grid[160], smem[160];
+    snprintf(body, sizeof body, "mpcc_gemm_body<%s, %s, %s>", mode, b_nk ? "true" : "false", t->args);
+    kernel_def(e, kb, index, "mpcc_gemm_args", t->threads, body);
+    snprintf(grid, sizeof grid, "dim3(%lld, %lld, %lld)", (long long)((n + t->bn - 1) / t->bn),
+             (long long)((m + t->bm - 1) / t->bm), (long long)batch);
+    snprintf(smem, sizeof smem, "mpcc_gemm_cfg<%s, %s, %s>::smem_bytes", mode, b_nk ? "true" : "false", t->args);
+    launch(e, index, grid, t->threads, smem);
+    smem_attr(e, index, smem);
+}
+
+static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d) {
+    const Graph *g = e->g;
+    CgCtx *cg = &e->cg;
+    char grid[256];
+    switch (kind) {
+    case CU_GEMM: {
+        int64_t m, n, k;
+        float lo, hi;
+        int res = -1;
+        if (op->kind == OP_FULLY_CONNECTED) {
+            const rt_fc_params *p = op->params;
+            m = p->batches, n = p->out_depth, k = p->in_depth, lo = p->act_min, hi = p->act_max;
+        } else { /* 1x1 stride-1 unpadded CONV_2D: a GEMM over pixels */
+            const rt_conv_params *p = op->params;
+            m = (int64_t)p->batches * p->out_h * p->out_w, n = p->out_c, k = p->in_c, lo = p->act_min, hi = p->act_max;
+            res = op->sched.post_add >= 0 ? op->sched.post_other : -1;
+        }
+        int half = dt_in(g, op, 1) == IR_BF16 || dt_in(g, op, 1) == IR_F16;
+        cg_line(cg, "mpcc_gemm_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.lda = %lld;", ptr(e, op->in[0], "const float"), (long long)k);
+        cg_line(cg, "p.b = %s; p.ldb = %lld; p.b_half = %d;", ptr(e, op->in[1], "const void"), (long long)k, half);
+        cg_line(cg, "p.bias = %s;", op->n_in > 2 ? ptr(e, op->in[2], "const float") : "NULL");
+        if (res >= 0) {
+            const rt_binary_params *ap = g->ops[op->sched.post_add].params;
+            cg_line(cg, "p.res = %s; p.ldr = %lld;", ptr(e, res, "const float"), (long long)n);
+            gemm_common(e, m, n, k, lo, hi);
+            cg_line(cg, "p.act2_min = %s; p.act2_max = %s;", f32(e, ap->act_min), f32(e, ap->act_max));
+        } else {
+            gemm_common(e, m, n, k, lo, hi);
+        }
+        cg_line(cg, "p.c = %s; p.ldc = %lld;", ptr(e, op->out[0], "float"), (long long)n);
+        emit_gemm_launch(e, kb, index, mma_mode(g, op), 1, m, n, 1);
+        return 0;
+    }
+    case CU_GEMM_S8: {
+        const rt_fc_params *p = op->params;
+        cg_line(cg, "mpcc_gemm_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.lda = %d;", ptr(e, op->in[0], "const int8_t"), p->in_depth);
+        cg_line(cg, "p.b = %s; p.ldb = %d;", ptr(e, op->in[1], "const int8_t"), p->in_depth);
+        cg_line(cg, "p.bias = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3]);
+        cg_line(cg, "p.mult = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3 + 1]);
+        cg_line(cg, "p.shift = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3 + 2]);
+        cg_line(cg, "p.c = %s; p.ldc = %d;", ptr(e, op->out[0], "int8_t"), p->out_depth);
+        cg_line(cg, "p.m = %d; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->batches,
+                p->out_depth, p->in_depth, p->out_offset, p->act_qmin, p->act_qmax);
+        char body[96], smem[96];
+        snprintf(body, sizeof body, "mpcc_gemm_s8_body<%s>", tile_s8.args);
+        snprintf(smem, sizeof smem, "mpcc_gemm_s8_cfg<%s>::smem_bytes", tile_s8.args);
+        kernel_def(e, kb, index, "mpcc_gemm_s8_args", tile_s8.threads, body);
+        snprintf(grid, sizeof grid, "dim3(%d, %d, 1)", (p->out_depth + tile_s8.bn - 1) / tile_s8.bn,
+                 (p->batches + tile_s8.bm - 1) / tile_s8.bm);
+        launch(e, index, grid, tile_s8.threads, smem);
+        smem_attr(e, index, smem);
+        return 0;
+    }
+    case CU_BMM: {
+        const rt_bmm_params *p = op->params;
+        int64_t sa, sb, batch;
+        bmm_flat(p, &sa, &sb, &batch);
+        int b_nk = p->rhs_sk == 1 && p->rhs_sj != 1;
+        cg_line(cg, "mpcc_gemm_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.lda = %d; p.sa = %lld;", ptr(e, op->in[0], "const float"), p->lhs_si, (long long)sa);
+        cg_line(cg, "p.b = %s; p.ldb = %d; p.sb = %lld;", ptr(e, op->in[1], "const void"), b_nk ? p->rhs_sj : p->rhs_sk,
+                (long long)sb);
+        gemm_common(e, p->m, p->n, p->k, -INFINITY, INFINITY);
+        cg_line(cg, "p.c = %s; p.ldc = %d; p.sc = %lld;", ptr(e, op->out[0], "float"), p->n, (long long)p->m * p->n);
+        emit_gemm_launch(e, kb, index, mma_mode(g, op), b_nk, p->m, p->n, batch);
+        return 0;
+    }
+    case CU_CONV: {
+        const int dw = op->kind == OP_DEPTHWISE_CONV_2D;
+        cg_line(cg, "mpcc_conv_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.filter = %s; p.bias = %s;", ptr(e, op->in[0], "const float"),
+                ptr(e, op->in[1], "const float"), op->n_in > 2 ? ptr(e, op->in[2], "const float") : "NULL");
+        int64_t n;
+        if (dw) {
+            const rt_dwconv_params *p = op->params;
+            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
+            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
+                    p->out_w, p->in_c * p->depth_mult, p->filter_h, p->filter_w);
+            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
+                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cg_line(cg, "p.depth_mult = %d; p.act1_min = %s; p.act1_max = %s;", p->depth_mult, f32(e, p->act_min),
+                    f32(e, p->act_max));
+            n = (int64_t)p->batches * p->out_h * p->out_w * p->in_c * p->depth_mult;
+        } else {
+            const rt_conv_params *p = op->params;
+            if (p->filter_c != p->in_c) return diag_user(d, "operator %d (CONV_2D): grouped convolution has no CUDA kernel yet", op->tfl_index);
+            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
+            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
+                    p->out_w, p->out_c, p->filter_h, p->filter_w);
+            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
+                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cg_line(cg, "p.act1_min = %s; p.act1_max = %s;", f32(e, p->act_min), f32(e, p->act_max));
+            n = (int64_t)p->batches * p->out_h * p->out_w * p->out_c;
+        }
+        if (!dw && op->sched.post_add >= 0) {
+            const rt_binary_params *ap = g->ops[op->sched.post_add].params;
+            cg_line(cg, "p.res = %s; p.act2_min = %s; p.act2_max = %s;", ptr(e, op->sched.post_other, "const float"),
+                    f32(e, ap->act_min), f32(e, ap->act_max));
+        }
+        cg_line(cg, "p.out = %s;", ptr(e, op->out[0], "float"));
+        kernel_def(e, kb, index, "mpcc_conv_args", 256, "mpcc_conv_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_BINARY: {
+        const rt_binary_params *p = op->params;
+        const rt_bcast *b = &p->bc;
+        int64_t n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        cg_line(cg, "mpcc_binary_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.b = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->in[1], "const float"),
+                ptr(e, op->out[0], "float"));
+        cg_line(cg, "p.op = %d; p.rank = %d; p.n = %lld; p.act_min = %s; p.act_max = %s;", binary_code(op->kind), b->rank,
+                (long long)n, f32(e, p->act_min), f32(e, p->act_max));
+        for (int k = 0; k < b->rank; k++)
+            cg_line(cg, "p.dims[%d] = %d; p.s1[%d] = %d; p.s2[%d] = %d;", k, b->dims[k], k, b->stride1[k], k, b->stride2[k]);
+        kernel_def(e, kb, index, "mpcc_binary_args", 256, "mpcc_binary_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_UNARY: {
+        int64_t n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        int code = unary_code(op->kind);
+        float lo = -INFINITY, hi = INFINITY, alpha = 0.0f;
+        if (op->kind == OP_GELU) code = ((const rt_act_params *)op->params)->approximate ? 10 : 9;
+        if (op->kind == OP_RELU || op->kind == OP_RELU6 || op->kind == OP_RELU_N1_TO_1 || op->kind == OP_LEAKY_RELU) {
+            const rt_act_params *p = op->params;
+            lo = p->f_min, hi = p->f_max, alpha = p->alpha;
+        }
+        cg_line(cg, "mpcc_unary_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->out[0], "float"));
+        cg_line(cg, "p.n = %lld; p.op = %d; p.lo = %s; p.hi = %s; p.alpha = %s;", (long long)n, code, f32(e, lo),
+                f32(e, hi), f32(e, alpha));
+        kernel_def(e, kb, index, "mpcc_unary_args", 256, "mpcc_unary_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_SOFTMAX:
+    case CU_LAYER_NORM:
+    case CU_ROW_MEAN: {
+        int64_t rows, cols;
+        float beta = 1.0f, eps = 0.0f;
+        const char *body;
+        if (kind == CU_SOFTMAX) {
+            const rt_softmax_params *p = op->params;
+            rows = p->outer, cols = p->depth, beta = p->beta, body = "mpcc_softmax_body";
+        } else if (kind == CU_LAYER_NORM) {
+            const rt_opt_ln_params *p = op->sched.kparams;
+            rows = p->rows, cols = p->cols, eps = p->eps, body = "mpcc_layer_norm_body";
+        } else {
+            const rt_reduce_params *p = op->params;
+            rows = p->out_count, cols = p->reduce_count, body = "mpcc_row_mean_body";
+        }
+        cg_line(cg, "mpcc_rows_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->out[0], "float"));
+        if (kind == CU_LAYER_NORM)
+            cg_line(cg, "p.gamma = %s; p.beta_vec = %s;", op->in[1] >= 0 ? ptr(e, op->in[1], "const float") : "NULL",
+                    op->in[2] >= 0 ? ptr(e, op->in[2], "const float") : "NULL");
+        cg_line(cg, "p.rows = %lld; p.cols = %lld; p.beta = %s; p.eps = %s;", (long long)rows, (long long)cols,
+                f32(e, beta), f32(e, eps));
+        kernel_def(e, kb, index, "mpcc_rows_args", 256, body);
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)(rows < 1 ? 1 : rows > 65535 ? 65535 : rows));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_COPY: {
+        const rt_copy_params *p = op->params;
+        int64_t points = 1;
+        for (int k = 0; k < p->rank; k++) points *= p->dims[k];
+        int unit = 4;
+        int64_t all = p->run | p->in_offset | p->out_offset;
+        for (int k = 0; k < p->rank; k++) all |= p->in_strides[k] | p->out_strides[k];
+        while (unit > 1 && all % unit) unit /= 2;
+        int64_t total = p->run ? points * (p->run / unit) : 0;
+        cg_line(cg, "mpcc_copy_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const unsigned char"),
+                ptr(e, op->out[0], "unsigned char"));
+        cg_line(cg, "p.rank = %d; p.unit = %d; p.in_offset = %lld; p.out_offset = %lld; p.run = %lld; p.total_units = %lld;",
+                p->rank, unit, (long long)p->in_offset, (long long)p->out_offset, (long long)p->run, (long long)total);
+        for (int k = 0; k < p->rank; k++)
+            cg_line(cg, "p.dims[%d] = %d; p.in_strides[%d] = %lld; p.out_strides[%d] = %lld;", k, p->dims[k], k,
+                    (long long)p->in_strides[k], k, (long long)p->out_strides[k]);
+        kernel_def(e, kb, index, "mpcc_copy_args", 256, "mpcc_copy_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(total));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_MEAN: {
+        const rt_reduce_params *p = op->params;
+        cg_line(cg, "mpcc_mean_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->out[0], "float"));
+        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
+        for (int q = 0; q < p->rank; q++)
+            cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        kernel_def(e, kb, index, "mpcc_mean_args", 256, "mpcc_mean_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(p->out_count));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_POOL: {
+        const rt_pool_params *p = op->params;
+        int64_t n = (int64_t)p->batches * p->out_h * p->out_w * p->channels;
+        cg_line(cg, "mpcc_pool_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->out[0], "float"));
+        cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.channels = %d; p.out_h = %d; p.out_w = %d;", p->batches,
+                p->in_h, p->in_w, p->channels, p->out_h, p->out_w);
+        cg_line(cg, "p.filter_h = %d; p.filter_w = %d; p.stride_h = %d; p.stride_w = %d; p.pad_h = %d; p.pad_w = %d;",
+                p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
+        cg_line(cg, "p.is_max = %d; p.act_min = %s; p.act_max = %s;", op->kind == OP_MAX_POOL_2D, f32(e, p->act_min),
+                f32(e, p->act_max));
+        kernel_def(e, kb, index, "mpcc_pool_args", 256, "mpcc_pool_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_CAST: {
+        const rt_quant_params *p = op->params;
+        cg_line(cg, "mpcc_cast_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const void"), ptr(e, op->out[0], "void"));
+        int mode = op->kind == OP_QUANTIZE ? 1 : dt_in(g, op, 0) == IR_F16 ? 2 : 0;
+        cg_line(cg, "p.n = %lld; p.mode = %d; p.scale = %s; p.zero_point = %d;", (long long)p->n, mode,
+                f32(e, p->scale), p->zero_point);
+        kernel_def(e, kb, index, "mpcc_cast_args", 256, "mpcc_cast_body");
+        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(p->n));
+        launch(e, index, grid, 256, "0");
+        return 0;
+    }
+    case CU_ATTENTION: {
+        const rt_opt_attn_params *p = op->sched.kparams;
+        const rt_bmm_params *qk = &p->qk, *pv = &p->pv;
+        /* Batch dims of the output: the last is the heads, the ones before flatten to the batch. */
+        int r = pv->batch_rank;
+        int heads = r > 0 ? pv->batch_dims[r - 1] : 1, batch = 1;
+        for (int k = 0; k + 1 < r; k++) batch *= pv->batch_dims[k];
+        int hd = qk->k;
+        const char *mode = g->precision && g->precision->mode == IR_PREC_BF16   ? "MPCC_MMA_BF16"
+                           : g->precision && g->precision->mode == IR_PREC_FP16 ? "MPCC_MMA_F16"
+                                                                                : "MPCC_MMA_3XTF32";
+        /* Strides per batch/head (0 when broadcast), rows. */
+#define BSTRIDE(arr, k) ((k) >= 0 && (k) < r ? (long long)(arr)[k] : 0LL)
+        cg_line(cg, "mpcc_attn_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.q = %s; p.k = %s; p.v = %s; p.o = %s;", ptr(e, op->in[0], "const float"),
+                ptr(e, op->in[1], "const float"), ptr(e, op->in[2], "const float"), ptr(e, op->out[0], "float"));
+        cg_line(cg, "p.batch = %d; p.heads = %d; p.seq_q = %d; p.seq_k = %d;", batch, heads, qk->m, qk->n);
+        cg_line(cg, "p.q_sb = %lld; p.q_sh = %lld; p.q_ss = %d;", r > 1 ? BSTRIDE(qk->lhs_bstride, r - 2) : 0LL,
+                BSTRIDE(qk->lhs_bstride, r - 1), qk->lhs_si);
+        cg_line(cg, "p.k_sb = %lld; p.k_sh = %lld; p.k_ss = %d;", r > 1 ? BSTRIDE(qk->rhs_bstride, r - 2) : 0LL,
+                BSTRIDE(qk->rhs_bstride, r - 1), qk->rhs_sj);
+        cg_line(cg, "p.v_sb = %lld; p.v_sh = %lld; p.v_ss = %d;", r > 1 ? BSTRIDE(pv->rhs_bstride, r - 2) : 0LL,
+                BSTRIDE(pv->rhs_bstride, r - 1), pv->rhs_sk);
+        cg_line(cg, "p.o_sb = %lld; p.o_sh = %lld; p.o_ss = %d;", (long long)heads * pv->m * pv->n,
+                (long long)pv->m * pv->n, pv->n);
+        if (p->mask == RT_OPT_MASK_ADD)
+            cg_line(cg, "p.mask = %s; p.m_sb = %lld; p.m_sh = %lld; p.m_sq = %d; p.m_sk = %d;",
+                    ptr(e, op->in[3], "const float"), r > 1 ? BSTRIDE(p->mask_bstride[0], r - 2) : 0LL,
+                    BSTRIDE(p->mask_bstride[0], r - 1), p->mask_sq[0], p->mask_sk[0]);
+#undef BSTRIDE
+        cg_line(cg, "p.scale = %s; p.causal = 0;", f32(e, p->scale));
+        char body[96], smem[96];
+        snprintf(body, sizeof body, "mpcc_attn_body<%s, %d>", mode, hd);
+        cgbuf_printf(kb, "extern \"C\" __global__ void %s_k%d(mpcc_attn_args p) { %s(p); }\n", e->o->prefix, index, body);
+        snprintf(grid, sizeof grid, "dim3((%d + mpcc_attn_cfg<%s, %d>::block_m - 1) / mpcc_attn_cfg<%s, %d>::block_m, %d, %d)",
+                 qk->m, mode, hd, mode, hd, heads, batch);
+        snprintf(smem, sizeof smem, "mpcc_attn_cfg<%s, %d>::smem_bytes", mode, hd);
+        cg_line(cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(mpcc_attn_cfg<%s, %d>::threads), %s, s, p);", e->o->prefix, index, grid,
+                mode, hd, smem);
+        cg_line(cg, "if ((err = cudaGetLastError()) != cudaSuccess) return fail(ctx, err, %d);", index);
+        smem_attr(e, index, smem);
+        return 0;
+    }
+    default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o, const char *P) {
+    char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP];
+    const char *pf = o->prefix;
+    cgbuf_printf(h, "/* %s - generated by mpcc %s from %s (--target cuda). Do not edit.\n", txt_comment(hn, sizeof hn, o->header_name),
+                 MPCC_VERSION, txt_comment(sn, sizeof sn, o->source_name));
+    cgbuf_printf(h,
+                 " *\n"
+                 " * Usage (C or C++; no CUDA header needed here):\n"
+                 " *   %s_cuda_ctx ctx;\n"
+                 " *   if (%s_cuda_init(&ctx) != 0) puts(%s_cuda_error(&ctx));   uploads the weights once,\n"
+                 " *                                      allocates the device arena (%s_ARENA_BYTES)\n"
+                 " *   const void *in[%s_NUM_INPUTS] = {...};  void *out[%s_NUM_OUTPUTS] = {...};   DEVICE pointers\n"
+                 " *   int rc = %s_cuda_run(&ctx, stream, in, out);   enqueues the model on `stream`\n"
+                 " *                                      (a cudaStream_t, or NULL for the default stream)\n"
+                 " *   rc = %s_cuda_run_graph(&ctx, stream, in, out);  the same through a CUDA graph: captured on\n"
+                 " *                                      the first call (and again when the pointers change)\n"
+                 " *   %s_cuda_free(&ctx);\n"
+                 " * Build: nvcc -arch=sm_80 (or sm_90) -I<mpcc>/runtime/cuda -c %s.cu. Inputs and outputs are\n"
+                 " * dense row-major device buffers of the dtypes and shapes below. Functions return 0, or\n"
+                 " * 1 for a NULL argument, or -1 when a CUDA call failed: %s_cuda_error() then names the\n"
+                 " * call, the operator and CUDA's message. A context serves one stream at a time.\n */\n",
+                 pf, pf, pf, P, P, P, pf, pf, pf, pf, pf);
+    cgbuf_printf(h, "#ifndef %s_CUDA_MODEL_H\n#define %s_CUDA_MODEL_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n", P, P);
+    cgbuf_printf(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    cgbuf_printf(h, "/* Bytes of device memory for the activations (the same static plan as the C target). */\n");
+    cgbuf_printf(h, "#define %s_ARENA_BYTES %lld\n", P, (long long)g->arena_bytes);
+    cgbuf_printf(h, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
+    cgbuf_printf(h, "/* dtype codes: 0 f32, 1 f16, 2 bf16, 3 i8, 4 u8, 5 i16, 6 i32, 7 i64, 8 bool */\n");
+    cg_emit_io_macros(h, g, P, 0);
+    cg_emit_io_macros(h, g, P, 1);
+    cgbuf_printf(h,
+                 "\ntypedef struct %s_cuda_ctx {\n"
+                 "    void *arena;         /* device: activations */\n"
+                 "    void *weights;       /* device: the constants, uploaded by %s_cuda_init */\n"
+                 "    void *graph, *graph_exec;            /* CUDA graph of %s_cuda_run_graph, or NULL */\n"
+                 "    const void *graph_io[%d];            /* the pointers it was captured with */\n"
+                 "    char error[256];\n"
+                 "} %s_cuda_ctx;\n\n",
+                 pf, pf, pf, g->n_inputs + g->n_outputs, pf);
+    cgbuf_printf(h, "int %s_cuda_init(%s_cuda_ctx *ctx);\n", pf, pf);
+    cgbuf_printf(h, "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
+    cgbuf_printf(h, "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
+    cgbuf_printf(h, "void %s_cuda_free(%s_cuda_ctx *ctx);\n", pf, pf);
+    cgbuf_printf(h, "const char *%s_cuda_error(const %s_cuda_ctx *ctx);\n", pf, pf);
+    cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+}
+
+static void emit_blob(CuEmit *e, CgBuf *c) {
+    const Graph *g = e->g;
+    unsigned char *blob = calloc(1, (size_t)(e->blob_bytes > 0 ? e->blob_bytes : 1));
+    if (!blob) {
+        c->oom = 1;
+        return;
+    }
+    for (int id = 0; id < g->n_tensors; id++)
+        if (e->woff[id] >= 0) memcpy(blob + e->woff[id], g->tensors[id].data, (size_t)ir_tensor_bytes(&g->tensors[id]));
+    for (int i = 0; i < g->n_ops; i++)
+        if (e->folded[i]) {
+            const rt_fc_params *p = g->ops[i].params;
+            size_t nb = sizeof(int32_t) * (size_t)p->out_depth;
+            int64_t *off = &e->woff[g->n_tensors + i * 3];
+            memcpy(blob + off[0], e->folded[i], nb);
+            for (int32_t n = 0; n < p->out_depth; n++) {
+                int32_t m = p->per_channel ? p->mult[n] : p->mult[0], s = p->per_channel ? p->shift[n] : p->shift[0];
+                memcpy(blob + off[1] + 4 * n, &m, 4);
+                memcpy(blob + off[2] + 4 * n, &s, 4);
+            }
+        }
+    cgbuf_printf(c, "\n/* The constants (%lld bytes, each at a %d-byte aligned offset): uploaded once by %s_cuda_init. */\n",
+                 (long long)e->blob_bytes, BLOB_ALIGN, e->o->prefix);
+    cgbuf_printf(c, "alignas(16) static const unsigned char %s_blob[%lld] = {", e->o->prefix,
+                 (long long)(e->blob_bytes > 0 ? e->blob_bytes : 1));
+    for (int64_t i = 0; i < (e->blob_bytes > 0 ? e->blob_bytes : 1); i++) {
+        if (i % 24 == 0) cgbuf_append(c, "\n    ", 5);
+        cgbuf_printf(c, "%u,", blob[i]);
+    }
+    cgbuf_printf(c, "\n};\n");
+    free(blob);
+}
+
+int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h_out, Diag *d) {
+    int rc = cu_check_graph(g, d);
+    if (rc) return rc;
+    CgBuf c = {0}, h = {0}, k = {0}, run = {0}, attr = {0};
+    CuEmit e;
+    memset(&e, 0, sizeof e);
+    e.g = g;
+    e.o = o;
+    e.attr = &attr;
+    e.woff = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 3 * g->n_ops + 1));
+    e.folded = calloc((size_t)g->n_ops + 1, sizeof(int32_t *));
+    if (!e.woff || !e.folded) {
+        free(e.woff), free(e.folded);
+        return diag_internal(d, "out of memory");
+    }
+    for (int i = 0; i < g->n_tensors + 3 * g->n_ops; i++) e.woff[i] = -1;
+    char P[128];
+    size_t j = 0;
+    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
+    P[j] = '\0';
+    /* Constants first (their offsets appear in the launches). */
+    for (int i = 0; i < g->n_ops && !rc; i++) {
+        const IrOp *op = &g->ops[i];
+        const char *why;
+        CuKind kind = cu_classify(g, op, &why);
+        if (kind == CU_SKIP) continue;
+        for (int q = 0; q < op->n_in; q++) use_const(&e, op->in[q]);
+        if (kind == CU_GEMM_S8) {
+            const rt_fc_params *p = op->params;
+            e.folded[i] = fold_s8_bias(g, op);
+            if (!e.folded[i]) rc = diag_internal(d, "out of memory");
+            for (int q = 0; q < 3 && !rc; q++) {
+                e.woff[g->n_tensors + i * 3 + q] = e.blob_bytes;
+                e.blob_bytes += ((int64_t)p->out_depth * 4 + BLOB_ALIGN - 1) / BLOB_ALIGN * BLOB_ALIGN;
+            }
+        }
+    }
+    for (int i = 0; i < g->n_outputs; i++) use_const(&e, g->outputs[i]);
+    if (!rc && e.blob_bytes > CG_MAX_EMBED_BYTES)
+        rc = diag_user(d, "%s: %lld bytes of constants, more than the %lld that --target cuda embeds", g->source,
+                       (long long)e.blob_bytes, (long long)CG_MAX_EMBED_BYTES);
+    /* Kernels and their launches. */
+    e.cg.out = &run;
+    e.cg.g = g;
+    e.cg.prefix = o->prefix;
+    e.cg.depth = 1;
+    for (int i = 0, index = 0; i < g->n_ops && !rc; i++) {
+        const IrOp *op = &g->ops[i];
+        const char *why;
+        CuKind kind = cu_classify(g, op, &why);
+        if (op->dead) continue;
+        cgbuf_append(&run, "\n", 1);
+        char buf[160], nb[TXT_COMMENT_CAP];
+        cg_line(&e.cg, "/* op %d: TFLite operator #%d %s%s%s%s -> %s */", i, op->tfl_index, ir_op_name(op->kind),
+                op->fused[0] ? " (fused: " : "", op->fused, op->fused[0] ? ")" : "", cu_kind_name[kind]);
+        for (int q = 0; q < op->n_in; q++)
+            if (op->in[q] >= 0)
+                cg_line(&e.cg, "/*   in%d  %-24s %s */", q, ir_tensor_desc(&g->tensors[op->in[q]], buf, sizeof buf),
+                        txt_comment(nb, sizeof nb, g->tensors[op->in[q]].name));
+        cg_line(&e.cg, "/*   out0 %-24s %s */", ir_tensor_desc(&g->tensors[op->out[0]], buf, sizeof buf),
+                txt_comment(nb, sizeof nb, g->tensors[op->out[0]].name));
+        if (kind == CU_SKIP) {
+            cg_line(&e.cg, "/* in place: the output shares the input's memory, nothing to do */");
+            continue;
+        }
+        cg_open(&e.cg, "{");
+        cgbuf_printf(&k, "/* op %d: TFLite operator #%d %s */\n", i, op->tfl_index, ir_op_name(op->kind));
+        rc = emit_op(&e, &k, i, op, kind, d);
+        cg_close(&e.cg, "}");
+        e.n_kernels++;
+        index++;
+        e.cg.pool_next = 0;
+    }
+    /* Graph outputs that are inputs or constants are copies. */
+    for (int i = 0; i < g->n_outputs && !rc; i++) {
+        const IrTensor *t = &g->tensors[g->outputs[i]];
+        if (!t->data && !t->is_input) continue;
+        for (int q = 0; q < g->n_inputs; q++)
+            if (g->inputs[q] == t->id)
+                cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], inputs[%d], %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return fail(ctx, err, -1);",
+                        i, q, (long long)ir_tensor_bytes(t));
+        if (t->data)
+            cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return fail(ctx, err, -1);",
+                    i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t));
+    }
+    if (!rc) {
+        char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
+        const char *pf = o->prefix;
+        cgbuf_printf(&c, "/* %s.cu - generated by mpcc %s from %s (--target cuda). Do not edit.\n", pf, MPCC_VERSION,
+                     txt_comment(sn, sizeof sn, o->source_name));
+        cgbuf_printf(&c, " * API: %s. %d kernels, one per operator, each naming the TFLite operator;\n"
+                         " * device bodies from mpcc's runtime/cuda. */\n",
+                     txt_comment(hn, sizeof hn, o->header_name), e.n_kernels);
+        cgbuf_printf(&c, "#include %s\n", txt_c_string(inc, sizeof inc, o->header_name));
+        cgbuf_printf(&c, "#include \"mpcc_cuda_ops.cuh\"\n#include \"mpcc_cuda_gemm.cuh\"\n#include \"mpcc_cuda_attention.cuh\"\n");
+        cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
+        emit_blob(&e, &c);
+        cgbuf_printf(&c, "\n/* ---- kernels ---- */\n");
+        cgbuf_append(&c, k.s ? k.s : "", k.len);
+        cgbuf_printf(&c,
+                     "\n/* ---- host ---- */\n"
+                     "static int fail(%s_cuda_ctx *ctx, cudaError_t err, int op) {\n"
+                     "    if (op >= 0)\n"
+                     "        snprintf(ctx->error, sizeof ctx->error, \"%s: op %%d: %%s: %%s\", op, cudaGetErrorName(err), cudaGetErrorString(err));\n"
+                     "    else\n"
+                     "        snprintf(ctx->error, sizeof ctx->error, \"%s: %%s: %%s\", cudaGetErrorName(err), cudaGetErrorString(err));\n"
+                     "    return -1;\n}\n\n",
+                     pf, pf, pf);
+        cgbuf_printf(&c,
+                     "static int enqueue(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs) {\n"
+                     "    unsigned char *a = (unsigned char *)ctx->arena;\n"
+                     "    const unsigned char *w = (const unsigned char *)ctx->weights;\n"
+                     "    cudaError_t err;\n"
+                     "    (void)a, (void)w, (void)inputs, (void)outputs, (void)err;\n",
+                     pf);
+        cgbuf_append(&c, run.s ? run.s : "", run.len);
+        cgbuf_printf(&c, "    return 0;\n}\n\n");
+        cgbuf_printf(&c,
+                     "int %s_cuda_init(%s_cuda_ctx *ctx) {\n"
+                     "    cudaError_t err;\n"
+                     "    if (!ctx) return 1;\n"
+                     "    memset(ctx, 0, sizeof *ctx);\n"
+                     "    if ((err = cudaMalloc(&ctx->arena, %s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1)) != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "    if ((err = cudaMalloc(&ctx->weights, sizeof %s_blob)) != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "    if ((err = cudaMemcpy(ctx->weights, %s_blob, sizeof %s_blob, cudaMemcpyHostToDevice)) != cudaSuccess)\n"
+                     "        return fail(ctx, err, -1);\n",
+                     pf, pf, P, P, pf, pf, pf);
+        cgbuf_append(&c, attr.s ? attr.s : "", attr.len);
+        cgbuf_printf(&c, "    return 0;\n}\n\n");
+        cgbuf_printf(&c,
+                     "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
+                     "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
+                     "    return enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n}\n\n",
+                     pf, pf);
+        int nio = g->n_inputs + g->n_outputs;
+        cgbuf_printf(&c,
+                     "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
+                     "    cudaError_t err;\n"
+                     "    int same = ctx && ctx->graph_exec != NULL, i, rc;\n"
+                     "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
+                     "    for (i = 0; i < %d; i++)\n"
+                     "        same = same && ctx->graph_io[i] == (i < %d ? inputs[i] : (const void *)outputs[i - %d]);\n"
+                     "    if (!same) {\n"
+                     "        cudaGraph_t graph;\n"
+                     "        cudaGraphExec_t exec;\n"
+                     "        if (ctx->graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)ctx->graph_exec);\n"
+                     "        if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
+                     "        ctx->graph = ctx->graph_exec = NULL;\n"
+                     "        if ((err = cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)\n"
+                     "            return fail(ctx, err, -1);\n"
+                     "        rc = enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n"
+                     "        err = cudaStreamEndCapture((cudaStream_t)stream, &graph);\n"
+                     "        if (rc) return rc;\n"
+                     "        if (err != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "        ctx->graph = graph;\n"
+                     "        if ((err = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "        ctx->graph_exec = exec;\n"
+                     "        for (i = 0; i < %d; i++) ctx->graph_io[i] = i < %d ? inputs[i] : (const void *)outputs[i - %d];\n"
+                     "    }\n"
+                     "    if ((err = cudaGraphLaunch((cudaGraphExec_t)ctx->graph_exec, (cudaStream_t)stream)) != cudaSuccess)\n"
+                     "        return fail(ctx, err, -1);\n"
+                     "    return 0;\n}\n\n",
+                     pf, pf, nio, g->n_inputs, g->n_inputs, nio, g->n_inputs, g->n_inputs);
+        cgbuf_printf(&c,
+                     "void %s_cuda_free(%s_cuda_ctx *ctx) {\n"
+                     "    if (!ctx) return;\n"
+                     "    if (ctx->graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)ctx->graph_exec);\n"
+                     "    if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
+                     "    cudaFree(ctx->arena);\n"
+                     "    cudaFree(ctx->weights);\n"
+                     "    ctx->arena = ctx->weights = ctx->graph = ctx->graph_exec = NULL;\n}\n\n"
+                     "const char *%s_cuda_error(const %s_cuda_ctx *ctx) { return ctx ? ctx->error : \"NULL context\"; }\n",
+                     pf, pf, pf, pf);
+        emit_cuda_header(&h, g, o, P);
+    }
+    for (int i = 0; i < g->n_ops; i++) free(e.folded[i]);
+    free(e.folded);
+    free(e.woff);
+    if (!rc && (c.oom || h.oom || k.oom || run.oom || attr.oom)) rc = diag_internal(d, "out of memory");
+    if (!rc && (fwrite(c.s, 1, c.len, cu_out) != c.len || fwrite(h.s, 1, h.len, h_out) != h.len))
+        rc = diag_user(d, "cannot write the CUDA output");
+    free(c.s), free(h.s), free(k.s), free(run.s), free(attr.s);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/* emit_cuda.h - `mpcc --target cuda`: <out>.cu and <out>.h (prefix cg_). */
+#ifndef MPCC_EMIT_CUDA_H
+#define MPCC_EMIT_CUDA_H
+
+#include <stdio.h>
+
+#include "diag.h"
+#include "ir.h"
+
+typedef struct CudaEmitOptions {
+    const char *prefix;        /* symbol prefix, a C identifier ("model") */
+    const char *header_name;   /* file name the .cu includes ("model.h") */
+    const char *source_name;   /* model file name, for comments */
+} CudaEmitOptions;
+
+/* 0 when every live op of g has a CUDA kernel; else a user error listing
+ * the ops that have none (operator index, op, dtype, why). */
+int cu_check_graph(const Graph *g, Diag *d);
+
+/* Writes the CUDA source and its C header (the host API). */
+int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h_out, Diag *d);
+
+#endif
