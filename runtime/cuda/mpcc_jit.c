@@ -365,6 +365,16 @@ done:
 
 /* ---- opening ---- */
 
+/* The libraries are dlclose()d by mpcc_jit_close but never unmapped: libnvrtc
+ * carries its own C++ runtime, whose load-time allocations (the exception
+ * emergency pool, ~71 KiB) would otherwise be lost on every open/close cycle,
+ * and libcuda does not support being unloaded. A later open reuses them. */
+#ifdef RTLD_NODELETE
+#define NODELETE RTLD_NODELETE
+#else
+#define NODELETE 0
+#endif
+
 static void *open_lib(const char *env_name, const char *const *names, int n_names, char *why, size_t why_cap,
                       const char **tried) {
     const char *env = getenv(env_name);
@@ -374,7 +384,7 @@ static void *open_lib(const char *env_name, const char *const *names, int n_name
         n_names = 1;
     }
     for (int i = 0; i < n_names; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL | NODELETE);
         if (h) return h;
         const char *e = dlerror();
         if (i == 0) { /* report the first (preferred) name's failure */
@@ -415,8 +425,23 @@ static int load_nvrtc(mpcc_jit *j) {
 }
 
 static const char *cu_error_text(const mpcc_jit *j, cu_result r) {
+    /* Used when the driver cannot name its own error (the toolkit's stub libcuda cannot). */
+    static const struct {
+        int code;
+        const char *name;
+    } known[] = {{1, "CUDA_ERROR_INVALID_VALUE"},        {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+                 {3, "CUDA_ERROR_NOT_INITIALIZED"},      {4, "CUDA_ERROR_DEINITIALIZED"},
+                 {34, "CUDA_ERROR_STUB_LIBRARY"},        {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+                 {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},  {100, "CUDA_ERROR_NO_DEVICE"},
+                 {101, "CUDA_ERROR_INVALID_DEVICE"},     {200, "CUDA_ERROR_INVALID_IMAGE"},
+                 {201, "CUDA_ERROR_INVALID_CONTEXT"},    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+                 {218, "CUDA_ERROR_INVALID_PTX"},        {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+                 {500, "CUDA_ERROR_NOT_FOUND"},          {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+                 {719, "CUDA_ERROR_LAUNCH_FAILED"},      {999, "CUDA_ERROR_UNKNOWN"}};
     const char *name = NULL;
     if (j->cu.error_name && j->cu.error_name(r, &name) == 0 && name) return name;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].code == r) return known[i].name;
     return "unknown CUresult";
 }
 

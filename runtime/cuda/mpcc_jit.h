@@ -149,7 +149,10 @@ int mpcc_jit_launch(mpcc_jit *j, mpcc_jit_fn *f, unsigned gx, unsigned gy, unsig
 void mpcc_jit_unload(mpcc_jit_module *m);
 
 /* Unloads remaining modules, releases the primary context, closes the
- * libraries and frees the handle (NULL is fine). */
+ * libraries and frees the handle (NULL is fine). The libraries are opened
+ * with RTLD_NODELETE: dlclose balances the dlopen but they stay mapped, as
+ * libnvrtc's embedded C++ runtime would leak its load-time allocations on
+ * every unload and libcuda does not support unloading. */
 void mpcc_jit_close(mpcc_jit *j);
 
 /* The message of the last failure on j ("" if none; a fixed message for a
