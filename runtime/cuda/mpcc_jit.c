@@ -31,7 +31,9 @@ typedef void *cu_function;
 typedef void *cu_stream;
 
 enum {
+    CU_ERROR_STUB_LIBRARY = 34,
     CU_ERROR_NO_DEVICE = 100,
+    CU_ERROR_NOT_FOUND = 500,
     CU_ATTR_CC_MAJOR = 75, /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
     CU_ATTR_CC_MINOR = 76,
     CU_FUNC_MAX_DYN_SMEM = 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
@@ -483,6 +485,11 @@ static int load_driver(mpcc_jit *j, int device) {
     cu_result r = j->cu.init(0);
     if (r == CU_ERROR_NO_DEVICE)
         return fail(j, MPCC_JIT_ENODEVICE, "mpcc jit: no CUDA device (cuInit: %s)", cu_error_text(j, r));
+    if (r == CU_ERROR_STUB_LIBRARY)
+        return fail(j, MPCC_JIT_ENODEVICE,
+                    "mpcc jit: no CUDA device: the libcuda loaded is the CUDA toolkit's stub, not the NVIDIA driver "
+                    "(cuInit: %s)",
+                    cu_error_text(j, r));
     if (r != 0) return cu_fail(j, "cuInit", r);
     if ((r = j->cu.driver_version(&j->driver_version)) != 0) return cu_fail(j, "cuDriverGetVersion", r);
     int count = 0;
@@ -735,13 +742,11 @@ int mpcc_jit_function(mpcc_jit_module *m, const char *kernel_name, mpcc_jit_fn *
         }
     cu_function fn = NULL;
     cu_result r = j->cu.module_get_function(&fn, m->mod, kernel_name);
-    if (r != 0) {
-        int rc = cu_fail(j, "cuModuleGetFunction", r);
-        if (rc == MPCC_JIT_ECUDA)
-            rc = fail(j, MPCC_JIT_ENOTFOUND, "mpcc jit: no kernel %s in the module (cuModuleGetFunction: %s)",
-                      kernel_name, cu_error_text(j, r));
-        return rc;
-    }
+    if (r == CU_ERROR_NOT_FOUND)
+        return fail(j, MPCC_JIT_ENOTFOUND,
+                    "mpcc jit: no kernel %s in the module (cuModuleGetFunction: %s; declare it extern \"C\")",
+                    kernel_name, cu_error_text(j, r));
+    if (r != 0) return cu_fail(j, "cuModuleGetFunction", r);
     size_t n = strlen(kernel_name) + 1;
     mpcc_jit_fn *p = malloc(sizeof *p + n);
     if (!p) return fail(j, MPCC_JIT_ENOMEM, "mpcc jit: out of memory");

@@ -292,6 +292,66 @@ out:
     free(dir);
 }
 
+/* ---- the device prelude, pasted in front of a kernel (how mpcc emits JIT source) ---- */
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) != NULL) {
+        if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+static void test_prelude(void) {
+    /* Run from the repository root (make, pytest); MPCC_ROOT overrides. */
+    char path[1024];
+    const char *root = getenv("MPCC_ROOT");
+    snprintf(path, sizeof path, "%s/runtime/cuda/mpcc_cuda.cuh", root && root[0] ? root : ".");
+    char *prelude = read_text(path);
+    if (!prelude) {
+        skip("mpcc_cuda.cuh through NVRTC", "runtime/cuda/mpcc_cuda.cuh not found (run from the repository root)");
+        return;
+    }
+    static const char KERNEL[] = "\nextern \"C\" __global__ void row_sum(const float *x, float *y, int n) {\n"
+                                 "    float v = 0.0f;\n"
+                                 "    for (int i = threadIdx.x; i < n; i += 32) v += x[blockIdx.x * n + i];\n"
+                                 "    v = mpcc_warp_sum(v);\n"
+                                 "    if (threadIdx.x == 0) y[blockIdx.x] = v;\n"
+                                 "}\n";
+    size_t np = strlen(prelude);
+    char *src = malloc(np + sizeof KERNEL);
+    mpcc_jit *j = NULL;
+    if (src && mpcc_jit_open_compiler(&j, "") == MPCC_JIT_OK) {
+        memcpy(src, prelude, np);
+        memcpy(src + np, KERNEL, sizeof KERNEL);
+        for (int arch = 80; arch <= 90; arch += 10) {
+            void *img = NULL;
+            size_t n = 0;
+            int rc = mpcc_jit_compile(j, src, "row_sum.cu", arch, NULL, 0, &img, &n);
+            char what[120], detail[1200];
+            snprintf(what, sizeof what, "mpcc_cuda.cuh + a kernel compiles through the JIT for sm_%d", arch);
+            snprintf(detail, sizeof detail, "%zu bytes; %.1000s", n, mpcc_jit_error(j));
+            check(rc == MPCC_JIT_OK && is_elf(img, n), what, detail);
+            mpcc_jit_free_image(img);
+        }
+    } else {
+        check(0, "mpcc_cuda.cuh through NVRTC: setup", mpcc_jit_error(j));
+    }
+    mpcc_jit_close(j);
+    free(src);
+    free(prelude);
+}
+
 /* ---- errors ---- */
 
 static int printable(const char *s) {
@@ -590,6 +650,7 @@ int main(void) {
     test_compile_and_cache();
     test_damaged_entries();
     test_errors();
+    test_prelude();
     test_cache_dirs();
     test_libraries();
     printf("%d passed, %d failed, %d skipped\n", passes, failures, skips);
