@@ -79,7 +79,7 @@ enum {
     MPCC_JIT_ECOMPILE = -4,   /* NVRTC rejected the source: the message holds its log */
     MPCC_JIT_ENVRTC = -5,     /* another NVRTC call failed */
     MPCC_JIT_ECUDA = -6,      /* a CUDA driver call failed (the message names it) */
-    MPCC_JIT_ENODEVICE = -7,  /* no CUDA device, or the device index is out of range */
+    MPCC_JIT_ENODEVICE = -7,  /* no CUDA device, device index out of range, or a stub libcuda */
     MPCC_JIT_ENOTDEVICE = -8, /* needs a device, but the handle was opened compiler-only */
     MPCC_JIT_ENOTFOUND = -9   /* no kernel of that name in the module */
 };
