@@ -44,6 +44,13 @@ $(BUILD)/unit/%: tests/unit/%.c $(LIB_SRC) $(HDRS) $(wildcard tests/unit/*.h)
 	@$(CC) -std=c11 $(WARN) $(INC) -Itests/unit -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $< $(LIB_SRC) -lm
 unit: $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
+# The run-time NVRTC JIT is an app-side loader, not part of the library: its test links only it (and -ldl).
+JIT_SRC := runtime/cuda/mpcc_jit.c
+$(BUILD)/unit/test_jit: tests/unit/test_jit.c $(JIT_SRC) runtime/cuda/mpcc_jit.h Makefile
+	@mkdir -p $(BUILD)/unit
+	@echo "CC $@"
+	@$(CC) -std=c11 $(WARN) -pedantic -Iruntime/cuda $(SAN_FLAGS) -o $@ $< $(JIT_SRC) -ldl
+
 # Project venv with the test oracle (TFLite interpreter) and pytest.
 $(VENV)/.stamp: tests/requirements.txt
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)

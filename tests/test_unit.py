@@ -19,4 +19,7 @@ def test_unit(src):
     passes = [l for l in proc.stdout.splitlines() if l.startswith("PASS")]
     print(f"{src.stem}: {len(passes)} checks passed, {len(fails)} failed")
     assert proc.returncode == 0 and not fails, "\n".join(fails) + proc.stderr[-3000:]
+    skips = [l for l in proc.stdout.splitlines() if l.startswith("SKIP")]
+    if not passes and skips:  # e.g. test_jit on a machine without NVRTC: skipped, not passed
+        pytest.skip("; ".join(skips))
     assert passes, "the unit test reported no checks"
