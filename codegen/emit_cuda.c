@@ -275,7 +275,7 @@ static void kernel_def(CuEmit *e, CgBuf *kb, int index, const char *args_type, i
 
 static void launch(CuEmit *e, int index, const char *grid, int threads, const char *smem) {
     cg_line(&e->cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(%d), %s, s, p);", e->o->prefix, index, grid, threads, smem);
-    cg_line(&e->cg, "if ((err = cudaGetLastError()) != cudaSuccess) return fail(ctx, err, %d);", index);
+    cg_line(&e->cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
 }
 
 static int64_t blocks_for(int64_t n) {
@@ -318,8 +318,8 @@ static const char *mma_mode(const Graph *g, const IrOp *op) {
 static void smem_attr(CuEmit *e, int index, const char *smem) {
     cgbuf_printf(e->attr,
                  "    if ((err = cudaFuncSetAttribute(%s_k%d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(%s))) != cudaSuccess)\n"
-                 "        return fail(ctx, err, %d);\n",
-                 e->o->prefix, index, smem, index);
+                 "        return %s_fail(ctx, err, %d);\n",
+                 e->o->prefix, index, smem, e->o->prefix, index);
 }
 
 static void emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, int b_nk, int64_t m, int64_t n,
@@ -617,7 +617,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         snprintf(smem, sizeof smem, "mpcc_attn_cfg<%s, %d>::smem_bytes", mode, hd);
         cg_line(cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(mpcc_attn_cfg<%s, %d>::threads), %s, s, p);", e->o->prefix, index, grid,
                 mode, hd, smem);
-        cg_line(cg, "if ((err = cudaGetLastError()) != cudaSuccess) return fail(ctx, err, %d);", index);
+        cg_line(cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
         smem_attr(e, index, smem);
         return 0;
     }
@@ -786,11 +786,11 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         if (!t->data && !t->is_input) continue;
         for (int q = 0; q < g->n_inputs; q++)
             if (g->inputs[q] == t->id)
-                cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], inputs[%d], %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return fail(ctx, err, -1);",
-                        i, q, (long long)ir_tensor_bytes(t));
+                cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], inputs[%d], %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
+                        i, q, (long long)ir_tensor_bytes(t), o->prefix);
         if (t->data)
-            cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return fail(ctx, err, -1);",
-                    i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t));
+            cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
+                    i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
     }
     if (!rc) {
         char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
@@ -808,20 +808,20 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         cgbuf_append(&c, k.s ? k.s : "", k.len);
         cgbuf_printf(&c,
                      "\n/* ---- host ---- */\n"
-                     "static int fail(%s_cuda_ctx *ctx, cudaError_t err, int op) {\n"
+                     "static int %s_fail(%s_cuda_ctx *ctx, cudaError_t err, int op) {\n"
                      "    if (op >= 0)\n"
                      "        snprintf(ctx->error, sizeof ctx->error, \"%s: op %%d: %%s: %%s\", op, cudaGetErrorName(err), cudaGetErrorString(err));\n"
                      "    else\n"
                      "        snprintf(ctx->error, sizeof ctx->error, \"%s: %%s: %%s\", cudaGetErrorName(err), cudaGetErrorString(err));\n"
                      "    return -1;\n}\n\n",
-                     pf, pf, pf);
+                     pf, pf, pf, pf);
         cgbuf_printf(&c,
-                     "static int enqueue(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs) {\n"
+                     "static int %s_enqueue(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs) {\n"
                      "    unsigned char *a = (unsigned char *)ctx->arena;\n"
                      "    const unsigned char *w = (const unsigned char *)ctx->weights;\n"
                      "    cudaError_t err;\n"
                      "    (void)a, (void)w, (void)inputs, (void)outputs, (void)err;\n",
-                     pf);
+                     pf, pf);
         cgbuf_append(&c, run.s ? run.s : "", run.len);
         cgbuf_printf(&c, "    return 0;\n}\n\n");
         cgbuf_printf(&c,
@@ -829,18 +829,18 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "    cudaError_t err;\n"
                      "    if (!ctx) return 1;\n"
                      "    memset(ctx, 0, sizeof *ctx);\n"
-                     "    if ((err = cudaMalloc(&ctx->arena, %s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1)) != cudaSuccess) return fail(ctx, err, -1);\n"
-                     "    if ((err = cudaMalloc(&ctx->weights, sizeof %s_blob)) != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "    if ((err = cudaMalloc(&ctx->arena, %s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1)) != cudaSuccess) return %s_fail(ctx, err, -1);\n"
+                     "    if ((err = cudaMalloc(&ctx->weights, sizeof %s_blob)) != cudaSuccess) return %s_fail(ctx, err, -1);\n"
                      "    if ((err = cudaMemcpy(ctx->weights, %s_blob, sizeof %s_blob, cudaMemcpyHostToDevice)) != cudaSuccess)\n"
-                     "        return fail(ctx, err, -1);\n",
-                     pf, pf, P, P, pf, pf, pf);
+                     "        return %s_fail(ctx, err, -1);\n",
+                     pf, pf, P, P, pf, pf, pf, pf, pf, pf);
         cgbuf_append(&c, attr.s ? attr.s : "", attr.len);
         cgbuf_printf(&c, "    return 0;\n}\n\n");
         cgbuf_printf(&c,
                      "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
                      "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
-                     "    return enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n}\n\n",
-                     pf, pf);
+                     "    return %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n}\n\n",
+                     pf, pf, pf);
         int nio = g->n_inputs + g->n_outputs;
         cgbuf_printf(&c,
                      "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
@@ -856,20 +856,20 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "        if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
                      "        ctx->graph = ctx->graph_exec = NULL;\n"
                      "        if ((err = cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)\n"
-                     "            return fail(ctx, err, -1);\n"
-                     "        rc = enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n"
+                     "            return %s_fail(ctx, err, -1);\n"
+                     "        rc = %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n"
                      "        err = cudaStreamEndCapture((cudaStream_t)stream, &graph);\n"
                      "        if (rc) return rc;\n"
-                     "        if (err != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "        if (err != cudaSuccess) return %s_fail(ctx, err, -1);\n"
                      "        ctx->graph = graph;\n"
-                     "        if ((err = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) return fail(ctx, err, -1);\n"
+                     "        if ((err = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) return %s_fail(ctx, err, -1);\n"
                      "        ctx->graph_exec = exec;\n"
                      "        for (i = 0; i < %d; i++) ctx->graph_io[i] = i < %d ? inputs[i] : (const void *)outputs[i - %d];\n"
                      "    }\n"
                      "    if ((err = cudaGraphLaunch((cudaGraphExec_t)ctx->graph_exec, (cudaStream_t)stream)) != cudaSuccess)\n"
-                     "        return fail(ctx, err, -1);\n"
+                     "        return %s_fail(ctx, err, -1);\n"
                      "    return 0;\n}\n\n",
-                     pf, pf, nio, g->n_inputs, g->n_inputs, nio, g->n_inputs, g->n_inputs);
+                     pf, pf, nio, g->n_inputs, g->n_inputs, pf, pf, pf, pf, nio, g->n_inputs, g->n_inputs, pf);
         cgbuf_printf(&c,
                      "void %s_cuda_free(%s_cuda_ctx *ctx) {\n"
                      "    if (!ctx) return;\n"
