@@ -274,6 +274,10 @@ static void kernel_def(CuEmit *e, CgBuf *kb, int index, const char *args_type, i
 }
 
 static void launch(CuEmit *e, int index, const char *grid, int threads, const char *smem) {
+    if (strcmp(smem, "0") != 0) { /* template arguments hold commas: not inside a macro argument */
+        cg_line(&e->cg, "const size_t smem = %s;", smem);
+        smem = "smem";
+    }
     cg_line(&e->cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(%d), %s, s, p);", e->o->prefix, index, grid, threads, smem);
     cg_line(&e->cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
 }
@@ -612,11 +616,10 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         char body[96], smem[96];
         snprintf(body, sizeof body, "mpcc_attn_body<%s, %d>", mode, hd);
         cgbuf_printf(kb, "extern \"C\" __global__ void %s_k%d(mpcc_attn_args p) { %s(p); }\n", e->o->prefix, index, body);
-        snprintf(grid, sizeof grid, "dim3((%d + mpcc_attn_cfg<%s, %d>::block_m - 1) / mpcc_attn_cfg<%s, %d>::block_m, %d, %d)",
-                 qk->m, mode, hd, mode, hd, heads, batch);
         snprintf(smem, sizeof smem, "mpcc_attn_cfg<%s, %d>::smem_bytes", mode, hd);
-        cg_line(cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(mpcc_attn_cfg<%s, %d>::threads), %s, s, p);", e->o->prefix, index, grid,
-                mode, hd, smem);
+        cg_line(cg, "typedef mpcc_attn_cfg<%s, %d> cfg;", mode, hd);
+        snprintf(grid, sizeof grid, "dim3((%d + cfg::block_m - 1) / cfg::block_m, %d, %d)", qk->m, heads, batch);
+        cg_line(cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(cfg::threads), cfg::smem_bytes, s, p);", e->o->prefix, index, grid);
         cg_line(cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
         smem_attr(e, index, smem);
         return 0;

@@ -86,7 +86,10 @@ struct mpcc_gemm_s8_args {
     int32_t out_offset, qmin, qmax;
 };
 
+#ifndef MPCC_MMA_MODES /* shared with mpcc_cuda_attention.cuh */
+#define MPCC_MMA_MODES
 enum { MPCC_MMA_TF32 = 0, MPCC_MMA_3XTF32 = 1, MPCC_MMA_BF16 = 2, MPCC_MMA_F16 = 3 };
+#endif
 
 /* Named tile configurations: BM, BN, BK, WARPS_M, WARPS_N, STAGES. */
 #define MPCC_GEMM_LARGE 128, 128, 32, 2, 4, 3 /* 256 threads, 96 KiB shared (opt-in) */
