@@ -185,8 +185,8 @@ int cu_check_graph(const Graph *g, Diag *d) {
     int bad = 0;
     list[0] = '\0';
     if (g->n_sub > 1)
-        return diag_user(d, "%s: control flow (IF/WHILE/CALL_ONCE subgraphs) has no CUDA code yet; use --target c",
-                         g->source);
+        return diag_user(d, "%s: control flow (IF/WHILE/CALL_ONCE subgraphs) cannot run on --target cuda (no CUDA "
+                            "code for subgraphs yet; --target c runs them)", g->source);
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
         const char *why;
@@ -211,6 +211,7 @@ typedef struct CuEmit {
     int32_t **folded;     /* per op: int8 GEMM bias with the input zero point folded in */
     int n_kernels;
     CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
+    int uses_a, uses_w;   /* the run function reads the arena / the weights */
 } CuEmit;
 
 #define BLOB_ALIGN 256
@@ -235,6 +236,7 @@ static const char *ptr(CuEmit *e, int id, const char *type) {
             return s;
         }
     snprintf(s, CG_POOL_LEN, "(%s *)(a + %lld)", type, (long long)ir_t((Graph *)g, ir_storage_root(g, id))->offset);
+    e->uses_a = 1;
     return s;
 }
 
@@ -380,12 +382,14 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.a = %s; p.lda = %d;", ptr(e, op->in[0], "const int8_t"), p->in_depth);
         cg_line(cg, "p.b = %s; p.ldb = %d;", ptr(e, op->in[1], "const int8_t"), p->in_depth);
+        e->uses_w = 1;
         cg_line(cg, "p.bias = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3]);
         cg_line(cg, "p.mult = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3 + 1]);
         cg_line(cg, "p.shift = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3 + 2]);
         cg_line(cg, "p.c = %s; p.ldc = %d;", ptr(e, op->out[0], "int8_t"), p->out_depth);
         cg_line(cg, "p.m = %d; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->batches,
                 p->out_depth, p->in_depth, p->out_offset, p->act_qmin, p->act_qmax);
+        cg_line(cg, "p.single_rounding = 1; /* as TFLite's FULLY_CONNECTED */");
         char body[96], smem[96];
         snprintf(body, sizeof body, "mpcc_gemm_s8_body<%s>", tile_s8.args);
         snprintf(smem, sizeof smem, "mpcc_gemm_s8_cfg<%s>::smem_bytes", tile_s8.args);
@@ -645,7 +649,8 @@ static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o,
                  " *   int rc = %s_cuda_run(&ctx, stream, in, out);   enqueues the model on `stream`\n"
                  " *                                      (a cudaStream_t, or NULL for the default stream)\n"
                  " *   rc = %s_cuda_run_graph(&ctx, stream, in, out);  the same through a CUDA graph: captured on\n"
-                 " *                                      the first call (and again when the pointers change)\n"
+                 " *                                      the first call (and again when the pointers change);\n"
+                 " *                                      needs a stream of your own (cudaStreamCreate), not NULL\n"
                  " *   %s_cuda_free(&ctx);\n"
                  " * Build: nvcc -arch=sm_80 (or sm_90) -I<mpcc>/runtime/cuda -c %s.cu. Inputs and outputs are\n"
                  " * dense row-major device buffers of the dtypes and shapes below. Functions return 0, or\n"
@@ -794,6 +799,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         if (t->data)
             cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
                     i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
+        e.uses_w |= t->data != NULL;
     }
     if (!rc) {
         char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
@@ -820,11 +826,11 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      pf, pf, pf, pf);
         cgbuf_printf(&c,
                      "static int %s_enqueue(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs) {\n"
-                     "    unsigned char *a = (unsigned char *)ctx->arena;\n"
-                     "    const unsigned char *w = (const unsigned char *)ctx->weights;\n"
                      "    cudaError_t err;\n"
-                     "    (void)a, (void)w, (void)inputs, (void)outputs, (void)err;\n",
+                     "    (void)ctx, (void)s, (void)inputs, (void)outputs, (void)err;\n",
                      pf, pf);
+        if (e.uses_a) cgbuf_printf(&c, "    unsigned char *a = (unsigned char *)ctx->arena;\n");
+        if (e.uses_w) cgbuf_printf(&c, "    const unsigned char *w = (const unsigned char *)ctx->weights;\n");
         cgbuf_append(&c, run.s ? run.s : "", run.len);
         cgbuf_printf(&c, "    return 0;\n}\n\n");
         cgbuf_printf(&c,

@@ -61,7 +61,7 @@ def test_every_model_compiles_or_names_its_ops(compiled):
     for m, err in refused.items():
         assert REFUSED in err or "not available with --target cuda" in err or "control flow" in err, \
             f"{model_id(m)}: unclear refusal: {err[-600:]}"
-        if REFUSED in err:
+        if REFUSED in err and "control flow" not in err:
             assert re.search(r"operator \d+ \([A-Z_0-9]+, \w+ input\)", err), f"{model_id(m)}: no operator named: {err}"
     print(f"\n--target cuda: {len(ok)} of {len(compiled)} models compile, {len(refused)} refused with the ops named")
     assert len(ok) >= 50, f"only {len(ok)} models compile for CUDA"
@@ -110,14 +110,24 @@ def test_nvcc_builds_every_generated_cu_for_sm80_sm90(compiled):
 
 # ---- the CPU emulator ----------------------------------------------------------------------
 
+# MPCC_CUDA_DEVICE=1 (tests/gpu/run.sh, on a machine with a GPU): the same tests build the generated
+# code with nvcc and run it on the device instead of the emulator.
+ON_DEVICE = os.environ.get("MPCC_CUDA_DEVICE") == "1"
+
+
 def _emu_build(work, n_in, n_out, graph):
     ins = ",".join(f"MODEL_INPUT{i}_BYTES" for i in range(n_in)) or "0"
     outs = ",".join(f"MODEL_OUTPUT{i}_BYTES" for i in range(n_out)) or "0"
-    exe = work / f"model-emu{'-graph' if graph else ''}"
+    defs = [f"-DN_IN={n_in}", f"-DN_OUT={n_out}", f"-DIN_BYTES={ins}", f"-DOUT_BYTES={outs}", f"-DUSE_GRAPH={int(graph)}"]
+    exe = work / f"model-{'gpu' if ON_DEVICE else 'emu'}{'-graph' if graph else ''}"
+    if ON_DEVICE:
+        arch = os.environ.get("MPCC_CUDA_ARCH", "sm_90")
+        p = run_cmd([NVCC, "-std=c++17", f"-arch={arch}", "-O2", "-I", CUDA_INC, "-I", work, work / "model.cu",
+                     "-x", "cu", ROOT / "tests" / "cuda" / "driver.cpp", *defs, "-o", exe])
+        return p, exe
     p = run_cmd(["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-DMPCC_CUDA_EMU", "-I", CUDA_INC,
                  "-I", work, "-x", "c++", work / "model.cu", "-x", "c++", ROOT / "tests" / "cuda" / "driver.cpp",
-                 f"-DN_IN={n_in}", f"-DN_OUT={n_out}", f"-DIN_BYTES={ins}", f"-DOUT_BYTES={outs}",
-                 f"-DUSE_GRAPH={int(graph)}", "-o", exe])
+                 *defs, "-o", exe])
     return p, exe
 
 
@@ -128,59 +138,23 @@ def _rel_l2(ref, got):
     return float(np.linalg.norm(ref - got) / den) if den > 0 else float(np.abs(got).max(initial=0))
 
 
-def _emu_models():
-    """Zoo float models that compile for CUDA and are small enough for the emulator."""
-    out = []
-    for m in zoo_models():
-        if m.stat().st_size > 2_000_000:
-            continue
-        out.append(m)
-    return out
-
-
-def _run_emu(model, extra, seed, tol, graph=False):
-    work = new_workdir("cuda-emu-" + model.stem)
-    p = run_cmd([MPCC, "--target", "cuda", model, "-o", work / "model.cu", "--name", "model", *model_args(model), *extra])
-    if p.returncode == 1 and REFUSED in p.stderr:
-        return None
-    assert p.returncode == 0, p.stderr
-    interp = load(model)
-    ins = draw_inputs(model, seed, interp)
-    n_out = count_outputs(model)
-    proc, ref = mpcc_run(model, ins, work, n_out)
-    assert proc.returncode == 0, proc.stderr
-    p, exe = _emu_build(work, len(ins), n_out, graph)
-    assert p.returncode == 0, p.stderr[-4000:]
-    args = [exe]
-    for i, a in enumerate(ins):
-        np.ascontiguousarray(a).tofile(work / f"in{i}.bin")
-        args.append(work / f"in{i}.bin")
-    for i in range(n_out):
-        args.append(work / f"out{i}.bin")
-    r = run_cmd(args, timeout=600)
-    assert r.returncode == 0, r.stderr[-3000:]
-    errs = []
-    for i, want in enumerate(ref):
-        got = np.fromfile(work / f"out{i}.bin", dtype=want.dtype).reshape(want.shape)
-        if want.dtype.kind == "f":
-            errs.append(_rel_l2(want, got))
-        else:
-            errs.append(float(np.abs(want.astype(np.int64) - got.astype(np.int64)).max(initial=0)))
-    return errs
-
-
-EMU = _emu_models()
-
-
-@pytest.mark.parametrize("model", EMU, ids=[model_id(m) for m in EMU])
-def test_emulated_cuda_matches_reference(model):
-    seed = 1000 + sum(model.name.encode()) % 1000
-    errs = _run_emu(model, [], seed, 1e-4)
-    if errs is None:
-        pytest.skip("refused by --target cuda (the ops are named by test_every_model_compiles_or_names_its_ops)")
-    print(f"seed {seed}: rel L2 / max int diff per output {errs}")
-    int8 = "int8" in model.name
-    assert all(e <= (0 if int8 else 1e-4) for e in errs), errs
+def test_emulated_cuda_matches_reference(compiled):
+    """Every zoo model that compiles for CUDA, run on the emulator, against the reference interpreter:
+    float outputs within 1e-4 relative L2 (3xTF32 GEMMs), integer outputs exact."""
+    zoo = set(zoo_models())
+    models = [m for m, (rc, _, _) in compiled.items() if rc == 0 and m in zoo and m.stat().st_size < 2_000_000]
+    assert models
+    failures, worst = [], 0.0
+    for m in models:
+        seed = 1000 + sum(m.name.encode()) % 1000
+        errs = _run_emu(m, [], seed, 1e-4)
+        int_out = [e for e in errs if float(e).is_integer() and e >= 1]
+        if any(e > 1e-4 for e in errs):
+            failures.append(f"{model_id(m)} (seed {seed}): {errs}")
+        worst = max([worst] + [e for e in errs if e not in int_out])
+    print(f"\nemulated CUDA: {len(models)} zoo models against the reference interpreter, worst float rel L2 "
+          f"{worst:.2e}, {len(failures)} failures")
+    assert not failures, "\n".join(failures)
 
 
 @pytest.mark.parametrize("prec", ["bf16", "fp16"])

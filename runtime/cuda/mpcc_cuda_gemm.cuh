@@ -55,6 +55,8 @@
 #ifndef MPCC_CUDA_GEMM_CUH
 #define MPCC_CUDA_GEMM_CUH
 
+#include "mpcc_cuda.cuh"
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define MPCC_GEMM_UNROLL _Pragma("unroll")
 #define MPCC_GEMM_UNROLL4 _Pragma("unroll 4")
@@ -84,6 +86,7 @@ struct mpcc_gemm_s8_args {
     int8_t *c; long long ldc, sc;
     int m, n, k;
     int32_t out_offset, qmin, qmax;
+    int single_rounding;            /* 1: TFLite's single-rounding requantization (FULLY_CONNECTED), 0: gemmlowp's double rounding */
 };
 
 #ifndef MPCC_MMA_MODES /* shared with mpcc_cuda_attention.cuh */
@@ -438,6 +441,13 @@ MPCC_DEV int32_t mpcc_mul_by_qm(int32_t acc, int32_t mult, int shift) { /* Multi
     return mpcc_rdbpot(mpcc_srdhm((int32_t)((uint32_t)acc << left), mult), right); /* x * (1 << left), wrapping */
 }
 
+/* The single-rounding variant (TFLite's FULLY_CONNECTED reference): round(x * mult / 2^(31 - shift)), saturated. */
+MPCC_DEV int32_t mpcc_mul_by_qm_single(int32_t acc, int32_t mult, int shift) {
+    const int total = 31 - shift;
+    long long r = ((long long)acc * (long long)mult + (1ll << (total - 1))) >> total;
+    return (int32_t)(r > 2147483647ll ? 2147483647ll : r < -2147483648ll ? -2147483648ll : r);
+}
+
 template <int ROWS, int BK, int THREADS>
 MPCC_DEV void mpcc_gemm_load_s8_(int8_t *s, const int8_t *g, long long ld, int rows, int cols, int vec, int tid) {
     if (vec) {
@@ -551,7 +561,8 @@ MPCC_GEMM_UNROLL
                     const int col = n0 + wn + j * 8 + 2 * t + e;
                     if (col >= n) continue;
                     int32_t v = acc[i][j][2 * h + e] + (p.bias ? p.bias[col] : 0);
-                    v = mpcc_mul_by_qm(v, p.mult[col], p.shift[col]) + p.out_offset;
+                    v = (p.single_rounding ? mpcc_mul_by_qm_single(v, p.mult[col], p.shift[col])
+                                           : mpcc_mul_by_qm(v, p.mult[col], p.shift[col])) + p.out_offset;
                     v = v < p.qmin ? p.qmin : v > p.qmax ? p.qmax : v;
                     C[(long long)row * p.ldc + col] = (int8_t)v;
                 }

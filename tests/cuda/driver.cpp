@@ -27,10 +27,14 @@ int main(int argc, char **argv) {
         cudaMemcpy(din[i], h.data(), h.size(), cudaMemcpyHostToDevice);
     }
     for (int i = 0; i < N_OUT; i++) cudaMalloc(&dout[i], out_bytes[i] ? out_bytes[i] : 1);
-    int rc = USE_GRAPH ? model_cuda_run_graph(&ctx, NULL, din.data(), dout.data()) : model_cuda_run(&ctx, NULL, din.data(), dout.data());
-    if (!rc && USE_GRAPH) rc = model_cuda_run_graph(&ctx, NULL, din.data(), dout.data());
+    /* A CUDA graph is captured from a stream of one's own (the legacy default stream cannot be). */
+    cudaStream_t stream = NULL;
+    if (USE_GRAPH && cudaStreamCreate(&stream) != cudaSuccess) return 7;
+    int rc = USE_GRAPH ? model_cuda_run_graph(&ctx, stream, din.data(), dout.data())
+                       : model_cuda_run(&ctx, stream, din.data(), dout.data());
+    if (!rc && USE_GRAPH) rc = model_cuda_run_graph(&ctx, stream, din.data(), dout.data()); /* replays */
     if (rc) { fprintf(stderr, "run: %d %s\n", rc, model_cuda_error(&ctx)); return 5; }
-    cudaStreamSynchronize(NULL);
+    cudaStreamSynchronize(stream);
     for (int i = 0; i < N_OUT; i++) {
         std::vector<unsigned char> h(out_bytes[i]);
         cudaMemcpy(h.data(), dout[i], h.size(), cudaMemcpyDeviceToHost);
