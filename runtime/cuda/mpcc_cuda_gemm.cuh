@@ -57,10 +57,12 @@
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define MPCC_GEMM_UNROLL _Pragma("unroll")
-#define MPCC_GEMM_UNROLL4 _Pragma("unroll 4")
+#define MPCC_GEMM_UNROLL1 _Pragma("unroll 1")
+#define MPCC_GEMM_UNROLL2 _Pragma("unroll 2")
 #else
 #define MPCC_GEMM_UNROLL
-#define MPCC_GEMM_UNROLL4
+#define MPCC_GEMM_UNROLL1
+#define MPCC_GEMM_UNROLL2
 #endif
 
 struct mpcc_gemm_args {
@@ -177,7 +179,7 @@ MPCC_GEMM_UNROLL
     } else {
         constexpr int EL = ROWS * COLS;
         static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL4
+MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / COLS, c = i % COLS;
             s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : 0.0f;
@@ -201,7 +203,7 @@ MPCC_GEMM_UNROLL
     } else {
         constexpr int EL = ROWS * COLS;
         static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL4
+MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / COLS, c = i % COLS;
             s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : (uint16_t)0;
@@ -308,7 +310,7 @@ MPCC_GEMM_UNROLL
         const float *bf_s = (const float *)(sB + stage * cfg::b_stage);
         const uint16_t *bh_s = (const uint16_t *)(sB + stage * cfg::b_stage);
 
-MPCC_GEMM_UNROLL
+MPCC_GEMM_UNROLL2
         for (int kk = 0; kk < BK; kk += KSTEP) {
             if constexpr (TF) {
                 uint32_t bb[NT][2], bs[MODE == MPCC_MMA_3XTF32 ? NT : 1][2];
@@ -450,7 +452,7 @@ MPCC_GEMM_UNROLL
     } else {
         constexpr int EL = ROWS * BK;
         static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL4
+MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / BK, c = i % BK;
             s[mpcc_gemm_i8_<BK>(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : (int8_t)0;
