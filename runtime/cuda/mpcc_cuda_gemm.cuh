@@ -21,7 +21,8 @@
  * f32 GEMM, per batch z = blockIdx.z (element strides sa, sb, sr, sc; 0 = broadcast):
  *   C[m][n] = clamp2( act1( sum_k A[m][k] * B(k, n) + bias[n] ) + res[m][n] )
  *   act1 = clamp to [act1_min, act1_max] then, if gelu, GELU (1 tanh form, 2 erf form);
- *   clamp2 = clamp to [act2_min, act2_max]. Pass +-INFINITY for "no clamp".
+ *   clamp2 = clamp to [act2_min, act2_max]. Pass +-INFINITY for "no clamp"; clamps keep NaN
+ *   (x < lo ? lo : x > hi ? hi : x, as the CPU runtime). GELU erf form as 0.5 x erfc(-x / sqrt 2).
  *   B_NK = true:  B stored N x K (B(k, n) = b[n * ldb + k]: FC weights, BATCH_MATMUL adj_y)
  *   B_NK = false: B stored K x N (B(k, n) = b[k * ldb + n]).
  *   MODE: MPCC_MMA_TF32   m16n8k8, operands rounded to tf32 (cvt.rna)
@@ -216,16 +217,19 @@ template <int N> struct mpcc_gemm_idx_ibn_ { __device__ __forceinline__ int oper
 template <int N> struct mpcc_gemm_idx_ihk_ { __device__ __forceinline__ int operator()(int r, int c) const { return mpcc_gemm_ihk_<N>(r, c); } };
 template <int N> struct mpcc_gemm_idx_ihn_ { __device__ __forceinline__ int operator()(int r, int c) const { return mpcc_gemm_ihn_<N>(r, c); } };
 
+/* Clamp as the CPU runtime's rt_clamp_f32 (and TFLite's min(max(x, lo), hi)): NaN passes. */
+MPCC_DEV float mpcc_gemm_clamp_(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
 MPCC_DEV float mpcc_gemm_epi_(const mpcc_gemm_args &p, const float *res, float v, int row, int col) {
     if (p.bias) v += p.bias[col];
-    v = fminf(fmaxf(v, p.act1_min), p.act1_max);
+    v = mpcc_gemm_clamp_(v, p.act1_min, p.act1_max);
     if (p.gelu == 1) {
         v = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
     } else if (p.gelu == 2) {
-        v = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
+        v = 0.5f * v * erfcf(v * -0.7071067811865476f); /* = 1 + erf(x / sqrt 2), no cancellation for x < 0 */
     }
     if (res) v += res[(long long)row * p.ldr + col];
-    return fminf(fmaxf(v, p.act2_min), p.act2_max);
+    return mpcc_gemm_clamp_(v, p.act2_min, p.act2_max);
 }
 
 template <int MODE, bool B_NK, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
