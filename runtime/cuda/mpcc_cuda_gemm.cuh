@@ -370,10 +370,10 @@ MPCC_GEMM_UNROLL
                                              ((uint32_t)bh_s[mpcc_gemm_ihn_<BN>(kr + 1, col)] << 16);
                         } else {
                             float lo, hi;
-                            if (B_NK) {
-                                const int o = mpcc_gemm_ia_<BK>(col, kr);
-                                lo = bf_s[o];
-                                hi = bf_s[o + 1];
+                            if (B_NK) { /* o even: one 8-byte load */
+                                const float2 v = *(const float2 *)(bf_s + mpcc_gemm_ia_<BK>(col, kr));
+                                lo = v.x;
+                                hi = v.y;
                             } else {
                                 lo = bf_s[mpcc_gemm_ibn_<BN>(kr, col)];
                                 hi = bf_s[mpcc_gemm_ibn_<BN>(kr + 1, col)];
@@ -388,8 +388,8 @@ MPCC_GEMM_UNROLL
                     const int row = wm + i * 16 + g;
 MPCC_GEMM_UNROLL
                     for (int q = 0; q < 4; q++) {
-                        const int o = mpcc_gemm_ia_<BK>(row + (q & 1) * 8, kk + 2 * t + (q >> 1) * 8);
-                        af[q] = mpcc_gemm_pack_<MODE>(a_s[o], a_s[o + 1]);
+                        const float2 v = *(const float2 *)(a_s + mpcc_gemm_ia_<BK>(row + (q & 1) * 8, kk + 2 * t + (q >> 1) * 8));
+                        af[q] = mpcc_gemm_pack_<MODE>(v.x, v.y);
                     }
 MPCC_GEMM_UNROLL
                     for (int j = 0; j < NT; j++) {
@@ -404,18 +404,32 @@ MPCC_GEMM_UNROLL
 
     float *C = p.c + z * p.sc;
     const float *res = p.res ? p.res + z * p.sr : (const float *)0;
+    const bool c2 = p.ldc % 2 == 0 && p.sc % 2 == 0 && ((unsigned long long)p.c & 7ull) == 0; /* pairs: 8-byte stores */
 MPCC_GEMM_UNROLL
     for (int i = 0; i < MT; i++) {
 MPCC_GEMM_UNROLL
         for (int h = 0; h < 2; h++) {
             const int row = m0 + wm + i * 16 + g + 8 * h;
             if (row >= m) continue;
+            float *crow = C + (long long)row * p.ldc;
 MPCC_GEMM_UNROLL
             for (int j = 0; j < NT; j++) {
-MPCC_GEMM_UNROLL
-                for (int e = 0; e < 2; e++) {
-                    const int col = n0 + wn + j * 8 + 2 * t + e;
-                    if (col < n) C[(long long)row * p.ldc + col] = mpcc_gemm_epi_(p, res, acc[i][j][2 * h + e], row, col);
+                const int col = n0 + wn + j * 8 + 2 * t;
+                if (col >= n) continue;
+                const float v0 = mpcc_gemm_epi_(p, res, acc[i][j][2 * h], row, col);
+                if (col + 1 < n) {
+                    const float v1 = mpcc_gemm_epi_(p, res, acc[i][j][2 * h + 1], row, col + 1);
+                    if (c2) {
+                        float2 w;
+                        w.x = v0;
+                        w.y = v1;
+                        *(float2 *)(crow + col) = w;
+                    } else {
+                        crow[col] = v0;
+                        crow[col + 1] = v1;
+                    }
+                } else {
+                    crow[col] = v0;
                 }
             }
         }
