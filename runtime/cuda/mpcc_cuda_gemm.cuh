@@ -21,7 +21,8 @@
  * f32 GEMM, per batch z = blockIdx.z (element strides sa, sb, sr, sc; 0 = broadcast):
  *   C[m][n] = clamp2( act1( sum_k A[m][k] * B(k, n) + bias[n] ) + res[m][n] )
  *   act1 = clamp to [act1_min, act1_max] then, if gelu, GELU (1 tanh form, 2 erf form);
- *   clamp2 = clamp to [act2_min, act2_max]. Pass +-INFINITY for "no clamp".
+ *   clamp2 = clamp to [act2_min, act2_max]. Pass +-INFINITY for "no clamp"; clamps keep NaN
+ *   (x < lo ? lo : x > hi ? hi : x, as the CPU runtime). GELU erf form as 0.5 x erfc(-x / sqrt 2).
  *   B_NK = true:  B stored N x K (B(k, n) = b[n * ldb + k]: FC weights, BATCH_MATMUL adj_y)
  *   B_NK = false: B stored K x N (B(k, n) = b[k * ldb + n]).
  *   MODE: MPCC_MMA_TF32   m16n8k8, operands rounded to tf32 (cvt.rna)
@@ -59,10 +60,12 @@
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define MPCC_GEMM_UNROLL _Pragma("unroll")
-#define MPCC_GEMM_UNROLL4 _Pragma("unroll 4")
+#define MPCC_GEMM_UNROLL1 _Pragma("unroll 1")
+#define MPCC_GEMM_UNROLL2 _Pragma("unroll 2")
 #else
 #define MPCC_GEMM_UNROLL
-#define MPCC_GEMM_UNROLL4
+#define MPCC_GEMM_UNROLL1
+#define MPCC_GEMM_UNROLL2
 #endif
 
 struct mpcc_gemm_args {
@@ -183,7 +186,7 @@ MPCC_GEMM_UNROLL
     } else {
         constexpr int EL = ROWS * COLS;
         static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL4
+MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / COLS, c = i % COLS;
             s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : 0.0f;
@@ -207,7 +210,7 @@ MPCC_GEMM_UNROLL
     } else {
         constexpr int EL = ROWS * COLS;
         static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL4
+MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / COLS, c = i % COLS;
             s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : (uint16_t)0;
@@ -220,16 +223,19 @@ template <int N> struct mpcc_gemm_idx_ibn_ { __device__ __forceinline__ int oper
 template <int N> struct mpcc_gemm_idx_ihk_ { __device__ __forceinline__ int operator()(int r, int c) const { return mpcc_gemm_ihk_<N>(r, c); } };
 template <int N> struct mpcc_gemm_idx_ihn_ { __device__ __forceinline__ int operator()(int r, int c) const { return mpcc_gemm_ihn_<N>(r, c); } };
 
+/* Clamp as the CPU runtime's rt_clamp_f32 (and TFLite's min(max(x, lo), hi)): NaN passes. */
+MPCC_DEV float mpcc_gemm_clamp_(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
 MPCC_DEV float mpcc_gemm_epi_(const mpcc_gemm_args &p, const float *res, float v, int row, int col) {
     if (p.bias) v += p.bias[col];
-    v = fminf(fmaxf(v, p.act1_min), p.act1_max);
+    v = mpcc_gemm_clamp_(v, p.act1_min, p.act1_max);
     if (p.gelu == 1) {
         v = 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
     } else if (p.gelu == 2) {
-        v = 0.5f * v * (1.0f + erff(v * 0.7071067811865476f));
+        v = 0.5f * v * erfcf(v * -0.7071067811865476f); /* = 1 + erf(x / sqrt 2), no cancellation for x < 0 */
     }
     if (res) v += res[(long long)row * p.ldr + col];
-    return fminf(fmaxf(v, p.act2_min), p.act2_max);
+    return mpcc_gemm_clamp_(v, p.act2_min, p.act2_max);
 }
 
 template <int MODE, bool B_NK, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
@@ -314,7 +320,7 @@ MPCC_GEMM_UNROLL
         const float *bf_s = (const float *)(sB + stage * cfg::b_stage);
         const uint16_t *bh_s = (const uint16_t *)(sB + stage * cfg::b_stage);
 
-MPCC_GEMM_UNROLL
+MPCC_GEMM_UNROLL2
         for (int kk = 0; kk < BK; kk += KSTEP) {
             if constexpr (TF) {
                 uint32_t bb[NT][2], bs[MODE == MPCC_MMA_3XTF32 ? NT : 1][2];
@@ -370,10 +376,10 @@ MPCC_GEMM_UNROLL
                                              ((uint32_t)bh_s[mpcc_gemm_ihn_<BN>(kr + 1, col)] << 16);
                         } else {
                             float lo, hi;
-                            if (B_NK) {
-                                const int o = mpcc_gemm_ia_<BK>(col, kr);
-                                lo = bf_s[o];
-                                hi = bf_s[o + 1];
+                            if (B_NK) { /* o even: one 8-byte load */
+                                const float2 v = *(const float2 *)(bf_s + mpcc_gemm_ia_<BK>(col, kr));
+                                lo = v.x;
+                                hi = v.y;
                             } else {
                                 lo = bf_s[mpcc_gemm_ibn_<BN>(kr, col)];
                                 hi = bf_s[mpcc_gemm_ibn_<BN>(kr + 1, col)];
@@ -388,8 +394,8 @@ MPCC_GEMM_UNROLL
                     const int row = wm + i * 16 + g;
 MPCC_GEMM_UNROLL
                     for (int q = 0; q < 4; q++) {
-                        const int o = mpcc_gemm_ia_<BK>(row + (q & 1) * 8, kk + 2 * t + (q >> 1) * 8);
-                        af[q] = mpcc_gemm_pack_<MODE>(a_s[o], a_s[o + 1]);
+                        const float2 v = *(const float2 *)(a_s + mpcc_gemm_ia_<BK>(row + (q & 1) * 8, kk + 2 * t + (q >> 1) * 8));
+                        af[q] = mpcc_gemm_pack_<MODE>(v.x, v.y);
                     }
 MPCC_GEMM_UNROLL
                     for (int j = 0; j < NT; j++) {
@@ -404,18 +410,32 @@ MPCC_GEMM_UNROLL
 
     float *C = p.c + z * p.sc;
     const float *res = p.res ? p.res + z * p.sr : (const float *)0;
+    const bool c2 = p.ldc % 2 == 0 && p.sc % 2 == 0 && ((unsigned long long)p.c & 7ull) == 0; /* pairs: 8-byte stores */
 MPCC_GEMM_UNROLL
     for (int i = 0; i < MT; i++) {
 MPCC_GEMM_UNROLL
         for (int h = 0; h < 2; h++) {
             const int row = m0 + wm + i * 16 + g + 8 * h;
             if (row >= m) continue;
+            float *crow = C + (long long)row * p.ldc;
 MPCC_GEMM_UNROLL
             for (int j = 0; j < NT; j++) {
-MPCC_GEMM_UNROLL
-                for (int e = 0; e < 2; e++) {
-                    const int col = n0 + wn + j * 8 + 2 * t + e;
-                    if (col < n) C[(long long)row * p.ldc + col] = mpcc_gemm_epi_(p, res, acc[i][j][2 * h + e], row, col);
+                const int col = n0 + wn + j * 8 + 2 * t;
+                if (col >= n) continue;
+                const float v0 = mpcc_gemm_epi_(p, res, acc[i][j][2 * h], row, col);
+                if (col + 1 < n) {
+                    const float v1 = mpcc_gemm_epi_(p, res, acc[i][j][2 * h + 1], row, col + 1);
+                    if (c2) {
+                        float2 w;
+                        w.x = v0;
+                        w.y = v1;
+                        *(float2 *)(crow + col) = w;
+                    } else {
+                        crow[col] = v0;
+                        crow[col + 1] = v1;
+                    }
+                } else {
+                    crow[col] = v0;
                 }
             }
         }
@@ -463,7 +483,7 @@ MPCC_GEMM_UNROLL
     } else {
         constexpr int EL = ROWS * BK;
         static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL4
+MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / BK, c = i % BK;
             s[mpcc_gemm_i8_<BK>(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : (int8_t)0;

@@ -3,7 +3,8 @@
 #  1. nvcc for sm_80 and sm_90 with every warning an error; ptxas -v must report zero
 #     spill stores / loads for every GEMM kernel (registers per kernel printed);
 #  2. NVRTC compile of the header and wrappers (sm_80, sm_90; no host headers);
-#  3. the CPU emulator run (tests/cuda/gemm_emu_test.cpp) when runtime/cuda/mpcc_cuda_emu.h exists.
+#  3. bank-conflict count of every fragment read pattern (check_gemm_banks.py);
+#  4. the CPU emulator run (tests/cuda/gemm_emu_test.cpp) when runtime/cuda/mpcc_cuda_emu.h exists.
 # Usage: tests/cuda/check_gemm.sh [seed]    (from anywhere; builds under ${TMPDIR:-/tmp})
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +34,9 @@ END { printf "%d kernel builds, %d with spills\n", n, nbad; if (nbad || n == 0) 
 
 echo "== NVRTC"
 python3 "$root/tests/cuda/check_gemm_nvrtc.py" "$root" sm_80 sm_90 || { echo "NVRTC FAILED"; status=1; }
+
+echo "== shared-memory banks of the fragment reads"
+python3 "$root/tests/cuda/check_gemm_banks.py" || { echo "bank check FAILED"; status=1; }
 
 if [ -f "$root/runtime/cuda/mpcc_cuda_emu.h" ]; then
     echo "== CPU emulator"

@@ -68,6 +68,16 @@ static uint16_t exact_f16(float x) {
     return (uint16_t)(sign | (uint32_t)e << 10 | ((a >> 13) & 0x3ffu));
 }
 
+static double epi_ref(double s, const Case &cs, const mpcc_gemm_args &p, const std::vector<float> &bias,
+                      const std::vector<float> &res, int z, int m, int n, int i, int j) {
+    if (cs.bias) s += bias[j];
+    s = std::fmin(std::fmax(s, (double)p.act1_min), (double)p.act1_max);
+    if (cs.gelu == 1) s = 0.5 * s * (1.0 + std::tanh(0.7978845608028654 * (s + 0.044715 * s * s * s)));
+    if (cs.gelu == 2) s = 0.5 * s * (1.0 + std::erf(s * 0.7071067811865476));
+    if (cs.res) s += res[(size_t)z * m * n + (size_t)i * n + j];
+    return std::fmin(std::fmax(s, (double)p.act2_min), (double)p.act2_max);
+}
+
 /* One f32 GEMM case for one mode; returns 1 if within tolerance. */
 static int run_case(const Case &cs, int mode, std::mt19937 &rng) {
     std::uniform_real_distribution<float> U(-1.0f, 1.0f);
@@ -118,34 +128,35 @@ static int run_case(const Case &cs, int mode, std::mt19937 &rng) {
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(C.data(), dC, C.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    double num = 0, den = 0;
+    double num = 0, den = 0, num32 = 0; /* num32: a plain f32 loop (k order) against the same reference */
     int nonfinite = 0;
     for (int z = 0; z < nb; z++)
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++) {
-                double s = 0;
+                double s = 0, s32d;
+                float s32 = 0.0f;
                 for (int q = 0; q < k; q++) {
-                    double a = A[(size_t)(z * sa + i * lda + q)];
-                    double b = cs.nk ? Bf[(size_t)(z * sb + j * ldb + q)] : Bf[(size_t)(z * sb + q * ldb + j)];
-                    s += a * b;
+                    float a = A[(size_t)(z * sa + i * lda + q)];
+                    float b = cs.nk ? Bf[(size_t)(z * sb + j * ldb + q)] : Bf[(size_t)(z * sb + q * ldb + j)];
+                    s += (double)a * b;
+                    s32 = std::fma(a, b, s32);
                 }
-                if (cs.bias) s += bias[j];
-                s = std::fmin(std::fmax(s, (double)p.act1_min), (double)p.act1_max);
-                if (cs.gelu == 1) s = 0.5 * s * (1.0 + std::tanh(0.7978845608028654 * (s + 0.044715 * s * s * s)));
-                if (cs.gelu == 2) s = 0.5 * s * (1.0 + std::erf(s * 0.7071067811865476));
-                if (cs.res) s += res[(size_t)z * m * n + (size_t)i * n + j];
-                s = std::fmin(std::fmax(s, (double)p.act2_min), (double)p.act2_max);
+                s32d = s32;
+                s32d = epi_ref(s32d, cs, p, bias, res, z, m, n, i, j);
+                s = epi_ref(s, cs, p, bias, res, z, m, n, i, j);
                 double c = C[(size_t)z * m * n + (size_t)i * n + j];
+                num32 += (s32d - s) * (s32d - s);
                 if (!std::isfinite(c)) nonfinite++;
                 num += (c - s) * (c - s);
                 den += s * s;
             }
     double err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+    double err32 = den > 0 ? std::sqrt(num32 / den) : std::sqrt(num32);
     int ok = !nonfinite && err <= tol[mode];
     printf("%s %-6s m=%d n=%d k=%d batch=%d %s %s b_half=%d lda=%lld ldb=%lld sa=%lld sb=%lld bias=%d res=%d gelu=%d "
-           "clamp=%d/%d: rel_l2=%.3e (tol %.0e)%s\n",
+           "clamp=%d/%d: rel_l2=%.3e (tol %.0e; f32 loop %.1e)%s\n",
            ok ? "ok  " : "FAIL", mode_name[mode], m, n, k, nb, cs.nk ? "B_NK" : "B_KN", cs.large ? "large" : "small",
-           (int)half, lda, ldb, sa, sb, cs.bias, cs.res, cs.gelu, cs.clamp1, cs.clamp2, err, tol[mode],
+           (int)half, lda, ldb, sa, sb, cs.bias, cs.res, cs.gelu, cs.clamp1, cs.clamp2, err, tol[mode], err32,
            nonfinite ? " NONFINITE" : "");
     cudaFree(dA); cudaFree(dBf); cudaFree(dBh); cudaFree(dbias); cudaFree(dres); cudaFree(dC);
     return ok;
