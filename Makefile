@@ -18,12 +18,21 @@ SAN_FLAGS  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 LIB_SRC := $(sort $(wildcard ir/*.c compiler/*.c compiler/ops/*.c compiler/passes/*.c codegen/*.c runtime/*.c runtime/kernels/*.c))
 CLI_SRC := compiler/main.c compiler/cli_precision.c
 LIB_SRC := $(filter-out $(CLI_SRC),$(LIB_SRC))
+# runtime/cuda's device headers, embedded into mpcc for `--target cuda --jit` (tools/embed_cuda.sh).
+CUDA_HDRS := runtime/cuda/mpcc_cuda.cuh runtime/cuda/mpcc_cuda_args.h runtime/cuda/mpcc_cuda_ops.cuh \
+             runtime/cuda/mpcc_cuda_gemm.cuh runtime/cuda/mpcc_cuda_attention.cuh
+GEN_SRC := $(BUILD)/gen/cuda_headers.c
+LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 .PHONY: all mpcc asan test demo models bench fuzz install clean venv unit regen-golden scale
 
 all: $(BUILD)/mpcc
+
+$(GEN_SRC): $(CUDA_HDRS) tools/embed_cuda.sh
+	@mkdir -p $(BUILD)/gen
+	@sh tools/embed_cuda.sh $(CUDA_HDRS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/mpcc: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
 	@mkdir -p $(BUILD)

@@ -212,6 +212,7 @@ typedef struct CuEmit {
     int n_kernels;
     CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
     int uses_a, uses_w;   /* the run function reads the arena / the weights */
+    CgBuf *kb;            /* the kernels (device source) */
 } CuEmit;
 
 #define BLOB_ALIGN 256
@@ -223,6 +224,7 @@ static const char *ptr(CuEmit *e, int id, const char *type) {
     const IrTensor *t = &g->tensors[id];
     if (t->data) {
         snprintf(s, CG_POOL_LEN, "(%s *)(w + %lld)", type, (long long)e->woff[id]);
+        e->uses_w = 1;
         return s;
     }
     for (int i = 0; t->is_input && i < g->n_inputs; i++)
@@ -271,17 +273,64 @@ static const char *f32(CuEmit *e, float v) { return cg_f32(&e->cg, v); }
 /* Launch helpers: the kernel wrapper goes to kb (the kernels section), the
  * launch to the run function (cg). */
 static void kernel_def(CuEmit *e, CgBuf *kb, int index, const char *args_type, int threads, const char *body) {
-    cgbuf_printf(kb, "extern \"C\" __global__ void __launch_bounds__(%d) %s_k%d(%s p) { %s(p); }\n", threads,
-                 e->o->prefix, index, args_type, body);
+    if (threads > 0)
+        cgbuf_printf(kb, "extern \"C\" __global__ void __launch_bounds__(%d) %s_k%d(%s p) { %s(p); }\n", threads,
+                     e->o->prefix, index, args_type, body);
+    else
+        cgbuf_printf(kb, "extern \"C\" __global__ void %s_k%d(%s p) { %s(p); }\n", e->o->prefix, index, args_type, body);
 }
 
-static void launch(CuEmit *e, int index, const char *grid, int threads, const char *smem) {
-    if (strcmp(smem, "0") != 0) { /* template arguments hold commas: not inside a macro argument */
-        cg_line(&e->cg, "const size_t smem = %s;", smem);
-        smem = "smem";
+/* The launch of op `index`'s kernel on stream s with the argument struct p. cfg: NULL for the
+ * SIMT kernels (`threads` per block, no dynamic shared memory), else the C++ config type of a
+ * templated kernel, whose ::threads and ::smem_bytes configure the launch (and ::block_m, the
+ * rows per block, when gx_rows > 0: gx = ceil(gx_rows / block_m)). Under --jit the host cannot
+ * evaluate C++, so the kernel source publishes these as `extern "C" __device__ int` globals that
+ * PREFIX_cuda_init reads once (ctx->threads[], ctx->smem[], ctx->block_m[]). */
+static void launch(CuEmit *e, int index, int64_t gx, int64_t gy, int64_t gz, int64_t gx_rows, int threads,
+                   const char *cfg) {
+    CgCtx *cg = &e->cg;
+    const char *P = e->o->prefix;
+    int slot = e->n_kernels;
+    if (e->o->jit) {
+        if (cfg) {
+            cgbuf_printf(e->kb, "extern \"C\" __device__ int %s_k%d_threads = %s::threads;\n", P, index, cfg);
+            cgbuf_printf(e->kb, "extern \"C\" __device__ int %s_k%d_smem = %s::smem_bytes;\n", P, index, cfg);
+            if (gx_rows > 0) cgbuf_printf(e->kb, "extern \"C\" __device__ int %s_k%d_block_m = %s::block_m;\n", P, index, cfg);
+            cgbuf_printf(e->attr, "    if (mpcc_jit_global_i32(m, \"%s_k%d_threads\", &ctx->threads[%d]) ||\n"
+                                  "        mpcc_jit_global_i32(m, \"%s_k%d_smem\", &ctx->smem[%d]))\n"
+                                  "        return %s_fail(ctx, %d);\n", P, index, slot, P, index, slot, P, index);
+            if (gx_rows > 0)
+                cgbuf_printf(e->attr, "    if (mpcc_jit_global_i32(m, \"%s_k%d_block_m\", &ctx->block_m[%d])) return %s_fail(ctx, %d);\n",
+                             P, index, slot, P, index);
+        } else {
+            cgbuf_printf(e->attr, "    ctx->threads[%d] = %d;\n", slot, threads);
+        }
+        char gxs[96];
+        if (gx_rows > 0) snprintf(gxs, sizeof gxs, "(unsigned)((%lld + ctx->block_m[%d] - 1) / ctx->block_m[%d])", (long long)gx_rows, slot, slot);
+        else snprintf(gxs, sizeof gxs, "%lldu", (long long)gx);
+        cg_line(cg, "args[0] = &p;");
+        cg_line(cg, "if (mpcc_jit_launch(j, (mpcc_jit_fn *)ctx->fn[%d], %s, %lldu, %lldu, (unsigned)ctx->threads[%d], 1, 1, "
+                    "(unsigned)ctx->smem[%d], stream, args))", slot, gxs, (long long)gy, (long long)gz, slot, slot);
+        cg_line(cg, "    return %s_fail(ctx, %d);", P, index);
+        return;
     }
-    cg_line(&e->cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(%d), %s, s, p);", e->o->prefix, index, grid, threads, smem);
-    cg_line(&e->cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
+    if (cfg) {
+        cg_line(cg, "typedef %s cfg;", cfg);
+        if (gx_rows > 0)
+            cg_line(cg, "MPCC_LAUNCH(%s_k%d, dim3((%lld + cfg::block_m - 1) / cfg::block_m, %lld, %lld), dim3(cfg::threads), cfg::smem_bytes, s, p);",
+                    P, index, (long long)gx_rows, (long long)gy, (long long)gz);
+        else
+            cg_line(cg, "MPCC_LAUNCH(%s_k%d, dim3(%lld, %lld, %lld), dim3(cfg::threads), cfg::smem_bytes, s, p);", P, index,
+                    (long long)gx, (long long)gy, (long long)gz);
+        /* Over 48 KiB of dynamic shared memory must be allowed once per kernel. */
+        cgbuf_printf(e->attr,
+                     "    if ((err = cudaFuncSetAttribute(%s_k%d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)%s::smem_bytes)) != cudaSuccess)\n"
+                     "        return %s_fail(ctx, err, %d);\n", P, index, cfg, P, index);
+    } else {
+        cg_line(cg, "MPCC_LAUNCH(%s_k%d, dim3(%lld, %lld, %lld), dim3(%d), 0, s, p);", P, index, (long long)gx,
+                (long long)gy, (long long)gz, threads);
+    }
+    cg_line(cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", P, index);
 }
 
 static int64_t blocks_for(int64_t n) {
@@ -319,32 +368,19 @@ static const char *mma_mode(const Graph *g, const IrOp *op) {
                                                                 : "MPCC_MMA_3XTF32";
 }
 
-/* Kernels with more than 48 KiB of dynamic shared memory need
- * cudaFuncSetAttribute once: PREFIX_cuda_init does it for every tensor-core kernel. */
-static void smem_attr(CuEmit *e, int index, const char *smem) {
-    cgbuf_printf(e->attr,
-                 "    if ((err = cudaFuncSetAttribute(%s_k%d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(%s))) != cudaSuccess)\n"
-                 "        return %s_fail(ctx, err, %d);\n",
-                 e->o->prefix, index, smem, e->o->prefix, index);
-}
-
 static void emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, int b_nk, int64_t m, int64_t n,
                              int64_t batch) {
     const GemmTile *t = gemm_tile(m, n, batch);
-    char body[160], grid[160], smem[160];
+    char body[160], cfg[160];
     snprintf(body, sizeof body, "mpcc_gemm_body<%s, %s, %s>", mode, b_nk ? "true" : "false", t->args);
     kernel_def(e, kb, index, "mpcc_gemm_args", t->threads, body);
-    snprintf(grid, sizeof grid, "dim3(%lld, %lld, %lld)", (long long)((n + t->bn - 1) / t->bn),
-             (long long)((m + t->bm - 1) / t->bm), (long long)batch);
-    snprintf(smem, sizeof smem, "mpcc_gemm_cfg<%s, %s, %s>::smem_bytes", mode, b_nk ? "true" : "false", t->args);
-    launch(e, index, grid, t->threads, smem);
-    smem_attr(e, index, smem);
+    snprintf(cfg, sizeof cfg, "mpcc_gemm_cfg<%s, %s, %s>", mode, b_nk ? "true" : "false", t->args);
+    launch(e, index, (n + t->bn - 1) / t->bn, (m + t->bm - 1) / t->bm, batch, 0, t->threads, cfg);
 }
 
 static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d) {
     const Graph *g = e->g;
     CgCtx *cg = &e->cg;
-    char grid[256];
     switch (kind) {
     case CU_GEMM: {
         int64_t m, n, k;
@@ -390,14 +426,12 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "p.m = %d; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->batches,
                 p->out_depth, p->in_depth, p->out_offset, p->act_qmin, p->act_qmax);
         cg_line(cg, "p.single_rounding = 1; /* as TFLite's FULLY_CONNECTED */");
-        char body[96], smem[96];
+        char body[96], cfg[96];
         snprintf(body, sizeof body, "mpcc_gemm_s8_body<%s>", tile_s8.args);
-        snprintf(smem, sizeof smem, "mpcc_gemm_s8_cfg<%s>::smem_bytes", tile_s8.args);
+        snprintf(cfg, sizeof cfg, "mpcc_gemm_s8_cfg<%s>", tile_s8.args);
         kernel_def(e, kb, index, "mpcc_gemm_s8_args", tile_s8.threads, body);
-        snprintf(grid, sizeof grid, "dim3(%d, %d, 1)", (p->out_depth + tile_s8.bn - 1) / tile_s8.bn,
-                 (p->batches + tile_s8.bm - 1) / tile_s8.bm);
-        launch(e, index, grid, tile_s8.threads, smem);
-        smem_attr(e, index, smem);
+        launch(e, index, (p->out_depth + tile_s8.bn - 1) / tile_s8.bn, (p->batches + tile_s8.bm - 1) / tile_s8.bm, 1, 0,
+               tile_s8.threads, cfg);
         return 0;
     }
     case CU_BMM: {
@@ -450,8 +484,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         }
         cg_line(cg, "p.out = %s;", ptr(e, op->out[0], "float"));
         kernel_def(e, kb, index, "mpcc_conv_args", 256, "mpcc_conv_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(n), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_BINARY: {
@@ -467,8 +500,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         for (int k = 0; k < b->rank; k++)
             cg_line(cg, "p.dims[%d] = %d; p.s1[%d] = %d; p.s2[%d] = %d;", k, b->dims[k], k, b->stride1[k], k, b->stride2[k]);
         kernel_def(e, kb, index, "mpcc_binary_args", 256, "mpcc_binary_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(n), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_UNARY: {
@@ -486,8 +518,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "p.n = %lld; p.op = %d; p.lo = %s; p.hi = %s; p.alpha = %s;", (long long)n, code, f32(e, lo),
                 f32(e, hi), f32(e, alpha));
         kernel_def(e, kb, index, "mpcc_unary_args", 256, "mpcc_unary_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(n), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_SOFTMAX:
@@ -515,8 +546,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "p.rows = %lld; p.cols = %lld; p.beta = %s; p.eps = %s;", (long long)rows, (long long)cols,
                 f32(e, beta), f32(e, eps));
         kernel_def(e, kb, index, "mpcc_rows_args", 256, body);
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)(rows < 1 ? 1 : rows > 65535 ? 65535 : rows));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, (rows < 1 ? 1 : rows > 65535 ? 65535 : rows), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_COPY: {
@@ -538,8 +568,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
             cg_line(cg, "p.dims[%d] = %d; p.in_strides[%d] = %lld; p.out_strides[%d] = %lld;", k, p->dims[k], k,
                     (long long)p->in_strides[k], k, (long long)p->out_strides[k]);
         kernel_def(e, kb, index, "mpcc_copy_args", 256, "mpcc_copy_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(total));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(total), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_MEAN: {
@@ -551,8 +580,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         for (int q = 0; q < p->rank; q++)
             cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
         kernel_def(e, kb, index, "mpcc_mean_args", 256, "mpcc_mean_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(p->out_count));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(p->out_count), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_POOL: {
@@ -568,8 +596,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "p.is_max = %d; p.act_min = %s; p.act_max = %s;", op->kind == OP_MAX_POOL_2D, f32(e, p->act_min),
                 f32(e, p->act_max));
         kernel_def(e, kb, index, "mpcc_pool_args", 256, "mpcc_pool_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(n));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(n), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_CAST: {
@@ -581,8 +608,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "p.n = %lld; p.mode = %d; p.scale = %s; p.zero_point = %d;", (long long)p->n, mode,
                 f32(e, p->scale), p->zero_point);
         kernel_def(e, kb, index, "mpcc_cast_args", 256, "mpcc_cast_body");
-        snprintf(grid, sizeof grid, "dim3(%lld)", (long long)blocks_for(p->n));
-        launch(e, index, grid, 256, "0");
+        launch(e, index, blocks_for(p->n), 1, 1, 0, 256, NULL);
         return 0;
     }
     case CU_ATTENTION: {
@@ -617,15 +643,11 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
                     BSTRIDE(p->mask_bstride[0], r - 1), p->mask_sq[0], p->mask_sk[0]);
 #undef BSTRIDE
         cg_line(cg, "p.scale = %s; p.causal = 0;", f32(e, p->scale));
-        char body[96], smem[96];
+        char body[96], cfg[96];
         snprintf(body, sizeof body, "mpcc_attn_body<%s, %d>", mode, hd);
-        cgbuf_printf(kb, "extern \"C\" __global__ void %s_k%d(mpcc_attn_args p) { %s(p); }\n", e->o->prefix, index, body);
-        snprintf(smem, sizeof smem, "mpcc_attn_cfg<%s, %d>::smem_bytes", mode, hd);
-        cg_line(cg, "typedef mpcc_attn_cfg<%s, %d> cfg;", mode, hd);
-        snprintf(grid, sizeof grid, "dim3((%d + cfg::block_m - 1) / cfg::block_m, %d, %d)", qk->m, heads, batch);
-        cg_line(cg, "MPCC_LAUNCH(%s_k%d, %s, dim3(cfg::threads), cfg::smem_bytes, s, p);", e->o->prefix, index, grid);
-        cg_line(cg, "if ((err = cudaGetLastError()) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
-        smem_attr(e, index, smem);
+        snprintf(cfg, sizeof cfg, "mpcc_attn_cfg<%s, %d>", mode, hd);
+        kernel_def(e, kb, index, "mpcc_attn_args", 0, body);
+        launch(e, index, 0, heads, batch, qk->m, 0, cfg);
         return 0;
     }
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
@@ -634,7 +656,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
 
 /* ---------------------------------------------------------------------- */
 
-static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o, const char *P) {
+static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o, const char *P, int n_kernels) {
     char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP];
     const char *pf = o->prefix;
     cgbuf_printf(h, "/* %s - generated by mpcc %s from %s (--target cuda). Do not edit.\n", txt_comment(hn, sizeof hn, o->header_name),
@@ -665,6 +687,29 @@ static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o,
     cgbuf_printf(h, "/* dtype codes: 0 f32, 1 f16, 2 bf16, 3 i8, 4 u8, 5 i16, 6 i32, 7 i64, 8 bool */\n");
     cg_emit_io_macros(h, g, P, 0);
     cg_emit_io_macros(h, g, P, 1);
+    if (o->jit) {
+        cgbuf_printf(h,
+                     "\n/* --jit: the kernels are compiled at the first %s_cuda_init by NVRTC for the GPU in\n"
+                     " * use (runtime/cuda/mpcc_jit.c: dlopens libnvrtc and libcuda, caches the cubin in\n"
+                     " * $MPCC_JIT_CACHE, else $XDG_CACHE_HOME/mpcc or ~/.cache/mpcc; device 0). This file is C99:\n"
+                     " * build %s.c and runtime/cuda/mpcc_jit.c with any C compiler, link -ldl; no CUDA toolkit\n"
+                     " * is needed to build it. %s_cuda_run_graph is not available. */\n"
+                     "typedef struct %s_cuda_ctx {\n"
+                     "    void *jit, *module;  /* mpcc_jit handles */\n"
+                     "    void *fn[%d];        /* the kernels */\n"
+                     "    int threads[%d], smem[%d], block_m[%d]; /* their launch configuration */\n"
+                     "    void *arena;         /* device: activations */\n"
+                     "    void *weights;       /* device: the constants */\n"
+                     "    char error[512];\n"
+                     "} %s_cuda_ctx;\n\n",
+                     pf, pf, pf, pf, n_kernels + 1, n_kernels + 1, n_kernels + 1, n_kernels + 1, pf);
+        cgbuf_printf(h, "int %s_cuda_init(%s_cuda_ctx *ctx);\n", pf, pf);
+        cgbuf_printf(h, "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
+        cgbuf_printf(h, "void %s_cuda_free(%s_cuda_ctx *ctx);\n", pf, pf);
+        cgbuf_printf(h, "const char *%s_cuda_error(const %s_cuda_ctx *ctx);\n", pf, pf);
+        cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
+        return;
+    }
     cgbuf_printf(h,
                  "\ntypedef struct %s_cuda_ctx {\n"
                  "    void *arena;         /* device: activations */\n"
@@ -705,7 +750,7 @@ static void emit_blob(CuEmit *e, CgBuf *c) {
         }
     cgbuf_printf(c, "\n/* The constants (%lld bytes, each at a %d-byte aligned offset): uploaded once by %s_cuda_init. */\n",
                  (long long)e->blob_bytes, BLOB_ALIGN, e->o->prefix);
-    cgbuf_printf(c, "alignas(16) static const unsigned char %s_blob[%lld] = {", e->o->prefix,
+    cgbuf_printf(c, "%sstatic const unsigned char %s_blob[%lld] = {", e->o->jit ? "" : "alignas(16) ", e->o->prefix,
                  (long long)(e->blob_bytes > 0 ? e->blob_bytes : 1));
     for (int64_t i = 0; i < (e->blob_bytes > 0 ? e->blob_bytes : 1); i++) {
         if (i % 24 == 0) cgbuf_append(c, "\n    ", 5);
@@ -713,6 +758,109 @@ static void emit_blob(CuEmit *e, CgBuf *c) {
     }
     cgbuf_printf(c, "\n};\n");
     free(blob);
+}
+
+/* The kernel source as C string lines: runtime/cuda's headers (embedded in mpcc at build time),
+ * then the kernels of this model. */
+static void emit_source_lines(CgBuf *c, const CgBuf *k) {
+    static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
+                                        "mpcc_cuda_attention.cuh"};
+    for (size_t n = 0; n < sizeof order / sizeof order[0]; n++)
+        for (const CuHeaderText *h = cu_headers; h->name; h++) {
+            if (strcmp(h->name, order[n]) != 0) continue;
+            for (const char *const *l = h->lines; *l; l++) {
+                if (strncmp(*l, "#include \"mpcc_", 15) == 0) continue; /* pasted in order instead */
+                char lit[TXT_LITERAL_CAP];
+                cgbuf_printf(c, "    %s,\n", txt_c_string(lit, sizeof lit, *l));
+            }
+        }
+    const char *at = k->s ? k->s : "";
+    while (*at) {
+        const char *nl = strchr(at, '\n');
+        size_t n = nl ? (size_t)(nl - at) + 1 : strlen(at);
+        char line[1024], lit[TXT_LITERAL_CAP];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), at);
+        cgbuf_printf(c, "    %s,\n", txt_c_string(lit, sizeof lit, line));
+        at += n;
+    }
+}
+
+static void assemble_jit(CuEmit *e, CgBuf *c, const CgBuf *k, const CgBuf *run, const CgBuf *init, const char *P) {
+    const char *pf = e->o->prefix;
+    char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
+    cgbuf_printf(c, "/* %s.c - generated by mpcc %s from %s (--target cuda --jit). Do not edit.\n", pf, MPCC_VERSION,
+                 txt_comment(sn, sizeof sn, e->o->source_name));
+    cgbuf_printf(c, " * API: %s. C99 host code; %d kernels, one per operator, compiled by NVRTC at\n"
+                    " * %s_cuda_init (runtime/cuda/mpcc_jit.h) from the source below. */\n",
+                 txt_comment(hn, sizeof hn, e->o->header_name), e->n_kernels, pf);
+    cgbuf_printf(c, "#include %s\n", txt_c_string(inc, sizeof inc, e->o->header_name));
+    cgbuf_printf(c, "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#include \"mpcc_cuda_args.h\"\n#include \"mpcc_jit.h\"\n");
+    emit_blob(e, c);
+    cgbuf_printf(c, "\n/* ---- the kernel source (NVRTC) ---- */\nstatic const char *const %s_source[] = {\n", pf);
+    emit_source_lines(c, k);
+    cgbuf_printf(c, "};\n\nstatic const char *const %s_kernels[%d] = {", pf, e->n_kernels + 1);
+    for (int i = 0, n = 0; i < e->g->n_ops; i++) {
+        const char *why;
+        CuKind kind = cu_classify(e->g, &e->g->ops[i], &why);
+        if (kind == CU_SKIP) continue;
+        cgbuf_printf(c, "%s\"%s_k%d\",", n++ % 6 ? " " : "\n    ", pf, i);
+    }
+    cgbuf_printf(c, "\n    \"\"};\n\n");
+    cgbuf_printf(c,
+                 "static int %s_fail(%s_cuda_ctx *ctx, int op) {\n"
+                 "    const char *why = mpcc_jit_error((const mpcc_jit *)ctx->jit);\n"
+                 "    if (op >= 0) snprintf(ctx->error, sizeof ctx->error, \"%s: op %%d: %%s\", op, why);\n"
+                 "    else snprintf(ctx->error, sizeof ctx->error, \"%s: %%s\", why);\n"
+                 "    return -1;\n}\n\n",
+                 pf, pf, pf, pf);
+    cgbuf_printf(c,
+                 "static int %s_enqueue(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
+                 "    mpcc_jit *j = (mpcc_jit *)ctx->jit;\n"
+                 "    void *args[1];\n"
+                 "    (void)j, (void)stream, (void)inputs, (void)outputs, (void)args;\n",
+                 pf, pf);
+    if (e->uses_a) cgbuf_printf(c, "    unsigned char *a = (unsigned char *)ctx->arena;\n");
+    if (e->uses_w) cgbuf_printf(c, "    const unsigned char *w = (const unsigned char *)ctx->weights;\n");
+    cgbuf_append(c, run->s ? run->s : "", run->len);
+    cgbuf_printf(c, "    return 0;\n}\n\n");
+    cgbuf_printf(c,
+                 "int %s_cuda_init(%s_cuda_ctx *ctx) {\n"
+                 "    mpcc_jit *j;\n"
+                 "    mpcc_jit_module *m;\n"
+                 "    int i;\n"
+                 "    if (!ctx) return 1;\n"
+                 "    memset(ctx, 0, sizeof *ctx);\n"
+                 "    i = mpcc_jit_open(&j, NULL, 0);\n"
+                 "    ctx->jit = j;\n"
+                 "    if (i) return %s_fail(ctx, -1);\n"
+                 "    if (mpcc_jit_load_lines(j, %s_source, (int)(sizeof %s_source / sizeof %s_source[0]), \"%s.cu\", NULL, 0, &m))\n"
+                 "        return %s_fail(ctx, -1);\n"
+                 "    ctx->module = m;\n"
+                 "    for (i = 0; i < %d; i++)\n"
+                 "        if (mpcc_jit_function(m, %s_kernels[i], (mpcc_jit_fn **)&ctx->fn[i])) return %s_fail(ctx, -1);\n",
+                 pf, pf, pf, pf, pf, pf, pf, pf, e->n_kernels, pf, pf);
+    cgbuf_append(c, init->s ? init->s : "", init->len);
+    cgbuf_printf(c,
+                 "    if (mpcc_jit_alloc(j, %s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1, &ctx->arena) ||\n"
+                 "        mpcc_jit_alloc(j, sizeof %s_blob, &ctx->weights) ||\n"
+                 "        mpcc_jit_copy(j, ctx->weights, %s_blob, sizeof %s_blob, MPCC_JIT_H2D, NULL) || mpcc_jit_sync(j, NULL))\n"
+                 "        return %s_fail(ctx, -1);\n"
+                 "    return 0;\n}\n\n",
+                 P, P, pf, pf, pf, pf);
+    cgbuf_printf(c,
+                 "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
+                 "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
+                 "    return %s_enqueue(ctx, stream, inputs, outputs);\n}\n\n",
+                 pf, pf, pf);
+    cgbuf_printf(c,
+                 "void %s_cuda_free(%s_cuda_ctx *ctx) {\n"
+                 "    if (!ctx) return;\n"
+                 "    mpcc_jit_free((mpcc_jit *)ctx->jit, ctx->arena);\n"
+                 "    mpcc_jit_free((mpcc_jit *)ctx->jit, ctx->weights);\n"
+                 "    mpcc_jit_close((mpcc_jit *)ctx->jit); /* unloads the module */\n"
+                 "    ctx->jit = ctx->module = ctx->arena = ctx->weights = NULL;\n}\n\n"
+                 "const char *%s_cuda_error(const %s_cuda_ctx *ctx) { return ctx ? ctx->error : \"NULL context\"; }\n",
+                 pf, pf, pf, pf);
 }
 
 int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h_out, Diag *d) {
@@ -724,6 +872,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
     e.g = g;
     e.o = o;
     e.attr = &attr;
+    e.kb = &k;
     e.woff = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 3 * g->n_ops + 1));
     e.folded = calloc((size_t)g->n_ops + 1, sizeof(int32_t *));
     if (!e.woff || !e.folded) {
@@ -792,16 +941,26 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
     for (int i = 0; i < g->n_outputs && !rc; i++) {
         const IrTensor *t = &g->tensors[g->outputs[i]];
         if (!t->data && !t->is_input) continue;
-        for (int q = 0; q < g->n_inputs; q++)
+        for (int q = 0; q < g->n_inputs && o->jit; q++)
+            if (g->inputs[q] == t->id)
+                cg_line(&e.cg, "if (mpcc_jit_copy(j, outputs[%d], inputs[%d], %lld, MPCC_JIT_D2D, stream)) return %s_fail(ctx, -1);",
+                        i, q, (long long)ir_tensor_bytes(t), o->prefix);
+        if (t->data && o->jit)
+            cg_line(&e.cg, "if (mpcc_jit_copy(j, outputs[%d], w + %lld, %lld, MPCC_JIT_D2D, stream)) return %s_fail(ctx, -1);",
+                    i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
+        for (int q = 0; q < g->n_inputs && !o->jit; q++)
             if (g->inputs[q] == t->id)
                 cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], inputs[%d], %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
                         i, q, (long long)ir_tensor_bytes(t), o->prefix);
-        if (t->data)
+        if (t->data && !o->jit)
             cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
                     i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
         e.uses_w |= t->data != NULL;
     }
-    if (!rc) {
+    if (!rc && o->jit) {
+        assemble_jit(&e, &c, &k, &run, &attr, P);
+        emit_cuda_header(&h, g, o, P, e.n_kernels);
+    } else if (!rc) {
         char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
         const char *pf = o->prefix;
         cgbuf_printf(&c, "/* %s.cu - generated by mpcc %s from %s (--target cuda). Do not edit.\n", pf, MPCC_VERSION,
@@ -889,7 +1048,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "    ctx->arena = ctx->weights = ctx->graph = ctx->graph_exec = NULL;\n}\n\n"
                      "const char *%s_cuda_error(const %s_cuda_ctx *ctx) { return ctx ? ctx->error : \"NULL context\"; }\n",
                      pf, pf, pf, pf);
-        emit_cuda_header(&h, g, o, P);
+        emit_cuda_header(&h, g, o, P, e.n_kernels);
     }
     for (int i = 0; i < g->n_ops; i++) free(e.folded[i]);
     free(e.folded);

@@ -11,7 +11,17 @@ typedef struct CudaEmitOptions {
     const char *prefix;        /* symbol prefix, a C identifier ("model") */
     const char *header_name;   /* file name the .cu includes ("model.h") */
     const char *source_name;   /* model file name, for comments */
+    int jit;                   /* 1: host code in C99 on the NVRTC JIT (runtime/cuda/mpcc_jit.h), the
+                                  kernels as an embedded source string; 0: a .cu for nvcc */
 } CudaEmitOptions;
+
+/* runtime/cuda's device headers, as lines (build/gen/cuda_headers.c): pasted into the kernel
+ * source of --jit output. The list ends with {NULL, NULL}; each lines array ends with NULL. */
+typedef struct CuHeaderText {
+    const char *name;
+    const char *const *lines;
+} CuHeaderText;
+extern const CuHeaderText cu_headers[];
 
 /* 0 when every live op of g has a CUDA kernel; else a user error listing
  * the ops that have none (operator index, op, dtype, why). */

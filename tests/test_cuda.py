@@ -138,6 +138,37 @@ def _rel_l2(ref, got):
     return float(np.linalg.norm(ref - got) / den) if den > 0 else float(np.abs(got).max(initial=0))
 
 
+def _run_emu(model, extra, seed, tol, graph=False):
+    """Compiles model for CUDA (None if refused), runs it on the emulator (or the device) and
+    returns per output the relative L2 error (float) or max |diff| (integer) against `mpcc run`."""
+    work = new_workdir("cuda-emu-" + model.stem)
+    p = run_cmd([MPCC, "--target", "cuda", model, "-o", work / "model.cu", "--name", "model", *model_args(model), *extra])
+    if p.returncode == 1 and REFUSED in p.stderr:
+        return None
+    assert p.returncode == 0, p.stderr
+    ins = draw_inputs(model, seed, load(model))
+    n_out = count_outputs(model)
+    proc, ref = mpcc_run(model, ins, work, n_out)
+    assert proc.returncode == 0, proc.stderr
+    p, exe = _emu_build(work, len(ins), n_out, graph)
+    assert p.returncode == 0, p.stderr[-4000:]
+    args = [exe]
+    for i, a in enumerate(ins):
+        np.ascontiguousarray(a).tofile(work / f"in{i}.bin")
+        args.append(work / f"in{i}.bin")
+    args += [work / f"out{i}.bin" for i in range(n_out)]
+    r = run_cmd(args, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    errs = []
+    for i, want in enumerate(ref):
+        got = np.fromfile(work / f"out{i}.bin", dtype=want.dtype).reshape(want.shape)
+        if want.dtype.kind == "f":
+            errs.append(_rel_l2(want, got))
+        else:
+            errs.append(float(np.abs(want.astype(np.int64) - got.astype(np.int64)).max(initial=0)))
+    return errs
+
+
 def test_emulated_cuda_matches_reference(compiled):
     """Every zoo model that compiles for CUDA, run on the emulator, against the reference interpreter:
     float outputs within 1e-4 relative L2 (3xTF32 GEMMs), integer outputs exact."""
@@ -192,7 +223,7 @@ def _inline_headers(src):
     def expand(text):
         out = []
         for line in text.splitlines():
-            m = re.match(r'#include "(mpcc_cuda[a-z_]*\.cuh)"', line)
+            m = re.match(r'#include "(mpcc_cuda[a-z_]*\.(?:cuh|h))"', line)
             if m:
                 if m.group(1) not in seen:
                     seen.add(m.group(1))
@@ -233,3 +264,31 @@ def test_nvrtc_compiles_generated_kernels(compiled):
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
         assert rc == 0, f"{cu.name}: NVRTC failed:\n{log.value.decode(errors='replace')[-3000:]}"
     print(f"\nNVRTC (sm_80): {len(picked)} generated kernel sources covering {len(seen)} kernel bodies compile")
+
+
+# ---- --jit: C99 host code + kernel source for the NVRTC JIT ----------------------------------
+
+JIT_MODELS = ["cnn_f32", "mlp_int8", "mlp_f32"]
+
+
+@pytest.mark.skipif(_nvrtc() is None, reason="libnvrtc not found (the CUDA toolkit is not installed)")
+@pytest.mark.parametrize("name", JIT_MODELS)
+def test_jit_output_builds_as_c99_and_nvrtc_compiles_it(name):
+    """--jit output: C99 that gcc and clang build with -Wall -Wextra -Werror -pedantic against
+    runtime/cuda/mpcc_jit.c (no CUDA toolkit needed); NVRTC compiles its embedded kernel source
+    for sm_80 and sm_90 through the JIT loader (cache in a fresh directory) and every kernel the
+    host code looks up is in it; without a GPU, model_cuda_init fails with the loader's message."""
+    model = ROOT / "tests" / "models" / f"{name}.tflite"
+    work = new_workdir("cuda-jit-" + name)
+    p = run_cmd([MPCC, "--target", "cuda", "--jit", model, "-o", work / "model.c", "--name", "model"])
+    if p.returncode == 1 and REFUSED in p.stderr:
+        pytest.skip("refused by --target cuda")
+    assert p.returncode == 0, p.stderr
+    for cc, flags in (("gcc", ["-O1"]), ("clang", ["-O0", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"])):
+        exe = work / f"jit_check_{cc}"
+        b = run_cmd([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", *flags, "-I", CUDA_INC, "-I", work,
+                     ROOT / "tests" / "cuda" / "jit_check.c", CUDA_INC / "mpcc_jit.c", "-ldl", "-o", exe])
+        assert b.returncode == 0, b.stderr[-3000:]
+    r = run_cmd([work / "jit_check_clang", work / "cache"], timeout=600)
+    print(r.stdout)
+    assert r.returncode == 0 and "PASSED" in r.stdout, r.stdout + r.stderr[-2000:]

@@ -62,23 +62,9 @@
 #define MPCC_CUDA_ATTENTION_CUH
 
 #include "mpcc_cuda.cuh"
+#include "mpcc_cuda_args.h"
 
-struct mpcc_attn_args {
-    const float *q, *k, *v;
-    float *o;                    /* f32 tensors in the model's activation arena */
-    int batch, heads, seq_q, seq_k; /* head_dim is the template parameter D */
-    long long q_sb, q_sh, q_ss;  /* strides in elements: batch, head, row; a row's D elements are contiguous */
-    long long k_sb, k_sh, k_ss, v_sb, v_sh, v_ss, o_sb, o_sh, o_ss;
-    const float *mask;           /* additive mask (e.g. 0 / -1e9 padding mask), or NULL */
-    long long m_sb, m_sh, m_sq, m_sk; /* its strides; 0 = broadcast along that axis */
-    float scale;                 /* applied to Q.K^T before the mask */
-    int causal;                  /* 1: key j > query i + (seq_k - seq_q) masked out */
-};
 
-#ifndef MPCC_MMA_MODES
-#define MPCC_MMA_MODES
-enum { MPCC_MMA_TF32 = 0, MPCC_MMA_3XTF32 = 1, MPCC_MMA_BF16 = 2, MPCC_MMA_F16 = 3 };
-#endif
 
 #if defined(MPCC_CUDA_EMU)
 #define MPCC_ATTN_UNROLL

@@ -57,6 +57,7 @@
 #define MPCC_CUDA_GEMM_CUH
 
 #include "mpcc_cuda.cuh"
+#include "mpcc_cuda_args.h"
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define MPCC_GEMM_UNROLL _Pragma("unroll")
@@ -68,34 +69,8 @@
 #define MPCC_GEMM_UNROLL2
 #endif
 
-struct mpcc_gemm_args {
-    const float *a; long long lda, sa;   /* A: M x K row-major f32; sa = batch stride (elements), 0 = broadcast */
-    const void *b; long long ldb, sb;    /* B: f32, or 16-bit bits (bf16 / f16 matching MODE) when b_half */
-    int b_half;
-    const float *bias;                   /* [N] or NULL */
-    const float *res; long long ldr, sr; /* residual [M x N] added after act1, or NULL */
-    float *c; long long ldc, sc;         /* C: M x N row-major f32 */
-    int m, n, k;
-    float act1_min, act1_max;            /* clamp after bias (+-INF for none) */
-    int gelu;                            /* 0 none, 1 tanh approximation, 2 exact erf: after the clamp */
-    float act2_min, act2_max;            /* clamp after adding res */
-};
 
-struct mpcc_gemm_s8_args {
-    const int8_t *a; long long lda, sa;
-    const int8_t *b; long long ldb, sb; /* B: N x K int8 (weights) */
-    const int32_t *bias;                /* [N] (zero points folded in by the compiler) or NULL */
-    const int32_t *mult, *shift;        /* [N] Q31 multiplier, shift (left if > 0) */
-    int8_t *c; long long ldc, sc;
-    int m, n, k;
-    int32_t out_offset, qmin, qmax;
-    int single_rounding;            /* 1: TFLite's single-rounding requantization (FULLY_CONNECTED), 0: gemmlowp's double rounding */
-};
 
-#ifndef MPCC_MMA_MODES /* shared with mpcc_cuda_attention.cuh */
-#define MPCC_MMA_MODES
-enum { MPCC_MMA_TF32 = 0, MPCC_MMA_3XTF32 = 1, MPCC_MMA_BF16 = 2, MPCC_MMA_F16 = 3 };
-#endif
 
 /* Named tile configurations: BM, BN, BK, WARPS_M, WARPS_N, STAGES. */
 #define MPCC_GEMM_LARGE 128, 128, 32, 2, 4, 3 /* 256 threads, 96 KiB shared (opt-in) */

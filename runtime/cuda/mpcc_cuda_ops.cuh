@@ -16,11 +16,11 @@
 #define MPCC_CUDA_OPS_CUH
 
 #include "mpcc_cuda.cuh"
+#include "mpcc_cuda_args.h"
 
 #ifndef INFINITY /* NVRTC has no <math.h> */
 #define INFINITY __int_as_float(0x7f800000)
 #endif
-#define MPCC_MAX_RANK 8
 #define MPCC_ROW_THREADS 256 /* block size of the row kernels */
 
 MPCC_DEV long long mpcc_tid(void) { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
@@ -30,14 +30,6 @@ MPCC_DEV long long mpcc_nthreads(void) { return (long long)gridDim.x * blockDim.
  * For every point of a box of `rank` dims, copy `run` bytes from
  * in + in_offset + sum(idx * in_strides) to out + out_offset + sum(idx * out_strides).
  * `unit` is the widest of 4/2/1 bytes dividing run, the strides and offsets. */
-struct mpcc_copy_args {
-    const unsigned char *in;
-    unsigned char *out;
-    int rank, unit;
-    int dims[MPCC_MAX_RANK];
-    long long in_strides[MPCC_MAX_RANK], out_strides[MPCC_MAX_RANK];
-    long long in_offset, out_offset, run, total_units; /* total_units = points * run / unit */
-};
 MPCC_DEV void mpcc_copy_body(const mpcc_copy_args &p) {
     long long per = p.run / p.unit;
     for (long long u = mpcc_tid(); u < p.total_units; u += mpcc_nthreads()) {
@@ -54,13 +46,6 @@ MPCC_DEV void mpcc_copy_body(const mpcc_copy_args &p) {
     }
 }
 
-/* Fill n elements of `unit` bytes with one value (PAD's border). */
-struct mpcc_fill_args {
-    unsigned char *out;
-    long long n;
-    int unit;
-    uint32_t value;
-};
 MPCC_DEV void mpcc_fill_body(const mpcc_fill_args &p) {
     for (long long i = mpcc_tid(); i < p.n; i += mpcc_nthreads()) {
         if (p.unit == 4) ((uint32_t *)p.out)[i] = p.value;
@@ -73,15 +58,6 @@ MPCC_DEV void mpcc_fill_body(const mpcc_fill_args &p) {
 enum {
     MPCC_BIN_ADD = 0, MPCC_BIN_SUB, MPCC_BIN_MUL, MPCC_BIN_DIV, MPCC_BIN_SQDIFF, MPCC_BIN_MAX, MPCC_BIN_MIN,
     MPCC_BIN_POW
-};
-struct mpcc_binary_args {
-    const float *a, *b;
-    float *out;
-    int op, rank;
-    int dims[MPCC_MAX_RANK];
-    int s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK]; /* element strides, 0 where broadcast */
-    long long n;
-    float act_min, act_max;
 };
 MPCC_DEV float mpcc_binary_apply(int op, float x, float y) {
     switch (op) {
@@ -114,13 +90,6 @@ enum {
     MPCC_UN_CLAMP = 0, /* RELU, RELU6, RELU_N1_TO_1: clamp to [lo, hi] */
     MPCC_UN_LOGISTIC, MPCC_UN_TANH, MPCC_UN_EXP, MPCC_UN_LOG, MPCC_UN_RSQRT, MPCC_UN_SQRT, MPCC_UN_ABS,
     MPCC_UN_NEG, MPCC_UN_GELU_ERF, MPCC_UN_GELU_TANH, MPCC_UN_HARD_SWISH, MPCC_UN_LEAKY_RELU
-};
-struct mpcc_unary_args {
-    const float *in;
-    float *out;
-    long long n;
-    int op;
-    float lo, hi, alpha; /* clamp bounds; LEAKY_RELU slope */
 };
 MPCC_DEV float mpcc_unary_apply(const mpcc_unary_args &p, float x) {
     switch (p.op) {
@@ -166,14 +135,6 @@ MPCC_DEV float mpcc_block_max(float v, float *red) {
     return t;
 }
 
-/* ---- SOFTMAX over the last axis: out = exp(beta (x - max)) / sum ---- */
-struct mpcc_rows_args {
-    const float *in;
-    float *out;
-    const float *gamma, *beta_vec; /* LayerNorm scale/offset per column, or NULL */
-    int rows, cols;
-    float beta, eps;
-};
 MPCC_DEV void mpcc_softmax_body(const mpcc_rows_args &p) {
     __shared__ float red[MPCC_ROW_THREADS / 32];
     for (int r = blockIdx.x; r < p.rows; r += gridDim.x) {
@@ -228,13 +189,6 @@ MPCC_DEV void mpcc_row_mean_body(const mpcc_rows_args &p) {
     }
 }
 
-/* MEAN over any set of axes: one thread per output walks its reduced sub-box. */
-struct mpcc_mean_args {
-    const float *in;
-    float *out;
-    int rank, out_count, reduce_count;
-    int dims[MPCC_MAX_RANK], reduced[MPCC_MAX_RANK];
-};
 MPCC_DEV void mpcc_mean_body(const mpcc_mean_args &p) {
     for (long long o = mpcc_tid(); o < p.out_count; o += mpcc_nthreads()) {
         long long stride[MPCC_MAX_RANK], base = 0, rem = o, s = 1;
@@ -256,13 +210,6 @@ MPCC_DEV void mpcc_mean_body(const mpcc_mean_args &p) {
  * One thread per output element; the epilogue is the GEMM's: clamp1(acc +
  * bias), + res (a fused residual ADD), clamp2. depth_mult > 0 selects
  * depthwise (filter [1, fh, fw, in_c * depth_mult]). */
-struct mpcc_conv_args {
-    const float *in, *filter, *bias, *res;
-    float *out;
-    int batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w;
-    int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w, depth_mult;
-    float act1_min, act1_max, act2_min, act2_max;
-};
 MPCC_DEV void mpcc_conv_body(const mpcc_conv_args &p) {
     long long n = (long long)p.batches * p.out_h * p.out_w * p.out_c;
     for (long long e = mpcc_tid(); e < n; e += mpcc_nthreads()) {
@@ -293,14 +240,6 @@ MPCC_DEV void mpcc_conv_body(const mpcc_conv_args &p) {
     }
 }
 
-/* ---- AVERAGE_POOL_2D / MAX_POOL_2D (NHWC; padding cells excluded from the average, as TFLite) ---- */
-struct mpcc_pool_args {
-    const float *in;
-    float *out;
-    int batches, in_h, in_w, channels, out_h, out_w, filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
-    int is_max;
-    float act_min, act_max;
-};
 MPCC_DEV void mpcc_pool_body(const mpcc_pool_args &p) {
     long long n = (long long)p.batches * p.out_h * p.out_w * p.channels;
     for (long long e = mpcc_tid(); e < n; e += mpcc_nthreads()) {
@@ -331,14 +270,6 @@ MPCC_DEV void mpcc_pool_body(const mpcc_pool_args &p) {
 /* ---- QUANTIZE f32 -> int8 / DEQUANTIZE int8 -> f32, per tensor; f16 -> f32 ----
  * Quantize rounds half away from zero as TFLite (roundf), then clamps. */
 enum { MPCC_CAST_DEQUANT_S8 = 0, MPCC_CAST_QUANT_S8 = 1, MPCC_CAST_F16_F32 = 2 };
-struct mpcc_cast_args {
-    const void *in;
-    void *out;
-    long long n;
-    int mode;
-    float scale;
-    int zero_point;
-};
 MPCC_DEV void mpcc_cast_body(const mpcc_cast_args &p) {
     for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) {
         if (p.mode == MPCC_CAST_F16_F32) {

@@ -70,6 +70,14 @@ typedef struct cu_api {
     cu_result (*func_set_attribute)(cu_function, int, int);
     cu_result (*launch)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, cu_stream,
                         void **, void **);
+    /* memory, for generated host code that runs through the JIT (mpcc --target cuda --jit) */
+    cu_result (*mem_alloc)(unsigned long long *, size_t);
+    cu_result (*mem_free)(unsigned long long);
+    cu_result (*copy_htod)(unsigned long long, const void *, size_t, cu_stream);
+    cu_result (*copy_dtoh)(void *, unsigned long long, size_t, cu_stream);
+    cu_result (*copy_dtod)(unsigned long long, unsigned long long, size_t, cu_stream);
+    cu_result (*module_get_global)(unsigned long long *, size_t *, cu_module, const char *);
+    cu_result (*stream_sync)(cu_stream);
 } cu_api;
 
 /* ---- handles ---- */
@@ -481,6 +489,13 @@ static int load_driver(mpcc_jit *j, int device) {
     RESOLVE(j, j->cuda_lib, j->cu.module_get_function, "cuModuleGetFunction", lib);
     RESOLVE(j, j->cuda_lib, j->cu.func_set_attribute, "cuFuncSetAttribute", lib);
     RESOLVE(j, j->cuda_lib, j->cu.launch, "cuLaunchKernel", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.mem_alloc, "cuMemAlloc_v2", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.mem_free, "cuMemFree_v2", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.copy_htod, "cuMemcpyHtoDAsync_v2", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.copy_dtoh, "cuMemcpyDtoHAsync_v2", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.copy_dtod, "cuMemcpyDtoDAsync_v2", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.module_get_global, "cuModuleGetGlobal_v2", lib);
+    RESOLVE(j, j->cuda_lib, j->cu.stream_sync, "cuStreamSynchronize", lib);
 
     cu_result r = j->cu.init(0);
     if (r == CU_ERROR_NO_DEVICE)
@@ -727,6 +742,87 @@ int mpcc_jit_load(mpcc_jit *j, const char *source, const char *name, const char 
     j->modules = mod;
     *m = mod;
     j->err[0] = '\0';
+    return MPCC_JIT_OK;
+}
+
+int mpcc_jit_load_lines(mpcc_jit *j, const char *const *lines, int n_lines, const char *name,
+                        const char *const *options, int n_options, mpcc_jit_module **m) {
+    if (!j) return MPCC_JIT_EINVAL;
+    if (!lines || n_lines < 0) return fail(j, MPCC_JIT_EINVAL, "mpcc jit: load_lines: no source");
+    size_t total = 1;
+    for (int i = 0; i < n_lines; i++) total += strlen(lines[i]);
+    char *src = malloc(total), *at = src;
+    if (!src) return fail(j, MPCC_JIT_ENOMEM, "mpcc jit: out of memory");
+    for (int i = 0; i < n_lines; i++) {
+        size_t n = strlen(lines[i]);
+        memcpy(at, lines[i], n);
+        at += n;
+    }
+    *at = '\0';
+    int rc = mpcc_jit_load(j, src, name, options, n_options, m);
+    free(src);
+    return rc;
+}
+
+static int need_device(mpcc_jit *j, const char *what) {
+    if (!j->has_device) return fail(j, MPCC_JIT_ENOTDEVICE, "mpcc jit: %s needs a device", what);
+    cu_result r = j->cu.ctx_set_current(j->ctx);
+    return r ? cu_fail(j, "cuCtxSetCurrent", r) : MPCC_JIT_OK;
+}
+
+int mpcc_jit_alloc(mpcc_jit *j, size_t bytes, void **dptr) {
+    if (!j || !dptr) return j ? fail(j, MPCC_JIT_EINVAL, "mpcc jit: alloc: NULL argument") : MPCC_JIT_EINVAL;
+    *dptr = NULL;
+    int rc = need_device(j, "alloc");
+    if (rc) return rc;
+    unsigned long long p = 0;
+    cu_result r = j->cu.mem_alloc(&p, bytes ? bytes : 1);
+    if (r) return cu_fail(j, "cuMemAlloc", r);
+    *dptr = (void *)(uintptr_t)p;
+    return MPCC_JIT_OK;
+}
+
+void mpcc_jit_free(mpcc_jit *j, void *dptr) {
+    if (j && dptr && j->has_device && !j->cu.ctx_set_current(j->ctx)) (void)j->cu.mem_free((unsigned long long)(uintptr_t)dptr);
+}
+
+int mpcc_jit_copy(mpcc_jit *j, void *dst, const void *src, size_t bytes, int kind, void *stream) {
+    if (!j) return MPCC_JIT_EINVAL;
+    int rc = need_device(j, "copy");
+    if (rc) return rc;
+    cu_result r;
+    switch (kind) {
+    case MPCC_JIT_H2D: r = j->cu.copy_htod((unsigned long long)(uintptr_t)dst, src, bytes, stream); break;
+    case MPCC_JIT_D2H: r = j->cu.copy_dtoh(dst, (unsigned long long)(uintptr_t)src, bytes, stream); break;
+    case MPCC_JIT_D2D:
+        r = j->cu.copy_dtod((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src, bytes, stream);
+        break;
+    default: return fail(j, MPCC_JIT_EINVAL, "mpcc jit: copy: unknown kind %d", kind);
+    }
+    return r ? cu_fail(j, "cuMemcpyAsync", r) : MPCC_JIT_OK;
+}
+
+int mpcc_jit_sync(mpcc_jit *j, void *stream) {
+    if (!j) return MPCC_JIT_EINVAL;
+    int rc = need_device(j, "sync");
+    if (rc) return rc;
+    cu_result r = j->cu.stream_sync(stream);
+    return r ? cu_fail(j, "cuStreamSynchronize", r) : MPCC_JIT_OK;
+}
+
+int mpcc_jit_global_i32(mpcc_jit_module *m, const char *name, int *value) {
+    if (!m || !name || !value) return m ? fail(m->j, MPCC_JIT_EINVAL, "mpcc jit: global: NULL argument") : MPCC_JIT_EINVAL;
+    mpcc_jit *j = m->j;
+    int rc = need_device(j, "global");
+    if (rc) return rc;
+    unsigned long long p = 0;
+    size_t n = 0;
+    cu_result r = j->cu.module_get_global(&p, &n, m->mod, name);
+    if (r == CU_ERROR_NOT_FOUND) return fail(j, MPCC_JIT_ENOTFOUND, "mpcc jit: no global %s in the module", name);
+    if (r) return cu_fail(j, "cuModuleGetGlobal", r);
+    if (n != sizeof(int)) return fail(j, MPCC_JIT_EINVAL, "mpcc jit: global %s has %zu bytes, not an int", name, n);
+    if ((r = j->cu.copy_dtoh(value, p, sizeof(int), NULL)) != 0) return cu_fail(j, "cuMemcpyDtoH", r);
+    if ((r = j->cu.stream_sync(NULL)) != 0) return cu_fail(j, "cuStreamSynchronize", r);
     return MPCC_JIT_OK;
 }
 

@@ -145,6 +145,25 @@ int mpcc_jit_function(mpcc_jit_module *m, const char *kernel_name, mpcc_jit_fn *
 int mpcc_jit_launch(mpcc_jit *j, mpcc_jit_fn *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                     unsigned bz, unsigned smem_bytes, void *stream, void **args);
 
+/* mpcc_jit_load with the source given as n_lines strings, concatenated (generated code holds
+ * its kernels as an array of lines: C99 string literals are limited to 4095 bytes). */
+int mpcc_jit_load_lines(mpcc_jit *j, const char *const *lines, int n_lines, const char *name,
+                        const char *const *options, int n_options, mpcc_jit_module **m);
+
+/* Device memory for host code that runs through the JIT (mpcc --target cuda --jit), in the
+ * handle's context: cuMemAlloc (0 bytes allocates 1), cuMemFree (NULL and errors ignored),
+ * cuMemcpy{HtoD,DtoH,DtoD}Async on `stream` (a CUstream; NULL: the legacy default stream; the
+ * host side of a copy must stay valid until the stream reaches it), cuStreamSynchronize. */
+enum { MPCC_JIT_H2D = 1, MPCC_JIT_D2H = 2, MPCC_JIT_D2D = 3 };
+int mpcc_jit_alloc(mpcc_jit *j, size_t bytes, void **dptr);
+void mpcc_jit_free(mpcc_jit *j, void *dptr);
+int mpcc_jit_copy(mpcc_jit *j, void *dst, const void *src, size_t bytes, int kind, void *stream);
+int mpcc_jit_sync(mpcc_jit *j, void *stream);
+
+/* The value of a module's `extern "C" __device__ const int NAME` (generated kernels publish
+ * their launch configuration this way: threads, shared memory bytes, rows per block). */
+int mpcc_jit_global_i32(mpcc_jit_module *m, const char *name, int *value);
+
 /* Unloads the module and frees its functions (NULL is fine). */
 void mpcc_jit_unload(mpcc_jit_module *m);
 

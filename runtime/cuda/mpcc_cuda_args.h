@@ -1,0 +1,135 @@
+/* mpcc_cuda_args.h - the argument structs of mpcc's CUDA kernels (the runtime/cuda headers).
+ *
+ * Plain C structs, the same layout in host C (the NVRTC JIT path fills them in C99 and passes
+ * them to cuLaunchKernel), in host C++ (nvcc-built code) and in device code: every kernel takes
+ * one of them by value. */
+#ifndef MPCC_CUDA_ARGS_H
+#define MPCC_CUDA_ARGS_H
+
+#if !defined(__CUDACC_RTC__) && !defined(MPCC_CUDA_CUH)
+#include <stdint.h>
+#endif
+
+#define MPCC_MAX_RANK 8
+
+#ifndef MPCC_MMA_MODES
+#define MPCC_MMA_MODES
+enum { MPCC_MMA_TF32 = 0, MPCC_MMA_3XTF32 = 1, MPCC_MMA_BF16 = 2, MPCC_MMA_F16 = 3 };
+#endif
+
+typedef struct mpcc_gemm_args {
+    const float *a; long long lda, sa;   /* A: M x K row-major f32; sa = batch stride (elements), 0 = broadcast */
+    const void *b; long long ldb, sb;    /* B: f32, or 16-bit bits (bf16 / f16 matching MODE) when b_half */
+    int b_half;
+    const float *bias;                   /* [N] or NULL */
+    const float *res; long long ldr, sr; /* residual [M x N] added after act1, or NULL */
+    float *c; long long ldc, sc;         /* C: M x N row-major f32 */
+    int m, n, k;
+    float act1_min, act1_max;            /* clamp after bias (+-INF for none) */
+    int gelu;                            /* 0 none, 1 tanh approximation, 2 exact erf: after the clamp */
+    float act2_min, act2_max;            /* clamp after adding res */
+} mpcc_gemm_args;
+
+typedef struct mpcc_gemm_s8_args {
+    const int8_t *a; long long lda, sa;
+    const int8_t *b; long long ldb, sb; /* B: N x K int8 (weights) */
+    const int32_t *bias;                /* [N] (zero points folded in by the compiler) or NULL */
+    const int32_t *mult, *shift;        /* [N] Q31 multiplier, shift (left if > 0) */
+    int8_t *c; long long ldc, sc;
+    int m, n, k;
+    int32_t out_offset, qmin, qmax;
+    int single_rounding;            /* 1: TFLite's single-rounding requantization (FULLY_CONNECTED), 0: gemmlowp's double rounding */
+} mpcc_gemm_s8_args;
+
+typedef struct mpcc_attn_args {
+    const float *q, *k, *v;
+    float *o;                    /* f32 tensors in the model's activation arena */
+    int batch, heads, seq_q, seq_k; /* head_dim is the template parameter D */
+    long long q_sb, q_sh, q_ss;  /* strides in elements: batch, head, row; a row's D elements are contiguous */
+    long long k_sb, k_sh, k_ss, v_sb, v_sh, v_ss, o_sb, o_sh, o_ss;
+    const float *mask;           /* additive mask (e.g. 0 / -1e9 padding mask), or NULL */
+    long long m_sb, m_sh, m_sq, m_sk; /* its strides; 0 = broadcast along that axis */
+    float scale;                 /* applied to Q.K^T before the mask */
+    int causal;                  /* 1: key j > query i + (seq_k - seq_q) masked out */
+} mpcc_attn_args;
+
+typedef struct mpcc_copy_args {
+    const unsigned char *in;
+    unsigned char *out;
+    int rank, unit;
+    int dims[MPCC_MAX_RANK];
+    long long in_strides[MPCC_MAX_RANK], out_strides[MPCC_MAX_RANK];
+    long long in_offset, out_offset, run, total_units; /* total_units = points * run / unit */
+} mpcc_copy_args;
+
+/* Fill n elements of `unit` bytes with one value (PAD's border). */
+typedef struct mpcc_fill_args {
+    unsigned char *out;
+    long long n;
+    int unit;
+    uint32_t value;
+} mpcc_fill_args;
+
+typedef struct mpcc_binary_args {
+    const float *a, *b;
+    float *out;
+    int op, rank;
+    int dims[MPCC_MAX_RANK];
+    int s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK]; /* element strides, 0 where broadcast */
+    long long n;
+    float act_min, act_max;
+} mpcc_binary_args;
+
+typedef struct mpcc_unary_args {
+    const float *in;
+    float *out;
+    long long n;
+    int op;
+    float lo, hi, alpha; /* clamp bounds; LEAKY_RELU slope */
+} mpcc_unary_args;
+
+/* ---- SOFTMAX over the last axis: out = exp(beta (x - max)) / sum ---- */
+typedef struct mpcc_rows_args {
+    const float *in;
+    float *out;
+    const float *gamma, *beta_vec; /* LayerNorm scale/offset per column, or NULL */
+    int rows, cols;
+    float beta, eps;
+} mpcc_rows_args;
+
+/* MEAN over any set of axes: one thread per output walks its reduced sub-box. */
+typedef struct mpcc_mean_args {
+    const float *in;
+    float *out;
+    int rank, out_count, reduce_count;
+    int dims[MPCC_MAX_RANK], reduced[MPCC_MAX_RANK];
+} mpcc_mean_args;
+
+typedef struct mpcc_conv_args {
+    const float *in, *filter, *bias, *res;
+    float *out;
+    int batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w;
+    int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w, depth_mult;
+    float act1_min, act1_max, act2_min, act2_max;
+} mpcc_conv_args;
+
+/* ---- AVERAGE_POOL_2D / MAX_POOL_2D (NHWC; padding cells excluded from the average, as TFLite) ---- */
+typedef struct mpcc_pool_args {
+    const float *in;
+    float *out;
+    int batches, in_h, in_w, channels, out_h, out_w, filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
+    int is_max;
+    float act_min, act_max;
+} mpcc_pool_args;
+
+typedef struct mpcc_cast_args {
+    const void *in;
+    void *out;
+    long long n;
+    int mode;
+    float scale;
+    int zero_point;
+} mpcc_cast_args;
+
+
+#endif
