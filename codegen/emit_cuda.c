@@ -359,13 +359,21 @@ static const GemmTile *gemm_tile(int64_t m, int64_t n, int64_t batch) {
     return m * n * batch >= (int64_t)128 * 128 * 132 ? &tile_large : &tile_small;
 }
 
-static const char *mma_mode(const Graph *g, const IrOp *op) {
-    IrDType w = dt_in(g, op, 1);
+/* The tensor-core mode of a float matmul: the weights' 16-bit dtype (pass precision), else
+ * the model's --precision, else 3xTF32 (fp32-level accuracy) or, with --tf32, one TF32 pass. */
+static const char *model_mma_mode(const CuEmit *e) {
+    const Graph *g = e->g;
+    return g->precision && g->precision->mode == IR_PREC_BF16   ? "MPCC_MMA_BF16"
+           : g->precision && g->precision->mode == IR_PREC_FP16 ? "MPCC_MMA_F16"
+           : e->o->tf32                                         ? "MPCC_MMA_TF32"
+                                                                : "MPCC_MMA_3XTF32";
+}
+
+static const char *mma_mode(const CuEmit *e, const IrOp *op) {
+    IrDType w = dt_in(e->g, op, 1);
     if (w == IR_BF16) return "MPCC_MMA_BF16";
     if (w == IR_F16) return "MPCC_MMA_F16";
-    return g->precision && g->precision->mode == IR_PREC_BF16 ? "MPCC_MMA_BF16"
-           : g->precision && g->precision->mode == IR_PREC_FP16 ? "MPCC_MMA_F16"
-                                                                : "MPCC_MMA_3XTF32";
+    return model_mma_mode(e);
 }
 
 static void emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, int b_nk, int64_t m, int64_t n,
@@ -409,7 +417,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
             gemm_common(e, m, n, k, lo, hi);
         }
         cg_line(cg, "p.c = %s; p.ldc = %lld;", ptr(e, op->out[0], "float"), (long long)n);
-        emit_gemm_launch(e, kb, index, mma_mode(g, op), 1, m, n, 1);
+        emit_gemm_launch(e, kb, index, mma_mode(e, op), 1, m, n, 1);
         return 0;
     }
     case CU_GEMM_S8: {
@@ -446,7 +454,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
                 (long long)sb);
         gemm_common(e, p->m, p->n, p->k, -INFINITY, INFINITY);
         cg_line(cg, "p.c = %s; p.ldc = %d; p.sc = %lld;", ptr(e, op->out[0], "float"), p->n, (long long)p->m * p->n);
-        emit_gemm_launch(e, kb, index, mma_mode(g, op), b_nk, p->m, p->n, batch);
+        emit_gemm_launch(e, kb, index, mma_mode(e, op), b_nk, p->m, p->n, batch);
         return 0;
     }
     case CU_CONV: {
@@ -619,9 +627,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         int heads = r > 0 ? pv->batch_dims[r - 1] : 1, batch = 1;
         for (int k = 0; k + 1 < r; k++) batch *= pv->batch_dims[k];
         int hd = qk->k;
-        const char *mode = g->precision && g->precision->mode == IR_PREC_BF16   ? "MPCC_MMA_BF16"
-                           : g->precision && g->precision->mode == IR_PREC_FP16 ? "MPCC_MMA_F16"
-                                                                                : "MPCC_MMA_3XTF32";
+        const char *mode = model_mma_mode(e);
         /* Strides per batch/head (0 when broadcast), rows. */
 #define BSTRIDE(arr, k) ((k) >= 0 && (k) < r ? (long long)(arr)[k] : 0LL)
         cg_line(cg, "mpcc_attn_args p;");

@@ -13,6 +13,7 @@ typedef struct CudaEmitOptions {
     const char *source_name;   /* model file name, for comments */
     int jit;                   /* 1: host code in C99 on the NVRTC JIT (runtime/cuda/mpcc_jit.h), the
                                   kernels as an embedded source string; 0: a .cu for nvcc */
+    int tf32;                  /* fp32 matmuls in one TF32 pass (--tf32) instead of 3xTF32 */
 } CudaEmitOptions;
 
 /* runtime/cuda's device headers, as lines (build/gen/cuda_headers.c): pasted into the kernel
