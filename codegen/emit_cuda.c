@@ -1065,3 +1065,28 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
     free(c.s), free(h.s), free(k.s), free(run.s), free(attr.s);
     return rc;
 }
+
+void cu_report(const Graph *g, const CudaEmitOptions *o, FILE *f) {
+    int n = 0, none = 0;
+    fprintf(f, "CUDA kernels (--target cuda%s):\n", o->tf32 ? ", --tf32" : "");
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        const char *why;
+        CuKind kind = cu_classify(g, op, &why);
+        if (op->dead) continue;
+        const char *mode = "";
+        if (kind == CU_GEMM || kind == CU_BMM || kind == CU_ATTENTION) {
+            CuEmit e;
+            memset(&e, 0, sizeof e);
+            e.g = g;
+            e.o = o;
+            mode = kind == CU_ATTENTION ? model_mma_mode(&e) : mma_mode(&e, op);
+            mode += strlen("MPCC_MMA_");
+        }
+        fprintf(f, "  op %-4d %-22s %-11s %s%s\n", i, ir_op_name(op->kind), kind == CU_NONE ? "(none)" : cu_kind_name[kind],
+                mode, kind == CU_NONE ? why : "");
+        n += kind != CU_SKIP && kind != CU_NONE;
+        none += kind == CU_NONE;
+    }
+    fprintf(f, "  %d kernels, %d ops without a CUDA kernel\n", n, none);
+}

@@ -28,6 +28,9 @@ extern const CuHeaderText cu_headers[];
  * the ops that have none (operator index, op, dtype, why). */
 int cu_check_graph(const Graph *g, Diag *d);
 
+/* --report with --target cuda: the kernel class and tensor-core mode of every op. */
+void cu_report(const Graph *g, const CudaEmitOptions *o, FILE *f);
+
 /* Writes the CUDA source and its C header (the host API). */
 int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h_out, Diag *d);
 

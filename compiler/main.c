@@ -541,6 +541,10 @@ static int cmd_compile(int argc, char **argv) {
     if (!rc && report) {
         sched_report(g, stdout);
         plan_report(g, stdout);
+        if (target_cuda) {
+            CudaEmitOptions ro = {prefix, "", model, jit, tf32};
+            cu_report(g, &ro, stdout);
+        }
     }
     if (!rc && out) {
         char hpath[4096], wpath[4096], hname[4096];
