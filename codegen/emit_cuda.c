@@ -140,10 +140,6 @@ static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = op->sched.kparams;
         int d = p->qk.k;
-        if (p->mask != RT_OPT_MASK_NONE && p->mask != RT_OPT_MASK_ADD) {
-            *why = "attention with a boolean (SELECT_V2) mask has no CUDA kernel yet";
-            return CU_NONE;
-        }
         if (d != 16 && d != 32 && d != 64 && d != 128) {
             *why = "attention head dimension must be 16, 32, 64 or 128";
             return CU_NONE;
@@ -641,10 +637,20 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
             cg_line(cg, "p.mask = %s; p.m_sb = %lld; p.m_sh = %lld; p.m_sq = %d; p.m_sk = %d;",
                     ptr(e, op->in[3], "const float"), r > 1 ? BSTRIDE(p->mask_bstride[0], r - 2) : 0LL,
                     BSTRIDE(p->mask_bstride[0], r - 1), p->mask_sq[0], p->mask_sk[0]);
+        if (p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL)
+            for (int m = 0; m < 2; m++) {
+                int s = m < p->n_mask ? m : 0; /* one mask: bmask1 = bmask0 */
+                cg_line(cg, "p.bmask%d = %s; p.b%d_sb = %lld; p.b%d_sh = %lld; p.b%d_sq = %d; p.b%d_sk = %d;", m,
+                        ptr(e, op->in[3 + s], "const unsigned char"), m, r > 1 ? BSTRIDE(p->mask_bstride[s], r - 2) : 0LL,
+                        m, BSTRIDE(p->mask_bstride[s], r - 1), m, p->mask_sq[s], m, p->mask_sk[s]);
+            }
+        if (p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL)
+            cg_line(cg, "p.bmode = %d; p.fill = %s;", p->mask == RT_OPT_MASK_KEEP ? 1 : 2, f32(e, p->fill));
 #undef BSTRIDE
         cg_line(cg, "p.scale = %s; p.causal = 0;", f32(e, p->scale));
         char body[96], cfg[96];
-        snprintf(body, sizeof body, "mpcc_attn_body<%s, %d>", mode, hd);
+        snprintf(body, sizeof body, "mpcc_attn_body<%s, %d%s>", mode, hd,
+                 p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL ? ", true" : "");
         snprintf(cfg, sizeof cfg, "mpcc_attn_cfg<%s, %d>", mode, hd);
         kernel_def(e, kb, index, "mpcc_attn_args", 0, body);
         launch(e, index, 0, heads, batch, qk->m, 0, cfg);

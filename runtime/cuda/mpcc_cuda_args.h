@@ -51,6 +51,14 @@ typedef struct mpcc_attn_args {
     long long m_sb, m_sh, m_sq, m_sk; /* its strides; 0 = broadcast along that axis */
     float scale;                 /* applied to Q.K^T before the mask */
     int causal;                  /* 1: key j > query i + (seq_k - seq_q) masked out */
+    /* Boolean masks (a fused SELECT_V2): cond = bmask0[..] && bmask1[..] (uint8, nonzero = true; set
+     * bmask1 = bmask0 for one mask). bmode 1 (KEEP): score where cond, else `fill`; bmode 2 (FILL):
+     * `fill` where cond, else the score. 0: no boolean mask. The filled value replaces the scaled
+     * score and then goes through the softmax. */
+    const unsigned char *bmask0, *bmask1;
+    long long b0_sb, b0_sh, b0_sq, b0_sk, b1_sb, b1_sh, b1_sq, b1_sk; /* their strides (elements) */
+    int bmode;
+    float fill;
 } mpcc_attn_args;
 
 typedef struct mpcc_copy_args {
