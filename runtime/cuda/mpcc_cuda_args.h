@@ -139,5 +139,31 @@ typedef struct mpcc_cast_args {
     int zero_point;
 } mpcc_cast_args;
 
+/* ---- integer / bool elementwise with broadcasting of up to 3 inputs (CAST, int32/int64 ADD SUB MUL,
+ * comparisons, LOGICAL_*, SELECT) ---- dtype codes as the C runtime's RT_* */
+enum { MPCC_T_F32 = 0, MPCC_T_F16 = 1, MPCC_T_I8 = 3, MPCC_T_U8 = 4, MPCC_T_I16 = 5, MPCC_T_I32 = 6, MPCC_T_I64 = 7,
+       MPCC_T_BOOL = 8 };
+typedef struct mpcc_elem_args {
+    const void *in0, *in1, *in2;
+    void *out;
+    int op;                  /* MPCC_EL_* */
+    int type, out_type;      /* dtype of in0 (and in1); of the output (CAST) */
+    int size;                /* SELECT: bytes per element of in1, in2, out */
+    int rank;
+    long long n;             /* output elements */
+    int dims[MPCC_MAX_RANK];
+    long long s0[MPCC_MAX_RANK], s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK]; /* element strides, 0 where broadcast */
+    long long lo, hi;        /* integer ADD/SUB/MUL output clamp */
+} mpcc_elem_args;
+
+/* ---- GATHER: out[b][o][c][:] = in[b][o][idx[b][c]][:], zeros for an index outside [0, axis_size) ---- */
+typedef struct mpcc_gather_args {
+    const unsigned char *in;
+    const void *idx;         /* int32, or int64 when idx64 */
+    unsigned char *out;
+    int idx64, unit;         /* unit: 4, 2 or 1 bytes, dividing a slice */
+    int batch, outer, axis_size, coords;
+    long long inner_units, total_units; /* units per gathered slice; in the output */
+} mpcc_gather_args;
 
 #endif
