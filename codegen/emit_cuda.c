@@ -142,6 +142,9 @@ static CuKind cu_classify_more(const Graph *g, const IrOp *op, const char **why)
     }
     if (code >= 1 && code <= 3) return (t0 == IR_I32 || t0 == IR_I64) && op->n_in == 2 ? CU_ELEM : CU_NONE;
     if (code >= 4) return CU_ELEM;
+    if ((op->kind == OP_SUM || op->kind == OP_REDUCE_MAX || op->kind == OP_REDUCE_MIN) && t0 == IR_F32 &&
+        g->tensors[op->out[0]].dtype == IR_F32)
+        return CU_MEAN;
     if (op->kind == OP_GATHER) {
         const rt_gather_params *p = op->params;
         IrDType ti = dt_in(g, op, 1);
@@ -759,7 +762,8 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "mpcc_mean_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->out[0], "float"));
-        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
+        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d; p.op = %d;", p->rank, p->out_count, p->reduce_count,
+                op->kind == OP_SUM ? 1 : op->kind == OP_REDUCE_MAX ? 2 : op->kind == OP_REDUCE_MIN ? 3 : 0);
         for (int q = 0; q < p->rank; q++)
             cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
         kernel_def(e, kb, index, "mpcc_mean_args", 256, "mpcc_mean_body");

@@ -105,12 +105,14 @@ typedef struct mpcc_rows_args {
     float beta, eps;
 } mpcc_rows_args;
 
-/* MEAN over any set of axes: one thread per output walks its reduced sub-box. */
+/* MEAN / SUM / REDUCE_MAX / REDUCE_MIN over any set of axes: one thread per output walks its reduced
+ * sub-box in row-major order (the reference's order, so sums round the same). */
 typedef struct mpcc_mean_args {
     const float *in;
     float *out;
     int rank, out_count, reduce_count;
     int dims[MPCC_MAX_RANK], reduced[MPCC_MAX_RANK];
+    int op; /* 0 MEAN, 1 SUM, 2 REDUCE_MAX, 3 REDUCE_MIN */
 } mpcc_mean_args;
 
 typedef struct mpcc_conv_args {

@@ -309,18 +309,25 @@ MPCC_DEV void mpcc_row_mean_body(const mpcc_rows_args &p) {
 
 MPCC_DEV void mpcc_mean_body(const mpcc_mean_args &p) {
     for (long long o = mpcc_tid(); o < p.out_count; o += mpcc_nthreads()) {
-        long long stride[MPCC_MAX_RANK], base = 0, rem = o, s = 1;
-        for (int d = p.rank - 1; d >= 0; d--) stride[d] = s, s *= p.dims[d];
-        for (int d = p.rank - 1; d >= 0; d--)
-            if (!p.reduced[d]) base += (rem % p.dims[d]) * stride[d], rem /= p.dims[d];
-        float acc = 0.0f;
-        for (long long r = 0; r < p.reduce_count; r++) {
-            long long off = base, q = r;
-            for (int d = p.rank - 1; d >= 0; d--)
-                if (p.reduced[d]) off += (q % p.dims[d]) * stride[d], q /= p.dims[d];
-            acc += p.in[off];
+        long long base = 0, rem = o, s = 1; /* strides recomputed in each walk: no local array */
+        for (int d = p.rank - 1; d >= 0; d--) {
+            if (!p.reduced[d]) base += (rem % p.dims[d]) * s, rem /= p.dims[d];
+            s *= p.dims[d];
         }
-        p.out[o] = acc / (float)p.reduce_count;
+        /* max / min as the reference: start at -+FLT_MAX, NaN inputs never replace the value */
+        float acc = p.op == 2 ? -3.40282347e+38f : p.op == 3 ? 3.40282347e+38f : 0.0f;
+        for (long long r = 0; r < p.reduce_count; r++) {
+            long long off = base, q = r, st = 1;
+            for (int d = p.rank - 1; d >= 0; d--) {
+                if (p.reduced[d]) off += (q % p.dims[d]) * st, q /= p.dims[d];
+                st *= p.dims[d];
+            }
+            const float x = p.in[off];
+            if (p.op == 2) acc = x > acc ? x : acc;
+            else if (p.op == 3) acc = x < acc ? x : acc;
+            else acc += x;
+        }
+        p.out[o] = p.op == 0 ? acc / (float)p.reduce_count : acc;
     }
 }
 
