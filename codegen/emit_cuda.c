@@ -19,6 +19,7 @@
 #include "emit_cuda.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +33,13 @@
 /* What one op becomes on the GPU. */
 typedef enum CuKind {
     CU_NONE = 0, CU_SKIP, CU_GEMM, CU_GEMM_S8, CU_CONV, CU_BMM, CU_BINARY, CU_UNARY, CU_SOFTMAX, CU_LAYER_NORM,
-    CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN
+    CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN,
+    CU_ELEM, CU_GATHER, CU_CONCAT
 } CuKind;
 
 static const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s8", "conv",  "bmm",  "binary",
                                            "unary",   "softmax",    "layer-norm", "row-mean", "copy", "pool", "cast",
-                                           "attention", "mean"};
+                                           "attention", "mean", "elementwise", "gather", "concat"};
 
 static IrDType dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -94,6 +96,74 @@ static int bmm_flat(const rt_bmm_params *p, int64_t *sa, int64_t *sb, int64_t *b
     return 1;
 }
 
+/* ---- integer / bool elementwise, GATHER, CONCATENATION ---- */
+
+static int elem_code(OpKind k) {
+    switch (k) {
+    case OP_CAST: return 0;
+    case OP_ADD: return 1;
+    case OP_SUB: return 2;
+    case OP_MUL: return 3;
+    case OP_LESS: return 4;
+    case OP_GREATER: return 5;
+    case OP_GREATER_EQUAL: return 6;
+    case OP_LESS_EQUAL: return 7;
+    case OP_EQUAL: return 8;
+    case OP_NOT_EQUAL: return 9;
+    case OP_LOGICAL_AND: return 10;
+    case OP_LOGICAL_OR: return 11;
+    case OP_LOGICAL_NOT: return 12;
+    case OP_SELECT: case OP_SELECT_V2: return 13;
+    default: return -1;
+    }
+}
+
+/* Concatenation as plain byte copies: no activation clamp, no requantization. */
+static int concat_is_copy(const Graph *g, const IrOp *op) {
+    const rt_concat_params *p = op->params;
+    IrDType dt = g->tensors[op->out[0]].dtype;
+    if (dt == IR_I8 || dt == IR_U8) {
+        int lo = dt == IR_I8 ? -128 : 0, hi = dt == IR_I8 ? 127 : 255;
+        for (int k = 0; k < p->count; k++)
+            if (!p->same || !p->same[k]) return 0;
+        return p->qmin <= lo && p->qmax >= hi;
+    }
+    return p->act_min == -FLT_MAX && p->act_max == FLT_MAX;
+}
+
+/* The kernels of the ops the f32 SIMT classes do not cover, or CU_NONE (then cu_classify goes on). */
+static CuKind cu_classify_more(const Graph *g, const IrOp *op, const char **why) {
+    IrDType t0 = dt_in(g, op, 0);
+    int code = elem_code(op->kind);
+    if (code == 0) {
+        const rt_quant_params *p = op->params;
+        if (p->in_type == 2 || p->out_type == 2 || p->out_type == 1) return CU_NONE; /* bf16, f16 out */
+        return CU_ELEM;
+    }
+    if (code >= 1 && code <= 3) return (t0 == IR_I32 || t0 == IR_I64) && op->n_in == 2 ? CU_ELEM : CU_NONE;
+    if (code >= 4) return CU_ELEM;
+    if ((op->kind == OP_SUM || op->kind == OP_REDUCE_MAX || op->kind == OP_REDUCE_MIN) && t0 == IR_F32 &&
+        g->tensors[op->out[0]].dtype == IR_F32)
+        return CU_MEAN;
+    if (op->kind == OP_GATHER) {
+        const rt_gather_params *p = op->params;
+        IrDType ti = dt_in(g, op, 1);
+        if (ti != IR_I32 && ti != IR_I64) {
+            *why = "GATHER indices must be int32 or int64";
+            return CU_NONE;
+        }
+        return p ? CU_GATHER : CU_NONE;
+    }
+    if (op->kind == OP_CONCATENATION) {
+        if (!concat_is_copy(g, op)) {
+            *why = "a concatenation with an activation or requantization has no CUDA kernel yet";
+            return CU_NONE;
+        }
+        return CU_CONCAT;
+    }
+    return CU_NONE;
+}
+
 /* The CUDA kernel for op, or CU_NONE (with why in `why`). */
 static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     IrDType t0 = dt_in(g, op, 0);
@@ -104,6 +174,8 @@ static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
         *why = "its shape input is checked at run time (not on the GPU yet)";
         return CU_NONE;
     }
+    CuKind more = cu_classify_more(g, op, why);
+    if (more != CU_NONE) return more;
     switch (op->sched.kind) {
     case SCHED_GEMM:
         if (t0 == IR_I8) return CU_GEMM_S8;
@@ -140,10 +212,6 @@ static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = op->sched.kparams;
         int d = p->qk.k;
-        if (p->mask != RT_OPT_MASK_NONE && p->mask != RT_OPT_MASK_ADD) {
-            *why = "attention with a boolean (SELECT_V2) mask has no CUDA kernel yet";
-            return CU_NONE;
-        }
         if (d != 16 && d != 32 && d != 64 && d != 128) {
             *why = "attention head dimension must be 16, 32, 64 or 128";
             return CU_NONE;
@@ -386,6 +454,124 @@ static void emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, 
     launch(e, index, (n + t->bn - 1) / t->bn, (m + t->bm - 1) / t->bm, batch, 0, t->threads, cfg);
 }
 
+/* Emission of the kinds of cu_classify_more. */
+static void elem_strides(CuEmit *e, int which, const int32_t *st, int rank) {
+    for (int k = 0; k < rank; k++) cg_line(&e->cg, "p.s%d[%d] = %d;", which, k, st[k]);
+}
+
+static const char *i64_lit(char *buf, size_t n, long long v) {
+    if (v == (-9223372036854775807LL - 1)) snprintf(buf, n, "(-9223372036854775807LL - 1)");
+    else snprintf(buf, n, "%lldLL", v);
+    return buf;
+}
+
+static int rt_code(IrDType t) {
+    switch (t) {
+    case IR_F32: return 0;
+    case IR_F16: return 1;
+    case IR_I8: return 3;
+    case IR_U8: return 4;
+    case IR_I16: return 5;
+    case IR_I32: return 6;
+    case IR_I64: return 7;
+    case IR_BOOL: return 8;
+    default: return -1;
+    }
+}
+
+static int emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d) {
+    const Graph *g = e->g;
+    CgCtx *cg = &e->cg;
+    switch (kind) {
+    case CU_ELEM: {
+        int code = elem_code(op->kind);
+        int64_t n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        cg_line(cg, "mpcc_elem_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in0 = %s;", ptr(e, op->in[0], "const void"));
+        if (op->n_in > 1) cg_line(cg, "p.in1 = %s;", ptr(e, op->in[1], "const void"));
+        if (op->n_in > 2) cg_line(cg, "p.in2 = %s;", ptr(e, op->in[2], "const void"));
+        cg_line(cg, "p.out = %s; p.op = %d; p.n = %lld;", ptr(e, op->out[0], "void"), code, (long long)n);
+        if (code == 0) {
+            const rt_quant_params *q = op->params;
+            cg_line(cg, "p.type = %d; p.out_type = %d; p.rank = 1; p.dims[0] = %lld; p.s0[0] = 1;", q->in_type,
+                    q->out_type, (long long)q->n);
+            n = q->n;
+        } else if (code <= 3) {
+            const rt_binary_params *q = op->params;
+            int i64 = dt_in(g, op, 0) == IR_I64;
+            long long lo = q->act_qmin, hi = q->act_qmax;
+            char a[48], b[48];
+            if (i64 && q->act_qmin == INT32_MIN) lo = -9223372036854775807LL - 1;
+            if (i64 && q->act_qmax == INT32_MAX) hi = 9223372036854775807LL;
+            cg_line(cg, "p.type = %d; p.rank = %d; p.lo = %s; p.hi = %s;", rt_code(dt_in(g, op, 0)), q->bc.rank,
+                    i64_lit(a, sizeof a, lo), i64_lit(b, sizeof b, hi));
+            for (int k = 0; k < q->bc.rank; k++) cg_line(cg, "p.dims[%d] = %d;", k, q->bc.dims[k]);
+            elem_strides(e, 0, q->bc.stride1, q->bc.rank);
+            elem_strides(e, 1, q->bc.stride2, q->bc.rank);
+        } else {
+            const rt_bcast3 *bc;
+            int type = rt_code(dt_in(g, op, 0)), size = 0;
+            if (code <= 9) bc = &((const rt_compare_params *)op->params)->bc, type = ((const rt_compare_params *)op->params)->dtype;
+            else if (code <= 12) bc = &((const rt_logical_params *)op->params)->bc;
+            else bc = &((const rt_select_params *)op->params)->bc, size = ((const rt_select_params *)op->params)->elem_size;
+            cg_line(cg, "p.type = %d; p.size = %d; p.rank = %d;", type, size, bc->rank);
+            for (int k = 0; k < bc->rank; k++) cg_line(cg, "p.dims[%d] = %d;", k, bc->dims[k]);
+            for (int w = 0; w < op->n_in && w < 3; w++) elem_strides(e, w, bc->stride[w], bc->rank);
+        }
+        kernel_def(e, kb, index, "mpcc_elem_args", 256, "mpcc_elem_body");
+        launch(e, index, blocks_for(n), 1, 1, 0, 256, NULL);
+        return 0;
+    }
+    case CU_GATHER: {
+        const rt_gather_params *p = op->params;
+        int unit = p->inner_bytes % 4 == 0 ? 4 : p->inner_bytes % 2 == 0 ? 2 : 1;
+        long long inner = (long long)(p->inner_bytes / unit);
+        long long total = (long long)p->batch * p->outer * p->coords * inner;
+        cg_line(cg, "mpcc_gather_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.idx = %s; p.out = %s;", ptr(e, op->in[0], "const unsigned char"),
+                ptr(e, op->in[1], "const void"), ptr(e, op->out[0], "unsigned char"));
+        cg_line(cg, "p.idx64 = %d; p.unit = %d; p.batch = %d; p.outer = %d; p.axis_size = %d; p.coords = %d;",
+                dt_in(g, op, 1) == IR_I64, unit, p->batch, p->outer, p->axis_size, p->coords);
+        cg_line(cg, "p.inner_units = %lld; p.total_units = %lld;", inner, total);
+        kernel_def(e, kb, index, "mpcc_gather_args", 256, "mpcc_gather_body");
+        launch(e, index, blocks_for(total), 1, 1, 0, 256, NULL);
+        return 0;
+    }
+    case CU_CONCAT: {
+        /* one launch of the copy kernel per input, into its slot of the output */
+        const rt_concat_params *cp = op->params;
+        kernel_def(e, kb, index, "mpcc_copy_args", 256, "mpcc_copy_body");
+        for (int q = 0; q < cp->count; q++) {
+            const rt_copy_params *p = &cp->parts[q];
+            int64_t points = 1;
+            for (int k = 0; k < p->rank; k++) points *= p->dims[k];
+            int unit = 4;
+            int64_t all = p->run | p->in_offset | p->out_offset;
+            for (int k = 0; k < p->rank; k++) all |= p->in_strides[k] | p->out_strides[k];
+            while (unit > 1 && all % unit) unit /= 2;
+            int64_t total = p->run ? points * (p->run / unit) : 0;
+            if (total == 0) continue;
+            cg_open(cg, "{");
+            cg_line(cg, "mpcc_copy_args p;");
+            cg_line(cg, "memset(&p, 0, sizeof p);");
+            cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[q], "const unsigned char"), ptr(e, op->out[0], "unsigned char"));
+            cg_line(cg, "p.rank = %d; p.unit = %d; p.in_offset = %lld; p.out_offset = %lld; p.run = %lld; p.total_units = %lld;",
+                    p->rank, unit, (long long)p->in_offset, (long long)p->out_offset, (long long)p->run, (long long)total);
+            for (int k = 0; k < p->rank; k++)
+                cg_line(cg, "p.dims[%d] = %d; p.in_strides[%d] = %lld; p.out_strides[%d] = %lld;", k, p->dims[k], k,
+                        (long long)p->in_strides[k], k, (long long)p->out_strides[k]);
+            launch(e, index, blocks_for(total), 1, 1, 0, 256, NULL);
+            cg_close(cg, "}");
+            e->cg.pool_next = 0;
+        }
+        return 0;
+    }
+    default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
+    }
+}
+
 static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d) {
     const Graph *g = e->g;
     CgCtx *cg = &e->cg;
@@ -584,7 +770,8 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "mpcc_mean_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const float"), ptr(e, op->out[0], "float"));
-        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
+        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d; p.op = %d;", p->rank, p->out_count, p->reduce_count,
+                op->kind == OP_SUM ? 1 : op->kind == OP_REDUCE_MAX ? 2 : op->kind == OP_REDUCE_MIN ? 3 : 0);
         for (int q = 0; q < p->rank; q++)
             cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
         kernel_def(e, kb, index, "mpcc_mean_args", 256, "mpcc_mean_body");
@@ -647,15 +834,26 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
             cg_line(cg, "p.mask = %s; p.m_sb = %lld; p.m_sh = %lld; p.m_sq = %d; p.m_sk = %d;",
                     ptr(e, op->in[3], "const float"), r > 1 ? BSTRIDE(p->mask_bstride[0], r - 2) : 0LL,
                     BSTRIDE(p->mask_bstride[0], r - 1), p->mask_sq[0], p->mask_sk[0]);
+        if (p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL)
+            for (int m = 0; m < 2; m++) {
+                int s = m < p->n_mask ? m : 0; /* one mask: bmask1 = bmask0 */
+                cg_line(cg, "p.bmask%d = %s; p.b%d_sb = %lld; p.b%d_sh = %lld; p.b%d_sq = %d; p.b%d_sk = %d;", m,
+                        ptr(e, op->in[3 + s], "const unsigned char"), m, r > 1 ? BSTRIDE(p->mask_bstride[s], r - 2) : 0LL,
+                        m, BSTRIDE(p->mask_bstride[s], r - 1), m, p->mask_sq[s], m, p->mask_sk[s]);
+            }
+        if (p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL)
+            cg_line(cg, "p.bmode = %d; p.fill = %s;", p->mask == RT_OPT_MASK_KEEP ? 1 : 2, f32(e, p->fill));
 #undef BSTRIDE
         cg_line(cg, "p.scale = %s; p.causal = 0;", f32(e, p->scale));
         char body[96], cfg[96];
-        snprintf(body, sizeof body, "mpcc_attn_body<%s, %d>", mode, hd);
+        snprintf(body, sizeof body, "mpcc_attn_body<%s, %d%s>", mode, hd,
+                 p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL ? ", true" : "");
         snprintf(cfg, sizeof cfg, "mpcc_attn_cfg<%s, %d>", mode, hd);
         kernel_def(e, kb, index, "mpcc_attn_args", 0, body);
         launch(e, index, 0, heads, batch, qk->m, 0, cfg);
         return 0;
     }
+    case CU_ELEM: case CU_GATHER: case CU_CONCAT: return emit_more(e, kb, index, op, kind, d);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }
 }

@@ -51,6 +51,14 @@ typedef struct mpcc_attn_args {
     long long m_sb, m_sh, m_sq, m_sk; /* its strides; 0 = broadcast along that axis */
     float scale;                 /* applied to Q.K^T before the mask */
     int causal;                  /* 1: key j > query i + (seq_k - seq_q) masked out */
+    /* Boolean masks (a fused SELECT_V2): cond = bmask0[..] && bmask1[..] (uint8, nonzero = true; set
+     * bmask1 = bmask0 for one mask). bmode 1 (KEEP): score where cond, else `fill`; bmode 2 (FILL):
+     * `fill` where cond, else the score. 0: no boolean mask. The filled value replaces the scaled
+     * score and then goes through the softmax. */
+    const unsigned char *bmask0, *bmask1;
+    long long b0_sb, b0_sh, b0_sq, b0_sk, b1_sb, b1_sh, b1_sq, b1_sk; /* their strides (elements) */
+    int bmode;
+    float fill;
 } mpcc_attn_args;
 
 typedef struct mpcc_copy_args {
@@ -97,12 +105,14 @@ typedef struct mpcc_rows_args {
     float beta, eps;
 } mpcc_rows_args;
 
-/* MEAN over any set of axes: one thread per output walks its reduced sub-box. */
+/* MEAN / SUM / REDUCE_MAX / REDUCE_MIN over any set of axes: one thread per output walks its reduced
+ * sub-box in row-major order (the reference's order, so sums round the same). */
 typedef struct mpcc_mean_args {
     const float *in;
     float *out;
     int rank, out_count, reduce_count;
     int dims[MPCC_MAX_RANK], reduced[MPCC_MAX_RANK];
+    int op; /* 0 MEAN, 1 SUM, 2 REDUCE_MAX, 3 REDUCE_MIN */
 } mpcc_mean_args;
 
 typedef struct mpcc_conv_args {
@@ -131,5 +141,31 @@ typedef struct mpcc_cast_args {
     int zero_point;
 } mpcc_cast_args;
 
+/* ---- integer / bool elementwise with broadcasting of up to 3 inputs (CAST, int32/int64 ADD SUB MUL,
+ * comparisons, LOGICAL_*, SELECT) ---- dtype codes as the C runtime's RT_* */
+enum { MPCC_T_F32 = 0, MPCC_T_F16 = 1, MPCC_T_I8 = 3, MPCC_T_U8 = 4, MPCC_T_I16 = 5, MPCC_T_I32 = 6, MPCC_T_I64 = 7,
+       MPCC_T_BOOL = 8 };
+typedef struct mpcc_elem_args {
+    const void *in0, *in1, *in2;
+    void *out;
+    int op;                  /* MPCC_EL_* */
+    int type, out_type;      /* dtype of in0 (and in1); of the output (CAST) */
+    int size;                /* SELECT: bytes per element of in1, in2, out */
+    int rank;
+    long long n;             /* output elements */
+    int dims[MPCC_MAX_RANK];
+    long long s0[MPCC_MAX_RANK], s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK]; /* element strides, 0 where broadcast */
+    long long lo, hi;        /* integer ADD/SUB/MUL output clamp */
+} mpcc_elem_args;
+
+/* ---- GATHER: out[b][o][c][:] = in[b][o][idx[b][c]][:], zeros for an index outside [0, axis_size) ---- */
+typedef struct mpcc_gather_args {
+    const unsigned char *in;
+    const void *idx;         /* int32, or int64 when idx64 */
+    unsigned char *out;
+    int idx64, unit;         /* unit: 4, 2 or 1 bytes, dividing a slice */
+    int batch, outer, axis_size, coords;
+    long long inner_units, total_units; /* units per gathered slice; in the output */
+} mpcc_gather_args;
 
 #endif

@@ -10,7 +10,7 @@
  * Use: the generated code wraps the body in a kernel of its own name,
  *
  *   extern "C" __global__ void __launch_bounds__(128) model_op7(mpcc_attn_args p) {
- *       mpcc_attn_body<MPCC_MMA_BF16, 64>(p);
+ *       mpcc_attn_body<MPCC_MMA_BF16, 64>(p);   (<..., 64, true> with a boolean mask)
  *   }
  *
  * and launches it with
@@ -27,6 +27,11 @@
  * (offsets within a key block are 32-bit). scale multiplies Q.K^T
  * before the mask is added. causal = 1 masks key j for query i when
  * j > i + (seq_k - seq_q) (bottom-right aligned, as for a KV cache).
+ *
+ * Boolean masks (bmode 1 KEEP / 2 FILL, a fused SELECT_V2 on the AND of one or two uint8 masks
+ * with their own strides): a masked score is replaced by `fill` after scaling, exactly like the
+ * CPU kernel (runtime/rt_opt_attention.c), and then takes part in the softmax; offsets of
+ * row * b_sq + key * b_sk must fit in 32 bits.
  *
  * Semantics of masking: keys masked by causality or lying past seq_k count as
  * -inf. A row whose every score is -inf (e.g. causal with seq_q > seq_k, or a
@@ -57,6 +62,8 @@
  * masking, key blocks entirely above the CTA's last row are not visited.
  * Shared memory: two stages of K and V tiles, padded so that the fragment
  * loads are free of bank conflicts; independent of the sequence lengths.
+ * Boolean masks are read once per key block into one 32-bit word of keep
+ * flags per thread (BN / 2 scores), tested in the unrolled score loop.
  */
 #ifndef MPCC_CUDA_ATTENTION_CUH
 #define MPCC_CUDA_ATTENTION_CUH
@@ -176,7 +183,8 @@ MPCC_DEV void mpcc_attn_load_q(uint32_t qa[][4], const float *q0p, const float *
     }
 }
 
-template <int MODE, int D> __device__ void mpcc_attn_body(const mpcc_attn_args &p) {
+/* BOOL_MASK: the instantiation for boolean masks (p.bmode 1 or 2); the others ignore bmode. */
+template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_body(const mpcc_attn_args &p) {
     typedef mpcc_attn_cfg<MODE, D> C;
     constexpr int BM = C::block_m, BN = C::block_n, KS = C::k_stride, VS = C::v_stride, NT = C::threads;
     constexpr bool TF = C::tf32;
@@ -208,7 +216,8 @@ template <int MODE, int D> __device__ void mpcc_attn_body(const mpcc_attn_args &
      * for 3xTF32, where keeping them live next to their big/small splits and
      * the O accumulator would spill at D = 128: there they are re-read (from
      * L1/L2) for every key block. */
-    constexpr bool Q_IN_REGS = MODE != MPCC_MMA_3XTF32;
+    constexpr bool Q_IN_REGS = MODE != MPCC_MMA_3XTF32 && !BOOL_MASK; /* (and under a boolean mask, whose
+                                                                         * keep flags need the room) */
     uint32_t qa[QK][4];
     const bool qok0 = r0 < seq_q, qok1 = r1 < seq_q;
     const float *qr0 = qb + (qok0 ? r0 : 0) * p.q_ss, *qr1 = qb + (qok1 ? r1 : 0) * p.q_ss;
@@ -223,6 +232,10 @@ template <int MODE, int D> __device__ void mpcc_attn_body(const mpcc_attn_args &
     const int nblk = (kv_end + BN - 1) / BN;
     const float *mb0 = mb ? mb + (r0 < seq_q ? r0 : 0) * p.m_sq : 0, *mb1 = mb ? mb + (r1 < seq_q ? r1 : 0) * p.m_sq : 0;
     const int msk = (int)p.m_sk;
+    /* boolean masks: for each key block every thread gathers the keep flags of its BN / 2 scores
+     * into one 32-bit word (bit 4n + e: 1 keeps s[n][e], 0 fills it); the mask bases are formed
+     * there from the parameters, so they hold no registers across the loop */
+    static_assert(BN / 8 * 4 <= 32, "mpcc attention: keep flags do not fit in 32 bits");
 
     float o[D / 8][4];
     MPCC_ATTN_UNROLL
@@ -236,6 +249,24 @@ template <int MODE, int D> __device__ void mpcc_attn_body(const mpcc_attn_args &
     }
     for (int j = 0; j < nblk; j++) {
         const int st = j & 1, key0 = j * BN;
+        uint32_t kbits = 0xffffffffu;
+        if (BOOL_MASK && p.bmode) {
+            const unsigned char *bm0 = p.bmask0 + blockIdx.z * p.b0_sb + blockIdx.y * p.b0_sh;
+            const unsigned char *bm1 = p.bmask1 + blockIdx.z * p.b1_sb + blockIdx.y * p.b1_sh;
+            const bool fill_on = p.bmode == 2; /* KEEP fills where cond is false, FILL where true */
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+            for (int b = 0; b < BN / 2; b++) {
+                const int row = (b & 2) ? r1 : r0, key = key0 + (b >> 2) * 8 + 2 * t + (b & 1);
+                if (row < seq_q && key < seq_k) {
+                    const bool cond = bm0[row * (int)p.b0_sq + key * (int)p.b0_sk] != 0 &&
+                                      bm1[row * (int)p.b1_sq + key * (int)p.b1_sk] != 0;
+                    kbits ^= (uint32_t)(cond == fill_on) << b;
+                }
+            }
+        }
+
         if (j + 1 < nblk) { /* prefetch the next block into the other stage */
             mpcc_attn_load_tile<D, BN, KS, NT>(ksm + (st ^ 1) * C::k_tile, kb, p.k_ss, key0 + BN, seq_k, k_al, tid);
             mpcc_attn_load_tile<D, BN, VS, NT>(vsm + (st ^ 1) * C::v_tile, vb, p.v_ss, key0 + BN, seq_k, v_al, tid);
@@ -285,6 +316,7 @@ template <int MODE, int D> __device__ void mpcc_attn_body(const mpcc_attn_args &
                     const int row = e < 2 ? r0 : r1, key = key0 + n * 8 + 2 * t + (e & 1);
                     float x = s[n][e] * p.scale;
                     if (mb && key < seq_k) x += (e < 2 ? mp0 : mp1)[(n * 8 + (e & 1)) * msk];
+                    if (BOOL_MASK && !((kbits >> (n * 4 + e)) & 1u)) x = p.fill;
                     if (key >= seq_k || (p.causal && key > row + off)) x = NINF;
                     s[n][e] = x;
                 }

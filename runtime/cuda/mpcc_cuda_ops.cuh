@@ -20,6 +20,124 @@
 
 #ifndef INFINITY /* NVRTC has no <math.h> */
 #define INFINITY __int_as_float(0x7f800000)
+/* ---- integer / bool elementwise (the C runtime's rt_cast, rt_add_i32/_i64, rt_compare, rt_logical,
+ * rt_select semantics) ---- */
+enum {
+    MPCC_EL_CAST = 0, MPCC_EL_ADD, MPCC_EL_SUB, MPCC_EL_MUL, MPCC_EL_LESS, MPCC_EL_GREATER, MPCC_EL_GREATER_EQUAL,
+    MPCC_EL_LESS_EQUAL, MPCC_EL_EQUAL, MPCC_EL_NOT_EQUAL, MPCC_EL_AND, MPCC_EL_OR, MPCC_EL_NOT, MPCC_EL_SELECT
+};
+MPCC_DEV long long mpcc_ld_int(int t, const void *b, long long i) {
+    switch (t) {
+    case MPCC_T_I8: return ((const int8_t *)b)[i];
+    case MPCC_T_U8: return ((const uint8_t *)b)[i];
+    case MPCC_T_BOOL: return ((const uint8_t *)b)[i] != 0;
+    case MPCC_T_I16: return ((const int16_t *)b)[i];
+    case MPCC_T_I32: return ((const int32_t *)b)[i];
+    default: return ((const long long *)b)[i];
+    }
+}
+/* float -> integer as TFLite's CAST: truncation, saturation to [lo, hi], NaN -> hi */
+MPCC_DEV long long mpcc_sat_float(float f, long long lo, long long hi, float hi_excl) {
+    if (f != f) return hi;
+    if (f < (float)lo) return lo;
+    if (f >= hi_excl) return hi;
+    return (long long)f;
+}
+MPCC_DEV void mpcc_cast_one(const mpcc_elem_args &p, long long i, long long e) {
+    const bool fl = p.type == MPCC_T_F32 || p.type == MPCC_T_F16;
+    const float f = p.type == MPCC_T_F32 ? ((const float *)p.in0)[i] : p.type == MPCC_T_F16 ? mpcc_h2f(((const uint16_t *)p.in0)[i]) : 0.0f;
+    const long long v = fl ? 0 : mpcc_ld_int(p.type, p.in0, i);
+    const long long lmin = -9223372036854775807LL - 1, lmax = 9223372036854775807LL;
+    switch (p.out_type) {
+    case MPCC_T_F32: ((float *)p.out)[e] = fl ? f : (float)v; break;
+    case MPCC_T_BOOL: ((uint8_t *)p.out)[e] = (uint8_t)(fl ? f != 0.0f : v != 0); break;
+    case MPCC_T_I8: ((int8_t *)p.out)[e] = (int8_t)(fl ? mpcc_sat_float(f, -128, 127, 128.0f) : v); break;
+    case MPCC_T_U8: ((uint8_t *)p.out)[e] = (uint8_t)(fl ? mpcc_sat_float(f, 0, 255, 256.0f) : v); break;
+    case MPCC_T_I16: ((int16_t *)p.out)[e] = (int16_t)(fl ? mpcc_sat_float(f, -32768, 32767, 32768.0f) : v); break;
+    case MPCC_T_I32:
+        ((int32_t *)p.out)[e] = (int32_t)(fl ? mpcc_sat_float(f, -2147483647LL - 1, 2147483647LL, 2147483648.0f) : v);
+        break;
+    default: ((long long *)p.out)[e] = fl ? mpcc_sat_float(f, lmin, lmax, 9223372036854775808.0f) : v; break;
+    }
+}
+MPCC_DEV void mpcc_elem_body(const mpcc_elem_args &p) {
+    for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) {
+        long long r = e, o0 = 0, o1 = 0, o2 = 0;
+        for (int d = p.rank - 1; d >= 0; d--) {
+            long long i = r % p.dims[d];
+            r /= p.dims[d];
+            o0 += i * p.s0[d];
+            o1 += i * p.s1[d];
+            o2 += i * p.s2[d];
+        }
+        switch (p.op) {
+        case MPCC_EL_CAST: mpcc_cast_one(p, o0, e); break;
+        case MPCC_EL_ADD: case MPCC_EL_SUB: case MPCC_EL_MUL: {
+            /* wrapping arithmetic, then the activation clamp */
+            const unsigned long long a = (unsigned long long)mpcc_ld_int(p.type, p.in0, o0),
+                                     b = (unsigned long long)mpcc_ld_int(p.type, p.in1, o1);
+            unsigned long long w = p.op == MPCC_EL_ADD ? a + b : p.op == MPCC_EL_SUB ? a - b : a * b;
+            long long v = p.type == MPCC_T_I32 ? (long long)(int32_t)(uint32_t)w : (long long)w;
+            v = v < p.lo ? p.lo : v > p.hi ? p.hi : v;
+            if (p.type == MPCC_T_I32) ((int32_t *)p.out)[e] = (int32_t)v;
+            else ((long long *)p.out)[e] = v;
+            break;
+        }
+        case MPCC_EL_AND: ((uint8_t *)p.out)[e] = ((const uint8_t *)p.in0)[o0] && ((const uint8_t *)p.in1)[o1]; break;
+        case MPCC_EL_OR: ((uint8_t *)p.out)[e] = ((const uint8_t *)p.in0)[o0] || ((const uint8_t *)p.in1)[o1]; break;
+        case MPCC_EL_NOT: ((uint8_t *)p.out)[e] = !((const uint8_t *)p.in0)[o0]; break;
+        case MPCC_EL_SELECT: {
+            const unsigned char *src = ((const uint8_t *)p.in0)[o0] ? (const unsigned char *)p.in1 + o1 * p.size
+                                                                    : (const unsigned char *)p.in2 + o2 * p.size;
+            unsigned char *dst = (unsigned char *)p.out + e * p.size;
+            for (int k = 0; k < p.size; k++) dst[k] = src[k];
+            break;
+        }
+        default: { /* comparisons -> bool */
+            bool lt, eq;
+            if (p.type == MPCC_T_F32) {
+                const float a = ((const float *)p.in0)[o0], b = ((const float *)p.in1)[o1];
+                lt = a < b, eq = a == b;
+                if (a != a || b != b) { /* NaN: only != holds */
+                    ((uint8_t *)p.out)[e] = p.op == MPCC_EL_NOT_EQUAL;
+                    break;
+                }
+            } else {
+                const long long a = mpcc_ld_int(p.type, p.in0, o0), b = mpcc_ld_int(p.type, p.in1, o1);
+                lt = a < b, eq = a == b;
+            }
+            bool v;
+            switch (p.op) {
+            case MPCC_EL_LESS: v = lt; break;
+            case MPCC_EL_GREATER: v = !lt && !eq; break;
+            case MPCC_EL_GREATER_EQUAL: v = !lt; break;
+            case MPCC_EL_LESS_EQUAL: v = lt || eq; break;
+            case MPCC_EL_EQUAL: v = eq; break;
+            default: v = !eq; break;
+            }
+            ((uint8_t *)p.out)[e] = v;
+        }
+        }
+    }
+}
+
+MPCC_DEV void mpcc_gather_body(const mpcc_gather_args &p) {
+    for (long long u = mpcc_tid(); u < p.total_units; u += mpcc_nthreads()) {
+        long long within = u % p.inner_units, r = u / p.inner_units;
+        const int c = (int)(r % p.coords);
+        r /= p.coords;
+        const int o = (int)(r % p.outer), b = (int)(r / p.outer);
+        const long long ix = (long long)b * p.coords + c;
+        const long long i = p.idx64 ? ((const long long *)p.idx)[ix] : (long long)((const int32_t *)p.idx)[ix];
+        const bool ok = i >= 0 && i < p.axis_size;
+        const long long src = ((((long long)b * p.outer + o) * p.axis_size + (ok ? i : 0)) * p.inner_units + within) * p.unit;
+        const long long dst = u * p.unit;
+        if (p.unit == 4) *(uint32_t *)(p.out + dst) = ok ? *(const uint32_t *)(p.in + src) : 0u;
+        else if (p.unit == 2) *(uint16_t *)(p.out + dst) = ok ? *(const uint16_t *)(p.in + src) : (uint16_t)0;
+        else p.out[dst] = ok ? p.in[src] : (unsigned char)0;
+    }
+}
+
 #endif
 #define MPCC_ROW_THREADS 256 /* block size of the row kernels */
 
@@ -191,18 +309,25 @@ MPCC_DEV void mpcc_row_mean_body(const mpcc_rows_args &p) {
 
 MPCC_DEV void mpcc_mean_body(const mpcc_mean_args &p) {
     for (long long o = mpcc_tid(); o < p.out_count; o += mpcc_nthreads()) {
-        long long stride[MPCC_MAX_RANK], base = 0, rem = o, s = 1;
-        for (int d = p.rank - 1; d >= 0; d--) stride[d] = s, s *= p.dims[d];
-        for (int d = p.rank - 1; d >= 0; d--)
-            if (!p.reduced[d]) base += (rem % p.dims[d]) * stride[d], rem /= p.dims[d];
-        float acc = 0.0f;
-        for (long long r = 0; r < p.reduce_count; r++) {
-            long long off = base, q = r;
-            for (int d = p.rank - 1; d >= 0; d--)
-                if (p.reduced[d]) off += (q % p.dims[d]) * stride[d], q /= p.dims[d];
-            acc += p.in[off];
+        long long base = 0, rem = o, s = 1; /* strides recomputed in each walk: no local array */
+        for (int d = p.rank - 1; d >= 0; d--) {
+            if (!p.reduced[d]) base += (rem % p.dims[d]) * s, rem /= p.dims[d];
+            s *= p.dims[d];
         }
-        p.out[o] = acc / (float)p.reduce_count;
+        /* max / min as the reference: start at -+FLT_MAX, NaN inputs never replace the value */
+        float acc = p.op == 2 ? -3.40282347e+38f : p.op == 3 ? 3.40282347e+38f : 0.0f;
+        for (long long r = 0; r < p.reduce_count; r++) {
+            long long off = base, q = r, st = 1;
+            for (int d = p.rank - 1; d >= 0; d--) {
+                if (p.reduced[d]) off += (q % p.dims[d]) * st, q /= p.dims[d];
+                st *= p.dims[d];
+            }
+            const float x = p.in[off];
+            if (p.op == 2) acc = x > acc ? x : acc;
+            else if (p.op == 3) acc = x < acc ? x : acc;
+            else acc += x;
+        }
+        p.out[o] = p.op == 0 ? acc / (float)p.reduce_count : acc;
     }
 }
 
@@ -280,6 +405,124 @@ MPCC_DEV void mpcc_cast_body(const mpcc_cast_args &p) {
         } else {
             ((float *)p.out)[e] = p.scale * (float)((int)((const int8_t *)p.in)[e] - p.zero_point);
         }
+    }
+}
+
+/* ---- integer / bool elementwise (the C runtime's rt_cast, rt_add_i32/_i64, rt_compare, rt_logical,
+ * rt_select semantics) ---- */
+enum {
+    MPCC_EL_CAST = 0, MPCC_EL_ADD, MPCC_EL_SUB, MPCC_EL_MUL, MPCC_EL_LESS, MPCC_EL_GREATER, MPCC_EL_GREATER_EQUAL,
+    MPCC_EL_LESS_EQUAL, MPCC_EL_EQUAL, MPCC_EL_NOT_EQUAL, MPCC_EL_AND, MPCC_EL_OR, MPCC_EL_NOT, MPCC_EL_SELECT
+};
+MPCC_DEV long long mpcc_ld_int(int t, const void *b, long long i) {
+    switch (t) {
+    case MPCC_T_I8: return ((const int8_t *)b)[i];
+    case MPCC_T_U8: return ((const uint8_t *)b)[i];
+    case MPCC_T_BOOL: return ((const uint8_t *)b)[i] != 0;
+    case MPCC_T_I16: return ((const int16_t *)b)[i];
+    case MPCC_T_I32: return ((const int32_t *)b)[i];
+    default: return ((const long long *)b)[i];
+    }
+}
+/* float -> integer as TFLite's CAST: truncation, saturation to [lo, hi], NaN -> hi */
+MPCC_DEV long long mpcc_sat_float(float f, long long lo, long long hi, float hi_excl) {
+    if (f != f) return hi;
+    if (f < (float)lo) return lo;
+    if (f >= hi_excl) return hi;
+    return (long long)f;
+}
+MPCC_DEV void mpcc_cast_one(const mpcc_elem_args &p, long long i, long long e) {
+    const bool fl = p.type == MPCC_T_F32 || p.type == MPCC_T_F16;
+    const float f = p.type == MPCC_T_F32 ? ((const float *)p.in0)[i] : p.type == MPCC_T_F16 ? mpcc_h2f(((const uint16_t *)p.in0)[i]) : 0.0f;
+    const long long v = fl ? 0 : mpcc_ld_int(p.type, p.in0, i);
+    const long long lmin = -9223372036854775807LL - 1, lmax = 9223372036854775807LL;
+    switch (p.out_type) {
+    case MPCC_T_F32: ((float *)p.out)[e] = fl ? f : (float)v; break;
+    case MPCC_T_BOOL: ((uint8_t *)p.out)[e] = (uint8_t)(fl ? f != 0.0f : v != 0); break;
+    case MPCC_T_I8: ((int8_t *)p.out)[e] = (int8_t)(fl ? mpcc_sat_float(f, -128, 127, 128.0f) : v); break;
+    case MPCC_T_U8: ((uint8_t *)p.out)[e] = (uint8_t)(fl ? mpcc_sat_float(f, 0, 255, 256.0f) : v); break;
+    case MPCC_T_I16: ((int16_t *)p.out)[e] = (int16_t)(fl ? mpcc_sat_float(f, -32768, 32767, 32768.0f) : v); break;
+    case MPCC_T_I32:
+        ((int32_t *)p.out)[e] = (int32_t)(fl ? mpcc_sat_float(f, -2147483647LL - 1, 2147483647LL, 2147483648.0f) : v);
+        break;
+    default: ((long long *)p.out)[e] = fl ? mpcc_sat_float(f, lmin, lmax, 9223372036854775808.0f) : v; break;
+    }
+}
+MPCC_DEV void mpcc_elem_body(const mpcc_elem_args &p) {
+    for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) {
+        long long r = e, o0 = 0, o1 = 0, o2 = 0;
+        for (int d = p.rank - 1; d >= 0; d--) {
+            long long i = r % p.dims[d];
+            r /= p.dims[d];
+            o0 += i * p.s0[d];
+            o1 += i * p.s1[d];
+            o2 += i * p.s2[d];
+        }
+        switch (p.op) {
+        case MPCC_EL_CAST: mpcc_cast_one(p, o0, e); break;
+        case MPCC_EL_ADD: case MPCC_EL_SUB: case MPCC_EL_MUL: {
+            /* wrapping arithmetic, then the activation clamp */
+            const unsigned long long a = (unsigned long long)mpcc_ld_int(p.type, p.in0, o0),
+                                     b = (unsigned long long)mpcc_ld_int(p.type, p.in1, o1);
+            unsigned long long w = p.op == MPCC_EL_ADD ? a + b : p.op == MPCC_EL_SUB ? a - b : a * b;
+            long long v = p.type == MPCC_T_I32 ? (long long)(int32_t)(uint32_t)w : (long long)w;
+            v = v < p.lo ? p.lo : v > p.hi ? p.hi : v;
+            if (p.type == MPCC_T_I32) ((int32_t *)p.out)[e] = (int32_t)v;
+            else ((long long *)p.out)[e] = v;
+            break;
+        }
+        case MPCC_EL_AND: ((uint8_t *)p.out)[e] = ((const uint8_t *)p.in0)[o0] && ((const uint8_t *)p.in1)[o1]; break;
+        case MPCC_EL_OR: ((uint8_t *)p.out)[e] = ((const uint8_t *)p.in0)[o0] || ((const uint8_t *)p.in1)[o1]; break;
+        case MPCC_EL_NOT: ((uint8_t *)p.out)[e] = !((const uint8_t *)p.in0)[o0]; break;
+        case MPCC_EL_SELECT: {
+            const unsigned char *src = ((const uint8_t *)p.in0)[o0] ? (const unsigned char *)p.in1 + o1 * p.size
+                                                                    : (const unsigned char *)p.in2 + o2 * p.size;
+            unsigned char *dst = (unsigned char *)p.out + e * p.size;
+            for (int k = 0; k < p.size; k++) dst[k] = src[k];
+            break;
+        }
+        default: { /* comparisons -> bool */
+            bool lt, eq;
+            if (p.type == MPCC_T_F32) {
+                const float a = ((const float *)p.in0)[o0], b = ((const float *)p.in1)[o1];
+                lt = a < b, eq = a == b;
+                if (a != a || b != b) { /* NaN: only != holds */
+                    ((uint8_t *)p.out)[e] = p.op == MPCC_EL_NOT_EQUAL;
+                    break;
+                }
+            } else {
+                const long long a = mpcc_ld_int(p.type, p.in0, o0), b = mpcc_ld_int(p.type, p.in1, o1);
+                lt = a < b, eq = a == b;
+            }
+            bool v;
+            switch (p.op) {
+            case MPCC_EL_LESS: v = lt; break;
+            case MPCC_EL_GREATER: v = !lt && !eq; break;
+            case MPCC_EL_GREATER_EQUAL: v = !lt; break;
+            case MPCC_EL_LESS_EQUAL: v = lt || eq; break;
+            case MPCC_EL_EQUAL: v = eq; break;
+            default: v = !eq; break;
+            }
+            ((uint8_t *)p.out)[e] = v;
+        }
+        }
+    }
+}
+
+MPCC_DEV void mpcc_gather_body(const mpcc_gather_args &p) {
+    for (long long u = mpcc_tid(); u < p.total_units; u += mpcc_nthreads()) {
+        long long within = u % p.inner_units, r = u / p.inner_units;
+        const int c = (int)(r % p.coords);
+        r /= p.coords;
+        const int o = (int)(r % p.outer), b = (int)(r / p.outer);
+        const long long ix = (long long)b * p.coords + c;
+        const long long i = p.idx64 ? ((const long long *)p.idx)[ix] : (long long)((const int32_t *)p.idx)[ix];
+        const bool ok = i >= 0 && i < p.axis_size;
+        const long long src = ((((long long)b * p.outer + o) * p.axis_size + (ok ? i : 0)) * p.inner_units + within) * p.unit;
+        const long long dst = u * p.unit;
+        if (p.unit == 4) *(uint32_t *)(p.out + dst) = ok ? *(const uint32_t *)(p.in + src) : 0u;
+        else if (p.unit == 2) *(uint16_t *)(p.out + dst) = ok ? *(const uint16_t *)(p.in + src) : (uint16_t)0;
+        else p.out[dst] = ok ? p.in[src] : (unsigned char)0;
     }
 }
 

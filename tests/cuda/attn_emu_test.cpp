@@ -8,7 +8,9 @@
  *
  * The reference forms each score as f32 does (f32 dot product rounded, times scale,
  * plus the mask in f32), so that a row masked entirely with a finite -1e9 is uniform in
- * both, as in TFLite; the softmax and the weighted sum are in double. */
+ * both, as in TFLite; the softmax and the weighted sum are in double. Boolean masks (a fused
+ * SELECT_V2) replace the scaled score by the fill value where the ANDed condition is false (KEEP)
+ * or true (FILL), as runtime/rt_opt_attention.c. */
 #include "mpcc_cuda_attention.cuh"
 
 #include <cmath>
@@ -18,7 +20,10 @@
 #include <vector>
 
 #define KERNEL(MODE, D) \
-    extern "C" __global__ void __launch_bounds__(128) attn_m##MODE##_d##D(mpcc_attn_args p) { mpcc_attn_body<MODE, D>(p); }
+    extern "C" __global__ void __launch_bounds__(128) attn_m##MODE##_d##D(mpcc_attn_args p) { \
+        if (p.bmode) mpcc_attn_body<MODE, D, true>(p);                                        \
+        else mpcc_attn_body<MODE, D>(p);                                                       \
+    }
 #define KERNELS(MODE) KERNEL(MODE, 16) KERNEL(MODE, 32) KERNEL(MODE, 64) KERNEL(MODE, 128)
 KERNELS(0)
 KERNELS(1)
@@ -46,6 +51,9 @@ struct Case {
     int strided;    /* 1: [B, S, H, D] layout (heads interleaved) and rows padded by 1 float: unaligned */
     int special;    /* 1: the mask has a row all -1e9, a row all -inf, scattered -1e9 */
     float scale;    /* 0: 1/sqrt(D) */
+    int bmode;      /* boolean masks (fused SELECT_V2): 0 none, 1 KEEP (score where cond), 2 FILL (fill where cond) */
+    int two;        /* 1: cond = padding mask [B,Sk] && pattern [Sq,Sk] (two masks); 0: one [B,1,Sq,Sk] mask */
+    float fill;
 };
 
 static const char *mode_name(int m) {
@@ -144,8 +152,42 @@ static int run_case(const Case &c, int mode, double *err_out) {
             for (int j = 0; j < Sk; j++) at(2, j) = -INFINITY;
     }
 
+    /* boolean masks: one [B,1,Sq,Sk] (broadcast over heads), or [B,1,1,Sk] && [Sq,Sk] (broadcast) */
+    std::vector<unsigned char> bm0, bm1;
+    long long b0[4] = {0, 0, 0, 0}, b1[4] = {0, 0, 0, 0}; /* sb, sh, sq, sk */
+    if (c.bmode && !c.two) {
+        bm0.resize((size_t)B * Sq * Sk);
+        for (auto &x : bm0) x = urand() < 0.3 ? 0 : (unsigned char)(1 + (int)(urand() * 3)); /* any nonzero is true */
+        if (Sq > 1) /* a row all false */
+            for (int j = 0; j < Sk; j++) bm0[(size_t)Sk + j] = c.bmode == 1 ? 0 : 1;
+        b0[0] = (long long)Sq * Sk; b0[2] = Sk; b0[3] = 1;
+    } else if (c.bmode) {
+        bm0.assign((size_t)B * Sk, 1);
+        for (int b = 0; b < B; b++)
+            for (int j = Sk - 1 - b * 3; j < Sk; j++) bm0[(size_t)b * Sk + j] = 0;
+        bm1.resize((size_t)Sq * Sk);
+        for (int i = 0; i < Sq; i++)
+            for (int j = 0; j < Sk; j++) bm1[(size_t)i * Sk + j] = j <= i + 3 || urand() < 0.2;
+        b0[0] = Sk; b0[3] = 1;
+        b1[2] = Sk; b1[3] = 1;
+    }
+    auto bcond = [&](int b, int h, int i, int j) -> bool {
+        bool on = bm0[(size_t)(b * b0[0] + h * b0[1] + i * b0[2] + j * b0[3])] != 0;
+        if (c.two) on = on && bm1[(size_t)(b * b1[0] + h * b1[1] + i * b1[2] + j * b1[3])] != 0;
+        return on;
+    };
+
     mpcc_attn_args p;
     memset(&p, 0, sizeof p);
+    if (c.bmode) {
+        p.bmode = c.bmode;
+        p.fill = c.fill;
+        p.bmask0 = bm0.data();
+        p.b0_sb = b0[0]; p.b0_sh = b0[1]; p.b0_sq = b0[2]; p.b0_sk = b0[3];
+        p.bmask1 = c.two ? bm1.data() : bm0.data();
+        const long long *s1 = c.two ? b1 : b0;
+        p.b1_sb = s1[0]; p.b1_sh = s1[1]; p.b1_sq = s1[2]; p.b1_sk = s1[3];
+    }
     p.q = q.data() + qoff; p.k = k.data() + qoff; p.v = v.data() + qoff; p.o = o.data() + qoff;
     p.batch = B; p.heads = H; p.seq_q = Sq; p.seq_k = Sk;
     p.q_sb = sb_q; p.q_sh = sh_q; p.q_ss = ss_q;
@@ -174,6 +216,7 @@ static int run_case(const Case &c, int mode, double *err_out) {
                     for (int d = 0; d < D; d++) dot += (double)qi[d] * kj[d];
                     float s = (float)dot * scale;
                     if (!m.empty()) s += m[(size_t)(b * m_sb + h * m_sh + i * m_sq + j * m_sk)];
+                    if (c.bmode && bcond(b, h, i, j) != (c.bmode == 1)) s = c.fill;
                     if (c.causal && j > i + (Sk - Sq)) s = -INFINITY;
                     sc[j] = s;
                     if (sc[j] > mx) mx = sc[j];
@@ -209,21 +252,25 @@ int main(int argc, char **argv) {
     unsigned long long seed = argc > 1 ? strtoull(argv[1], 0, 0) : 20240611ull;
     printf("seed %llu\n", seed);
     const Case cases[] = {
-        {"seq 1", 1, 1, 1, 1, 16, MASK_NONE, 0, 0, 0, 0.0f},
-        {"seq 1 causal", 1, 2, 1, 1, 64, MASK_NONE, 1, 0, 0, 0.0f},
-        {"17x17 causal", 2, 3, 17, 17, 32, MASK_NONE, 1, 0, 0, 0.0f},
-        {"17x17", 2, 3, 17, 17, 16, MASK_NONE, 0, 0, 0, 0.0f},
-        {"64x64 pad mask", 2, 3, 64, 64, 64, MASK_PAD, 0, 0, 0, 0.0f},
-        {"130x130 pad mask causal", 2, 3, 130, 130, 16, MASK_PAD, 1, 0, 0, 0.0f},
-        {"130x130 full mask causal", 1, 2, 130, 130, 128, MASK_FULL_SS, 1, 0, 0, 0.0f},
-        {"130x130", 1, 1, 130, 130, 64, MASK_NONE, 0, 0, 0, 0.0f},
-        {"17x130 causal (kv cache)", 2, 3, 17, 130, 64, MASK_NONE, 1, 0, 0, 0.0f},
-        {"130x17 causal (empty rows)", 1, 2, 130, 17, 32, MASK_NONE, 1, 0, 0, 0.0f},
-        {"64x33 full mask -1e9/-inf rows", 2, 1, 64, 33, 32, MASK_FULL_SS, 0, 0, 1, 0.0f},
-        {"33x70 bhss mask -1e9 causal", 2, 3, 33, 70, 128, MASK_FULL_BHSS, 1, 0, 1, 0.0f},
-        {"33x70 strided unaligned", 2, 3, 33, 70, 64, MASK_PAD, 0, 1, 0, 0.0f},
-        {"20x45 strided transposed mask", 1, 3, 20, 45, 16, MASK_TRANSPOSED, 0, 1, 0, 0.37f},
-        {"70x64 scale 0.3", 1, 1, 70, 64, 128, MASK_NONE, 0, 0, 0, 0.3f},
+        {"seq 1", 1, 1, 1, 1, 16, MASK_NONE, 0, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"seq 1 causal", 1, 2, 1, 1, 64, MASK_NONE, 1, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"17x17 causal", 2, 3, 17, 17, 32, MASK_NONE, 1, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"17x17", 2, 3, 17, 17, 16, MASK_NONE, 0, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"64x64 pad mask", 2, 3, 64, 64, 64, MASK_PAD, 0, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"130x130 pad mask causal", 2, 3, 130, 130, 16, MASK_PAD, 1, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"130x130 full mask causal", 1, 2, 130, 130, 128, MASK_FULL_SS, 1, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"130x130", 1, 1, 130, 130, 64, MASK_NONE, 0, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"17x130 causal (kv cache)", 2, 3, 17, 130, 64, MASK_NONE, 1, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"130x17 causal (empty rows)", 1, 2, 130, 17, 32, MASK_NONE, 1, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"64x33 full mask -1e9/-inf rows", 2, 1, 64, 33, 32, MASK_FULL_SS, 0, 0, 1, 0.0f, 0, 0, 0.0f},
+        {"33x70 bhss mask -1e9 causal", 2, 3, 33, 70, 128, MASK_FULL_BHSS, 1, 0, 1, 0.0f, 0, 0, 0.0f},
+        {"33x70 strided unaligned", 2, 3, 33, 70, 64, MASK_PAD, 0, 1, 0, 0.0f, 0, 0, 0.0f},
+        {"20x45 strided transposed mask", 1, 3, 20, 45, 16, MASK_TRANSPOSED, 0, 1, 0, 0.37f, 0, 0, 0.0f},
+        {"70x64 scale 0.3", 1, 1, 70, 64, 128, MASK_NONE, 0, 0, 0, 0.3f, 0, 0, 0.0f},
+        {"bool keep 1 mask -1e9", 2, 3, 33, 70, 64, MASK_NONE, 0, 0, 0, 0.0f, 1, 0, -1e9f},
+        {"bool keep 2 masks lowest", 2, 2, 64, 64, 32, MASK_NONE, 0, 0, 0, 0.0f, 1, 1, -3.40282347e38f},
+        {"bool fill 2 masks strided", 2, 3, 20, 45, 16, MASK_NONE, 0, 1, 0, 0.0f, 2, 1, -1e4f},
+        {"bool fill 1 mask + add mask", 1, 2, 130, 17, 128, MASK_FULL_SS, 0, 0, 0, 0.0f, 2, 0, 0.5f},
     };
     int passed = 0, failed = 0;
     for (int mode = 0; mode < 4; mode++) {

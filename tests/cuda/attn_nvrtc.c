@@ -32,7 +32,8 @@ static char *slurp(const char *dir, const char *name) {
 static const char *source =
     "#include \"mpcc_cuda_attention.cuh\"\n"
     "#define K(M, D) extern \"C\" __global__ void __launch_bounds__(128) attn_m##M##_d##D(mpcc_attn_args p) "
-    "{ mpcc_attn_body<M, D>(p); }\n"
+    "{ mpcc_attn_body<M, D>(p); } extern \"C\" __global__ void __launch_bounds__(128) "
+    "attn_m##M##_d##D##_bool(mpcc_attn_args p) { mpcc_attn_body<M, D, true>(p); }\n"
     "#define KS(M) K(M, 16) K(M, 32) K(M, 64) K(M, 128)\n"
     "KS(0) KS(1) KS(2) KS(3)\n";
 
@@ -41,12 +42,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s <runtime/cuda dir> sm_XX...\n", argv[0]);
         return 2;
     }
-    const char *names[2] = {"mpcc_cuda.cuh", "mpcc_cuda_attention.cuh"};
-    const char *headers[2] = {slurp(argv[1], names[0]), slurp(argv[1], names[1])};
+    const char *names[3] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_attention.cuh"};
+    const char *headers[3] = {slurp(argv[1], names[0]), slurp(argv[1], names[1]), slurp(argv[1], names[2])};
     int failed = 0;
     for (int a = 2; a < argc; a++) {
         nvrtcProgram prog;
-        if (nvrtcCreateProgram(&prog, source, "attn_nvrtc.cu", 2, headers, names) != NVRTC_SUCCESS) return 2;
+        if (nvrtcCreateProgram(&prog, source, "attn_nvrtc.cu", 3, headers, names) != NVRTC_SUCCESS) return 2;
         char arch[64];
         snprintf(arch, sizeof arch, "--gpu-architecture=%s", argv[a]);
         const char *opts[] = {arch, "-std=c++17"};

@@ -11,7 +11,13 @@
         mpcc_attn_test_m##MODE##_d##D(mpcc_attn_args p) {                                              \
         mpcc_attn_body<MODE, D>(p);                                                                    \
     }
+#define MPCC_ATTN_BKERNEL(MODE, D)                                                                     \
+    extern "C" __global__ void __launch_bounds__(mpcc_attn_cfg<MODE, D>::threads)                      \
+        mpcc_attn_test_m##MODE##_d##D##_bool(mpcc_attn_args p) {                                       \
+        mpcc_attn_body<MODE, D, true>(p);                                                              \
+    }
 #define MPCC_ATTN_KERNELS(MODE) \
+    MPCC_ATTN_BKERNEL(MODE, 16) MPCC_ATTN_BKERNEL(MODE, 32) MPCC_ATTN_BKERNEL(MODE, 64) MPCC_ATTN_BKERNEL(MODE, 128) \
     MPCC_ATTN_KERNEL(MODE, 16) MPCC_ATTN_KERNEL(MODE, 32) MPCC_ATTN_KERNEL(MODE, 64) MPCC_ATTN_KERNEL(MODE, 128)
 MPCC_ATTN_KERNELS(0)
 MPCC_ATTN_KERNELS(1)
