@@ -36,14 +36,14 @@ typedef enum CuKind {
     CU_NONE = 0, CU_SKIP, CU_GEMM, CU_GEMM_S8, CU_CONV, CU_BMM, CU_BINARY, CU_UNARY, CU_SOFTMAX, CU_LAYER_NORM,
     CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN,
     /* int8 (runtime/cuda/mpcc_cuda_int8.cuh) */
-    CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8
+    CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8
 } CuKind;
 
 static const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s8", "conv",  "bmm",  "binary",
                                            "unary",   "softmax",    "layer-norm", "row-mean", "copy", "pool", "cast",
                                            "attention", "mean",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
-                                           "softmax-s8"};
+                                           "softmax-s8", "requant-s8"};
 
 static IrDType dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -155,7 +155,7 @@ static CuKind cu_classify_s8(const Graph *g, const IrOp *op, const char **why, i
         return CU_BINARY_S8;
     }
     case OP_AVERAGE_POOL_2D: case OP_MAX_POOL_2D: *mine = 1; return CU_POOL_S8;
-    case OP_MEAN: {
+    case OP_MEAN: case OP_REDUCE_MAX: case OP_REDUCE_MIN: {
         const rt_reduce_params *p = op->params;
         *mine = 1;
         if (p->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
@@ -166,8 +166,20 @@ static CuKind cu_classify_s8(const Graph *g, const IrOp *op, const char **why, i
         if (((const rt_softmax_params *)op->params)->exp_table)
             return *why = "int8 SOFTMAX over 512 or more classes (float table path) has no CUDA kernel yet", CU_NONE;
         return CU_SOFTMAX_S8;
+    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: *mine = 1; return CU_REQUANT_S8;
+    case OP_QUANTIZE: {
+        const rt_quant_params *p = op->params;
+        if (p->in_type != RT_I8 || p->out_type != RT_I8) return CU_NONE;
+        *mine = 1;
+        if (p->channels > 0) return *why = "per-channel int8 requantization has no CUDA kernel yet", CU_NONE;
+        return CU_REQUANT_S8;
+    }
     case OP_LOGISTIC: case OP_TANH: case OP_GELU:
         if (!((const rt_act_params *)op->params)->lut_i8) return CU_NONE;
+        *mine = 1;
+        return CU_LUT_S8;
+    case OP_EXP: case OP_LOG:
+        if (!((const rt_unary_params *)op->params)->lut) return CU_NONE;
         *mine = 1;
         return CU_LUT_S8;
     default: return CU_NONE;
@@ -437,7 +449,14 @@ static int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind) {
             const rt_conv_params *p = op->params;
             return xconst_requant(e, i, 1, p->mult, p->shift, p->out_c, 1);
         }
-    case CU_LUT_S8: return xconst_copy(e, i, 0, ((const rt_act_params *)op->params)->lut_i8, 256);
+    case CU_LUT_S8:
+        if (op->kind == OP_EXP || op->kind == OP_LOG) { /* rt_unary_params: lut[q + 128]; the kernel indexes (uint8_t)q */
+            const int8_t *l = ((const rt_unary_params *)op->params)->lut;
+            int8_t *t = malloc(256);
+            for (int q = -128; t && q < 128; q++) t[(uint8_t)q] = l[q + 128];
+            return xconst_add(e, i, 0, t, 256);
+        }
+        return xconst_copy(e, i, 0, ((const rt_act_params *)op->params)->lut_i8, 256);
     case CU_SOFTMAX_S8: { /* exp of each input difference -d, Q0.31, as rt_softmax.c's exp_table_q0 */
         const rt_softmax_params *p = op->params;
         int32_t *t = malloc(sizeof(int32_t) * 256);
@@ -683,7 +702,8 @@ static int emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind ki
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const int8_t"), ptr(e, op->out[0], "int8_t"));
         cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
-        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d;", p->in_zp, p->out_zp, p->mult, p->shift);
+        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.op = %d;", p->in_zp, p->out_zp, p->mult,
+                p->shift, op->kind == OP_REDUCE_MAX ? 1 : op->kind == OP_REDUCE_MIN ? 2 : 0);
         for (int q = 0; q < p->rank; q++)
             cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
         body = "mpcc_mean_s8_body", args = "mpcc_mean_s8_args";
@@ -696,6 +716,25 @@ static int emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind ki
         cg_line(cg, "p.in = %s; p.out = %s; p.lut = %s; p.n = %lld;", ptr(e, op->in[0], "const int8_t"),
                 ptr(e, op->out[0], "int8_t"), xptr(e, index, 0, "const int8_t"), (long long)n);
         body = "mpcc_lut_s8_body", args = "mpcc_lut_s8_args";
+        break;
+    }
+    case CU_REQUANT_S8: {
+        int32_t in_zp, out_zp, mult, shift, lo, hi;
+        if (op->kind == OP_QUANTIZE) {
+            const rt_quant_params *p = op->params;
+            in_zp = p->in_zp, out_zp = p->out_zp, mult = p->mult, shift = p->shift, lo = -128, hi = 127;
+        } else {
+            const rt_act_params *p = op->params;
+            in_zp = p->in_zp, out_zp = p->out_zp, mult = p->mult_a, shift = p->shift_a, lo = p->q_min, hi = p->q_max;
+        }
+        n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        cg_line(cg, "mpcc_requant_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s; p.n = %lld;", ptr(e, op->in[0], "const int8_t"), ptr(e, op->out[0], "int8_t"),
+                (long long)n);
+        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.qmin = %d; p.qmax = %d;", in_zp, out_zp, mult,
+                shift, lo, hi);
+        body = "mpcc_requant_s8_body", args = "mpcc_requant_s8_args";
         break;
     }
     case CU_SOFTMAX_S8: { /* one thread per row */
@@ -987,7 +1026,7 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         return 0;
     }
     case CU_CONV_S8: case CU_CONV_S8_GEMM: case CU_BINARY_S8: case CU_POOL_S8: case CU_MEAN_S8: case CU_LUT_S8:
-    case CU_SOFTMAX_S8:
+    case CU_SOFTMAX_S8: case CU_REQUANT_S8:
         return emit_op_s8(e, kb, index, op, kind);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }

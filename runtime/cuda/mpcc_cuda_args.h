@@ -181,6 +181,7 @@ typedef struct mpcc_mean_s8_args {
     int rank, out_count, reduce_count;
     int dims[MPCC_MAX_RANK], reduced[MPCC_MAX_RANK];
     int32_t in_zp, out_zp, mult, shift;
+    int op;                             /* 0 MEAN (requantized), 1 REDUCE_MAX, 2 REDUCE_MIN (raw values) */
 } mpcc_mean_s8_args;
 
 /* out = lut[(uint8_t)in] (LOGISTIC / TANH / GELU int8: the compiler's 256-entry table). */
@@ -189,6 +190,15 @@ typedef struct mpcc_lut_s8_args {
     int8_t *out;
     long long n;
 } mpcc_lut_s8_args;
+
+/* out = clamp(out_zp + MultiplyByQuantizedMultiplier(in - in_zp, mult, shift), qmin, qmax):
+ * RELU / RELU6 / RELU_N1_TO_1 int8, QUANTIZE int8 -> int8 (requantization). */
+typedef struct mpcc_requant_s8_args {
+    const int8_t *in;
+    int8_t *out;
+    long long n;
+    int32_t in_zp, out_zp, mult, shift, qmin, qmax;
+} mpcc_requant_s8_args;
 
 /* SOFTMAX int8 -> int8 over the last axis (out scale 1/256, zero point -128): TFLite's
  * fixed-point algorithm; exp_q0[d] = exp of the input difference -d in Q0.31 (the compiler's

@@ -152,7 +152,8 @@ MPCC_DEV void mpcc_pool_s8_body(const mpcc_pool_s8_args &p) {
 }
 
 /* ---- MEAN int8 over any axes (TFLite's QuantizedMeanOrSum: wrapping int32 sum minus
- * n * in_zp, requantized, + out_zp, clamped) ---- */
+ * n * in_zp, requantized, + out_zp, clamped); REDUCE_MAX / REDUCE_MIN (op 1 / 2: the
+ * extreme raw value, from -128 / 127 as the reference) ---- */
 MPCC_DEV void mpcc_mean_s8_body(const mpcc_mean_s8_args &p) {
     for (long long o = mpcc_tid(); o < p.out_count; o += mpcc_nthreads()) {
         long long base = 0, rem = o, s = 1; /* strides on the fly: no local array (no stack frame) */
@@ -160,17 +161,20 @@ MPCC_DEV void mpcc_mean_s8_body(const mpcc_mean_s8_args &p) {
             if (!p.reduced[d]) base += (rem % p.dims[d]) * s, rem /= p.dims[d];
             s *= p.dims[d];
         }
-        int32_t sum = 0;
+        int32_t sum = p.op == 1 ? -128 : p.op == 2 ? 127 : 0;
         for (long long r = 0; r < p.reduce_count; r++) {
             long long off = base, q = r, st = 1;
             for (int d = p.rank - 1; d >= 0; d--) {
                 if (p.reduced[d]) off += (q % p.dims[d]) * st, q /= p.dims[d];
                 st *= p.dims[d];
             }
-            sum = mpcc_wrap_add(sum, p.in[off]);
+            const int32_t x = p.in[off];
+            sum = p.op == 1 ? (x > sum ? x : sum) : p.op == 2 ? (x < sum ? x : sum) : mpcc_wrap_add(sum, x);
         }
         int32_t v = 0;
-        if (p.reduce_count > 0) {
+        if (p.op) {
+            v = sum;
+        } else if (p.reduce_count > 0) {
             const int32_t shifted = (int32_t)((uint32_t)sum - (uint32_t)p.in_zp * (uint32_t)p.reduce_count);
             v = mpcc_s8_clamp(mpcc_wrap_add(mpcc_s8_requant(shifted, p.mult, p.shift), p.out_zp), -128, 127);
         }
@@ -181,6 +185,14 @@ MPCC_DEV void mpcc_mean_s8_body(const mpcc_mean_s8_args &p) {
 /* ---- table lookup: out = lut[(uint8_t)in] (TFLite's LUTPopulate<int8_t> order) ---- */
 MPCC_DEV void mpcc_lut_s8_body(const mpcc_lut_s8_args &p) {
     for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) p.out[e] = p.lut[(uint8_t)p.in[e]];
+}
+
+/* ---- requantization (RELU family int8, QUANTIZE int8 -> int8: rt_act_relux_q, rt_quantize_requant) ---- */
+MPCC_DEV void mpcc_requant_s8_body(const mpcc_requant_s8_args &p) {
+    for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) {
+        const long long v = (long long)p.out_zp + mpcc_s8_requant((int32_t)p.in[e] - p.in_zp, p.mult, p.shift);
+        p.out[e] = (int8_t)(v < p.qmin ? p.qmin : v > p.qmax ? p.qmax : v);
+    }
 }
 
 /* ---- SOFTMAX int8 -> int8 (rt_softmax.c softmax_row_q with gemmlowp's fixed point) ---- */
