@@ -30,16 +30,22 @@
 #include "rt_opt.h"
 #include "text.h"
 
+#define MPCC_CU_MAX_RANK 8 /* MPCC_MAX_RANK of runtime/cuda/mpcc_cuda_args.h */
+
 /* What one op becomes on the GPU. */
 typedef enum CuKind {
     CU_NONE = 0, CU_SKIP, CU_GEMM, CU_GEMM_S8, CU_CONV, CU_BMM, CU_BINARY, CU_UNARY, CU_SOFTMAX, CU_LAYER_NORM,
     CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN,
-    CU_ELEM, CU_GATHER, CU_CONCAT
+    CU_ELEM, CU_GATHER, CU_CONCAT,
+    /* int8 (runtime/cuda/mpcc_cuda_int8.cuh) */
+    CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8
 } CuKind;
 
 static const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s8", "conv",  "bmm",  "binary",
                                            "unary",   "softmax",    "layer-norm", "row-mean", "copy", "pool", "cast",
-                                           "attention", "mean", "elementwise", "gather", "concat"};
+                                           "attention", "mean", "elementwise", "gather", "concat",
+                                           "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
+                                           "softmax-s8", "requant-s8"};
 
 static IrDType dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -164,6 +170,92 @@ static CuKind cu_classify_more(const Graph *g, const IrOp *op, const char **why)
     return CU_NONE;
 }
 
+/* ---- int8 ops (runtime/cuda/mpcc_cuda_int8.cuh) ---- */
+
+/* The bias of an int8 convolution: in[2] unless pass fuse_add appended the residual there. */
+static int conv_bias_id(const IrOp *op) {
+    int n = op->n_in - (op->sched.post_add >= 0 ? 1 : 0);
+    return n > 2 ? op->in[2] : -1;
+}
+
+/* May the 1x1 stride-1 unpadded int8 CONV_2D run on the IMMA GEMM (whose epilogue shifts
+ * left with wrapping, where the reference saturates: only right shifts go there)? */
+static int conv_s8_gemm_ok(const IrOp *op) {
+    const rt_conv_params *p = op->params;
+    if (op->sched.post_add >= 0 || p->filter_h != 1 || p->filter_w != 1 || p->stride_h != 1 || p->stride_w != 1 ||
+        p->pad_h != 0 || p->pad_w != 0 || p->in_h != p->out_h || p->in_w != p->out_w || p->filter_c != p->in_c)
+        return 0;
+    for (int32_t c = 0; c < p->out_c; c++)
+        if (p->shift[c] > 0) return 0;
+    return 1;
+}
+
+/* int8 -> int8 ops with a kernel in mpcc_cuda_int8.cuh. *mine = 1 when this function
+ * decides (a kernel, or CU_NONE with the reason in *why). */
+static CuKind cu_classify_s8(const Graph *g, const IrOp *op, const char **why, int *mine) {
+    if (!op->params || op->n_out < 1 || g->tensors[op->out[0]].dtype != IR_I8) return CU_NONE;
+    switch (op->kind) {
+    case OP_CONV_2D: {
+        const rt_conv_params *p = op->params;
+        int b = conv_bias_id(op);
+        if (dt_in(g, op, 1) != IR_I8) return CU_NONE;
+        *mine = 1;
+        if (!p->mult || !p->shift) return *why = "int8 convolution without requantization multipliers", CU_NONE;
+        if (p->filter_c != p->in_c) return *why = "grouped int8 convolution has no CUDA kernel yet", CU_NONE;
+        if (b >= 0 && g->tensors[b].dtype != IR_I32) return *why = "int8 convolution with a non-int32 bias", CU_NONE;
+        if (op->sched.post_add >= 0 && g->tensors[op->sched.post_other].dtype != IR_I8)
+            return *why = "fused residual ADD of a non-int8 tensor", CU_NONE;
+        return conv_s8_gemm_ok(op) ? CU_CONV_S8_GEMM : CU_CONV_S8;
+    }
+    case OP_DEPTHWISE_CONV_2D: {
+        const rt_dwconv_params *p = op->params;
+        int b = op->n_in > 2 ? op->in[2] : -1;
+        if (dt_in(g, op, 1) != IR_I8) return CU_NONE;
+        *mine = 1;
+        if (!p->mult || !p->shift) return *why = "int8 convolution without requantization multipliers", CU_NONE;
+        if (b >= 0 && g->tensors[b].dtype != IR_I32) return *why = "int8 convolution with a non-int32 bias", CU_NONE;
+        return CU_CONV_S8;
+    }
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_SQUARED_DIFFERENCE: case OP_MAXIMUM: case OP_MINIMUM: {
+        const rt_binary_params *p = op->params;
+        if (op->n_in != 2 || dt_in(g, op, 1) != IR_I8) return CU_NONE;
+        *mine = 1;
+        if (p->pot) return *why = "power-of-two-scale ADD/SUB has no int8 CUDA kernel", CU_NONE;
+        if (p->bc.rank > MPCC_CU_MAX_RANK) return *why = "broadcast rank above 8", CU_NONE;
+        return CU_BINARY_S8;
+    }
+    case OP_AVERAGE_POOL_2D: case OP_MAX_POOL_2D: *mine = 1; return CU_POOL_S8;
+    case OP_MEAN: case OP_REDUCE_MAX: case OP_REDUCE_MIN: {
+        const rt_reduce_params *p = op->params;
+        *mine = 1;
+        if (p->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
+        return CU_MEAN_S8;
+    }
+    case OP_SOFTMAX:
+        *mine = 1;
+        if (((const rt_softmax_params *)op->params)->exp_table)
+            return *why = "int8 SOFTMAX over 512 or more classes (float table path) has no CUDA kernel yet", CU_NONE;
+        return CU_SOFTMAX_S8;
+    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: *mine = 1; return CU_REQUANT_S8;
+    case OP_QUANTIZE: {
+        const rt_quant_params *p = op->params;
+        if (p->in_type != RT_I8 || p->out_type != RT_I8) return CU_NONE;
+        *mine = 1;
+        if (p->channels > 0) return *why = "per-channel int8 requantization has no CUDA kernel yet", CU_NONE;
+        return CU_REQUANT_S8;
+    }
+    case OP_LOGISTIC: case OP_TANH: case OP_GELU:
+        if (!((const rt_act_params *)op->params)->lut_i8) return CU_NONE;
+        *mine = 1;
+        return CU_LUT_S8;
+    case OP_EXP: case OP_LOG:
+        if (!((const rt_unary_params *)op->params)->lut) return CU_NONE;
+        *mine = 1;
+        return CU_LUT_S8;
+    default: return CU_NONE;
+    }
+}
+
 /* The CUDA kernel for op, or CU_NONE (with why in `why`). */
 static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     IrDType t0 = dt_in(g, op, 0);
@@ -176,6 +268,11 @@ static CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     }
     CuKind more = cu_classify_more(g, op, why);
     if (more != CU_NONE) return more;
+    if (t0 == IR_I8) {
+        int mine = 0;
+        CuKind k8 = cu_classify_s8(g, op, why, &mine);
+        if (mine) return k8;
+    }
     switch (op->sched.kind) {
     case SCHED_GEMM:
         if (t0 == IR_I8) return CU_GEMM_S8;
@@ -276,7 +373,8 @@ typedef struct CuEmit {
     const CudaEmitOptions *o;
     int64_t *woff;        /* per tensor: offset in the weights blob, -1 if not uploaded */
     int64_t blob_bytes;
-    int32_t **folded;     /* per op: int8 GEMM bias with the input zero point folded in */
+    struct CuXConst *xc;  /* extra constant arrays computed here (int8 folded bias, requant arrays, LUTs) */
+    int n_xc, cap_xc;
     int n_kernels;
     CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
     int uses_a, uses_w;   /* the run function reads the arena / the weights */
@@ -284,6 +382,50 @@ typedef struct CuEmit {
 } CuEmit;
 
 #define BLOB_ALIGN 256
+
+/* An array the emitter derives from an op's params (not a graph tensor), uploaded with the
+ * weights: op's `slot`-th array, `bytes` long at blob offset `off`. */
+typedef struct CuXConst {
+    int op, slot;
+    int64_t off, bytes;
+    void *data; /* owned */
+} CuXConst;
+
+/* Takes ownership of data (malloc'd; NULL: out of memory). */
+static int xconst_add(CuEmit *e, int op, int slot, void *data, int64_t bytes) {
+    if (!data) return -1;
+    if (e->n_xc == e->cap_xc) {
+        int cap = e->cap_xc ? 2 * e->cap_xc : 16;
+        CuXConst *n = realloc(e->xc, sizeof *n * (size_t)cap);
+        if (!n) {
+            free(data);
+            return -1;
+        }
+        e->xc = n, e->cap_xc = cap;
+    }
+    CuXConst *x = &e->xc[e->n_xc++];
+    x->op = op, x->slot = slot, x->off = e->blob_bytes, x->bytes = bytes, x->data = data;
+    e->blob_bytes += (bytes + BLOB_ALIGN - 1) / BLOB_ALIGN * BLOB_ALIGN;
+    return 0;
+}
+
+static int xconst_copy(CuEmit *e, int op, int slot, const void *src, int64_t bytes) {
+    void *d = malloc((size_t)(bytes > 0 ? bytes : 1));
+    if (d) memcpy(d, src, (size_t)bytes);
+    return xconst_add(e, op, slot, d, bytes);
+}
+
+/* A device pointer to op's slot-th extra array. */
+static const char *xptr(CuEmit *e, int op, int slot, const char *type) {
+    char *s = cg_pool_str(&e->cg);
+    for (int i = 0; i < e->n_xc; i++)
+        if (e->xc[i].op == op && e->xc[i].slot == slot) {
+            snprintf(s, CG_POOL_LEN, "(%s *)(w + %lld)", type, (long long)e->xc[i].off);
+            e->uses_w = 1;
+            return s;
+        }
+    return "NULL";
+}
 
 static const char *ptr(CuEmit *e, int id, const char *type) {
     char *s = cg_pool_str(&e->cg);
@@ -316,24 +458,84 @@ static void use_const(CuEmit *e, int id) {
     e->blob_bytes += (ir_tensor_bytes(&e->g->tensors[id]) + BLOB_ALIGN - 1) / BLOB_ALIGN * BLOB_ALIGN;
 }
 
-/* int8 FULLY_CONNECTED: bias[n] - in_zp * sum_k w[n][k], so the GEMM sums raw int8 products. */
-static int32_t *fold_s8_bias(const Graph *g, const IrOp *op) {
-    const rt_fc_params *p = op->params;
-    const int8_t *w = (const int8_t *)g->tensors[op->in[1]].data;
-    const int32_t *b = op->n_in > 2 && op->in[2] >= 0 ? (const int32_t *)g->tensors[op->in[2]].data : NULL;
-    int32_t *f = malloc(sizeof(int32_t) * (size_t)p->out_depth);
+/* int8 GEMM (FULLY_CONNECTED, 1x1 CONV_2D): bias[n] - in_zp * sum_k w[n][k], so the GEMM sums raw
+ * int8 products (modulo 2^32, as the reference's wrapping sum). */
+static int32_t *fold_s8_bias(const Graph *g, int w_id, int b_id, int32_t out_depth, int32_t in_depth, int32_t in_offset) {
+    const int8_t *w = (const int8_t *)g->tensors[w_id].data;
+    const int32_t *b = b_id >= 0 ? (const int32_t *)g->tensors[b_id].data : NULL;
+    int32_t *f = malloc(sizeof(int32_t) * (size_t)(out_depth > 0 ? out_depth : 1));
     if (!f || !w) {
         free(f);
         return NULL;
     }
-    for (int32_t n = 0; n < p->out_depth; n++) {
+    for (int32_t n = 0; n < out_depth; n++) {
         int64_t s = 0;
-        for (int32_t k = 0; k < p->in_depth; k++) s += w[(int64_t)n * p->in_depth + k];
+        for (int32_t k = 0; k < in_depth; k++) s += w[(int64_t)n * in_depth + k];
         int32_t bias;
         memcpy(&bias, b ? (const void *)(b + n) : (const void *)"\0\0\0\0", 4);
-        f[n] = (int32_t)((int64_t)bias + (int64_t)p->in_offset * s);
+        f[n] = (int32_t)(uint32_t)((uint64_t)(int64_t)bias + (uint64_t)((int64_t)in_offset * s));
     }
     return f;
+}
+
+/* Per-channel requantization arrays of n entries (a per-tensor pair repeated when !per_channel). */
+static int xconst_requant(CuEmit *e, int op, int slot, const int32_t *mult, const int32_t *shift, int32_t n, int per_channel) {
+    int32_t *m = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1)), *s = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!m || !s) {
+        free(m), free(s);
+        return -1;
+    }
+    for (int32_t c = 0; c < n; c++) m[c] = mult[per_channel ? c : 0], s[c] = shift[per_channel ? c : 0];
+    if (xconst_add(e, op, slot, m, 4 * (int64_t)n)) {
+        free(s);
+        return -1;
+    }
+    return xconst_add(e, op, slot + 1, s, 4 * (int64_t)n);
+}
+
+/* The extra arrays op i's kernel reads (before any launch is emitted: their offsets appear there). */
+static int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind) {
+    const Graph *g = e->g;
+    switch (kind) {
+    case CU_GEMM_S8: { /* slots 0 folded bias, 1 mult, 2 shift */
+        const rt_fc_params *p = op->params;
+        int32_t *f = fold_s8_bias(g, op->in[1], op->n_in > 2 ? op->in[2] : -1, p->out_depth, p->in_depth, p->in_offset);
+        if (xconst_add(e, i, 0, f, 4 * (int64_t)p->out_depth)) return -1;
+        return xconst_requant(e, i, 1, p->mult, p->shift, p->out_depth, p->per_channel);
+    }
+    case CU_CONV_S8_GEMM: {
+        const rt_conv_params *p = op->params;
+        int32_t *f = fold_s8_bias(g, op->in[1], conv_bias_id(op), p->out_c, p->in_c, p->in_offset);
+        if (xconst_add(e, i, 0, f, 4 * (int64_t)p->out_c)) return -1;
+        return xconst_requant(e, i, 1, p->mult, p->shift, p->out_c, 1);
+    }
+    case CU_CONV_S8:
+        if (op->kind == OP_DEPTHWISE_CONV_2D) {
+            const rt_dwconv_params *p = op->params;
+            return xconst_requant(e, i, 1, p->mult, p->shift, p->in_c * p->depth_mult, 1);
+        } else {
+            const rt_conv_params *p = op->params;
+            return xconst_requant(e, i, 1, p->mult, p->shift, p->out_c, 1);
+        }
+    case CU_LUT_S8:
+        if (op->kind == OP_EXP || op->kind == OP_LOG) { /* rt_unary_params: lut[q + 128]; the kernel indexes (uint8_t)q */
+            const int8_t *l = ((const rt_unary_params *)op->params)->lut;
+            int8_t *t = malloc(256);
+            for (int q = -128; t && q < 128; q++) t[(uint8_t)q] = l[q + 128];
+            return xconst_add(e, i, 0, t, 256);
+        }
+        return xconst_copy(e, i, 0, ((const rt_act_params *)op->params)->lut_i8, 256);
+    case CU_SOFTMAX_S8: { /* exp of each input difference -d, Q0.31, as rt_softmax.c's exp_table_q0 */
+        const rt_softmax_params *p = op->params;
+        int32_t *t = malloc(sizeof(int32_t) * 256);
+        for (int32_t dd = 0; t && dd < 256; dd++)
+            t[dd] = -dd >= p->diff_min
+                        ? rt_fp_exp_on_negative_values(rt_mul_by_qm_gt_one(-dd, p->input_multiplier, p->input_left_shift), 5)
+                        : 0;
+        return xconst_add(e, i, 0, t, 4 * 256);
+    }
+    default: return 0;
+    }
 }
 
 static const char *f32(CuEmit *e, float v) { return cg_f32(&e->cg, v); }
@@ -572,6 +774,181 @@ static int emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kin
     }
 }
 
+/* The requantization of a quantized ADD / SUB / SQUARED_DIFFERENCE / MUL into an mpcc_s8_addq `dst`. */
+static void emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
+    cg_line(&e->cg, "%s.in1_offset = %d; %s.in2_offset = %d; %s.out_offset = %d; %s.left_shift = %d;", dst, p->in1_offset,
+            dst, p->in2_offset, dst, p->out_offset, dst, p->left_shift);
+    cg_line(&e->cg, "%s.in1_mult = %d; %s.in1_shift = %d; %s.in2_mult = %d; %s.in2_shift = %d;", dst, p->in1_mult, dst,
+            p->in1_shift, dst, p->in2_mult, dst, p->in2_shift);
+    cg_line(&e->cg, "%s.out_mult = %d; %s.out_shift = %d; %s.qmin = %d; %s.qmax = %d;", dst, p->out_mult, dst,
+            p->out_shift, dst, p->act_qmin, dst, p->act_qmax);
+}
+
+static int s8_binary_code(OpKind k) {
+    switch (k) {
+    case OP_ADD: return 0;
+    case OP_SUB: return 1;
+    case OP_MUL: return 2;
+    case OP_SQUARED_DIFFERENCE: return 3;
+    case OP_MAXIMUM: return 4;
+    default: return 5; /* MINIMUM */
+    }
+}
+
+/* The int8 kernels of mpcc_cuda_int8.cuh (and the IMMA GEMM for 1x1 convolutions). */
+static int emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) {
+    const Graph *g = e->g;
+    CgCtx *cg = &e->cg;
+    const char *body = NULL, *args = NULL;
+    int64_t n = 0;
+    switch (kind) {
+    case CU_CONV_S8_GEMM: {
+        const rt_conv_params *p = op->params;
+        int64_t m = (int64_t)p->batches * p->out_h * p->out_w;
+        cg_line(cg, "mpcc_gemm_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.lda = %d;", ptr(e, op->in[0], "const int8_t"), p->in_c);
+        cg_line(cg, "p.b = %s; p.ldb = %d;", ptr(e, op->in[1], "const int8_t"), p->in_c);
+        cg_line(cg, "p.bias = %s; p.mult = %s; p.shift = %s;", xptr(e, index, 0, "const int32_t"),
+                xptr(e, index, 1, "const int32_t"), xptr(e, index, 2, "const int32_t"));
+        cg_line(cg, "p.c = %s; p.ldc = %d;", ptr(e, op->out[0], "int8_t"), p->out_c);
+        cg_line(cg, "p.m = %lld; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", (long long)m, p->out_c,
+                p->in_c, p->out_offset, p->act_qmin, p->act_qmax);
+        cg_line(cg, "p.single_rounding = 0; /* as TFLite's CONV_2D */");
+        char b[96], cfg[96];
+        snprintf(b, sizeof b, "mpcc_gemm_s8_body<%s>", tile_s8.args);
+        snprintf(cfg, sizeof cfg, "mpcc_gemm_s8_cfg<%s>", tile_s8.args);
+        kernel_def(e, kb, index, "mpcc_gemm_s8_args", tile_s8.threads, b);
+        launch(e, index, (p->out_c + tile_s8.bn - 1) / tile_s8.bn, (m + tile_s8.bm - 1) / tile_s8.bm, 1, 0, tile_s8.threads,
+               cfg);
+        return 0;
+    }
+    case CU_CONV_S8: {
+        int bias = op->kind == OP_CONV_2D ? conv_bias_id(op) : op->n_in > 2 ? op->in[2] : -1;
+        cg_line(cg, "mpcc_conv_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.filter = %s; p.bias = %s;", ptr(e, op->in[0], "const int8_t"),
+                ptr(e, op->in[1], "const int8_t"), ptr(e, bias, "const int32_t"));
+        cg_line(cg, "p.mult = %s; p.shift = %s;", xptr(e, index, 1, "const int32_t"), xptr(e, index, 2, "const int32_t"));
+        if (op->kind == OP_DEPTHWISE_CONV_2D) {
+            const rt_dwconv_params *p = op->params;
+            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
+            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
+                    p->out_w, p->in_c * p->depth_mult, p->filter_h, p->filter_w);
+            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
+                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cg_line(cg, "p.depth_mult = %d; p.in_offset = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;",
+                    p->depth_mult, p->in_offset, p->out_offset, p->act_qmin, p->act_qmax);
+            n = (int64_t)p->batches * p->out_h * p->out_w * p->in_c * p->depth_mult;
+        } else {
+            const rt_conv_params *p = op->params;
+            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
+            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
+                    p->out_w, p->out_c, p->filter_h, p->filter_w);
+            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
+                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cg_line(cg, "p.in_offset = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->in_offset, p->out_offset,
+                    p->act_qmin, p->act_qmax);
+            n = (int64_t)p->batches * p->out_h * p->out_w * p->out_c;
+            if (op->sched.post_add >= 0) {
+                cg_line(cg, "p.res = %s; p.conv_is_lhs = %d; /* the fused residual ADD */",
+                        ptr(e, op->sched.post_other, "const int8_t"), op->sched.conv_is_lhs);
+                emit_addq(e, "p.add", g->ops[op->sched.post_add].params);
+            }
+        }
+        cg_line(cg, "p.out = %s;", ptr(e, op->out[0], "int8_t"));
+        body = "mpcc_conv_s8_body", args = "mpcc_conv_s8_args";
+        break;
+    }
+    case CU_BINARY_S8: {
+        const rt_binary_params *p = op->params;
+        const rt_bcast *b = &p->bc;
+        n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        cg_line(cg, "mpcc_binary_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.b = %s; p.out = %s;", ptr(e, op->in[0], "const int8_t"),
+                ptr(e, op->in[1], "const int8_t"), ptr(e, op->out[0], "int8_t"));
+        cg_line(cg, "p.op = %d; p.rank = %d; p.n = %lld;", s8_binary_code(op->kind), b->rank, (long long)n);
+        for (int k = 0; k < b->rank; k++)
+            cg_line(cg, "p.dims[%d] = %d; p.s1[%d] = %d; p.s2[%d] = %d;", k, b->dims[k], k, b->stride1[k], k, b->stride2[k]);
+        emit_addq(e, "p.q", p);
+        body = "mpcc_binary_s8_body", args = "mpcc_binary_s8_args";
+        break;
+    }
+    case CU_POOL_S8: {
+        const rt_pool_params *p = op->params;
+        n = (int64_t)p->batches * p->out_h * p->out_w * p->channels;
+        cg_line(cg, "mpcc_pool_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const int8_t"), ptr(e, op->out[0], "int8_t"));
+        cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.channels = %d; p.out_h = %d; p.out_w = %d;", p->batches,
+                p->in_h, p->in_w, p->channels, p->out_h, p->out_w);
+        cg_line(cg, "p.filter_h = %d; p.filter_w = %d; p.stride_h = %d; p.stride_w = %d; p.pad_h = %d; p.pad_w = %d;",
+                p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
+        cg_line(cg, "p.is_max = %d; p.qmin = %d; p.qmax = %d;", op->kind == OP_MAX_POOL_2D, p->act_qmin, p->act_qmax);
+        body = "mpcc_pool_s8_body", args = "mpcc_pool_s8_args";
+        break;
+    }
+    case CU_MEAN_S8: {
+        const rt_reduce_params *p = op->params;
+        n = p->out_count;
+        cg_line(cg, "mpcc_mean_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", ptr(e, op->in[0], "const int8_t"), ptr(e, op->out[0], "int8_t"));
+        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
+        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.op = %d;", p->in_zp, p->out_zp, p->mult,
+                p->shift, op->kind == OP_REDUCE_MAX ? 1 : op->kind == OP_REDUCE_MIN ? 2 : 0);
+        for (int q = 0; q < p->rank; q++)
+            cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        body = "mpcc_mean_s8_body", args = "mpcc_mean_s8_args";
+        break;
+    }
+    case CU_LUT_S8: {
+        n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        cg_line(cg, "mpcc_lut_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s; p.lut = %s; p.n = %lld;", ptr(e, op->in[0], "const int8_t"),
+                ptr(e, op->out[0], "int8_t"), xptr(e, index, 0, "const int8_t"), (long long)n);
+        body = "mpcc_lut_s8_body", args = "mpcc_lut_s8_args";
+        break;
+    }
+    case CU_REQUANT_S8: {
+        int32_t in_zp, out_zp, mult, shift, lo, hi;
+        if (op->kind == OP_QUANTIZE) {
+            const rt_quant_params *p = op->params;
+            in_zp = p->in_zp, out_zp = p->out_zp, mult = p->mult, shift = p->shift, lo = -128, hi = 127;
+        } else {
+            const rt_act_params *p = op->params;
+            in_zp = p->in_zp, out_zp = p->out_zp, mult = p->mult_a, shift = p->shift_a, lo = p->q_min, hi = p->q_max;
+        }
+        n = ir_tensor_numel(&g->tensors[op->out[0]]);
+        cg_line(cg, "mpcc_requant_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s; p.n = %lld;", ptr(e, op->in[0], "const int8_t"), ptr(e, op->out[0], "int8_t"),
+                (long long)n);
+        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.qmin = %d; p.qmax = %d;", in_zp, out_zp, mult,
+                shift, lo, hi);
+        body = "mpcc_requant_s8_body", args = "mpcc_requant_s8_args";
+        break;
+    }
+    case CU_SOFTMAX_S8: { /* one thread per row */
+        const rt_softmax_params *p = op->params;
+        n = p->outer;
+        cg_line(cg, "mpcc_softmax_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s; p.exp_q0 = %s;", ptr(e, op->in[0], "const int8_t"),
+                ptr(e, op->out[0], "int8_t"), xptr(e, index, 0, "const int32_t"));
+        cg_line(cg, "p.rows = %d; p.depth = %d; p.diff_min = %d;", p->outer, p->depth, p->diff_min);
+        body = "mpcc_softmax_s8_body", args = "mpcc_softmax_s8_args";
+        break;
+    }
+    default: return -1;
+    }
+    kernel_def(e, kb, index, args, 256, body);
+    launch(e, index, blocks_for(n), 1, 1, 0, 256, NULL);
+    return 0;
+}
+
 static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d) {
     const Graph *g = e->g;
     CgCtx *cg = &e->cg;
@@ -612,10 +989,8 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.a = %s; p.lda = %d;", ptr(e, op->in[0], "const int8_t"), p->in_depth);
         cg_line(cg, "p.b = %s; p.ldb = %d;", ptr(e, op->in[1], "const int8_t"), p->in_depth);
-        e->uses_w = 1;
-        cg_line(cg, "p.bias = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3]);
-        cg_line(cg, "p.mult = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3 + 1]);
-        cg_line(cg, "p.shift = (const int32_t *)(w + %lld);", (long long)e->woff[g->n_tensors + index * 3 + 2]);
+        cg_line(cg, "p.bias = %s; p.mult = %s; p.shift = %s;", xptr(e, index, 0, "const int32_t"),
+                xptr(e, index, 1, "const int32_t"), xptr(e, index, 2, "const int32_t"));
         cg_line(cg, "p.c = %s; p.ldc = %d;", ptr(e, op->out[0], "int8_t"), p->out_depth);
         cg_line(cg, "p.m = %d; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->batches,
                 p->out_depth, p->in_depth, p->out_offset, p->act_qmin, p->act_qmax);
@@ -854,6 +1229,9 @@ static int emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind,
         return 0;
     }
     case CU_ELEM: case CU_GATHER: case CU_CONCAT: return emit_more(e, kb, index, op, kind, d);
+    case CU_CONV_S8: case CU_CONV_S8_GEMM: case CU_BINARY_S8: case CU_POOL_S8: case CU_MEAN_S8: case CU_LUT_S8:
+    case CU_SOFTMAX_S8: case CU_REQUANT_S8:
+        return emit_op_s8(e, kb, index, op, kind);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }
 }
@@ -940,18 +1318,7 @@ static void emit_blob(CuEmit *e, CgBuf *c) {
     }
     for (int id = 0; id < g->n_tensors; id++)
         if (e->woff[id] >= 0) memcpy(blob + e->woff[id], g->tensors[id].data, (size_t)ir_tensor_bytes(&g->tensors[id]));
-    for (int i = 0; i < g->n_ops; i++)
-        if (e->folded[i]) {
-            const rt_fc_params *p = g->ops[i].params;
-            size_t nb = sizeof(int32_t) * (size_t)p->out_depth;
-            int64_t *off = &e->woff[g->n_tensors + i * 3];
-            memcpy(blob + off[0], e->folded[i], nb);
-            for (int32_t n = 0; n < p->out_depth; n++) {
-                int32_t m = p->per_channel ? p->mult[n] : p->mult[0], s = p->per_channel ? p->shift[n] : p->shift[0];
-                memcpy(blob + off[1] + 4 * n, &m, 4);
-                memcpy(blob + off[2] + 4 * n, &s, 4);
-            }
-        }
+    for (int i = 0; i < e->n_xc; i++) memcpy(blob + e->xc[i].off, e->xc[i].data, (size_t)e->xc[i].bytes);
     cgbuf_printf(c, "\n/* The constants (%lld bytes, each at a %d-byte aligned offset): uploaded once by %s_cuda_init. */\n",
                  (long long)e->blob_bytes, BLOB_ALIGN, e->o->prefix);
     cgbuf_printf(c, "%sstatic const unsigned char %s_blob[%lld] = {", e->o->jit ? "" : "alignas(16) ", e->o->prefix,
@@ -968,7 +1335,7 @@ static void emit_blob(CuEmit *e, CgBuf *c) {
  * then the kernels of this model. */
 static void emit_source_lines(CgBuf *c, const CgBuf *k) {
     static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
-                                        "mpcc_cuda_attention.cuh"};
+                                        "mpcc_cuda_attention.cuh", "mpcc_cuda_int8.cuh"};
     for (size_t n = 0; n < sizeof order / sizeof order[0]; n++)
         for (const CuHeaderText *h = cu_headers; h->name; h++) {
             if (strcmp(h->name, order[n]) != 0) continue;
@@ -1077,13 +1444,9 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
     e.o = o;
     e.attr = &attr;
     e.kb = &k;
-    e.woff = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 3 * g->n_ops + 1));
-    e.folded = calloc((size_t)g->n_ops + 1, sizeof(int32_t *));
-    if (!e.woff || !e.folded) {
-        free(e.woff), free(e.folded);
-        return diag_internal(d, "out of memory");
-    }
-    for (int i = 0; i < g->n_tensors + 3 * g->n_ops; i++) e.woff[i] = -1;
+    e.woff = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 1));
+    if (!e.woff) return diag_internal(d, "out of memory");
+    for (int i = 0; i < g->n_tensors; i++) e.woff[i] = -1;
     char P[128];
     size_t j = 0;
     for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
@@ -1095,15 +1458,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         CuKind kind = cu_classify(g, op, &why);
         if (kind == CU_SKIP) continue;
         for (int q = 0; q < op->n_in; q++) use_const(&e, op->in[q]);
-        if (kind == CU_GEMM_S8) {
-            const rt_fc_params *p = op->params;
-            e.folded[i] = fold_s8_bias(g, op);
-            if (!e.folded[i]) rc = diag_internal(d, "out of memory");
-            for (int q = 0; q < 3 && !rc; q++) {
-                e.woff[g->n_tensors + i * 3 + q] = e.blob_bytes;
-                e.blob_bytes += ((int64_t)p->out_depth * 4 + BLOB_ALIGN - 1) / BLOB_ALIGN * BLOB_ALIGN;
-            }
-        }
+        if (cu_xconsts(&e, i, op, kind)) rc = diag_internal(d, "out of memory");
     }
     for (int i = 0; i < g->n_outputs; i++) use_const(&e, g->outputs[i]);
     if (!rc && e.blob_bytes > CG_MAX_EMBED_BYTES)
@@ -1173,7 +1528,8 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                          " * device bodies from mpcc's runtime/cuda. */\n",
                      txt_comment(hn, sizeof hn, o->header_name), e.n_kernels);
         cgbuf_printf(&c, "#include %s\n", txt_c_string(inc, sizeof inc, o->header_name));
-        cgbuf_printf(&c, "#include \"mpcc_cuda_ops.cuh\"\n#include \"mpcc_cuda_gemm.cuh\"\n#include \"mpcc_cuda_attention.cuh\"\n");
+        cgbuf_printf(&c, "#include \"mpcc_cuda_ops.cuh\"\n#include \"mpcc_cuda_gemm.cuh\"\n#include \"mpcc_cuda_attention.cuh\"\n"
+                        "#include \"mpcc_cuda_int8.cuh\"\n");
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
         emit_blob(&e, &c);
         cgbuf_printf(&c, "\n/* ---- kernels ---- */\n");
@@ -1254,8 +1610,8 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      pf, pf, pf, pf);
         emit_cuda_header(&h, g, o, P, e.n_kernels);
     }
-    for (int i = 0; i < g->n_ops; i++) free(e.folded[i]);
-    free(e.folded);
+    for (int i = 0; i < e.n_xc; i++) free(e.xc[i].data);
+    free(e.xc);
     free(e.woff);
     if (!rc && (c.oom || h.oom || k.oom || run.oom || attr.oom)) rc = diag_internal(d, "out of memory");
     if (!rc && (fwrite(c.s, 1, c.len, cu_out) != c.len || fwrite(h.s, 1, h.len, h_out) != h.len))

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mpcc_paths import BUILD_DIR, MPCC, ROOT, all_models, model_id, zoo_models
+from mpcc_paths import BUILD_DIR, MPCC, ROOT, all_models, model_id, shared_models, zoo_models
 from mpcc_tools import count_outputs, model_args, mpcc_run, new_workdir, run_cmd
 from oracle import draw_inputs, load
 
@@ -205,6 +205,31 @@ def test_emulated_cuda_graph_replay():
     assert errs is not None and all(e <= 1e-4 for e in errs), errs
 
 
+# Shared (third-party) models whose emulated run takes over ~60 s (a CUDA thread is a fiber there):
+# compiled and built by the tests above, not run on the emulator.
+EMU_TOO_SLOW = {"mobilenet_v2_int8_from_pytorch.tflite"}  # 224x224 int8 MobileNetV2: ~45 s emulated
+
+
+def test_emulated_cuda_shared_int8_models(compiled):
+    """The shared int8 models (TFLM's) that compile for CUDA, on the emulator: outputs bit-exact with the
+    reference interpreter. int8 models: their generated code launches int8 kernels (mpcc_*_s8_*)."""
+    shared = set(shared_models())
+    models = [m for m, (rc, _, out) in compiled.items() if rc == 0 and m in shared and "_s8_args" in Path(out).read_text()]
+    if not models:
+        pytest.skip("no shared int8 model compiles for CUDA (../shared/models absent?)")
+    ran, failures = [], []
+    for m in models:
+        if m.name in EMU_TOO_SLOW:
+            continue
+        errs = _run_emu(m, [], 4242, 0)
+        ran.append(model_id(m))
+        if errs is None or any(e != 0 for e in errs):
+            failures.append(f"{model_id(m)}: {errs}")
+    print(f"\nemulated CUDA: {len(ran)} shared int8 models bit-exact against the reference interpreter "
+          f"({', '.join(ran)}); skipped as too slow emulated: {sorted(EMU_TOO_SLOW)}")
+    assert not failures, "\n".join(failures)
+
+
 # ---- NVRTC -----------------------------------------------------------------------------------
 
 def _nvrtc():
@@ -226,7 +251,7 @@ def _inline_headers(src):
     def expand(text):
         out = []
         for line in text.splitlines():
-            m = re.match(r'#include "(mpcc_cuda[a-z_]*\.(?:cuh|h))"', line)
+            m = re.match(r'#include "(mpcc_cuda[a-z0-9_]*\.(?:cuh|h))"', line)
             if m:
                 if m.group(1) not in seen:
                     seen.add(m.group(1))

@@ -168,4 +168,84 @@ typedef struct mpcc_gather_args {
     long long inner_units, total_units; /* units per gathered slice; in the output */
 } mpcc_gather_args;
 
+/* ---- int8 (TFLite-quantized) kernels: runtime/cuda/mpcc_cuda_int8.cuh ---- */
+
+/* The requantization of a quantized ADD / SUB / SQUARED_DIFFERENCE (TFLite's ArithmeticParams). */
+typedef struct mpcc_s8_addq {
+    int32_t in1_offset, in2_offset, out_offset, left_shift;
+    int32_t in1_mult, in1_shift, in2_mult, in2_shift, out_mult, out_shift;
+    int32_t qmin, qmax;
+} mpcc_s8_addq;
+
+/* CONV_2D / DEPTHWISE_CONV_2D int8 (NHWC input; filter OHWI, or [1, fh, fw, out_c] when
+ * depth_mult > 0), per-channel requantization, optional fused residual ADD (res != NULL). */
+typedef struct mpcc_conv_s8_args {
+    const int8_t *in, *filter;
+    const int32_t *bias;                /* [out_c] or NULL */
+    const int32_t *mult, *shift;        /* [out_c] */
+    const int8_t *res;                  /* the fused ADD's other input (same shape as out), or NULL */
+    int8_t *out;
+    int batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w;
+    int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w, depth_mult;
+    int32_t in_offset, out_offset, qmin, qmax;
+    int conv_is_lhs;                    /* the convolution was the ADD's first input */
+    mpcc_s8_addq add;
+} mpcc_conv_s8_args;
+
+/* Broadcast binary int8 ops: op is one of MPCC_S8_ADD.. (mpcc_cuda_int8.cuh). */
+typedef struct mpcc_binary_s8_args {
+    const int8_t *a, *b;
+    int8_t *out;
+    int op, rank;
+    int dims[MPCC_MAX_RANK];
+    int s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK]; /* element strides, 0 where broadcast */
+    long long n;
+    mpcc_s8_addq q;                     /* MUL: in offsets, out_mult/out_shift, out_offset, qmin/qmax */
+} mpcc_binary_s8_args;
+
+typedef struct mpcc_pool_s8_args {
+    const int8_t *in;
+    int8_t *out;
+    int batches, in_h, in_w, channels, out_h, out_w;
+    int filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
+    int is_max;
+    int32_t qmin, qmax;
+} mpcc_pool_s8_args;
+
+typedef struct mpcc_mean_s8_args {
+    const int8_t *in;
+    int8_t *out;
+    int rank, out_count, reduce_count;
+    int dims[MPCC_MAX_RANK], reduced[MPCC_MAX_RANK];
+    int32_t in_zp, out_zp, mult, shift;
+    int op;                             /* 0 MEAN (requantized), 1 REDUCE_MAX, 2 REDUCE_MIN (raw values) */
+} mpcc_mean_s8_args;
+
+/* out = lut[(uint8_t)in] (LOGISTIC / TANH / GELU int8: the compiler's 256-entry table). */
+typedef struct mpcc_lut_s8_args {
+    const int8_t *in, *lut;
+    int8_t *out;
+    long long n;
+} mpcc_lut_s8_args;
+
+/* out = clamp(out_zp + MultiplyByQuantizedMultiplier(in - in_zp, mult, shift), qmin, qmax):
+ * RELU / RELU6 / RELU_N1_TO_1 int8, QUANTIZE int8 -> int8 (requantization). */
+typedef struct mpcc_requant_s8_args {
+    const int8_t *in;
+    int8_t *out;
+    long long n;
+    int32_t in_zp, out_zp, mult, shift, qmin, qmax;
+} mpcc_requant_s8_args;
+
+/* SOFTMAX int8 -> int8 over the last axis (out scale 1/256, zero point -128): TFLite's
+ * fixed-point algorithm; exp_q0[d] = exp of the input difference -d in Q0.31 (the compiler's
+ * table, 0 where -d < diff_min). */
+typedef struct mpcc_softmax_s8_args {
+    const int8_t *in;
+    int8_t *out;
+    const int32_t *exp_q0;              /* [256] */
+    int rows, depth;
+    int32_t diff_min;
+} mpcc_softmax_s8_args;
+
 #endif
