@@ -1,0 +1,102 @@
+/* cuda_internal.h - what the files of the CUDA emitter share (prefix cu_):
+ *   cuda_classify.c  which kernel class each op becomes (CuKind), or why none
+ *   cuda_emit_ops.c  the launch machinery and the float/tensor-core kernels (GEMM, conv, attention, rows, ...)
+ *   cuda_emit_more.c integer/bool elementwise, GATHER, CONCATENATION
+ *   cuda_emit_s8.c   the int8 (TFLite-quantized) kernels
+ *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
+#ifndef MPCC_CUDA_INTERNAL_H
+#define MPCC_CUDA_INTERNAL_H
+
+#include <stdint.h>
+
+#include "cg_internal.h"
+#include "emit_cuda.h"
+#include "ops.h"
+#include "rt_opt.h"
+
+#define MPCC_CU_MAX_RANK 8 /* MPCC_MAX_RANK of runtime/cuda/mpcc_cuda_args.h */
+
+/* What one op becomes on the GPU. */
+typedef enum CuKind {
+    CU_NONE = 0, CU_SKIP, CU_GEMM, CU_GEMM_S8, CU_CONV, CU_BMM, CU_BINARY, CU_UNARY, CU_SOFTMAX, CU_LAYER_NORM,
+    CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN,
+    CU_ELEM, CU_GATHER, CU_CONCAT,
+    /* int8 (runtime/cuda/mpcc_cuda_int8.cuh) */
+    CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8
+} CuKind;
+
+extern const char *const cu_kind_name[];
+
+#define BLOB_ALIGN 256
+
+/* An array the emitter derives from an op's params (not a graph tensor), uploaded with the
+ * weights: op's `slot`-th array, `bytes` long at blob offset `off`. */
+typedef struct CuXConst {
+    int op, slot;
+    int64_t off, bytes;
+    void *data; /* owned */
+} CuXConst;
+
+typedef struct CuEmit {
+    CgCtx cg;
+    const Graph *g;
+    const CudaEmitOptions *o;
+    int64_t *woff;        /* per tensor: offset in the weights blob, -1 if not uploaded */
+    int64_t blob_bytes;
+    CuXConst *xc;  /* extra constant arrays computed here (int8 folded bias, requant arrays, LUTs) */
+    int n_xc, cap_xc;
+    int n_kernels;
+    CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
+    int uses_a, uses_w;   /* the run function reads the arena / the weights */
+    CgBuf *kb;            /* the kernels (device source) */
+} CuEmit;
+
+
+/* The GEMM tile configs of runtime/cuda/mpcc_cuda_gemm.cuh (template
+ * arguments BM, BN, BK, WARPS_M, WARPS_N, STAGES): 128x128 when there are
+ * enough tiles to fill a GPU (132 SMs on an H100), else 64x64. */
+typedef struct GemmTile {
+    const char *args;
+    int bm, bn, threads;
+} GemmTile;
+extern const GemmTile cu_tile_large;
+extern const GemmTile cu_tile_small;
+extern const GemmTile cu_tile_s8;
+
+
+IrDType cu_dt_in(const Graph *g, const IrOp *op, int k);
+int cu_unary_code(OpKind k);
+int cu_binary_code(OpKind k);
+int cu_bmm_flat(const rt_bmm_params *p, int64_t *sa, int64_t *sb, int64_t *batch);
+int cu_elem_code(OpKind k);
+int cu_concat_is_copy(const Graph *g, const IrOp *op);
+CuKind cu_classify_more(const Graph *g, const IrOp *op, const char **why);
+int cu_conv_bias_id(const IrOp *op);
+int cu_conv_s8_gemm_ok(const IrOp *op);
+CuKind cu_classify_s8(const Graph *g, const IrOp *op, const char **why, int *mine);
+CuKind cu_classify(const Graph *g, const IrOp *op, const char **why);
+int cu_check_graph(const Graph *g, Diag *d);
+int cu_xconst_add(CuEmit *e, int op, int slot, void *data, int64_t bytes);
+int cu_xconst_copy(CuEmit *e, int op, int slot, const void *src, int64_t bytes);
+const char *cu_xptr(CuEmit *e, int op, int slot, const char *type);
+const char *cu_ptr(CuEmit *e, int id, const char *type);
+void cu_use_const(CuEmit *e, int id);
+int32_t *cu_fold_s8_bias(const Graph *g, int w_id, int b_id, int32_t out_depth, int32_t in_depth, int32_t in_offset);
+int cu_xconst_requant(CuEmit *e, int op, int slot, const int32_t *mult, const int32_t *shift, int32_t n, int per_channel);
+int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind);
+const char *cu_f32(CuEmit *e, float v);
+void cu_kernel_def(CuEmit *e, CgBuf *kb, int index, const char *args_type, int threads, const char *body);
+void cu_launch(CuEmit *e, int index, int64_t gx, int64_t gy, int64_t gz, int64_t gx_rows, int threads, const char *cfg);
+int64_t cu_blocks_for(int64_t n);
+void cu_gemm_common(CuEmit *e, int64_t m, int64_t n, int64_t k, float a1lo, float a1hi);
+const GemmTile *cu_gemm_tile(int64_t m, int64_t n, int64_t batch);
+const char *cu_model_mma_mode(const CuEmit *e);
+const char *cu_mma_mode(const CuEmit *e, const IrOp *op);
+void cu_emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, int b_nk, int64_t m, int64_t n, int64_t batch);
+const char *cu_i64_lit(char *buf, size_t n, long long v);
+int cu_rt_code(IrDType t);
+int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
+int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
+int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
+
+#endif
