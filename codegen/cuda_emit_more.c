@@ -99,13 +99,9 @@ int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, D
         cu_kernel_def(e, kb, index, "mpcc_copy_args", 256, "mpcc_copy_body");
         for (int q = 0; q < cp->count; q++) {
             const rt_copy_params *p = &cp->parts[q];
-            int64_t points = 1;
-            for (int k = 0; k < p->rank; k++) points *= p->dims[k];
-            int unit = 4;
-            int64_t all = p->run | p->in_offset | p->out_offset;
-            for (int k = 0; k < p->rank; k++) all |= p->in_strides[k] | p->out_strides[k];
-            while (unit > 1 && all % unit) unit /= 2;
-            int64_t total = p->run ? points * (p->run / unit) : 0;
+            int unit;
+            int64_t total;
+            cu_copy_plan(p, &unit, &total);
             if (total == 0) continue;
             cg_open(cg, "{");
             cg_line(cg, "mpcc_copy_args p;");

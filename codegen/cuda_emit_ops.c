@@ -269,6 +269,46 @@ void cu_emit_gemm_launch(CuEmit *e, CgBuf *kb, int index, const char *mode, int 
 }
 
 
+/* An int8 GEMM on the IMMA kernel: A = input 0 (m x k), B = input 1 (n x k weights), the folded
+ * bias and requantization arrays in the op's extra constants 0..2. single_rounding: TFLite's
+ * FULLY_CONNECTED rounding (1) or the convolutions' gemmlowp double rounding (0). */
+void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m, int32_t n, int32_t k,
+                     int32_t out_offset, int32_t qmin, int32_t qmax, int single_rounding) {
+    CgCtx *cg = &e->cg;
+    const GemmTile *t = &cu_tile_s8;
+    cg_line(cg, "mpcc_gemm_s8_args p;");
+    cg_line(cg, "memset(&p, 0, sizeof p);");
+    cg_line(cg, "p.a = %s; p.lda = %d;", cu_ptr(e, op->in[0], "const int8_t"), k);
+    cg_line(cg, "p.b = %s; p.ldb = %d;", cu_ptr(e, op->in[1], "const int8_t"), k);
+    cg_line(cg, "p.bias = %s; p.mult = %s; p.shift = %s;", cu_xptr(e, index, 0, "const int32_t"),
+            cu_xptr(e, index, 1, "const int32_t"), cu_xptr(e, index, 2, "const int32_t"));
+    cg_line(cg, "p.c = %s; p.ldc = %d;", cu_ptr(e, op->out[0], "int8_t"), n);
+    if (single_rounding)
+        cg_line(cg, "p.m = %d; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", (int)m, n, k,
+                out_offset, qmin, qmax);
+    else
+        cg_line(cg, "p.m = %lld; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", (long long)m, n, k,
+                out_offset, qmin, qmax);
+    cg_line(cg, "p.single_rounding = %d; /* as TFLite's %s */", single_rounding,
+            single_rounding ? "FULLY_CONNECTED" : "CONV_2D");
+    char body[96], cfg[96];
+    snprintf(body, sizeof body, "mpcc_gemm_s8_body<%s>", t->args);
+    snprintf(cfg, sizeof cfg, "mpcc_gemm_s8_cfg<%s>", t->args);
+    cu_kernel_def(e, kb, index, "mpcc_gemm_s8_args", t->threads, body);
+    cu_launch(e, index, (n + t->bn - 1) / t->bn, (m + t->bm - 1) / t->bm, 1, 0, t->threads, cfg);
+}
+
+/* The element unit (4, 2 or 1 bytes: the widest dividing the run, offsets and strides) and the
+ * number of units a strided copy moves. */
+void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total) {
+    int64_t points = 1, all = p->run | p->in_offset | p->out_offset;
+    for (int k = 0; k < p->rank; k++) points *= p->dims[k];
+    for (int k = 0; k < p->rank; k++) all |= p->in_strides[k] | p->out_strides[k];
+    *unit = 4;
+    while (*unit > 1 && all % *unit) *unit /= 2;
+    *total = p->run ? points * (p->run / *unit) : 0;
+}
+
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d) {
     const Graph *g = e->g;
     CgCtx *cg = &e->cg;
@@ -305,22 +345,8 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     }
     case CU_GEMM_S8: {
         const rt_fc_params *p = op->params;
-        cg_line(cg, "mpcc_gemm_s8_args p;");
-        cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.a = %s; p.lda = %d;", cu_ptr(e, op->in[0], "const int8_t"), p->in_depth);
-        cg_line(cg, "p.b = %s; p.ldb = %d;", cu_ptr(e, op->in[1], "const int8_t"), p->in_depth);
-        cg_line(cg, "p.bias = %s; p.mult = %s; p.shift = %s;", cu_xptr(e, index, 0, "const int32_t"),
-                cu_xptr(e, index, 1, "const int32_t"), cu_xptr(e, index, 2, "const int32_t"));
-        cg_line(cg, "p.c = %s; p.ldc = %d;", cu_ptr(e, op->out[0], "int8_t"), p->out_depth);
-        cg_line(cg, "p.m = %d; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->batches,
-                p->out_depth, p->in_depth, p->out_offset, p->act_qmin, p->act_qmax);
-        cg_line(cg, "p.single_rounding = 1; /* as TFLite's FULLY_CONNECTED */");
-        char body[96], cfg[96];
-        snprintf(body, sizeof body, "mpcc_gemm_s8_body<%s>", cu_tile_s8.args);
-        snprintf(cfg, sizeof cfg, "mpcc_gemm_s8_cfg<%s>", cu_tile_s8.args);
-        cu_kernel_def(e, kb, index, "mpcc_gemm_s8_args", cu_tile_s8.threads, body);
-        cu_launch(e, index, (p->out_depth + cu_tile_s8.bn - 1) / cu_tile_s8.bn, (p->batches + cu_tile_s8.bm - 1) / cu_tile_s8.bm, 1, 0,
-               cu_tile_s8.threads, cfg);
+        cu_emit_gemm_s8(e, kb, index, op, p->batches, p->out_depth, p->in_depth, p->out_offset, p->act_qmin,
+                        p->act_qmax, 1);
         return 0;
     }
     case CU_BMM: {
@@ -440,13 +466,9 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     }
     case CU_COPY: {
         const rt_copy_params *p = op->params;
-        int64_t points = 1;
-        for (int k = 0; k < p->rank; k++) points *= p->dims[k];
-        int unit = 4;
-        int64_t all = p->run | p->in_offset | p->out_offset;
-        for (int k = 0; k < p->rank; k++) all |= p->in_strides[k] | p->out_strides[k];
-        while (unit > 1 && all % unit) unit /= 2;
-        int64_t total = p->run ? points * (p->run / unit) : 0;
+        int unit;
+        int64_t total;
+        cu_copy_plan(p, &unit, &total);
         cg_line(cg, "mpcc_copy_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const unsigned char"),

@@ -38,23 +38,8 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
     switch (kind) {
     case CU_CONV_S8_GEMM: {
         const rt_conv_params *p = op->params;
-        int64_t m = (int64_t)p->batches * p->out_h * p->out_w;
-        cg_line(cg, "mpcc_gemm_s8_args p;");
-        cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.a = %s; p.lda = %d;", cu_ptr(e, op->in[0], "const int8_t"), p->in_c);
-        cg_line(cg, "p.b = %s; p.ldb = %d;", cu_ptr(e, op->in[1], "const int8_t"), p->in_c);
-        cg_line(cg, "p.bias = %s; p.mult = %s; p.shift = %s;", cu_xptr(e, index, 0, "const int32_t"),
-                cu_xptr(e, index, 1, "const int32_t"), cu_xptr(e, index, 2, "const int32_t"));
-        cg_line(cg, "p.c = %s; p.ldc = %d;", cu_ptr(e, op->out[0], "int8_t"), p->out_c);
-        cg_line(cg, "p.m = %lld; p.n = %d; p.k = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", (long long)m, p->out_c,
-                p->in_c, p->out_offset, p->act_qmin, p->act_qmax);
-        cg_line(cg, "p.single_rounding = 0; /* as TFLite's CONV_2D */");
-        char b[96], cfg[96];
-        snprintf(b, sizeof b, "mpcc_gemm_s8_body<%s>", cu_tile_s8.args);
-        snprintf(cfg, sizeof cfg, "mpcc_gemm_s8_cfg<%s>", cu_tile_s8.args);
-        cu_kernel_def(e, kb, index, "mpcc_gemm_s8_args", cu_tile_s8.threads, b);
-        cu_launch(e, index, (p->out_c + cu_tile_s8.bn - 1) / cu_tile_s8.bn, (m + cu_tile_s8.bm - 1) / cu_tile_s8.bm, 1, 0, cu_tile_s8.threads,
-               cfg);
+        cu_emit_gemm_s8(e, kb, index, op, (int64_t)p->batches * p->out_h * p->out_w, p->out_c, p->in_c, p->out_offset,
+                        p->act_qmin, p->act_qmax, 0);
         return 0;
     }
     case CU_CONV_S8: {

@@ -97,6 +97,9 @@ const char *cu_i64_lit(char *buf, size_t n, long long v);
 int cu_rt_code(IrDType t);
 int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
+void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m, int32_t n, int32_t k,
+                     int32_t out_offset, int32_t qmin, int32_t qmax, int single_rounding);
+void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 
 #endif

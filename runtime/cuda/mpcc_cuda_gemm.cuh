@@ -213,6 +213,25 @@ MPCC_DEV float mpcc_gemm_epi_(const mpcc_gemm_args &p, const float *res, float v
     return mpcc_gemm_clamp_(v, p.act2_min, p.act2_max);
 }
 
+/* The cp.async ring both GEMMs share: prime issues the first STAGES-1 k-tiles (one commit
+ * group each, empty past the end so the group count stays uniform); next waits until k-tile kt
+ * has landed, makes it visible to the block, and issues k-tile kt + STAGES - 1 into the slot
+ * that every thread has finished reading (the barrier orders it after the last reads). */
+template <int STAGES, class LOAD> MPCC_DEV void mpcc_gemm_pipe_prime(int ktiles, const LOAD &load_stage) {
+MPCC_GEMM_UNROLL
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles) load_stage(s, s);
+        mpcc_cp_async_commit();
+    }
+}
+template <int STAGES, class LOAD> MPCC_DEV void mpcc_gemm_pipe_next(int kt, int ktiles, const LOAD &load_stage) {
+    mpcc_cp_async_wait<STAGES - 2>();
+    mpcc_sync();
+    const int nk = kt + STAGES - 1;
+    if (nk < ktiles) load_stage(nk % STAGES, nk);
+    mpcc_cp_async_commit();
+}
+
 template <int MODE, bool B_NK, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
 __device__ void mpcc_gemm_body(const mpcc_gemm_args &p) {
     typedef mpcc_gemm_cfg<MODE, B_NK, BM, BN, BK, WARPS_M, WARPS_N, STAGES> cfg;
@@ -276,20 +295,9 @@ MPCC_GEMM_UNROLL
 MPCC_GEMM_UNROLL
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
-MPCC_GEMM_UNROLL
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load_stage(s, s);
-        mpcc_cp_async_commit();
-    }
-
+    mpcc_gemm_pipe_prime<STAGES>(ktiles, load_stage);
     for (int kt = 0; kt < ktiles; kt++) {
-        mpcc_cp_async_wait<STAGES - 2>();
-        mpcc_sync();
-        {
-            const int nk = kt + STAGES - 1;
-            if (nk < ktiles) load_stage(nk % STAGES, nk);
-            mpcc_cp_async_commit();
-        }
+        mpcc_gemm_pipe_next<STAGES>(kt, ktiles, load_stage);
         const int stage = kt % STAGES;
         const float *a_s = sA + stage * (BM * BK);
         const float *bf_s = (const float *)(sB + stage * cfg::b_stage);
@@ -503,19 +511,9 @@ MPCC_GEMM_UNROLL
 MPCC_GEMM_UNROLL
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
 
-MPCC_GEMM_UNROLL
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < ktiles) load_stage(s, s);
-        mpcc_cp_async_commit();
-    }
+    mpcc_gemm_pipe_prime<STAGES>(ktiles, load_stage);
     for (int kt = 0; kt < ktiles; kt++) {
-        mpcc_cp_async_wait<STAGES - 2>();
-        mpcc_sync();
-        {
-            const int nk = kt + STAGES - 1;
-            if (nk < ktiles) load_stage(nk % STAGES, nk);
-            mpcc_cp_async_commit();
-        }
+        mpcc_gemm_pipe_next<STAGES>(kt, ktiles, load_stage);
         const int stage = kt % STAGES;
         const int8_t *a_s = sA + stage * cfg::a_stage, *b_s = sB + stage * cfg::b_stage;
 MPCC_GEMM_UNROLL
