@@ -298,6 +298,14 @@ void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m,
     cu_launch(e, index, (n + t->bn - 1) / t->bn, (m + t->bm - 1) / t->bm, 1, 0, t->threads, cfg);
 }
 
+/* The window geometry shared by the f32 and int8 pooling argument structs. */
+void cu_emit_pool_geometry(CuEmit *e, const rt_pool_params *p) {
+    cg_line(&e->cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.channels = %d; p.out_h = %d; p.out_w = %d;",
+            p->batches, p->in_h, p->in_w, p->channels, p->out_h, p->out_w);
+    cg_line(&e->cg, "p.filter_h = %d; p.filter_w = %d; p.stride_h = %d; p.stride_w = %d; p.pad_h = %d; p.pad_w = %d;",
+            p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
+}
+
 /* The element unit (4, 2 or 1 bytes: the widest dividing the run, offsets and strides) and the
  * number of units a strided copy moves. */
 void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total) {
@@ -501,10 +509,7 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
         cg_line(cg, "mpcc_pool_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const float"), cu_ptr(e, op->out[0], "float"));
-        cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.channels = %d; p.out_h = %d; p.out_w = %d;", p->batches,
-                p->in_h, p->in_w, p->channels, p->out_h, p->out_w);
-        cg_line(cg, "p.filter_h = %d; p.filter_w = %d; p.stride_h = %d; p.stride_w = %d; p.pad_h = %d; p.pad_w = %d;",
-                p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
+        cu_emit_pool_geometry(e, p);
         cg_line(cg, "p.is_max = %d; p.act_min = %s; p.act_max = %s;", op->kind == OP_MAX_POOL_2D, cu_f32(e, p->act_min),
                 cu_f32(e, p->act_max));
         cu_kernel_def(e, kb, index, "mpcc_pool_args", 256, "mpcc_pool_body");

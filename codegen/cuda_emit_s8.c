@@ -100,10 +100,7 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         cg_line(cg, "mpcc_pool_s8_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.channels = %d; p.out_h = %d; p.out_w = %d;", p->batches,
-                p->in_h, p->in_w, p->channels, p->out_h, p->out_w);
-        cg_line(cg, "p.filter_h = %d; p.filter_w = %d; p.stride_h = %d; p.stride_w = %d; p.pad_h = %d; p.pad_w = %d;",
-                p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w);
+        cu_emit_pool_geometry(e, p);
         cg_line(cg, "p.is_max = %d; p.qmin = %d; p.qmax = %d;", op->kind == OP_MAX_POOL_2D, p->act_qmin, p->act_qmax);
         body = "mpcc_pool_s8_body", args = "mpcc_pool_s8_args";
         break;

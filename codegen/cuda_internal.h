@@ -99,6 +99,7 @@ int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, D
 int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
 void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m, int32_t n, int32_t k,
                      int32_t out_offset, int32_t qmin, int32_t qmax, int single_rounding);
+void cu_emit_pool_geometry(CuEmit *e, const rt_pool_params *p);
 void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 

@@ -143,19 +143,19 @@ template <int MODE> MPCC_DEV uint32_t mpcc_gemm_pack_(float lo, float hi) {
     return mpcc_pack_f16x2(lo, hi);
 }
 
-/* Loads a ROWS x COLS f32 tile (row-major source, rows of COLS contiguous elements
- * of which the first `cols` exist) into shared memory at idx(r, c). */
-template <int ROWS, int COLS, int THREADS, typename IDX>
-MPCC_DEV void mpcc_gemm_load_f32_(float *s, const float *g, long long ld, int rows, int cols, int vec, int tid,
-                                  IDX idx) {
+/* Loads a ROWS x COLS tile of T (f32 or 16-bit bits; row-major source, rows of COLS contiguous
+ * elements of which the first `cols` exist) into shared memory at idx(r, c): 16-byte cp.async
+ * chunks when vec, else guarded scalar loads; missing elements are zero. */
+template <typename T, int ROWS, int COLS, int THREADS, typename IDX>
+MPCC_DEV void mpcc_gemm_load_(T *s, const T *g, long long ld, int rows, int cols, int vec, int tid, IDX idx) {
     if (vec) {
-        constexpr int CPR = COLS / 4, CH = ROWS * CPR;
+        constexpr int EPC = 16 / (int)sizeof(T), CPR = COLS / EPC, CH = ROWS * CPR;
         static_assert(CH % THREADS == 0, "tile chunks must divide among the threads");
 MPCC_GEMM_UNROLL
         for (int it = 0; it < CH / THREADS; it++) {
-            int i = tid + it * THREADS, r = i / CPR, c = (i % CPR) * 4;
+            int i = tid + it * THREADS, r = i / CPR, c = (i % CPR) * EPC;
             int ok = r < rows && c < cols;
-            const float *src = ok ? g + r * ld + c : g;
+            const T *src = ok ? g + r * ld + c : g;
             mpcc_cp_async16_pred(s + idx(r, c), src, ok);
         }
     } else {
@@ -164,31 +164,7 @@ MPCC_GEMM_UNROLL
 MPCC_GEMM_UNROLL1
         for (int it = 0; it < EL / THREADS; it++) {
             int i = tid + it * THREADS, r = i / COLS, c = i % COLS;
-            s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : 0.0f;
-        }
-    }
-}
-/* The same for 16-bit elements (8 per chunk). */
-template <int ROWS, int COLS, int THREADS, typename IDX>
-MPCC_DEV void mpcc_gemm_load_u16_(uint16_t *s, const uint16_t *g, long long ld, int rows, int cols, int vec, int tid,
-                                  IDX idx) {
-    if (vec) {
-        constexpr int CPR = COLS / 8, CH = ROWS * CPR;
-        static_assert(CH % THREADS == 0, "tile chunks must divide among the threads");
-MPCC_GEMM_UNROLL
-        for (int it = 0; it < CH / THREADS; it++) {
-            int i = tid + it * THREADS, r = i / CPR, c = (i % CPR) * 8;
-            int ok = r < rows && c < cols;
-            const uint16_t *src = ok ? g + r * ld + c : g;
-            mpcc_cp_async16_pred(s + idx(r, c), src, ok);
-        }
-    } else {
-        constexpr int EL = ROWS * COLS;
-        static_assert(EL % THREADS == 0, "tile elements must divide among the threads");
-MPCC_GEMM_UNROLL1
-        for (int it = 0; it < EL / THREADS; it++) {
-            int i = tid + it * THREADS, r = i / COLS, c = i % COLS;
-            s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : (uint16_t)0;
+            s[idx(r, c)] = (r < rows && c < cols) ? g[r * ld + c] : (T)0;
         }
     }
 }
@@ -270,19 +246,19 @@ __device__ void mpcc_gemm_body(const mpcc_gemm_args &p) {
 
     auto load_stage = [&](int stage, int kt) {
         const int k0 = kt * BK, kc = k - k0;
-        mpcc_gemm_load_f32_<BM, BK, THREADS>(sA + stage * (BM * BK), A + k0, p.lda, rows_a, kc, vec_a, tid,
+        mpcc_gemm_load_<float, BM, BK, THREADS>(sA + stage * (BM * BK), A + k0, p.lda, rows_a, kc, vec_a, tid,
                                              mpcc_gemm_idx_ia_<BK>());
         if (bh) {
             uint16_t *s = (uint16_t *)(sB + stage * cfg::b_stage);
-            if (B_NK) mpcc_gemm_load_u16_<BN, BK, THREADS>(s, Bh + k0, p.ldb, rows_bn, kc, vec_b, tid,
+            if (B_NK) mpcc_gemm_load_<uint16_t, BN, BK, THREADS>(s, Bh + k0, p.ldb, rows_bn, kc, vec_b, tid,
                                                            mpcc_gemm_idx_ihk_<BK>());
-            else mpcc_gemm_load_u16_<BK, BN, THREADS>(s, Bh + (long long)k0 * p.ldb, p.ldb, kc, rows_bn, vec_b, tid,
+            else mpcc_gemm_load_<uint16_t, BK, BN, THREADS>(s, Bh + (long long)k0 * p.ldb, p.ldb, kc, rows_bn, vec_b, tid,
                                                       mpcc_gemm_idx_ihn_<BN>());
         } else {
             float *s = (float *)(sB + stage * cfg::b_stage);
-            if (B_NK) mpcc_gemm_load_f32_<BN, BK, THREADS>(s, Bf + k0, p.ldb, rows_bn, kc, vec_b, tid,
+            if (B_NK) mpcc_gemm_load_<float, BN, BK, THREADS>(s, Bf + k0, p.ldb, rows_bn, kc, vec_b, tid,
                                                            mpcc_gemm_idx_ia_<BK>());
-            else mpcc_gemm_load_f32_<BK, BN, THREADS>(s, Bf + (long long)k0 * p.ldb, p.ldb, kc, rows_bn, vec_b, tid,
+            else mpcc_gemm_load_<float, BK, BN, THREADS>(s, Bf + (long long)k0 * p.ldb, p.ldb, kc, rows_bn, vec_b, tid,
                                                       mpcc_gemm_idx_ibn_<BN>());
         }
     };
