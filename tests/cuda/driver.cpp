@@ -3,6 +3,8 @@
  * Built by tests/test_cuda.py with -DN_IN, -DN_OUT, -DIN_BYTES, -DOUT_BYTES, -DUSE_GRAPH; as host C++
  * with -DMPCC_CUDA_EMU (the CPU emulator: the tests, no GPU) or with nvcc (tests/gpu/run.sh). */
 #include "model.h"
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -35,6 +37,23 @@ int main(int argc, char **argv) {
     if (!rc && USE_GRAPH) rc = model_cuda_run_graph(&ctx, stream, din.data(), dout.data()); /* replays */
     if (rc) { fprintf(stderr, "run: %d %s\n", rc, model_cuda_error(&ctx)); return 5; }
     cudaStreamSynchronize(stream);
+    /* MPCC_BENCH_REPS=N (tests/gpu/run.sh): N more timed runs after 3 warm-ups; prints the median. */
+    const char *reps_env = getenv("MPCC_BENCH_REPS");
+    int reps = reps_env ? atoi(reps_env) : 0;
+    if (reps > 0) {
+        std::vector<double> ms;
+        for (int r = -3; r < reps; r++) {
+            auto t0 = std::chrono::steady_clock::now();
+            rc = USE_GRAPH ? model_cuda_run_graph(&ctx, stream, din.data(), dout.data())
+                           : model_cuda_run(&ctx, stream, din.data(), dout.data());
+            cudaStreamSynchronize(stream);
+            auto t1 = std::chrono::steady_clock::now();
+            if (rc) { fprintf(stderr, "run: %d %s\n", rc, model_cuda_error(&ctx)); return 5; }
+            if (r >= 0) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        }
+        std::sort(ms.begin(), ms.end());
+        printf("median_ms %.4f\n", ms[ms.size() / 2]);
+    }
     for (int i = 0; i < N_OUT; i++) {
         std::vector<unsigned char> h(out_bytes[i]);
         cudaMemcpy(h.data(), dout[i], h.size(), cudaMemcpyDeviceToHost);

@@ -45,3 +45,26 @@ for line in open(sys.argv[1]):
         rows.append(f"attention {mode:5s} b{b} h{h} s{s:<6d} d{d:<4d} causal {causal}  mpcc {flops / ms / 1e9:7.1f} "
                     f"TFLOP/s  flash {flops / peer / 1e9:7.1f}  ratio {peer / ms:5.2f}")
 print("\n".join(rows))
+
+
+def encoder_peer(layers, hidden, heads, ffn, batch, seq):
+    """A BERT-style encoder of the same shape in PyTorch (post-LN, GELU FFN), fp32: eager and
+    torch.compile (mode reduce-overhead: CUDA graphs) medians in ms."""
+    layer = torch.nn.TransformerEncoderLayer(hidden, heads, ffn, activation="gelu", batch_first=True, dropout=0.0)
+    model = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).cuda().eval()
+    x = torch.randn(batch, seq, hidden, device="cuda")
+    with torch.inference_mode():
+        eager = timed(lambda: model(x))
+        compiled = torch.compile(model, mode="reduce-overhead")
+        comp = timed(lambda: compiled(x))
+    return eager, comp
+
+
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "e2e":  # e2e NAME LAYERS HIDDEN HEADS FFN BATCH SEQ MPCC_MS
+        name, (layers, hidden, heads, ffn, batch, seq), ms = f[1], map(int, f[2:8]), float(f[8])
+        torch.backends.cuda.matmul.allow_tf32 = False
+        eager, comp = encoder_peer(layers, hidden, heads, ffn, batch, seq)
+        print(f"e2e {name} ({layers}x{hidden}, batch {batch}, seq {seq}) fp32  mpcc {ms:.3f} ms  torch eager "
+              f"{eager:.3f} ms (ratio {eager / ms:.2f})  torch.compile {comp:.3f} ms (ratio {comp / ms:.2f})")

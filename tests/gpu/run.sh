@@ -6,7 +6,8 @@
 #  2. the JIT's unit test, whose GPU section (load, launch, check) runs when a device is present;
 #  3. compute-sanitizer (memcheck) on one generated model;
 #  4. the benchmark: mpcc's GEMM + fused epilogue and flash attention against PyTorch (cuBLAS +
-#     separate epilogue, scaled_dot_product_attention's flash backend), one table with ratios.
+#     separate epilogue, scaled_dot_product_attention's flash backend), and BERT end to end (CUDA
+#     graph) against a PyTorch encoder of the same shape (eager, torch.compile), one table with ratios.
 # Needs: nvcc, nvidia-smi, compute-sanitizer, python3 with torch; `make venv` (PyPI) for step 1.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -38,5 +39,20 @@ compute-sanitizer --tool memcheck --error-exitcode 1 $w/model_gpu $w/in0.bin $w/
 echo "== 4. benchmark"
 nvcc -O3 -std=c++17 -arch=$arch -Iruntime/cuda tests/gpu/bench_kernels.cu -o $w/bench_kernels
 $w/bench_kernels > $w/bench.txt
+# End to end: the zoo BERT (2 layers, hidden 128, 2 heads, FFN 128, seq 128) through the CUDA graph
+# path against a PyTorch encoder of the same shape. BERT-base (12 x 768) needs
+# build/models/bert_base_f32.tflite from `make models MODELS_BIG=1` (TensorFlow), used when present.
+for spec in "bert_f32 tests/models/bert_f32.tflite 2 128 2 128" "bert_base build/models/bert_base_f32.tflite 12 768 12 3072"; do
+    set -- $spec
+    [ -f "$2" ] || { echo "SKIPPED e2e $1: $2 not made"; continue; }
+    mkdir -p $w/e2e
+    ./build/mpcc --target cuda "$2" -o $w/e2e/model.cu --name model || { status=1; continue; }
+    nvcc -O3 -std=c++17 -arch=$arch -Iruntime/cuda -I$w/e2e $w/e2e/model.cu -x cu tests/cuda/driver.cpp -DN_IN=2 -DN_OUT=2 \
+        -DIN_BYTES=MODEL_INPUT0_BYTES,MODEL_INPUT1_BYTES -DOUT_BYTES=MODEL_OUTPUT0_BYTES,MODEL_OUTPUT1_BYTES \
+        -DUSE_GRAPH=1 -o $w/e2e/model_gpu || { status=1; continue; }
+    python3 -c "import numpy as np; np.random.seed(1); np.random.randint(0, 100, 128).astype(np.int32).tofile('$w/e2e/ids.bin'); np.ones(128, np.int32).tofile('$w/e2e/mask.bin')"
+    ms=$(MPCC_BENCH_REPS=50 $w/e2e/model_gpu $w/e2e/ids.bin $w/e2e/mask.bin $w/e2e/o0.bin $w/e2e/o1.bin | awk '/median_ms/ {print $2}')
+    echo "e2e $1 $3 $4 $5 $6 1 128 $ms" >> $w/bench.txt
+done
 python3 tests/gpu/bench_peer.py $w/bench.txt || status=1
 exit $status
