@@ -176,9 +176,15 @@ def test_emulated_cuda_matches_reference(compiled):
     models = [m for m, (rc, _, _) in compiled.items() if rc == 0 and m in zoo and m.stat().st_size < 2_000_000]
     assert models
     failures, worst = [], 0.0
-    for m in models:
+
+    def one(m):
         seed = 1000 + sum(m.name.encode()) % 1000
-        errs = _run_emu(m, [], seed, 1e-4)
+        return m, seed, _run_emu(m, [], seed, 1e-4)
+
+    # Each model builds and runs in its own work directory: one per core.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+        results = list(ex.map(one, models))
+    for m, seed, errs in results:
         int_out = [e for e in errs if float(e).is_integer() and e >= 1]
         if any(e > 1e-4 for e in errs):
             failures.append(f"{model_id(m)} (seed {seed}): {errs}")
