@@ -298,6 +298,26 @@ void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m,
     cu_launch(e, index, (n + t->bn - 1) / t->bn, (m + t->bm - 1) / t->bm, 1, 0, t->threads, cfg);
 }
 
+/* The geometry of a CONV_2D / DEPTHWISE_CONV_2D argument struct (f32 and int8 alike). */
+void cu_emit_conv_geometry(CuEmit *e, const IrOp *op) {
+    int32_t b, ih, iw, ic, oh, ow, oc, fh, fw, sh, sw, dh, dwl, ph, pw;
+    if (op->kind == OP_DEPTHWISE_CONV_2D) {
+        const rt_dwconv_params *p = op->params;
+        b = p->batches, ih = p->in_h, iw = p->in_w, ic = p->in_c, oh = p->out_h, ow = p->out_w;
+        oc = p->in_c * p->depth_mult, fh = p->filter_h, fw = p->filter_w, sh = p->stride_h, sw = p->stride_w;
+        dh = p->dil_h, dwl = p->dil_w, ph = p->pad_h, pw = p->pad_w;
+    } else {
+        const rt_conv_params *p = op->params;
+        b = p->batches, ih = p->in_h, iw = p->in_w, ic = p->in_c, oh = p->out_h, ow = p->out_w, oc = p->out_c;
+        fh = p->filter_h, fw = p->filter_w, sh = p->stride_h, sw = p->stride_w;
+        dh = p->dil_h, dwl = p->dil_w, ph = p->pad_h, pw = p->pad_w;
+    }
+    cg_line(&e->cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", b, ih, iw, ic);
+    cg_line(&e->cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", oh, ow, oc, fh, fw);
+    cg_line(&e->cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;", sh, sw,
+            dh, dwl, ph, pw);
+}
+
 /* The window geometry shared by the f32 and int8 pooling argument structs. */
 void cu_emit_pool_geometry(CuEmit *e, const rt_pool_params *p) {
     cg_line(&e->cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.channels = %d; p.out_h = %d; p.out_w = %d;",
@@ -381,22 +401,14 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
         int64_t n;
         if (dw) {
             const rt_dwconv_params *p = op->params;
-            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
-            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
-                    p->out_w, p->in_c * p->depth_mult, p->filter_h, p->filter_w);
-            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
-                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cu_emit_conv_geometry(e, op);
             cg_line(cg, "p.depth_mult = %d; p.act1_min = %s; p.act1_max = %s;", p->depth_mult, cu_f32(e, p->act_min),
                     cu_f32(e, p->act_max));
             n = (int64_t)p->batches * p->out_h * p->out_w * p->in_c * p->depth_mult;
         } else {
             const rt_conv_params *p = op->params;
             if (p->filter_c != p->in_c) return diag_user(d, "operator %d (CONV_2D): grouped convolution has no CUDA kernel yet", op->tfl_index);
-            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
-            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
-                    p->out_w, p->out_c, p->filter_h, p->filter_w);
-            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
-                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cu_emit_conv_geometry(e, op);
             cg_line(cg, "p.act1_min = %s; p.act1_max = %s;", cu_f32(e, p->act_min), cu_f32(e, p->act_max));
             n = (int64_t)p->batches * p->out_h * p->out_w * p->out_c;
         }

@@ -51,21 +51,13 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         cg_line(cg, "p.mult = %s; p.shift = %s;", cu_xptr(e, index, 1, "const int32_t"), cu_xptr(e, index, 2, "const int32_t"));
         if (op->kind == OP_DEPTHWISE_CONV_2D) {
             const rt_dwconv_params *p = op->params;
-            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
-            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
-                    p->out_w, p->in_c * p->depth_mult, p->filter_h, p->filter_w);
-            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
-                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cu_emit_conv_geometry(e, op);
             cg_line(cg, "p.depth_mult = %d; p.in_offset = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;",
                     p->depth_mult, p->in_offset, p->out_offset, p->act_qmin, p->act_qmax);
             n = (int64_t)p->batches * p->out_h * p->out_w * p->in_c * p->depth_mult;
         } else {
             const rt_conv_params *p = op->params;
-            cg_line(cg, "p.batches = %d; p.in_h = %d; p.in_w = %d; p.in_c = %d;", p->batches, p->in_h, p->in_w, p->in_c);
-            cg_line(cg, "p.out_h = %d; p.out_w = %d; p.out_c = %d; p.filter_h = %d; p.filter_w = %d;", p->out_h,
-                    p->out_w, p->out_c, p->filter_h, p->filter_w);
-            cg_line(cg, "p.stride_h = %d; p.stride_w = %d; p.dil_h = %d; p.dil_w = %d; p.pad_h = %d; p.pad_w = %d;",
-                    p->stride_h, p->stride_w, p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+            cu_emit_conv_geometry(e, op);
             cg_line(cg, "p.in_offset = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->in_offset, p->out_offset,
                     p->act_qmin, p->act_qmax);
             n = (int64_t)p->batches * p->out_h * p->out_w * p->out_c;

@@ -75,7 +75,6 @@ int cu_conv_bias_id(const IrOp *op);
 int cu_conv_s8_gemm_ok(const IrOp *op);
 CuKind cu_classify_s8(const Graph *g, const IrOp *op, const char **why, int *mine);
 CuKind cu_classify(const Graph *g, const IrOp *op, const char **why);
-int cu_check_graph(const Graph *g, Diag *d);
 int cu_xconst_add(CuEmit *e, int op, int slot, void *data, int64_t bytes);
 int cu_xconst_copy(CuEmit *e, int op, int slot, const void *src, int64_t bytes);
 const char *cu_xptr(CuEmit *e, int op, int slot, const char *type);
@@ -99,6 +98,7 @@ int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, D
 int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
 void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m, int32_t n, int32_t k,
                      int32_t out_offset, int32_t qmin, int32_t qmax, int single_rounding);
+void cu_emit_conv_geometry(CuEmit *e, const IrOp *op);
 void cu_emit_pool_geometry(CuEmit *e, const rt_pool_params *p);
 void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);

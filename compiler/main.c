@@ -568,7 +568,6 @@ static int cmd_compile(int argc, char **argv) {
         if (!rc && target_cuda && weights_file)
             rc = diag_user(&d, "--weights file is not available with --target cuda (the constants are embedded and "
                                "uploaded by PREFIX_cuda_init)");
-        if (!rc && target_cuda) rc = cu_check_graph(g, &d);
         if (!rc) rc = out_open(&c, out, &d);
         if (!rc) rc = out_open(&h, hpath, &d);
         if (!rc && weights_file) rc = out_open(&w, wpath, &d);

@@ -263,13 +263,7 @@ __device__ void mpcc_gemm_body(const mpcc_gemm_args &p) {
         }
     };
 
-    float acc[MT][NT][4];
-MPCC_GEMM_UNROLL
-    for (int i = 0; i < MT; i++)
-MPCC_GEMM_UNROLL
-        for (int j = 0; j < NT; j++)
-MPCC_GEMM_UNROLL
-            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+    float acc[MT][NT][4] = {};
 
     mpcc_gemm_pipe_prime<STAGES>(ktiles, load_stage);
     for (int kt = 0; kt < ktiles; kt++) {
@@ -479,13 +473,7 @@ __device__ void mpcc_gemm_s8_body(const mpcc_gemm_s8_args &p) {
         mpcc_gemm_load_s8_<BN, BK, THREADS>(sB + stage * cfg::b_stage, B + k0, p.ldb, n - n0, k - k0, vec_b, tid);
     };
 
-    int32_t acc[MT][NT][4];
-MPCC_GEMM_UNROLL
-    for (int i = 0; i < MT; i++)
-MPCC_GEMM_UNROLL
-        for (int j = 0; j < NT; j++)
-MPCC_GEMM_UNROLL
-            for (int e = 0; e < 4; e++) acc[i][j][e] = 0;
+    int32_t acc[MT][NT][4] = {};
 
     mpcc_gemm_pipe_prime<STAGES>(ktiles, load_stage);
     for (int kt = 0; kt < ktiles; kt++) {
