@@ -75,6 +75,8 @@ typedef struct rt_opt_conv_params {
     int32_t pad_value;                  /* s8: value of out-of-image taps (input zero point) */
 } rt_opt_conv_params;
 
+/* Scratch bytes per slot of a non-direct f32 convolution with `rows` patch rows per block. */
+int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, int32_t filter_w, int32_t in_c);
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
 void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
                     int8_t *c, void *scratch, const mpcc_parallel *par);

@@ -140,26 +140,34 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
 #endif
 
 #if defined(RT_OPT_VEC) && defined(__AVX512F__)
+#define RT_OPT_INDIRECT 1
 #define MR_512 8
-/* AVX-512: C[0..mr)[0..32) from two adjacent panels (b0, b1: K x 16 each),
- * 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16 FMAs.
- * nr <= 32 columns are stored; a lone last panel passes b1 = b0. */
-static void ukr_f32_512(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b0, const float *b1,
-                        const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+/* AVX-512 micro-kernels over rows given by pointers: K is nseg segments of
+ * seg values, row r's segment s starts at ap[r * nseg + s] (a GEMM: one
+ * segment per row; a convolution: one per filter row, read in place from
+ * the image, so no im2col copy). Rows >= mr repeat row 0 and are not stored.
+ * ukr_f32_512: C[0..mr)[0..32) from two adjacent panels (b0, b1: K x 16
+ * each), 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16
+ * FMAs; nr <= 32 columns are stored. */
+static void ukr_f32_512(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0,
+                        const float *b1, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const float *ar[MR_512];
     __m512 acc[MR_512][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-    int32_t kk, r;
-    for (r = 0; r < MR_512; r++) ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+    int32_t kk, r, sg;
     for (r = 0; r < MR_512; r++) {
         acc[r][0] = _mm512_loadu_ps(bias);
         acc[r][1] = _mm512_loadu_ps(bias + NR);
     }
-    for (kk = 0; kk < k; kk++) {
-        __m512 x0 = _mm512_loadu_ps(b0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(b1 + (int64_t)kk * NR);
-        for (r = 0; r < MR_512; r++) {
-            __m512 s = _mm512_set1_ps(ar[r][kk]);
-            acc[r][0] = _mm512_fmadd_ps(x0, s, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(x1, s, acc[r][1]);
+    for (sg = 0; sg < nseg; sg++) {
+        const float *p0 = b0 + (int64_t)sg * seg * NR, *p1 = b1 + (int64_t)sg * seg * NR;
+        for (r = 0; r < MR_512; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
+        for (kk = 0; kk < seg; kk++) {
+            __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(p1 + (int64_t)kk * NR);
+            for (r = 0; r < MR_512; r++) {
+                __m512 s = _mm512_set1_ps(ar[r][kk]);
+                acc[r][0] = _mm512_fmadd_ps(x0, s, acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(x1, s, acc[r][1]);
+            }
         }
     }
     for (r = 0; r < mr; r++) {
@@ -178,31 +186,64 @@ static void ukr_f32_512(int32_t k, const float *a, int32_t lda, int32_t mr, cons
         }
     }
 }
-#endif
 
-void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c) {
-    int32_t j, i;
-#if defined(RT_OPT_VEC) && defined(__AVX512F__)
-    /* Two panels (32 columns) at a time; rows of A stream past them. */
-    (void)ukr_f32; /* the AVX2 kernel is not used here */
+#define MR_512_1 14
+/* A lone last panel (nr <= 16 columns): 14 rows x 1 zmm, so no second
+ * panel is computed only to be thrown away (convolutions with 16 or fewer
+ * output channels would run at half the FMA rate). */
+static void ukr_f32_512_1(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
+                          const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const float *ar[MR_512_1];
+    __m512 acc[MR_512_1], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+    int32_t kk, r, sg;
+    for (r = 0; r < MR_512_1; r++) acc[r] = _mm512_loadu_ps(bias);
+    for (sg = 0; sg < nseg; sg++) {
+        const float *p0 = b + (int64_t)sg * seg * NR;
+        for (r = 0; r < MR_512_1; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
+        for (kk = 0; kk < seg; kk++) {
+            __m512 x = _mm512_loadu_ps(p0 + (int64_t)kk * NR);
+            for (r = 0; r < MR_512_1; r++) acc[r] = _mm512_fmadd_ps(x, _mm512_set1_ps(ar[r][kk]), acc[r]);
+        }
+    }
+    for (r = 0; r < mr; r++)
+        _mm512_mask_storeu_ps(c + (int64_t)r * ldc, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r])));
+}
+
+/* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
+ * a, lda apart, one segment). Two panels (32 columns) at a time; the rows stream past them. */
+static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                         int32_t nseg, const float *packed_b, const float *bias, float *c) {
+    const float *rows[MR_512_1];
+    int32_t j, i, r, seg = tab ? p->k / nseg : p->k;
     for (j = 0; j * NR < p->n; j += 2) {
         const float *b0 = packed_b + (int64_t)j * p->k * NR;
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
-        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
-        const float *bias1 = (j + 1) * NR < p->n ? bias + j * NR : NULL;
-        float bias2[2 * NR];
-        if (!bias1) { /* lone last panel: its bias twice */
-            memcpy(bias2, bias + j * NR, sizeof(float) * NR);
-            memcpy(bias2 + NR, bias + j * NR, sizeof(float) * NR);
-            bias1 = bias2;
+        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : MR_512;
+        for (i = 0; i < m; i += mr) {
+            int32_t rr = m - i < mr ? m - i : mr;
+            const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
+            if (!tab)
+                for (r = 0; r < rr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;
+            if (b1 == b0) /* lone last panel */
+                ukr_f32_512_1(tab ? nseg : 1, seg, ap, rr, b0, bias + j * NR, p->act_min, p->act_max,
+                              c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+            else
+                ukr_f32_512(tab ? nseg : 1, seg, ap, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
+                            c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
         }
-        for (i = 0; i < p->m; i += MR_512)
-            ukr_f32_512(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_512 ? p->m - i : MR_512, b0, b1, bias1,
-                        p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
     }
+}
+#endif
+
+void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c) {
+#if defined(RT_OPT_INDIRECT)
+    (void)ukr_f32; /* the AVX2 kernel is not used here */
+    gemm_f32_512(p, p->m, a, NULL, 1, packed_b, bias, c);
 #else
     /* Panel-outer: one packed panel (K x 16) stays in cache while all rows
      * of A stream past it. */
+    int32_t j, i;
     for (j = 0; j * NR < p->n; j++) {
         const float *bp = packed_b + (int64_t)j * p->k * NR;
         int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
@@ -548,6 +589,11 @@ void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *pac
 
 /* ---- convolution as GEMM ---------------------------------------------- */
 
+int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, int32_t filter_w, int32_t in_c) {
+    /* im2col rows; with AVX-512 the row table (8-byte pointers per filter row) and a zero filter row */
+    return (int64_t)rows * k * 4 + (int64_t)rows * filter_h * 8 + (int64_t)filter_w * in_c * 4 + 64;
+}
+
 /* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
  * converting each element with CONV (identity for f32, + 128 for int8). */
 /* (Parameters are copied to locals: the byte stores of the int8 variant may
@@ -602,6 +648,39 @@ static void post_add_s8(const rt_opt_post_add *post, int8_t *out, const int8_t *
     else rt_opt_add_run_i8(post->add, other, 1, out, 1, out, n);
 }
 
+#if defined(RT_OPT_INDIRECT)
+/* The row table of patch rows m0..m0+rows for gemm_f32_512: row r's filter
+ * row fy (fw * in_c values, contiguous in the image when the filter row lies
+ * inside it) at tab[r * filter_h + fy]; rows above or below the image point
+ * at `zero`, rows cut by the left or right edge are copied with zeros into
+ * copy + r * K (the im2col layout, for those rows only). */
+static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
+                          const float **tab, float *zero) {
+    const int32_t inc = p->in_c, inw = p->in_w, fh = p->filter_h, fw = p->filter_w, seg = fw * inc;
+    int32_t r, fy, fx, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    memset(zero, 0, sizeof(float) * (size_t)seg);
+    for (r = 0; r < rows; r++) {
+        int32_t x0 = ox * p->stride_w - p->pad_w, inside = x0 >= 0 && x0 + fw <= inw;
+        for (fy = 0; fy < fh; fy++) {
+            int32_t y = oy * p->stride_h - p->pad_h + fy * p->dil_h;
+            const float **t = tab + (int64_t)r * fh + fy;
+            if (y < 0 || y >= p->in_h) *t = zero;
+            else if (inside) *t = in + ((int64_t)y * inw + x0) * inc;
+            else {
+                float *d = copy + (int64_t)r * p->gemm.k + (int64_t)fy * seg;
+                for (fx = 0; fx < fw; fx++) {
+                    int32_t x = x0 + fx;
+                    if (x < 0 || x >= inw) memset(d + fx * inc, 0, sizeof(float) * (size_t)inc);
+                    else memcpy(d + fx * inc, in + ((int64_t)y * inw + x) * inc, sizeof(float) * (size_t)inc);
+                }
+                *t = d;
+            }
+        }
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+#endif
+
 typedef struct conv_job {
     const rt_opt_conv_params *p;
     const void *in, *b, *bias, *other;
@@ -630,9 +709,19 @@ static void conv_f32_task(void *v, int t) {
             rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, (const float *)j->b, (const float *)j->bias,
                             out + (int64_t)m0 * oc);
         } else {
-            IM2COL(float, float, 0.0f, AS_IS);
-            g.lda = kdim;
-            rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
+#if defined(RT_OPT_INDIRECT)
+            if (p->dil_w == 1) {
+                const float **tab = (const float **)(void *)(((uintptr_t)(dst + (int64_t)j->block * kdim) + 7) & ~(uintptr_t)7);
+                conv_rows_f32(p, in, m0, rows, dst, tab, (float *)(void *)(tab + (int64_t)j->block * p->filter_h));
+                gemm_f32_512(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
+                             out + (int64_t)m0 * oc);
+            } else
+#endif
+            {
+                IM2COL(float, float, 0.0f, AS_IS);
+                g.lda = kdim;
+                rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
+            }
         }
         if (j->post)
             post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,

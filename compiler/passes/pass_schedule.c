@@ -161,7 +161,9 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
-        o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
+        int64_t slot = s8 ? (int64_t)o->sched.rows * row_bytes
+                          : rt_opt_conv_f32_slot_bytes(o->sched.rows, k, p->filter_h, p->filter_w, p->in_c);
+        o->scratch_bytes = (size_t)slot * (size_t)o->sched.slots;
     }
     return 0;
 }

@@ -186,7 +186,9 @@ static void test_conv(void) {
         int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
         int8_t *pw16 = malloc((size_t)(np * ((k + 3) / 4 * 4)));
         int32_t rows = 12;
-        void *scratch = malloc(3 * sizeof(float) * (size_t)(rows * kp));
+        int64_t slot = rt_opt_conv_f32_slot_bytes(rows, k, p.filter_h, p.filter_w, p.in_c);
+        if (slot < (int64_t)sizeof(float) * rows * kp) slot = (int64_t)sizeof(float) * rows * kp; /* int8 rows */
+        void *scratch = malloc(3 * (size_t)slot);
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
         for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
         for (int i = 0; i < n; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
@@ -207,7 +209,7 @@ static void test_conv(void) {
                  p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
                  c.direct ? " direct" : "", rel);
         check(rel <= 1e-5, "conv f32 vs CONV_2D", msg);
-        c.gemm.slots = 3, c.gemm.slot_bytes = (int64_t)sizeof(float) * rows * kp;
+        c.gemm.slots = 3, c.gemm.slot_bytes = slot;
         memset(got, 0, sizeof(float) * (size_t)out_n);
         rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
         rel = max_rel_f32(got, want, out_n);
