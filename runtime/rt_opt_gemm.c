@@ -612,6 +612,13 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
                 int32_t y_ = oy_ * sh_ - ph_ + fy_ * dh_;                                                       \
                 int row_ok_ = y_ >= 0 && y_ < inh_;                                                             \
                 const TI *srow_ = row_ok_ ? in + (int64_t)y_ * inw_ * inc_ : in;                                \
+                int32_t x0_ = ox_ * sw_ - pw_;                                                                  \
+                if (row_ok_ && dw_ == 1 && x0_ >= 0 && x0_ + fw_ <= inw_) { /* one contiguous run */           \
+                    const TI *s_ = srow_ + (int64_t)x0_ * inc_;                                                 \
+                    for (c_ = 0; c_ < fw_ * inc_; c_++) d_[c_] = CONV(s_[c_]);                                  \
+                    d_ += fw_ * inc_;                                                                           \
+                    continue;                                                                                   \
+                }                                                                                               \
                 for (fx_ = 0; fx_ < fw_; fx_++, d_ += inc_) {                                                   \
                     int32_t x_ = ox_ * sw_ - pw_ + fx_ * dw_;                                                   \
                     if (!row_ok_ || x_ < 0 || x_ >= inw_) {                                                     \
