@@ -132,25 +132,24 @@ static inline __m512i join16(__m512i even, __m512i odd) {
     return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
 }
 
+/* TFLite's double rounding in 64-bit lanes: the doubling high multiply with
+ * its nudge and truncation toward zero equals floor((x m + 2^30) / 2^31)
+ * (the two nudges differ by one where the truncations differ), and the
+ * rounding divide by 2^e (ties away from zero) equals
+ * (q + 2^(e-1) - [q < 0]) >> e for e > 0, so each half of the lanes takes
+ * a multiply, three shifts and three adds. m must not be INT32_MIN. */
 static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
-    const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
-    const __m512i pos = _mm512_set1_epi64((int64_t)1 << 30), neg = _mm512_set1_epi64(1 - ((int64_t)1 << 30));
-    const __m512i trunc = _mm512_set1_epi64(((int64_t)1 << 31) - 1);
+    const __m512i one = _mm512_set1_epi64(1), nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    const __m512i right = _mm512_sub_epi32(_mm512_setzero_si512(), s);
+    const __m512i r_e = _mm512_and_si512(right, _mm512_set1_epi64(0xFFFFFFFF)), r_o = _mm512_srli_epi64(right, 32);
+    const __m512i h_e = _mm512_srli_epi64(_mm512_sllv_epi64(one, r_e), 1), h_o = _mm512_srli_epi64(_mm512_sllv_epi64(one, r_o), 1);
+    const __mmask8 nz_e = _mm512_test_epi64_mask(r_e, r_e), nz_o = _mm512_test_epi64_mask(r_o, r_o);
     __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
-    __m512i q, right = _mm512_sub_epi32(zero, s), mask, rem, thr, res;
-    /* t = ab + nudge; q = t / 2^31 toward zero (low 32 bits suffice). */
-    e = _mm512_add_epi64(e, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(e, zero), pos, neg));
-    o = _mm512_add_epi64(o, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(o, zero), pos, neg));
-    e = _mm512_srli_epi64(_mm512_mask_add_epi64(e, _mm512_cmplt_epi64_mask(e, zero), e, trunc), 31);
-    o = _mm512_srli_epi64(_mm512_mask_add_epi64(o, _mm512_cmplt_epi64_mask(o, zero), o, trunc), 31);
-    q = join16(e, o);
-    /* Rounding divide by 2^right, ties away from zero. */
-    mask = _mm512_sub_epi32(_mm512_sllv_epi32(one, right), one);
-    rem = _mm512_and_si512(q, mask);
-    thr = _mm512_srai_epi32(mask, 1);
-    thr = _mm512_mask_add_epi32(thr, _mm512_cmplt_epi32_mask(q, zero), thr, one);
-    res = _mm512_srav_epi32(q, right);
-    return _mm512_mask_add_epi32(res, _mm512_cmpgt_epi32_mask(rem, thr), res, one);
+    e = _mm512_srai_epi64(_mm512_add_epi64(e, nudge), 31);
+    o = _mm512_srai_epi64(_mm512_add_epi64(o, nudge), 31);
+    e = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(e, h_e), nz_e, _mm512_add_epi64(e, h_e), _mm512_srai_epi64(e, 63)), r_e);
+    o = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(o, h_o), nz_o, _mm512_add_epi64(o, h_o), _mm512_srai_epi64(o, 63)), r_o);
+    return join16(e, o);
 }
 
 static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
