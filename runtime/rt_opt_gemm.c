@@ -149,28 +149,34 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
  * ukr_f32_512: C[0..mr)[0..32) from two adjacent panels (b0, b1: K x 16
  * each), 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16
  * FMAs; nr <= 32 columns are stored. */
-static void ukr_f32_512(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0,
-                        const float *b1, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+#if defined(__GNUC__)
+#define RT_OPT_INLINE static inline __attribute__((always_inline))
+#else
+#define RT_OPT_INLINE static inline
+#endif
+RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
+                               const float *b0, const float *b1, const float *bias, float lo, float hi, float *c,
+                               int32_t ldc, int32_t nr) {
     const float *ar[MR_512];
     __m512 acc[MR_512][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     int32_t kk, r, sg;
-    for (r = 0; r < MR_512; r++) {
+    for (r = 0; r < R; r++) {
         acc[r][0] = _mm512_loadu_ps(bias);
         acc[r][1] = _mm512_loadu_ps(bias + NR);
     }
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b0 + (int64_t)sg * seg * NR, *p1 = b1 + (int64_t)sg * seg * NR;
-        for (r = 0; r < MR_512; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
+        for (r = 0; r < R; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
         for (kk = 0; kk < seg; kk++) {
             __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(p1 + (int64_t)kk * NR);
-            for (r = 0; r < MR_512; r++) {
+            for (r = 0; r < R; r++) {
                 __m512 s = _mm512_set1_ps(ar[r][kk]);
                 acc[r][0] = _mm512_fmadd_ps(x0, s, acc[r][0]);
                 acc[r][1] = _mm512_fmadd_ps(x1, s, acc[r][1]);
             }
         }
     }
-    for (r = 0; r < mr; r++) {
+    for (r = 0; r < mr && r < R; r++) {
         /* max/min operand order keeps NaN as rt_clamp_f32 does */
         __m512 v0 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0]));
         __m512 v1 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1]));
@@ -191,23 +197,56 @@ static void ukr_f32_512(int32_t nseg, int32_t seg, const float *const *ap, int32
 /* A lone last panel (nr <= 16 columns): 14 rows x 1 zmm, so no second
  * panel is computed only to be thrown away (convolutions with 16 or fewer
  * output channels would run at half the FMA rate). */
-static void ukr_f32_512_1(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
-                          const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
+                                 const float *b, const float *bias, float lo, float hi, float *c, int32_t ldc,
+                                 int32_t nr) {
     const float *ar[MR_512_1];
     __m512 acc[MR_512_1], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     int32_t kk, r, sg;
-    for (r = 0; r < MR_512_1; r++) acc[r] = _mm512_loadu_ps(bias);
+    for (r = 0; r < R; r++) acc[r] = _mm512_loadu_ps(bias);
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b + (int64_t)sg * seg * NR;
-        for (r = 0; r < MR_512_1; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
+        for (r = 0; r < R; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
         for (kk = 0; kk < seg; kk++) {
             __m512 x = _mm512_loadu_ps(p0 + (int64_t)kk * NR);
-            for (r = 0; r < MR_512_1; r++) acc[r] = _mm512_fmadd_ps(x, _mm512_set1_ps(ar[r][kk]), acc[r]);
+            for (r = 0; r < R; r++) acc[r] = _mm512_fmadd_ps(x, _mm512_set1_ps(ar[r][kk]), acc[r]);
         }
     }
-    for (r = 0; r < mr; r++)
+    for (r = 0; r < mr && r < R; r++)
         _mm512_mask_storeu_ps(c + (int64_t)r * ldc, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r])));
+}
+
+/* The kernels with the row count fixed (few rows, GEMV above all, do not pay for a full tile). */
+#define RT_OPT_UKR_ROWS(R)                                                                                          \
+    static void ukr2_##R(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0,           \
+                         const float *b1, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) { \
+        ukr_f32_512(R, nseg, seg, ap, mr, b0, b1, bias, lo, hi, c, ldc, nr);                                      \
+    }                                                                                                             \
+    static void ukr1_##R(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0,           \
+                         const float *b1, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) { \
+        (void)b1;                                                                                                 \
+        ukr_f32_512_1(R, nseg, seg, ap, mr, b0, bias, lo, hi, c, ldc, nr);                                        \
+    }
+RT_OPT_UKR_ROWS(1)
+RT_OPT_UKR_ROWS(2)
+RT_OPT_UKR_ROWS(4)
+RT_OPT_UKR_ROWS(8)
+static void ukr1_14(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
+                    const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    (void)b1;
+    ukr_f32_512_1(MR_512_1, nseg, seg, ap, mr, b0, bias, lo, hi, c, ldc, nr);
+}
+typedef void (*ukr_fn)(int32_t, int32_t, const float *const *, int32_t, const float *, const float *, const float *,
+                       float, float, float *, int32_t, int32_t);
+
+/* The kernel for rr rows: two panels (8 rows at most) or a lone one (14 rows at most). */
+static ukr_fn pick_ukr(int32_t rr, int lone) {
+    if (rr <= 1) return lone ? ukr1_1 : ukr2_1;
+    if (rr <= 2) return lone ? ukr1_2 : ukr2_2;
+    if (rr <= 4) return lone ? ukr1_4 : ukr2_4;
+    if (rr <= 8) return lone ? ukr1_8 : ukr2_8;
+    return ukr1_14;
 }
 
 /* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
@@ -225,12 +264,8 @@ static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a,
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab)
                 for (r = 0; r < rr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;
-            if (b1 == b0) /* lone last panel */
-                ukr_f32_512_1(tab ? nseg : 1, seg, ap, rr, b0, bias + j * NR, p->act_min, p->act_max,
-                              c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
-            else
-                ukr_f32_512(tab ? nseg : 1, seg, ap, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
-                            c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+            pick_ukr(rr, b1 == b0)(tab ? nseg : 1, seg, ap, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
+                                   c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
         }
     }
 }
