@@ -233,6 +233,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_ACT: cg_line(cg, "/*   schedule: act f32, vectorized exp/erfc */"); break;
     case SCHED_SOFTMAX: cg_line(cg, "/*   schedule: softmax f32, vectorized exp */"); break;
     case SCHED_CAST: cg_line(cg, "/*   schedule: cast, vectorizable, per tensor */"); break;
+    case SCHED_POOL: cg_line(cg, "/*   schedule: pool %s, vectorized over channels */", dt); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -267,6 +268,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_ATTENTION: return emit_attention(cg, g, op);
     case SCHED_LAYER_NORM: return emit_layer_norm(cg, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
+    case SCHED_POOL: return pool_emit_c(cg, g, op, "rt_opt_max_pool_2d");
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

@@ -89,6 +89,7 @@ typedef enum SchedKind {
     SCHED_ATTENTION,    /* BATCH_MATMUL -> [MUL] -> [mask] -> SOFTMAX -> BATCH_MATMUL, online softmax */
     SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
     SCHED_CAST,         /* per-tensor QUANTIZE f32->int8 / DEQUANTIZE int8->f32, vectorizable */
+    SCHED_POOL,         /* MAX_POOL_2D f32/int8 vectorized over channels */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -108,7 +109,7 @@ typedef struct IrSched {
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

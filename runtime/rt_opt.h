@@ -131,6 +131,11 @@ void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t
 struct rt_reduce_params;
 void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *out);
 
+/* MAX_POOL_2D vectorized over channels, same results as the reference. */
+struct rt_pool_params;
+void rt_opt_max_pool_2d_f32(const struct rt_pool_params *p, const float *in, float *out);
+void rt_opt_max_pool_2d_i8(const struct rt_pool_params *p, const int8_t *in, int8_t *out);
+
 /* The strided copy of the data-movement ops, a memcpy per contiguous run. */
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);

@@ -9,6 +9,7 @@
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
+ *   MAX_POOL_2D f32/int8                -> SCHED_POOL (vectorized over channels)
  *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
  *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
@@ -248,6 +249,11 @@ int pass_schedule(Graph *g, Diag *d) {
             IrDType a = g->tensors[op->in[0]].dtype, b = g->tensors[op->out[0]].dtype;
             if (q->channels == 0 && ((a == IR_F32 && b == IR_I8) || (a == IR_I8 && b == IR_F32)))
                 op->sched.kind = SCHED_CAST;
+            break;
+        }
+        case OP_MAX_POOL_2D: {
+            IrDType a = g->tensors[op->in[0]].dtype;
+            if ((a == IR_F32 || a == IR_I8) && g->tensors[op->out[0]].dtype == a) op->sched.kind = SCHED_POOL;
             break;
         }
         case OP_TRANSPOSE:

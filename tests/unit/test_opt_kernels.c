@@ -269,6 +269,40 @@ static void test_conv(void) {
     }
 }
 
+/* MAX_POOL_2D: the channel-vectorized kernel equals the reference (channel counts past one chunk, padding
+ * that leaves windows partly outside the image, clamps that cut). */
+static void test_pool(void) {
+    char msg[160];
+    for (int t = 0; t < 40; t++) {
+        rt_pool_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 9), p.in_w = rnd_in(1, 9), p.channels = rnd_in(1, 40);
+        if (t % 5 == 0) p.channels = rnd_in(250, 300);
+        p.filter_h = rnd_in(1, 3), p.filter_w = rnd_in(1, 3), p.stride_h = rnd_in(1, 2), p.stride_w = rnd_in(1, 2);
+        p.pad_h = rnd_in(0, p.filter_h - 1), p.pad_w = rnd_in(0, p.filter_w - 1);
+        p.out_h = (p.in_h + 2 * p.pad_h - p.filter_h) / p.stride_h + 1;
+        p.out_w = (p.in_w + 2 * p.pad_w - p.filter_w) / p.stride_w + 1;
+        if (p.out_h <= 0 || p.out_w <= 0) continue;
+        p.act_min = t % 2 ? -0.5f : -INFINITY, p.act_max = t % 3 ? 0.75f : INFINITY;
+        p.act_qmin = t % 2 ? -100 : -128, p.act_qmax = t % 3 ? 90 : 127;
+        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.channels;
+        int64_t out_n = (int64_t)p.batches * p.out_h * p.out_w * p.channels;
+        float *in = malloc(sizeof(float) * (size_t)in_n), *got = malloc(sizeof(float) * (size_t)out_n);
+        float *want = malloc(sizeof(float) * (size_t)out_n);
+        int8_t *in8 = malloc((size_t)in_n), *g8 = malloc((size_t)out_n), *w8 = malloc((size_t)out_n);
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
+        rt_max_pool_2d_f32(&p, in, want);
+        rt_opt_max_pool_2d_f32(&p, in, got);
+        rt_max_pool_2d_i8(&p, in8, w8);
+        rt_opt_max_pool_2d_i8(&p, in8, g8);
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d f %dx%d s %d,%d pad %d,%d", p.batches, p.in_h, p.in_w, p.channels,
+                 p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w);
+        check(memcmp(got, want, sizeof(float) * (size_t)out_n) == 0, "max pool f32 vs MAX_POOL_2D", msg);
+        check(count_diff_i8(g8, w8, out_n) == 0, "max pool int8 vs MAX_POOL_2D", msg);
+        free(in), free(got), free(want), free(in8), free(g8), free(w8);
+    }
+}
+
 static void test_dwconv(void) {
     char msg[200];
     for (int t = 0; t < 60; t++) {
@@ -496,6 +530,7 @@ int main(void) {
     test_gemm();
     test_conv();
     test_dwconv();
+    test_pool();
     test_bmm();
     test_binary();
     test_cast();
