@@ -90,6 +90,7 @@ typedef enum SchedKind {
     SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
     SCHED_CAST,         /* per-tensor QUANTIZE f32->int8 / DEQUANTIZE int8->f32, vectorizable */
     SCHED_POOL,         /* MAX_POOL_2D f32/int8 vectorized over channels */
+    SCHED_LSTM,         /* float UNIDIRECTIONAL_SEQUENCE_LSTM, vectorizable dots and activations */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -109,7 +110,7 @@ typedef struct IrSched {
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

@@ -131,6 +131,12 @@ void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t
 struct rt_reduce_params;
 void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *out);
 
+/* Float UNIDIRECTIONAL_SEQUENCE_LSTM, the reference's interface (rt_unidirectional_sequence_lstm_f32),
+ * vectorizable dot products and activations. */
+struct rt_lstm_params;
+void rt_opt_lstm_f32(const struct rt_lstm_params *p, const float *const *t, float *output_state, float *cell_state,
+                     float *out, float *scratch);
+
 /* MAX_POOL_2D vectorized over channels, same results as the reference. */
 struct rt_pool_params;
 void rt_opt_max_pool_2d_f32(const struct rt_pool_params *p, const float *in, float *out);

@@ -64,6 +64,8 @@ int pool_check(Graph *g, IrOp *op, Diag *d);
 int pool_prepare(Graph *g, IrOp *op, Diag *d);
 /* Emits `static const rt_pool_params p = {...};` and `<kernel>_<dtype>(&p, in, out);`. */
 int pool_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);
+/* The float LSTM's params, tensor table and call of `kernel` (op_unidirectional_sequence_lstm.c). */
+int lstm_emit_f32(CgCtx *cg, const IrOp *op, const char *kernel);
 
 
 /* ---- reductions (MEAN, SUM, REDUCE_MAX, REDUCE_MIN) --------------------- */

@@ -360,9 +360,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
                                         scratch);
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
-    if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_q_emit_c(cg, op);
+int lstm_emit_f32(CgCtx *cg, const IrOp *op, const char *kernel) {
     const rt_lstm_params *p = op->params;
     cg_open(cg, "static const rt_lstm_params p = {");
     cg_line(cg, ".n_batch = %d, .max_time = %d, .n_input = %d, .n_cell = %d, .n_output = %d,", p->n_batch,
@@ -375,9 +373,15 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_line(cg, "%s%s /* input %d */", (k == IN_OUT_STATE || k == IN_CELL_STATE) ? "NULL" : cg_in(cg, op, k),
                 k + 1 < N_IN ? "," : "", k);
     cg_close(cg, "};");
-    cg_line(cg, "rt_unidirectional_sequence_lstm_f32(&p, t, %s, %s, %s, (float *)%s);", cg_in(cg, op, IN_OUT_STATE),
+    cg_line(cg, "%s(&p, t, %s, %s, %s, (float *)%s);", kernel, cg_in(cg, op, IN_OUT_STATE),
             cg_in(cg, op, IN_CELL_STATE), cg_out(cg, op, 0), cg_scratch(cg, op));
     return 0;
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_q_emit_c(cg, op);
+    return lstm_emit_f32(cg, op, "rt_unidirectional_sequence_lstm_f32");
 }
 
 static int64_t macs(const Graph *g, const IrOp *op) {

@@ -10,6 +10,7 @@
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
  *   MAX_POOL_2D f32/int8                -> SCHED_POOL (vectorized over channels)
+ *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
  *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
  *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
@@ -256,6 +257,9 @@ int pass_schedule(Graph *g, Diag *d) {
             if ((a == IR_F32 || a == IR_I8) && g->tensors[op->out[0]].dtype == a) op->sched.kind = SCHED_POOL;
             break;
         }
+        case OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
+            if (g->tensors[op->in[0]].dtype == IR_F32) op->sched.kind = SCHED_LSTM;
+            break;
         case OP_TRANSPOSE:
         case OP_SLICE:
         case OP_STRIDED_SLICE:

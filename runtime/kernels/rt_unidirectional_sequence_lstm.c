@@ -3,10 +3,6 @@
  * LSTM (LstmStepInteger8x8_16), layer norm included. */
 #include "mpcc_rt.h"
 
-enum {
-    IN_INPUT = 0, IN_W_I = 1, IN_W_F, IN_W_C, IN_W_O, IN_R_I, IN_R_F, IN_R_C, IN_R_O, IN_P_I, IN_P_F, IN_P_O,
-    IN_B_I, IN_B_F, IN_B_C, IN_B_O, IN_PROJ_W, IN_PROJ_B, IN_LN_I = 20, IN_LN_F, IN_LN_C, IN_LN_O
-};
 
 static float activate(float x, int32_t act) {
     switch (act) {
@@ -31,15 +27,20 @@ static void mat_vec_acc(const float *m, int32_t rows, int32_t cols, const float 
         }
 }
 
+static void activate_row(float *x, int32_t n, int32_t act, int sigmoid_act) {
+    int32_t i;
+    for (i = 0; i < n; i++) x[i] = sigmoid_act ? sigmoid(x[i]) : activate(x[i], act);
+}
+
 /* One gate: act(W x + R h + P .* c + bias), with optional layer norm. */
-static void gate_f32(const rt_lstm_params *p, int32_t n_batch, const float *x, const float *w, const float *h,
-                     const float *r, const float *c, const float *peep, const float *ln, const float *bias,
-                     int sigmoid_act, float *gate) {
+static void gate_f32(const rt_lstm_params *p, const rt_lstm_f32_ops *ops, int32_t n_batch, const float *x,
+                     const float *w, const float *h, const float *r, const float *c, const float *peep,
+                     const float *ln, const float *bias, int sigmoid_act, float *gate) {
     int32_t b, i, n = p->n_cell;
     for (b = 0; b < n_batch; b++)
         for (i = 0; i < n; i++) gate[b * n + i] = ln ? 0.0f : bias[i];
-    mat_vec_acc(w, n, p->n_input, x, n_batch, gate);
-    mat_vec_acc(r, n, p->n_output, h, n_batch, gate);
+    ops->mat_vec(w, n, p->n_input, x, n_batch, gate);
+    ops->mat_vec(r, n, p->n_output, h, n_batch, gate);
     if (peep)
         for (b = 0; b < n_batch; b++)
             for (i = 0; i < n; i++) gate[b * n + i] += peep[i] * c[b * n + i];
@@ -53,18 +54,21 @@ static void gate_f32(const rt_lstm_params *p, int32_t n_batch, const float *x, c
             for (i = 0; i < n; i++) g[i] = (g[i] - mean) * inv * ln[i] + bias[i];
         }
     }
-    for (i = 0; i < n_batch * n; i++) gate[i] = sigmoid_act ? sigmoid(gate[i]) : activate(gate[i], p->act);
+    ops->activate(gate, n_batch * n, p->act, sigmoid_act);
 }
 
 /* One time step for n_batch rows; h/c are the states, out gets h. */
-static void step_f32(const rt_lstm_params *p, const float *const *t, int32_t n_batch, const float *x, float *h,
-                     float *c, float *out, int64_t out_stride, float *scratch) {
+static void step_f32(const rt_lstm_params *p, const rt_lstm_f32_ops *ops, const float *const *t, int32_t n_batch,
+                     const float *x, float *h, float *c, float *out, int64_t out_stride, float *scratch) {
     int32_t n = p->n_cell, no = p->n_output, i, b;
-    int cifg = t[IN_W_I] == NULL;
+    int cifg = t[RT_LSTM_W_I] == NULL;
     float *ig = scratch, *fg = ig + n_batch * n, *cg = fg + n_batch * n, *og = cg + n_batch * n, *tmp = og + n_batch * n;
-    if (!cifg) gate_f32(p, n_batch, x, t[IN_W_I], h, t[IN_R_I], c, t[IN_P_I], t[IN_LN_I], t[IN_B_I], 1, ig);
-    gate_f32(p, n_batch, x, t[IN_W_F], h, t[IN_R_F], c, t[IN_P_F], t[IN_LN_F], t[IN_B_F], 1, fg);
-    gate_f32(p, n_batch, x, t[IN_W_C], h, t[IN_R_C], NULL, NULL, t[IN_LN_C], t[IN_B_C], 0, cg);
+    if (!cifg)
+        gate_f32(p, ops, n_batch, x, t[RT_LSTM_W_I], h, t[RT_LSTM_R_I], c, t[RT_LSTM_P_I], t[RT_LSTM_LN_I],
+                 t[RT_LSTM_B_I], 1, ig);
+    gate_f32(p, ops, n_batch, x, t[RT_LSTM_W_F], h, t[RT_LSTM_R_F], c, t[RT_LSTM_P_F], t[RT_LSTM_LN_F], t[RT_LSTM_B_F],
+             1, fg);
+    gate_f32(p, ops, n_batch, x, t[RT_LSTM_W_C], h, t[RT_LSTM_R_C], NULL, NULL, t[RT_LSTM_LN_C], t[RT_LSTM_B_C], 0, cg);
     /* c = f .* c + i .* g, i = 1 - f with CIFG; then clip. */
     for (i = 0; i < n_batch * n; i++) {
         float in_gate = cifg ? 1.0f - fg[i] : ig[i];
@@ -72,13 +76,16 @@ static void step_f32(const rt_lstm_params *p, const float *const *t, int32_t n_b
         c[i] += cg[i] * in_gate;
         if (p->cell_clip > 0.0f) c[i] = c[i] < -p->cell_clip ? -p->cell_clip : (c[i] > p->cell_clip ? p->cell_clip : c[i]);
     }
-    gate_f32(p, n_batch, x, t[IN_W_O], h, t[IN_R_O], c, t[IN_P_O], t[IN_LN_O], t[IN_B_O], 1, og);
+    gate_f32(p, ops, n_batch, x, t[RT_LSTM_W_O], h, t[RT_LSTM_R_O], c, t[RT_LSTM_P_O], t[RT_LSTM_LN_O], t[RT_LSTM_B_O],
+             1, og);
     /* h = o .* act(c), optionally projected. */
-    for (i = 0; i < n_batch * n; i++) tmp[i] = og[i] * activate(c[i], p->act);
-    if (t[IN_PROJ_W]) {
+    for (i = 0; i < n_batch * n; i++) tmp[i] = c[i];
+    ops->activate(tmp, n_batch * n, p->act, 0);
+    for (i = 0; i < n_batch * n; i++) tmp[i] = og[i] * tmp[i];
+    if (t[RT_LSTM_PROJ_W]) {
         for (b = 0; b < n_batch; b++)
-            for (i = 0; i < no; i++) h[b * no + i] = t[IN_PROJ_B] ? t[IN_PROJ_B][i] : 0.0f;
-        mat_vec_acc(t[IN_PROJ_W], no, n, tmp, n_batch, h);
+            for (i = 0; i < no; i++) h[b * no + i] = t[RT_LSTM_PROJ_B] ? t[RT_LSTM_PROJ_B][i] : 0.0f;
+        ops->mat_vec(t[RT_LSTM_PROJ_W], no, n, tmp, n_batch, h);
         if (p->proj_clip > 0.0f)
             for (i = 0; i < n_batch * no; i++)
                 h[i] = h[i] < -p->proj_clip ? -p->proj_clip : (h[i] > p->proj_clip ? p->proj_clip : h[i]);
@@ -89,22 +96,28 @@ static void step_f32(const rt_lstm_params *p, const float *const *t, int32_t n_b
         for (i = 0; i < no; i++) out[b * out_stride + i] = h[b * no + i];
 }
 
-void rt_unidirectional_sequence_lstm_f32(const rt_lstm_params *p, const float *const *t, float *output_state,
-                                         float *cell_state, float *out, float *scratch) {
+void rt_lstm_f32_run(const rt_lstm_params *p, const rt_lstm_f32_ops *ops, const float *const *t, float *output_state,
+                     float *cell_state, float *out, float *scratch) {
     int32_t tt, b;
     if (p->time_major) {
         for (tt = 0; tt < p->max_time; tt++)
-            step_f32(p, t, p->n_batch, t[IN_INPUT] + (int64_t)tt * p->n_batch * p->n_input, output_state, cell_state,
-                     out + (int64_t)tt * p->n_batch * p->n_output, p->n_output, scratch);
+            step_f32(p, ops, t, p->n_batch, t[RT_LSTM_INPUT] + (int64_t)tt * p->n_batch * p->n_input, output_state,
+                     cell_state, out + (int64_t)tt * p->n_batch * p->n_output, p->n_output, scratch);
         return;
     }
     /* Batch-major: TFLite runs each batch row through the whole sequence. */
     for (b = 0; b < p->n_batch; b++)
         for (tt = 0; tt < p->max_time; tt++) {
             int64_t off = (int64_t)b * p->max_time + tt;
-            step_f32(p, t, 1, t[IN_INPUT] + off * p->n_input, output_state + (int64_t)b * p->n_output,
+            step_f32(p, ops, t, 1, t[RT_LSTM_INPUT] + off * p->n_input, output_state + (int64_t)b * p->n_output,
                      cell_state + (int64_t)b * p->n_cell, out + off * p->n_output, p->n_output, scratch);
         }
+}
+
+void rt_unidirectional_sequence_lstm_f32(const rt_lstm_params *p, const float *const *t, float *output_state,
+                                         float *cell_state, float *out, float *scratch) {
+    static const rt_lstm_f32_ops ref = {mat_vec_acc, activate_row};
+    rt_lstm_f32_run(p, &ref, t, output_state, cell_state, out, scratch);
 }
 
 /* ---- Integer (8x8->16) LSTM: TFLite lstm_eval LstmStepInteger8x8_16 with
@@ -313,16 +326,16 @@ static void gate_i8(const rt_lstm_q_params *p, const rt_lstm_q_gate *q, int32_t 
 static void step_i8(const rt_lstm_q_params *p, const void *const *t, int32_t nb, const int8_t *x, int8_t *h,
                     int16_t *c, int8_t *out, int16_t *scratch) {
     int32_t n = p->n_cell, no = p->n_output, i;
-    int cifg = t[IN_W_I] == NULL;
+    int cifg = t[RT_LSTM_W_I] == NULL;
     int16_t *ig = scratch, *fg = ig + nb * n, *cg = fg + nb * n, *og = cg + nb * n;
     int8_t *hidden = (int8_t *)(og + nb * n);
 #define W8(k) ((const int8_t *)t[k])
 #define W16(k) ((const int16_t *)t[k])
 #define B32(k) ((const int32_t *)t[k])
     if (!cifg)
-        gate_i8(p, &p->gate[0], nb, x, W8(IN_W_I), h, W8(IN_R_I), c, W16(IN_P_I), W16(IN_LN_I), B32(IN_B_I), 1, ig);
-    gate_i8(p, &p->gate[1], nb, x, W8(IN_W_F), h, W8(IN_R_F), c, W16(IN_P_F), W16(IN_LN_F), B32(IN_B_F), 1, fg);
-    gate_i8(p, &p->gate[2], nb, x, W8(IN_W_C), h, W8(IN_R_C), c, NULL, W16(IN_LN_C), B32(IN_B_C), 0, cg);
+        gate_i8(p, &p->gate[0], nb, x, W8(RT_LSTM_W_I), h, W8(RT_LSTM_R_I), c, W16(RT_LSTM_P_I), W16(RT_LSTM_LN_I), B32(RT_LSTM_B_I), 1, ig);
+    gate_i8(p, &p->gate[1], nb, x, W8(RT_LSTM_W_F), h, W8(RT_LSTM_R_F), c, W16(RT_LSTM_P_F), W16(RT_LSTM_LN_F), B32(RT_LSTM_B_F), 1, fg);
+    gate_i8(p, &p->gate[2], nb, x, W8(RT_LSTM_W_C), h, W8(RT_LSTM_R_C), c, NULL, W16(RT_LSTM_LN_C), B32(RT_LSTM_B_C), 0, cg);
     /* UpdateLstmCellInteger: c = f .* c (>> 15) + i .* g (>> 30 + cell_scale). */
     for (i = 0; i < nb * n; i++) {
         int32_t in_gate = cifg ? 32767 - fg[i] : ig[i];
@@ -332,7 +345,7 @@ static void step_i8(const rt_lstm_q_params *p, const void *const *t, int32_t nb,
         if (p->cell_clip > 0) v = rt_clamp_i32(v, -p->cell_clip, p->cell_clip);
         c[i] = (int16_t)v;
     }
-    gate_i8(p, &p->gate[3], nb, x, W8(IN_W_O), h, W8(IN_R_O), c, W16(IN_P_O), W16(IN_LN_O), B32(IN_B_O), 1, og);
+    gate_i8(p, &p->gate[3], nb, x, W8(RT_LSTM_W_O), h, W8(RT_LSTM_R_O), c, W16(RT_LSTM_P_O), W16(RT_LSTM_LN_O), B32(RT_LSTM_B_O), 1, og);
     /* CalculateLstmOutputInteger8x8_16: hidden = o .* tanh(c), requantized
      * to the hidden intermediate plus hidden_zp (the intermediate's zero
      * point, negated when a projection follows: see rt_lstm_q_params). */
@@ -341,9 +354,9 @@ static void step_i8(const rt_lstm_q_params *p, const void *const *t, int32_t nb,
         int32_t v = rt_mul_by_quantized_multiplier((int32_t)og[i] * th, p->hidden_mult, p->hidden_shift) + p->hidden_zp;
         hidden[i] = (int8_t)rt_clamp_i32(v, -128, 127);
     }
-    if (t[IN_PROJ_W]) {
+    if (t[RT_LSTM_PROJ_W]) {
         for (i = 0; i < nb * no; i++) h[i] = 0;
-        mat_vec_acc_i8(hidden, p->proj_bias, W8(IN_PROJ_W), p->proj_mult, p->proj_shift, nb, n, no, p->output_state_zp,
+        mat_vec_acc_i8(hidden, p->proj_bias, W8(RT_LSTM_PROJ_W), p->proj_mult, p->proj_shift, nb, n, no, p->output_state_zp,
                        h);
         if (p->proj_clip > 0)
             for (i = 0; i < nb * no; i++) h[i] = (int8_t)rt_clamp_i32(h[i], -p->proj_clip, p->proj_clip);
@@ -358,7 +371,7 @@ static void step_i8(const rt_lstm_q_params *p, const void *const *t, int32_t nb,
 
 void rt_unidirectional_sequence_lstm_i8(const rt_lstm_q_params *p, const void *const *t, int8_t *output_state,
                                         int16_t *cell_state, int8_t *out, void *scratch) {
-    const int8_t *in = (const int8_t *)t[IN_INPUT];
+    const int8_t *in = (const int8_t *)t[RT_LSTM_INPUT];
     int32_t tt, b;
     if (p->time_major) {
         for (tt = 0; tt < p->max_time; tt++)

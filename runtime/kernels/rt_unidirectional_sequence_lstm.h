@@ -8,6 +8,13 @@
 /* The gate activation of TFLite's ApplyActivationToVector. */
 enum { RT_LSTM_ACT_NONE = 0, RT_LSTM_ACT_RELU, RT_LSTM_ACT_RELU_N1_TO_1, RT_LSTM_ACT_RELU6, RT_LSTM_ACT_TANH };
 
+/* Input slots of t[] (TFLite's UNIDIRECTIONAL_SEQUENCE_LSTM input order). */
+enum {
+    RT_LSTM_INPUT = 0, RT_LSTM_W_I = 1, RT_LSTM_W_F, RT_LSTM_W_C, RT_LSTM_W_O, RT_LSTM_R_I, RT_LSTM_R_F, RT_LSTM_R_C,
+    RT_LSTM_R_O, RT_LSTM_P_I, RT_LSTM_P_F, RT_LSTM_P_O, RT_LSTM_B_I, RT_LSTM_B_F, RT_LSTM_B_C, RT_LSTM_B_O,
+    RT_LSTM_PROJ_W, RT_LSTM_PROJ_B, RT_LSTM_LN_I = 20, RT_LSTM_LN_F, RT_LSTM_LN_C, RT_LSTM_LN_O
+};
+
 typedef struct rt_lstm_params {
     int32_t n_batch, max_time, n_input, n_cell, n_output;
     int32_t time_major;         /* input [T, B, I] (else [B, T, I]) */
@@ -49,6 +56,17 @@ typedef struct rt_lstm_q_params {
  * states) are passed separately as writable output_state [B, n_output] and
  * cell_state [B, n_cell], updated in place. out: [T, B, n_output] or
  * [B, T, n_output]. scratch: 5 * n_batch * n_cell floats. */
+/* The float LSTM with its two primitives passed in: the reference kernel
+ * runs it with plain loops, the optimized one (runtime/rt_opt_lstm.c) with
+ * vectorizable ones. mat_vec: gate[b][r] += m[r] . v[b]; activate: x[0..n)
+ * through the sigmoid (sigmoid != 0) or the cell activation `act`. */
+typedef struct rt_lstm_f32_ops {
+    void (*mat_vec)(const float *m, int32_t rows, int32_t cols, const float *v, int32_t n_batch, float *gate);
+    void (*activate)(float *x, int32_t n, int32_t act, int sigmoid);
+} rt_lstm_f32_ops;
+void rt_lstm_f32_run(const rt_lstm_params *p, const rt_lstm_f32_ops *ops, const float *const *t, float *output_state,
+                     float *cell_state, float *out, float *scratch);
+
 void rt_unidirectional_sequence_lstm_f32(const rt_lstm_params *p, const float *const *t, float *output_state,
                                          float *cell_state, float *out, float *scratch);
 
