@@ -59,39 +59,95 @@ static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const
 }
 
 #if defined(RT_OPT_AVX2)
-#if defined(RT_OPT_AVX512)
-/* dw8_s8 (below) with 16 channels per zmm (channels a multiple of 16). */
+#if defined(RT_OPT_AVX512) && defined(__AVX512VL__)
+#define RT_OPT_DW16 1
+/* dw8_s8 (below) with 16 channels per zmm, any channel count (the last
+ * group masked), and also for a single input channel with a depth
+ * multiplier (the image's first layer: each tap's one input value is
+ * broadcast to all output channels). */
 static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                     int8_t *out, int32_t r0, int32_t r1) {
-    const int32_t C = p->in_c, taps = p->filter_h * p->filter_w;
+    const int32_t C = p->in_c * p->depth_mult, taps = p->filter_h * p->filter_w, bcast = p->in_c == 1 && C > 1;
+    const int fast3 = p->filter_h == 3 && p->filter_w == 3 && p->dil_h == 1 && p->dil_w == 1, pair = fast3 && C == 8;
+    __m512i w2[9], vb2 = _mm512_setzero_si512(), vm2 = vb2, vs2 = vb2;
     const __m512i off = _mm512_set1_epi32(p->in_offset), oo = _mm512_set1_epi32(p->out_offset);
     const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
     __m512i w[25];
     int32_t c0, r, ox, fy, fx, t;
     for (c0 = 0; c0 < C; c0 += 16) {
-        __m512i vb = bias ? _mm512_loadu_si512((const void *)(bias + c0)) : _mm512_setzero_si512();
-        __m512i vm = _mm512_loadu_si512((const void *)(p->mult + c0));
-        __m512i vs = _mm512_loadu_si512((const void *)(p->shift + c0));
+        const __mmask16 k = (__mmask16)(C - c0 >= 16 ? 0xFFFF : (1u << (C - c0)) - 1);
+        __m512i vb = bias ? _mm512_maskz_loadu_epi32(k, (const void *)(bias + c0)) : _mm512_setzero_si512();
+        __m512i vm = _mm512_maskz_loadu_epi32(k, (const void *)(p->mult + c0));
+        __m512i vs = _mm512_maskz_loadu_epi32(k, (const void *)(p->shift + c0));
         for (t = 0; t < taps; t++)
-            w[t] = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(filter + (int64_t)t * C + c0)));
+            w[t] = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const void *)(filter + (int64_t)t * C + c0)));
+        if (pair) { /* the 8 channels' constants in both halves */
+            for (t = 0; t < 9; t++) w2[t] = _mm512_shuffle_i64x2(w[t], w[t], 0x44);
+            vb2 = _mm512_shuffle_i64x2(vb, vb, 0x44), vm2 = _mm512_shuffle_i64x2(vm, vm, 0x44);
+            vs2 = _mm512_shuffle_i64x2(vs, vs, 0x44);
+        }
         for (r = r0; r < r1; r++) {
             int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
             taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
             for (ox = 0; ox < p->out_w; ox++) {
                 int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
                 __m512i acc = vb;
+                if (pair && ylo == 0 && yhi == 3 && x0 >= 0 && ox + 1 < p->out_w && x0 + p->stride_w + 3 <= p->in_w) {
+                    /* 8 channels, 3x3 inside the image: two output pixels per vector (lanes 8..15 the next) */
+                    const int8_t *pa = in + (((int64_t)b * p->in_h + y0) * p->in_w + x0) * p->in_c;
+                    const int8_t *pb = pa + (int64_t)p->stride_w * p->in_c;
+                    const int64_t rs = (int64_t)p->in_w * p->in_c, cs = p->in_c;
+#define DW16_TAP2(t, o)                                                                                             \
+    acc = _mm512_add_epi32(                                                                                         \
+        acc, _mm512_mullo_epi32(                                                                                    \
+                 _mm512_add_epi32(bcast ? _mm512_mask_blend_epi32(0xFF00, _mm512_set1_epi32(pa[o]), _mm512_set1_epi32(pb[o])) \
+                                        : _mm512_cvtepi8_epi32(_mm_unpacklo_epi64(                          \
+                                              _mm_loadl_epi64((const __m128i *)(const void *)(pa + (o))),   \
+                                              _mm_loadl_epi64((const __m128i *)(const void *)(pb + (o))))), \
+                                  off),                                                                     \
+                 w2[t]))
+                    acc = vb2;
+                    DW16_TAP2(0, 0); DW16_TAP2(1, cs); DW16_TAP2(2, 2 * cs);
+                    DW16_TAP2(3, rs); DW16_TAP2(4, rs + cs); DW16_TAP2(5, rs + 2 * cs);
+                    DW16_TAP2(6, 2 * rs); DW16_TAP2(7, 2 * rs + cs); DW16_TAP2(8, 2 * rs + 2 * cs);
+#undef DW16_TAP2
+                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm2, vs2), oo), lo), hi);
+                    _mm_storeu_si128((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
+                                     _mm512_cvtepi32_epi8(acc));
+                    ox++;
+                    continue;
+                }
+                if (fast3 && ylo == 0 && yhi == 3 && x0 >= 0 && x0 + 3 <= p->in_w) {
+                    /* 3x3 inside the image: nine taps unrolled */
+                    const int8_t *px = in + (((int64_t)b * p->in_h + y0) * p->in_w + x0) * p->in_c + (bcast ? 0 : c0);
+                    const int64_t rs = (int64_t)p->in_w * p->in_c, cs = p->in_c;
+#define DW16_TAP(t, o)                                                                                              \
+    acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(bcast ? _mm512_set1_epi32(px[o])              \
+                                                                          : _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const void *)(px + (o)))), \
+                                                                    off),                                         \
+                                                   w[t]))
+                    DW16_TAP(0, 0); DW16_TAP(1, cs); DW16_TAP(2, 2 * cs);
+                    DW16_TAP(3, rs); DW16_TAP(4, rs + cs); DW16_TAP(5, rs + 2 * cs);
+                    DW16_TAP(6, 2 * rs); DW16_TAP(7, 2 * rs + cs); DW16_TAP(8, 2 * rs + 2 * cs);
+#undef DW16_TAP
+                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm, vs), oo), lo), hi);
+                    _mm_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
+                                         _mm512_cvtepi32_epi8(acc));
+                    continue;
+                }
                 taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
                 for (fy = ylo; fy < yhi; fy++) {
-                    const int8_t *row = in + (((int64_t)b * p->in_h + y0 + fy * p->dil_h) * p->in_w) * C + c0;
+                    const int8_t *row = in + ((int64_t)b * p->in_h + y0 + fy * p->dil_h) * p->in_w * p->in_c;
                     for (fx = xlo; fx < xhi; fx++) {
-                        __m512i x = _mm512_cvtepi8_epi32(
-                            _mm_loadu_si128((const __m128i *)(const void *)(row + (int64_t)(x0 + fx * p->dil_w) * C)));
+                        const int8_t *px = row + (int64_t)(x0 + fx * p->dil_w) * p->in_c;
+                        __m512i x = bcast ? _mm512_set1_epi32(px[0])
+                                          : _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const void *)(px + c0)));
                         acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(x, off), w[fy * p->filter_w + fx]));
                     }
                 }
                 acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm, vs), oo), lo), hi);
-                _mm_storeu_si128((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0),
-                                 _mm512_cvtepi32_epi8(acc));
+                _mm_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
+                                     _mm512_cvtepi32_epi8(acc));
             }
         }
     }
@@ -102,12 +158,16 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
  * [-31, 0]: 8 channels at a time with the filter taps, bias and
  * requantization constants held in vector registers across the whole image;
  * int32 products (exact), TFLite requantization per lane. */
-static int dw8_applies(const struct rt_dwconv_params *p) {
+static int shifts_apply(const struct rt_dwconv_params *p) {
     int32_t c;
-    if (p->depth_mult != 1 || p->in_c % 8 != 0 || p->filter_h * p->filter_w > 25) return 0;
-    for (c = 0; c < p->in_c; c++)
+    if (p->filter_h * p->filter_w > 25) return 0;
+    for (c = 0; c < p->in_c * p->depth_mult; c++)
         if (p->shift[c] > 0 || p->shift[c] < -31) return 0;
     return 1;
+}
+
+static int dw8_applies(const struct rt_dwconv_params *p) {
+    return p->depth_mult == 1 && p->in_c % 8 == 0 && shifts_apply(p);
 }
 
 static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
@@ -159,14 +219,14 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     /* |(in + off) * w| <= 255 * 128 fits int16 when off is in [-127, 128]. */
     const int16_t off = (int16_t)p->in_offset;
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
+#if defined(RT_OPT_DW16)
+    if ((p->depth_mult == 1 || p->in_c == 1) && shifts_apply(p)) {
+        dw16_s8(p, in, filter, bias, out, r0, r1);
+        return;
+    }
+#endif
 #if defined(RT_OPT_AVX2)
     if (dw8_applies(p)) {
-#if defined(RT_OPT_AVX512)
-        if (p->in_c % 16 == 0) {
-            dw16_s8(p, in, filter, bias, out, r0, r1);
-            return;
-        }
-#endif
         dw8_s8(p, in, filter, bias, out, r0, r1);
         return;
     }

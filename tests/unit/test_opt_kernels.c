@@ -314,6 +314,12 @@ static void test_dwconv(void) {
         p.depth_mult = t % 4 == 3 ? rnd_in(2, 8) : 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
         p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = rnd_in(1, 2), p.pad_h = rnd_in(0, 2);
         p.pad_w = rnd_in(0, 2);
+        if (t % 10 == 1 || t % 10 == 3 || t % 10 == 5) { /* 3x3 undilated: the unrolled (and paired) vector paths */
+            p.filter_h = p.filter_w = 3, p.dil_h = p.dil_w = 1, p.pad_h = p.pad_w = rnd_in(0, 1);
+            p.in_h = rnd_in(3, 12), p.in_w = rnd_in(3, 12);
+            p.in_c = t % 10 == 1 ? 8 : t % 10 == 3 ? 1 : rnd_in(1, 40);
+            p.depth_mult = t % 10 == 3 ? rnd_in(2, 20) : 1;
+        }
         p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
         p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
         if (p.out_h <= 0 || p.out_w <= 0) continue;
