@@ -130,6 +130,10 @@ void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t
  * the reference. */
 struct rt_reduce_params;
 void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *out);
+/* Quantized MEAN whose reduced axes are adjacent (outer x reduced x inner; rt_opt_reduce_blocks says
+ * whether they are), same result as the reference. scratch: the reference's (out_count int32). */
+int rt_opt_reduce_blocks(const struct rt_reduce_params *p, int64_t *outer, int64_t *reduced, int64_t *inner);
+void rt_opt_mean_i8(const struct rt_reduce_params *p, const int8_t *in, int8_t *out, void *scratch);
 
 /* Float UNIDIRECTIONAL_SEQUENCE_LSTM, the reference's interface (rt_unidirectional_sequence_lstm_f32),
  * vectorizable dot products and activations. */

@@ -285,6 +285,47 @@ void rt_opt_mul_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, 
     walk_i8(p, a, b, out, mul_run);
 }
 
+/* The reduction as outer x reduced x inner blocks when the reduced axes (of size > 1) are adjacent:
+ * 0 when they are not. */
+int rt_opt_reduce_blocks(const rt_reduce_params *p, int64_t *outer, int64_t *reduced, int64_t *inner) {
+    int32_t d, first = p->rank, last = -1, state = 0; /* 0 before the reduced axes, 1 in them, 2 after */
+    for (d = 0; d < p->rank; d++) {
+        if (p->in_dims[d] == 1) continue;
+        if (p->out_stride[d] == 0) {
+            if (state == 2) return 0;
+            state = 1, first = first < d ? first : d, last = d;
+        } else if (state == 1) {
+            state = 2;
+        }
+    }
+    *outer = *reduced = *inner = 1;
+    for (d = 0; d < p->rank; d++) {
+        if (d < first) *outer *= p->in_dims[d];
+        else if (d <= last) *reduced *= p->in_dims[d];
+        else *inner *= p->in_dims[d];
+    }
+    return *outer * *reduced * *inner == p->in_count && *reduced == p->reduce_count;
+}
+
+/* Quantized MEAN over adjacent axes (global average pooling above all): the kept inner axis summed in
+ * wrapping uint32 lanes, the same sums and the same rt_mean_q as the reference. */
+void rt_opt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *scratch) {
+    uint32_t *sum = scratch;
+    int64_t outer, red, inner, o, r, i;
+    if (!rt_opt_reduce_blocks(p, &outer, &red, &inner)) {
+        rt_mean_i8(p, in, out, scratch);
+        return;
+    }
+    for (o = 0; o < outer; o++) {
+        const int8_t *src = in + o * red * inner;
+        for (i = 0; i < inner; i++) sum[i] = 0;
+        for (r = 0; r < red; r++)
+            for (i = 0; i < inner; i++) sum[i] += (uint32_t)(int32_t)src[r * inner + i];
+        for (i = 0; i < inner; i++)
+            out[o * inner + i] = p->reduce_count > 0 ? (int8_t)rt_mean_q(p, (int32_t)sum[i], -128, 127) : 0;
+    }
+}
+
 /* MEAN over trailing axes (the LayerNorm case): one contiguous row per
  * output, summed in the reference's order, so the result is identical. */
 void rt_opt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {

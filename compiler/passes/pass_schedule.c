@@ -9,6 +9,7 @@
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
+ *   MEAN int8 over adjacent axes        -> SCHED_MEAN_S8 (global average pooling, channels vectorized)
  *   MAX_POOL_2D f32/int8                -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
  *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
@@ -206,6 +207,11 @@ static int schedule_binary(Graph *g, int i) {
 static int schedule_mean(Graph *g, int i) {
     IrOp *op = &g->ops[i];
     const rt_reduce_params *p = op->params;
+    int64_t outer, reduced, inner;
+    if (g->tensors[op->in[0]].dtype == IR_I8 && g->tensors[op->out[0]].dtype == IR_I8) {
+        if (rt_opt_reduce_blocks(p, &outer, &reduced, &inner)) op->sched.kind = SCHED_MEAN_S8;
+        return 0;
+    }
     if (g->tensors[op->in[0]].dtype != IR_F32 || g->tensors[op->out[0]].dtype != IR_F32) return 0;
     int seen_reduced = 0;
     for (int d = 0; d < p->rank; d++) {

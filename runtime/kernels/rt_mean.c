@@ -15,10 +15,6 @@ void rt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {
         for (i = 0; i < p->out_count; i++) out[i] = out[i] / (float)p->reduce_count;
 }
 
-static int32_t mean_q(const rt_reduce_params *p, int32_t sum, int32_t lo, int32_t hi) {
-    int32_t shifted = (int32_t)((uint32_t)sum - (uint32_t)p->in_zp * (uint32_t)p->reduce_count);
-    return rt_clamp_i32(rt_wrap_add_i32(rt_mul_by_quantized_multiplier(shifted, p->mult, p->shift), p->out_zp), lo, hi);
-}
 
 void rt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *scratch) {
     int32_t *sum = (int32_t *)scratch;
@@ -29,7 +25,7 @@ void rt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, void *
         int64_t o = it.out;
         sum[o] = rt_wrap_add_i32(sum[o], in[i]);
     }
-    for (i = 0; i < p->out_count; i++) out[i] = p->reduce_count > 0 ? (int8_t)mean_q(p, sum[i], -128, 127) : 0;
+    for (i = 0; i < p->out_count; i++) out[i] = p->reduce_count > 0 ? (int8_t)rt_mean_q(p, sum[i], -128, 127) : 0;
 }
 
 void rt_mean_i16(const rt_reduce_params *p, const int16_t *in, int16_t *out, void *scratch) {
@@ -42,5 +38,5 @@ void rt_mean_i16(const rt_reduce_params *p, const int16_t *in, int16_t *out, voi
         sum[o] = rt_wrap_add_i32(sum[o], in[i]);
     }
     for (i = 0; i < p->out_count; i++)
-        out[i] = p->reduce_count > 0 ? (int16_t)mean_q(p, sum[i], -32768, 32767) : 0;
+        out[i] = p->reduce_count > 0 ? (int16_t)rt_mean_q(p, sum[i], -32768, 32767) : 0;
 }

@@ -303,6 +303,34 @@ static void test_pool(void) {
     }
 }
 
+/* Quantized MEAN over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
+static void test_mean_i8(void) {
+    char msg[160];
+    for (int t = 0; t < 40; t++) {
+        rt_reduce_params p;
+        memset(&p, 0, sizeof p);
+        p.rank = rnd_in(1, 4);
+        int mask = rnd_in(1, (1 << p.rank) - 1);
+        if (t % 2 == 0 && p.rank == 4) mask = 6; /* global average pooling over H, W */
+        p.in_count = 1, p.out_count = 1, p.reduce_count = 1;
+        for (int d = 0; d < p.rank; d++) p.in_dims[d] = rnd_in(1, d == p.rank - 1 ? 70 : 6), p.in_count *= p.in_dims[d];
+        for (int d = p.rank - 1, s = 1; d >= 0; d--) {
+            if (mask >> d & 1) p.out_stride[d] = 0, p.reduce_count *= p.in_dims[d];
+            else p.out_stride[d] = s, s *= p.in_dims[d], p.out_count *= p.in_dims[d];
+        }
+        p.in_zp = rnd_in(-128, 127), p.out_zp = rnd_in(-128, 127);
+        p.mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.shift = rnd_in(-12, 0);
+        int8_t *in = malloc((size_t)p.in_count), *got = malloc((size_t)p.out_count), *want = malloc((size_t)p.out_count);
+        int32_t *scratch = malloc(sizeof(int32_t) * (size_t)p.out_count);
+        for (int i = 0; i < p.in_count; i++) in[i] = (int8_t)rnd_in(-128, 127);
+        rt_mean_i8(&p, in, want, scratch);
+        rt_opt_mean_i8(&p, in, got, scratch);
+        snprintf(msg, sizeof msg, "rank %d mask %d, %d elements, %d outputs", p.rank, mask, p.in_count, p.out_count);
+        check(count_diff_i8(got, want, p.out_count) == 0, "mean int8 vs MEAN", msg);
+        free(in), free(got), free(want), free(scratch);
+    }
+}
+
 static void test_dwconv(void) {
     char msg[200];
     for (int t = 0; t < 60; t++) {
@@ -537,6 +565,7 @@ int main(void) {
     test_conv();
     test_dwconv();
     test_pool();
+    test_mean_i8();
     test_bmm();
     test_binary();
     test_cast();
