@@ -2,6 +2,8 @@
  * over channels: per output pixel, taps outer and channels inner in long
  * contiguous loops the compiler vectorizes (NHWC keeps channels adjacent in
  * input, filter and output). Results equal the reference kernels. */
+#include <string.h>
+
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
@@ -154,6 +156,110 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
 }
 #endif
 
+#if defined(RT_OPT_DW16) && defined(__AVX512VNNI__)
+#define RT_OPT_DW_VNNI 1
+#define DW_QUADS 7 /* up to 28 taps */
+/* Byte lanes of four tap vectors (64 channels each) regrouped so each int32
+ * lane holds one channel's four taps, as vpdpbusd multiplies them: q[j]'s
+ * 128-bit lane L holds channels 16L + 4j .. 16L + 4j + 3 (the in-lane
+ * unpacks' order; weights go through the same regrouping). */
+static inline void dw_quads(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __m512i q[4]) {
+    __m512i a = _mm512_unpacklo_epi8(t0, t1), b = _mm512_unpackhi_epi8(t0, t1);
+    __m512i c = _mm512_unpacklo_epi8(t2, t3), d = _mm512_unpackhi_epi8(t2, t3);
+    q[0] = _mm512_unpacklo_epi16(a, c), q[1] = _mm512_unpackhi_epi16(a, c);
+    q[2] = _mm512_unpacklo_epi16(b, d), q[3] = _mm512_unpackhi_epi16(b, d);
+}
+
+/* Per-channel int32 values of channels c0.. in dw_quads' order (v[j] lane 4L + i = channel c0 + 16L + 4j + i). */
+static void dw_perm(const int32_t *src, int32_t n, __m512i v[4]) {
+    int32_t t[4][16], j, l, i;
+    for (j = 0; j < 4; j++)
+        for (l = 0; l < 4; l++)
+            for (i = 0; i < 4; i++) {
+                int32_t ch = 16 * l + 4 * j + i;
+                t[j][4 * l + i] = ch < n ? src[ch] : 0;
+            }
+    for (j = 0; j < 4; j++) v[j] = _mm512_loadu_si512((const void *)t[j]);
+}
+
+/* Depth multiplier 1 on 8-bit dot products: per output pixel and 64
+ * channels, each quad of taps is regrouped (dw_quads) and summed by four
+ * vpdpbusd on (x + 128) bytes; the +128 is taken back, and the input
+ * offset added, through the bias: sum (x + off) w = sum (x + 128) w +
+ * (off - 128) sum w. Taps outside the image read the input zero point
+ * (x + off = 0), so every pixel sums all taps. Exact int32 sums (wrapping
+ * like the reference's), TFLite requantization. */
+static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                       int8_t *out, int32_t r0, int32_t r1) {
+    const int32_t C = p->in_c, fw = p->filter_w, taps = p->filter_h * fw, quads = (taps + 3) / 4;
+    const __m512i flip = _mm512_set1_epi8((char)0x80), oo = _mm512_set1_epi32(p->out_offset);
+    const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
+    int8_t zp[64];
+    const int8_t *tp[4 * DW_QUADS];
+    int64_t toff[4 * DW_QUADS];
+    __m512i w[DW_QUADS][4], vb[4], vm[4], vs[4];
+    int32_t c0, r, ox, t, j, i;
+    memset(zp, (int)(int8_t)(-p->in_offset), sizeof zp);
+    for (t = 0; t < 4 * quads; t++)
+        toff[t] = t < taps ? ((int64_t)(t / fw) * p->dil_h * p->in_w + (int64_t)(t % fw) * p->dil_w) * C : 0;
+    for (c0 = 0; c0 < C; c0 += 64) {
+        const int32_t n = C - c0 < 64 ? C - c0 : 64;
+        const __mmask64 k = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+        int32_t b2[64];
+        for (j = 0; j < quads; j++) {
+            __m512i tw[4];
+            for (i = 0; i < 4; i++) {
+                int32_t tt = 4 * j + i;
+                tw[i] = tt < taps ? _mm512_maskz_loadu_epi8(k, (const void *)(filter + (int64_t)tt * C + c0)) : _mm512_setzero_si512();
+            }
+            dw_quads(tw[0], tw[1], tw[2], tw[3], w[j]);
+        }
+        for (i = 0; i < n; i++) { /* bias + (off - 128) * sum of the channel's weights, wrapping */
+            uint32_t s = 0;
+            for (t = 0; t < taps; t++) s += (uint32_t)(int32_t)filter[(int64_t)t * C + c0 + i];
+            b2[i] = (int32_t)((bias ? (uint32_t)bias[c0 + i] : 0u) + (uint32_t)(p->in_offset - 128) * s);
+        }
+        dw_perm(b2, n, vb);
+        dw_perm(p->mult + c0, n, vm);
+        dw_perm(p->shift + c0, n, vs);
+        for (r = r0; r < r1; r++) {
+            int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
+            const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + c0;
+            for (ox = 0; ox < p->out_w; ox++) {
+                int32_t x0 = ox * p->stride_w - p->pad_w;
+                __m512i acc[4] = {vb[0], vb[1], vb[2], vb[3]};
+                int inside = y0 >= 0 && y0 + (p->filter_h - 1) * p->dil_h < p->in_h && x0 >= 0 &&
+                             x0 + (fw - 1) * p->dil_w < p->in_w;
+                if (inside) {
+                    const int8_t *px = img + ((int64_t)y0 * p->in_w + x0) * C;
+                    for (t = 0; t < 4 * quads; t++) tp[t] = t < taps ? px + toff[t] : zp;
+                } else {
+                    for (t = 0; t < 4 * quads; t++) {
+                        int32_t y = y0 + t / fw * p->dil_h, x = x0 + t % fw * p->dil_w;
+                        tp[t] = t < taps && y >= 0 && y < p->in_h && x >= 0 && x < p->in_w
+                                    ? img + ((int64_t)y * p->in_w + x) * C
+                                    : zp;
+                    }
+                }
+                for (j = 0; j < quads; j++) {
+                    __m512i q[4];
+                    dw_quads(_mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)tp[4 * j]), flip),
+                             _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)tp[4 * j + 1]), flip),
+                             _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)tp[4 * j + 2]), flip),
+                             _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)tp[4 * j + 3]), flip), q);
+                    for (i = 0; i < 4; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], q[i], w[j][i]);
+                }
+                for (i = 0; i < 4; i++)
+                    acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc[i], vm[i], vs[i]), oo), lo), hi);
+                _mm512_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
+                                        _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]),
+                                                           _mm512_packs_epi32(acc[2], acc[3])));
+            }
+        }
+    }
+}
+#endif
+
 /* Depth multiplier 1, channels a multiple of 8, taps <= 25, shifts in
  * [-31, 0]: 8 channels at a time with the filter taps, bias and
  * requantization constants held in vector registers across the whole image;
@@ -219,6 +325,13 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     /* |(in + off) * w| <= 255 * 128 fits int16 when off is in [-127, 128]. */
     const int16_t off = (int16_t)p->in_offset;
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
+#if defined(RT_OPT_DW_VNNI)
+    if (p->depth_mult == 1 && p->in_c >= 32 && p->filter_h * p->filter_w <= 4 * DW_QUADS && p->in_offset >= -127 &&
+        p->in_offset <= 128 && shifts_apply(p)) {
+        dw_vnni_s8(p, in, filter, bias, out, r0, r1);
+        return;
+    }
+#endif
 #if defined(RT_OPT_DW16)
     if ((p->depth_mult == 1 || p->in_c == 1) && shifts_apply(p)) {
         dw16_s8(p, in, filter, bias, out, r0, r1);

@@ -333,7 +333,7 @@ static void test_mean_i8(void) {
 
 static void test_dwconv(void) {
     char msg[200];
-    for (int t = 0; t < 60; t++) {
+    for (int t = 0; t < 80; t++) {
         rt_dwconv_params p;
         memset(&p, 0, sizeof p);
         p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
@@ -348,6 +348,7 @@ static void test_dwconv(void) {
             p.in_c = t % 10 == 1 ? 8 : t % 10 == 3 ? 1 : rnd_in(1, 40);
             p.depth_mult = t % 10 == 3 ? rnd_in(2, 20) : 1;
         }
+        if (t % 10 == 7) p.in_c = rnd_in(60, 150), p.depth_mult = 1; /* several 64-channel groups */
         p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
         p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
         if (p.out_h <= 0 || p.out_w <= 0) continue;
