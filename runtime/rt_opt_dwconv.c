@@ -197,7 +197,9 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     int8_t zp[64];
     const int8_t *tp[4 * DW_QUADS];
     int64_t toff[4 * DW_QUADS];
-    __m512i w[DW_QUADS][4], vb[4], vm[4], vs[4];
+    __m512i w[DW_QUADS][4], vb[4], vm[4], vs[4], wt[DW_QUADS][4], vbt[4], vmt[4], vst[4];
+    /* pixels per vector: with stride 1 and 16 or 32 channels, adjacent pixels fill the 64 lanes */
+    const int32_t pix = p->stride_w == 1 && p->dil_w == 1 && C < 64 && 64 % C == 0 ? 64 / C : 1;
     int32_t c0, r, ox, t, j, i;
     memset(zp, (int)(int8_t)(-p->in_offset), sizeof zp);
     for (t = 0; t < 4 * quads; t++)
@@ -207,12 +209,16 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         const __mmask64 k = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
         int32_t b2[64];
         for (j = 0; j < quads; j++) {
-            __m512i tw[4];
+            __m512i tw[4], tt4[4];
             for (i = 0; i < 4; i++) {
-                int32_t tt = 4 * j + i;
+                int32_t tt = 4 * j + i, q;
+                int8_t rep[64];
                 tw[i] = tt < taps ? _mm512_maskz_loadu_epi8(k, (const void *)(filter + (int64_t)tt * C + c0)) : _mm512_setzero_si512();
+                for (q = 0; q < 64; q++) rep[q] = tt < taps && pix > 1 ? filter[(int64_t)tt * C + q % C] : 0;
+                tt4[i] = _mm512_loadu_si512((const void *)rep);
             }
             dw_quads(tw[0], tw[1], tw[2], tw[3], w[j]);
+            dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
         }
         for (i = 0; i < n; i++) { /* bias + (off - 128) * sum of the channel's weights, wrapping */
             uint32_t s = 0;
@@ -222,14 +228,41 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         dw_perm(b2, n, vb);
         dw_perm(p->mult + c0, n, vm);
         dw_perm(p->shift + c0, n, vs);
+        for (i = 0; i < 4; i++) vbt[i] = vb[i], vmt[i] = vm[i], vst[i] = vs[i];
+        if (pix > 1) { /* the same for `pix` adjacent pixels of C channels in one vector */
+            int32_t rep[3][64];
+            for (i = 0; i < 64; i++) rep[0][i] = b2[i % C], rep[1][i] = p->mult[i % C], rep[2][i] = p->shift[i % C];
+            dw_perm(rep[0], 64, vbt);
+            dw_perm(rep[1], 64, vmt);
+            dw_perm(rep[2], 64, vst);
+        }
         for (r = r0; r < r1; r++) {
             int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
             const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + c0;
+            int row_inside = y0 >= 0 && y0 + (p->filter_h - 1) * p->dil_h < p->in_h;
             for (ox = 0; ox < p->out_w; ox++) {
                 int32_t x0 = ox * p->stride_w - p->pad_w;
                 __m512i acc[4] = {vb[0], vb[1], vb[2], vb[3]};
-                int inside = y0 >= 0 && y0 + (p->filter_h - 1) * p->dil_h < p->in_h && x0 >= 0 &&
-                             x0 + (fw - 1) * p->dil_w < p->in_w;
+                int inside = row_inside && x0 >= 0 && x0 + (fw - 1) * p->dil_w < p->in_w;
+                if (pix > 1 && inside && ox + pix <= p->out_w && x0 + pix - 1 + (fw - 1) * p->dil_w < p->in_w) {
+                    /* stride 1, `pix` pixels inside the image: their channels are 64 contiguous bytes per tap */
+                    const int8_t *px = img + ((int64_t)y0 * p->in_w + x0) * C;
+                    for (i = 0; i < 4; i++) acc[i] = vbt[i];
+                    for (j = 0; j < quads; j++) {
+                        __m512i q[4], tv[4];
+                        for (i = 0; i < 4; i++)
+                            tv[i] = 4 * j + i < taps ? _mm512_xor_si512(_mm512_loadu_si512((const void *)(px + toff[4 * j + i])), flip)
+                                                     : flip;
+                        dw_quads(tv[0], tv[1], tv[2], tv[3], q);
+                        for (i = 0; i < 4; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], q[i], wt[j][i]);
+                    }
+                    for (i = 0; i < 4; i++)
+                        acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc[i], vmt[i], vst[i]), oo), lo), hi);
+                    _mm512_storeu_si512((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
+                                        _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]), _mm512_packs_epi32(acc[2], acc[3])));
+                    ox += pix - 1;
+                    continue;
+                }
                 if (inside) {
                     const int8_t *px = img + ((int64_t)y0 * p->in_w + x0) * C;
                     for (t = 0; t < 4 * quads; t++) tp[t] = t < taps ? px + toff[t] : zp;
@@ -326,7 +359,8 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     const int16_t off = (int16_t)p->in_offset;
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
 #if defined(RT_OPT_DW_VNNI)
-    if (p->depth_mult == 1 && p->in_c >= 32 && p->filter_h * p->filter_w <= 4 * DW_QUADS && p->in_offset >= -127 &&
+    if (p->depth_mult == 1 && (p->in_c >= 32 || (p->in_c == 16 && p->stride_w == 1 && p->dil_w == 1)) &&
+        p->filter_h * p->filter_w <= 4 * DW_QUADS && p->in_offset >= -127 &&
         p->in_offset <= 128 && shifts_apply(p)) {
         dw_vnni_s8(p, in, filter, bias, out, r0, r1);
         return;
