@@ -144,15 +144,8 @@ int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind) {
             return cu_xconst_add(e, i, 0, t, 256);
         }
         return cu_xconst_copy(e, i, 0, ((const rt_act_params *)op->params)->lut_i8, 256);
-    case CU_SOFTMAX_S8: { /* exp of each input difference -d, Q0.31, as rt_softmax.c's exp_table_q0 */
-        const rt_softmax_params *p = op->params;
-        int32_t *t = malloc(sizeof(int32_t) * 256);
-        for (int32_t dd = 0; t && dd < 256; dd++)
-            t[dd] = -dd >= p->diff_min
-                        ? rt_fp_exp_on_negative_values(rt_mul_by_qm_gt_one(-dd, p->input_multiplier, p->input_left_shift), 5)
-                        : 0;
-        return cu_xconst_add(e, i, 0, t, 4 * 256);
-    }
+    case CU_SOFTMAX_S8: /* exp of each input difference -d, Q0.31 (made by the op's prepare) */
+        return cu_xconst_copy(e, i, 0, ((const rt_softmax_params *)op->params)->exp_q0, 4 * 256);
     default: return 0;
     }
 }

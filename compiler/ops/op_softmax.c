@@ -74,6 +74,10 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         double radius = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
                         (double)(1LL << (31 - kScaledDiffIntegerBits)) / (double)(1LL << shift);
         p->diff_min = (int32_t)(-1.0 * (double)(int32_t)floor(radius));
+        int32_t *exp_q0 = ir_alloc(g, 256 * sizeof(int32_t)); /* made once here, not on every run */
+        if (!exp_q0) return diag_internal(d, "out of memory");
+        rt_softmax_exp_table_q0(p, exp_q0);
+        p->exp_q0 = exp_q0;
         if (out->dtype == IR_I8 && p->depth >= 512) {
             /* A row's sum of exps can reach 512: TFLite's optimized kernel's
              * float table for those rows (see rt_softmax.c), computed as
@@ -132,6 +136,7 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i16(cg, "recip_lut", p->recip_lut, 513);
     }
     if (p->exp_table) cg_array_f32(cg, "exp_table", p->exp_table, 256);
+    if (p->exp_q0) cg_array_i32(cg, "exp_q0", p->exp_q0, 256);
     cg_open(cg, "static const rt_softmax_params p = {");
     cg_line(cg, ".outer = %d, .depth = %d,", p->outer, p->depth);
     cg_line(cg, ".beta = %s,", cg_f32(cg, p->beta));
@@ -139,7 +144,8 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
             p->input_left_shift, p->diff_min);
     cg_line(cg, ".exp_lut = %s, .recip_lut = %s,", p->exp_lut ? "exp_lut" : "NULL",
             p->recip_lut ? "recip_lut" : "NULL");
-    cg_line(cg, ".exp_table = %s, .out_scale = %s", p->exp_table ? "exp_table" : "NULL", cg_f32(cg, p->out_scale));
+    cg_line(cg, ".exp_table = %s, .out_scale = %s,", p->exp_table ? "exp_table" : "NULL", cg_f32(cg, p->out_scale));
+    cg_line(cg, ".exp_q0 = %s", p->exp_q0 ? "exp_q0" : "NULL");
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;

@@ -84,24 +84,24 @@ static void softmax_row_q(const rt_softmax_params *p, const int8_t *x, int out_b
 
 /* An int8 difference x - max lies in [-255, 0], so the 256 possible
  * exponentials are computed once per call (the same function, a table). */
-static void exp_table_q0(const rt_softmax_params *p, int32_t *exp_q0) {
+void rt_softmax_exp_table_q0(const rt_softmax_params *p, int32_t *exp_q0) {
     int32_t d;
     for (d = 0; d < 256; d++) exp_q0[d] = -d >= p->diff_min ? softmax_exp_q0(p, -d) : 0;
 }
 
-void rt_softmax_i8(const rt_softmax_params *p, const int8_t *in, int8_t *out) {
-    int32_t i, range[2] = {-128, 127}, exp_q0[256];
-    exp_table_q0(p, exp_q0);
+static void softmax_rows_q(const rt_softmax_params *p, const int8_t *in, int out_bits, void *out) {
+    int32_t i, range[2] = {out_bits == 8 ? -128 : -32768, out_bits == 8 ? 127 : 32767}, table[256];
+    const int32_t *exp_q0 = p->exp_q0;
+    if (!exp_q0) rt_softmax_exp_table_q0(p, table), exp_q0 = table;
     for (i = 0; i < p->outer; i++)
-        softmax_row_q(p, in + (int64_t)i * p->depth, 8, range, exp_q0, out + (int64_t)i * p->depth);
+        softmax_row_q(p, in + (int64_t)i * p->depth, out_bits, range, exp_q0,
+                      out_bits == 8 ? (void *)((int8_t *)out + (int64_t)i * p->depth)
+                                    : (void *)((int16_t *)out + (int64_t)i * p->depth));
 }
 
-void rt_softmax_i8_i16(const rt_softmax_params *p, const int8_t *in, int16_t *out) {
-    int32_t i, range[2] = {-32768, 32767}, exp_q0[256];
-    exp_table_q0(p, exp_q0);
-    for (i = 0; i < p->outer; i++)
-        softmax_row_q(p, in + (int64_t)i * p->depth, 16, range, exp_q0, out + (int64_t)i * p->depth);
-}
+void rt_softmax_i8(const rt_softmax_params *p, const int8_t *in, int8_t *out) { softmax_rows_q(p, in, 8, out); }
+
+void rt_softmax_i8_i16(const rt_softmax_params *p, const int8_t *in, int16_t *out) { softmax_rows_q(p, in, 16, out); }
 
 void rt_softmax_i16(const rt_softmax_params *p, const int16_t *in, int16_t *out) {
     int32_t i, c, d = p->depth;

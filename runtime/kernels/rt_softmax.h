@@ -14,7 +14,12 @@ typedef struct rt_softmax_params {
     const int16_t *recip_lut;    /* int16: 513-entry 1/(1+x) table on [0, 1] */
     const float *exp_table;      /* int8 -> int8, depth >= 512: exp(-scale*beta*v), v = 0..255 */
     float out_scale;             /*   and the output scale (rows whose sum of exps reaches 512) */
+    const int32_t *exp_q0;       /* int8 input: exp of each difference -d, d = 0..255, Q0.31, 0 below diff_min
+                                  * (rt_softmax_exp_table_q0, made at compile time); NULL: made per call */
 } rt_softmax_params;
+
+/* The 256 exponentials an int8 softmax needs (from input_multiplier, input_left_shift, diff_min). */
+void rt_softmax_exp_table_q0(const rt_softmax_params *p, int32_t *exp_q0);
 
 void rt_softmax_f32(const rt_softmax_params *p, const float *in, float *out);
 /* int8 -> int8 (out scale 1/256, zero point -128) */
