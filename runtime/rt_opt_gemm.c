@@ -167,7 +167,24 @@ RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b0 + (int64_t)sg * seg * NR, *p1 = b1 + (int64_t)sg * seg * NR;
         for (r = 0; r < R; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
-        for (kk = 0; kk < seg; kk++) {
+        kk = 0;
+        if (R == 1) { /* one row (GEMV): four partial sums per column, so the FMAs do not wait on each other */
+            __m512 e0 = _mm512_setzero_ps(), e1 = e0, f0 = e0, f1 = e0, g0 = e0, g1 = e0;
+            for (; kk + 4 <= seg; kk += 4) {
+                const float *q0 = p0 + (int64_t)kk * NR, *q1 = p1 + (int64_t)kk * NR;
+                acc[0][0] = _mm512_fmadd_ps(_mm512_loadu_ps(q0), _mm512_set1_ps(ar[0][kk]), acc[0][0]);
+                acc[0][1] = _mm512_fmadd_ps(_mm512_loadu_ps(q1), _mm512_set1_ps(ar[0][kk]), acc[0][1]);
+                e0 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + NR), _mm512_set1_ps(ar[0][kk + 1]), e0);
+                e1 = _mm512_fmadd_ps(_mm512_loadu_ps(q1 + NR), _mm512_set1_ps(ar[0][kk + 1]), e1);
+                f0 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + 2 * NR), _mm512_set1_ps(ar[0][kk + 2]), f0);
+                f1 = _mm512_fmadd_ps(_mm512_loadu_ps(q1 + 2 * NR), _mm512_set1_ps(ar[0][kk + 2]), f1);
+                g0 = _mm512_fmadd_ps(_mm512_loadu_ps(q0 + 3 * NR), _mm512_set1_ps(ar[0][kk + 3]), g0);
+                g1 = _mm512_fmadd_ps(_mm512_loadu_ps(q1 + 3 * NR), _mm512_set1_ps(ar[0][kk + 3]), g1);
+            }
+            acc[0][0] = _mm512_add_ps(acc[0][0], _mm512_add_ps(e0, _mm512_add_ps(f0, g0)));
+            acc[0][1] = _mm512_add_ps(acc[0][1], _mm512_add_ps(e1, _mm512_add_ps(f1, g1)));
+        }
+        for (; kk < seg; kk++) {
             __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(p1 + (int64_t)kk * NR);
             for (r = 0; r < R; r++) {
                 __m512 s = _mm512_set1_ps(ar[r][kk]);
@@ -208,7 +225,19 @@ RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, con
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b + (int64_t)sg * seg * NR;
         for (r = 0; r < R; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
-        for (kk = 0; kk < seg; kk++) {
+        kk = 0;
+        if (R == 1) { /* GEMV: four partial sums, as in ukr_f32_512 */
+            __m512 e = _mm512_setzero_ps(), f = e, g = e;
+            for (; kk + 4 <= seg; kk += 4) {
+                const float *q = p0 + (int64_t)kk * NR;
+                acc[0] = _mm512_fmadd_ps(_mm512_loadu_ps(q), _mm512_set1_ps(ar[0][kk]), acc[0]);
+                e = _mm512_fmadd_ps(_mm512_loadu_ps(q + NR), _mm512_set1_ps(ar[0][kk + 1]), e);
+                f = _mm512_fmadd_ps(_mm512_loadu_ps(q + 2 * NR), _mm512_set1_ps(ar[0][kk + 2]), f);
+                g = _mm512_fmadd_ps(_mm512_loadu_ps(q + 3 * NR), _mm512_set1_ps(ar[0][kk + 3]), g);
+            }
+            acc[0] = _mm512_add_ps(acc[0], _mm512_add_ps(e, _mm512_add_ps(f, g)));
+        }
+        for (; kk < seg; kk++) {
             __m512 x = _mm512_loadu_ps(p0 + (int64_t)kk * NR);
             for (r = 0; r < R; r++) acc[r] = _mm512_fmadd_ps(x, _mm512_set1_ps(ar[r][kk]), acc[r]);
         }
