@@ -14,6 +14,40 @@
         rt_copy_next(p, idx, &si, &so);                             \
     }
 
+/* Element-wise moves (a transpose's 1..8-byte runs): the loop over the
+ * longest axis read or written contiguously runs innermost, strided, and the
+ * odometer steps only over the other axes. */
+#define AXIS_LOOP(SIZE)                                                                   \
+    for (n = 0; n < total; n++) {                                                         \
+        for (i = 0; i < len; i++) memcpy(dst + so + i * os, src + si + i * is, SIZE);     \
+        rt_copy_next(&rest, idx, &si, &so);                                               \
+    }
+
+static int axis_loop(const struct rt_copy_params *p, const uint8_t *src, uint8_t *dst) {
+    struct rt_copy_params rest = *p;
+    int32_t idx[RT_MAX_RANK] = {0}, k, best = -1;
+    int64_t si = p->in_offset, so = p->out_offset, n, i, total, len, is, os;
+    for (k = 0; k < p->rank; k++)
+        if ((p->in_strides[k] == p->run || p->out_strides[k] == p->run) && (best < 0 || p->dims[k] > p->dims[best]))
+            best = k;
+    if (best < 0 || p->dims[best] < 8) return 0;
+    len = p->dims[best], is = p->in_strides[best], os = p->out_strides[best];
+    for (k = best; k + 1 < p->rank; k++) {
+        rest.dims[k] = p->dims[k + 1];
+        rest.in_strides[k] = p->in_strides[k + 1];
+        rest.out_strides[k] = p->out_strides[k + 1];
+    }
+    rest.rank = p->rank - 1;
+    total = rt_copy_points(&rest);
+    switch (p->run) {
+    case 1: AXIS_LOOP(1) break;
+    case 2: AXIS_LOOP(2) break;
+    case 4: AXIS_LOOP(4) break;
+    default: AXIS_LOOP(8) break;
+    }
+    return 1;
+}
+
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out) {
     const uint8_t *src = (const uint8_t *)in;
     uint8_t *dst = (uint8_t *)out;
@@ -21,6 +55,7 @@ void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out) {
     int64_t si = p->in_offset, so = p->out_offset, n, total = rt_copy_points(p);
     size_t run = (size_t)p->run;
     if (src == dst && si == so && total == 1) return; /* aliased identity copy */
+    if ((run == 1 || run == 2 || run == 4 || run == 8) && p->rank >= 2 && axis_loop(p, src, dst)) return;
     switch (run) {
     case 1: RUN_LOOP(1) break;
     case 2: RUN_LOOP(2) break;

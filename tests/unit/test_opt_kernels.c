@@ -331,6 +331,36 @@ static void test_mean_i8(void) {
     }
 }
 
+/* TRANSPOSE-style element-wise copies: rt_opt_copy (its strided inner-axis loop) equals rt_copy_strided. */
+static void test_copy(void) {
+    char msg[160];
+    for (int t = 0; t < 40; t++) {
+        rt_copy_params p;
+        memset(&p, 0, sizeof p);
+        int rank = rnd_in(2, 4), perm[4] = {0, 1, 2, 3}, dims[4];
+        int64_t es = (int64_t)1 << rnd_in(0, 3), in_stride[4], n = 1;
+        for (int d = 0; d < rank; d++) dims[d] = rnd_in(1, 20);
+        for (int d = rank - 1; d > 0; d--) { /* a random permutation */
+            int j = rnd_in(0, d), tmp = perm[d];
+            perm[d] = perm[j], perm[j] = tmp;
+        }
+        for (int d = rank - 1; d >= 0; d--) in_stride[d] = n * es, n *= dims[d];
+        p.rank = rank, p.run = es;
+        for (int k = rank - 1, s = 1; k >= 0; k--) {
+            p.dims[k] = dims[perm[k]];
+            p.in_strides[k] = in_stride[perm[k]];
+            p.out_strides[k] = s * es, s *= dims[perm[k]];
+        }
+        uint8_t *in = malloc((size_t)(n * es)), *got = malloc((size_t)(n * es)), *want = malloc((size_t)(n * es));
+        for (int64_t i = 0; i < n * es; i++) in[i] = (uint8_t)rnd_in(0, 255);
+        rt_copy_strided(&p, in, want);
+        rt_opt_copy(&p, in, got);
+        snprintf(msg, sizeof msg, "rank %d, %lld elements of %lld bytes", rank, (long long)n, (long long)es);
+        check(memcmp(got, want, (size_t)(n * es)) == 0, "copy vs the strided reference copy", msg);
+        free(in), free(got), free(want);
+    }
+}
+
 static void test_dwconv(void) {
     char msg[200];
     for (int t = 0; t < 80; t++) {
@@ -567,6 +597,7 @@ int main(void) {
     test_dwconv();
     test_pool();
     test_mean_i8();
+    test_copy();
     test_bmm();
     test_binary();
     test_cast();
