@@ -72,6 +72,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
     const int32_t C = p->in_c * p->depth_mult, taps = p->filter_h * p->filter_w, bcast = p->in_c == 1 && C > 1;
     const int fast3 = p->filter_h == 3 && p->filter_w == 3 && p->dil_h == 1 && p->dil_w == 1, pair = fast3 && C == 8;
     __m512i w2[9], vb2 = _mm512_setzero_si512(), vm2 = vb2, vs2 = vb2;
+    rq16 kq, kq2;
     const __m512i off = _mm512_set1_epi32(p->in_offset), oo = _mm512_set1_epi32(p->out_offset);
     const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
     __m512i w[25];
@@ -88,6 +89,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
             vb2 = _mm512_shuffle_i64x2(vb, vb, 0x44), vm2 = _mm512_shuffle_i64x2(vm, vm, 0x44);
             vs2 = _mm512_shuffle_i64x2(vs, vs, 0x44);
         }
+        kq = rq16_prepare(vm, vs), kq2 = rq16_prepare(vm2, vs2);
         for (r = r0; r < r1; r++) {
             int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
             taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
@@ -113,7 +115,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                     DW16_TAP2(3, rs); DW16_TAP2(4, rs + cs); DW16_TAP2(5, rs + 2 * cs);
                     DW16_TAP2(6, 2 * rs); DW16_TAP2(7, 2 * rs + cs); DW16_TAP2(8, 2 * rs + 2 * cs);
 #undef DW16_TAP2
-                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm2, vs2), oo), lo), hi);
+                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq2), oo), lo), hi);
                     _mm_storeu_si128((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
                                      _mm512_cvtepi32_epi8(acc));
                     ox++;
@@ -132,7 +134,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                     DW16_TAP(3, rs); DW16_TAP(4, rs + cs); DW16_TAP(5, rs + 2 * cs);
                     DW16_TAP(6, 2 * rs); DW16_TAP(7, 2 * rs + cs); DW16_TAP(8, 2 * rs + 2 * cs);
 #undef DW16_TAP
-                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm, vs), oo), lo), hi);
+                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq), oo), lo), hi);
                     _mm_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                          _mm512_cvtepi32_epi8(acc));
                     continue;
@@ -147,7 +149,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                         acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(x, off), w[fy * p->filter_w + fx]));
                     }
                 }
-                acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc, vm, vs), oo), lo), hi);
+                acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq), oo), lo), hi);
                 _mm_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                      _mm512_cvtepi32_epi8(acc));
             }
@@ -198,6 +200,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     const int8_t *tp[4 * DW_QUADS];
     int64_t toff[4 * DW_QUADS];
     __m512i w[DW_QUADS][4], vb[4], vm[4], vs[4], wt[DW_QUADS][4], vbt[4], vmt[4], vst[4];
+    rq16 kq[4], kqt[4];
     /* pixels per vector: with stride 1 and 16 or 32 channels, adjacent pixels fill the 64 lanes */
     const int32_t pix = p->stride_w == 1 && p->dil_w == 1 && C < 64 && 64 % C == 0 ? 64 / C : 1;
     int32_t c0, r, ox, t, j, i;
@@ -236,6 +239,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
             dw_perm(rep[1], 64, vmt);
             dw_perm(rep[2], 64, vst);
         }
+        for (i = 0; i < 4; i++) kq[i] = rq16_prepare(vm[i], vs[i]), kqt[i] = rq16_prepare(vmt[i], vst[i]);
         for (r = r0; r < r1; r++) {
             int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
             const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + c0;
@@ -257,7 +261,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                         for (i = 0; i < 4; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], q[i], wt[j][i]);
                     }
                     for (i = 0; i < 4; i++)
-                        acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc[i], vmt[i], vst[i]), oo), lo), hi);
+                        acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc[i], &kqt[i]), oo), lo), hi);
                     _mm512_storeu_si512((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
                                         _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]), _mm512_packs_epi32(acc[2], acc[3])));
                     ox += pix - 1;
@@ -283,7 +287,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                     for (i = 0; i < 4; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], q[i], w[j][i]);
                 }
                 for (i = 0; i < 4; i++)
-                    acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq_double16(acc[i], vm[i], vs[i]), oo), lo), hi);
+                    acc[i] = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc[i], &kq[i]), oo), lo), hi);
                 _mm512_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                         _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]),
                                                            _mm512_packs_epi32(acc[2], acc[3])));

@@ -178,12 +178,13 @@ static int64_t addsub_lut16(const rt_binary_params *p, const int8_t *a, int64_t 
     const __m512i oo = _mm512_set1_epi32(p->out_offset);
     const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
     int64_t i;
+    const rq16 ko = rq16_prepare(mo, eo);
     rescale_table(p->in1_offset, p->left_shift, p->in1_mult, p->in1_shift, t1);
     rescale_table(p->in2_offset, p->left_shift, p->in2_mult, p->in2_shift, t2);
     for (i = 0; i + 16 <= n; i += 16) {
         __m512i x = rescaled16(t1, a, sa, i), y = rescaled16(t2, b, sb, i);
         __m512i raw = sign > 0 ? _mm512_add_epi32(x, y) : _mm512_sub_epi32(x, y);
-        __m512i r = _mm512_add_epi32(rq_double16(raw, mo, eo), oo);
+        __m512i r = _mm512_add_epi32(rq16_apply(raw, &ko), oo);
         r = _mm512_min_epi32(_mm512_max_epi32(r, lo), hi);
         _mm_storeu_si128((__m128i *)(void *)(o + i), _mm512_cvtepi32_epi8(r));
     }

@@ -359,10 +359,11 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_
     const __m512i hi = _mm512_set1_epi32(p->act_qmax);
     const __m512i m = _mm512_loadu_si512((const void *)mult), s = _mm512_loadu_si512((const void *)shift);
     const __m512i b = _mm512_loadu_si512((const void *)bias);
+    const rq16 k = rq16_prepare(m, s);
     int32_t r;
     for (r = 0; r < mr; r++) {
         __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)acc[r]), b);
-        __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(x, m, s) : rq_double16(x, m, s);
+        __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(x, m, s) : rq16_apply(x, &k);
         __m128i packed;
         v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
         packed = _mm512_cvtepi32_epi8(v);

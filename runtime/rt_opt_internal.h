@@ -138,18 +138,41 @@ static inline __m512i join16(__m512i even, __m512i odd) {
  * rounding divide by 2^e (ties away from zero) equals
  * (q + 2^(e-1) - [q < 0]) >> e for e > 0, so each half of the lanes takes
  * a multiply, three shifts and three adds. m must not be INT32_MIN. */
-static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
-    const __m512i one = _mm512_set1_epi64(1), nudge = _mm512_set1_epi64((int64_t)1 << 30);
-    const __m512i right = _mm512_sub_epi32(_mm512_setzero_si512(), s);
-    const __m512i r_e = _mm512_and_si512(right, _mm512_set1_epi64(0xFFFFFFFF)), r_o = _mm512_srli_epi64(right, 32);
-    const __m512i h_e = _mm512_srli_epi64(_mm512_sllv_epi64(one, r_e), 1), h_o = _mm512_srli_epi64(_mm512_sllv_epi64(one, r_o), 1);
-    const __mmask8 nz_e = _mm512_test_epi64_mask(r_e, r_e), nz_o = _mm512_test_epi64_mask(r_o, r_o);
-    __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
+typedef struct rq16 {
+    __m512i m, r_e, r_o, h_e, h_o; /* multipliers; right shifts and 2^(e-1) of the even and odd lanes */
+    __mmask8 nz_e, nz_o;           /* lanes with a right shift */
+} rq16;
+
+/* The per-lane constants of rq_double16, made once per panel or channel group. */
+static inline rq16 rq16_prepare(__m512i m, __m512i s) {
+    const __m512i one = _mm512_set1_epi64(1), right = _mm512_sub_epi32(_mm512_setzero_si512(), s);
+    rq16 k;
+    k.m = m;
+    k.r_e = _mm512_and_si512(right, _mm512_set1_epi64(0xFFFFFFFF)), k.r_o = _mm512_srli_epi64(right, 32);
+    k.h_e = _mm512_srli_epi64(_mm512_sllv_epi64(one, k.r_e), 1), k.h_o = _mm512_srli_epi64(_mm512_sllv_epi64(one, k.r_o), 1);
+    k.nz_e = _mm512_test_epi64_mask(k.r_e, k.r_e), k.nz_o = _mm512_test_epi64_mask(k.r_o, k.r_o);
+    return k;
+}
+
+/* TFLite's double rounding in 64-bit lanes: the doubling high multiply with
+ * its nudge and truncation toward zero equals floor((x m + 2^30) / 2^31)
+ * (the two nudges differ by one where the truncations differ), and the
+ * rounding divide by 2^e (ties away from zero) equals
+ * (q + 2^(e-1) - [q < 0]) >> e for e > 0, so each half of the lanes takes
+ * a multiply, three shifts and three adds. m must not be INT32_MIN. */
+static inline __m512i rq16_apply(__m512i x, const rq16 *k) {
+    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    __m512i e = _mm512_mul_epi32(x, k->m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(k->m, 32));
     e = _mm512_srai_epi64(_mm512_add_epi64(e, nudge), 31);
     o = _mm512_srai_epi64(_mm512_add_epi64(o, nudge), 31);
-    e = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(e, h_e), nz_e, _mm512_add_epi64(e, h_e), _mm512_srai_epi64(e, 63)), r_e);
-    o = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(o, h_o), nz_o, _mm512_add_epi64(o, h_o), _mm512_srai_epi64(o, 63)), r_o);
+    e = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(e, k->h_e), k->nz_e, _mm512_add_epi64(e, k->h_e), _mm512_srai_epi64(e, 63)), k->r_e);
+    o = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(o, k->h_o), k->nz_o, _mm512_add_epi64(o, k->h_o), _mm512_srai_epi64(o, 63)), k->r_o);
     return join16(e, o);
+}
+
+static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
+    const rq16 k = rq16_prepare(m, s);
+    return rq16_apply(x, &k);
 }
 
 static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
