@@ -580,13 +580,28 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
 }
 
 /* Converts `rows` int8 rows (stride lda) to a + 128 byte rows of length K4. */
+/* d[0..n) = s[0..n) + 128 as bytes; short runs (a few channels) in one masked vector op. */
+static inline void flip_run(uint8_t *d, const int8_t *s, int32_t n) {
+    int32_t i = 0;
+#if defined(RT_OPT_AVX512)
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    for (; i + 64 <= n; i += 64)
+        _mm512_storeu_si512((void *)(d + i), _mm512_xor_si512(_mm512_loadu_si512((const void *)(s + i)), flip));
+    if (i < n) {
+        __mmask64 k = ((__mmask64)1 << (n - i)) - 1;
+        _mm512_mask_storeu_epi8((void *)(d + i), k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)(s + i)), flip));
+        return;
+    }
+#endif
+    for (; i < n; i++) d[i] = (uint8_t)(s[i] + 128);
+}
+
 static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst) {
     int32_t r, kk, k4 = K4(k);
     for (r = 0; r < rows; r++) {
-        const int8_t *s = a + (int64_t)r * lda;
         uint8_t *d = dst + (int64_t)r * k4;
-        for (kk = 0; kk < k; kk++) d[kk] = (uint8_t)(s[kk] + 128);
-        for (; kk < k4; kk++) d[kk] = 0;
+        flip_run(d, a + (int64_t)r * lda, k);
+        for (kk = k; kk < k4; kk++) d[kk] = 0;
     }
 }
 
@@ -660,11 +675,11 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
 }
 
 /* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
- * converting each element with CONV (identity for f32, + 128 for int8). */
+ * copying each contiguous run with RUN (memcpy for f32, + 128 per byte for int8). */
 /* (Parameters are copied to locals: the byte stores of the int8 variant may
  * alias *p, which would make the compiler reload them and keep the channel
  * loop scalar.) */
-#define IM2COL(TI, TO, fill, CONV)                                                                              \
+#define IM2COL(TI, TO, fill, RUN)                                                                            \
     do {                                                                                                        \
         const int32_t inc_ = p->in_c, inw_ = p->in_w, inh_ = p->in_h, outw_ = p->out_w;                         \
         const int32_t fh_ = p->filter_h, fw_ = p->filter_w, sh_ = p->stride_h, sw_ = p->stride_w;               \
@@ -680,7 +695,7 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
                 int32_t x0_ = ox_ * sw_ - pw_;                                                                  \
                 if (row_ok_ && dw_ == 1 && x0_ >= 0 && x0_ + fw_ <= inw_) { /* one contiguous run */           \
                     const TI *s_ = srow_ + (int64_t)x0_ * inc_;                                                 \
-                    for (c_ = 0; c_ < fw_ * inc_; c_++) d_[c_] = CONV(s_[c_]);                                  \
+                    RUN(d_, s_, fw_ * inc_);                                                                    \
                     d_ += fw_ * inc_;                                                                           \
                     continue;                                                                                   \
                 }                                                                                               \
@@ -690,7 +705,7 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
                         for (c_ = 0; c_ < inc_; c_++) d_[c_] = fill_;                                           \
                     } else {                                                                                    \
                         const TI *s_ = srow_ + (int64_t)x_ * inc_;                                              \
-                        for (c_ = 0; c_ < inc_; c_++) d_[c_] = CONV(s_[c_]);                                    \
+                        RUN(d_, s_, inc_);                                                                      \
                     }                                                                                           \
                 }                                                                                               \
             }                                                                                                   \
@@ -701,8 +716,8 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
             }                                                                                                   \
         }                                                                                                       \
     } while (0)
-#define AS_IS(x) (x)
-#define PLUS128(x) ((uint8_t)((uint8_t)(x) ^ 0x80u)) /* x + 128 for int8 x */
+#define RUN_F32(d, s, n) memcpy((d), (s), sizeof(float) * (size_t)(n))
+#define RUN_S8(d, s, n) flip_run((d), (s), (n))
 
 /* The fused residual ADD over n contiguous outputs. */
 static void post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
@@ -790,7 +805,7 @@ static void conv_f32_task(void *v, int t) {
             } else
 #endif
             {
-                IM2COL(float, float, 0.0f, AS_IS);
+                IM2COL(float, float, 0.0f, RUN_F32);
                 g.lda = kdim;
                 rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
             }
@@ -812,7 +827,7 @@ static void conv_s8_task(void *v, int t) {
         const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
         if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
-        else IM2COL(int8_t, uint8_t, (uint8_t)(p->pad_value + 128), PLUS128);
+        else IM2COL(int8_t, uint8_t, (uint8_t)(p->pad_value + 128), RUN_S8);
         gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
         if (j->post)
             post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
