@@ -442,6 +442,55 @@ static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
 #define MR_S8 8
 /* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
  * 8 broadcasts and 16 vpdpbusd into 16 zmm accumulators. */
+/* One panel's requantization constants, loaded and prepared once per panel pair. */
+typedef struct panel_q {
+    __m512i bias, m, s;
+    rq16 k;
+    int32_t col, nr;
+} panel_q;
+
+static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, panel_q *q) {
+    q->bias = _mm512_loadu_si512((const void *)(bias + col));
+    q->m = _mm512_loadu_si512((const void *)(p->mult + col));
+    q->s = _mm512_loadu_si512((const void *)(p->shift + col));
+    q->k = rq16_prepare(q->m, q->s);
+    q->col = col;
+    q->nr = p->n - col < NR ? p->n - col : NR;
+}
+
+/* ukr_u8_vnni with the requantization done on the accumulators in registers (no int32 tile in
+ * memory): every shift of the panels in [-31, 0], no row corrections. */
+static void ukr_u8_vnni_q(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                          int32_t halves, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    const uint8_t *ar[MR_S8];
+    __m512i acc[MR_S8][2];
+    const __m512i off = _mm512_set1_epi32(p->out_offset), lo = _mm512_set1_epi32(p->act_qmin);
+    const __m512i hi = _mm512_set1_epi32(p->act_qmax);
+    int32_t kk, r, x, h;
+    for (r = 0; r < MR_S8; r++) {
+        ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+        acc[r][0] = q[0].bias, acc[r][1] = q[1].bias;
+    }
+    for (kk = 0; kk < kq; kk++) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
+        for (r = 0; r < MR_S8; r++) {
+            __m512i va;
+            memcpy(&x, ar[r] + 4 * kk, 4);
+            va = _mm512_set1_epi32(x);
+            acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], va, x0);
+            acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], va, x1);
+        }
+    }
+    for (h = 0; h < halves; h++)
+        for (r = 0; r < mr && r < MR_S8; r++) {
+            __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(acc[r][h], q[h].m, q[h].s)
+                                                           : rq16_apply(acc[r][h], &q[h].k);
+            v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
+            store_row16(c + (int64_t)r * p->ldc + q[h].col, _mm512_cvtepi32_epi8(v), q[h].nr);
+        }
+}
+
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
                         int32_t acc0[MR_S8][NR], int32_t acc1[MR_S8][NR]) {
     const uint8_t *ar[MR_S8];
@@ -550,6 +599,16 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
             }
         }
 #endif
+        if (!row_add && vec[0] && (halves == 1 || vec[1])) { /* requantized in registers */
+            panel_q q[2];
+            panel_q_init(p, bias, j * NR, &q[0]);
+            if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
+            else q[1] = q[0];
+            for (i = m16; i < m; i += MR_S8)
+                ukr_u8_vnni_q(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, halves, p, q,
+                              c + (int64_t)i * p->ldc);
+            continue;
+        }
         for (i = m16; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             ukr_u8_vnni(kq, a8 + (int64_t)i * lda8, lda8, mr, b0, b1, acc2[0], acc2[1]);
