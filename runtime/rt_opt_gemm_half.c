@@ -11,9 +11,13 @@
  * faster than two FMA ports); with AMX (Linux, built with -mamx-bf16) bf16
  * runs on the tile unit instead: 16x16 float tiles, TDPBF16PS on 16 rows x
  * 32 inputs per step, the packed panels loading straight into B tiles.
- * Elsewhere (fp16, or no BF16 instructions) each pair of
- * panels is widened to float in scratch and the f32 GEMM micro-kernels run
- * on rounded copies of the input rows. */
+ * Elsewhere (fp16, or no BF16 instructions) the input rows are rounded to
+ * the 16-bit type in scratch; with AVX-512 a micro-kernel widens the panels'
+ * pairs in registers (vcvtph2ps / a shift, two permutes per pair) and runs
+ * float FMAs; without it each pair of panels is widened to float in scratch
+ * and the f32 GEMM micro-kernels run.
+ * CONV_2D (rt_opt_conv_half) gathers im2col blocks in f32 and runs the same
+ * kernel on each block. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -32,7 +36,6 @@ int64_t rt_opt_fc_half_scratch(int32_t m, int32_t k) {
     return plain > amx ? plain : amx;
 }
 
-static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
 
 /* dst[0..n) = src rounded through the 16-bit type, as floats. */
 static void round_row(const float *src, int32_t n, int32_t type, float *dst) {
@@ -44,6 +47,9 @@ static void round_row(const float *src, int32_t n, int32_t type, float *dst) {
 #endif
     for (; i < n; i++) dst[i] = rt_round_half(src[i], type);
 }
+
+#if !defined(RT_OPT_AVX512)
+static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
 
 /* Panels j, j+1 (or j alone) widened to the f32 GEMM layout [2][K][NR]. */
 static void widen_panels(const uint16_t *packed, int32_t k, int32_t panels, int32_t type, float *dst) {
@@ -67,6 +73,67 @@ static void widen_panels(const uint16_t *packed, int32_t k, int32_t panels, int3
         }
     }
 }
+#endif
+
+#if defined(RT_OPT_AVX512)
+/* Panels j and j + 1 (j alone repeated when it is the last) and their bias; returns the columns they hold. */
+static int32_t panel_pair(const uint16_t *packed_b, const float *bias, int32_t n, int32_t k2, int32_t j,
+                          const uint16_t **b0, const uint16_t **b1, float *bias2) {
+    int two = (j + 1) * NR < n;
+    *b0 = packed_b + (int64_t)j * k2 * NR * 2;
+    *b1 = two ? *b0 + (int64_t)k2 * NR * 2 : *b0;
+    memcpy(bias2, bias + j * NR, sizeof(float) * NR);
+    memcpy(bias2 + NR, bias + (two ? j + 1 : j) * NR, sizeof(float) * NR);
+    return n - j * NR < 2 * NR ? n - j * NR : 2 * NR;
+}
+
+#define WIDE_MR 8
+/* 16 halves (bf16: the high half of a float; f16: vcvtph2ps) as 16 floats. */
+static inline __m512 wide16(__m256i h, int32_t type) {
+    return type == RT_BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
+}
+
+/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1), A rows already rounded to the 16-bit type (floats, lda
+ * apart), the panels' pairs widened in registers: per pair of K, [c0k0 c0k1 ... c15k1] split into the k0 and
+ * k1 columns by two permutes. No widened copy of the weights, so no per-block widening pass. */
+static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const uint16_t *b0, const uint16_t *b1,
+                     const float *bias, int32_t type, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    __m512 acc[WIDE_MR][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    int32_t kk, r, k2 = (k + 1) / 2;
+    for (r = 0; r < WIDE_MR; r++) acc[r][0] = _mm512_loadu_ps(bias), acc[r][1] = _mm512_loadu_ps(bias + NR);
+    for (kk = 0; kk < k2; kk++) {
+        __m512 w[2][2];
+        int q, two = 2 * kk + 1 < k;
+        for (q = 0; q < 2; q++) {
+            const uint16_t *src = (q ? b1 : b0) + (int64_t)kk * NR * 2;
+            __m512 l = wide16(_mm256_loadu_si256((const __m256i *)(const void *)src), type);
+            __m512 h = wide16(_mm256_loadu_si256((const __m256i *)(const void *)(src + NR)), type);
+            w[q][0] = _mm512_permutex2var_ps(l, even, h);
+            w[q][1] = _mm512_permutex2var_ps(l, odd, h);
+        }
+        for (r = 0; r < WIDE_MR; r++) {
+            const float *ar = a + (int64_t)(r < mr ? r : 0) * lda + 2 * kk;
+            __m512 x0 = _mm512_set1_ps(ar[0]);
+            acc[r][0] = _mm512_fmadd_ps(x0, w[0][0], acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(x0, w[1][0], acc[r][1]);
+            if (two) {
+                __m512 x1 = _mm512_set1_ps(ar[1]);
+                acc[r][0] = _mm512_fmadd_ps(x1, w[0][1], acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(x1, w[1][1], acc[r][1]);
+            }
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        float *cr = c + (int64_t)r * ldc;
+        __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+        __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+        _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0])));
+        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1])));
+    }
+}
+#endif
 
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 #define HALF_MR 8
@@ -180,12 +247,9 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, i;
             pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
             for (j = 0; j * NR < p->n; j += 2) {
-                const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
-                const uint16_t *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)k2 * NR * 2 : b0;
-                int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+                const uint16_t *b0, *b1;
                 float bias2[2 * NR];
-                memcpy(bias2, bias + j * NR, sizeof(float) * NR);
-                memcpy(bias2 + NR, (j + 1) * NR < p->n ? bias + (j + 1) * NR : bias + j * NR, sizeof(float) * NR);
+                int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
                 for (i = 0; i < rows; i += HALF_MR)
                     ukr_bf16(k2, a2 + (int64_t)i * k2, rows - i < HALF_MR ? rows - i : HALF_MR, b0, b1, bias2,
                              p->act_min, p->act_max, c + (int64_t)(i0 + i) * p->ldc + j * NR, p->ldc, nr);
@@ -194,6 +258,23 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         return;
     }
 #endif
+#if defined(RT_OPT_AVX512)
+    {
+        float *arow = scratch;
+        for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
+            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
+            for (r = 0; r < rows; r++) round_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (j = 0; j * NR < p->n; j += 2) {
+                const uint16_t *b0, *b1;
+                float bias2[2 * NR];
+                int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
+                for (r = 0; r < rows; r += WIDE_MR)
+                    ukr_wide(k, arow + (int64_t)r * k, k, rows - r < WIDE_MR ? rows - r : WIDE_MR, b0, b1, bias2, type,
+                             p->act_min, p->act_max, c + (int64_t)(i0 + r) * p->ldc + j * NR, p->ldc, nr);
+            }
+        }
+    }
+#else
     {
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
@@ -210,4 +291,52 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
             }
         }
     }
+#endif
+}
+
+/* ---- CONV_2D with 16-bit weights: im2col blocks (or the input rows of a
+ * direct 1x1) in f32, then the FC kernel above on each block. */
+
+/* Bytes of the im2col block at the start of a scratch slot (none for direct). */
+static int64_t im2col_bytes(int32_t direct, int32_t rows, int32_t k) {
+    return direct ? 0 : ((int64_t)rows * k * 4 + 63) / 64 * 64;
+}
+
+int64_t rt_opt_conv_half_scratch(int32_t direct, int32_t rows, int32_t k) {
+    return im2col_bytes(direct, rows, k) + rt_opt_fc_half_scratch(rows, k);
+}
+
+static void conv_half_task(void *v, int t) {
+    const rt_opt_conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
+    rt_opt_gemm_params g = p->gemm;
+    char *slot = (char *)j->scratch + (int64_t)t * p->gemm.slot_bytes;
+    float *dst = (float *)(void *)slot;
+    void *fc_scratch = slot + im2col_bytes(p->direct, p->rows, kdim);
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const float *in = (const float *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c, *a = dst;
+        float *out = (float *)j->out + (int64_t)b * mimg * oc;
+        g.m = rows;
+        g.lda = kdim;
+        if (p->direct) {
+            a = in + (int64_t)m0 * p->in_c;
+            g.lda = p->in_c;
+        } else {
+            IM2COL(float, float, 0.0f, AS_IS);
+        }
+        rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc,
+                       fc_scratch);
+        if (j->post)
+            rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
+                                (int64_t)rows * oc);
+    }
+}
+
+void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
+                      const float *bias, float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+                      const mpcc_parallel *par) {
+    rt_opt_run_conv(p, in, packed_b, bias, out, scratch, post, other, conv_half_task, p->rows, type, par);
 }

@@ -336,7 +336,7 @@ def test_percentile_observer_narrows_ranges(seed):
     assert proc.returncode == 1 and "--observer must be minmax, percentile or percentile=P" in proc.stderr
 
 
-HALF_MODELS = ["bert_f32", "mlp_f32", "vit_f32"]
+HALF_MODELS = ["bert_f32", "mlp_f32", "vit_f32", "resnet_f32", "cnn_f32"]
 HALF_MAX_REL_L2 = {"bf16": 1e-2, "fp16": 2e-3}
 
 

@@ -3,7 +3,7 @@
  * Needs: prepare (kernel params, requantization multipliers).
  * Lowers the ops that carry the MACs to the kernel classes of runtime/rt_opt.h:
  *   FULLY_CONNECTED f32/int8           -> SCHED_GEMM
- *   CONV_2D f32/int8, one group         -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
+ *   CONV_2D f32/int8/16-bit, one group  -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
@@ -118,7 +118,7 @@ static int is_f32_or_s8(const Graph *g, const IrOp *op) {
     return (in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8);
 }
 
-/* FULLY_CONNECTED with bf16/f16 weights (--precision bf16/fp16). */
+/* FULLY_CONNECTED or CONV_2D with bf16/f16 weights (--precision bf16/fp16). */
 static int is_half(const Graph *g, const IrOp *op) {
     IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
     return in == IR_F32 && (w == IR_BF16 || w == IR_F16);
@@ -148,7 +148,8 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
 static int schedule_conv(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_conv_params *p = op->params;
-    if (!is_f32_or_s8(g, op) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
+    if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2))
+        return 0;
     if (p->filter_c != p->in_c || p->out_h <= 0 || p->out_w <= 0) return 0;
     int32_t k = p->filter_h * p->filter_w * p->in_c;
     int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, d);
@@ -158,7 +159,12 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     o->sched.direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                       p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
     int s8 = g->tensors[o->in[0]].dtype == IR_I8;
-    if (!o->sched.direct || s8) {
+    if (is_half(g, o)) {
+        /* Blocks of whole 16-row AMX tiles, direct 1x1 included (the A rows are rounded per block). */
+        int64_t m = (int64_t)p->out_h * p->out_w;
+        o->sched.rows = block_rows(g, m, (int64_t)k * 4, 16);
+        o->scratch_bytes = (size_t)rt_opt_conv_half_scratch(o->sched.direct, o->sched.rows, k) * (size_t)o->sched.slots;
+    } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
