@@ -181,51 +181,59 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
 
 #if defined(RT_OPT_AMX) && defined(__AVX512BF16__) && defined(__AMX_BF16__)
 #define RT_OPT_AMX_BF16 1
-/* Tiles (rt_opt_amx_configure): 0, 1 accumulators (two panels), 2 A (16 rows x 16 pairs), 3, 4 B (16
- * pairs x 16 columns x 2), 5, 6, 7 the same for the last rem < 16 pairs. */
+/* Tiles (rt_opt_amx_configure(k2 % 16)): 0, 1 accumulators (two panels), 2 A (16 rows x 16 pairs), 3, 4 B (16
+ * pairs x 16 columns x 2), 5, 6, 7 the same for the last rem < 16 pairs. One tile of A: `rows` <= 16 rows of
+ * bf16 pairs in a2 (k2p words apart, zero past K), times all panels, into C rows (bias, clamp). acc: scratch
+ * for two accumulator tiles. */
+static void amx_bf16_tile(const rt_opt_gemm_params *p, const uint32_t *a2, int32_t k2p, int32_t rows,
+                          const uint16_t *packed_b, const float *bias, float *c, float *acc) {
+    int32_t k2 = (p->k + 1) / 2, full = k2 / 16, rem = k2 % 16, j, t, r, q;
+    for (j = 0; j * NR < p->n; j += 2) {
+        const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
+        int two = (j + 1) * NR < p->n;
+        const uint16_t *b1 = two ? b0 + (int64_t)k2 * NR * 2 : b0;
+        _tile_zero(0);
+        _tile_zero(1);
+        for (t = 0; t < full; t++) {
+            _tile_loadd(2, a2 + t * 16, k2p * 4);
+            _tile_loadd(3, b0 + (int64_t)t * 16 * NR * 2, NR * 4);
+            _tile_dpbf16ps(0, 2, 3);
+            _tile_loadd(4, b1 + (int64_t)t * 16 * NR * 2, NR * 4);
+            _tile_dpbf16ps(1, 2, 4);
+        }
+        if (rem) {
+            _tile_loadd(5, a2 + full * 16, k2p * 4);
+            _tile_loadd(6, b0 + (int64_t)full * 16 * NR * 2, NR * 4);
+            _tile_dpbf16ps(0, 5, 6);
+            _tile_loadd(7, b1 + (int64_t)full * 16 * NR * 2, NR * 4);
+            _tile_dpbf16ps(1, 5, 7);
+        }
+        _tile_stored(0, acc, NR * 4);
+        _tile_stored(1, acc + AMX_ROWS * NR, NR * 4);
+        for (q = 0; q < (two ? 2 : 1); q++) {
+            int32_t col = (j + q) * NR, nr = p->n - col < NR ? p->n - col : NR;
+            __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+            __m512 vb = _mm512_loadu_ps(bias + col), vlo = _mm512_set1_ps(p->act_min), vhi = _mm512_set1_ps(p->act_max);
+            for (r = 0; r < rows; r++) {
+                __m512 v = _mm512_add_ps(_mm512_loadu_ps(acc + (q * AMX_ROWS + r) * NR), vb);
+                _mm512_mask_storeu_ps(c + (int64_t)r * p->ldc + col, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
+            }
+        }
+    }
+}
+
+/* A's rows converted to bf16 pairs 16 at a time (scratch: the A tile, then the accumulators). */
 static void fc_bf16_amx(const rt_opt_gemm_params *p, const float *a, const uint16_t *packed_b, const float *bias,
                         float *c, void *scratch) {
-    int32_t k = p->k, k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, full = k2 / 16, rem = k2 % 16, i0, j, t, r, q;
+    int32_t k = p->k, k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, i0;
     uint32_t *a2 = scratch;
     float *acc = (float *)(void *)(a2 + (int64_t)AMX_ROWS * k2p); /* [2][16][16] */
-    rt_opt_amx_configure(rem);
+    rt_opt_amx_configure(k2 % 16);
     for (i0 = 0; i0 < p->m; i0 += AMX_ROWS) {
         int32_t rows = p->m - i0 < AMX_ROWS ? p->m - i0 : AMX_ROWS;
         memset(a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p);
         pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2p);
-        for (j = 0; j * NR < p->n; j += 2) {
-            const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
-            int two = (j + 1) * NR < p->n;
-            const uint16_t *b1 = two ? b0 + (int64_t)k2 * NR * 2 : b0;
-            _tile_zero(0);
-            _tile_zero(1);
-            for (t = 0; t < full; t++) {
-                _tile_loadd(2, a2 + t * 16, k2p * 4);
-                _tile_loadd(3, b0 + (int64_t)t * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(0, 2, 3);
-                _tile_loadd(4, b1 + (int64_t)t * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(1, 2, 4);
-            }
-            if (rem) {
-                _tile_loadd(5, a2 + full * 16, k2p * 4);
-                _tile_loadd(6, b0 + (int64_t)full * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(0, 5, 6);
-                _tile_loadd(7, b1 + (int64_t)full * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(1, 5, 7);
-            }
-            _tile_stored(0, acc, NR * 4);
-            _tile_stored(1, acc + AMX_ROWS * NR, NR * 4);
-            for (q = 0; q < (two ? 2 : 1); q++) {
-                int32_t col = (j + q) * NR, nr = p->n - col < NR ? p->n - col : NR;
-                __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-                __m512 vb = _mm512_loadu_ps(bias + col), vlo = _mm512_set1_ps(p->act_min), vhi = _mm512_set1_ps(p->act_max);
-                for (r = 0; r < rows; r++) {
-                    __m512 v = _mm512_add_ps(_mm512_loadu_ps(acc + (q * AMX_ROWS + r) * NR), vb);
-                    _mm512_mask_storeu_ps(c + (int64_t)(i0 + r) * p->ldc + col, m,
-                                          _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
-                }
-            }
-        }
+        amx_bf16_tile(p, a2, k2p, rows, packed_b, bias, c + (int64_t)i0 * p->ldc, acc);
     }
     _tile_release();
 }
@@ -306,6 +314,58 @@ int64_t rt_opt_conv_half_scratch(int32_t direct, int32_t rows, int32_t k) {
     return im2col_bytes(direct, rows, k) + rt_opt_fc_half_scratch(rows, k);
 }
 
+#if defined(RT_OPT_AMX_BF16)
+/* Patch rows m0..m0+rows of image `in` as bf16 (vcvtneps2bf16, as rt_f32_to_bf16), ldd halves apart;
+ * out-of-image taps and the padding past K stay as they are (zero: the caller clears the tile once). */
+static void im2col_bf16(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst,
+                        int32_t ldd) {
+    const int32_t inc = p->in_c, oyx = p->out_w;
+    int32_t r, fy, fx, c, oy = m0 / oyx, ox = m0 % oyx;
+    for (r = 0; r < rows; r++) {
+        uint16_t *d = dst + (int64_t)r * ldd;
+        for (fy = 0; fy < p->filter_h; fy++) {
+            int32_t y = oy * p->stride_h - p->pad_h + fy * p->dil_h;
+            for (fx = 0; fx < p->filter_w; fx++, d += inc) {
+                int32_t x = ox * p->stride_w - p->pad_w + fx * p->dil_w;
+                if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w) {
+                    memset(d, 0, sizeof(uint16_t) * (size_t)inc);
+                    continue;
+                }
+                {
+                    const float *s = in + ((int64_t)y * p->in_w + x) * inc;
+                    for (c = 0; c < inc; c += 16) {
+                        __mmask16 m = (__mmask16)(inc - c >= 16 ? 0xFFFF : (1u << (inc - c)) - 1);
+                        __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, s + c));
+                        _mm512_mask_storeu_epi16(d + c, (__mmask32)m, _mm512_castsi256_si512(h));
+                    }
+                }
+            }
+        }
+        if (++ox == oyx) ox = 0, oy++;
+    }
+}
+
+/* bf16 on AMX: the im2col rows gathered straight into the A tile as bf16 pairs (no f32 block, no second
+ * conversion pass), 16 rows at a time. */
+static void conv_bf16_amx(const rt_opt_conv_job *j, const float *in, int32_t m0_block, int32_t block_rows,
+                          float *out, void *scratch) {
+    const rt_opt_conv_params *p = j->p;
+    int32_t kdim = p->gemm.k, k2p = ((kdim + 1) / 2 + 15) / 16 * 16, ldd = 2 * k2p, i;
+    uint32_t *a2 = scratch;
+    uint16_t *dst = (uint16_t *)scratch;
+    float *acc = (float *)(void *)(a2 + (int64_t)AMX_ROWS * k2p);
+    memset(a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p);
+    rt_opt_amx_configure(((kdim + 1) / 2) % 16);
+    for (i = 0; i < block_rows; i += AMX_ROWS) {
+        int32_t rows = block_rows - i < AMX_ROWS ? block_rows - i : AMX_ROWS, m0 = m0_block + i;
+        im2col_bf16(p, in, m0, rows, dst, ldd);
+        amx_bf16_tile(&p->gemm, a2, k2p, rows, (const uint16_t *)j->b, (const float *)j->bias,
+                      out + (int64_t)m0 * p->gemm.n, acc);
+    }
+    _tile_release();
+}
+#endif
+
 static void conv_half_task(void *v, int t) {
     const rt_opt_conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
@@ -321,14 +381,21 @@ static void conv_half_task(void *v, int t) {
         float *out = (float *)j->out + (int64_t)b * mimg * oc;
         g.m = rows;
         g.lda = kdim;
-        if (p->direct) {
-            a = in + (int64_t)m0 * p->in_c;
-            g.lda = p->in_c;
-        } else {
-            IM2COL(float, float, 0.0f, AS_IS);
+#if defined(RT_OPT_AMX_BF16)
+        if (!p->direct && j->half_type == RT_BF16 && rows >= 4 && rt_opt_amx_ready())
+            conv_bf16_amx(j, in, m0, rows, out, fc_scratch);
+        else
+#endif
+        {
+            if (p->direct) {
+                a = in + (int64_t)m0 * p->in_c;
+                g.lda = p->in_c;
+            } else {
+                IM2COL(float, float, 0.0f, AS_IS);
+            }
+            rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias,
+                           out + (int64_t)m0 * oc, fc_scratch);
         }
-        rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc,
-                       fc_scratch);
         if (j->post)
             rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
                                 (int64_t)rows * oc);

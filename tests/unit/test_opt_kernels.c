@@ -196,6 +196,7 @@ static void test_conv(void) {
         if (!rnd_conv(&p, t)) continue;
         int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, kp = (k + 1) / 2 * 2;
         int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
+        if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
         int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)out_n);
         int8_t *r8 = malloc((size_t)out_n);
         float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)(n * k));
@@ -468,6 +469,7 @@ static void test_conv_half(void) {
         p.act_min = -1.5f, p.act_max = 2.0f;
         int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = 16;
         int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
+        if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
         float *in = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
         float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
         float *other = malloc(sizeof(float) * (size_t)out_n);
