@@ -124,6 +124,10 @@ static int is_half(const Graph *g, const IrOp *op) {
     return in == IR_F32 && (w == IR_BF16 || w == IR_F16);
 }
 
+static int32_t half_type(const Graph *g, const IrOp *op) {
+    return g->tensors[op->in[1]].dtype == IR_BF16 ? RT_BF16 : RT_F16;
+}
+
 static int schedule_fc(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_fc_params *p = op->params;
@@ -136,7 +140,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_GEMM;
     if (is_half(g, o)) {
         o->sched.slots = 1; /* the 16-bit kernel runs on the calling thread */
-        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(p->batches, p->in_depth);
+        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(half_type(g, o), p->batches, p->out_depth, p->in_depth);
     } else if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
@@ -163,7 +167,8 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
         /* Blocks of whole 16-row AMX tiles, direct 1x1 included (the A rows are rounded per block). */
         int64_t m = (int64_t)p->out_h * p->out_w;
         o->sched.rows = block_rows(g, m, (int64_t)k * 4, 16);
-        o->scratch_bytes = (size_t)rt_opt_conv_half_scratch(o->sched.direct, o->sched.rows, k) * (size_t)o->sched.slots;
+        o->scratch_bytes = (size_t)rt_opt_conv_half_scratch(half_type(g, o), o->sched.direct, o->sched.rows, p->out_c, k) *
+                           (size_t)o->sched.slots;
     } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));

@@ -438,7 +438,7 @@ static void test_fc_half(void) {
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *bias = malloc(sizeof(float) * (size_t)np);
         float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
         uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * 2 * k2));
-        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(m, k));
+        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(type, m, n, k));
         for (int i = 0; i < m * k; i++) a[i] = rnd_f();
         for (int i = 0; i < n * k; i++) w[i] = type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
         for (int i = 0; i < np; i++) bias[i] = i < n ? rnd_f() : 0.0f;
@@ -467,7 +467,7 @@ static void test_conv_half(void) {
         if (!rnd_conv(&p, t)) continue;
         p.half_type = t % 2 ? RT_F16 : RT_BF16;
         p.act_min = -1.5f, p.act_max = 2.0f;
-        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = 16;
+        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = t % 3 ? 48 : 16;
         int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
         if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
         float *in = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
@@ -481,7 +481,7 @@ static void test_conv_half(void) {
         rt_conv_2d_half(&p, in, w, bias, want);
         sched_pack_half(w, n, k, pw);
         rt_opt_conv_params c = opt_conv(&p, rows);
-        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(c.direct, rows, k);
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(p.half_type, c.direct, rows, n, k);
         void *scratch = malloc((size_t)(3 * c.gemm.slot_bytes));
         snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s", p.half_type == RT_BF16 ? "bf16" : "f16",
                  p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
