@@ -137,6 +137,7 @@ void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
  * packed as [N/NR][ceil(K/2)][NR][2] (see rt_opt_gemm_half.c: AMX tiles,
  * AVX512-BF16 or widened f32 panels, picked when built); scratch:
  * rt_opt_fc_half_scratch(type, m, n, k) bytes. */
+#define RT_OPT_F16_AMX_MIN_ROWS 32 /* fp16 runs on AMX from this many rows of A (scratch sized for it) */
 int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k);
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch);

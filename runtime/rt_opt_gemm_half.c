@@ -30,7 +30,7 @@
 #define HALF_ROWS 32 /* input rows converted per block */
 
 #define AMX_ROWS 16 /* rows per tile */
-#define F16_AMX_MIN_ROWS 32 /* fp16 on AMX from this many rows of A (the weights are split once per call) */
+#define F16_AMX_MIN_ROWS RT_OPT_F16_AMX_MIN_ROWS /* (the weights are split once per call) */
 
 int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k) {
     int64_t k2 = (k + 1) / 2, rows = m < HALF_ROWS ? m : HALF_ROWS, np = (n + NR - 1) / NR * NR;

@@ -167,6 +167,9 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
         /* Blocks of whole 16-row AMX tiles, direct 1x1 included (the A rows are rounded per block). */
         int64_t m = (int64_t)p->out_h * p->out_w;
         o->sched.rows = block_rows(g, m, (int64_t)k * 4, 16);
+        /* fp16 blocks at least as tall as its AMX path needs (it splits the weights once per block) */
+        if (half_type(g, o) == RT_F16 && o->sched.rows < RT_OPT_F16_AMX_MIN_ROWS)
+            o->sched.rows = (int32_t)(m < RT_OPT_F16_AMX_MIN_ROWS ? (m + 15) / 16 * 16 : RT_OPT_F16_AMX_MIN_ROWS);
         o->scratch_bytes = (size_t)rt_opt_conv_half_scratch(half_type(g, o), o->sched.direct, o->sched.rows, p->out_c, k) *
                            (size_t)o->sched.slots;
     } else if (!o->sched.direct || s8) {
