@@ -32,12 +32,17 @@
 #define AMX_ROWS 16 /* rows per tile */
 #define F16_AMX_MIN_ROWS RT_OPT_F16_AMX_MIN_ROWS /* (the weights are split once per call) */
 
+/* The AMX path's scratch (amx_layout): A tile(s), accumulators, for fp16 the split weights. */
+static int64_t amx_bytes(int32_t type, int32_t n, int32_t k) {
+    int64_t k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (n + NR - 1) / NR * NR;
+    int64_t bytes = (int64_t)AMX_ROWS * k2p * 4 + 2 * AMX_ROWS * NR * 4 + 128;
+    return type == RT_F16 ? bytes + (int64_t)AMX_ROWS * k2p * 4 + np * k2 * 8 : bytes;
+}
+
 int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k) {
-    int64_t k2 = (k + 1) / 2, rows = m < HALF_ROWS ? m : HALF_ROWS, np = (n + NR - 1) / NR * NR;
+    int64_t k2 = (k + 1) / 2, rows = m < HALF_ROWS ? m : HALF_ROWS;
     int64_t plain = rows * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
-    int64_t amx = (int64_t)AMX_ROWS * ((k2 + 15) / 16 * 16) * 4 + 2 * AMX_ROWS * NR * 4 + 128;
-    /* fp16 on AMX: a second A tile and the weights split into two bf16 panel sets */
-    if (type == RT_F16 && m >= F16_AMX_MIN_ROWS) amx += (int64_t)AMX_ROWS * ((k2 + 15) / 16 * 16) * 4 + np * k2 * 8;
+    int64_t amx = amx_bytes(type == RT_F16 && m < F16_AMX_MIN_ROWS ? RT_BF16 : type, n, k);
     return plain > amx ? plain : amx;
 }
 
@@ -391,7 +396,8 @@ static int64_t im2col_bytes(int32_t direct, int32_t rows, int32_t k) {
 }
 
 int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t rows, int32_t n, int32_t k) {
-    return im2col_bytes(direct, rows, k) + rt_opt_fc_half_scratch(type, rows, n, k);
+    int64_t fc = rt_opt_fc_half_scratch(type, rows, n, k), amx = direct ? 0 : amx_bytes(type, n, k);
+    return im2col_bytes(direct, rows, k) + (fc > amx ? fc : amx);
 }
 
 #if defined(RT_OPT_AMX_BF16)
@@ -420,21 +426,19 @@ static void im2col_amx(const rt_opt_conv_params *p, const float *in, int32_t m0,
     }
 }
 
-/* A block of output rows on AMX: the im2col rows gathered straight into the A tile(s) (no f32 block, no
- * second conversion pass), 16 rows at a time; w, wlo: the bf16 panels (fp16: split by the caller). */
+/* A block of output rows on AMX (the tiles configured and cleared by the caller): the im2col rows gathered
+ * straight into the A tile(s) (no f32 block, no second conversion pass), 16 rows at a time; w, wlo: the
+ * bf16 panels (fp16: split by the caller). */
 static void conv_amx(const rt_opt_conv_job *j, const float *in, int32_t m0_block, int32_t block_rows, float *out,
                      const amx_scratch *s, const uint16_t *w, const uint16_t *wlo) {
     const rt_opt_conv_params *p = j->p;
-    int32_t kdim = p->gemm.k, k2p = ((kdim + 1) / 2 + 15) / 16 * 16, i;
-    memset(s->a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p * (s->a2lo ? 2 : 1));
-    rt_opt_amx_configure(((kdim + 1) / 2) % 16);
+    int32_t k2p = ((p->gemm.k + 1) / 2 + 15) / 16 * 16, i;
     for (i = 0; i < block_rows; i += AMX_ROWS) {
         int32_t rows = block_rows - i < AMX_ROWS ? block_rows - i : AMX_ROWS, m0 = m0_block + i;
         im2col_amx(p, in, m0, rows, s, 2 * k2p);
         amx_bf16_tile(&p->gemm, s->a2, s->a2lo, k2p, rows, w, wlo, (const float *)j->bias,
                       out + (int64_t)m0 * p->gemm.n, s->acc);
     }
-    _tile_release();
 }
 #endif
 
@@ -447,11 +451,15 @@ static void conv_half_task(void *v, int t) {
     float *dst = (float *)(void *)slot;
     void *fc_scratch = slot + im2col_bytes(p->direct, p->rows, kdim);
 #if defined(RT_OPT_AMX_BF16)
-    /* AMX when the block's scratch was sized for it (fp16: blocks of F16_AMX_MIN_ROWS rows or more) */
-    int32_t k2 = (kdim + 1) / 2, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
-    int amx = !p->direct && p->rows >= (f16 ? F16_AMX_MIN_ROWS : 4) && rt_opt_amx_ready();
-    amx_scratch s = amx_layout(fc_scratch, (k2 + 15) / 16 * 16, np, k2, f16);
-    if (amx && f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);
+    /* im2col convolutions on AMX: the tiles set up once per task (fp16: the weights split once) */
+    int32_t k2 = (kdim + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
+    int amx = !p->direct && rt_opt_amx_ready();
+    amx_scratch s = amx_layout(fc_scratch, k2p, np, k2, f16);
+    if (amx) {
+        if (f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);
+        memset(s.a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p * (f16 ? 2 : 1));
+        rt_opt_amx_configure(k2 % 16);
+    }
 #endif
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
@@ -479,6 +487,9 @@ static void conv_half_task(void *v, int t) {
             rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
                                 (int64_t)rows * oc);
     }
+#if defined(RT_OPT_AMX_BF16)
+    if (amx) _tile_release();
+#endif
 }
 
 void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
