@@ -389,8 +389,14 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
         const int dw = op->kind == OP_DEPTHWISE_CONV_2D;
         cg_line(cg, "mpcc_conv_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.in = %s; p.filter = %s; p.bias = %s;", cu_ptr(e, op->in[0], "const float"),
-                cu_ptr(e, op->in[1], "const float"), op->n_in > 2 ? cu_ptr(e, op->in[2], "const float") : "NULL");
+        IrDType wdt = cu_dt_in(g, op, 1);
+        if (wdt == IR_BF16 || wdt == IR_F16)
+            cg_line(cg, "p.in = %s; p.filter16 = %s; p.half = %d; p.bias = %s;", cu_ptr(e, op->in[0], "const float"),
+                    cu_ptr(e, op->in[1], "const uint16_t"), wdt == IR_BF16 ? 1 : 2,
+                    op->n_in > 2 ? cu_ptr(e, op->in[2], "const float") : "NULL");
+        else
+            cg_line(cg, "p.in = %s; p.filter = %s; p.bias = %s;", cu_ptr(e, op->in[0], "const float"),
+                    cu_ptr(e, op->in[1], "const float"), op->n_in > 2 ? cu_ptr(e, op->in[2], "const float") : "NULL");
         int64_t n;
         if (dw) {
             const rt_dwconv_params *p = op->params;

@@ -93,7 +93,10 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
         ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
         cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
     }
-    cg_line(cg, "rt_opt_conv_%s(&p, %s, %s, %s, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0),
+    IrDType wdt = g->tensors[op->in[1]].dtype;
+    cg_line(cg, "rt_opt_conv_%s(&p, %s%s, %s, %s, %s, %s, %s, %s, %s);",
+            s8 ? "s8" : wdt == IR_BF16 || wdt == IR_F16 ? "half" : "f32",
+            wdt == IR_BF16 ? "RT_BF16, " : wdt == IR_F16 ? "RT_F16, " : "", cg_in(cg, op, 0),
             cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
             cg_scratch(cg, op), op->sched.post_add >= 0 ? "&post" : "NULL",
             op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL", par_arg(g, op));

@@ -153,10 +153,19 @@ void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
 /* FULLY_CONNECTED with 16-bit float weights (type RT_BF16 or RT_F16),
  * packed as [N/NR][ceil(K/2)][NR][2] (see rt_opt_gemm_half.c: AMX tiles,
  * AVX512-BF16 or widened f32 panels, picked when built); scratch:
- * rt_opt_fc_half_scratch(m, k) bytes. */
-int64_t rt_opt_fc_half_scratch(int32_t m, int32_t k);
+ * rt_opt_fc_half_scratch(type, m, n, k) bytes. */
+#define RT_OPT_F16_AMX_MIN_ROWS 32 /* fp16 runs on AMX from this many rows of A (scratch sized for it) */
+int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k);
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch);
+/* CONV_2D (one group) with 16-bit float weights packed as for rt_opt_fc_half:
+ * `rows` output rows per block (direct 1x1 included), each block's im2col rows
+ * gathered in f32 and multiplied by rt_opt_fc_half; scratch per slot:
+ * rt_opt_conv_half_scratch(type, direct, rows, N, K) bytes. post / other: the fused ADD. */
+int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t rows, int32_t n, int32_t k);
+void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
+                      const float *bias, float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+                      const mpcc_parallel *par);
 
 /* Per-tensor QUANTIZE f32 -> int8 and DEQUANTIZE int8 -> f32 written so the
  * compiler vectorizes them; bit-identical to rt_quantize_f32 /

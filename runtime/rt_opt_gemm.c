@@ -733,53 +733,9 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
     return (int64_t)rows * k * 4 + (int64_t)rows * filter_h * 8 + (int64_t)filter_w * in_c * 4 + 64;
 }
 
-/* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
- * copying each contiguous run with RUN (memcpy for f32, + 128 per byte for int8). */
-/* (Parameters are copied to locals: the byte stores of the int8 variant may
- * alias *p, which would make the compiler reload them and keep the channel
- * loop scalar.) */
-#define IM2COL(TI, TO, fill, RUN)                                                                            \
-    do {                                                                                                        \
-        const int32_t inc_ = p->in_c, inw_ = p->in_w, inh_ = p->in_h, outw_ = p->out_w;                         \
-        const int32_t fh_ = p->filter_h, fw_ = p->filter_w, sh_ = p->stride_h, sw_ = p->stride_w;               \
-        const int32_t dh_ = p->dil_h, dw_ = p->dil_w, ph_ = p->pad_h, pw_ = p->pad_w;                           \
-        const TO fill_ = (fill);                                                                                \
-        int32_t r_, fy_, fx_, c_, oy_ = m0 / outw_, ox_ = m0 % outw_;                                           \
-        for (r_ = 0; r_ < rows; r_++) {                                                                         \
-            TO *d_ = dst + (int64_t)r_ * ldd;                                                                   \
-            for (fy_ = 0; fy_ < fh_; fy_++) {                                                                   \
-                int32_t y_ = oy_ * sh_ - ph_ + fy_ * dh_;                                                       \
-                int row_ok_ = y_ >= 0 && y_ < inh_;                                                             \
-                const TI *srow_ = row_ok_ ? in + (int64_t)y_ * inw_ * inc_ : in;                                \
-                int32_t x0_ = ox_ * sw_ - pw_;                                                                  \
-                if (row_ok_ && dw_ == 1 && x0_ >= 0 && x0_ + fw_ <= inw_) { /* one contiguous run */           \
-                    const TI *s_ = srow_ + (int64_t)x0_ * inc_;                                                 \
-                    RUN(d_, s_, fw_ * inc_);                                                                    \
-                    d_ += fw_ * inc_;                                                                           \
-                    continue;                                                                                   \
-                }                                                                                               \
-                for (fx_ = 0; fx_ < fw_; fx_++, d_ += inc_) {                                                   \
-                    int32_t x_ = ox_ * sw_ - pw_ + fx_ * dw_;                                                   \
-                    if (!row_ok_ || x_ < 0 || x_ >= inw_) {                                                     \
-                        for (c_ = 0; c_ < inc_; c_++) d_[c_] = fill_;                                           \
-                    } else {                                                                                    \
-                        const TI *s_ = srow_ + (int64_t)x_ * inc_;                                              \
-                        RUN(d_, s_, inc_);                                                                      \
-                    }                                                                                           \
-                }                                                                                               \
-            }                                                                                                   \
-            for (c_ = kdim; c_ < ldd; c_++) dst[(int64_t)r_ * ldd + c_] = 0;                                   \
-            if (++ox_ == outw_) { /* next output pixel without a division */                                    \
-                ox_ = 0;                                                                                        \
-                oy_++;                                                                                          \
-            }                                                                                                   \
-        }                                                                                                       \
-    } while (0)
-#define RUN_F32(d, s, n) memcpy((d), (s), sizeof(float) * (size_t)(n))
 #define RUN_S8(d, s, n) flip_run((d), (s), (n))
 
-/* The fused residual ADD over n contiguous outputs. */
-static void post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
+void rt_opt_post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
     const rt_binary_params *a = post->add;
     int64_t i;
     for (i = 0; i < n; i++) {
@@ -827,18 +783,10 @@ static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
 }
 #endif
 
-typedef struct conv_job {
-    const rt_opt_conv_params *p;
-    const void *in, *b, *bias, *other;
-    void *out, *scratch;
-    const rt_opt_post_add *post;
-    int32_t tasks, block, per_image;
-} conv_job;
-
 /* Task t of a convolution: blocks t, t + tasks, ... of `block` output rows
  * (over all images), with scratch copy t. */
 static void conv_f32_task(void *v, int t) {
-    const conv_job *j = v;
+    const rt_opt_conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
     rt_opt_gemm_params g = p->gemm;
@@ -870,13 +818,13 @@ static void conv_f32_task(void *v, int t) {
             }
         }
         if (j->post)
-            post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
+            rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
                          (int64_t)rows * oc);
     }
 }
 
 static void conv_s8_task(void *v, int t) {
-    const conv_job *j = v;
+    const rt_opt_conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
     uint8_t *dst = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes : NULL;
@@ -894,10 +842,10 @@ static void conv_s8_task(void *v, int t) {
     }
 }
 
-static void run_conv(const rt_opt_conv_params *p, const void *in, const void *packed_b, const void *bias,
+void rt_opt_run_conv(const rt_opt_conv_params *p, const void *in, const void *packed_b, const void *bias,
                      void *out, void *scratch, const rt_opt_post_add *post, const void *other,
-                     void (*task)(void *, int), int32_t block, const mpcc_parallel *par) {
-    conv_job j = {p, in, packed_b, bias, other, out, scratch, post, 1, 1, 1};
+                     void (*task)(void *, int), int32_t block, int32_t half_type, const mpcc_parallel *par) {
+    rt_opt_conv_job j = {p, in, packed_b, bias, other, out, scratch, post, 1, 1, 1, half_type};
     int32_t mimg = p->out_h * p->out_w, total;
     j.tasks = rt_opt_tasks(par, p->gemm.slots);
     if (j.tasks > 1 && p->direct && block >= mimg) /* split the image into one block per task */
@@ -914,14 +862,14 @@ void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const flo
                      float *out_all, void *scratch, const rt_opt_post_add *post, const float *other,
                      const mpcc_parallel *par) {
     int32_t mimg = p->out_h * p->out_w;
-    run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_f32_task,
-             p->direct ? (post ? 60 : mimg) : p->rows, par);
+    rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_f32_task,
+                    p->direct ? (post ? 60 : mimg) : p->rows, RT_F32, par);
 }
 
 void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
                     int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
                     const mpcc_parallel *par) {
-    run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, par);
+    rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, RT_F32, par);
 }
 
 /* ---- BATCH_MATMUL: both operands are activations, so the RHS of each

@@ -10,10 +10,16 @@
  * the f32 FMA rate (on Sapphire Rapids it issues once per cycle, so no
  * faster than two FMA ports); with AMX (Linux, built with -mamx-bf16) bf16
  * runs on the tile unit instead: 16x16 float tiles, TDPBF16PS on 16 rows x
- * 32 inputs per step, the packed panels loading straight into B tiles.
- * Elsewhere (fp16, or no BF16 instructions) each pair of
- * panels is widened to float in scratch and the f32 GEMM micro-kernels run
- * on rounded copies of the input rows. */
+ * 32 inputs per step, the packed panels loading straight into B tiles; and
+ * so does fp16 (from F16_AMX_MIN_ROWS rows), exactly, as four bf16 products
+ * of a hi/lo split of each value (split16).
+ * Elsewhere (fp16, or no BF16 instructions) the input rows are rounded to
+ * the 16-bit type in scratch; with AVX-512 a micro-kernel widens the panels'
+ * pairs in registers (vcvtph2ps / a shift, two permutes per pair) and runs
+ * float FMAs; without it each pair of panels is widened to float in scratch
+ * and the f32 GEMM micro-kernels run.
+ * CONV_2D (rt_opt_conv_half) gathers im2col blocks in f32 and runs the same
+ * kernel on each block; on AMX it gathers them straight into the A tiles. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -24,15 +30,22 @@
 #define HALF_ROWS 32 /* input rows converted per block */
 
 #define AMX_ROWS 16 /* rows per tile */
+#define F16_AMX_MIN_ROWS RT_OPT_F16_AMX_MIN_ROWS /* (the weights are split once per call) */
 
-int64_t rt_opt_fc_half_scratch(int32_t m, int32_t k) {
+/* The AMX path's scratch (amx_layout): A tile(s), accumulators, for fp16 the split weights. */
+static int64_t amx_bytes(int32_t type, int32_t n, int32_t k) {
+    int64_t k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (n + NR - 1) / NR * NR;
+    int64_t bytes = (int64_t)AMX_ROWS * k2p * 4 + 2 * AMX_ROWS * NR * 4 + 128;
+    return type == RT_F16 ? bytes + (int64_t)AMX_ROWS * k2p * 4 + np * k2 * 8 : bytes;
+}
+
+int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k) {
     int64_t k2 = (k + 1) / 2, rows = m < HALF_ROWS ? m : HALF_ROWS;
     int64_t plain = rows * k * 4 + 2 * NR * 2 * k2 * 4 + 64;
-    int64_t amx = (int64_t)AMX_ROWS * ((k2 + 15) / 16 * 16) * 4 + 2 * AMX_ROWS * NR * 4 + 128;
+    int64_t amx = amx_bytes(type == RT_F16 && m < F16_AMX_MIN_ROWS ? RT_BF16 : type, n, k);
     return plain > amx ? plain : amx;
 }
 
-static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
 
 /* dst[0..n) = src rounded through the 16-bit type, as floats. */
 static void round_row(const float *src, int32_t n, int32_t type, float *dst) {
@@ -44,6 +57,9 @@ static void round_row(const float *src, int32_t n, int32_t type, float *dst) {
 #endif
     for (; i < n; i++) dst[i] = rt_round_half(src[i], type);
 }
+
+#if !defined(RT_OPT_AVX512)
+static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
 
 /* Panels j, j+1 (or j alone) widened to the f32 GEMM layout [2][K][NR]. */
 static void widen_panels(const uint16_t *packed, int32_t k, int32_t panels, int32_t type, float *dst) {
@@ -67,6 +83,73 @@ static void widen_panels(const uint16_t *packed, int32_t k, int32_t panels, int3
         }
     }
 }
+#endif
+
+#if defined(RT_OPT_AVX512)
+/* Panels j and j + 1 (j alone repeated when it is the last) and their bias; returns the columns they hold. */
+static int32_t panel_pair(const uint16_t *packed_b, const float *bias, int32_t n, int32_t k2, int32_t j,
+                          const uint16_t **b0, const uint16_t **b1, float *bias2) {
+    int two = (j + 1) * NR < n;
+    *b0 = packed_b + (int64_t)j * k2 * NR * 2;
+    *b1 = two ? *b0 + (int64_t)k2 * NR * 2 : *b0;
+    memcpy(bias2, bias + j * NR, sizeof(float) * NR);
+    memcpy(bias2 + NR, bias + (two ? j + 1 : j) * NR, sizeof(float) * NR);
+    return n - j * NR < 2 * NR ? n - j * NR : 2 * NR;
+}
+
+#define WIDE_MR 8
+/* 16 halves (bf16: the high half of a float; f16: vcvtph2ps) as 16 floats. */
+static inline __m512 wide16(__m256i h, int32_t type) {
+    return type == RT_BF16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)) : _mm512_cvtph_ps(h);
+}
+
+/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1), A rows already rounded to the 16-bit type (floats, lda
+ * apart), the panels' pairs widened in registers: per pair of K, [c0k0 c0k1 ... c15k1] split into the k0 and
+ * k1 columns by two permutes. No widened copy of the weights, so no per-block widening pass. */
+static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const uint16_t *b0, const uint16_t *b1,
+                     const float *bias, int32_t type, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    __m512 acc[WIDE_MR][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), w[2][2];
+    const float *ar[WIDE_MR];
+    int32_t kk, r, q, pairs = k / 2;
+    for (r = 0; r < WIDE_MR; r++) {
+        acc[r][0] = _mm512_loadu_ps(bias), acc[r][1] = _mm512_loadu_ps(bias + NR);
+        ar[r] = a + (int64_t)(r < mr ? r : 0) * lda; /* rows past mr repeat row 0, never stored */
+    }
+    for (kk = 0; kk < (k + 1) / 2; kk++) {
+        for (q = 0; q < 2; q++) {
+            const uint16_t *src = (q ? b1 : b0) + (int64_t)kk * NR * 2;
+            __m512 l = wide16(_mm256_loadu_si256((const __m256i *)(const void *)src), type);
+            __m512 h = wide16(_mm256_loadu_si256((const __m256i *)(const void *)(src + NR)), type);
+            w[q][0] = _mm512_permutex2var_ps(l, even, h);
+            w[q][1] = _mm512_permutex2var_ps(l, odd, h);
+        }
+        if (kk < pairs) {
+            for (r = 0; r < WIDE_MR; r++) {
+                __m512 x0 = _mm512_set1_ps(ar[r][2 * kk]), x1 = _mm512_set1_ps(ar[r][2 * kk + 1]);
+                acc[r][0] = _mm512_fmadd_ps(x0, w[0][0], acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(x0, w[1][0], acc[r][1]);
+                acc[r][0] = _mm512_fmadd_ps(x1, w[0][1], acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(x1, w[1][1], acc[r][1]);
+            }
+        } else { /* odd K: the last input alone */
+            for (r = 0; r < WIDE_MR; r++) {
+                __m512 x0 = _mm512_set1_ps(ar[r][2 * kk]);
+                acc[r][0] = _mm512_fmadd_ps(x0, w[0][0], acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(x0, w[1][0], acc[r][1]);
+            }
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        float *cr = c + (int64_t)r * ldc;
+        __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+        __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+        _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0])));
+        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1])));
+    }
+}
+#endif
 
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 #define HALF_MR 8
@@ -114,51 +197,128 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
 
 #if defined(RT_OPT_AMX) && defined(__AVX512BF16__) && defined(__AMX_BF16__)
 #define RT_OPT_AMX_BF16 1
-/* Tiles (rt_opt_amx_configure): 0, 1 accumulators (two panels), 2 A (16 rows x 16 pairs), 3, 4 B (16
- * pairs x 16 columns x 2), 5, 6, 7 the same for the last rem < 16 pairs. */
-static void fc_bf16_amx(const rt_opt_gemm_params *p, const float *a, const uint16_t *packed_b, const float *bias,
-                        float *c, void *scratch) {
-    int32_t k = p->k, k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, full = k2 / 16, rem = k2 % 16, i0, j, t, r, q;
-    uint32_t *a2 = scratch;
-    float *acc = (float *)(void *)(a2 + (int64_t)AMX_ROWS * k2p); /* [2][16][16] */
-    rt_opt_amx_configure(rem);
-    for (i0 = 0; i0 < p->m; i0 += AMX_ROWS) {
-        int32_t rows = p->m - i0 < AMX_ROWS ? p->m - i0 : AMX_ROWS;
-        memset(a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p);
-        pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2p);
-        for (j = 0; j * NR < p->n; j += 2) {
-            const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
-            int two = (j + 1) * NR < p->n;
-            const uint16_t *b1 = two ? b0 + (int64_t)k2 * NR * 2 : b0;
-            _tile_zero(0);
-            _tile_zero(1);
-            for (t = 0; t < full; t++) {
-                _tile_loadd(2, a2 + t * 16, k2p * 4);
-                _tile_loadd(3, b0 + (int64_t)t * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(0, 2, 3);
-                _tile_loadd(4, b1 + (int64_t)t * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(1, 2, 4);
-            }
-            if (rem) {
-                _tile_loadd(5, a2 + full * 16, k2p * 4);
-                _tile_loadd(6, b0 + (int64_t)full * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(0, 5, 6);
-                _tile_loadd(7, b1 + (int64_t)full * 16 * NR * 2, NR * 4);
-                _tile_dpbf16ps(1, 5, 7);
-            }
-            _tile_stored(0, acc, NR * 4);
-            _tile_stored(1, acc + AMX_ROWS * NR, NR * 4);
-            for (q = 0; q < (two ? 2 : 1); q++) {
-                int32_t col = (j + q) * NR, nr = p->n - col < NR ? p->n - col : NR;
-                __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-                __m512 vb = _mm512_loadu_ps(bias + col), vlo = _mm512_set1_ps(p->act_min), vhi = _mm512_set1_ps(p->act_max);
-                for (r = 0; r < rows; r++) {
-                    __m512 v = _mm512_add_ps(_mm512_loadu_ps(acc + (q * AMX_ROWS + r) * NR), vb);
-                    _mm512_mask_storeu_ps(c + (int64_t)(i0 + r) * p->ldc + col, m,
-                                          _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
-                }
+/* Tiles (rt_opt_amx_configure(k2 % 16)): 0, 1 accumulators (two panels), 2 A (16 rows x 16 pairs), 3, 4 B (16
+ * pairs x 16 columns x 2), 5, 6, 7 the same for the last rem < 16 pairs. One tile of A: `rows` <= 16 rows of
+ * bf16 pairs in a2 (k2p words apart, zero past K), times all panels, into C rows (bias, clamp). acc: scratch
+ * for two accumulator tiles. */
+/* One step of 16 pairs (tiles TA for A, TB0/TB1 for the two panels, immediates as AMX needs): A x B, and
+ * for fp16 (a2lo) the other three products of the hi/lo split. */
+#define AMX_STEP(TA, TB0, TB1, a_at, b_at)                                                                         \
+    do {                                                                                                           \
+        _tile_loadd(TA, a2 + (a_at), k2p * 4);                                                                     \
+        _tile_loadd(TB0, b0 + (b_at), NR * 4);                                                                     \
+        _tile_dpbf16ps(0, TA, TB0);                                                                                \
+        _tile_loadd(TB1, b1 + (b_at), NR * 4);                                                                     \
+        _tile_dpbf16ps(1, TA, TB1);                                                                                \
+        if (a2lo) { /* hi x lo, lo x lo, lo x hi */                                                                \
+            _tile_loadd(TB0, l0 + (b_at), NR * 4);                                                                 \
+            _tile_dpbf16ps(0, TA, TB0);                                                                            \
+            _tile_loadd(TB1, l1 + (b_at), NR * 4);                                                                 \
+            _tile_dpbf16ps(1, TA, TB1);                                                                            \
+            _tile_loadd(TA, a2lo + (a_at), k2p * 4);                                                               \
+            _tile_dpbf16ps(0, TA, TB0);                                                                            \
+            _tile_dpbf16ps(1, TA, TB1);                                                                            \
+            _tile_loadd(TB0, b0 + (b_at), NR * 4);                                                                 \
+            _tile_dpbf16ps(0, TA, TB0);                                                                            \
+            _tile_loadd(TB1, b1 + (b_at), NR * 4);                                                                 \
+            _tile_dpbf16ps(1, TA, TB1);                                                                            \
+        }                                                                                                          \
+    } while (0)
+
+static void amx_bf16_tile(const rt_opt_gemm_params *p, const uint32_t *a2, const uint32_t *a2lo, int32_t k2p,
+                          int32_t rows, const uint16_t *packed_b, const uint16_t *packed_lo, const float *bias, float *c,
+                          float *acc) {
+    int32_t k2 = (p->k + 1) / 2, full = k2 / 16, rem = k2 % 16, j, t, r, q;
+    for (j = 0; j * NR < p->n; j += 2) {
+        int64_t at = (int64_t)j * k2 * NR * 2, next = (j + 1) * NR < p->n ? (int64_t)k2 * NR * 2 : 0;
+        const uint16_t *b0 = packed_b + at, *b1 = b0 + next;
+        const uint16_t *l0 = packed_lo ? packed_lo + at : NULL, *l1 = l0 ? l0 + next : NULL;
+        int two = next != 0;
+        _tile_zero(0);
+        _tile_zero(1);
+        for (t = 0; t < full; t++) AMX_STEP(2, 3, 4, t * 16, (int64_t)t * 16 * NR * 2);
+        if (rem) AMX_STEP(5, 6, 7, full * 16, (int64_t)full * 16 * NR * 2);
+        _tile_stored(0, acc, NR * 4);
+        _tile_stored(1, acc + AMX_ROWS * NR, NR * 4);
+        for (q = 0; q < (two ? 2 : 1); q++) {
+            int32_t col = (j + q) * NR, nr = p->n - col < NR ? p->n - col : NR;
+            __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+            __m512 vb = _mm512_loadu_ps(bias + col), vlo = _mm512_set1_ps(p->act_min), vhi = _mm512_set1_ps(p->act_max);
+            for (r = 0; r < rows; r++) {
+                __m512 v = _mm512_add_ps(_mm512_loadu_ps(acc + (q * AMX_ROWS + r) * NR), vb);
+                _mm512_mask_storeu_ps(c + (int64_t)r * p->ldc + col, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
             }
         }
+    }
+}
+
+/* The AMX path's scratch (sized by rt_opt_fc_half_scratch): the A tile (16 rows x k2p words), for fp16 a
+ * second one (the low parts), two accumulator tiles, for fp16 the weights split into two panel sets. */
+typedef struct amx_scratch {
+    uint32_t *a2, *a2lo;
+    float *acc;
+    uint16_t *whi, *wlo;
+} amx_scratch;
+
+static amx_scratch amx_layout(void *scratch, int32_t k2p, int32_t np, int32_t k2, int f16) {
+    amx_scratch s;
+    s.a2 = scratch;
+    s.a2lo = f16 ? s.a2 + (int64_t)AMX_ROWS * k2p : NULL;
+    s.acc = (float *)(void *)(s.a2 + (int64_t)AMX_ROWS * k2p * (f16 ? 2 : 1));
+    s.whi = f16 ? (uint16_t *)(void *)(s.acc + 2 * AMX_ROWS * NR) : NULL;
+    s.wlo = f16 ? s.whi + (int64_t)np * k2 * 2 : NULL;
+    return s;
+}
+
+/* fp16 on AMX, exactly: an fp16 value v is hi + lo, hi its top 8 significand bits (a bf16, by truncation) and
+ * lo = v - hi (at most 3 bits: a bf16 too), so v_x * v_w is the sum of the four exact bf16 products. Up to 16
+ * floats (m) as hi and lo bf16. */
+static void split16(__m512 v, uint16_t *hi, uint16_t *lo, __mmask16 m) {
+    __m512 h = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int32_t)0xFFFF0000u)));
+    _mm512_mask_storeu_epi16(hi, (__mmask32)m, _mm512_castsi256_si512((__m256i)_mm512_cvtneps_pbh(h)));
+    _mm512_mask_storeu_epi16(lo, (__mmask32)m, _mm512_castsi256_si512((__m256i)_mm512_cvtneps_pbh(_mm512_sub_ps(v, h))));
+}
+
+/* n floats as bf16 (lo NULL), or rounded to fp16 and split into hi and lo, 16 at a time. */
+static inline void store_row(const float *src, int32_t n, uint16_t *hi, uint16_t *lo) {
+    int32_t c;
+    if (lo) {
+        for (c = 0; c < n; c += 16) {
+            __mmask16 m = (__mmask16)(n - c >= 16 ? 0xFFFF : (1u << (n - c)) - 1);
+            __m512 v = _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_maskz_loadu_ps(m, src + c), _MM_FROUND_TO_NEAREST_INT));
+            split16(v, hi + c, lo + c, m);
+        }
+    } else {
+        for (c = 0; c < n; c += 16) {
+            __mmask16 m = (__mmask16)(n - c >= 16 ? 0xFFFF : (1u << (n - c)) - 1);
+            __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, src + c));
+            _mm512_mask_storeu_epi16(hi + c, (__mmask32)m, _mm512_castsi256_si512(h));
+        }
+    }
+}
+
+/* The packed fp16 panels (n16 values, a multiple of 16) split into hi and lo bf16 panels, same layout. */
+static void split_weights(const uint16_t *packed, int64_t n16, uint16_t *hi, uint16_t *lo) {
+    int64_t i;
+    for (i = 0; i < n16; i += 16)
+        split16(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(packed + i))), hi + i, lo + i, 0xFFFF);
+}
+
+/* FULLY_CONNECTED on AMX: A's rows converted (bf16) or rounded and split (fp16) 16 at a time. */
+static void fc_amx(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                   const float *bias, float *c, void *scratch) {
+    int32_t k = p->k, k2 = (k + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (p->n + NR - 1) / NR * NR, i0, r;
+    int f16 = type == RT_F16;
+    amx_scratch s = amx_layout(scratch, k2p, np, k2, f16);
+    if (f16) split_weights(packed_b, (int64_t)np * k2 * 2, s.whi, s.wlo);
+    rt_opt_amx_configure(k2 % 16);
+    for (i0 = 0; i0 < p->m; i0 += AMX_ROWS) {
+        int32_t rows = p->m - i0 < AMX_ROWS ? p->m - i0 : AMX_ROWS;
+        memset(s.a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p * (f16 ? 2 : 1));
+        for (r = 0; r < rows; r++)
+            store_row(a + (int64_t)(i0 + r) * p->lda, k, (uint16_t *)(void *)(s.a2 + (int64_t)r * k2p),
+                      f16 ? (uint16_t *)(void *)(s.a2lo + (int64_t)r * k2p) : NULL);
+        amx_bf16_tile(p, s.a2, s.a2lo, k2p, rows, f16 ? s.whi : packed_b, s.wlo, bias, c + (int64_t)i0 * p->ldc, s.acc);
     }
     _tile_release();
 }
@@ -169,8 +329,8 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 #if defined(RT_OPT_AMX_BF16)
-    if (type == RT_BF16 && p->m >= 4 && rt_opt_amx_ready()) {
-        fc_bf16_amx(p, a, packed_b, bias, c, scratch);
+    if (p->m >= (type == RT_BF16 ? 4 : F16_AMX_MIN_ROWS) && rt_opt_amx_ready()) {
+        fc_amx(p, type, a, packed_b, bias, c, scratch);
         return;
     }
 #endif
@@ -180,12 +340,9 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, i;
             pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
             for (j = 0; j * NR < p->n; j += 2) {
-                const uint16_t *b0 = packed_b + (int64_t)j * k2 * NR * 2;
-                const uint16_t *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)k2 * NR * 2 : b0;
-                int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+                const uint16_t *b0, *b1;
                 float bias2[2 * NR];
-                memcpy(bias2, bias + j * NR, sizeof(float) * NR);
-                memcpy(bias2 + NR, (j + 1) * NR < p->n ? bias + (j + 1) * NR : bias + j * NR, sizeof(float) * NR);
+                int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
                 for (i = 0; i < rows; i += HALF_MR)
                     ukr_bf16(k2, a2 + (int64_t)i * k2, rows - i < HALF_MR ? rows - i : HALF_MR, b0, b1, bias2,
                              p->act_min, p->act_max, c + (int64_t)(i0 + i) * p->ldc + j * NR, p->ldc, nr);
@@ -194,6 +351,23 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         return;
     }
 #endif
+#if defined(RT_OPT_AVX512)
+    {
+        float *arow = scratch;
+        for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
+            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
+            for (r = 0; r < rows; r++) round_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (j = 0; j * NR < p->n; j += 2) {
+                const uint16_t *b0, *b1;
+                float bias2[2 * NR];
+                int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
+                for (r = 0; r < rows; r += WIDE_MR)
+                    ukr_wide(k, arow + (int64_t)r * k, k, rows - r < WIDE_MR ? rows - r : WIDE_MR, b0, b1, bias2, type,
+                             p->act_min, p->act_max, c + (int64_t)(i0 + r) * p->ldc + j * NR, p->ldc, nr);
+            }
+        }
+    }
+#else
     {
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
@@ -210,4 +384,116 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
             }
         }
     }
+#endif
+}
+
+/* ---- CONV_2D with 16-bit weights: im2col blocks (or the input rows of a
+ * direct 1x1) in f32, then the FC kernel above on each block. */
+
+/* Bytes of the im2col block at the start of a scratch slot (none for direct). */
+static int64_t im2col_bytes(int32_t direct, int32_t rows, int32_t k) {
+    return direct ? 0 : ((int64_t)rows * k * 4 + 63) / 64 * 64;
+}
+
+int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t rows, int32_t n, int32_t k) {
+    int64_t fc = rt_opt_fc_half_scratch(type, rows, n, k), amx = direct ? 0 : amx_bytes(type, n, k);
+    return im2col_bytes(direct, rows, k) + (fc > amx ? fc : amx);
+}
+
+#if defined(RT_OPT_AMX_BF16)
+/* Patch rows m0..m0+rows of image `in` into the A tile(s) as store_row writes them (ldd halves apart);
+ * out-of-image taps and the padding past K stay as they are (zero: the caller clears the tiles once). */
+static void im2col_amx(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, const amx_scratch *s,
+                       int32_t ldd) {
+    const int32_t inc = p->in_c, oyx = p->out_w;
+    int32_t r, fy, fx, oy = m0 / oyx, ox = m0 % oyx;
+    for (r = 0; r < rows; r++) {
+        int64_t at = (int64_t)r * ldd;
+        for (fy = 0; fy < p->filter_h; fy++) {
+            int32_t y = oy * p->stride_h - p->pad_h + fy * p->dil_h;
+            for (fx = 0; fx < p->filter_w; fx++, at += inc) {
+                int32_t x = ox * p->stride_w - p->pad_w + fx * p->dil_w;
+                uint16_t *hi = (uint16_t *)(void *)s->a2 + at, *lo = s->a2lo ? (uint16_t *)(void *)s->a2lo + at : NULL;
+                if (y < 0 || y >= p->in_h || x < 0 || x >= p->in_w) {
+                    memset(hi, 0, sizeof(uint16_t) * (size_t)inc);
+                    if (lo) memset(lo, 0, sizeof(uint16_t) * (size_t)inc);
+                    continue;
+                }
+                store_row(in + ((int64_t)y * p->in_w + x) * inc, inc, hi, lo);
+            }
+        }
+        if (++ox == oyx) ox = 0, oy++;
+    }
+}
+
+/* A block of output rows on AMX (the tiles configured and cleared by the caller): the im2col rows gathered
+ * straight into the A tile(s) (no f32 block, no second conversion pass), 16 rows at a time; w, wlo: the
+ * bf16 panels (fp16: split by the caller). */
+static void conv_amx(const rt_opt_conv_job *j, const float *in, int32_t m0_block, int32_t block_rows, float *out,
+                     const amx_scratch *s, const uint16_t *w, const uint16_t *wlo) {
+    const rt_opt_conv_params *p = j->p;
+    int32_t k2p = ((p->gemm.k + 1) / 2 + 15) / 16 * 16, i;
+    for (i = 0; i < block_rows; i += AMX_ROWS) {
+        int32_t rows = block_rows - i < AMX_ROWS ? block_rows - i : AMX_ROWS, m0 = m0_block + i;
+        im2col_amx(p, in, m0, rows, s, 2 * k2p);
+        amx_bf16_tile(&p->gemm, s->a2, s->a2lo, k2p, rows, w, wlo, (const float *)j->bias,
+                      out + (int64_t)m0 * p->gemm.n, s->acc);
+    }
+}
+#endif
+
+static void conv_half_task(void *v, int t) {
+    const rt_opt_conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
+    rt_opt_gemm_params g = p->gemm;
+    char *slot = (char *)j->scratch + (int64_t)t * p->gemm.slot_bytes;
+    float *dst = (float *)(void *)slot;
+    void *fc_scratch = slot + im2col_bytes(p->direct, p->rows, kdim);
+#if defined(RT_OPT_AMX_BF16)
+    /* im2col convolutions on AMX: the tiles set up once per task (fp16: the weights split once) */
+    int32_t k2 = (kdim + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
+    int amx = !p->direct && rt_opt_amx_ready();
+    amx_scratch s = amx_layout(fc_scratch, k2p, np, k2, f16);
+    if (amx) {
+        if (f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);
+        memset(s.a2, 0, sizeof(uint32_t) * (size_t)AMX_ROWS * (size_t)k2p * (f16 ? 2 : 1));
+        rt_opt_amx_configure(k2 % 16);
+    }
+#endif
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const float *in = (const float *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c, *a = dst;
+        float *out = (float *)j->out + (int64_t)b * mimg * oc;
+        g.m = rows;
+        g.lda = kdim;
+#if defined(RT_OPT_AMX_BF16)
+        if (amx)
+            conv_amx(j, in, m0, rows, out, &s, f16 ? s.whi : (const uint16_t *)j->b, s.wlo);
+        else
+#endif
+        {
+            if (p->direct) {
+                a = in + (int64_t)m0 * p->in_c;
+                g.lda = p->in_c;
+            } else {
+                IM2COL(float, float, 0.0f, RUN_F32);
+            }
+            rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias,
+                           out + (int64_t)m0 * oc, fc_scratch);
+        }
+        if (j->post)
+            rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
+                                (int64_t)rows * oc);
+    }
+#if defined(RT_OPT_AMX_BF16)
+    if (amx) _tile_release();
+#endif
+}
+
+void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
+                      const float *bias, float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+                      const mpcc_parallel *par) {
+    rt_opt_run_conv(p, in, packed_b, bias, out, scratch, post, other, conv_half_task, p->rows, type, par);
 }

@@ -219,4 +219,68 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #endif
 #endif
 
+/* ---- convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_half.c) ---------- */
+
+/* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
+ * copying each contiguous run with RUN (memcpy for f32, + 128 per byte for int8). */
+/* (Parameters are copied to locals: the byte stores of the int8 variant may
+ * alias *p, which would make the compiler reload them and keep the channel
+ * loop scalar.) */
+#define IM2COL(TI, TO, fill, RUN)                                                                            \
+    do {                                                                                                        \
+        const int32_t inc_ = p->in_c, inw_ = p->in_w, inh_ = p->in_h, outw_ = p->out_w;                         \
+        const int32_t fh_ = p->filter_h, fw_ = p->filter_w, sh_ = p->stride_h, sw_ = p->stride_w;               \
+        const int32_t dh_ = p->dil_h, dw_ = p->dil_w, ph_ = p->pad_h, pw_ = p->pad_w;                           \
+        const TO fill_ = (fill);                                                                                \
+        int32_t r_, fy_, fx_, c_, oy_ = m0 / outw_, ox_ = m0 % outw_;                                           \
+        for (r_ = 0; r_ < rows; r_++) {                                                                         \
+            TO *d_ = dst + (int64_t)r_ * ldd;                                                                   \
+            for (fy_ = 0; fy_ < fh_; fy_++) {                                                                   \
+                int32_t y_ = oy_ * sh_ - ph_ + fy_ * dh_;                                                       \
+                int row_ok_ = y_ >= 0 && y_ < inh_;                                                             \
+                const TI *srow_ = row_ok_ ? in + (int64_t)y_ * inw_ * inc_ : in;                                \
+                int32_t x0_ = ox_ * sw_ - pw_;                                                                  \
+                if (row_ok_ && dw_ == 1 && x0_ >= 0 && x0_ + fw_ <= inw_) { /* one contiguous run */           \
+                    const TI *s_ = srow_ + (int64_t)x0_ * inc_;                                                 \
+                    RUN(d_, s_, fw_ * inc_);                                                                    \
+                    d_ += fw_ * inc_;                                                                           \
+                    continue;                                                                                   \
+                }                                                                                               \
+                for (fx_ = 0; fx_ < fw_; fx_++, d_ += inc_) {                                                   \
+                    int32_t x_ = ox_ * sw_ - pw_ + fx_ * dw_;                                                   \
+                    if (!row_ok_ || x_ < 0 || x_ >= inw_) {                                                     \
+                        for (c_ = 0; c_ < inc_; c_++) d_[c_] = fill_;                                           \
+                    } else {                                                                                    \
+                        const TI *s_ = srow_ + (int64_t)x_ * inc_;                                              \
+                        RUN(d_, s_, inc_);                                                                      \
+                    }                                                                                           \
+                }                                                                                               \
+            }                                                                                                   \
+            for (c_ = kdim; c_ < ldd; c_++) dst[(int64_t)r_ * ldd + c_] = 0;                                   \
+            if (++ox_ == outw_) { /* next output pixel without a division */                                    \
+                ox_ = 0;                                                                                        \
+                oy_++;                                                                                          \
+            }                                                                                                   \
+        }                                                                                                       \
+    } while (0)
+#define RUN_F32(d, s, n) memcpy((d), (s), sizeof(float) * (size_t)(n))
+
+/* One convolution's work, split into blocks of `block` output rows; task t
+ * runs blocks t, t + tasks, ... with scratch copy t. */
+struct rt_opt_post_add;
+typedef struct rt_opt_conv_job {
+    const rt_opt_conv_params *p;
+    const void *in, *b, *bias, *other;
+    void *out, *scratch;
+    const struct rt_opt_post_add *post;
+    int32_t tasks, block, per_image;
+    int32_t half_type; /* 16-bit weights: RT_BF16 or RT_F16 */
+} rt_opt_conv_job;
+
+void rt_opt_run_conv(const rt_opt_conv_params *p, const void *in, const void *packed_b, const void *bias, void *out,
+                     void *scratch, const struct rt_opt_post_add *post, const void *other, void (*task)(void *, int),
+                     int32_t block, int32_t half_type, const mpcc_parallel *par);
+/* The fused residual ADD over n contiguous outputs. */
+void rt_opt_post_add_f32(const struct rt_opt_post_add *post, float *out, const float *other, int64_t n);
+
 #endif

@@ -205,6 +205,16 @@ def test_emulated_cuda_low_precision_tensor_cores(flags, tol):
     assert errs is not None and all(e <= tol for e in errs) and any(e > 1e-6 for e in errs), errs
 
 
+@pytest.mark.parametrize("mode,tol", [("bf16", 1e-2), ("fp16", 2e-3)])
+def test_emulated_cuda_half_conv(mode, tol):
+    """--precision bf16/fp16 stores CONV_2D filters in 16 bits: the CUDA convolution reads them (inputs
+    rounded to the same type), within the precision's tolerance of the fp32 reference."""
+    model = ROOT / "tests" / "models" / "cnn_f32.tflite"
+    errs = _run_emu(model, ["--precision", mode], 7, tol)
+    print(f"{mode}: rel L2 {errs}")
+    assert errs is not None and all(0 < e <= tol for e in errs), errs
+
+
 def test_emulated_cuda_graph_replay():
     model = ROOT / "tests" / "models" / "cnn_f32.tflite"
     errs = _run_emu(model, [], 3, 1e-4, graph=True)

@@ -336,7 +336,7 @@ def test_percentile_observer_narrows_ranges(seed):
     assert proc.returncode == 1 and "--observer must be minmax, percentile or percentile=P" in proc.stderr
 
 
-HALF_MODELS = ["bert_f32", "mlp_f32", "vit_f32"]
+HALF_MODELS = ["bert_f32", "mlp_f32", "vit_f32", "resnet_f32", "cnn_f32"]
 HALF_MAX_REL_L2 = {"bf16": 1e-2, "fp16": 2e-3}
 
 
@@ -390,23 +390,25 @@ def test_half_precision(name, mode, seed):
             assert rel_c <= HALF_MAX_REL_L2[mode] / 2
 
 
-def test_fp16_range_guard(seed):
-    """With calibration ranges, an FC whose input exceeds fp16's 65504 runs in bf16 instead (the report
-    says why); without the guard the same model's fp16 output holds infinities or NaN."""
-    model = ZOO / "mlp_f32.tflite"
-    work = new_workdir("half-guard")
+# cnn_f32 ends in a softmax that inputs this large saturate: a relative measure of it is noisier there.
+@pytest.mark.parametrize("name,op,tol", [("mlp_f32", "FULLY_CONNECTED", 1e-2), ("cnn_f32", "CONV_2D", 5e-2)])
+def test_fp16_range_guard(name, op, tol, seed):
+    """With calibration ranges, an FC or convolution whose input exceeds fp16's 65504 runs in bf16 instead
+    (the report says why); without the guard the same model's fp16 output holds infinities or NaN."""
+    model = ZOO / f"{name}.tflite"
+    work = new_workdir(f"half-guard-{name}")
     # Inputs far beyond fp16's range (the MLP is linear enough to carry them): 1e6 x the usual.
     big = [x * 1e6 for x in oracle.draw_samples(model, seed + 1, 8)]
     np.save(work / "cal.npy", big[0])
     x = big[0][0]
     proc = run_cmd([MPCC, model, "--precision", "fp16", "--calibrate", work / "cal.npy", "--dump-ir"])
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"FULLY_CONNECTED prec=bf16 \(fp16 range guard: input reaches [0-9.e+]+, beyond fp16's 65504",
+    assert re.search(op + r" prec=bf16 \(fp16 range guard: input reaches [0-9.e+]+, beyond fp16's 65504",
                      proc.stdout), proc.stdout
     guarded = _run_outputs(model, work, [x], "g", ["--precision", "fp16", "--calibrate", work / "cal.npy"])[0]
     unguarded = _run_outputs(model, work, [x], "u", ["--precision", "fp16", "--no-range-guard"])[0]
     ref = _run_outputs(model, work, [x], "f", [])[0]
     rel = float(np.sqrt(((guarded - ref) ** 2).sum() / (ref ** 2).sum()))
     print(f"guarded fp16: finite, relative L2 {rel:.3g}; unguarded: {np.sum(~np.isfinite(unguarded))} non-finite")
-    assert np.isfinite(guarded).all() and rel < 1e-2
+    assert np.isfinite(guarded).all() and rel < tol
     assert not np.isfinite(unguarded).all()

@@ -4,8 +4,15 @@
  * f32; int8 (int8 filter per-tensor or per-channel along dim 0, int32 bias);
  * 16x8 (int16 activations, int8 filter, int64 bias); hybrid: f32 input,
  * output and bias with an int8 filter, the input quantized per batch at run
- * time (dynamic-range quantized models). */
+ * time (dynamic-range quantized models); bf16/fp16 filter with float input,
+ * output and bias (what pass precision makes of a float conv under
+ * --precision bf16/fp16). */
 #include "conv_common.h"
+
+static int is_half(const Graph *g, const IrOp *op) {
+    IrDType w = g->tensors[op->in[1]].dtype;
+    return g->tensors[op->in[0]].dtype == IR_F32 && (w == IR_BF16 || w == IR_F16);
+}
 
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     ConvOptions *o = ir_alloc(g, sizeof *o);
@@ -51,7 +58,8 @@ static int check(Graph *g, IrOp *op, Diag *d) {
                         (long long)groups);
     if (b && (b->rank != 1 || b->dims[0] != out_c))
         return op_error(d, op, "bias '%s' must have shape [%lld]", b->name, (long long)out_c);
-    if (conv_check_types(g, op, 0, out_c, d)) return DIAG_USER;
+    if (is_half(g, op) ? op_expect_dtype(g, op, 0, 2, DT(F32), d) : conv_check_types(g, op, 0, out_c, d))
+        return DIAG_USER;
     /* TFLite runs grouped hybrid convolutions with its per-channel kernel, which
      * reads one scale per output channel and an input offset it only allocates
      * for distinct per-channel scales. */
@@ -83,7 +91,9 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     p->pad_h = conv_pad(o->stride_h, o->dil_h, in->dims[1], w->dims[1], out->dims[1]);
     p->pad_w = conv_pad(o->stride_w, o->dil_w, in->dims[2], w->dims[2], out->dims[2]);
     op_act_range_f32(o->act, &p->act_min, &p->act_max);
-    if (conv_is_hybrid(g, op)) {
+    if (is_half(g, op)) {
+        p->half_type = w->dtype == IR_BF16 ? RT_BF16 : RT_F16;
+    } else if (conv_is_hybrid(g, op)) {
         p->w_scale = w->q.scale[0];
         p->w_scales = conv_distinct_scales(w);
         op->scratch_bytes = (size_t)ir_tensor_numel(in) / (size_t)p->batches; /* one quantized batch */
@@ -102,6 +112,10 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     const rt_conv_params *p = op->params;
     if (conv_is_hybrid(g, op)) {
         rt_conv_2d_hybrid(p, in[0], in[1], in[2], out[0], scratch);
+        return;
+    }
+    if (is_half(g, op)) {
+        rt_conv_2d_half(p, in[0], in[1], in[2], out[0]);
         return;
     }
     switch (g->tensors[op->in[0]].dtype) {
@@ -130,14 +144,18 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".in_offset = %d, .out_offset = %d,", p->in_offset, p->out_offset);
     cg_line(cg, ".mult = %s, .shift = %s,", p->mult ? "mult" : "NULL", p->mult ? "shift" : "NULL");
     cg_line(cg, ".act_qmin = %d, .act_qmax = %d,", p->act_qmin, p->act_qmax);
-    cg_line(cg, ".w_scale = %s, .w_scales = %s", cg_f32(cg, p->w_scale), p->w_scales ? "w_scales" : "NULL");
+    cg_line(cg, ".w_scale = %s, .w_scales = %s%s", cg_f32(cg, p->w_scale), p->w_scales ? "w_scales" : "NULL",
+            is_half(g, op) ? "," : "");
+    if (is_half(g, op)) cg_line(cg, ".half_type = %s", p->half_type == RT_BF16 ? "RT_BF16" : "RT_F16");
     cg_close(cg, "};");
     if (conv_is_hybrid(g, op))
         cg_line(cg, "rt_conv_2d_hybrid(&p, %s, %s, %s, %s, (int8_t *)%s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op));
     else
         cg_line(cg, "%s(&p, %s, %s, %s, %s);",
-                dt == IR_I8 ? "rt_conv_2d_i8" : dt == IR_I16 ? "rt_conv_2d_i16" : "rt_conv_2d_f32", cg_in(cg, op, 0),
+                is_half(g, op) ? "rt_conv_2d_half" : dt == IR_I8 ? "rt_conv_2d_i8" : dt == IR_I16 ? "rt_conv_2d_i16"
+                                                                                      : "rt_conv_2d_f32",
+                cg_in(cg, op, 0),
                 cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0));
     return 0;
 }

@@ -333,20 +333,34 @@ static int to_float(Ctx *c, int i) {
     return 0;
 }
 
-/* --precision bf16/fp16: FULLY_CONNECTED with constant float weights keeps its
- * weights in 16 bits (half the bytes) and computes on inputs rounded to
- * them (rt_fully_connected_half); everything else stays float for now. The
- * fp16 range guard: with calibration ranges, an FC whose input or weights
- * exceed fp16's largest value (65504) runs in bf16 instead, and says so. */
+/* A FULLY_CONNECTED with 2-D weights or a one-group CONV_2D, float, with
+ * constant weights: what --precision bf16/fp16 stores in 16 bits. */
+static const char *half_candidate(const Graph *g, const IrOp *op) {
+    int x = op->in[0], w = op->in[1];
+    const char *what = op->kind == OP_CONV_2D ? "not a float conv with constant filter" : "not a float FC with constant weights";
+    if (!is_f32_act(g, x) || !is_f32_const(g, w) || g->tensors[op->out[0]].dtype != IR_F32) return what;
+    if (op->kind == OP_FULLY_CONNECTED && g->tensors[w].rank != 2) return what;
+    if (op->kind == OP_CONV_2D && (g->tensors[w].rank != 4 || g->tensors[x].rank != 4 ||
+                                   g->tensors[w].dims[3] != g->tensors[x].dims[3]))
+        return "grouped convolution stays float";
+    return NULL;
+}
+
+/* --precision bf16/fp16: FULLY_CONNECTED and one-group CONV_2D with constant
+ * float weights keep their weights in 16 bits (half the bytes) and compute
+ * on inputs rounded to them (rt_fully_connected_half, rt_conv_2d_half);
+ * everything else stays float for now. The fp16 range guard: with
+ * calibration ranges, an op whose input or weights exceed fp16's largest
+ * value (65504) runs in bf16 instead, and says so. */
 static int to_half(Graph *g, const IrPrecision *p) {
     Ctx c = {g, p, g->n_tensors, NULL, NULL, NULL, NULL, 0};
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
-        if (op->dead || op->kind != OP_FULLY_CONNECTED || op->n_in < 2) continue;
+        if (op->dead || (op->kind != OP_FULLY_CONNECTED && op->kind != OP_CONV_2D) || op->n_in < 2) continue;
         int x = op->in[0], w = op->in[1];
-        if (!is_f32_act(g, x) || !is_f32_const(g, w) || g->tensors[w].rank != 2 ||
-            g->tensors[op->out[0]].dtype != IR_F32) {
-            op->prec_note = "not a float FC with constant weights";
+        const char *not_half = half_candidate(g, op);
+        if (not_half) {
+            op->prec_note = not_half;
             continue;
         }
         if (kept_fp32(&c, op)) {

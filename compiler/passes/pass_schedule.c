@@ -3,7 +3,7 @@
  * Needs: prepare (kernel params, requantization multipliers).
  * Lowers the ops that carry the MACs to the kernel classes of runtime/rt_opt.h:
  *   FULLY_CONNECTED f32/int8           -> SCHED_GEMM
- *   CONV_2D f32/int8, one group         -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
+ *   CONV_2D f32/int8/16-bit, one group  -> SCHED_CONV_GEMM (1x1 stride 1 unpadded: direct;
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
@@ -121,10 +121,14 @@ static int is_f32_or_s8(const Graph *g, const IrOp *op) {
     return (in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8);
 }
 
-/* FULLY_CONNECTED with bf16/f16 weights (--precision bf16/fp16). */
+/* FULLY_CONNECTED or CONV_2D with bf16/f16 weights (--precision bf16/fp16). */
 static int is_half(const Graph *g, const IrOp *op) {
     IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
     return in == IR_F32 && (w == IR_BF16 || w == IR_F16);
+}
+
+static int32_t half_type(const Graph *g, const IrOp *op) {
+    return g->tensors[op->in[1]].dtype == IR_BF16 ? RT_BF16 : RT_F16;
 }
 
 static int schedule_fc(Graph *g, int i, Diag *d) {
@@ -139,7 +143,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_GEMM;
     if (is_half(g, o)) {
         o->sched.slots = 1; /* the 16-bit kernel runs on the calling thread */
-        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(p->batches, p->in_depth);
+        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(half_type(g, o), p->batches, p->out_depth, p->in_depth);
     } else if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
@@ -151,7 +155,8 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
 static int schedule_conv(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_conv_params *p = op->params;
-    if (!is_f32_or_s8(g, op) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
+    if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2))
+        return 0;
     if (p->filter_c != p->in_c || p->out_h <= 0 || p->out_w <= 0) return 0;
     int32_t k = p->filter_h * p->filter_w * p->in_c;
     int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, d);
@@ -161,7 +166,17 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     o->sched.direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
                       p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
     int s8 = g->tensors[o->in[0]].dtype == IR_I8;
-    if (!o->sched.direct || s8) {
+    if (is_half(g, o)) {
+        /* im2col: blocks of one 16-row AMX tile (its A tile is all the scratch the AMX path needs; the f32
+         * block of the other paths stays small). Direct 1x1: blocks of whole tiles, fp16's at least as tall
+         * as its AMX path needs (the weights are split once per call). */
+        int64_t m = (int64_t)p->out_h * p->out_w;
+        o->sched.rows = o->sched.direct ? block_rows(g, m, (int64_t)k * 4, 16) : 16;
+        if (o->sched.direct && half_type(g, o) == RT_F16 && o->sched.rows < RT_OPT_F16_AMX_MIN_ROWS)
+            o->sched.rows = (int32_t)(m < RT_OPT_F16_AMX_MIN_ROWS ? (m + 15) / 16 * 16 : RT_OPT_F16_AMX_MIN_ROWS);
+        o->scratch_bytes = (size_t)rt_opt_conv_half_scratch(half_type(g, o), o->sched.direct, o->sched.rows, p->out_c, k) *
+                           (size_t)o->sched.slots;
+    } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
         int64_t slot = s8 ? (int64_t)o->sched.rows * row_bytes

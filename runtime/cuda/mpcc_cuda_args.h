@@ -117,6 +117,8 @@ typedef struct mpcc_mean_args {
 
 typedef struct mpcc_conv_args {
     const float *in, *filter, *bias, *res;
+    const uint16_t *filter16;           /* 16-bit filter (--precision bf16/fp16) instead of filter: */
+    int half;                           /* 1 bf16, 2 f16 (inputs rounded to it, float sums), 0 f32 */
     float *out;
     int batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w;
     int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w, depth_mult;

@@ -235,6 +235,11 @@ MPCC_DEV void mpcc_conv_body(const mpcc_conv_args &p) {
                 const float *x = p.in + (((long long)b * p.in_h + iy) * p.in_w + ix) * p.in_c;
                 if (p.depth_mult > 0) {
                     acc += x[oc / p.depth_mult] * p.filter[((long long)fy * p.filter_w + fx) * p.out_c + oc];
+                } else if (p.half) {
+                    const uint16_t *w = p.filter16 + (((long long)oc * p.filter_h + fy) * p.filter_w + fx) * p.in_c;
+                    for (int c = 0; c < p.in_c; c++)
+                        acc += p.half == 1 ? mpcc_bf2f(mpcc_f2bf(x[c])) * mpcc_bf2f(w[c])
+                                           : mpcc_h2f(mpcc_f2h(x[c])) * mpcc_h2f(w[c]);
                 } else {
                     const float *w = p.filter + (((long long)oc * p.filter_h + fy) * p.filter_w + fx) * p.in_c;
                     for (int c = 0; c < p.in_c; c++) acc += x[c] * w[c];

@@ -7,7 +7,9 @@
 #define W_AT(p, oc, fy, fx, ic) ((((int64_t)(oc) * (p)->filter_h + (fy)) * (p)->filter_w + (fx)) * (p)->filter_c + (ic))
 #define OUT_AT(p, b, y, x, c) ((((int64_t)(b) * (p)->out_h + (y)) * (p)->out_w + (x)) * (p)->out_c + (c))
 
-void rt_conv_2d_f32(const rt_conv_params *p, const float *in, const float *filter, const float *bias, float *out) {
+/* Float convolution with a float filter (wh NULL) or a 16-bit one (wf NULL: each input rounded to its type). */
+static void conv_float(const rt_conv_params *p, const float *in, const float *wf, const uint16_t *wh, const float *bias,
+                       float *out) {
     int32_t b, oy, ox, oc, fy, fx, ic;
     int32_t per_group = p->out_c / (p->in_c / p->filter_c);
     for (b = 0; b < p->batches; b++)
@@ -23,13 +25,28 @@ void rt_conv_2d_f32(const rt_conv_params *p, const float *in, const float *filte
                         for (fx = 0; fx < p->filter_w; fx++) {
                             int32_t x = x0 + p->dil_w * fx;
                             if (x < 0 || x >= p->in_w) continue;
-                            for (ic = 0; ic < p->filter_c; ic++)
-                                acc += in[IN_AT(p, b, y, x, c0 + ic)] * filter[W_AT(p, oc, fy, fx, ic)];
+                            for (ic = 0; ic < p->filter_c; ic++) {
+                                float v = in[IN_AT(p, b, y, x, c0 + ic)];
+                                int64_t at = W_AT(p, oc, fy, fx, ic);
+                                if (wh)
+                                    acc += rt_round_half(v, p->half_type) *
+                                           (p->half_type == RT_BF16 ? rt_bf16_to_f32(wh[at]) : rt_f16_to_f32(wh[at]));
+                                else
+                                    acc += v * wf[at];
+                            }
                         }
                     }
                     if (bias) acc += bias[oc];
                     out[OUT_AT(p, b, oy, ox, oc)] = rt_clamp_f32(acc, p->act_min, p->act_max);
                 }
+}
+
+void rt_conv_2d_f32(const rt_conv_params *p, const float *in, const float *filter, const float *bias, float *out) {
+    conv_float(p, in, filter, NULL, bias, out);
+}
+
+void rt_conv_2d_half(const rt_conv_params *p, const float *in, const uint16_t *filter, const float *bias, float *out) {
+    conv_float(p, in, NULL, filter, bias, out);
 }
 
 void rt_conv_2d_i8(const rt_conv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,

@@ -19,11 +19,17 @@ typedef struct rt_conv_params {
     /* Hybrid (float in/out, int8 filter, float bias): */
     float w_scale;                              /* per-tensor filter scale */
     const float *w_scales;                      /* distinct per-channel scales (out_c), or NULL */
+    /* 16-bit float filter (mpcc --precision bf16/fp16): */
+    int32_t half_type;                          /* RT_BF16 or RT_F16 */
 } rt_conv_params;
 
 void rt_conv_2d_f32(const rt_conv_params *p, const float *in, const float *filter, const float *bias, float *out);
 void rt_conv_2d_i8(const rt_conv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                    int8_t *out);
+/* 16-bit float filter (--precision bf16 / fp16), the arithmetic of
+ * rt_fully_connected_half: each input value rounded to the filter's type
+ * (p->half_type), exact products summed in float, then the bias and the clamp. */
+void rt_conv_2d_half(const rt_conv_params *p, const float *in, const uint16_t *filter, const float *bias, float *out);
 /* 16x8: int16 activations (zero points 0), int8 filter, int64 bias. */
 void rt_conv_2d_i16(const rt_conv_params *p, const int16_t *in, const int8_t *filter, const int64_t *bias,
                     int16_t *out);

@@ -160,23 +160,43 @@ static void test_gemm(void) {
     }
 }
 
+/* Random convolution geometry (one group; every 5th a direct 1x1); 0 when the filter does not fit. */
+static int rnd_conv(rt_conv_params *p, int t) {
+    memset(p, 0, sizeof *p);
+    p->batches = rnd_in(1, 2), p->in_h = rnd_in(1, 9), p->in_w = rnd_in(1, 9), p->in_c = rnd_in(1, 20);
+    p->filter_h = rnd_in(1, 3), p->filter_w = rnd_in(1, 3), p->filter_c = p->in_c, p->out_c = rnd_in(1, 35);
+    p->stride_h = rnd_in(1, 2), p->stride_w = rnd_in(1, 2), p->dil_h = rnd_in(1, 2), p->dil_w = 1;
+    p->pad_h = rnd_in(0, 1), p->pad_w = rnd_in(0, 1);
+    if (t % 5 == 0) p->filter_h = p->filter_w = 1, p->stride_h = p->stride_w = 1, p->pad_h = p->pad_w = 0;
+    p->out_h = (p->in_h + 2 * p->pad_h - p->dil_h * (p->filter_h - 1) - 1) / p->stride_h + 1;
+    p->out_w = (p->in_w + 2 * p->pad_w - p->dil_w * (p->filter_w - 1) - 1) / p->stride_w + 1;
+    return p->out_h > 0 && p->out_w > 0;
+}
+
+/* The scheduled kernels' params for the same convolution (float clamp from p), `rows` rows per block. */
+static rt_opt_conv_params opt_conv(const rt_conv_params *p, int32_t rows) {
+    rt_opt_conv_params c;
+    memset(&c, 0, sizeof c);
+    c.gemm.n = p->out_c, c.gemm.k = p->filter_h * p->filter_w * p->in_c, c.gemm.ldc = p->out_c;
+    c.gemm.act_min = p->act_min, c.gemm.act_max = p->act_max;
+    c.batches = p->batches, c.in_h = p->in_h, c.in_w = p->in_w, c.in_c = p->in_c, c.out_h = p->out_h;
+    c.out_w = p->out_w, c.filter_h = p->filter_h, c.filter_w = p->filter_w, c.stride_h = p->stride_h;
+    c.stride_w = p->stride_w, c.dil_h = p->dil_h, c.dil_w = p->dil_w, c.pad_h = p->pad_h, c.pad_w = p->pad_w;
+    c.direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 && !p->pad_h && !p->pad_w;
+    c.rows = rows;
+    return c;
+}
+
 /* A parallel-for that runs the tasks backwards on this thread: the split into
  * tasks (and their scratch copies) must not change any result. */
 static void test_conv(void) {
     char msg[200];
     for (int t = 0; t < 30; t++) {
         rt_conv_params p;
-        memset(&p, 0, sizeof p);
-        p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 9), p.in_w = rnd_in(1, 9), p.in_c = rnd_in(1, 20);
-        p.filter_h = rnd_in(1, 3), p.filter_w = rnd_in(1, 3), p.filter_c = p.in_c, p.out_c = rnd_in(1, 35);
-        p.stride_h = rnd_in(1, 2), p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = 1;
-        p.pad_h = rnd_in(0, 1), p.pad_w = rnd_in(0, 1);
-        if (t % 5 == 0) p.filter_h = p.filter_w = 1, p.stride_h = p.stride_w = 1, p.pad_h = p.pad_w = 0;
-        p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
-        p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
-        if (p.out_h <= 0 || p.out_w <= 0) continue;
+        if (!rnd_conv(&p, t)) continue;
         int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, kp = (k + 1) / 2 * 2;
         int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
+        if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
         int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)out_n);
         int8_t *r8 = malloc((size_t)out_n);
         float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)(n * k));
@@ -194,14 +214,7 @@ static void test_conv(void) {
         for (int i = 0; i < n; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
         p.act_min = -INFINITY, p.act_max = INFINITY;
         rt_conv_2d_f32(&p, in, w, bias, want);
-        rt_opt_conv_params c;
-        memset(&c, 0, sizeof c);
-        c.gemm.n = n, c.gemm.k = k, c.gemm.ldc = n, c.gemm.act_min = -INFINITY, c.gemm.act_max = INFINITY;
-        c.batches = p.batches, c.in_h = p.in_h, c.in_w = p.in_w, c.in_c = p.in_c, c.out_h = p.out_h;
-        c.out_w = p.out_w, c.filter_h = p.filter_h, c.filter_w = p.filter_w, c.stride_h = p.stride_h;
-        c.stride_w = p.stride_w, c.dil_h = p.dil_h, c.dil_w = p.dil_w, c.pad_h = p.pad_h, c.pad_w = p.pad_w;
-        c.direct = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1 && !p.pad_h && !p.pad_w;
-        c.rows = rows;
+        rt_opt_conv_params c = opt_conv(&p, rows);
         sched_pack_f32(w, n, k, pw);
         rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL, NULL);
         double rel = max_rel_f32(got, want, out_n);
@@ -530,7 +543,7 @@ static void test_fc_half(void) {
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *bias = malloc(sizeof(float) * (size_t)np);
         float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
         uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * 2 * k2));
-        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(m, k));
+        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(type, m, n, k));
         for (int i = 0; i < m * k; i++) a[i] = rnd_f();
         for (int i = 0; i < n * k; i++) w[i] = type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
         for (int i = 0; i < np; i++) bias[i] = i < n ? rnd_f() : 0.0f;
@@ -547,6 +560,55 @@ static void test_fc_half(void) {
         snprintf(msg, sizeof msg, "%s m %d n %d k %d: max rel err %.2e", type == RT_BF16 ? "bf16" : "f16", m, n, k, rel);
         check(rel <= 1e-5, "fc 16-bit weights vs FULLY_CONNECTED", msg);
         free(a), free(bias), free(got), free(want), free(w), free(pw), free(scratch);
+    }
+}
+
+/* CONV_2D with bf16/f16 filters: rt_opt_conv_half (im2col blocks or direct 1x1 rows through the 16-bit FC
+ * kernel) against rt_conv_2d_half, on one thread, split over tasks, and with a fused residual ADD. */
+static void test_conv_half(void) {
+    char msg[200];
+    for (int t = 0; t < 30; t++) {
+        rt_conv_params p;
+        if (!rnd_conv(&p, t)) continue;
+        p.half_type = t % 2 ? RT_F16 : RT_BF16;
+        p.act_min = -1.5f, p.act_max = 2.0f;
+        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = t % 3 ? 48 : 16;
+        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
+        if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
+        float *in = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
+        float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
+        float *other = malloc(sizeof(float) * (size_t)out_n);
+        uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * (k + 1)));
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
+        for (int i = 0; i < n * k; i++) w[i] = p.half_type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
+        for (int i = 0; i < n; i++) bias[i] = rnd_f();
+        for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f();
+        rt_conv_2d_half(&p, in, w, bias, want);
+        sched_pack_half(w, n, k, pw);
+        rt_opt_conv_params c = opt_conv(&p, rows);
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(p.half_type, c.direct, rows, n, k);
+        void *scratch = malloc((size_t)(3 * c.gemm.slot_bytes));
+        snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s", p.half_type == RT_BF16 ? "bf16" : "f16",
+                 p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
+                 c.direct ? " direct" : "");
+        rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, NULL);
+        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter vs CONV_2D", msg);
+        memset(got, 0, sizeof(float) * (size_t)out_n);
+        rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
+        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter split over tasks vs CONV_2D", msg);
+        {
+            rt_binary_params ap;
+            rt_opt_post_add post;
+            memset(&ap, 0, sizeof ap);
+            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
+            ap.act_min = -2.0f, ap.act_max = 2.5f;
+            post.add = &ap, post.conv_is_lhs = t % 2;
+            if (post.conv_is_lhs) rt_add_f32(&ap, want, other, want);
+            else rt_add_f32(&ap, other, want, want);
+            rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, &post, other, &fake_par);
+            check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter + fused ADD vs CONV_2D, ADD", msg);
+        }
+        free(in), free(bias), free(got), free(want), free(other), free(w), free(pw), free(scratch);
     }
 }
 
@@ -602,6 +664,7 @@ int main(void) {
     test_binary();
     test_cast();
     test_fc_half();
+    test_conv_half();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }
