@@ -161,8 +161,9 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
 /* CONV_2D (one group) with 16-bit float weights packed as for rt_opt_fc_half:
  * `rows` output rows per block (direct 1x1 included), each block's im2col rows
  * gathered in f32 and multiplied by rt_opt_fc_half; scratch per slot:
- * rt_opt_conv_half_scratch(type, direct, rows, N, K) bytes. post / other: the fused ADD. */
-int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t rows, int32_t n, int32_t k);
+ * rt_opt_conv_half_scratch(type, direct, M, rows, N, K) bytes (M: output rows of all
+ * images). post / other: the fused ADD. */
+int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t m, int32_t rows, int32_t n, int32_t k);
 void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
                       const float *bias, float *out, void *scratch, const rt_opt_post_add *post, const float *other,
                       const mpcc_parallel *par);

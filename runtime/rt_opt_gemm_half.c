@@ -395,8 +395,9 @@ static int64_t im2col_bytes(int32_t direct, int32_t rows, int32_t k) {
     return direct ? 0 : ((int64_t)rows * k * 4 + 63) / 64 * 64;
 }
 
-int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t rows, int32_t n, int32_t k) {
-    int64_t fc = rt_opt_fc_half_scratch(type, rows, n, k), amx = direct ? 0 : amx_bytes(type, n, k);
+int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t m, int32_t rows, int32_t n, int32_t k) {
+    int64_t fc = rt_opt_fc_half_scratch(type, rows, n, k);
+    int64_t amx = direct ? 0 : amx_bytes(type == RT_F16 && m < F16_AMX_MIN_ROWS ? RT_BF16 : type, n, k);
     return im2col_bytes(direct, rows, k) + (fc > amx ? fc : amx);
 }
 
@@ -451,9 +452,10 @@ static void conv_half_task(void *v, int t) {
     float *dst = (float *)(void *)slot;
     void *fc_scratch = slot + im2col_bytes(p->direct, p->rows, kdim);
 #if defined(RT_OPT_AMX_BF16)
-    /* im2col convolutions on AMX: the tiles set up once per task (fp16: the weights split once) */
+    /* im2col convolutions on AMX: the tiles set up once per task (fp16, from F16_AMX_MIN_ROWS output rows in
+     * all: the weights split once) */
     int32_t k2 = (kdim + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
-    int amx = !p->direct && rt_opt_amx_ready();
+    int amx = !p->direct && (!f16 || (int64_t)p->batches * mimg >= F16_AMX_MIN_ROWS) && rt_opt_amx_ready();
     amx_scratch s = amx_layout(fc_scratch, k2p, np, k2, f16);
     if (amx) {
         if (f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);

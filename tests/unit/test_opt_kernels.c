@@ -586,7 +586,7 @@ static void test_conv_half(void) {
         rt_conv_2d_half(&p, in, w, bias, want);
         sched_pack_half(w, n, k, pw);
         rt_opt_conv_params c = opt_conv(&p, rows);
-        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(p.half_type, c.direct, rows, n, k);
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(p.half_type, c.direct, p.batches * p.out_h * p.out_w, rows, n, k);
         void *scratch = malloc((size_t)(3 * c.gemm.slot_bytes));
         snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s", p.half_type == RT_BF16 ? "bf16" : "f16",
                  p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
