@@ -238,7 +238,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_CAST: cg_line(cg, "/*   schedule: cast, vectorizable, per tensor */"); break;
     case SCHED_POOL: cg_line(cg, "/*   schedule: pool %s, vectorized over channels */", dt); break;
     case SCHED_LSTM: cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */"); break;
-    case SCHED_MEAN_S8: cg_line(cg, "/*   schedule: mean-s8, adjacent reduced axes summed with the kept axis vectorized */"); break;
+    case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -266,7 +266,8 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_BMM: return emit_bmm(cg, g, op);
     case SCHED_BINARY: return emit_binary(cg, g, op);
     case SCHED_ROW_MEAN: return emit_row_mean(cg, op);
-    case SCHED_MEAN_S8:
+    case SCHED_MEAN_BLOCKS:
+        if (g->tensors[op->in[0]].dtype == IR_F32) return emit_row_mean(cg, op);
         reduce_emit_params(cg, op->params);
         cg_line(cg, "rt_opt_mean_i8(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
         return 0;

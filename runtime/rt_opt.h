@@ -126,7 +126,8 @@ void rt_opt_sub_i8(const struct rt_binary_params *p, const int8_t *a, const int8
 void rt_opt_mul_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
 void rt_opt_squared_difference_i8(const struct rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out);
 
-/* MEAN f32 whose reduced axes are the trailing ones (rows), same result as
+/* MEAN f32 whose reduced axes are adjacent (rows when they are the trailing
+ * ones), the same sums in the same order as the reference; other axes run
  * the reference. */
 struct rt_reduce_params;
 void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *out);

@@ -327,14 +327,29 @@ void rt_opt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, vo
     }
 }
 
-/* MEAN over trailing axes (the LayerNorm case): one contiguous row per
- * output, summed in the reference's order, so the result is identical. */
+/* MEAN over adjacent axes: over trailing ones (the LayerNorm case) one
+ * contiguous row per output, else (global average pooling) whole rows of the
+ * kept inner axis added up; each output sums its inputs in the reference's
+ * order, so the result is identical. */
 void rt_opt_mean_f32(const rt_reduce_params *p, const float *in, float *out) {
-    int64_t o, i, n = p->reduce_count, outs = p->out_count;
-    for (o = 0; o < outs; o++) {
-        const float *row = in + o * n;
-        float s = 0.0f;
-        for (i = 0; i < n; i++) s += row[i];
-        out[o] = n > 0 ? s / (float)n : s;
+    int64_t outer, red, inner, o, r, i, n = p->reduce_count;
+    if (!rt_opt_reduce_blocks(p, &outer, &red, &inner)) {
+        rt_mean_f32(p, in, out);
+        return;
+    }
+    for (o = 0; o < outer; o++) {
+        const float *src = in + o * red * inner;
+        float *dst = out + o * inner;
+        if (inner == 1) {
+            float s = 0.0f;
+            for (r = 0; r < red; r++) s += src[r];
+            dst[0] = s;
+        } else {
+            for (i = 0; i < inner; i++) dst[i] = 0.0f;
+            for (r = 0; r < red; r++)
+                for (i = 0; i < inner; i++) dst[i] += src[r * inner + i];
+        }
+        if (n > 0)
+            for (i = 0; i < inner; i++) dst[i] = dst[i] / (float)n;
     }
 }

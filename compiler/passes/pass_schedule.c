@@ -9,7 +9,7 @@
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
- *   MEAN int8 over adjacent axes        -> SCHED_MEAN_S8 (global average pooling, channels vectorized)
+ *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
  *   MAX_POOL_2D f32/int8                -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
  *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
@@ -217,25 +217,18 @@ static int schedule_binary(Graph *g, int i) {
     return 0;
 }
 
-/* MEAN f32 reducing only trailing axes (every kept axis of size > 1 comes
- * before every reduced one). */
+/* MEAN reducing adjacent axes: f32 over trailing axes (every kept axis of
+ * size > 1 before every reduced one) is a row mean; f32 or int8 over other
+ * adjacent axes (NHWC global average pooling) sums whole rows of the kept
+ * inner axis. */
 static int schedule_mean(Graph *g, int i) {
     IrOp *op = &g->ops[i];
     const rt_reduce_params *p = op->params;
     int64_t outer, reduced, inner;
-    if (g->tensors[op->in[0]].dtype == IR_I8 && g->tensors[op->out[0]].dtype == IR_I8) {
-        if (rt_opt_reduce_blocks(p, &outer, &reduced, &inner)) op->sched.kind = SCHED_MEAN_S8;
+    IrDType a = g->tensors[op->in[0]].dtype;
+    if ((a != IR_I8 && a != IR_F32) || g->tensors[op->out[0]].dtype != a || !rt_opt_reduce_blocks(p, &outer, &reduced, &inner))
         return 0;
-    }
-    if (g->tensors[op->in[0]].dtype != IR_F32 || g->tensors[op->out[0]].dtype != IR_F32) return 0;
-    int seen_reduced = 0;
-    for (int d = 0; d < p->rank; d++) {
-        if (p->in_dims[d] == 1) continue;
-        if (p->out_stride[d] == 0) seen_reduced = 1;
-        else if (seen_reduced) return 0;
-    }
-    if ((int64_t)p->out_count * p->reduce_count != (int64_t)p->in_count) return 0;
-    op->sched.kind = SCHED_ROW_MEAN;
+    op->sched.kind = a == IR_F32 && inner == 1 ? SCHED_ROW_MEAN : SCHED_MEAN_BLOCKS;
     return 0;
 }
 

@@ -316,8 +316,8 @@ static void test_pool(void) {
     }
 }
 
-/* Quantized MEAN over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
-static void test_mean_i8(void) {
+/* MEAN int8 and f32 over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
+static void test_mean(void) {
     char msg[160];
     for (int t = 0; t < 40; t++) {
         rt_reduce_params p;
@@ -335,12 +335,17 @@ static void test_mean_i8(void) {
         p.mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.shift = rnd_in(-12, 0);
         int8_t *in = malloc((size_t)p.in_count), *got = malloc((size_t)p.out_count), *want = malloc((size_t)p.out_count);
         int32_t *scratch = malloc(sizeof(int32_t) * (size_t)p.out_count);
-        for (int i = 0; i < p.in_count; i++) in[i] = (int8_t)rnd_in(-128, 127);
+        float *inf = malloc(sizeof(float) * (size_t)p.in_count), *gotf = malloc(sizeof(float) * (size_t)p.out_count);
+        float *wantf = malloc(sizeof(float) * (size_t)p.out_count);
+        for (int i = 0; i < p.in_count; i++) in[i] = (int8_t)rnd_in(-128, 127), inf[i] = rnd_f();
         rt_mean_i8(&p, in, want, scratch);
         rt_opt_mean_i8(&p, in, got, scratch);
+        rt_mean_f32(&p, inf, wantf);
+        rt_opt_mean_f32(&p, inf, gotf);
         snprintf(msg, sizeof msg, "rank %d mask %d, %d elements, %d outputs", p.rank, mask, p.in_count, p.out_count);
         check(count_diff_i8(got, want, p.out_count) == 0, "mean int8 vs MEAN", msg);
-        free(in), free(got), free(want), free(scratch);
+        check(memcmp(gotf, wantf, sizeof(float) * (size_t)p.out_count) == 0, "mean f32 vs MEAN", msg);
+        free(in), free(got), free(want), free(scratch), free(inf), free(gotf), free(wantf);
     }
 }
 
@@ -658,7 +663,7 @@ int main(void) {
     test_conv();
     test_dwconv();
     test_pool();
-    test_mean_i8();
+    test_mean();
     test_copy();
     test_bmm();
     test_binary();
