@@ -20,45 +20,147 @@ static void taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size
     *hi = t;
 }
 
-/* Output rows r0..r1 of all images (row r = image r / out_h, row r % out_h). */
-static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
-                        float *out, int32_t r0, int32_t r1) {
-    int32_t r, ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
+/* One output row oy of one image: img holds the image's input rows from
+ * y_base on (row y at img + (y - y_base) * in_w * in_c). */
+static void dw_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
+                       const float *bias, float *orow, int32_t oy) {
+    int32_t ox, c0, c, fy, fx, M = p->depth_mult, C = p->in_c * M;
+    int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
     float acc[CHUNK];
-    for (r = r0; r < r1; r++) {
-        int32_t b = r / p->out_h, oy = r % p->out_h;
-        {
-            int32_t y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
-            taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
-            for (ox = 0; ox < p->out_w; ox++) {
-                int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
-                float *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C;
-                taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
-                for (c0 = 0; c0 < C; c0 += CHUNK) {
-                    int32_t n = C - c0 < CHUNK ? C - c0 : CHUNK;
-                    for (c = 0; c < n; c++) acc[c] = bias ? bias[c0 + c] : 0.0f;
-                    for (fy = ylo; fy < yhi; fy++) {
-                        int32_t y = y0 + fy * p->dil_h;
-                        for (fx = xlo; fx < xhi; fx++) {
-                            int32_t x = x0 + fx * p->dil_w;
-                            const float *ip = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->in_c;
-                            const float *wp = filter + ((int64_t)fy * p->filter_w + fx) * C + c0;
-                            if (M == 1)
-                                for (c = 0; c < n; c++) acc[c] += ip[c0 + c] * wp[c];
-                            else
-                                for (c = 0; c < n; c++) acc[c] += ip[(c0 + c) / M] * wp[c];
-                        }
-                    }
-                    for (c = 0; c < n; c++) {
-                        float v = acc[c];
-                        v = v < p->act_min ? p->act_min : v;
-                        o[c0 + c] = v > p->act_max ? p->act_max : v;
-                    }
+    taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
+    for (ox = 0; ox < p->out_w; ox++) {
+        int32_t x0 = ox * p->stride_w - p->pad_w, xlo, xhi;
+        float *o = orow + (int64_t)ox * C;
+        taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
+        for (c0 = 0; c0 < C; c0 += CHUNK) {
+            int32_t n = C - c0 < CHUNK ? C - c0 : CHUNK;
+            for (c = 0; c < n; c++) acc[c] = bias ? bias[c0 + c] : 0.0f;
+            for (fy = ylo; fy < yhi; fy++) {
+                int32_t y = y0 + fy * p->dil_h;
+                for (fx = xlo; fx < xhi; fx++) {
+                    int32_t x = x0 + fx * p->dil_w;
+                    const float *ip = img + ((int64_t)(y - y_base) * p->in_w + x) * p->in_c;
+                    const float *wp = filter + ((int64_t)fy * p->filter_w + fx) * C + c0;
+                    if (M == 1)
+                        for (c = 0; c < n; c++) acc[c] += ip[c0 + c] * wp[c];
+                    else
+                        for (c = 0; c < n; c++) acc[c] += ip[(c0 + c) / M] * wp[c];
                 }
+            }
+            for (c = 0; c < n; c++) {
+                float v = acc[c];
+                v = v < p->act_min ? p->act_min : v;
+                o[c0 + c] = v > p->act_max ? p->act_max : v;
             }
         }
     }
 }
+
+#if defined(RT_OPT_AVX512)
+/* One output pixel of 16 channels (mask m) over its clipped taps, the
+ * accumulator in a register: image edges and filters other than 3x3. */
+static __m512 dw16_f32_pixel(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
+                             __m512 acc, __mmask16 m, int32_t y0, int32_t ylo, int32_t yhi, int32_t x0) {
+    int32_t xlo, xhi, fy, fx, C = p->in_c;
+    taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
+    for (fy = ylo; fy < yhi; fy++) {
+        const float *ir = img + (int64_t)(y0 + fy * p->dil_h - y_base) * p->in_w * C;
+        const float *wr = filter + (int64_t)fy * p->filter_w * C;
+        for (fx = xlo; fx < xhi; fx++)
+            acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, ir + (int64_t)(x0 + fx * p->dil_w) * C),
+                                  _mm512_maskz_loadu_ps(m, wr + (int64_t)fx * C), acc);
+    }
+    return acc;
+}
+
+#define DW16_TAP3(k, ptr) _mm512_maskz_loadu_ps(m, (ptr) + tap[k])
+/* dw_f32_row for depth multiplier 1, 16 channels per zmm with the
+ * accumulators in registers. Channel groups run outside the pixels of the
+ * row, so a 3x3 filter's nine vectors stay in registers for the whole row
+ * and each interior pixel costs one load per FMA (four pixels per step keep
+ * four independent FMA chains in flight). Taps are added in the reference's
+ * order, as fused multiply-adds. */
+static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
+                         const float *bias, float *orow, int32_t oy) {
+    const int32_t C = p->in_c, sw = p->stride_w;
+    const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
+    int32_t c, ox, k, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
+    /* Interior columns: every tap inside the image. */
+    int32_t ox_lo = (p->pad_w + sw - 1) / sw;
+    int32_t last = p->in_w - 1 + p->pad_w - (p->filter_w - 1) * p->dil_w;
+    int32_t ox_hi = last < 0 ? 0 : last / sw + 1;
+    int64_t tap[9];
+    if (ox_hi > p->out_w) ox_hi = p->out_w;
+    if (ox_lo > ox_hi) ox_lo = ox_hi;
+    for (k = 0; k < 9; k++) tap[k] = ((int64_t)(k / 3) * p->dil_h * p->in_w + (k % 3) * p->dil_w) * C;
+    taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
+    int full3 = p->filter_h == 3 && p->filter_w == 3 && ylo == 0 && yhi == 3;
+    for (c = 0; c < C; c += 16) {
+        __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
+        __m512 bv = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+        __m512 w[9];
+        int32_t a = full3 ? ox_lo : p->out_w, e = full3 ? ox_hi : p->out_w;
+        for (k = 0; k < 9; k++) w[k] = _mm512_setzero_ps(); /* (read only when full3) */
+        if (full3)
+            for (k = 0; k < 9; k++) w[k] = _mm512_maskz_loadu_ps(m, filter + c + (int64_t)k * C);
+        for (ox = 0; ox < p->out_w; ox++) {
+            if (ox == a) { /* the interior, four pixels at a time */
+                const float *base = img + (int64_t)(y0 - y_base) * p->in_w * C + c;
+                for (; ox + 4 <= e; ox += 4) {
+                    const float *i0 = base + (int64_t)(ox * sw - p->pad_w) * C, *i1 = i0 + (int64_t)sw * C;
+                    const float *i2 = i1 + (int64_t)sw * C, *i3 = i2 + (int64_t)sw * C;
+                    __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv;
+                    for (k = 0; k < 9; k++) {
+                        a0 = _mm512_fmadd_ps(DW16_TAP3(k, i0), w[k], a0);
+                        a1 = _mm512_fmadd_ps(DW16_TAP3(k, i1), w[k], a1);
+                        a2 = _mm512_fmadd_ps(DW16_TAP3(k, i2), w[k], a2);
+                        a3 = _mm512_fmadd_ps(DW16_TAP3(k, i3), w[k], a3);
+                    }
+                    float *o = orow + (int64_t)ox * C + c;
+                    _mm512_mask_storeu_ps(o, m, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
+                    _mm512_mask_storeu_ps(o + C, m, _mm512_min_ps(_mm512_max_ps(a1, lo), hi));
+                    _mm512_mask_storeu_ps(o + 2 * C, m, _mm512_min_ps(_mm512_max_ps(a2, lo), hi));
+                    _mm512_mask_storeu_ps(o + 3 * C, m, _mm512_min_ps(_mm512_max_ps(a3, lo), hi));
+                }
+                for (; ox < e; ox++) {
+                    const float *i0 = base + (int64_t)(ox * sw - p->pad_w) * C;
+                    __m512 a0 = bv;
+                    for (k = 0; k < 9; k++) a0 = _mm512_fmadd_ps(DW16_TAP3(k, i0), w[k], a0);
+                    _mm512_mask_storeu_ps(orow + (int64_t)ox * C + c, m, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
+                }
+                if (ox >= p->out_w) break;
+            }
+            __m512 acc = dw16_f32_pixel(p, img + c, y_base, filter + c, bv, m, y0, ylo, yhi, ox * sw - p->pad_w);
+            _mm512_mask_storeu_ps(orow + (int64_t)ox * C + c, m, _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
+        }
+    }
+}
+#undef DW16_TAP3
+#endif
+
+/* One f32 output row: the 16-lane kernel where it applies. */
+static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
+                           const float *bias, float *orow, int32_t oy) {
+#if defined(RT_OPT_AVX512)
+    if (p->depth_mult == 1) {
+        dw16_f32_row(p, img, y_base, filter, bias, orow, oy);
+        return;
+    }
+#endif
+    dw_f32_row(p, img, y_base, filter, bias, orow, oy);
+}
+
+/* Output rows r0..r1 of all images (row r = image r / out_h, row r % out_h). */
+static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                        float *out, int32_t r0, int32_t r1) {
+    int32_t r, C = p->in_c * p->depth_mult;
+    for (r = r0; r < r1; r++) {
+        int32_t b = r / p->out_h, oy = r % p->out_h;
+        dw_f32_row_any(p, in + (int64_t)b * p->in_h * p->in_w * p->in_c, 0, filter, bias,
+                       out + ((int64_t)b * p->out_h + oy) * p->out_w * C, oy);
+    }
+}
+
 
 #if defined(RT_OPT_AVX2)
 #if defined(RT_OPT_AVX512) && defined(__AVX512VL__)
@@ -464,4 +566,76 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                       int8_t *out, const mpcc_parallel *par) {
     dw_run(p, in, filter, bias, out, 1, par);
+}
+
+/* ---- a 1x1 expansion convolution fused with the depthwise one after it ----
+ * (pass fuse_dw). Task t owns a range of depthwise output rows and computes
+ * them `band` at a time: the expansion rows the band's taps read are made
+ * by the direct GEMM into the task's scratch (rows the previous band already
+ * made are moved to the front, not recomputed), then the depthwise rows
+ * read them there. The expanded tensor (the model's largest) never leaves
+ * the cache and takes no arena. */
+
+static int32_t band_in_rows(const struct rt_dwconv_params *d, int32_t band) {
+    int32_t rows = (band - 1) * d->stride_h + (d->filter_h - 1) * d->dil_h + 1;
+    return rows < d->in_h ? rows : d->in_h;
+}
+
+int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band) {
+    return (int64_t)band_in_rows(d, band) * d->in_w * d->in_c * (int64_t)sizeof(float);
+}
+
+typedef struct {
+    const rt_opt_conv_params *cp;
+    const float *in, *packed_b, *bias;
+    const struct rt_dwconv_params *d;
+    const float *filter, *dbias;
+    float *out;
+    char *scratch;
+    int32_t band, tasks;
+} conv_dw_job;
+
+static void conv_dw_task(void *v, int t) {
+    const conv_dw_job *j = v;
+    const struct rt_dwconv_params *d = j->d;
+    const int32_t W = d->in_w, K = j->cp->in_c, rows = d->batches * d->out_h;
+    const int64_t row = (int64_t)W * d->in_c;
+    int32_t r0 = (int32_t)((int64_t)rows * t / j->tasks), r1 = (int32_t)((int64_t)rows * (t + 1) / j->tasks);
+    int32_t have_b = -1, have_lo = 0, have_hi = 0, r, n, i;
+    float *buf = (float *)(void *)(j->scratch + (int64_t)t * j->cp->gemm.slot_bytes);
+    rt_opt_gemm_params g = j->cp->gemm;
+    for (r = r0; r < r1; r += n) {
+        int32_t b = r / d->out_h, oy = r % d->out_h, keep = 0;
+        n = j->band < d->out_h - oy ? j->band : d->out_h - oy;
+        n = n < r1 - r ? n : r1 - r;
+        int32_t ya = oy * d->stride_h - d->pad_h;
+        int32_t yb = (oy + n - 1) * d->stride_h - d->pad_h + (d->filter_h - 1) * d->dil_h + 1;
+        ya = ya > 0 ? ya : 0;
+        yb = yb < d->in_h ? yb : d->in_h;
+        yb = yb > ya ? yb : ya;
+        if (have_b == b && ya >= have_lo && ya < have_hi) {
+            keep = (have_hi < yb ? have_hi : yb) - ya;
+            if (ya > have_lo) memmove(buf, buf + (int64_t)(ya - have_lo) * row, sizeof(float) * (size_t)(keep * row));
+        }
+        if (yb - ya - keep > 0) {
+            g.m = (yb - ya - keep) * W;
+            rt_opt_gemm_f32(&g, j->in + ((int64_t)b * d->in_h + ya + keep) * W * K, j->packed_b, j->bias,
+                            buf + (int64_t)keep * row);
+        }
+        have_b = b, have_lo = ya, have_hi = yb;
+        for (i = 0; i < n; i++)
+            dw_f32_row_any(d, buf, ya, j->filter, j->dbias, j->out + ((int64_t)b * d->out_h + oy + i) * d->out_w * d->in_c,
+                           oy + i);
+    }
+}
+
+void rt_opt_conv_dw_f32(const rt_opt_conv_params *cp, const float *in, const float *packed_b, const float *bias,
+                        const struct rt_dwconv_params *d, const float *filter, const float *dbias, int32_t band,
+                        float *out, void *scratch, const mpcc_parallel *par) {
+    conv_dw_job j = {cp, in, packed_b, bias, d, filter, dbias, out, scratch, band > 0 ? band : 1, 1};
+    int32_t rows = d->batches * d->out_h;
+    j.tasks = rt_opt_tasks(par, cp->gemm.slots);
+    j.tasks = j.tasks < rows ? j.tasks : (rows > 0 ? rows : 1);
+    if (j.tasks > 1) par->run(par->pool, conv_dw_task, &j, j.tasks);
+    else conv_dw_task(&j, 0);
 }

@@ -316,6 +316,59 @@ static void test_pool(void) {
     }
 }
 
+/* A 1x1 expansion CONV_2D fused with the depthwise convolution after it, band
+ * by band, against the reference CONV_2D then DEPTHWISE_CONV_2D (bands of 1
+ * to 5 rows, strides 1 and 2, edges, several tasks). */
+static void test_conv_dw(void) {
+    char msg[200];
+    for (int t = 0; t < 24; t++) {
+        rt_conv_params cp;
+        rt_dwconv_params d;
+        memset(&cp, 0, sizeof cp);
+        memset(&d, 0, sizeof d);
+        cp.batches = rnd_in(1, 2), cp.in_h = rnd_in(1, 11), cp.in_w = rnd_in(1, 11), cp.in_c = rnd_in(1, 24);
+        cp.out_c = t % 3 ? 16 * rnd_in(1, 4) : rnd_in(1, 50), cp.filter_c = cp.in_c;
+        cp.filter_h = cp.filter_w = cp.stride_h = cp.stride_w = cp.dil_h = cp.dil_w = 1;
+        cp.out_h = cp.in_h, cp.out_w = cp.in_w, cp.act_min = 0.0f, cp.act_max = 6.0f;
+        d.batches = cp.batches, d.in_h = cp.in_h, d.in_w = cp.in_w, d.in_c = cp.out_c, d.depth_mult = 1;
+        d.filter_h = d.filter_w = t % 4 == 3 ? rnd_in(1, 5) : 3, d.stride_h = d.stride_w = rnd_in(1, 2);
+        d.dil_h = d.dil_w = t % 5 == 4 ? 2 : 1, d.pad_h = d.pad_w = rnd_in(0, 1);
+        d.out_h = (d.in_h + 2 * d.pad_h - d.dil_h * (d.filter_h - 1) - 1) / d.stride_h + 1;
+        d.out_w = (d.in_w + 2 * d.pad_w - d.dil_w * (d.filter_w - 1) - 1) / d.stride_w + 1;
+        d.act_min = 0.0f, d.act_max = 6.0f;
+        if (d.out_h <= 0 || d.out_w <= 0) continue;
+        int32_t k = cp.in_c, n = cp.out_c, np = (n + 15) / 16 * 16, band = rnd_in(1, 5);
+        int64_t in_n = (int64_t)cp.batches * cp.in_h * cp.in_w * k, mid_n = (int64_t)cp.batches * cp.in_h * cp.in_w * n;
+        int64_t out_n = (int64_t)d.batches * d.out_h * d.out_w * n, wd_n = (int64_t)d.filter_h * d.filter_w * n;
+        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)(n * k));
+        float *pw = malloc(sizeof(float) * (size_t)(np * k)), *bias = calloc((size_t)np, sizeof(float));
+        float *mid = malloc(sizeof(float) * (size_t)mid_n), *wd = malloc(sizeof(float) * (size_t)wd_n);
+        float *bd = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)out_n);
+        float *got = malloc(sizeof(float) * (size_t)out_n);
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
+        for (int i = 0; i < n * k; i++) w[i] = rnd_f();
+        for (int i = 0; i < n; i++) bias[i] = rnd_f(), bd[i] = rnd_f();
+        for (int64_t i = 0; i < wd_n; i++) wd[i] = rnd_f();
+        rt_conv_2d_f32(&cp, in, w, bias, mid);
+        rt_depthwise_conv_2d_f32(&d, mid, wd, bd, want);
+        rt_opt_conv_params c = opt_conv(&cp, 1);
+        c.gemm.lda = k;
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(&d, band);
+        void *scratch = malloc(3 * (size_t)c.gemm.slot_bytes);
+        sched_pack_f32(w, n, k, pw);
+        for (int par = 0; par < 2; par++) {
+            memset(got, 0, sizeof(float) * (size_t)out_n);
+            rt_opt_conv_dw_f32(&c, in, pw, bias, &d, wd, bd, band, got, scratch, par ? &fake_par : NULL);
+            double rel = max_rel_f32(got, want, out_n);
+            snprintf(msg, sizeof msg, "%dx%dx%dx%d -> %d, dw %dx%d s %d d %d pad %d, band %d%s: max rel err %.2e",
+                     cp.batches, cp.in_h, cp.in_w, k, n, d.filter_h, d.filter_w, d.stride_h, d.dil_h, d.pad_h, band,
+                     par ? ", 3 tasks" : "", rel);
+            check(rel <= 1e-5, "conv 1x1 + dwconv f32 fused vs CONV_2D, DEPTHWISE_CONV_2D", msg);
+        }
+        free(in), free(w), free(pw), free(bias), free(mid), free(wd), free(bd), free(want), free(got), free(scratch);
+    }
+}
+
 /* MEAN int8 and f32 over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
 static void test_mean(void) {
     char msg[160];
@@ -664,6 +717,7 @@ int main(void) {
     test_dwconv();
     test_pool();
     test_mean();
+    test_conv_dw();
     test_copy();
     test_bmm();
     test_binary();
