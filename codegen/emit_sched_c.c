@@ -72,6 +72,8 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
+static void dwconv_emit_params(CgCtx *cg, const rt_dwconv_params *p, int s8, const char *name);
+
 static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_conv_params *p = op->params;
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
@@ -94,6 +96,13 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
         cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
     }
     IrDType wdt = g->tensors[op->in[1]].dtype;
+    if (op->sched.post_dw >= 0) { /* pass fuse_dw: inputs x, w, b, dw filter, dw bias */
+        dwconv_emit_params(cg, g->ops[op->sched.post_dw].params, 0, "dw");
+        cg_line(cg, "rt_opt_conv_dw_f32(&p, %s, %s, %s, &dw, %s, %s, %d, %s, %s, %s);", cg_in(cg, op, 0),
+                cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_in(cg, op, op->n_in - 2),
+                cg_in(cg, op, op->n_in - 1), op->sched.band, cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
+        return 0;
+    }
     cg_line(cg, "rt_opt_conv_%s(&p, %s%s, %s, %s, %s, %s, %s, %s, %s);",
             s8 ? "s8" : wdt == IR_BF16 || wdt == IR_F16 ? "half" : "f32",
             wdt == IR_BF16 ? "RT_BF16, " : wdt == IR_F16 ? "RT_F16, " : "", cg_in(cg, op, 0),
@@ -103,14 +112,13 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
-static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
-    const rt_dwconv_params *p = op->params;
-    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+/* The reference's depthwise params as `static const rt_dwconv_params NAME` (int8: with mult/shift arrays). */
+static void dwconv_emit_params(CgCtx *cg, const rt_dwconv_params *p, int s8, const char *name) {
     if (s8) {
         cg_array_i32(cg, "mult", p->mult, (int64_t)p->in_c * p->depth_mult);
         cg_array_i32(cg, "shift", p->shift, (int64_t)p->in_c * p->depth_mult);
     }
-    cg_open(cg, "static const rt_dwconv_params p = {");
+    cg_open(cg, "static const rt_dwconv_params %s = {", name);
     cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d,", p->batches, p->in_h, p->in_w, p->in_c);
     cg_line(cg, ".out_h = %d, .out_w = %d, .depth_mult = %d, .filter_h = %d, .filter_w = %d,", p->out_h, p->out_w,
             p->depth_mult, p->filter_h, p->filter_w);
@@ -122,6 +130,11 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     else
         cg_line(cg, ".act_min = %s, .act_max = %s", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
     cg_close(cg, "};");
+}
+
+static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    dwconv_emit_params(cg, op->params, s8, "p");
     cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
             cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
@@ -225,6 +238,13 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         else
             cg_line(cg, "/*   schedule: conv-gemm %s, im2col %d rows per block, %dx%d micro-tile, packed weights */",
                     dt, s->rows, s->mr, s->nr);
+        if (s->post_dw >= 0) {
+            const rt_dwconv_params *q = g->ops[s->post_dw].params;
+            cg_line(cg, "/*   fused: DEPTHWISE_CONV_2D (TFLite operator #%d, %dx%d stride %d) on bands of %d output rows: */",
+                    g->ops[s->post_dw].tfl_index, q->filter_h, q->filter_w, q->stride_h, s->band);
+            cg_line(cg, "/*   the %dx%dx%d expansion is made band by band in scratch, never stored whole */", q->in_h,
+                    q->in_w, q->in_c);
+        }
         if (s->post_add >= 0)
             cg_line(cg, "/*   fused: residual ADD (TFLite operator #%d) applied per block of output rows */",
                     g->ops[s->post_add].tfl_index);

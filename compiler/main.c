@@ -516,6 +516,7 @@ static int cmd_compile(int argc, char **argv) {
                            model, g->n_ops, CG_MAX_OPS, g->n_ops / 1000);
         if (!rc) {
             g->scratch_budget = scratch_budgets[attempt];
+            g->target_cuda = target_cuda;
             rc = cli_compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
         }
         int scratch = 0;

@@ -58,6 +58,7 @@ void ir_dump(const Graph *g, void *file) {
                 fprintf(f, op->sched.direct ? " direct" : " im2col-rows=%d", op->sched.rows);
             if (op->sched.packed_w >= 0) fprintf(f, " packed=%%%d,%%%d", op->sched.packed_w, op->sched.packed_b);
             if (op->sched.post_add >= 0) fprintf(f, " post-add=op%d", op->sched.post_add);
+            if (op->sched.post_dw >= 0) fprintf(f, " post-dw=op%d band=%d", op->sched.post_dw, op->sched.band);
         }
         fprintf(f, "\n    in:");
         for (int k = 0; k < op->n_in; k++) {

@@ -107,6 +107,8 @@ typedef struct IrSched {
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */
+    int post_dw;                /* op index of a DEPTHWISE_CONV_2D fused after this 1x1 conv (pass fuse_dw), -1 none */
+    int band;                   /* post_dw: depthwise output rows per band */
     int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
@@ -201,6 +203,7 @@ typedef struct Graph {
     struct Graph **sub;         /* root only: sub[k] is TFLite subgraph k when imported (k >= 1), else NULL */
     int n_sub;                  /* length of sub (the model's subgraph count) */
     int threads;                /* most threads the generated code may split kernels over (--threads) */
+    int target_cuda;            /* root only: --target cuda (passes keep to fusions its emitter runs) */
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
     const IrPrecision *precision; /* --precision (root graph only), NULL: the model's own dtypes */
     int prec_assigned;          /* pass precision ran: op->prec is meaningful */

@@ -78,7 +78,8 @@ static __m512 dw16_f32_pixel(const struct rt_dwconv_params *p, const float *img,
  * accumulators in registers. Channel groups run outside the pixels of the
  * row, so a 3x3 filter's nine vectors stay in registers for the whole row
  * and each interior pixel costs one load per FMA (four pixels per step keep
- * four independent FMA chains in flight). Taps are added in the reference's
+ * four independent FMA chains in flight; at stride 1 they share their
+ * columns, 18 loads for 36 FMAs). Taps are added in the reference's
  * order, as fused multiply-adds. */
 static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
                          const float *bias, float *orow, int32_t oy) {
@@ -94,7 +95,7 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
     if (ox_lo > ox_hi) ox_lo = ox_hi;
     for (k = 0; k < 9; k++) tap[k] = ((int64_t)(k / 3) * p->dil_h * p->in_w + (k % 3) * p->dil_w) * C;
     taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
-    int full3 = p->filter_h == 3 && p->filter_w == 3 && ylo == 0 && yhi == 3;
+    int full3 = p->filter_h == 3 && p->filter_w == 3 && ylo == 0 && yhi == 3, unit = sw == 1 && p->dil_w == 1;
     for (c = 0; c < C; c += 16) {
         __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
         __m512 bv = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
@@ -110,12 +111,26 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
                     const float *i0 = base + (int64_t)(ox * sw - p->pad_w) * C, *i1 = i0 + (int64_t)sw * C;
                     const float *i2 = i1 + (int64_t)sw * C, *i3 = i2 + (int64_t)sw * C;
                     __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv;
-                    for (k = 0; k < 9; k++) {
-                        a0 = _mm512_fmadd_ps(DW16_TAP3(k, i0), w[k], a0);
-                        a1 = _mm512_fmadd_ps(DW16_TAP3(k, i1), w[k], a1);
-                        a2 = _mm512_fmadd_ps(DW16_TAP3(k, i2), w[k], a2);
-                        a3 = _mm512_fmadd_ps(DW16_TAP3(k, i3), w[k], a3);
-                    }
+                    if (unit) { /* stride and dilation 1 along x: six columns per filter row serve all four */
+                        int32_t fy;
+                        for (fy = 0; fy < 3; fy++) {
+                            const float *rp = i0 + tap[3 * fy];
+                            __m512 x0 = _mm512_maskz_loadu_ps(m, rp), x1 = _mm512_maskz_loadu_ps(m, rp + C);
+                            __m512 x2 = _mm512_maskz_loadu_ps(m, rp + 2 * C), x3 = _mm512_maskz_loadu_ps(m, rp + 3 * C);
+                            __m512 x4 = _mm512_maskz_loadu_ps(m, rp + 4 * C), x5 = _mm512_maskz_loadu_ps(m, rp + 5 * C);
+                            const __m512 u = w[3 * fy], v = w[3 * fy + 1], z = w[3 * fy + 2];
+                            a0 = _mm512_fmadd_ps(z, x2, _mm512_fmadd_ps(v, x1, _mm512_fmadd_ps(u, x0, a0)));
+                            a1 = _mm512_fmadd_ps(z, x3, _mm512_fmadd_ps(v, x2, _mm512_fmadd_ps(u, x1, a1)));
+                            a2 = _mm512_fmadd_ps(z, x4, _mm512_fmadd_ps(v, x3, _mm512_fmadd_ps(u, x2, a2)));
+                            a3 = _mm512_fmadd_ps(z, x5, _mm512_fmadd_ps(v, x4, _mm512_fmadd_ps(u, x3, a3)));
+                        }
+                    } else
+                        for (k = 0; k < 9; k++) {
+                            a0 = _mm512_fmadd_ps(DW16_TAP3(k, i0), w[k], a0);
+                            a1 = _mm512_fmadd_ps(DW16_TAP3(k, i1), w[k], a1);
+                            a2 = _mm512_fmadd_ps(DW16_TAP3(k, i2), w[k], a2);
+                            a3 = _mm512_fmadd_ps(DW16_TAP3(k, i3), w[k], a3);
+                        }
                     float *o = orow + (int64_t)ox * C + c;
                     _mm512_mask_storeu_ps(o, m, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
                     _mm512_mask_storeu_ps(o + C, m, _mm512_min_ps(_mm512_max_ps(a1, lo), hi));

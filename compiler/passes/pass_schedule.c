@@ -236,7 +236,7 @@ int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
-        op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = -1;
+        op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;
         /* Threaded kernels get one scratch copy per thread. */
         op->sched.slots = g->threads > 1 ? g->threads : 1;
         if (op->dead || op->elided || !op->params) continue;
@@ -296,6 +296,10 @@ void sched_report(const Graph *g, FILE *f) {
         if (op->dead) continue;
         const OpDef *def = op_def(op->kind);
         int64_t m = def && def->macs ? def->macs(g, op) : 0;
+        if (op->sched.post_dw >= 0) { /* the fused depthwise op is dead: its MACs are this op's */
+            const OpDef *dw = op_def(OP_DEPTHWISE_CONV_2D);
+            m += dw && dw->macs ? dw->macs(g, &g->ops[op->sched.post_dw]) : 0;
+        }
         macs[op->sched.kind] += m;
         count[op->sched.kind]++;
         total += m;
@@ -305,6 +309,8 @@ void sched_report(const Graph *g, FILE *f) {
                 ir_dtype_name(g->prec_assigned ? op->prec : g->tensors[op->in[0]].dtype), s->mr, s->nr);
         if (s->kind == SCHED_CONV_GEMM) fprintf(f, s->direct ? " direct" : " im2col-rows %d", s->rows);
         if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
+        if (s->post_add >= 0) fprintf(f, " +ADD(op %d)", s->post_add);
+        if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);
         fprintf(f, " MACs %lld\n", (long long)m);
     }
     if (g->precision && g->precision->mode != IR_PREC_FP32) {

@@ -20,6 +20,7 @@ static const Pass pipeline[] = {
     {"fold_pad", pass_fold_pad, "prepare"},
     {"schedule", pass_schedule, "fold_transpose"},
     {"fuse_add", pass_fuse_add, "schedule"},
+    {"fuse_dw", pass_fuse_dw, "fuse_add"},
     {"fuse_attention", pass_fuse_attention, "schedule"},
     {"fuse_layer_norm", pass_fuse_layer_norm, "schedule"},
     {"alias", pass_alias, "fuse_add"},
@@ -27,7 +28,7 @@ static const Pass pipeline[] = {
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_attention, fuse_layer_norm, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};

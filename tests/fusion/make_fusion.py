@@ -14,6 +14,9 @@ Families (each in f32 and int8, plus a few int8-only variants):
             5x5 VALID dilation 2, batch 2; in_c 3, out_c 20; int8 with per-channel weights.
   - dw_*    DEPTHWISE_CONV_2D -> schedule dwconv: depth multiplier 1 and 4 on 3 input channels,
             3x3 / 5x5, SAME / VALID, stride 1 / 2, dilation 2; int8 per-channel.
+  - expdw_* 1x1 CONV_2D (RELU6) -> DEPTHWISE_CONV_2D (pass fuse_dw, f32 only): strides 1 / 2, SAME /
+            VALID, 5x5 dilation 2, batch 2, channel counts not a multiple of 16; not when the
+            expansion is also a graph output.
   - bin_*   ADD, SUB, MUL, SQUARED_DIFFERENCE (one model per broadcast pattern, four outputs) ->
             schedule binary: [2,3,4,5] op [5], [2,1,4,1] op [1,3,1,5], scalar op [2,3,4,5], same
             shape; int8 with different input and output scales.
@@ -528,6 +531,51 @@ dw_case("dw_5x5_valid_s1_m4", [1, 11, 10, 3], 5, 1, PAD.VALID, 4)
 dw_case("dw_5x5_valid_s2_m1_relu6", [1, 11, 10, 3], 5, 2, PAD.VALID, 1, act=ACT.RELU6)
 dw_case("dw_3x3_same_dil2_m4", [1, 9, 9, 3], 3, 1, PAD.SAME, 4, dil=2)
 
+
+
+# ---- 1x1 CONV_2D -> DEPTHWISE_CONV_2D (pass fuse_dw, f32 only) ----
+
+def expdw_case(name, in_shape, mid_c, k, stride, pad, dil=1, conv_out_is_output=False):
+    """MobileNetV2's expansion: a 1x1 conv (RELU6) whose only reader is a depthwise conv (RELU6), f32
+    only (the pass fuses f32; int8 blocks are covered by the models' suites): the conv line says
+    `fused: DEPTHWISE_CONV_2D` unless its output is also a graph output."""
+    def fn(nm):
+        n = Net(nm)
+        b_, h, w_, c = in_shape
+        x = n.input("x", in_shape, QX)
+        w = n.weight("w", [mid_c, 1, 1, c], channel_dim=0, gain=RELU6_GAIN)
+        b = n.bias("b", mid_c, x, w)
+        mid = n.act("mid", [b_, h, w_, mid_c])
+        o = S.Conv2DOptionsT()
+        o.padding, o.strideH, o.strideW = PAD.VALID, 1, 1
+        o.dilationHFactor = o.dilationWFactor = 1
+        o.fusedActivationFunction = ACT.RELU6
+        n.op(OP.CONV_2D, [x, w, b], [mid], BO.Conv2DOptions, o)
+        wd = n.weight("wd", [1, k, k, mid_c], std=1.0 / k, channel_dim=3, gain=RELU6_GAIN)
+        bd = n.bias("bd", mid_c, mid, wd)
+        oh, ow = conv_out(h, k, stride, dil, pad), conv_out(w_, k, stride, dil, pad)
+        out = n.act("out", [b_, oh, ow, mid_c])
+        o = S.DepthwiseConv2DOptionsT()
+        o.padding, o.strideH, o.strideW = pad, stride, stride
+        o.dilationHFactor = o.dilationWFactor = dil
+        o.depthMultiplier = 1
+        o.fusedActivationFunction = ACT.RELU6
+        n.op(OP.DEPTHWISE_CONV_2D, [mid, wd, bd], [out], BO.DepthwiseConv2DOptions, o)
+        if conv_out_is_output:
+            n.output(out, mid)
+        else:
+            n.output(out)
+        return n
+    conv = {"op": "CONV_2D", "schedule": "conv-gemm", "direct": True}
+    fused = "" if conv_out_is_output else "DEPTHWISE_CONV_2D"
+    case(name, fn, {0: dict(conv, fused=fused)}, int8=False)
+
+
+expdw_case("expdw_3x3_same_s1", [1, 12, 11, 8], 40, 3, 1, PAD.SAME)
+expdw_case("expdw_3x3_same_s2", [1, 13, 12, 8], 48, 3, 2, PAD.SAME)
+expdw_case("expdw_3x3_valid_s2_batch2", [2, 11, 10, 5], 32, 3, 2, PAD.VALID)
+expdw_case("expdw_5x5_same_dil2", [1, 14, 13, 6], 24, 5, 1, PAD.SAME, dil=2)
+expdw_case("expdw_nofuse_output", [1, 9, 8, 8], 32, 3, 1, PAD.SAME, conv_out_is_output=True)
 
 # ---- PAD -> CONV_2D / DEPTHWISE_CONV_2D (pass fold_pad) ----
 

@@ -1,0 +1,81 @@
+/* pass_fuse_dw.c - fuses a 1x1 expansion convolution into the depthwise
+ * convolution that reads it (MobileNet's inverted residual block): the
+ * fused kernel makes the expanded rows a band of depthwise output rows needs
+ * in a per-thread scratch buffer and runs the depthwise rows on them there,
+ * so the expanded tensor, the largest of such a block (MobileNetV2 224's
+ * first one is 112x112x96 floats, 4.8 MB: more than L2, so writing it and
+ * reading it back went to L3), is never stored whole.
+ *
+ * Needs: schedule (the convolution must be SCHED_CONV_GEMM direct f32 with
+ * f32 weights and no fused ADD; the depthwise SCHED_DWCONV f32 with depth
+ * multiplier 1). Conditions: the convolution's output has the depthwise
+ * convolution as its only reader and is not a graph output. The convolution
+ * op runs the fused kernel: it writes the depthwise output, the depthwise
+ * filter and bias are appended to its inputs, and the depthwise op is
+ * marked dead (its index is kept in sched.post_dw for its params). Not for
+ * --target cuda, whose emitter runs the two ops as they are. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+/* Depthwise output rows per band: the band's expansion rows fill about this many bytes of scratch (L2-resident). */
+#define BAND_BYTES (384 * 1024)
+
+static int is_f32(const Graph *g, int t) { return t >= 0 && g->tensors[t].dtype == IR_F32; }
+
+int pass_fuse_dw(Graph *g, Diag *d) {
+    const Graph *root = g->root ? g->root : g;
+    if (g->opt_level < 1 || root->target_cuda) return 0;
+    int *count = calloc((size_t)g->n_tensors + 1, sizeof(int)), *reader = malloc(sizeof(int) * (size_t)(g->n_tensors + 1));
+    if (!count || !reader) {
+        free(count), free(reader);
+        return diag_internal(d, "out of memory");
+    }
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        for (int k = 0; !op->dead && k < op->n_in; k++)
+            if (op->in[k] >= 0) count[op->in[k]]++, reader[op->in[k]] = i;
+    }
+    for (int i = 0; i < g->n_outputs; i++) count[g->outputs[i]] += 2;
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *conv = &g->ops[i];
+        if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || !conv->sched.direct ||
+            conv->sched.post_add >= 0 || conv->sched.post_dw >= 0 || conv->n_in < 2 || !is_f32(g, conv->in[0]) ||
+            !is_f32(g, conv->in[1]) || !is_f32(g, conv->out[0]))
+            continue;
+        int t = conv->out[0], j = reader[t];
+        if (count[t] != 1 || j <= i || g->tensors[t].is_variable) continue;
+        IrOp *dw = &g->ops[j];
+        const rt_dwconv_params *p = dw->params;
+        if (dw->kind != OP_DEPTHWISE_CONV_2D || dw->sched.kind != SCHED_DWCONV || dw->in[0] != t || !p ||
+            p->depth_mult != 1 || dw->n_in < 2 || !is_f32(g, dw->in[1]) || !is_f32(g, dw->out[0]) ||
+            (dw->n_in > 2 && dw->in[2] >= 0 && !is_f32(g, dw->in[2])))
+            continue;
+        int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 2));
+        if (!in) {
+            free(count), free(reader);
+            return diag_internal(d, "out of memory");
+        }
+        memcpy(in, conv->in, sizeof(int) * (size_t)conv->n_in);
+        in[conv->n_in] = dw->in[1];
+        in[conv->n_in + 1] = dw->n_in > 2 ? dw->in[2] : -1;
+        conv->in = in;
+        conv->n_in += 2;
+        conv->out[0] = dw->out[0];
+        int64_t row = (int64_t)p->in_w * p->in_c * 4, band = 1;
+        while (band < p->out_h && (band * p->stride_h + (p->filter_h - 1) * p->dil_h + 1) * row <= BAND_BYTES) band++;
+        conv->sched.post_dw = j;
+        conv->sched.band = (int)band;
+        conv->scratch_bytes = (size_t)rt_opt_conv_dw_slot_bytes(p, (int32_t)band) * (size_t)conv->sched.slots;
+        dw->dead = 1;
+        size_t len = strlen(conv->fused);
+        if (len + 20 < sizeof conv->fused)
+            memcpy(conv->fused + len, len ? ", DEPTHWISE_CONV_2D" : "DEPTHWISE_CONV_2D", len ? 20 : 18);
+        g->tensors[conv->out[0]].producer = i;
+        g->tensors[t].producer = -1;
+    }
+    free(count), free(reader);
+    return 0;
+}
