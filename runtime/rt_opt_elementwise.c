@@ -322,7 +322,21 @@ void rt_opt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, vo
         for (i = 0; i < inner; i++) sum[i] = 0;
         for (r = 0; r < red; r++)
             for (i = 0; i < inner; i++) sum[i] += (uint32_t)(int32_t)src[r * inner + i];
-        for (i = 0; i < inner; i++)
+        i = 0;
+#if defined(RT_OPT_AVX512)
+        if (p->reduce_count > 0 && p->shift <= 0) { /* rt_mean_q 16 lanes at a time (right shifts only) */
+            const rq16 k = rq16_prepare(_mm512_set1_epi32(p->mult), _mm512_set1_epi32(p->shift));
+            const __m512i zc = _mm512_set1_epi32((int32_t)((uint32_t)p->in_zp * (uint32_t)p->reduce_count));
+            const __m512i oz = _mm512_set1_epi32(p->out_zp), lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
+            for (; i + 16 <= inner; i += 16) {
+                __m512i x = _mm512_sub_epi32(_mm512_loadu_si512((const void *)(sum + i)), zc);
+                x = _mm512_add_epi32(rq16_apply(x, &k), oz);
+                x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
+                _mm_storeu_si128((__m128i *)(void *)(out + o * inner + i), _mm512_cvtepi32_epi8(x));
+            }
+        }
+#endif
+        for (; i < inner; i++)
             out[o * inner + i] = p->reduce_count > 0 ? (int8_t)rt_mean_q(p, (int32_t)sum[i], -128, 127) : 0;
     }
 }
