@@ -334,11 +334,16 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                 int32_t tt = 4 * j + i, q;
                 int8_t rep[64];
                 tw[i] = tt < taps ? _mm512_maskz_loadu_epi8(k, (const void *)(filter + (int64_t)tt * C + c0)) : _mm512_setzero_si512();
-                for (q = 0; q < 64; q++) rep[q] = tt < taps && pix > 1 ? filter[(int64_t)tt * C + q % C] : 0;
-                tt4[i] = _mm512_loadu_si512((const void *)rep);
+                tt4[i] = _mm512_setzero_si512();
+                if (pix > 1 && tt < taps) { /* the tap's C weights repeated for `pix` pixels */
+                    for (q = 0; q < 64; q++) rep[q] = filter[(int64_t)tt * C + q % C];
+                    tt4[i] = _mm512_loadu_si512((const void *)rep);
+                }
             }
             dw_quads(tw[0], tw[1], tw[2], tw[3], w[j]);
-            dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
+            if (pix > 1) dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
+            else
+                for (i = 0; i < 4; i++) wt[j][i] = _mm512_setzero_si512();
         }
         for (i = 0; i < n; i++) { /* bias + (off - 128) * sum of the channel's weights, wrapping */
             uint32_t s = 0;
