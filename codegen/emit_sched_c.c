@@ -98,7 +98,8 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     IrDType wdt = g->tensors[op->in[1]].dtype;
     if (op->sched.post_dw >= 0) { /* pass fuse_dw: inputs x, w, b, dw filter, dw bias */
         dwconv_emit_params(cg, g->ops[op->sched.post_dw].params, 0, "dw");
-        cg_line(cg, "rt_opt_conv_dw_f32(&p, %s, %s, %s, &dw, %s, %s, %d, %s, %s, %s);", cg_in(cg, op, 0),
+        cg_line(cg, "rt_opt_conv_dw(&p, %s, %s, %s, %s, &dw, %s, %s, %d, %s, %s, %s);",
+                wdt == IR_BF16 ? "RT_BF16" : wdt == IR_F16 ? "RT_F16" : "RT_F32", cg_in(cg, op, 0),
                 cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_in(cg, op, op->n_in - 2),
                 cg_in(cg, op, op->n_in - 1), op->sched.band, cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
         return 0;

@@ -107,15 +107,17 @@ void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const 
                        float *out, const mpcc_parallel *par);
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                       int8_t *out, const mpcc_parallel *par);
-/* A direct (1x1) f32 CONV_2D whose only reader is a depthwise convolution
- * with depth multiplier 1 (pass fuse_dw): the expansion rows are made `band`
- * depthwise output rows at a time into scratch (cp->gemm.slots copies of
- * cp->gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(d, band)) and read there;
- * results equal rt_opt_conv_f32 followed by rt_opt_dwconv_f32. */
-int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band);
-void rt_opt_conv_dw_f32(const rt_opt_conv_params *cp, const float *in, const float *packed_b, const float *bias,
-                        const struct rt_dwconv_params *d, const float *filter, const float *dbias, int32_t band,
-                        float *out, void *scratch, const mpcc_parallel *par);
+/* A direct (1x1) float CONV_2D (weights f32, or 16-bit: type RT_BF16 /
+ * RT_F16 packed as for rt_opt_fc_half) whose only reader is an f32 depthwise
+ * convolution with depth multiplier 1 (pass fuse_dw): the expansion rows are
+ * made `band` depthwise output rows at a time into scratch (cp->gemm.slots
+ * copies of cp->gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(d, band, type,
+ * K)) and read there; results equal the convolution's kernel followed by
+ * rt_opt_dwconv_f32. */
+int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k);
+void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const float *in, const void *packed_b,
+                    const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
+                    int32_t band, float *out, void *scratch, const mpcc_parallel *par);
 
 /* BATCH_MATMUL with the reference params; the RHS of each batch is packed
  * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */

@@ -601,13 +601,22 @@ static int32_t band_in_rows(const struct rt_dwconv_params *d, int32_t band) {
     return rows < d->in_h ? rows : d->in_h;
 }
 
-int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band) {
-    return (int64_t)band_in_rows(d, band) * d->in_w * d->in_c * (int64_t)sizeof(float);
+/* The band's expansion rows, then (16-bit weights) rt_opt_fc_half's scratch for them. */
+static int64_t band_buf_bytes(const struct rt_dwconv_params *d, int32_t band) {
+    return ((int64_t)band_in_rows(d, band) * d->in_w * d->in_c * (int64_t)sizeof(float) + 63) / 64 * 64;
+}
+
+int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k) {
+    int64_t half = type == RT_F32 ? 0 : rt_opt_fc_half_scratch(type, band_in_rows(d, band) * d->in_w, d->in_c, k);
+    return band_buf_bytes(d, band) + half;
 }
 
 typedef struct {
     const rt_opt_conv_params *cp;
-    const float *in, *packed_b, *bias;
+    int32_t type;
+    const float *in;
+    const void *packed_b;
+    const float *bias;
     const struct rt_dwconv_params *d;
     const float *filter, *dbias;
     float *out;
@@ -638,9 +647,12 @@ static void conv_dw_task(void *v, int t) {
             if (ya > have_lo) memmove(buf, buf + (int64_t)(ya - have_lo) * row, sizeof(float) * (size_t)(keep * row));
         }
         if (yb - ya - keep > 0) {
+            const float *a = j->in + ((int64_t)b * d->in_h + ya + keep) * W * K;
             g.m = (yb - ya - keep) * W;
-            rt_opt_gemm_f32(&g, j->in + ((int64_t)b * d->in_h + ya + keep) * W * K, j->packed_b, j->bias,
-                            buf + (int64_t)keep * row);
+            if (j->type == RT_F32) rt_opt_gemm_f32(&g, a, (const float *)j->packed_b, j->bias, buf + (int64_t)keep * row);
+            else
+                rt_opt_fc_half(&g, j->type, a, (const uint16_t *)j->packed_b, j->bias, buf + (int64_t)keep * row,
+                               (char *)buf + band_buf_bytes(d, j->band));
         }
         have_b = b, have_lo = ya, have_hi = yb;
         for (i = 0; i < n; i++)
@@ -649,10 +661,10 @@ static void conv_dw_task(void *v, int t) {
     }
 }
 
-void rt_opt_conv_dw_f32(const rt_opt_conv_params *cp, const float *in, const float *packed_b, const float *bias,
-                        const struct rt_dwconv_params *d, const float *filter, const float *dbias, int32_t band,
-                        float *out, void *scratch, const mpcc_parallel *par) {
-    conv_dw_job j = {cp, in, packed_b, bias, d, filter, dbias, out, scratch, band > 0 ? band : 1, 1};
+void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const float *in, const void *packed_b,
+                    const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
+                    int32_t band, float *out, void *scratch, const mpcc_parallel *par) {
+    conv_dw_job j = {cp, type, in, packed_b, bias, d, filter, dbias, out, scratch, band > 0 ? band : 1, 1};
     int32_t rows = d->batches * d->out_h;
     j.tasks = rt_opt_tasks(par, cp->gemm.slots);
     j.tasks = j.tasks < rows ? j.tasks : (rows > 0 ? rows : 1);

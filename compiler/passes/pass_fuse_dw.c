@@ -7,7 +7,7 @@
  * reading it back went to L3), is never stored whole.
  *
  * Needs: schedule (the convolution must be SCHED_CONV_GEMM direct f32 with
- * f32 weights and no fused ADD; the depthwise SCHED_DWCONV f32 with depth
+ * f32 or (--precision bf16/fp16) 16-bit weights and no fused ADD; the depthwise SCHED_DWCONV f32 with depth
  * multiplier 1). Conditions: the convolution's output has the depthwise
  * convolution as its only reader and is not a graph output. The convolution
  * op runs the fused kernel: it writes the depthwise output, the depthwise
@@ -24,6 +24,11 @@
 #define BAND_BYTES (384 * 1024)
 
 static int is_f32(const Graph *g, int t) { return t >= 0 && g->tensors[t].dtype == IR_F32; }
+
+/* f32 weights, or --precision bf16/fp16's 16-bit ones. */
+static int is_float_w(const Graph *g, int t) {
+    return t >= 0 && (g->tensors[t].dtype == IR_F32 || g->tensors[t].dtype == IR_BF16 || g->tensors[t].dtype == IR_F16);
+}
 
 int pass_fuse_dw(Graph *g, Diag *d) {
     const Graph *root = g->root ? g->root : g;
@@ -43,7 +48,7 @@ int pass_fuse_dw(Graph *g, Diag *d) {
         IrOp *conv = &g->ops[i];
         if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || !conv->sched.direct ||
             conv->sched.post_add >= 0 || conv->sched.post_dw >= 0 || conv->n_in < 2 || !is_f32(g, conv->in[0]) ||
-            !is_f32(g, conv->in[1]) || !is_f32(g, conv->out[0]))
+            !is_float_w(g, conv->in[1]) || !is_f32(g, conv->out[0]))
             continue;
         int t = conv->out[0], j = reader[t];
         if (count[t] != 1 || j <= i || g->tensors[t].is_variable) continue;
@@ -68,7 +73,10 @@ int pass_fuse_dw(Graph *g, Diag *d) {
         while (band < p->out_h && (band * p->stride_h + (p->filter_h - 1) * p->dil_h + 1) * row <= BAND_BYTES) band++;
         conv->sched.post_dw = j;
         conv->sched.band = (int)band;
-        conv->scratch_bytes = (size_t)rt_opt_conv_dw_slot_bytes(p, (int32_t)band) * (size_t)conv->sched.slots;
+        IrDType wdt = g->tensors[conv->in[1]].dtype;
+        int32_t type = wdt == IR_BF16 ? RT_BF16 : wdt == IR_F16 ? RT_F16 : RT_F32;
+        const rt_conv_params *cp = conv->params;
+        conv->scratch_bytes = (size_t)rt_opt_conv_dw_slot_bytes(p, (int32_t)band, type, cp->in_c) * (size_t)conv->sched.slots;
         dw->dead = 1;
         size_t len = strlen(conv->fused);
         if (len + 20 < sizeof conv->fused)

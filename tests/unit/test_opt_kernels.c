@@ -345,27 +345,33 @@ static void test_conv_dw(void) {
         float *mid = malloc(sizeof(float) * (size_t)mid_n), *wd = malloc(sizeof(float) * (size_t)wd_n);
         float *bd = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)out_n);
         float *got = malloc(sizeof(float) * (size_t)out_n);
+        uint16_t *w16 = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw16 = malloc(sizeof(uint16_t) * (size_t)(np * ((k + 1) / 2 * 2)));
+        int32_t type = t % 3 == 1 ? (t % 2 ? RT_F16 : RT_BF16) : RT_F32; /* --precision bf16/fp16 weights */
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
-        for (int i = 0; i < n * k; i++) w[i] = rnd_f();
+        for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w16[i] = type == RT_F16 ? rt_f32_to_f16(w[i]) : rt_f32_to_bf16(w[i]);
         for (int i = 0; i < n; i++) bias[i] = rnd_f(), bd[i] = rnd_f();
         for (int64_t i = 0; i < wd_n; i++) wd[i] = rnd_f();
-        rt_conv_2d_f32(&cp, in, w, bias, mid);
+        if (type == RT_F32) rt_conv_2d_f32(&cp, in, w, bias, mid);
+        else cp.half_type = type, rt_conv_2d_half(&cp, in, w16, bias, mid);
         rt_depthwise_conv_2d_f32(&d, mid, wd, bd, want);
         rt_opt_conv_params c = opt_conv(&cp, 1);
         c.gemm.lda = k;
-        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(&d, band);
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(&d, band, type, k);
         void *scratch = malloc(3 * (size_t)c.gemm.slot_bytes);
-        sched_pack_f32(w, n, k, pw);
+        if (type == RT_F32) sched_pack_f32(w, n, k, pw);
+        else sched_pack_half(w16, n, k, pw16);
         for (int par = 0; par < 2; par++) {
             memset(got, 0, sizeof(float) * (size_t)out_n);
-            rt_opt_conv_dw_f32(&c, in, pw, bias, &d, wd, bd, band, got, scratch, par ? &fake_par : NULL);
+            rt_opt_conv_dw(&c, type, in, type == RT_F32 ? (const void *)pw : (const void *)pw16, bias, &d, wd, bd, band,
+                           got, scratch, par ? &fake_par : NULL);
             double rel = max_rel_f32(got, want, out_n);
-            snprintf(msg, sizeof msg, "%dx%dx%dx%d -> %d, dw %dx%d s %d d %d pad %d, band %d%s: max rel err %.2e",
-                     cp.batches, cp.in_h, cp.in_w, k, n, d.filter_h, d.filter_w, d.stride_h, d.dil_h, d.pad_h, band,
-                     par ? ", 3 tasks" : "", rel);
-            check(rel <= 1e-5, "conv 1x1 + dwconv f32 fused vs CONV_2D, DEPTHWISE_CONV_2D", msg);
+            snprintf(msg, sizeof msg, "%s %dx%dx%dx%d -> %d, dw %dx%d s %d d %d pad %d, band %d%s: max rel err %.2e",
+                     type == RT_F32 ? "f32" : type == RT_BF16 ? "bf16" : "f16", cp.batches, cp.in_h, cp.in_w, k, n,
+                     d.filter_h, d.filter_w, d.stride_h, d.dil_h, d.pad_h, band, par ? ", 3 tasks" : "", rel);
+            check(rel <= 1e-5, "conv 1x1 + dwconv fused vs CONV_2D, DEPTHWISE_CONV_2D", msg);
         }
         free(in), free(w), free(pw), free(bias), free(mid), free(wd), free(bd), free(want), free(got), free(scratch);
+        free(w16), free(pw16);
     }
 }
 
