@@ -133,40 +133,41 @@ static inline __m512i join16(__m512i even, __m512i odd) {
 }
 
 /* TFLite's double rounding in 64-bit lanes: the doubling high multiply with
- * its nudge and truncation toward zero equals floor((x m + 2^30) / 2^31)
+ * its nudge and truncation toward zero equals q = floor((x m + 2^30) / 2^31)
  * (the two nudges differ by one where the truncations differ), and the
  * rounding divide by 2^e (ties away from zero) equals
- * (q + 2^(e-1) - [q < 0]) >> e for e > 0, so each half of the lanes takes
- * a multiply, three shifts and three adds. m must not be INT32_MIN. */
+ * (q + 2^(e-1) - [q < 0]) >> e for e > 0. Adding an integer commutes with
+ * floor, so both steps are one shift of x m + 2^30 + (2^(e-1) - [q < 0]) 2^31
+ * by 31 + e, where q < 0 exactly when x m < -2^30: a multiply, a compare, an
+ * add, a masked subtract and a shift per half of the lanes (|x m| < 2^62, so
+ * nothing overflows). m must not be INT32_MIN. */
 typedef struct rq16 {
-    __m512i m, r_e, r_o, h_e, h_o; /* multipliers; right shifts and 2^(e-1) of the even and odd lanes */
-    __mmask8 nz_e, nz_o;           /* lanes with a right shift */
+    __m512i m, k_e, k_o, s_e, s_o; /* multipliers; 2^30 + 2^(e-1) 2^31 and 31 + e of the even and odd lanes */
+    __mmask8 nz_e, nz_o;           /* lanes with a right shift (e > 0) */
 } rq16;
 
 /* The per-lane constants of rq_double16, made once per panel or channel group. */
 static inline rq16 rq16_prepare(__m512i m, __m512i s) {
     const __m512i one = _mm512_set1_epi64(1), right = _mm512_sub_epi32(_mm512_setzero_si512(), s);
+    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30), r31 = _mm512_set1_epi64(31);
+    __m512i r_e = _mm512_and_si512(right, _mm512_set1_epi64(0xFFFFFFFF)), r_o = _mm512_srli_epi64(right, 32);
     rq16 k;
     k.m = m;
-    k.r_e = _mm512_and_si512(right, _mm512_set1_epi64(0xFFFFFFFF)), k.r_o = _mm512_srli_epi64(right, 32);
-    k.h_e = _mm512_srli_epi64(_mm512_sllv_epi64(one, k.r_e), 1), k.h_o = _mm512_srli_epi64(_mm512_sllv_epi64(one, k.r_o), 1);
-    k.nz_e = _mm512_test_epi64_mask(k.r_e, k.r_e), k.nz_o = _mm512_test_epi64_mask(k.r_o, k.r_o);
+    k.k_e = _mm512_add_epi64(nudge, _mm512_slli_epi64(_mm512_srli_epi64(_mm512_sllv_epi64(one, r_e), 1), 31));
+    k.k_o = _mm512_add_epi64(nudge, _mm512_slli_epi64(_mm512_srli_epi64(_mm512_sllv_epi64(one, r_o), 1), 31));
+    k.s_e = _mm512_add_epi64(r_e, r31), k.s_o = _mm512_add_epi64(r_o, r31);
+    k.nz_e = _mm512_test_epi64_mask(r_e, r_e), k.nz_o = _mm512_test_epi64_mask(r_o, r_o);
     return k;
 }
 
-/* TFLite's double rounding in 64-bit lanes: the doubling high multiply with
- * its nudge and truncation toward zero equals floor((x m + 2^30) / 2^31)
- * (the two nudges differ by one where the truncations differ), and the
- * rounding divide by 2^e (ties away from zero) equals
- * (q + 2^(e-1) - [q < 0]) >> e for e > 0, so each half of the lanes takes
- * a multiply, three shifts and three adds. m must not be INT32_MIN. */
 static inline __m512i rq16_apply(__m512i x, const rq16 *k) {
-    const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30);
+    const __m512i lim = _mm512_set1_epi64(-((int64_t)1 << 30)), two31 = _mm512_set1_epi64((int64_t)1 << 31);
     __m512i e = _mm512_mul_epi32(x, k->m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(k->m, 32));
-    e = _mm512_srai_epi64(_mm512_add_epi64(e, nudge), 31);
-    o = _mm512_srai_epi64(_mm512_add_epi64(o, nudge), 31);
-    e = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(e, k->h_e), k->nz_e, _mm512_add_epi64(e, k->h_e), _mm512_srai_epi64(e, 63)), k->r_e);
-    o = _mm512_srav_epi64(_mm512_mask_add_epi64(_mm512_add_epi64(o, k->h_o), k->nz_o, _mm512_add_epi64(o, k->h_o), _mm512_srai_epi64(o, 63)), k->r_o);
+    __mmask8 ne = _mm512_mask_cmplt_epi64_mask(k->nz_e, e, lim), no = _mm512_mask_cmplt_epi64_mask(k->nz_o, o, lim);
+    e = _mm512_add_epi64(e, k->k_e);
+    o = _mm512_add_epi64(o, k->k_o);
+    e = _mm512_srav_epi64(_mm512_mask_sub_epi64(e, ne, e, two31), k->s_e);
+    o = _mm512_srav_epi64(_mm512_mask_sub_epi64(o, no, o, two31), k->s_o);
     return join16(e, o);
 }
 
