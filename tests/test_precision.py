@@ -408,7 +408,12 @@ def test_fp16_range_guard(name, op, tol, seed):
     guarded = _run_outputs(model, work, [x], "g", ["--precision", "fp16", "--calibrate", work / "cal.npy"])[0]
     unguarded = _run_outputs(model, work, [x], "u", ["--precision", "fp16", "--no-range-guard"])[0]
     ref = _run_outputs(model, work, [x], "f", [])[0]
+    bf16 = _run_outputs(model, work, [x], "b", ["--precision", "bf16"])[0]
     rel = float(np.sqrt(((guarded - ref) ** 2).sum() / (ref ** 2).sum()))
-    print(f"guarded fp16: finite, relative L2 {rel:.3g}; unguarded: {np.sum(~np.isfinite(unguarded))} non-finite")
-    assert np.isfinite(guarded).all() and rel < tol
+    rel_bf16 = float(np.sqrt(((bf16 - ref) ** 2).sum() / (ref ** 2).sum()))
+    print(f"guarded fp16: finite, relative L2 {rel:.3g} (bf16 everywhere: {rel_bf16:.3g}); "
+          f"unguarded: {np.sum(~np.isfinite(unguarded))} non-finite")
+    # The guarded ops run in bf16, so the bound is bf16's own error on these inputs (cancellation in the
+    # 1e6-scaled layers can take it past the fixed tolerance for some seeds), not better.
+    assert np.isfinite(guarded).all() and rel < max(tol, 1.5 * rel_bf16)
     assert not np.isfinite(unguarded).all()
