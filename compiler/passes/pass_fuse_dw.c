@@ -14,6 +14,7 @@
  * filter and bias are appended to its inputs, and the depthwise op is
  * marked dead (its index is kept in sched.post_dw for its params). Not for
  * --target cuda, whose emitter runs the two ops as they are. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops.h"
@@ -32,16 +33,25 @@ static int is_float_w(const Graph *g, int t) {
 int pass_fuse_dw(Graph *g, Diag *d) {
     const Graph *root = g->root ? g->root : g;
     if (g->opt_level < 1 || root->target_cuda) return 0;
-    int *readers = pass_count_readers(g);
-    if (!readers) return diag_internal(d, "out of memory");
+    int *count = calloc((size_t)g->n_tensors + 1, sizeof(int)), *reader = malloc(sizeof(int) * (size_t)(g->n_tensors + 1));
+    if (!count || !reader) {
+        free(count), free(reader);
+        return diag_internal(d, "out of memory");
+    }
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        for (int k = 0; !op->dead && k < op->n_in; k++)
+            if (op->in[k] >= 0) count[op->in[k]]++, reader[op->in[k]] = i;
+    }
+    for (int i = 0; i < g->n_outputs; i++) count[g->outputs[i]] += 2;
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *conv = &g->ops[i];
         if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || !conv->sched.direct ||
             conv->sched.post_add >= 0 || conv->sched.post_dw >= 0 || conv->n_in < 2 || !is_f32(g, conv->in[0]) ||
             !is_float_w(g, conv->in[1]) || !is_f32(g, conv->out[0]))
             continue;
-        int t = conv->out[0], j = pass_only_reader(g, readers, t);
-        if (j <= i || g->tensors[t].is_variable) continue;
+        int t = conv->out[0], j = reader[t];
+        if (count[t] != 1 || j <= i || g->tensors[t].is_variable) continue;
         IrOp *dw = &g->ops[j];
         const rt_dwconv_params *p = dw->params;
         if (dw->kind != OP_DEPTHWISE_CONV_2D || dw->sched.kind != SCHED_DWCONV || dw->in[0] != t || !p ||
@@ -49,7 +59,10 @@ int pass_fuse_dw(Graph *g, Diag *d) {
             (dw->n_in > 2 && dw->in[2] >= 0 && !is_f32(g, dw->in[2])))
             continue;
         int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 2));
-        if (!in) return diag_internal(d, "out of memory");
+        if (!in) {
+            free(count), free(reader);
+            return diag_internal(d, "out of memory");
+        }
         memcpy(in, conv->in, sizeof(int) * (size_t)conv->n_in);
         in[conv->n_in] = dw->in[1];
         in[conv->n_in + 1] = dw->n_in > 2 ? dw->in[2] : -1;
@@ -65,9 +78,12 @@ int pass_fuse_dw(Graph *g, Diag *d) {
         const rt_conv_params *cp = conv->params;
         conv->scratch_bytes = (size_t)rt_opt_conv_dw_slot_bytes(p, (int32_t)band, type, cp->in_c) * (size_t)conv->sched.slots;
         dw->dead = 1;
-        pass_add_fused_name(conv, "DEPTHWISE_CONV_2D");
+        size_t len = strlen(conv->fused);
+        if (len + 20 < sizeof conv->fused)
+            memcpy(conv->fused + len, len ? ", DEPTHWISE_CONV_2D" : "DEPTHWISE_CONV_2D", len ? 20 : 18);
         g->tensors[conv->out[0]].producer = i;
         g->tensors[t].producer = -1;
     }
+    free(count), free(reader);
     return 0;
 }
