@@ -458,37 +458,80 @@ static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32
     q->nr = p->n - col < NR ? p->n - col : NR;
 }
 
-/* ukr_u8_vnni with the requantization done on the accumulators in registers (no int32 tile in
- * memory): every shift of the panels in [-31, 0], no row corrections. */
-static void ukr_u8_vnni_q(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
-                          int32_t halves, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    const uint8_t *ar[MR_S8];
-    __m512i acc[MR_S8][2];
-    const __m512i off = _mm512_set1_epi32(p->out_offset), lo = _mm512_set1_epi32(p->act_qmin);
-    const __m512i hi = _mm512_set1_epi32(p->act_qmax);
-    int32_t kk, r, x, h;
-    for (r = 0; r < MR_S8; r++) {
-        ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
-        acc[r][0] = q[0].bias, acc[r][1] = q[1].bias;
-    }
+/* The kernels below keep every accumulator in a named variable (arrays of
+ * __m512i made GCC copy and spill them in the K loop) and requantize in
+ * registers (no int32 tile in memory): every shift of the panels in
+ * [-31, 0], no row corrections. */
+#define S8_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define S8_R16(X) S8_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+
+/* Four bytes of A as one int32 broadcast to every lane. */
+static inline __m512i bcast4(const uint8_t *src) {
+    int32_t x;
+    memcpy(&x, src, 4);
+    return _mm512_set1_epi32(x);
+}
+
+/* Requantizes one row of a panel (16 accumulators) and stores its q->nr bytes. */
+RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m512i acc, int8_t *dst) {
+    __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(acc, q->m, q->s) : rq16_apply(acc, &q->k);
+    v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, _mm512_set1_epi32(p->out_offset)),
+                                          _mm512_set1_epi32(p->act_qmin)),
+                         _mm512_set1_epi32(p->act_qmax));
+    _mm_mask_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u), _mm512_cvtepi32_epi8(v));
+}
+
+/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * 8 broadcasts and 16 vpdpbusd; rows past mr repeat row 0 and are not stored. */
+static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                      int32_t halves, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    int32_t kk;
+#define S8_DECL2(r)                                                                                                 \
+    const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
+    __m512i c##r##0 = q[0].bias, c##r##1 = q[1].bias;
+    S8_R8(S8_DECL2)
     for (kk = 0; kk < kq; kk++) {
-        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
-        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
-        for (r = 0; r < MR_S8; r++) {
-            __m512i va;
-            memcpy(&x, ar[r] + 4 * kk, 4);
-            va = _mm512_set1_epi32(x);
-            acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], va, x0);
-            acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], va, x1);
-        }
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
+#define S8_STEP2(r)                                                                                                 \
+    {                                                                                                               \
+        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        c##r##0 = _mm512_dpbusd_epi32(c##r##0, va, x0);                                                             \
+        c##r##1 = _mm512_dpbusd_epi32(c##r##1, va, x1);                                                             \
     }
-    for (h = 0; h < halves; h++)
-        for (r = 0; r < mr && r < MR_S8; r++) {
-            __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(acc[r][h], q[h].m, q[h].s)
-                                                           : rq16_apply(acc[r][h], &q[h].k);
-            v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
-            store_row16(c + (int64_t)r * p->ldc + q[h].col, _mm512_cvtepi32_epi8(v), q[h].nr);
-        }
+        S8_R8(S8_STEP2)
+    }
+#define S8_STORE2(r)                                                                                                \
+    if ((r) < mr) {                                                                                                 \
+        q_store16(p, &q[0], c##r##0, c + (int64_t)(r) * p->ldc + q[0].col);                                         \
+        if (halves == 2) q_store16(p, &q[1], c##r##1, c + (int64_t)(r) * p->ldc + q[1].col);                        \
+    }
+    S8_R8(S8_STORE2)
+#undef S8_DECL2
+#undef S8_STEP2
+#undef S8_STORE2
+}
+
+/* 16 rows x one panel (a lone last panel, or N <= 16): per quad of K, 1 load
+ * of 64 bytes, 16 broadcasts and 16 vpdpbusd. */
+static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    int32_t kk;
+#define S8_DECL1(r)                                                                                                 \
+    const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
+    __m512i c##r = q->bias;
+    S8_R16(S8_DECL1)
+    for (kk = 0; kk < kq; kk++) {
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+#define S8_STEP1(r) c##r = _mm512_dpbusd_epi32(c##r, bcast4(a##r + 4 * kk), x0);
+        S8_R16(S8_STEP1)
+    }
+#define S8_STORE1(r)                                                                                                \
+    if ((r) < mr) q_store16(p, q, c##r, c + (int64_t)(r) * p->ldc + q->col);
+    S8_R16(S8_STORE1)
+#undef S8_DECL1
+#undef S8_STEP1
+#undef S8_STORE1
 }
 
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
@@ -604,8 +647,13 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
             panel_q_init(p, bias, j * NR, &q[0]);
             if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
             else q[1] = q[0];
-            for (i = m16; i < m; i += MR_S8)
-                ukr_u8_vnni_q(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, halves, p, q,
+            if (halves == 1)
+                for (i = m16; i < m; i += 2 * MR_S8)
+                    ukr_s8_q1(kq, a8 + (int64_t)i * lda8, lda8, m - i < 2 * MR_S8 ? m - i : 2 * MR_S8, b0, p, q,
+                              c + (int64_t)i * p->ldc);
+            else
+                for (i = m16; i < m; i += MR_S8)
+                    ukr_s8_q2(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, halves, p, q,
                               c + (int64_t)i * p->ldc);
             continue;
         }
