@@ -453,7 +453,7 @@ static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32
     q->bias = _mm512_loadu_si512((const void *)(bias + col));
     q->m = _mm512_loadu_si512((const void *)(p->mult + col));
     q->s = _mm512_loadu_si512((const void *)(p->shift + col));
-    q->k = rq16_prepare(q->m, q->s);
+    q->k = rq16_prepare_z(q->m, q->s, p->rounding == RT_OPT_ROUND_SINGLE ? 0 : p->out_offset);
     q->col = col;
     q->nr = p->n - col < NR ? p->n - col : NR;
 }
@@ -465,6 +465,16 @@ static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32
 #define S8_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define S8_R16(X) S8_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
+/* acc += a (u8) . b (s8) in place. GCC's register allocator gives the
+ * intrinsic's result a fresh register and copies it back every iteration
+ * (16 moves and a spill per quad of K in the kernels below); the asm ties
+ * the accumulator to its register. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define S8_DPBUSD(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+#else
+#define S8_DPBUSD(acc, a, b) ((acc) = _mm512_dpbusd_epi32((acc), (a), (b)))
+#endif
+
 /* Four bytes of A as one int32 broadcast to every lane. */
 static inline __m512i bcast4(const uint8_t *src) {
     int32_t x;
@@ -474,11 +484,10 @@ static inline __m512i bcast4(const uint8_t *src) {
 
 /* Requantizes one row of a panel (16 accumulators) and stores its q->nr bytes. */
 RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m512i acc, int8_t *dst) {
-    __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(acc, q->m, q->s) : rq16_apply(acc, &q->k);
-    v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, _mm512_set1_epi32(p->out_offset)),
-                                          _mm512_set1_epi32(p->act_qmin)),
-                         _mm512_set1_epi32(p->act_qmax));
-    _mm_mask_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u), _mm512_cvtepi32_epi8(v));
+    const __m512i v = p->rounding == RT_OPT_ROUND_SINGLE
+                          ? _mm512_add_epi32(rq_single16(acc, q->m, q->s), _mm512_set1_epi32(p->out_offset))
+                          : rq16_apply_z(acc, &q->k);
+    _mm_mask_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u), clamp_narrow16(v, p->act_qmin, p->act_qmax));
 }
 
 /* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
@@ -496,8 +505,8 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #define S8_STEP2(r)                                                                                                 \
     {                                                                                                               \
         const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
-        c##r##0 = _mm512_dpbusd_epi32(c##r##0, va, x0);                                                             \
-        c##r##1 = _mm512_dpbusd_epi32(c##r##1, va, x1);                                                             \
+        S8_DPBUSD(c##r##0, va, x0);                                                                                 \
+        S8_DPBUSD(c##r##1, va, x1);                                                                                 \
     }
         S8_R8(S8_STEP2)
     }
@@ -523,7 +532,11 @@ static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
     S8_R16(S8_DECL1)
     for (kk = 0; kk < kq; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
-#define S8_STEP1(r) c##r = _mm512_dpbusd_epi32(c##r, bcast4(a##r + 4 * kk), x0);
+#define S8_STEP1(r)                                                                                                 \
+    {                                                                                                               \
+        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        S8_DPBUSD(c##r, va, x0);                                                                                    \
+    }
         S8_R16(S8_STEP1)
     }
 #define S8_STORE1(r)                                                                                                \

@@ -142,33 +142,65 @@ static inline __m512i join16(__m512i even, __m512i odd) {
  * add, a masked subtract and a shift per half of the lanes (|x m| < 2^62, so
  * nothing overflows). m must not be INT32_MIN. */
 typedef struct rq16 {
-    __m512i m, k_e, k_o, s_e, s_o; /* multipliers; 2^30 + 2^(e-1) 2^31 and 31 + e of the even and odd lanes */
-    __mmask8 nz_e, nz_o;           /* lanes with a right shift (e > 0) */
+    __m512i m, m_o, k_e, k_o, s_e, s_o; /* multipliers (m_o: the odd lanes'); 2^30 + 2^(e-1) 2^31 [+ z 2^(31+e)]
+                                           and 31 + e of the even and odd lanes */
+    __m512i post;                       /* z when it is not folded into k_e/k_o, else 0 */
+    __mmask8 nz_e, nz_o;                /* lanes with a right shift (e > 0) */
+    int folded;                         /* z is in k_e/k_o */
 } rq16;
 
-/* The per-lane constants of rq_double16, made once per panel or channel group. */
-static inline rq16 rq16_prepare(__m512i m, __m512i s) {
+/* The per-lane constants of rq_double16, made once per panel or channel group,
+ * with the output zero point z added to the results (rq16_apply_z). Adding
+ * z 2^(31+e) before the shift adds z after it (a multiple of the divisor
+ * commutes with floor), so z costs nothing where it fits: |x m| < 2^62, and
+ * with e <= 23 the addend stays below 2^62, so the sum cannot overflow. */
+static inline rq16 rq16_prepare_z(__m512i m, __m512i s, int32_t z) {
     const __m512i one = _mm512_set1_epi64(1), right = _mm512_sub_epi32(_mm512_setzero_si512(), s);
     const __m512i nudge = _mm512_set1_epi64((int64_t)1 << 30), r31 = _mm512_set1_epi64(31);
     __m512i r_e = _mm512_and_si512(right, _mm512_set1_epi64(0xFFFFFFFF)), r_o = _mm512_srli_epi64(right, 32);
     rq16 k;
     k.m = m;
+    k.m_o = _mm512_srli_epi64(m, 32);
     k.k_e = _mm512_add_epi64(nudge, _mm512_slli_epi64(_mm512_srli_epi64(_mm512_sllv_epi64(one, r_e), 1), 31));
     k.k_o = _mm512_add_epi64(nudge, _mm512_slli_epi64(_mm512_srli_epi64(_mm512_sllv_epi64(one, r_o), 1), 31));
     k.s_e = _mm512_add_epi64(r_e, r31), k.s_o = _mm512_add_epi64(r_o, r31);
     k.nz_e = _mm512_test_epi64_mask(r_e, r_e), k.nz_o = _mm512_test_epi64_mask(r_o, r_o);
+    k.folded = _mm512_cmpgt_epi32_mask(right, _mm512_set1_epi32(23)) == 0;
+    k.post = _mm512_set1_epi32(k.folded ? 0 : z);
+    if (k.folded && z) {
+        const __m512i zz = _mm512_set1_epi64(z);
+        k.k_e = _mm512_add_epi64(k.k_e, _mm512_sllv_epi64(zz, k.s_e));
+        k.k_o = _mm512_add_epi64(k.k_o, _mm512_sllv_epi64(zz, k.s_o));
+    }
     return k;
 }
 
+static inline rq16 rq16_prepare(__m512i m, __m512i s) { return rq16_prepare_z(m, s, 0); }
+
 static inline __m512i rq16_apply(__m512i x, const rq16 *k) {
     const __m512i lim = _mm512_set1_epi64(-((int64_t)1 << 30)), two31 = _mm512_set1_epi64((int64_t)1 << 31);
-    __m512i e = _mm512_mul_epi32(x, k->m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(k->m, 32));
+    __m512i e = _mm512_mul_epi32(x, k->m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), k->m_o);
     __mmask8 ne = _mm512_mask_cmplt_epi64_mask(k->nz_e, e, lim), no = _mm512_mask_cmplt_epi64_mask(k->nz_o, o, lim);
     e = _mm512_add_epi64(e, k->k_e);
     o = _mm512_add_epi64(o, k->k_o);
     e = _mm512_srav_epi64(_mm512_mask_sub_epi64(e, ne, e, two31), k->s_e);
     o = _mm512_srav_epi64(_mm512_mask_sub_epi64(o, no, o, two31), k->s_o);
     return join16(e, o);
+}
+
+/* rq16_apply plus the zero point given to rq16_prepare_z. */
+static inline __m512i rq16_apply_z(__m512i x, const rq16 *k) {
+    const __m512i v = rq16_apply(x, k);
+    return k->folded ? v : _mm512_add_epi32(v, k->post);
+}
+
+/* Clamps int32 lanes to [lo, hi] within [-128, 127] and narrows them to
+ * bytes: the saturating narrowing is the clamp wherever a bound is the int8
+ * limit (ReLU6-style ranges often are). */
+static inline __m128i clamp_narrow16(__m512i v, int32_t lo, int32_t hi) {
+    if (lo > -128) v = _mm512_max_epi32(v, _mm512_set1_epi32(lo));
+    if (hi < 127) v = _mm512_min_epi32(v, _mm512_set1_epi32(hi));
+    return _mm512_cvtsepi32_epi8(v);
 }
 
 static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
