@@ -487,7 +487,8 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
     const __m512i v = p->rounding == RT_OPT_ROUND_SINGLE
                           ? _mm512_add_epi32(rq_single16(acc, q->m, q->s), _mm512_set1_epi32(p->out_offset))
                           : rq16_apply_z(acc, &q->k);
-    _mm_mask_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u), clamp_narrow16(v, p->act_qmin, p->act_qmax));
+    _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u),
+                                      clamp16_i8(v, p->act_qmin, p->act_qmax));
 }
 
 /* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,

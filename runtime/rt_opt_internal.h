@@ -194,13 +194,13 @@ static inline __m512i rq16_apply_z(__m512i x, const rq16 *k) {
     return k->folded ? v : _mm512_add_epi32(v, k->post);
 }
 
-/* Clamps int32 lanes to [lo, hi] within [-128, 127] and narrows them to
- * bytes: the saturating narrowing is the clamp wherever a bound is the int8
- * limit (ReLU6-style ranges often are). */
-static inline __m128i clamp_narrow16(__m512i v, int32_t lo, int32_t hi) {
+/* Clamps int32 lanes to the bounds of [lo, hi] (within [-128, 127]) that
+ * are not int8 limits: a saturating narrowing (vpmovsdb) must follow, and
+ * applies those (ReLU6-style ranges often are the full int8 range). */
+static inline __m512i clamp16_i8(__m512i v, int32_t lo, int32_t hi) {
     if (lo > -128) v = _mm512_max_epi32(v, _mm512_set1_epi32(lo));
     if (hi < 127) v = _mm512_min_epi32(v, _mm512_set1_epi32(hi));
-    return _mm512_cvtsepi32_epi8(v);
+    return v;
 }
 
 static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
