@@ -163,9 +163,10 @@ static void test_gemm(void) {
 /* Random convolution geometry (one group; every 5th a direct 1x1); 0 when the filter does not fit. */
 static int rnd_conv(rt_conv_params *p, int t) {
     memset(p, 0, sizeof *p);
-    p->batches = rnd_in(1, 2), p->in_h = rnd_in(1, 9), p->in_w = rnd_in(1, 9), p->in_c = rnd_in(1, 20);
+    /* every 7th: a filter row longer than 64 bytes (int8 im2col runs in several chunks) */
+    p->batches = rnd_in(1, 2), p->in_h = rnd_in(1, 9), p->in_w = rnd_in(1, 9), p->in_c = t % 7 == 3 ? rnd_in(22, 70) : rnd_in(1, 20);
     p->filter_h = rnd_in(1, 3), p->filter_w = rnd_in(1, 3), p->filter_c = p->in_c, p->out_c = rnd_in(1, 35);
-    p->stride_h = rnd_in(1, 2), p->stride_w = rnd_in(1, 2), p->dil_h = rnd_in(1, 2), p->dil_w = 1;
+    p->stride_h = rnd_in(1, 2), p->stride_w = rnd_in(1, 2), p->dil_h = rnd_in(1, 2), p->dil_w = t % 6 == 5 ? 2 : 1;
     p->pad_h = rnd_in(0, 1), p->pad_w = rnd_in(0, 1);
     if (t % 5 == 0) p->filter_h = p->filter_w = 1, p->stride_h = p->stride_w = 1, p->pad_h = p->pad_w = 0;
     p->out_h = (p->in_h + 2 * p->pad_h - p->dil_h * (p->filter_h - 1) - 1) / p->stride_h + 1;
