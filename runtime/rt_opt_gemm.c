@@ -465,15 +465,6 @@ static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32
 #define S8_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define S8_R16(X) S8_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
-/* acc += a (u8) . b (s8) in place. GCC's register allocator gives the
- * intrinsic's result a fresh register and copies it back every iteration
- * (16 moves and a spill per quad of K in the kernels below); the asm ties
- * the accumulator to its register. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define S8_DPBUSD(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
-#else
-#define S8_DPBUSD(acc, a, b) ((acc) = _mm512_dpbusd_epi32((acc), (a), (b)))
-#endif
 
 /* Four bytes of A as one int32 broadcast to every lane. */
 static inline __m512i bcast4(const uint8_t *src) {
@@ -506,8 +497,8 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #define S8_STEP2(r)                                                                                                 \
     {                                                                                                               \
         const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
-        S8_DPBUSD(c##r##0, va, x0);                                                                                 \
-        S8_DPBUSD(c##r##1, va, x1);                                                                                 \
+        RT_DPBUSD(c##r##0, va, x0);                                                                                 \
+        RT_DPBUSD(c##r##1, va, x1);                                                                                 \
     }
         S8_R8(S8_STEP2)
     }
@@ -536,7 +527,7 @@ static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #define S8_STEP1(r)                                                                                                 \
     {                                                                                                               \
         const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
-        S8_DPBUSD(c##r, va, x0);                                                                                    \
+        RT_DPBUSD(c##r, va, x0);                                                                                    \
     }
         S8_R16(S8_STEP1)
     }

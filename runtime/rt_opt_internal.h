@@ -219,6 +219,18 @@ static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
 }
 #endif
 
+#if defined(__AVX512VNNI__)
+/* acc += a (u8) . b (s8) in place. GCC's register allocator gives the
+ * intrinsic's result a fresh register and copies it back every iteration
+ * (16 moves and a spill per quad of K in the GEMM kernels); the asm ties
+ * the accumulator to its register. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RT_DPBUSD(acc, a, b) __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+#else
+#define RT_DPBUSD(acc, a, b) ((acc) = _mm512_dpbusd_epi32((acc), (a), (b)))
+#endif
+#endif
+
 /* Row helpers of rt_opt_act.c: max and sum in 8 lanes, and
  * y = exp(beta (x - sub)) (y may alias x). */
 float rt_opt_max_f32(int32_t n, const float *x);

@@ -456,7 +456,10 @@ static void test_dwconv(void) {
             p.in_c = t % 10 == 1 ? 8 : t % 10 == 3 ? 1 : rnd_in(1, 40);
             p.depth_mult = t % 10 == 3 ? rnd_in(2, 20) : 1;
         }
-        if (t % 10 == 7) p.in_c = rnd_in(60, 150), p.depth_mult = 1; /* several 64-channel groups */
+        if (t % 10 == 7) { /* several 64-channel groups; every other one 3x3 (the int8 interior fast path) */
+            p.in_c = rnd_in(60, 150), p.depth_mult = 1;
+            if (t % 20 == 7) p.filter_h = p.filter_w = 3, p.dil_h = p.dil_w = 1, p.in_h = rnd_in(3, 10), p.in_w = rnd_in(3, 10);
+        }
         p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
         p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
         if (p.out_h <= 0 || p.out_w <= 0) continue;
