@@ -153,30 +153,47 @@ static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const u
 
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 #define HALF_MR 8
-/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words). */
+/* acc += a . b over bf16 pairs, in place (as RT_DPBUSD: GCC copied every
+ * accumulator of the intrinsic's result each K step). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RT_DPBF16(acc, a, b) __asm__("vdpbf16ps %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b))
+#else
+#define RT_DPBF16(acc, a, b) ((acc) = _mm512_dpbf16_ps((acc), (__m512bh)(a), (__m512bh)(b)))
+#endif
+#define HALF_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words); the 16
+ * accumulators in named registers. */
 static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
                      const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-    __m512 acc[HALF_MR][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-    int32_t kk, r;
-    for (r = 0; r < HALF_MR; r++) acc[r][0] = _mm512_loadu_ps(bias), acc[r][1] = _mm512_loadu_ps(bias + NR);
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+    const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+    int32_t kk;
+#define BF_DECL(r)                                                                                                  \
+    const uint32_t *ar##r = a2 + (int64_t)((r) < mr ? (r) : 0) * k2;                                           \
+    __m512 c##r##0 = _mm512_loadu_ps(bias), c##r##1 = _mm512_loadu_ps(bias + NR);
+    HALF_R8(BF_DECL)
     for (kk = 0; kk < k2; kk++) {
-        __m512bh x0 = (__m512bh)_mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
-        __m512bh x1 = (__m512bh)_mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
-        for (r = 0; r < HALF_MR; r++) {
-            __m512bh s = (__m512bh)_mm512_set1_epi32((int32_t)a2[(int64_t)(r < mr ? r : 0) * k2 + kk]);
-            acc[r][0] = _mm512_dpbf16_ps(acc[r][0], s, x0);
-            acc[r][1] = _mm512_dpbf16_ps(acc[r][1], s, x1);
-        }
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
+        const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
+#define BF_STEP(r)                                                                                                  \
+    {                                                                                                               \
+        const __m512i s = _mm512_set1_epi32((int32_t)ar##r[kk]);                                                   \
+        RT_DPBF16(c##r##0, s, x0);                                                                                  \
+        RT_DPBF16(c##r##1, s, x1);                                                                                  \
     }
-    for (r = 0; r < mr; r++) {
-        __m512 v0 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][0]));
-        __m512 v1 = _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r][1]));
-        float *cr = c + (int64_t)r * ldc;
-        __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-        __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
-        _mm512_mask_storeu_ps(cr, m0, v0);
-        _mm512_mask_storeu_ps(cr + NR, m1, v1);
+        HALF_R8(BF_STEP)
     }
+#define BF_STORE(r)                                                                                                 \
+    if ((r) < mr) {                                                                                                 \
+        _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));         \
+        _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));    \
+    }
+    HALF_R8(BF_STORE)
+#undef BF_DECL
+#undef BF_STEP
+#undef BF_STORE
 }
 
 /* Rows of A as bf16 pairs, ld words apart (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
