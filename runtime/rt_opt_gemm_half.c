@@ -210,6 +210,40 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
         if (k & 1) out[k] = 0;
     }
 }
+
+/* C rows 0..rows of p from A already as bf16 pairs (a2: rows of (k + 1) / 2 words), 32 rows at a time
+ * against each pair of panels. */
+static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint32_t *a2, const uint16_t *packed_b,
+                          const float *bias, float *c) {
+    const int32_t k2 = (p->k + 1) / 2;
+    int32_t i0, i, j;
+    for (i0 = 0; i0 < rows; i0 += HALF_ROWS) {
+        const int32_t n0 = rows - i0 < HALF_ROWS ? rows - i0 : HALF_ROWS;
+        for (j = 0; j * NR < p->n; j += 2) {
+            const uint16_t *b0, *b1;
+            float bias2[2 * NR];
+            int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
+            for (i = i0; i < i0 + n0; i += HALF_MR)
+                ukr_bf16(k2, a2 + (int64_t)i * k2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1, bias2,
+                         p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+        }
+    }
+}
+
+/* d[0..n) = s[0..n) as bf16, rounded as pairs_bf16 rounds. */
+static void run_bf16(uint16_t *d, const float *s, int32_t n) {
+    int32_t i;
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + i)));
+    for (; i < n; i++) d[i] = rt_f32_to_bf16(s[i]);
+}
+#define RUN_BF16(d, s, n) run_bf16((d), (s), (n))
+
+/* Patch rows m0..m0+rows of image `in` as bf16 pairs (rows of (K + 1) / 2 words, an odd K's last half 0). */
+static void im2col_bf16(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
+    IM2COL(float, uint16_t, (uint16_t)0, RUN_BF16);
+}
 #endif
 
 #if defined(RT_OPT_AMX) && defined(__AVX512BF16__) && defined(__AMX_BF16__)
@@ -354,16 +388,9 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     if (type == RT_BF16) {
         uint32_t *a2 = scratch;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
-            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, i;
+            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
             pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
-            for (j = 0; j * NR < p->n; j += 2) {
-                const uint16_t *b0, *b1;
-                float bias2[2 * NR];
-                int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
-                for (i = 0; i < rows; i += HALF_MR)
-                    ukr_bf16(k2, a2 + (int64_t)i * k2, rows - i < HALF_MR ? rows - i : HALF_MR, b0, b1, bias2,
-                             p->act_min, p->act_max, c + (int64_t)(i0 + i) * p->ldc + j * NR, p->ldc, nr);
-            }
+            fc_bf16_pairs(p, rows, a2, packed_b, bias, c + (int64_t)i0 * p->ldc);
         }
         return;
     }
@@ -497,10 +524,22 @@ static void conv_half_task(void *v, int t) {
                 a = in + (int64_t)m0 * p->in_c;
                 g.lda = p->in_c;
             } else {
-                IM2COL(float, float, 0.0f, RUN_F32);
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+                if (j->half_type == RT_BF16) { /* the patch rows straight to bf16 pairs (no f32 copy to convert) */
+                    im2col_bf16(p, in, m0, rows, (uint16_t *)(void *)dst);
+                    a = NULL;
+                } else
+#endif
+                    IM2COL(float, float, 0.0f, RUN_F32);
             }
-            rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias,
-                           out + (int64_t)m0 * oc, fc_scratch);
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+            if (!a)
+                fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, (const uint16_t *)j->b,
+                              (const float *)j->bias, out + (int64_t)m0 * oc);
+            else
+#endif
+                rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias,
+                               out + (int64_t)m0 * oc, fc_scratch);
         }
         if (j->post)
             rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
