@@ -196,6 +196,34 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
 #undef BF_STORE
 }
 
+#define HALF_R16(X) HALF_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+/* ukr_bf16 for a lone last panel (nr <= 16): 16 rows x 1 panel, not a second panel computed for nothing. */
+static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const float *bias, float lo,
+                       float hi, float *c, int32_t ldc, int32_t nr) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+    int32_t kk;
+#define BF_DECL(r)                                                                                                  \
+    const uint32_t *ar##r = a2 + (int64_t)((r) < mr ? (r) : 0) * k2;                                           \
+    __m512 c##r = _mm512_loadu_ps(bias);
+    HALF_R16(BF_DECL)
+    for (kk = 0; kk < k2; kk++) {
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
+#define BF_STEP(r)                                                                                                  \
+    {                                                                                                               \
+        const __m512i s = _mm512_set1_epi32((int32_t)ar##r[kk]);                                                   \
+        RT_DPBF16(c##r, s, x0);                                                                                     \
+    }
+        HALF_R16(BF_STEP)
+    }
+#define BF_STORE(r)                                                                                                 \
+    if ((r) < mr) _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r)));
+    HALF_R16(BF_STORE)
+#undef BF_DECL
+#undef BF_STEP
+#undef BF_STORE
+}
+
 /* Rows of A as bf16 pairs, ld words apart (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
 static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uint32_t *dst, int32_t ld) {
     int32_t r, i;
@@ -223,15 +251,20 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
             const uint16_t *b0, *b1;
             float bias2[2 * NR];
             int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
-            for (i = i0; i < i0 + n0; i += HALF_MR)
-                ukr_bf16(k2, a2 + (int64_t)i * k2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1, bias2,
-                         p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+            if (nr <= NR) /* a lone last panel */
+                for (i = i0; i < i0 + n0; i += 2 * HALF_MR)
+                    ukr_bf16_1(k2, a2 + (int64_t)i * k2, i0 + n0 - i < 2 * HALF_MR ? i0 + n0 - i : 2 * HALF_MR, b0,
+                               bias2, p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+            else
+                for (i = i0; i < i0 + n0; i += HALF_MR)
+                    ukr_bf16(k2, a2 + (int64_t)i * k2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1, bias2,
+                             p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
         }
     }
 }
 
 /* d[0..n) = s[0..n) as bf16, rounded as pairs_bf16 rounds. */
-static void run_bf16(uint16_t *d, const float *s, int32_t n) {
+static inline void run_bf16(uint16_t *d, const float *s, int32_t n) {
     int32_t i;
     for (i = 0; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *)(void *)(d + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + i)));
