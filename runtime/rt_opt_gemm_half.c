@@ -268,6 +268,13 @@ static inline void run_bf16(uint16_t *d, const float *s, int32_t n) {
     int32_t i;
     for (i = 0; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *)(void *)(d + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + i)));
+#if defined(__AVX512VL__)
+    if (i < n) { /* a short run (a few input channels) in one masked step */
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        _mm256_mask_storeu_epi16((void *)(d + i), m, (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, s + i)));
+        return;
+    }
+#endif
     for (; i < n; i++) d[i] = rt_f32_to_bf16(s[i]);
 }
 #define RUN_BF16(d, s, n) run_bf16((d), (s), (n))
