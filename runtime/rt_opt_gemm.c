@@ -462,10 +462,6 @@ static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32
  * __m512i made GCC copy and spill them in the K loop) and requantize in
  * registers (no int32 tile in memory): every shift of the panels in
  * [-31, 0], no row corrections. */
-#define S8_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#define S8_R16(X) S8_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
-
-
 /* Four bytes of A as one int32 broadcast to every lane. */
 static inline __m512i bcast4(const uint8_t *src) {
     int32_t x;
@@ -485,12 +481,12 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
 /* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
  * 8 broadcasts and 16 vpdpbusd; rows past mr repeat row 0 and are not stored. */
 static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
-                      int32_t halves, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     int32_t kk;
 #define S8_DECL2(r)                                                                                                 \
     const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
     __m512i c##r##0 = q[0].bias, c##r##1 = q[1].bias;
-    S8_R8(S8_DECL2)
+    RT_R8(S8_DECL2)
     for (kk = 0; kk < kq; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
         const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
@@ -500,14 +496,14 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
         RT_DPBUSD(c##r##0, va, x0);                                                                                 \
         RT_DPBUSD(c##r##1, va, x1);                                                                                 \
     }
-        S8_R8(S8_STEP2)
+        RT_R8(S8_STEP2)
     }
 #define S8_STORE2(r)                                                                                                \
     if ((r) < mr) {                                                                                                 \
         q_store16(p, &q[0], c##r##0, c + (int64_t)(r) * p->ldc + q[0].col);                                         \
-        if (halves == 2) q_store16(p, &q[1], c##r##1, c + (int64_t)(r) * p->ldc + q[1].col);                        \
+        q_store16(p, &q[1], c##r##1, c + (int64_t)(r) * p->ldc + q[1].col);                                         \
     }
-    S8_R8(S8_STORE2)
+    RT_R8(S8_STORE2)
 #undef S8_DECL2
 #undef S8_STEP2
 #undef S8_STORE2
@@ -521,7 +517,7 @@ static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #define S8_DECL1(r)                                                                                                 \
     const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
     __m512i c##r = q->bias;
-    S8_R16(S8_DECL1)
+    RT_R16(S8_DECL1)
     for (kk = 0; kk < kq; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
 #define S8_STEP1(r)                                                                                                 \
@@ -529,11 +525,11 @@ static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
         const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
         RT_DPBUSD(c##r, va, x0);                                                                                    \
     }
-        S8_R16(S8_STEP1)
+        RT_R16(S8_STEP1)
     }
 #define S8_STORE1(r)                                                                                                \
     if ((r) < mr) q_store16(p, q, c##r, c + (int64_t)(r) * p->ldc + q->col);
-    S8_R16(S8_STORE1)
+    RT_R16(S8_STORE1)
 #undef S8_DECL1
 #undef S8_STEP1
 #undef S8_STORE1
@@ -651,14 +647,13 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
             panel_q q[2];
             panel_q_init(p, bias, j * NR, &q[0]);
             if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
-            else q[1] = q[0];
             if (halves == 1)
                 for (i = m16; i < m; i += 2 * MR_S8)
                     ukr_s8_q1(kq, a8 + (int64_t)i * lda8, lda8, m - i < 2 * MR_S8 ? m - i : 2 * MR_S8, b0, p, q,
                               c + (int64_t)i * p->ldc);
             else
                 for (i = m16; i < m; i += MR_S8)
-                    ukr_s8_q2(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, halves, p, q,
+                    ukr_s8_q2(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, p, q,
                               c + (int64_t)i * p->ldc);
             continue;
         }

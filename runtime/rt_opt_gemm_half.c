@@ -160,7 +160,6 @@ static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const u
 #else
 #define RT_DPBF16(acc, a, b) ((acc) = _mm512_dpbf16_ps((acc), (__m512bh)(a), (__m512bh)(b)))
 #endif
-#define HALF_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 /* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words); the 16
  * accumulators in named registers. */
@@ -173,7 +172,7 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
 #define BF_DECL(r)                                                                                                  \
     const uint32_t *ar##r = a2 + (int64_t)((r) < mr ? (r) : 0) * k2;                                           \
     __m512 c##r##0 = _mm512_loadu_ps(bias), c##r##1 = _mm512_loadu_ps(bias + NR);
-    HALF_R8(BF_DECL)
+    RT_R8(BF_DECL)
     for (kk = 0; kk < k2; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
         const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
@@ -183,20 +182,19 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
         RT_DPBF16(c##r##0, s, x0);                                                                                  \
         RT_DPBF16(c##r##1, s, x1);                                                                                  \
     }
-        HALF_R8(BF_STEP)
+        RT_R8(BF_STEP)
     }
 #define BF_STORE(r)                                                                                                 \
     if ((r) < mr) {                                                                                                 \
         _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));         \
         _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));    \
     }
-    HALF_R8(BF_STORE)
+    RT_R8(BF_STORE)
 #undef BF_DECL
 #undef BF_STEP
 #undef BF_STORE
 }
 
-#define HALF_R16(X) HALF_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 /* ukr_bf16 for a lone last panel (nr <= 16): 16 rows x 1 panel, not a second panel computed for nothing. */
 static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const float *bias, float lo,
                        float hi, float *c, int32_t ldc, int32_t nr) {
@@ -206,7 +204,7 @@ static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_
 #define BF_DECL(r)                                                                                                  \
     const uint32_t *ar##r = a2 + (int64_t)((r) < mr ? (r) : 0) * k2;                                           \
     __m512 c##r = _mm512_loadu_ps(bias);
-    HALF_R16(BF_DECL)
+    RT_R16(BF_DECL)
     for (kk = 0; kk < k2; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
 #define BF_STEP(r)                                                                                                  \
@@ -214,11 +212,11 @@ static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_
         const __m512i s = _mm512_set1_epi32((int32_t)ar##r[kk]);                                                   \
         RT_DPBF16(c##r, s, x0);                                                                                     \
     }
-        HALF_R16(BF_STEP)
+        RT_R16(BF_STEP)
     }
 #define BF_STORE(r)                                                                                                 \
     if ((r) < mr) _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r)));
-    HALF_R16(BF_STORE)
+    RT_R16(BF_STORE)
 #undef BF_DECL
 #undef BF_STEP
 #undef BF_STORE

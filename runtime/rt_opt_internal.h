@@ -219,6 +219,11 @@ static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
 }
 #endif
 
+/* X(0) .. X(7) / X(15): the rows of the micro-kernels that keep each accumulator in a named
+ * variable (rt_opt_gemm.c, rt_opt_gemm_half.c). */
+#define RT_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define RT_R16(X) RT_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+
 #if defined(__AVX512VNNI__)
 /* acc += a (u8) . b (s8) in place. GCC's register allocator gives the
  * intrinsic's result a fresh register and copies it back every iteration
