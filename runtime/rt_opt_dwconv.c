@@ -295,16 +295,33 @@ static inline void dw_quads(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __m5
     q[2] = _mm512_unpacklo_epi16(b, d), q[3] = _mm512_unpackhi_epi16(b, d);
 }
 
-/* Per-channel int32 values of channels c0.. in dw_quads' order (v[j] lane 4L + i = channel c0 + 16L + 4j + i). */
-static void dw_perm(const int32_t *src, int32_t n, __m512i v[4]) {
-    int32_t t[4][16], j, l, i;
-    for (j = 0; j < 4; j++)
-        for (l = 0; l < 4; l++)
-            for (i = 0; i < 4; i++) {
-                int32_t ch = 16 * l + 4 * j + i;
-                t[j][4 * l + i] = ch < n ? src[ch] : 0;
-            }
-    for (j = 0; j < 4; j++) v[j] = _mm512_loadu_si512((const void *)t[j]);
+/* Per-channel int32 values in dw_quads' order: s[L] holds channels 16L .. 16L + 15 in natural
+ * order, v[j] lane 4L + i gets channel 16L + 4j + i, i.e. v[j]'s 128-bit block L is s[L]'s
+ * block j (a 4x4 transpose of 128-bit blocks). */
+static inline void dw_perm(const __m512i s[4], __m512i v[4]) {
+    const __m512i a = _mm512_shuffle_i32x4(s[0], s[1], 0x44), b = _mm512_shuffle_i32x4(s[0], s[1], 0xEE);
+    const __m512i c = _mm512_shuffle_i32x4(s[2], s[3], 0x44), d = _mm512_shuffle_i32x4(s[2], s[3], 0xEE);
+    v[0] = _mm512_shuffle_i32x4(a, c, 0x88), v[1] = _mm512_shuffle_i32x4(a, c, 0xDD);
+    v[2] = _mm512_shuffle_i32x4(b, d, 0x88), v[3] = _mm512_shuffle_i32x4(b, d, 0xDD);
+}
+
+/* The n (<= 64) int32 values at src as dw_perm's four natural-order vectors (zero past n). */
+static inline void dw_load4(const int32_t *src, int32_t n, __m512i s[4]) {
+    int32_t L;
+    for (L = 0; L < 4; L++) {
+        const int32_t m = n - 16 * L < 0 ? 0 : n - 16 * L > 16 ? 16 : n - 16 * L;
+        s[L] = _mm512_maskz_loadu_epi32((__mmask16)((1u << m) - 1u), (const void *)(src + 16 * L));
+    }
+}
+
+/* dw_perm of natural-order vectors nat[] either as they are (C >= 64) or, for `pix` adjacent
+ * pixels of C = 64 / pix channels in one vector, each lane 16L + l taking channel
+ * (16L + l) mod C: block row L reads nat[(16L mod C) / 16]. */
+static inline void dw_perm_rep(const __m512i nat[4], int32_t C, int32_t pix, __m512i v[4]) {
+    __m512i r[4];
+    int32_t L;
+    for (L = 0; L < 4; L++) r[L] = nat[pix > 1 ? (16 * L % C) / 16 : L];
+    dw_perm(r, v);
 }
 
 /* Depth multiplier 1 on 8-bit dot products: per output pixel and 64
@@ -321,51 +338,54 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     int8_t zp[64];
     const int8_t *tp[4 * DW_QUADS];
     int64_t toff[4 * DW_QUADS];
+    int32_t tdy[4 * DW_QUADS], tdx[4 * DW_QUADS];
     __m512i w[DW_QUADS][4], vb[4], vm[4], vs[4], wt[DW_QUADS][4], vbt[4], vmt[4], vst[4];
     rq16 kq[4], kqt[4];
-    /* pixels per vector: with stride 1 and 16 or 32 channels, adjacent pixels fill the 64 lanes */
+    /* pixels per vector: with stride 1 and 16 or 32 channels (the only C < 64 dw_s8_rows sends
+     * here), adjacent pixels fill the 64 lanes */
     const int32_t pix = p->stride_w == 1 && p->dil_w == 1 && C < 64 && 64 % C == 0 ? 64 / C : 1;
     int32_t c0, r, ox, t, j, i;
     memset(zp, (int)(int8_t)(-p->in_offset), sizeof zp);
-    for (t = 0; t < 4 * quads; t++)
-        toff[t] = t < taps ? ((int64_t)(t / fw) * p->dil_h * p->in_w + (int64_t)(t % fw) * p->dil_w) * C : 0;
+    for (t = 0; t < 4 * quads; t++) {
+        tdy[t] = t / fw * p->dil_h, tdx[t] = t % fw * p->dil_w;
+        toff[t] = t < taps ? ((int64_t)tdy[t] * p->in_w + tdx[t]) * C : 0;
+    }
     for (c0 = 0; c0 < C; c0 += 64) {
         const int32_t n = C - c0 < 64 ? C - c0 : 64;
         const __mmask64 k = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
-        int32_t b2[64];
+        __m512i nat[3][4], wsum[4];
         for (j = 0; j < quads; j++) {
             __m512i tw[4], tt4[4];
             for (i = 0; i < 4; i++) {
-                int32_t tt = 4 * j + i, q;
-                int8_t rep[64];
-                tw[i] = tt < taps ? _mm512_maskz_loadu_epi8(k, (const void *)(filter + (int64_t)tt * C + c0)) : _mm512_setzero_si512();
-                tt4[i] = _mm512_setzero_si512();
-                if (pix > 1 && tt < taps) { /* the tap's C weights repeated for `pix` pixels */
-                    for (q = 0; q < 64; q++) rep[q] = filter[(int64_t)tt * C + q % C];
-                    tt4[i] = _mm512_loadu_si512((const void *)rep);
-                }
+                const int8_t *f = filter + (int64_t)(4 * j + i) * C;
+                const int tap = 4 * j + i < taps;
+                tw[i] = tap ? _mm512_maskz_loadu_epi8(k, (const void *)(f + c0)) : _mm512_setzero_si512();
+                /* with `pix` pixels per vector: the tap's C weights repeated */
+                tt4[i] = !tap || pix == 1 ? _mm512_setzero_si512()
+                         : C == 16        ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)f))
+                                          : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(const void *)f));
             }
             dw_quads(tw[0], tw[1], tw[2], tw[3], w[j]);
-            if (pix > 1) dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
-            else
-                for (i = 0; i < 4; i++) wt[j][i] = _mm512_setzero_si512();
+            dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
         }
-        for (i = 0; i < n; i++) { /* bias + (off - 128) * sum of the channel's weights, wrapping */
-            uint32_t s = 0;
-            for (t = 0; t < taps; t++) s += (uint32_t)(int32_t)filter[(int64_t)t * C + c0 + i];
-            b2[i] = (int32_t)((bias ? (uint32_t)bias[c0 + i] : 0u) + (uint32_t)(p->in_offset - 128) * s);
-        }
-        dw_perm(b2, n, vb);
-        dw_perm(p->mult + c0, n, vm);
-        dw_perm(p->shift + c0, n, vs);
-        for (i = 0; i < 4; i++) vbt[i] = vb[i], vmt[i] = vm[i], vst[i] = vs[i];
-        if (pix > 1) { /* the same for `pix` adjacent pixels of C channels in one vector */
-            int32_t rep[3][64];
-            for (i = 0; i < 64; i++) rep[0][i] = b2[i % C], rep[1][i] = p->mult[i % C], rep[2][i] = p->shift[i % C];
-            dw_perm(rep[0], 64, vbt);
-            dw_perm(rep[1], 64, vmt);
-            dw_perm(rep[2], 64, vst);
-        }
+        /* bias + (off - 128) * sum of the channel's weights, wrapping */
+        if (bias) dw_load4(bias + c0, n, nat[0]);
+        else
+            for (i = 0; i < 4; i++) nat[0][i] = _mm512_setzero_si512();
+        for (i = 0; i < 4; i++) wsum[i] = _mm512_setzero_si512();
+        for (t = 0; t < taps; t++)
+            for (i = 0; i < 4; i++) {
+                const int32_t m = n - 16 * i < 0 ? 0 : n - 16 * i > 16 ? 16 : n - 16 * i;
+                const __m128i f = _mm_maskz_loadu_epi8((__mmask16)((1u << m) - 1u),
+                                                       (const void *)(filter + (int64_t)t * C + c0 + 16 * i));
+                wsum[i] = _mm512_add_epi32(wsum[i], _mm512_cvtepi8_epi32(f));
+            }
+        for (i = 0; i < 4; i++)
+            nat[0][i] = _mm512_add_epi32(nat[0][i], _mm512_mullo_epi32(wsum[i], _mm512_set1_epi32(p->in_offset - 128)));
+        dw_load4(p->mult + c0, n, nat[1]);
+        dw_load4(p->shift + c0, n, nat[2]);
+        dw_perm_rep(nat[0], C, 1, vb), dw_perm_rep(nat[1], C, 1, vm), dw_perm_rep(nat[2], C, 1, vs);
+        dw_perm_rep(nat[0], C, pix, vbt), dw_perm_rep(nat[1], C, pix, vmt), dw_perm_rep(nat[2], C, pix, vst);
         for (i = 0; i < 4; i++)
             kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset), kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset);
         for (r = r0; r < r1; r++) {
@@ -422,7 +442,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                     for (t = 0; t < 4 * quads; t++) tp[t] = t < taps ? px + toff[t] : zp;
                 } else {
                     for (t = 0; t < 4 * quads; t++) {
-                        int32_t y = y0 + t / fw * p->dil_h, x = x0 + t % fw * p->dil_w;
+                        int32_t y = y0 + tdy[t], x = x0 + tdx[t];
                         tp[t] = t < taps && y >= 0 && y < p->in_h && x >= 0 && x < p->in_w
                                     ? img + ((int64_t)y * p->in_w + x) * C
                                     : zp;
