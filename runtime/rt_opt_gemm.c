@@ -825,8 +825,16 @@ static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
     const int32_t inc = p->in_c, inw = p->in_w, fh = p->filter_h, fw = p->filter_w, seg = fw * inc;
     int32_t r, fy, fx, oy = m0 / p->out_w, ox = m0 % p->out_w;
     memset(zero, 0, sizeof(float) * (size_t)seg);
+    const int64_t rstep = (int64_t)p->dil_h * inw * inc;
     for (r = 0; r < rows; r++) {
-        int32_t x0 = ox * p->stride_w - p->pad_w, inside = x0 >= 0 && x0 + fw <= inw;
+        int32_t x0 = ox * p->stride_w - p->pad_w, inside = x0 >= 0 && x0 + fw <= inw, y0 = oy * p->stride_h - p->pad_h;
+        if (inside && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h) { /* the whole patch inside: most rows */
+            const float **t = tab + (int64_t)r * fh;
+            int64_t off = ((int64_t)y0 * inw + x0) * inc;
+            for (fy = 0; fy < fh; fy++, off += rstep) t[fy] = in + off;
+            if (++ox == p->out_w) ox = 0, oy++;
+            continue;
+        }
         for (fy = 0; fy < fh; fy++) {
             int32_t y = oy * p->stride_h - p->pad_h + fy * p->dil_h;
             const float **t = tab + (int64_t)r * fh + fy;
