@@ -1,15 +1,18 @@
 /* rt_gather.c - GATHER kernels (TFLite reference semantics). */
+#include <string.h>
+
 #include "mpcc_rt.h"
 
 static void gather_slice(const rt_gather_params *p, const uint8_t *in, uint8_t *out, int32_t b, int32_t o, int32_t c,
                          int64_t i) {
-    int64_t dst = (((int64_t)b * p->outer + o) * p->coords + c) * p->inner_bytes, src, k;
+    int64_t dst = (((int64_t)b * p->outer + o) * p->coords + c) * p->inner_bytes, src;
+    /* memcpy, not a byte loop: BERT's token embedding (128 rows of 512 bytes) took 20 us */
     if (i < 0 || i >= p->axis_size) {
-        for (k = 0; k < p->inner_bytes; k++) out[dst + k] = 0;
+        memset(out + dst, 0, (size_t)p->inner_bytes);
         return;
     }
     src = (((int64_t)b * p->outer + o) * p->axis_size + i) * p->inner_bytes;
-    for (k = 0; k < p->inner_bytes; k++) out[dst + k] = in[src + k];
+    memcpy(out + dst, in + src, (size_t)p->inner_bytes);
 }
 
 void rt_gather_i32(const rt_gather_params *p, const void *in, const int32_t *idx, void *out) {
