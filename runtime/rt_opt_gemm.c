@@ -843,9 +843,14 @@ static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
             else {
                 float *d = copy + (int64_t)r * p->gemm.k + (int64_t)fy * seg;
                 for (fx = 0; fx < fw; fx++) {
-                    int32_t x = x0 + fx;
-                    if (x < 0 || x >= inw) memset(d + fx * inc, 0, sizeof(float) * (size_t)inc);
-                    else memcpy(d + fx * inc, in + ((int64_t)y * inw + x) * inc, sizeof(float) * (size_t)inc);
+                    /* inline 16-lane copies, not a libc call per tap of a few channels */
+                    int32_t x = x0 + fx, c;
+                    const float *s = x < 0 || x >= inw ? NULL : in + ((int64_t)y * inw + x) * inc;
+                    float *dd = d + fx * inc;
+                    for (c = 0; c < inc; c += 16) {
+                        const __mmask16 m = (__mmask16)(inc - c >= 16 ? 0xFFFF : (1u << (inc - c)) - 1u);
+                        _mm512_mask_storeu_ps(dd + c, m, s ? _mm512_maskz_loadu_ps(m, s + c) : _mm512_setzero_ps());
+                    }
                 }
                 *t = d;
             }
