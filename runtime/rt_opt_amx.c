@@ -1,6 +1,6 @@
 /* rt_opt_amx.c - the AMX tile unit (Linux, built with -mamx-tile and
  * -mamx-bf16/-mamx-int8): the tile configuration shared by the bf16 FC
- * (rt_opt_gemm_half.c) and the int8 GEMM (rt_opt_gemm.c), the request for
+ * (rt_opt_gemm_half.c) and the int8 GEMM (rt_opt_gemm_s8.c), the request for
  * the tile state, and the int8 tile product. Without AMX this file is empty. */
 #if defined(__linux__) && defined(__AMX_TILE__)
 #define _GNU_SOURCE /* syscall() */

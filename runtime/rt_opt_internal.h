@@ -5,6 +5,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* GNU C vector extensions and intrinsics (the vector paths of the GEMM kernels). */
+#if defined(__GNUC__) && !defined(RT_OPT_SCALAR)
+#define RT_OPT_VEC 1
+#endif
+#if defined(__GNUC__)
+#define RT_OPT_INLINE static inline __attribute__((always_inline))
+#else
+#define RT_OPT_INLINE static inline
+#endif
+
 /* TFLite MultiplyByQuantizedMultiplier (double rounding), branch-free so the
  * compiler vectorizes the row loop; equal to rt_mul_by_quantized_multiplier. */
 static inline int32_t rq_double(int32_t x, int32_t m, int32_t s) {
@@ -220,7 +230,7 @@ static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
 #endif
 
 /* X(0) .. X(7) / X(15): the rows of the micro-kernels that keep each accumulator in a named
- * variable (rt_opt_gemm.c, rt_opt_gemm_half.c). */
+ * variable (rt_opt_gemm_s8.c, rt_opt_gemm_half.c). */
 #define RT_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define RT_R16(X) RT_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
@@ -269,7 +279,25 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #endif
 #endif
 
-/* ---- convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_half.c) ---------- */
+/* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c) ---- */
+
+/* K rounded up to whole 4-byte quads (the int8 kernels' packed K). */
+#define RT_OPT_K4(k) (((k) + 3) / 4 * 4)
+
+/* A GEMM split over tasks: rows (or column panels, by_rows 0) in steps of `step`. */
+typedef struct rt_opt_gemm_job {
+    const rt_opt_gemm_params *p;
+    const void *a, *b, *bias;
+    void *c, *scratch;
+    int32_t tasks, step, by_rows;
+} rt_opt_gemm_job;
+
+/* The GEMM parameters of one BATCH_MATMUL batch: m, n, k, ldc = n, the rest zero. */
+struct rt_bmm_params;
+rt_opt_gemm_params rt_opt_bmm_gemm(const struct rt_bmm_params *p);
+
+/* Row block for `tasks` tasks over `images` images of `rows` rows, at most `block` (rt_opt_gemm.c). */
+int32_t rt_opt_balanced_block(int32_t rows, int32_t images, int32_t block, int32_t tasks);
 
 /* Gathers patch rows m0..m0+rows of image `in` into `dst` (rows x ldd),
  * copying each contiguous run with RUN (memcpy for f32, + 128 per byte for int8). */

@@ -29,7 +29,7 @@
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
-/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c): f32 AVX2 5 x 16,
+/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c, rt_opt_gemm_s8.c): f32 AVX2 5 x 16,
  * AVX-512 8 x 32; int8 AVX512-VNNI 8 x 32, AVX2 2 x 16, plain C 4 x 16.
  * Generic code takes the widest path its build targets, so its row blocks
  * are multiples of every tile. */

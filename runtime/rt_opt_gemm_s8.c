@@ -1,0 +1,558 @@
+/* rt_opt_gemm_s8.c - the int8 GEMM (VNNI / AMX / AVX2 / C micro-kernels with the exact
+ * TFLite requantization in the epilogue), int8 convolution as GEMM over +128 im2col rows,
+ * and int8 BATCH_MATMUL. The shared convolution driver is in rt_opt_gemm.c. */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#define NR RT_OPT_NR
+#define K4(k) RT_OPT_K4(k)
+
+/* ---- int8 ------------------------------------------------------------
+ * Exact int8 GEMM on unsigned x signed byte quads: activations become
+ * a + 128 (0..255) bytes in a scratch block (im2col writes them so
+ * directly), weights are packed at compile time as int8 [N/16][K4/4][16][4]
+ * (K4 = K rounded up to 4, zero padded), and each step multiplies one
+ * broadcast quad of A by 16 columns: with AVX512-VNNI one vpdpbusd (64 exact
+ * products summed into int32 lanes, no saturation) per 16 columns and row;
+ * otherwise the quads are widened to int16 and multiplied with pmaddwd
+ * (AVX2) or in plain C. Accumulators wrap like TFLite's int32 sums. */
+
+
+static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, const int32_t *mult,
+                        const int32_t *shift, int8_t *out, int32_t nr) {
+    int8_t v[NR];
+    rt_opt_requant_i8(acc, bias, mult, shift, NR, p->rounding, p->out_offset, p->act_qmin, p->act_qmax, v);
+    memcpy(out, v, (size_t)nr);
+}
+
+#if defined(RT_OPT_AVX2)
+/* Stores the first nr of 16 packed int8 results. */
+static void store_row16(int8_t *dst, __m128i packed, int32_t nr) {
+    int8_t t[NR];
+    if (nr == NR) {
+        _mm_storeu_si128((__m128i *)(void *)dst, packed);
+        return;
+    }
+    _mm_storeu_si128((__m128i *)(void *)t, packed);
+    memcpy(dst, t, (size_t)nr);
+}
+#endif
+
+#if defined(RT_OPT_AVX512)
+/* Requantizes an mr x 16 tile: one zmm per row; needs every shift in
+ * [-31, 0] (checked per panel). */
+static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,
+                         const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
+    const __m512i off = _mm512_set1_epi32(p->out_offset), lo = _mm512_set1_epi32(p->act_qmin);
+    const __m512i hi = _mm512_set1_epi32(p->act_qmax);
+    const __m512i m = _mm512_loadu_si512((const void *)mult), s = _mm512_loadu_si512((const void *)shift);
+    const __m512i b = _mm512_loadu_si512((const void *)bias);
+    const rq16 k = rq16_prepare(m, s);
+    int32_t r;
+    for (r = 0; r < mr; r++) {
+        __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)acc[r]), b);
+        __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(x, m, s) : rq16_apply(x, &k);
+        __m128i packed;
+        v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
+        packed = _mm512_cvtepi32_epi8(v);
+        store_row16(c + (int64_t)r * p->ldc, packed, nr);
+    }
+}
+#elif defined(RT_OPT_AVX2)
+/* Requantizes an mr x 16 tile: multipliers, shifts and bias of the panel
+ * are loaded once; needs every shift in [-31, 0] (checked per panel). */
+static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias,
+                         const int32_t *mult, const int32_t *shift, int8_t *c, int32_t nr) {
+    const __m256i off = _mm256_set1_epi32(p->out_offset), lo = _mm256_set1_epi32(p->act_qmin);
+    const __m256i hi = _mm256_set1_epi32(p->act_qmax);
+    __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)mult);
+    __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(mult + 8));
+    __m256i s0 = _mm256_loadu_si256((const __m256i *)(const void *)shift);
+    __m256i s1 = _mm256_loadu_si256((const __m256i *)(const void *)(shift + 8));
+    __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)bias);
+    __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(bias + 8));
+    int32_t r;
+    for (r = 0; r < mr; r++) {
+        __m256i x0 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)acc[r]), b0);
+        __m256i x1 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(acc[r] + 8)), b1);
+        __m256i v0, v1;
+        __m128i packed;
+        if (p->rounding == RT_OPT_ROUND_SINGLE) {
+            v0 = rq_single8(x0, m0, s0);
+            v1 = rq_single8(x1, m1, s1);
+        } else {
+            v0 = rq_double8(x0, m0, s0);
+            v1 = rq_double8(x1, m1, s1);
+        }
+        v0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v0, off), lo), hi);
+        v1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v1, off), lo), hi);
+        packed = _mm_unpacklo_epi64(pack8(v0), pack8(v1));
+        store_row16(c + (int64_t)r * p->ldc, packed, nr);
+    }
+}
+#endif
+
+/* Adds a per-row term (BATCH_MATMUL's right zero point times the row sums
+ * of A), wrapping like the accumulators. */
+static void add_rows(int32_t (*acc)[NR], int32_t mr, const int32_t *row_add) {
+    int32_t r, c;
+    if (!row_add) return;
+    for (r = 0; r < mr; r++)
+        for (c = 0; c < NR; c++) acc[r][c] = (int32_t)((uint32_t)acc[r][c] + (uint32_t)row_add[r]);
+}
+
+/* Requantizes an mr x 16 accumulator tile into C (vector path when every
+ * shift of the panel is in [-31, 0]). */
+static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias, int32_t col,
+                       int8_t *c, int32_t nr, int vec) {
+    int32_t r;
+#if defined(RT_OPT_AVX2)
+    if (vec) {
+        requant_tile(p, acc, mr, bias + col, p->mult + col, p->shift + col, c, nr);
+        return;
+    }
+#else
+    (void)vec;
+#endif
+    for (r = 0; r < mr; r++)
+        requant_row(p, acc[r], bias + col, p->mult + col, p->shift + col, c + (int64_t)r * p->ldc, nr);
+}
+
+static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
+    int32_t r, vec = 1;
+    for (r = 0; r < NR; r++) vec &= p->shift[col + r] <= 0 && p->shift[col + r] >= -31;
+    return vec;
+}
+
+#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && \
+    defined(RT_OPT_AVX2)
+#define RT_OPT_S8_VNNI 1
+#define MR_S8 8
+/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * 8 broadcasts and 16 vpdpbusd into 16 zmm accumulators. */
+/* One panel's requantization constants, loaded and prepared once per panel pair. */
+typedef struct panel_q {
+    __m512i bias, m, s;
+    rq16 k;
+    int32_t col, nr;
+} panel_q;
+
+static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, panel_q *q) {
+    q->bias = _mm512_loadu_si512((const void *)(bias + col));
+    q->m = _mm512_loadu_si512((const void *)(p->mult + col));
+    q->s = _mm512_loadu_si512((const void *)(p->shift + col));
+    q->k = rq16_prepare_z(q->m, q->s, p->rounding == RT_OPT_ROUND_SINGLE ? 0 : p->out_offset);
+    q->col = col;
+    q->nr = p->n - col < NR ? p->n - col : NR;
+}
+
+/* The kernels below keep every accumulator in a named variable (arrays of
+ * __m512i made GCC copy and spill them in the K loop) and requantize in
+ * registers (no int32 tile in memory): every shift of the panels in
+ * [-31, 0], no row corrections. */
+/* Four bytes of A as one int32 broadcast to every lane. */
+static inline __m512i bcast4(const uint8_t *src) {
+    int32_t x;
+    memcpy(&x, src, 4);
+    return _mm512_set1_epi32(x);
+}
+
+/* Requantizes one row of a panel (16 accumulators) and stores its q->nr bytes. */
+RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m512i acc, int8_t *dst) {
+    const __m512i v = p->rounding == RT_OPT_ROUND_SINGLE
+                          ? _mm512_add_epi32(rq_single16(acc, q->m, q->s), _mm512_set1_epi32(p->out_offset))
+                          : rq16_apply_z(acc, &q->k);
+    _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u),
+                                      clamp16_i8(v, p->act_qmin, p->act_qmax));
+}
+
+/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * 8 broadcasts and 16 vpdpbusd; rows past mr repeat row 0 and are not stored. */
+static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    int32_t kk;
+#define S8_DECL2(r)                                                                                                 \
+    const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
+    __m512i c##r##0 = q[0].bias, c##r##1 = q[1].bias;
+    RT_R8(S8_DECL2)
+    for (kk = 0; kk < kq; kk++) {
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
+#define S8_STEP2(r)                                                                                                 \
+    {                                                                                                               \
+        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        RT_DPBUSD(c##r##0, va, x0);                                                                                 \
+        RT_DPBUSD(c##r##1, va, x1);                                                                                 \
+    }
+        RT_R8(S8_STEP2)
+    }
+#define S8_STORE2(r)                                                                                                \
+    if ((r) < mr) {                                                                                                 \
+        q_store16(p, &q[0], c##r##0, c + (int64_t)(r) * p->ldc + q[0].col);                                         \
+        q_store16(p, &q[1], c##r##1, c + (int64_t)(r) * p->ldc + q[1].col);                                         \
+    }
+    RT_R8(S8_STORE2)
+#undef S8_DECL2
+#undef S8_STEP2
+#undef S8_STORE2
+}
+
+/* 16 rows x one panel (a lone last panel, or N <= 16): per quad of K, 1 load
+ * of 64 bytes, 16 broadcasts and 16 vpdpbusd. */
+static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    int32_t kk;
+#define S8_DECL1(r)                                                                                                 \
+    const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
+    __m512i c##r = q->bias;
+    RT_R16(S8_DECL1)
+    for (kk = 0; kk < kq; kk++) {
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+#define S8_STEP1(r)                                                                                                 \
+    {                                                                                                               \
+        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        RT_DPBUSD(c##r, va, x0);                                                                                    \
+    }
+        RT_R16(S8_STEP1)
+    }
+#define S8_STORE1(r)                                                                                                \
+    if ((r) < mr) q_store16(p, q, c##r, c + (int64_t)(r) * p->ldc + q->col);
+    RT_R16(S8_STORE1)
+#undef S8_DECL1
+#undef S8_STEP1
+#undef S8_STORE1
+}
+
+static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                        int32_t acc0[MR_S8][NR], int32_t acc1[MR_S8][NR]) {
+    const uint8_t *ar[MR_S8];
+    __m512i c[MR_S8][2];
+    int32_t kk, r, x;
+    for (r = 0; r < MR_S8; r++) {
+        ar[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+        c[r][0] = c[r][1] = _mm512_setzero_si512();
+    }
+    for (kk = 0; kk < kq; kk++) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
+        for (r = 0; r < MR_S8; r++) {
+            __m512i va;
+            memcpy(&x, ar[r] + 4 * kk, 4);
+            va = _mm512_set1_epi32(x);
+            c[r][0] = _mm512_dpbusd_epi32(c[r][0], va, x0);
+            c[r][1] = _mm512_dpbusd_epi32(c[r][1], va, x1);
+        }
+    }
+    for (r = 0; r < mr; r++) {
+        _mm512_storeu_si512((void *)acc0[r], c[r][0]);
+        _mm512_storeu_si512((void *)acc1[r], c[r][1]);
+    }
+}
+#elif defined(RT_OPT_AVX2)
+#define MR_S8 2
+/* 2 rows x 16 columns: each 16-byte quarter of a K quad (4 columns x 4 k)
+ * is widened to int16 and multiplied with the row's quad (broadcast as 4
+ * int16) by pmaddwd: lanes hold (column, k0+k1) and (column, k2+k3) partial
+ * sums, added pairwise at the end. */
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    const uint8_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0);
+    __m256i c0[4], c1[4];
+    int32_t kk, q;
+    for (q = 0; q < 4; q++) c0[q] = c1[q] = _mm256_setzero_si256();
+    for (kk = 0; kk < kq; kk++) {
+        int32_t x0, x1;
+        __m256i v0, v1;
+        memcpy(&x0, a0 + 4 * kk, 4);
+        memcpy(&x1, a1 + 4 * kk, 4);
+        v0 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x0)));
+        v1 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x1)));
+        for (q = 0; q < 4; q++) {
+            __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + kk * 4 * NR + q * 16)));
+            c0[q] = _mm256_add_epi32(c0[q], _mm256_madd_epi16(v0, w));
+            c1[q] = _mm256_add_epi32(c1[q], _mm256_madd_epi16(v1, w));
+        }
+    }
+    /* lanes (c, k01), (c, k23) -> columns: hadd within 128-bit halves, then reorder */
+    _mm256_storeu_si256((__m256i *)(void *)acc[0], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[0], c0[1]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[2], c0[3]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)acc[1], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[0], c1[1]), 0xD8));
+    _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[2], c1[3]), 0xD8));
+}
+#else
+#define MR_S8 4
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    uint32_t u[MR_S8][NR];
+    int32_t r, j, kk, t;
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < NR; j++) u[r][j] = 0;
+    for (kk = 0; kk < kq; kk++, b += 4 * NR)
+        for (r = 0; r < mr; r++) {
+            const uint8_t *x = a + (int64_t)r * lda + 4 * kk;
+            for (j = 0; j < NR; j++) {
+                int32_t sum = 0;
+                for (t = 0; t < 4; t++) sum += (int32_t)x[t] * (int32_t)b[4 * j + t];
+                u[r][j] += (uint32_t)sum;
+            }
+        }
+    for (r = 0; r < mr; r++)
+        for (j = 0; j < NR; j++) acc[r][j] = (int32_t)u[r][j];
+}
+#endif
+
+/* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
+ * row term added before requantization, or NULL. */
+static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8, const int8_t *packed_b,
+                    const int32_t *bias, int8_t *c, const int32_t *row_add) {
+    int32_t j, i, kq = K4(p->k) / 4;
+#if defined(RT_OPT_S8_VNNI)
+    /* Two panels at a time; each 8 x 16 half is requantized on its own. With AMX, groups of 16 rows run
+     * on the tile unit first (same exact int32 sums) and the rest on vpdpbusd. */
+    int32_t acc2[2][MR_S8][NR];
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    int32_t m16 = m >= 16 && kq >= 16 && rt_opt_amx_ready() ? m / 16 * 16 : 0;
+    int32_t acc16[2][16][NR];
+    if (m16) rt_opt_amx_configure(kq % 16);
+#else
+    const int32_t m16 = 0;
+#endif
+    for (j = 0; j * NR < p->n; j += 2) {
+        const int8_t *b0 = packed_b + (int64_t)j * kq * 4 * NR;
+        int32_t halves = (j + 1) * NR < p->n ? 2 : 1, h;
+        const int8_t *b1 = halves == 2 ? b0 + (int64_t)kq * 4 * NR : b0;
+        int vec[2];
+        for (h = 0; h < halves; h++) vec[h] = panel_vec(p, (j + h) * NR);
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+        for (i = 0; i < m16; i += 16) {
+            rt_opt_amx_u8(kq, a8 + (int64_t)i * lda8, lda8, b0, b1, &acc16[0][0][0]);
+            for (h = 0; h < halves; h++) {
+                int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
+                add_rows(acc16[h], 16, row_add ? row_add + i : NULL);
+                store_tile(p, acc16[h], 16, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
+            }
+        }
+#endif
+        if (!row_add && vec[0] && (halves == 1 || vec[1])) { /* requantized in registers */
+            panel_q q[2];
+            panel_q_init(p, bias, j * NR, &q[0]);
+            if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
+            if (halves == 1)
+                for (i = m16; i < m; i += 2 * MR_S8)
+                    ukr_s8_q1(kq, a8 + (int64_t)i * lda8, lda8, m - i < 2 * MR_S8 ? m - i : 2 * MR_S8, b0, p, q,
+                              c + (int64_t)i * p->ldc);
+            else
+                for (i = m16; i < m; i += MR_S8)
+                    ukr_s8_q2(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, p, q,
+                              c + (int64_t)i * p->ldc);
+            continue;
+        }
+        for (i = m16; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_u8_vnni(kq, a8 + (int64_t)i * lda8, lda8, mr, b0, b1, acc2[0], acc2[1]);
+            for (h = 0; h < halves; h++) {
+                int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
+                add_rows(acc2[h], mr, row_add ? row_add + i : NULL);
+                store_tile(p, acc2[h], mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
+            }
+        }
+    }
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    if (m16) _tile_release();
+#endif
+#else
+    int32_t acc[MR_S8][NR];
+    for (j = 0; j * NR < p->n; j++) {
+        const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
+        int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
+        int vec = panel_vec(p, col);
+        for (i = 0; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
+            add_rows(acc, mr, row_add ? row_add + i : NULL);
+            store_tile(p, acc, mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec);
+        }
+    }
+#endif
+}
+
+/* Converts `rows` int8 rows (stride lda) to a + 128 byte rows of length K4. */
+/* d[0..n) = s[0..n) + 128 as bytes; short runs (a few channels) in one masked vector op. */
+static inline void flip_run(uint8_t *d, const int8_t *s, int32_t n) {
+    int32_t i = 0;
+#if defined(RT_OPT_AVX512)
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    for (; i + 64 <= n; i += 64)
+        _mm512_storeu_si512((void *)(d + i), _mm512_xor_si512(_mm512_loadu_si512((const void *)(s + i)), flip));
+    if (i < n) {
+        __mmask64 k = ((__mmask64)1 << (n - i)) - 1;
+        _mm512_mask_storeu_epi8((void *)(d + i), k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)(s + i)), flip));
+        return;
+    }
+#endif
+    for (; i < n; i++) d[i] = (uint8_t)(s[i] + 128);
+}
+
+static void widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst) {
+    int32_t r, kk, k4 = K4(k);
+    for (r = 0; r < rows; r++) {
+        uint8_t *d = dst + (int64_t)r * k4;
+        flip_run(d, a + (int64_t)r * lda, k);
+        for (kk = k; kk < k4; kk++) d[kk] = 0;
+    }
+}
+
+/* Task t of an s8 GEMM: row blocks t, t + tasks, ... with scratch copy t. */
+static void gemm_s8_task(void *v, int t) {
+    const rt_opt_gemm_job *j = v;
+    const rt_opt_gemm_params *p = j->p;
+    int32_t i, rows = j->step;
+    uint8_t *a8 = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->slot_bytes : NULL;
+    for (i = t * rows; i < p->m; i += j->tasks * rows) {
+        int32_t mr = p->m - i < rows ? p->m - i : rows;
+        widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a8);
+        gemm_u8(p, mr, a8, K4(p->k), (const int8_t *)j->b, (const int32_t *)j->bias,
+                (int8_t *)j->c + (int64_t)i * p->ldc, NULL);
+    }
+}
+
+void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *c, void *scratch, const mpcc_parallel *par) {
+    rt_opt_gemm_job j = {p, a, packed_b, bias, c, scratch, 1, 0, 0};
+    int32_t blocks;
+    j.tasks = rt_opt_tasks(par, p->slots);
+    j.step = rt_opt_balanced_block(p->m, 1, p->rows, j.tasks);
+    blocks = (p->m + j.step - 1) / j.step;
+    j.tasks = j.tasks < blocks ? j.tasks : (blocks > 0 ? blocks : 1);
+    if (j.tasks > 1) par->run(par->pool, gemm_s8_task, &j, j.tasks);
+    else gemm_s8_task(&j, 0);
+}
+
+#define RUN_S8(d, s, n) flip_run((d), (s), (n))
+
+static void post_add_s8(const rt_opt_post_add *post, int8_t *out, const int8_t *other, int64_t n) {
+    if (post->conv_is_lhs) rt_opt_add_run_i8(post->add, out, 1, other, 1, out, n);
+    else rt_opt_add_run_i8(post->add, other, 1, out, 1, out, n);
+}
+
+/* Patch rows m0..m0+rows of an int8 convolution as +128 bytes, K padded to ldd with 0 (IM2COL). */
+static void im2col_s8_rows(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows, uint8_t *dst,
+                           int32_t ldd) {
+    const int32_t kdim = p->gemm.k;
+    IM2COL(int8_t, uint8_t, (uint8_t)(p->pad_value + 128), RUN_S8);
+}
+
+#if defined(RT_OPT_AVX512)
+/* im2col_s8_rows with the rows whose patch lies inside the image (most of
+ * them) copied as fh runs of fw * in_c bytes, the runs' masks made once and
+ * no per-tap bounds checks: IM2COL spent ~40 cycles a row there, as much as
+ * the GEMM of a 16-channel 3x3 convolution. */
+static void im2col_s8(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows, uint8_t *dst,
+                      int32_t ldd) {
+    const int32_t inc = p->in_c, fh = p->filter_h, fw = p->filter_w, run = fw * inc, kdim = p->gemm.k;
+    const int32_t chunks = (run - 1) / 64, last = run - 64 * chunks; /* full 64-byte chunks, then 1..64 bytes */
+    const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
+    const __mmask64 tail = last == 64 ? ~(__mmask64)0 : ((__mmask64)1 << last) - 1;
+    const __mmask64 pad = ldd > kdim ? ((__mmask64)1 << (ldd - kdim)) - 1 : 0; /* ldd - kdim <= 3 */
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    int32_t r, fy, c, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    for (r = 0; r < rows; r++) {
+        const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+        uint8_t *d = dst + (int64_t)r * ldd;
+        if (y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
+            const int8_t *src = in + (int64_t)y0 * rs + (int64_t)x0 * inc;
+            for (fy = 0; fy < fh; fy++, src += step, d += run) {
+                for (c = 0; c < 64 * chunks; c += 64)
+                    _mm512_storeu_si512((void *)(d + c),
+                                        _mm512_xor_si512(_mm512_loadu_si512((const void *)(src + c)), flip));
+                _mm512_mask_storeu_epi8((void *)(d + c), tail,
+                                        _mm512_xor_si512(_mm512_maskz_loadu_epi8(tail, (const void *)(src + c)), flip));
+            }
+            if (pad) _mm512_mask_storeu_epi8((void *)d, pad, _mm512_setzero_si512());
+        } else
+            im2col_s8_rows(p, in, m0 + r, 1, d, ldd);
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+#endif
+
+static void conv_s8_task(void *v, int t) {
+    const rt_opt_conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
+    uint8_t *dst = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes : NULL;
+    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+        int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
+        int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
+        int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
+        if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
+        else {
+#if defined(RT_OPT_AVX512)
+            if (p->dil_w == 1) im2col_s8(p, in, m0, rows, dst, ldd);
+            else
+#endif
+                im2col_s8_rows(p, in, m0, rows, dst, ldd);
+        }
+        gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
+        if (j->post)
+            post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
+                        (int64_t)rows * oc);
+    }
+}
+
+void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
+                    int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
+                    const mpcc_parallel *par) {
+    rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, RT_F32, par);
+}
+
+/* ---- BATCH_MATMUL (int8): the RHS of each batch packed at run time, as for f32 (rt_opt_gemm.c). */
+
+void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out, void *scratch) {
+    int64_t b, nb = rt_bmm_batch_count(p);
+    int32_t np = (p->n + NR - 1) / NR * NR, k4 = K4(p->k), i, j, kk;
+    int32_t *bias = (int32_t *)scratch, *mult = bias + np, *shift = mult + np, *row_add = shift + np;
+    int8_t *pb = (int8_t *)(row_add + p->m);
+    uint8_t *pa = (uint8_t *)(pb + (int64_t)np * k4);
+    rt_opt_gemm_params g = rt_opt_bmm_gemm(p);
+    g.act_qmin = -128;
+    g.act_qmax = 127;
+    g.out_offset = p->out_offset;
+    g.rounding = RT_OPT_ROUND_DOUBLE;
+    g.mult = mult;
+    g.shift = shift;
+    for (j = 0; j < np; j++) {
+        mult[j] = p->mult;
+        shift[j] = p->shift;
+    }
+    for (b = 0; b < nb; b++) {
+        int64_t lo, ro;
+        rt_bmm_batch_offsets(p, b, &lo, &ro);
+        /* The kernel sums (a + 128) * b over raw int8 b; with lo / ro the
+         * operand offsets, sum (a + lo)(b + ro) adds (lo - 128) * colsum(b)
+         * + K (lo - 128) ro per column and ro * rowsum(a + 128) per row. */
+        for (j = 0; j < np; j++) {
+            int64_t sum = 0;
+            for (kk = 0; kk < k4; kk++) {
+                int8_t v = 0;
+                if (j < p->n && kk < p->k) v = rhs[ro + (int64_t)kk * p->rhs_sk + (int64_t)j * p->rhs_sj];
+                pb[(int64_t)(j / NR) * k4 * NR + (int64_t)(kk / 4) * NR * 4 + (j % NR) * 4 + kk % 4] = v;
+                sum += v;
+            }
+            bias[j] = (int32_t)(uint32_t)((int64_t)(p->lhs_offset - 128) * (sum + (int64_t)p->k * p->rhs_offset));
+        }
+        for (i = 0; i < p->m; i++) {
+            int64_t sum = 0;
+            for (kk = 0; kk < p->k; kk++) {
+                uint8_t v = (uint8_t)(lhs[lo + (int64_t)i * p->lhs_si + (int64_t)kk * p->lhs_sk] + 128);
+                pa[(int64_t)i * k4 + kk] = v;
+                sum += v;
+            }
+            for (; kk < k4; kk++) pa[(int64_t)i * k4 + kk] = 0;
+            row_add[i] = (int32_t)(uint32_t)((int64_t)p->rhs_offset * sum);
+        }
+        gemm_u8(&g, p->m, pa, k4, pb, bias, out + b * p->m * p->n, p->rhs_offset ? row_add : NULL);
+    }
+}
