@@ -11,6 +11,8 @@
 #ifndef MPCC_RT_SHAPE_COMMON_H
 #define MPCC_RT_SHAPE_COMMON_H
 
+#include <string.h>
+
 typedef struct rt_copy_params {
     int32_t rank;                     /* loop rank, 0..RT_MAX_RANK (0: one run) */
     int32_t dims[RT_MAX_RANK];        /* loop extents */
@@ -45,10 +47,11 @@ static inline void rt_copy_strided(const rt_copy_params *p, const void *in, void
     const uint8_t *src = (const uint8_t *)in;
     uint8_t *dst = (uint8_t *)out;
     int32_t idx[RT_MAX_RANK] = {0};
-    int64_t si = p->in_offset, so = p->out_offset, n, total = rt_copy_points(p), b;
+    int64_t si = p->in_offset, so = p->out_offset, n, total = rt_copy_points(p);
     if (src == dst && si == so && total == 1) return; /* aliased identity copy */
     for (n = 0; n < total; n++) {
-        for (b = 0; b < p->run; b++) dst[so + b] = src[si + b];
+        /* memmove, not a byte loop (ViT's [1,16,64] concatenation took 1.2 us of 28) */
+        memmove(dst + so, src + si, (size_t)p->run);
         rt_copy_next(p, idx, &si, &so);
     }
 }
