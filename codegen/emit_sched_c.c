@@ -16,13 +16,11 @@
 
 /* The parallel-for argument of a threaded kernel: the run's `par` when the
  * code was compiled for threads (--threads) and the op has enough work to
- * be worth a fork-join (~1 us at 1 thread: 200k GEMM MACs; a depthwise MAC
- * costs ~16 GEMM MACs, measured on person_detect's 166k-MAC depthwise
- * layers at 13 us), else NULL. */
+ * be worth a fork-join (~1 us at 1 thread: 200k GEMM MACs, each MAC weighted
+ * by the op table's mac_cost), else NULL. */
 static const char *par_arg(const Graph *g, const IrOp *op) {
     const OpDef *def = op_def(op->kind);
-    int64_t macs = def && def->macs ? def->macs(g, op) : 0;
-    if (op->kind == OP_DEPTHWISE_CONV_2D) macs *= 16;
+    int64_t macs = def && def->macs ? def->macs(g, op) * (def->mac_cost ? def->mac_cost : 1) : 0;
     return g->threads > 1 && macs >= 200000 ? "par" : "NULL";
 }
 

@@ -47,4 +47,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return ew_emit_unary(cg, op, op->params, kernel);
 }
 
-const OpDef op_def_abs = {"ABS", op_parse_none, check, prepare, eval, emit_c, ew_out_numel};
+const OpDef op_def_abs = {"ABS", op_parse_none, check, prepare, eval, emit_c, ew_out_numel, 0};

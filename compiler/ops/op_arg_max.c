@@ -93,4 +93,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 
 static int64_t macs(const Graph *g, const IrOp *op) { return ir_tensor_numel(&g->tensors[op->in[0]]); }
 
-const OpDef op_def_arg_max = {"ARG_MAX", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_arg_max = {"ARG_MAX", parse, check, prepare, eval, emit_c, macs, 0};

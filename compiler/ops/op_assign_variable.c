@@ -30,4 +30,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 }
 
 const OpDef op_def_assign_variable = {"ASSIGN_VARIABLE", op_parse_none, check, shape_flat_prepare, eval, emit_c,
-                                      op_no_macs};
+                                      op_no_macs, 0};

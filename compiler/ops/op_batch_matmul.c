@@ -158,4 +158,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return ir_tensor_numel(&g->tensors[op->out[0]]) * k;
 }
 
-const OpDef op_def_batch_matmul = {"BATCH_MATMUL", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_batch_matmul = {"BATCH_MATMUL", parse, check, prepare, eval, emit_c, macs, 0};

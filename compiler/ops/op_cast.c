@@ -70,4 +70,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return ew_emit_quant(cg, op, op->params, "rt_cast");
 }
 
-const OpDef op_def_cast = {"CAST", parse, check, prepare, eval, emit_c, op_no_macs};
+const OpDef op_def_cast = {"CAST", parse, check, prepare, eval, emit_c, op_no_macs, 0};

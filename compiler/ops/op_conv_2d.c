@@ -165,4 +165,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return ir_tensor_numel(out) * w->dims[1] * w->dims[2] * w->dims[3];
 }
 
-const OpDef op_def_conv_2d = {"CONV_2D", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_conv_2d = {"CONV_2D", parse, check, prepare, eval, emit_c, macs, 0};

@@ -128,4 +128,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-const OpDef op_def_custom = {"CUSTOM", parse, check, prepare, eval, emit_c, NULL};
+const OpDef op_def_custom = {"CUSTOM", parse, check, prepare, eval, emit_c, NULL, 0};

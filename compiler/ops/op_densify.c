@@ -12,4 +12,4 @@ static int check(Graph *g, IrOp *op, Diag *d) {
 }
 
 const OpDef op_def_densify = {"DENSIFY", op_parse_none, check, shape_flat_prepare, shape_flat_copy_eval,
-                               shape_flat_copy_emit, op_no_macs};
+                               shape_flat_copy_emit, op_no_macs, 0};

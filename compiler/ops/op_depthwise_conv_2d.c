@@ -146,4 +146,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return ir_tensor_numel(out) * w->dims[1] * w->dims[2];
 }
 
-const OpDef op_def_depthwise_conv_2d = {"DEPTHWISE_CONV_2D", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_depthwise_conv_2d = {"DEPTHWISE_CONV_2D", parse, check, prepare, eval, emit_c, macs, 16};

@@ -46,4 +46,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
                          g->tensors[op->in[0]].dtype == IR_F16 ? "rt_dequantize_f16" : "rt_dequantize_int");
 }
 
-const OpDef op_def_dequantize = {"DEQUANTIZE", op_parse_none, check, prepare, eval, emit_c, ew_out_numel};
+const OpDef op_def_dequantize = {"DEQUANTIZE", op_parse_none, check, prepare, eval, emit_c, ew_out_numel, 0};

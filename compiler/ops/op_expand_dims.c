@@ -30,4 +30,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-const OpDef op_def_expand_dims = {"EXPAND_DIMS", op_parse_none, check, shape_flat_prepare, eval, emit_c, op_no_macs};
+const OpDef op_def_expand_dims = {"EXPAND_DIMS", op_parse_none, check, shape_flat_prepare, eval, emit_c, op_no_macs, 0};

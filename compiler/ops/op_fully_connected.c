@@ -174,4 +174,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return ir_tensor_numel(in) / w->dims[1] * w->dims[0] * w->dims[1];
 }
 
-const OpDef op_def_fully_connected = {"FULLY_CONNECTED", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_fully_connected = {"FULLY_CONNECTED", parse, check, prepare, eval, emit_c, macs, 0};

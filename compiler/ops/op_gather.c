@@ -95,4 +95,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-const OpDef op_def_gather = {"GATHER", parse, check, prepare, eval, emit_c, op_no_macs};
+const OpDef op_def_gather = {"GATHER", parse, check, prepare, eval, emit_c, op_no_macs, 0};

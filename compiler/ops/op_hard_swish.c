@@ -52,4 +52,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
                           g->tensors[op->in[0]].dtype == IR_I8 ? "rt_hard_swish_i8" : "rt_hard_swish_f32");
 }
 
-const OpDef op_def_hard_swish = {"HARD_SWISH", op_parse_none, check, prepare, eval, emit_c, act_numel};
+const OpDef op_def_hard_swish = {"HARD_SWISH", op_parse_none, check, prepare, eval, emit_c, act_numel, 0};

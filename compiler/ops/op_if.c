@@ -80,4 +80,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return 0;
 }
 
-const OpDef op_def_if = {"IF", parse, check, prepare, NULL, emit_c, macs};
+const OpDef op_def_if = {"IF", parse, check, prepare, NULL, emit_c, macs, 0};

@@ -3,4 +3,4 @@
 
 static int prepare(Graph *g, IrOp *op, Diag *d) { return lg_compare_prepare(g, op, RT_CMP_LESS, d); }
 
-const OpDef op_def_less = {"LESS", op_parse_none, lg_compare_check, prepare, lg_compare_eval, lg_compare_emit, lg_out_numel};
+const OpDef op_def_less = {"LESS", op_parse_none, lg_compare_check, prepare, lg_compare_eval, lg_compare_emit, lg_out_numel, 0};

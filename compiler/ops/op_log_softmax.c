@@ -70,4 +70,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-const OpDef op_def_log_softmax = {"LOG_SOFTMAX", op_parse_none, check, prepare, eval, emit_c, act_numel};
+const OpDef op_def_log_softmax = {"LOG_SOFTMAX", op_parse_none, check, prepare, eval, emit_c, act_numel, 0};

@@ -23,4 +23,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return ir_tensor_numel(&g->tensors[op->out[0]]) * o->filter_h * o->filter_w;
 }
 
-const OpDef op_def_max_pool_2d = {"MAX_POOL_2D", pool_parse, pool_check, pool_prepare, eval, emit_c, macs};
+const OpDef op_def_max_pool_2d = {"MAX_POOL_2D", pool_parse, pool_check, pool_prepare, eval, emit_c, macs, 0};

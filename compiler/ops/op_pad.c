@@ -103,4 +103,4 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     return shape_pad_check(g, op, d);
 }
 
-const OpDef op_def_pad = {"PAD", op_parse_none, check, shape_pad_prepare, eval, shape_pad_emit_c, op_no_macs};
+const OpDef op_def_pad = {"PAD", op_parse_none, check, shape_pad_prepare, eval, shape_pad_emit_c, op_no_macs, 0};

@@ -8,4 +8,4 @@ static int check(Graph *g, IrOp *op, Diag *d) {
 }
 
 const OpDef op_def_padv2 = {"PADV2", op_parse_none, check, shape_pad_prepare, shape_pad_eval, shape_pad_emit_c,
-                            op_no_macs};
+                            op_no_macs, 0};

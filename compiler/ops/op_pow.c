@@ -15,4 +15,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return ew_emit_binary(cg, op, op->params, g->tensors[op->out[0]].dtype == IR_I32 ? "rt_pow_i32" : "rt_pow_f32");
 }
 
-const OpDef op_def_pow = {"POW", op_parse_none, check, ew_binary_prepare, eval, emit_c, ew_out_numel};
+const OpDef op_def_pow = {"POW", op_parse_none, check, ew_binary_prepare, eval, emit_c, ew_out_numel, 0};

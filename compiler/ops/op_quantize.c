@@ -65,4 +65,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
                          g->tensors[op->in[0]].dtype == IR_F32 ? "rt_quantize_f32" : "rt_quantize_requant");
 }
 
-const OpDef op_def_quantize = {"QUANTIZE", op_parse_none, check, prepare, eval, emit_c, ew_out_numel};
+const OpDef op_def_quantize = {"QUANTIZE", op_parse_none, check, prepare, eval, emit_c, ew_out_numel, 0};

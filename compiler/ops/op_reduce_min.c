@@ -27,4 +27,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 
 static int64_t macs(const Graph *g, const IrOp *op) { return ir_tensor_numel(&g->tensors[op->in[0]]); }
 
-const OpDef op_def_reduce_min = {"REDUCE_MIN", reduce_parse, reduce_minmax_check, prepare, eval, emit_c, macs};
+const OpDef op_def_reduce_min = {"REDUCE_MIN", reduce_parse, reduce_minmax_check, prepare, eval, emit_c, macs, 0};

@@ -24,4 +24,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return act_emit_unary(cg, op, op->params, kernel);
 }
 
-const OpDef op_def_relu = {"RELU", op_parse_none, check, prepare, eval, emit_c, act_numel};
+const OpDef op_def_relu = {"RELU", op_parse_none, check, prepare, eval, emit_c, act_numel, 0};

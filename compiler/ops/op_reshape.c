@@ -87,4 +87,4 @@ static int check(Graph *g, IrOp *op, Diag *d) {
 }
 
 const OpDef op_def_reshape = {"RESHAPE", parse, check, shape_flat_prepare, shape_flat_copy_eval, shape_flat_copy_emit,
-                               op_no_macs};
+                               op_no_macs, 0};

@@ -38,4 +38,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 
 static int64_t macs(const Graph *g, const IrOp *op) { return 4 * ir_tensor_numel(&g->tensors[op->out[0]]); }
 
-const OpDef op_def_resize_bilinear = {"RESIZE_BILINEAR", parse, check, resize_prepare, eval, emit_c, macs};
+const OpDef op_def_resize_bilinear = {"RESIZE_BILINEAR", parse, check, resize_prepare, eval, emit_c, macs, 0};

@@ -34,4 +34,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 }
 
 const OpDef op_def_resize_nearest_neighbor = {"RESIZE_NEAREST_NEIGHBOR", parse, check, resize_prepare, eval, emit_c,
-                                              op_no_macs};
+                                              op_no_macs, 0};

@@ -153,4 +153,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 
 static int64_t macs(const Graph *g, const IrOp *op) { return act_numel(g, op); }
 
-const OpDef op_def_softmax = {"SOFTMAX", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_softmax = {"SOFTMAX", parse, check, prepare, eval, emit_c, macs, 0};

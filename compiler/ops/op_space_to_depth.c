@@ -42,4 +42,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-const OpDef op_def_space_to_depth = {"SPACE_TO_DEPTH", parse, check, prepare, eval, emit_c, op_no_macs};
+const OpDef op_def_space_to_depth = {"SPACE_TO_DEPTH", parse, check, prepare, eval, emit_c, op_no_macs, 0};

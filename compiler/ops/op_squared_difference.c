@@ -43,4 +43,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
 }
 
 const OpDef op_def_squared_difference = {"SQUARED_DIFFERENCE", op_parse_none, check, prepare, eval, emit_c,
-                                         ew_out_numel};
+                                         ew_out_numel, 0};

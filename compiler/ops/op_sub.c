@@ -34,4 +34,4 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return ew_emit_binary(cg, op, op->params, kernel);
 }
 
-const OpDef op_def_sub = {"SUB", parse, check, prepare, eval, emit_c, ew_out_numel};
+const OpDef op_def_sub = {"SUB", parse, check, prepare, eval, emit_c, ew_out_numel, 0};

@@ -161,4 +161,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return in->dims[0] * wf->dims[0] * (wf->dims[1] + wt->dims[1]);
 }
 
-const OpDef op_def_svdf = {"SVDF", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_svdf = {"SVDF", parse, check, prepare, eval, emit_c, macs, 0};

@@ -147,4 +147,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return ir_tensor_numel(in) * w->dims[0] * w->dims[1] * w->dims[2];
 }
 
-const OpDef op_def_transpose_conv = {"TRANSPOSE_CONV", parse, check, prepare, eval, emit_c, macs};
+const OpDef op_def_transpose_conv = {"TRANSPOSE_CONV", parse, check, prepare, eval, emit_c, macs, 0};

@@ -395,4 +395,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
 }
 
 const OpDef op_def_unidirectional_sequence_lstm = {"UNIDIRECTIONAL_SEQUENCE_LSTM", parse, check, prepare, eval,
-                                                   emit_c, macs};
+                                                   emit_c, macs, 0};

@@ -111,4 +111,4 @@ static int64_t macs(const Graph *g, const IrOp *op) {
     return 0;
 }
 
-const OpDef op_def_while = {"WHILE", parse, check, prepare, NULL, emit_c, macs};
+const OpDef op_def_while = {"WHILE", parse, check, prepare, NULL, emit_c, macs, 0};
