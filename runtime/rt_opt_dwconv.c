@@ -305,13 +305,16 @@ static inline void dw_perm(const __m512i s[4], __m512i v[4]) {
     v[2] = _mm512_shuffle_i32x4(b, d, 0x88), v[3] = _mm512_shuffle_i32x4(b, d, 0xDD);
 }
 
+/* The lanes of the L-th group of 16 that hold one of n (<= 64) channels. */
+static inline __mmask16 dw_mask16(int32_t n, int32_t L) {
+    const int32_t m = n - 16 * L < 0 ? 0 : n - 16 * L > 16 ? 16 : n - 16 * L;
+    return (__mmask16)((1u << m) - 1u);
+}
+
 /* The n (<= 64) int32 values at src as dw_perm's four natural-order vectors (zero past n). */
 static inline void dw_load4(const int32_t *src, int32_t n, __m512i s[4]) {
     int32_t L;
-    for (L = 0; L < 4; L++) {
-        const int32_t m = n - 16 * L < 0 ? 0 : n - 16 * L > 16 ? 16 : n - 16 * L;
-        s[L] = _mm512_maskz_loadu_epi32((__mmask16)((1u << m) - 1u), (const void *)(src + 16 * L));
-    }
+    for (L = 0; L < 4; L++) s[L] = _mm512_maskz_loadu_epi32(dw_mask16(n, L), (const void *)(src + 16 * L));
 }
 
 /* dw_perm of natural-order vectors nat[] either as they are (C >= 64) or, for `pix` adjacent
@@ -375,19 +378,23 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         for (i = 0; i < 4; i++) wsum[i] = _mm512_setzero_si512();
         for (t = 0; t < taps; t++)
             for (i = 0; i < 4; i++) {
-                const int32_t m = n - 16 * i < 0 ? 0 : n - 16 * i > 16 ? 16 : n - 16 * i;
-                const __m128i f = _mm_maskz_loadu_epi8((__mmask16)((1u << m) - 1u),
-                                                       (const void *)(filter + (int64_t)t * C + c0 + 16 * i));
+                const int8_t *f8 = filter + (int64_t)t * C + c0 + 16 * i;
+                const __m128i f = _mm_maskz_loadu_epi8(dw_mask16(n, i), (const void *)f8);
                 wsum[i] = _mm512_add_epi32(wsum[i], _mm512_cvtepi8_epi32(f));
             }
         for (i = 0; i < 4; i++)
             nat[0][i] = _mm512_add_epi32(nat[0][i], _mm512_mullo_epi32(wsum[i], _mm512_set1_epi32(p->in_offset - 128)));
         dw_load4(p->mult + c0, n, nat[1]);
         dw_load4(p->shift + c0, n, nat[2]);
-        dw_perm_rep(nat[0], C, 1, vb), dw_perm_rep(nat[1], C, 1, vm), dw_perm_rep(nat[2], C, 1, vs);
-        dw_perm_rep(nat[0], C, pix, vbt), dw_perm_rep(nat[1], C, pix, vmt), dw_perm_rep(nat[2], C, pix, vst);
-        for (i = 0; i < 4; i++)
-            kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset), kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset);
+        dw_perm_rep(nat[1], C, 1, vm), dw_perm_rep(nat[2], C, 1, vs);
+        dw_perm_rep(nat[0], C, 1, vb);
+        for (i = 0; i < 4; i++) kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset);
+        if (pix > 1) { /* the constants of `pix` adjacent pixels of C channels in one vector */
+            dw_perm_rep(nat[1], C, pix, vmt), dw_perm_rep(nat[2], C, pix, vst);
+            dw_perm_rep(nat[0], C, pix, vbt);
+            for (i = 0; i < 4; i++) kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset);
+        } else /* unused then; copied, not recomputed, so nothing is read uninitialized */
+            for (i = 0; i < 4; i++) vbt[i] = vb[i], kqt[i] = kq[i];
         for (r = r0; r < r1; r++) {
             int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
             const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + c0;
