@@ -43,6 +43,8 @@ static int resolve(const IrOp *op, int n, int64_t *dims, int64_t numel, const ch
             unknown = i;
         } else if (dims[i] < 0) {
             return op_error(d, op, "%s has negative dimension %lld", what, (long long)dims[i]);
+        } else if (dims[i] != 0 && known > INT64_MAX / dims[i]) {
+            return op_error(d, op, "%s: the product of its dimensions overflows", what);
         } else {
             known *= dims[i];
         }

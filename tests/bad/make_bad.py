@@ -381,6 +381,16 @@ def main():
     case("wrong_input_count.tflite", mutated(add_model, lambda m: setattr(op0(m), "inputs", [0])),
          "operator 0 (ADD): expected 2 inputs, got 1", inspect_rc=0)
 
+    def reshape_model():
+        """y = RESHAPE(x) to new_shape [2^30, 2^30, 2^30, -1]: the known dimensions' product overflows 64 bits."""
+        o = S.ReshapeOptionsT()
+        o.newShape = [1 << 30, 1 << 30, 1 << 30, -1]
+        tensors = [tensor("x", [1, 4]), tensor("y", [1, 4])]
+        ops = [operator(0, [0], [1], S.BuiltinOptions.ReshapeOptions, o)]
+        return model(tensors, ops, [opcode(OP.RESHAPE)], [buffer()], [0], [1])
+    case("reshape_shape_overflow.tflite", pack(reshape_model()),
+         "operator 0 (RESHAPE): new_shape: the product of its dimensions overflows", inspect_rc=0)
+
     # Unsupported operators (and ops failing their checks, above): inspect lists them and exits 0;
     # compiling fails.
     case("custom_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.CUSTOM, "MyFancyOp")])),
