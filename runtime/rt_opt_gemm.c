@@ -206,40 +206,80 @@ RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const
     }
 }
 
-#define MR_512_1 14
-/* A lone last panel (nr <= 16 columns): 14 rows x 1 zmm, so no second
- * panel is computed only to be thrown away (convolutions with 16 or fewer
- * output channels would run at half the FMA rate). */
+#define MR_512_1 12
+/* A lone last panel (nr <= 16 columns), so no second panel is computed only
+ * to be thrown away. With one B vector per k, a broadcast of A per FMA would
+ * make the loads, not the FMAs, the limit (convolutions with 16 or fewer
+ * output channels ran at ~70% of peak); so K is taken in pairs: one 8-byte
+ * broadcast of A[r][k..k+1] feeds two FMAs against the panel's rows k and
+ * k+1 interleaved in registers (lo: columns 0-7, hi: 8-15, even lanes k, odd
+ * lanes k+1), and the two halves of each column's sum are added at the end.
+ * 12 rows x 2 zmm; an odd last k updates the even lanes only (masked, so a
+ * non-finite A never meets a zero). One row (GEMV): as ukr_f32_512. */
 RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
                                  const float *b, const float *bias, float lo, float hi, float *c, int32_t ldc,
                                  int32_t nr) {
     const float *ar[MR_512_1];
-    __m512 acc[MR_512_1], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    __m512 acc[MR_512_1][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    const __m512i ilo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i ihi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
     __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     int32_t kk, r, sg;
-    for (r = 0; r < R; r++) acc[r] = _mm512_loadu_ps(bias);
+    if (R == 1) {
+        __m512 a0 = _mm512_loadu_ps(bias);
+        for (sg = 0; sg < nseg; sg++) {
+            const float *p0 = b + (int64_t)sg * seg * NR, *x = ap[sg];
+            __m512 e = _mm512_setzero_ps(), f = e, g = e;
+            for (kk = 0; kk + 4 <= seg; kk += 4) { /* four partial sums, as in ukr_f32_512 */
+                const float *q = p0 + (int64_t)kk * NR;
+                a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q), _mm512_set1_ps(x[kk]), a0);
+                e = _mm512_fmadd_ps(_mm512_loadu_ps(q + NR), _mm512_set1_ps(x[kk + 1]), e);
+                f = _mm512_fmadd_ps(_mm512_loadu_ps(q + 2 * NR), _mm512_set1_ps(x[kk + 2]), f);
+                g = _mm512_fmadd_ps(_mm512_loadu_ps(q + 3 * NR), _mm512_set1_ps(x[kk + 3]), g);
+            }
+            a0 = _mm512_add_ps(a0, _mm512_add_ps(e, _mm512_add_ps(f, g)));
+            for (; kk < seg; kk++) a0 = _mm512_fmadd_ps(_mm512_loadu_ps(p0 + (int64_t)kk * NR), _mm512_set1_ps(x[kk]), a0);
+        }
+        if (mr > 0) _mm512_mask_storeu_ps(c, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, a0)));
+        return;
+    }
+    {
+        const __m512 bv = _mm512_loadu_ps(bias), z = _mm512_setzero_ps();
+        const __m512 b0 = _mm512_permutex2var_ps(bv, ilo, z), b1 = _mm512_permutex2var_ps(bv, ihi, z);
+        for (r = 0; r < R; r++) acc[r][0] = b0, acc[r][1] = b1;
+    }
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b + (int64_t)sg * seg * NR;
         for (r = 0; r < R; r++) ar[r] = ap[(r < mr ? r : 0) * nseg + sg];
-        kk = 0;
-        if (R == 1) { /* GEMV: four partial sums, as in ukr_f32_512 */
-            __m512 e = _mm512_setzero_ps(), f = e, g = e;
-            for (; kk + 4 <= seg; kk += 4) {
-                const float *q = p0 + (int64_t)kk * NR;
-                acc[0] = _mm512_fmadd_ps(_mm512_loadu_ps(q), _mm512_set1_ps(ar[0][kk]), acc[0]);
-                e = _mm512_fmadd_ps(_mm512_loadu_ps(q + NR), _mm512_set1_ps(ar[0][kk + 1]), e);
-                f = _mm512_fmadd_ps(_mm512_loadu_ps(q + 2 * NR), _mm512_set1_ps(ar[0][kk + 2]), f);
-                g = _mm512_fmadd_ps(_mm512_loadu_ps(q + 3 * NR), _mm512_set1_ps(ar[0][kk + 3]), g);
+        for (kk = 0; kk + 2 <= seg; kk += 2) {
+            const __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(p0 + (int64_t)(kk + 1) * NR);
+            const __m512 blo = _mm512_permutex2var_ps(x0, ilo, x1), bhi = _mm512_permutex2var_ps(x0, ihi, x1);
+            for (r = 0; r < R; r++) {
+                /* A[r][kk], A[r][kk+1] in every lane pair (loadl: an unaligned, aliasing-safe 8-byte load) */
+                __m512 s = _mm512_castsi512_ps(_mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(ar[r] + kk))));
+                acc[r][0] = _mm512_fmadd_ps(blo, s, acc[r][0]);
+                acc[r][1] = _mm512_fmadd_ps(bhi, s, acc[r][1]);
             }
-            acc[0] = _mm512_add_ps(acc[0], _mm512_add_ps(e, _mm512_add_ps(f, g)));
         }
-        for (; kk < seg; kk++) {
-            __m512 x = _mm512_loadu_ps(p0 + (int64_t)kk * NR);
-            for (r = 0; r < R; r++) acc[r] = _mm512_fmadd_ps(x, _mm512_set1_ps(ar[r][kk]), acc[r]);
+        if (kk < seg) {
+            const __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR);
+            const __m512 blo = _mm512_permutexvar_ps(ilo, x0), bhi = _mm512_permutexvar_ps(_mm512_and_si512(ihi, _mm512_set1_epi32(15)), x0);
+            for (r = 0; r < R; r++) {
+                __m512 s = _mm512_set1_ps(ar[r][kk]);
+                acc[r][0] = _mm512_mask3_fmadd_ps(blo, s, acc[r][0], (__mmask16)0x5555);
+                acc[r][1] = _mm512_mask3_fmadd_ps(bhi, s, acc[r][1], (__mmask16)0x5555);
+            }
         }
     }
-    for (r = 0; r < mr && r < R; r++)
-        _mm512_mask_storeu_ps(c + (int64_t)r * ldc, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, acc[r])));
+    {
+        const __m512i iev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+        const __m512i iod = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+        for (r = 0; r < mr && r < R; r++) {
+            __m512 v = _mm512_add_ps(_mm512_permutex2var_ps(acc[r][0], iev, acc[r][1]),
+                                     _mm512_permutex2var_ps(acc[r][0], iod, acc[r][1]));
+            _mm512_mask_storeu_ps(c + (int64_t)r * ldc, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
+        }
+    }
 }
 
 /* The kernels with the row count fixed (few rows, GEMV above all, do not pay for a full tile). */
@@ -257,7 +297,7 @@ RT_OPT_UKR_ROWS(1)
 RT_OPT_UKR_ROWS(2)
 RT_OPT_UKR_ROWS(4)
 RT_OPT_UKR_ROWS(8)
-static void ukr1_14(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
+static void ukr1_12(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     (void)b1;
     ukr_f32_512_1(MR_512_1, nseg, seg, ap, mr, b0, bias, lo, hi, c, ldc, nr);
@@ -265,13 +305,13 @@ static void ukr1_14(int32_t nseg, int32_t seg, const float *const *ap, int32_t m
 typedef void (*ukr_fn)(int32_t, int32_t, const float *const *, int32_t, const float *, const float *, const float *,
                        float, float, float *, int32_t, int32_t);
 
-/* The kernel for rr rows: two panels (8 rows at most) or a lone one (14 rows at most). */
+/* The kernel for rr rows: two panels (8 rows at most) or a lone one (12 rows at most). */
 static ukr_fn pick_ukr(int32_t rr, int lone) {
     if (rr <= 1) return lone ? ukr1_1 : ukr2_1;
     if (rr <= 2) return lone ? ukr1_2 : ukr2_2;
     if (rr <= 4) return lone ? ukr1_4 : ukr2_4;
     if (rr <= 8) return lone ? ukr1_8 : ukr2_8;
-    return ukr1_14;
+    return ukr1_12;
 }
 
 /* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
@@ -392,11 +432,22 @@ static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
     const int64_t rstep = (int64_t)p->dil_h * inw * inc;
     for (r = 0; r < rows; r++) {
         int32_t x0 = ox * p->stride_w - p->pad_w, inside = x0 >= 0 && x0 + fw <= inw, y0 = oy * p->stride_h - p->pad_h;
-        if (inside && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h) { /* the whole patch inside: most rows */
-            const float **t = tab + (int64_t)r * fh;
-            int64_t off = ((int64_t)y0 * inw + x0) * inc;
-            for (fy = 0; fy < fh; fy++, off += rstep) t[fy] = in + off;
-            if (++ox == p->out_w) ox = 0, oy++;
+        if (inside && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h) {
+            /* the whole patch inside (most rows): the run of such patches along this output row at once,
+             * each stride_w pixels after the last */
+            int32_t q, n = (inw - fw + p->pad_w) / p->stride_w - ox + 1;
+            const float *base = in + ((int64_t)y0 * inw + x0) * inc, **t = tab + (int64_t)r * fh;
+            const int64_t sx = (int64_t)p->stride_w * inc;
+            n = n < p->out_w - ox ? n : p->out_w - ox;
+            n = n < rows - r ? n : rows - r;
+            if (fh == 3)
+                for (q = 0; q < n; q++, base += sx, t += 3) t[0] = base, t[1] = base + rstep, t[2] = base + 2 * rstep;
+            else
+                for (q = 0; q < n; q++, base += sx, t += fh)
+                    for (fy = 0; fy < fh; fy++) t[fy] = base + fy * rstep;
+            r += n - 1;
+            ox += n;
+            if (ox == p->out_w) ox = 0, oy++;
             continue;
         }
         for (fy = 0; fy < fh; fy++) {
