@@ -184,16 +184,30 @@ static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const
  * group masked), and also for a single input channel with a depth
  * multiplier (the image's first layer: each tap's one input value is
  * broadcast to all output channels). */
+/* acc += x * w per 32-bit lane, for x and w in the lanes' low 16 bits and w's high 16 bits zero. */
+#if defined(__AVX512VNNI__)
+#define DW16_MAC(acc, x, w) ((acc) = _mm512_dpwssd_epi32((acc), (x), (w)))
+#else
+#define DW16_MAC(acc, x, w) ((acc) = _mm512_add_epi32((acc), _mm512_madd_epi16((x), (w))))
+#endif
 static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                     int8_t *out, int32_t r0, int32_t r1) {
     const int32_t C = p->in_c * p->depth_mult, taps = p->filter_h * p->filter_w, bcast = p->in_c == 1 && C > 1;
     const int fast3 = p->filter_h == 3 && p->filter_w == 3 && p->dil_h == 1 && p->dil_w == 1, pair = fast3 && C == 8;
-    __m512i w2[9], vb2 = _mm512_setzero_si512(), vm2 = vb2, vs2 = vb2;
+    __m512i w2[9], w16[9], vb2 = _mm512_setzero_si512(), vm2 = vb2, vs2 = vb2, vbf = vb2;
     rq16 kq, kq2;
     const __m512i off = _mm512_set1_epi32(p->in_offset), oo = _mm512_set1_epi32(p->out_offset);
     const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
     __m512i w[25];
     int32_t c0, r, ox, fy, fx, t;
+    for (t = 0; t < 9; t++) w2[t] = w16[t] = vb2; /* set below where used (gcc cannot tell) */
+    /* One input channel, two pixels per vector: tap fx of the first pixel is byte fx of the filter row's
+     * input, of the second byte stride_w + fx; bidx picks them (lanes 0-7, 8-15) from one load. */
+    const int bsel = pair && bcast && p->stride_w <= 13;
+    const __mmask16 bload = (__mmask16)(bsel ? (1u << (p->stride_w + 3)) - 1 : 0);
+    __m512i bidx[3];
+    for (t = 0; t < 3; t++)
+        bidx[t] = _mm512_mask_blend_epi32(0xFF00, _mm512_set1_epi32(t), _mm512_set1_epi32(t + (bsel ? p->stride_w : 0)));
     for (c0 = 0; c0 < C; c0 += 16) {
         const __mmask16 k = (__mmask16)(C - c0 >= 16 ? 0xFFFF : (1u << (C - c0)) - 1);
         __m512i vb = bias ? _mm512_maskz_loadu_epi32(k, (const void *)(bias + c0)) : _mm512_setzero_si512();
@@ -201,10 +215,21 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
         __m512i vs = _mm512_maskz_loadu_epi32(k, (const void *)(p->shift + c0));
         for (t = 0; t < taps; t++)
             w[t] = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const void *)(filter + (int64_t)t * C + c0)));
-        if (pair) { /* the 8 channels' constants in both halves */
-            for (t = 0; t < 9; t++) w2[t] = _mm512_shuffle_i64x2(w[t], w[t], 0x44);
-            vb2 = _mm512_shuffle_i64x2(vb, vb, 0x44), vm2 = _mm512_shuffle_i64x2(vm, vm, 0x44);
-            vs2 = _mm512_shuffle_i64x2(vs, vs, 0x44);
+        if (fast3) {
+            /* Interior 3x3 patches: sum (x + off) * w = sum x * w + off * sum w, so the input offset goes
+             * into the bias (exact: wrapping int32 arithmetic is a ring) and each tap is one 16-bit
+             * multiply-add of x (low half; its sign bits in the high half meet w16's zero) with w16. */
+            __m512i ws = _mm512_setzero_si512();
+            for (t = 0; t < 9; t++) {
+                ws = _mm512_add_epi32(ws, w[t]);
+                w16[t] = _mm512_and_si512(w[t], _mm512_set1_epi32(0xFFFF));
+            }
+            vbf = _mm512_add_epi32(vb, _mm512_mullo_epi32(ws, off));
+            if (pair) { /* the 8 channels' constants in both halves */
+                for (t = 0; t < 9; t++) w2[t] = _mm512_shuffle_i64x2(w16[t], w16[t], 0x44);
+                vb2 = _mm512_shuffle_i64x2(vbf, vbf, 0x44), vm2 = _mm512_shuffle_i64x2(vm, vm, 0x44);
+                vs2 = _mm512_shuffle_i64x2(vs, vs, 0x44);
+            }
         }
         kq = rq16_prepare(vm, vs), kq2 = rq16_prepare(vm2, vs2);
         for (r = r0; r < r1; r++) {
@@ -218,19 +243,28 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                     const int8_t *pa = in + (((int64_t)b * p->in_h + y0) * p->in_w + x0) * p->in_c;
                     const int8_t *pb = pa + (int64_t)p->stride_w * p->in_c;
                     const int64_t rs = (int64_t)p->in_w * p->in_c, cs = p->in_c;
-#define DW16_TAP2(t, o)                                                                                             \
-    acc = _mm512_add_epi32(                                                                                         \
-        acc, _mm512_mullo_epi32(                                                                                    \
-                 _mm512_add_epi32(bcast ? _mm512_mask_blend_epi32(0xFF00, _mm512_set1_epi32(pa[o]), _mm512_set1_epi32(pb[o])) \
-                                        : _mm512_cvtepi8_epi32(_mm_unpacklo_epi64(                          \
-                                              _mm_loadl_epi64((const __m128i *)(const void *)(pa + (o))),   \
-                                              _mm_loadl_epi64((const __m128i *)(const void *)(pb + (o))))), \
-                                  off),                                                                     \
-                 w2[t]))
+                    const int adj = !bcast && p->stride_w == 1; /* the two pixels' 8 bytes are adjacent */
+#define DW16_TAP2(t, o)                                                                                               \
+    DW16_MAC(acc,                                                                                                     \
+             bcast ? _mm512_mask_blend_epi32(0xFF00, _mm512_set1_epi32(pa[o]), _mm512_set1_epi32(pb[o]))              \
+                   : _mm512_cvtepi8_epi32(adj ? _mm_loadu_si128((const __m128i *)(const void *)(pa + (o)))            \
+                                              : _mm_unpacklo_epi64(                                                   \
+                                                    _mm_loadl_epi64((const __m128i *)(const void *)(pa + (o))),       \
+                                                    _mm_loadl_epi64((const __m128i *)(const void *)(pb + (o))))),     \
+             w2[t])
                     acc = vb2;
-                    DW16_TAP2(0, 0); DW16_TAP2(1, cs); DW16_TAP2(2, 2 * cs);
-                    DW16_TAP2(3, rs); DW16_TAP2(4, rs + cs); DW16_TAP2(5, rs + 2 * cs);
-                    DW16_TAP2(6, 2 * rs); DW16_TAP2(7, 2 * rs + cs); DW16_TAP2(8, 2 * rs + 2 * cs);
+                    if (bsel) { /* one input channel: a filter row's taps of both pixels from one load */
+                        for (fy = 0; fy < 3; fy++) {
+                            const __m512i rv = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(bload, (const void *)(pa + fy * rs)));
+                            DW16_MAC(acc, _mm512_permutexvar_epi32(bidx[0], rv), w2[3 * fy]);
+                            DW16_MAC(acc, _mm512_permutexvar_epi32(bidx[1], rv), w2[3 * fy + 1]);
+                            DW16_MAC(acc, _mm512_permutexvar_epi32(bidx[2], rv), w2[3 * fy + 2]);
+                        }
+                    } else {
+                        DW16_TAP2(0, 0); DW16_TAP2(1, cs); DW16_TAP2(2, 2 * cs);
+                        DW16_TAP2(3, rs); DW16_TAP2(4, rs + cs); DW16_TAP2(5, rs + 2 * cs);
+                        DW16_TAP2(6, 2 * rs); DW16_TAP2(7, 2 * rs + cs); DW16_TAP2(8, 2 * rs + 2 * cs);
+                    }
 #undef DW16_TAP2
                     acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq2), oo), lo), hi);
                     _mm_storeu_si128((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
@@ -243,10 +277,9 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                     const int8_t *px = in + (((int64_t)b * p->in_h + y0) * p->in_w + x0) * p->in_c + (bcast ? 0 : c0);
                     const int64_t rs = (int64_t)p->in_w * p->in_c, cs = p->in_c;
 #define DW16_TAP(t, o)                                                                                              \
-    acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(bcast ? _mm512_set1_epi32(px[o])              \
-                                                                          : _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const void *)(px + (o)))), \
-                                                                    off),                                         \
-                                                   w[t]))
+    DW16_MAC(acc, bcast ? _mm512_set1_epi32(px[o]) : _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, (const void *)(px + (o)))), \
+             w16[t])
+                    acc = vbf;
                     DW16_TAP(0, 0); DW16_TAP(1, cs); DW16_TAP(2, 2 * cs);
                     DW16_TAP(3, rs); DW16_TAP(4, rs + cs); DW16_TAP(5, rs + 2 * cs);
                     DW16_TAP(6, 2 * rs); DW16_TAP(7, 2 * rs + cs); DW16_TAP(8, 2 * rs + 2 * cs);
