@@ -278,9 +278,34 @@ static inline void run_bf16(uint16_t *d, const float *s, int32_t n) {
 #define RUN_BF16(d, s, n) run_bf16((d), (s), (n))
 
 /* Patch rows m0..m0+rows of image `in` as bf16 pairs (rows of (K + 1) / 2 words, an odd K's last half 0). */
-static void im2col_bf16(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst) {
+static void im2col_bf16_rows(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst) {
     const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
     IM2COL(float, uint16_t, (uint16_t)0, RUN_BF16);
+}
+
+/* im2col_bf16_rows with the rows whose patch lies inside the image (most of them) converted as filter_h
+ * runs of filter_w * in_c values without IM2COL's per-row and per-tap bounds work (which took half of the
+ * time of a 16-channel 3x3 convolution). */
+static void im2col_bf16(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, inc = p->in_c, fh = p->filter_h, fw = p->filter_w;
+    const int32_t run = fw * inc;
+    const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
+    int32_t r, fy, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    if (p->dil_w != 1) {
+        im2col_bf16_rows(p, in, m0, rows, dst);
+        return;
+    }
+    for (r = 0; r < rows; r++) {
+        const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+        uint16_t *d = dst + (int64_t)r * ldd;
+        if (y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
+            const float *src = in + (int64_t)y0 * rs + (int64_t)x0 * inc;
+            for (fy = 0; fy < fh; fy++, src += step) run_bf16(d + (int64_t)fy * run, src, run);
+            if (ldd > kdim) d[kdim] = 0;
+        } else
+            im2col_bf16_rows(p, in, m0 + r, 1, d);
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
 }
 #endif
 

@@ -637,10 +637,14 @@ static void test_fc_half(void) {
  * kernel) against rt_conv_2d_half, on one thread, split over tasks, and with a fused residual ADD. */
 static void test_conv_half(void) {
     char msg[200];
-    for (int t = 0; t < 30; t++) {
+    for (int t = 0; t < 60; t++) {
         rt_conv_params p;
         if (!rnd_conv(&p, t)) continue;
         p.half_type = t % 2 ? RT_F16 : RT_BF16;
+        if (t % 8 == 2 && p.filter_h > 1) { /* bf16 patches inside a taller image, rows dilated: im2col_bf16's fast path */
+            p.dil_h = 2, p.in_h = rnd_in(p.filter_h * 2 + 1, 12);
+            p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
+        }
         p.act_min = -1.5f, p.act_max = 2.0f;
         int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = t % 3 ? 48 : 16;
         int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
