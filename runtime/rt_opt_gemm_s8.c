@@ -200,30 +200,81 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #undef S8_STORE2
 }
 
-/* 16 rows x one panel (a lone last panel, or N <= 16): per quad of K, 1 load
- * of 64 bytes, 16 broadcasts and 16 vpdpbusd. */
-static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
-                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+/* R <= 12 rows x one panel (a lone last panel, or N <= 16). One B vector per
+ * quad of K against a broadcast of A per vpdpbusd made the loads the limit,
+ * so the quads go two at a time: one 8-byte broadcast of A feeds two vpdpbusd
+ * against the panel's quad rows kk and kk + 1 interleaved in registers (lo:
+ * columns 0-7, hi: 8-15; even lanes quad kk, odd lanes kk + 1), and the two
+ * int32 halves of each column's sum are added (exactly) before the
+ * requantization. An odd last quad meets zeros in the odd lanes. */
+#define RT_R12(X) RT_R8(X) X(8) X(9) X(10) X(11)
+RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
+                             const int8_t *b0, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    const __m512i ilo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i ihi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i bl = _mm512_permutex2var_epi32(q->bias, ilo, z), bh = _mm512_permutex2var_epi32(q->bias, ihi, z);
     int32_t kk;
 #define S8_DECL1(r)                                                                                                 \
     const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
-    __m512i c##r = q->bias;
-    RT_R16(S8_DECL1)
-    for (kk = 0; kk < kq; kk++) {
+    __m512i c##r##l = bl, c##r##h = bh;
+    RT_R12(S8_DECL1)
+    for (kk = 0; kk + 2 <= kq; kk += 2) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        const __m512i x1 = _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + 1) * 4 * NR));
+        const __m512i xl = _mm512_permutex2var_epi32(x0, ilo, x1), xh = _mm512_permutex2var_epi32(x0, ihi, x1);
 #define S8_STEP1(r)                                                                                                 \
-    {                                                                                                               \
-        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
-        RT_DPBUSD(c##r, va, x0);                                                                                    \
+    if ((r) < R) {                                                                                                  \
+        const __m512i va = _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a##r + 4 * kk))); \
+        RT_DPBUSD(c##r##l, va, xl);                                                                                 \
+        RT_DPBUSD(c##r##h, va, xh);                                                                                 \
     }
-        RT_R16(S8_STEP1)
-    }
-#define S8_STORE1(r)                                                                                                \
-    if ((r) < mr) q_store16(p, q, c##r, c + (int64_t)(r) * p->ldc + q->col);
-    RT_R16(S8_STORE1)
-#undef S8_DECL1
+        RT_R12(S8_STEP1)
 #undef S8_STEP1
+    }
+    if (kk < kq) {
+        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
+        const __m512i xl = _mm512_maskz_permutexvar_epi32((__mmask16)0x5555, ilo, x0);
+        const __m512i xh = _mm512_maskz_permutexvar_epi32((__mmask16)0x5555, _mm512_and_si512(ihi, _mm512_set1_epi32(15)), x0);
+#define S8_STEP1(r)                                                                                                 \
+    if ((r) < R) {                                                                                                  \
+        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        RT_DPBUSD(c##r##l, va, xl);                                                                                 \
+        RT_DPBUSD(c##r##h, va, xh);                                                                                 \
+    }
+        RT_R12(S8_STEP1)
+#undef S8_STEP1
+    }
+    {
+        const __m512i iev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+        const __m512i iod = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+#define S8_STORE1(r)                                                                                                \
+    if ((r) < R && (r) < mr)                                                                                        \
+        q_store16(p, q, _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                         \
+                                         _mm512_permutex2var_epi32(c##r##l, iod, c##r##h)),                         \
+                  c + (int64_t)(r) * p->ldc + q->col);
+        RT_R12(S8_STORE1)
+    }
+#undef S8_DECL1
 #undef S8_STORE1
+}
+#define MR_S8_1 12
+static void ukr_s8_q1_12(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                         const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    ukr_s8_p1(12, kq, a, lda, mr, b0, p, q, c);
+}
+static void ukr_s8_q1_8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                        const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    ukr_s8_p1(8, kq, a, lda, mr, b0, p, q, c);
+}
+static void ukr_s8_q1_4(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                        const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    ukr_s8_p1(4, kq, a, lda, mr, b0, p, q, c);
+}
+/* The lone-panel kernel for mr rows: the smallest of 4, 8 or 12 rows that holds them. */
+static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    (mr <= 4 ? ukr_s8_q1_4 : mr <= 8 ? ukr_s8_q1_8 : ukr_s8_q1_12)(kq, a, lda, mr, b0, p, q, c);
 }
 
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
@@ -339,8 +390,8 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
             panel_q_init(p, bias, j * NR, &q[0]);
             if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
             if (halves == 1)
-                for (i = m16; i < m; i += 2 * MR_S8)
-                    ukr_s8_q1(kq, a8 + (int64_t)i * lda8, lda8, m - i < 2 * MR_S8 ? m - i : 2 * MR_S8, b0, p, q,
+                for (i = m16; i < m; i += MR_S8_1)
+                    ukr_s8_q1(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8_1 ? m - i : MR_S8_1, b0, p, q,
                               c + (int64_t)i * p->ldc);
             else
                 for (i = m16; i < m; i += MR_S8)
