@@ -392,7 +392,8 @@ void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *pac
                    const mpcc_parallel *par) {
     rt_opt_gemm_job j = {p, a, packed_b, bias, c, NULL, 1, 0, 0};
     int32_t tasks = par && par->run && par->threads > 1 ? par->threads : 1;
-    j.by_rows = p->m >= 16 * tasks;
+    /* by rows, each task reads all the weights; by columns, all of A: split the bigger one */
+    j.by_rows = p->m >= 16 * tasks && p->m >= p->n;
     if (j.by_rows) j.step = ((p->m + tasks - 1) / tasks + 7) / 8 * 8; /* whole 8-row tiles */
     else j.step = ((p->n + tasks - 1) / tasks + 2 * NR - 1) / (2 * NR) * (2 * NR); /* whole panel pairs */
     j.tasks = ((j.by_rows ? p->m : p->n) + j.step - 1) / j.step;
@@ -533,6 +534,15 @@ void rt_opt_conv_f32(const rt_opt_conv_params *p, const float *in_all, const flo
                      float *out_all, void *scratch, const rt_opt_post_add *post, const float *other,
                      const mpcc_parallel *par) {
     int32_t mimg = p->out_h * p->out_w;
+    if (p->direct && !post && (int64_t)p->batches * mimg < p->gemm.n) {
+        /* a 1x1 convolution with fewer pixels than output channels (the last layers of a CNN) is an FC whose
+         * weights outweigh its input: rt_opt_fc_f32 splits it between threads by columns */
+        rt_opt_gemm_params g = p->gemm;
+        g.m = p->batches * mimg;
+        g.lda = p->in_c;
+        rt_opt_fc_f32(&g, in_all, packed_b, bias, out_all, par);
+        return;
+    }
     rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_f32_task,
                     p->direct ? (post ? 60 : mimg) : p->rows, RT_F32, par);
 }
