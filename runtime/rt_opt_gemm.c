@@ -221,8 +221,8 @@ RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, con
                                  int32_t nr) {
     const float *ar[MR_512_1];
     __m512 acc[MR_512_1][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-    const __m512i ilo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-    const __m512i ihi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512i ilo = rt_zip_lo();
+    const __m512i ihi = rt_zip_hi();
     __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     int32_t kk, r, sg;
     if (R == 1) {
@@ -272,8 +272,8 @@ RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, con
         }
     }
     {
-        const __m512i iev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-        const __m512i iod = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+        const __m512i iev = rt_unzip_even();
+        const __m512i iod = rt_unzip_odd();
         for (r = 0; r < mr && r < R; r++) {
             __m512 v = _mm512_add_ps(_mm512_permutex2var_ps(acc[r][0], iev, acc[r][1]),
                                      _mm512_permutex2var_ps(acc[r][0], iod, acc[r][1]));

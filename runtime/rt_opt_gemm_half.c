@@ -108,8 +108,7 @@ static inline __m512 wide16(__m256i h, int32_t type) {
  * k1 columns by two permutes. No widened copy of the weights, so no per-block widening pass. */
 static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const uint16_t *b0, const uint16_t *b1,
                      const float *bias, int32_t type, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512i even = rt_unzip_even(), odd = rt_unzip_odd();
     __m512 acc[WIDE_MR][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), w[2][2];
     const float *ar[WIDE_MR];
     int32_t kk, r, q, pairs = k / 2;

@@ -210,8 +210,8 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #define RT_R12(X) RT_R8(X) X(8) X(9) X(10) X(11)
 RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
                              const int8_t *b0, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    const __m512i ilo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-    const __m512i ihi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512i ilo = rt_zip_lo();
+    const __m512i ihi = rt_zip_hi();
     const __m512i z = _mm512_setzero_si512();
     const __m512i bl = _mm512_permutex2var_epi32(q->bias, ilo, z), bh = _mm512_permutex2var_epi32(q->bias, ihi, z);
     int32_t kk;
@@ -246,8 +246,8 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int3
 #undef S8_STEP1
     }
     {
-        const __m512i iev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-        const __m512i iod = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+        const __m512i iev = rt_unzip_even();
+        const __m512i iod = rt_unzip_odd();
 #define S8_STORE1(r)                                                                                                \
     if ((r) < R && (r) < mr)                                                                                        \
         q_store16(p, q, _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                         \

@@ -78,6 +78,21 @@ static inline float rt_opt_erfcf(float z) {
 #include <immintrin.h>
 #define RT_OPT_AVX2 1
 
+#if defined(__AVX512F__)
+/* Lane indices of the K-pair micro-kernels (rt_opt_gemm*.c) for _mm512_permutex2var_*(x0, idx, x1): the
+ * first (rt_zip_lo) or last (rt_zip_hi) 8 lanes of x0 and x1 interleaved, x0[i] x1[i] x0[i+1] ...; and
+ * the even (rt_unzip_even) or odd lanes of x0 then of x1, which undo the zip: a kernel that accumulated
+ * zipped panel rows adds the even and odd lanes of its two accumulators to get each column's sum. */
+static inline __m512i rt_zip_lo(void) { return _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0); }
+static inline __m512i rt_zip_hi(void) {
+    return _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+}
+static inline __m512i rt_unzip_even(void) {
+    return _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+}
+static inline __m512i rt_unzip_odd(void) { return _mm512_add_epi32(rt_unzip_even(), _mm512_set1_epi32(1)); }
+#endif
+
 /* Arithmetic right shift of 64-bit lanes by per-lane counts (AVX2 has only
  * the logical one): flip negatives, shift, flip back. */
 static inline __m256i sra64(__m256i t, __m256i count) {
