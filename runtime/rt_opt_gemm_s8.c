@@ -131,8 +131,6 @@ static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
     defined(RT_OPT_AVX2)
 #define RT_OPT_S8_VNNI 1
 #define MR_S8 8
-/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
- * 8 broadcasts and 16 vpdpbusd into 16 zmm accumulators. */
 /* One panel's requantization constants, loaded and prepared once per panel pair. */
 typedef struct panel_q {
     __m512i bias, m, s;
@@ -169,20 +167,34 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
                                       clamp16_i8(v, p->act_qmin, p->act_qmax));
 }
 
-/* 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
- * 8 broadcasts and 16 vpdpbusd; rows past mr repeat row 0 and are not stored. */
-static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
-                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    int32_t kk;
+/* R <= 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored.
+ * One row (GEMV) takes even and odd quads into separate accumulators, so the
+ * vpdpbusd do not all wait on each other. */
+RT_OPT_INLINE void ukr_s8_p2(const int32_t R, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
+                             const int8_t *b0, const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q,
+                             int8_t *c) {
+    int32_t kk = 0;
 #define S8_DECL2(r)                                                                                                 \
     const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
     __m512i c##r##0 = q[0].bias, c##r##1 = q[1].bias;
     RT_R8(S8_DECL2)
-    for (kk = 0; kk < kq; kk++) {
+    if (R == 1) {
+        __m512i d0 = _mm512_setzero_si512(), d1 = d0;
+        for (; kk + 2 <= kq; kk += 2) {
+            const __m512i va = bcast4(a0 + 4 * kk), vb = bcast4(a0 + 4 * kk + 4);
+            RT_DPBUSD(c00, va, _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR)));
+            RT_DPBUSD(c01, va, _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR)));
+            RT_DPBUSD(d0, vb, _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + 1) * 4 * NR)));
+            RT_DPBUSD(d1, vb, _mm512_loadu_si512((const void *)(b1 + (int64_t)(kk + 1) * 4 * NR)));
+        }
+        c00 = _mm512_add_epi32(c00, d0), c01 = _mm512_add_epi32(c01, d1);
+    }
+    for (; kk < kq; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
         const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
 #define S8_STEP2(r)                                                                                                 \
-    {                                                                                                               \
+    if ((r) < R) {                                                                                                  \
         const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
         RT_DPBUSD(c##r##0, va, x0);                                                                                 \
         RT_DPBUSD(c##r##1, va, x1);                                                                                 \
@@ -190,7 +202,7 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
         RT_R8(S8_STEP2)
     }
 #define S8_STORE2(r)                                                                                                \
-    if ((r) < mr) {                                                                                                 \
+    if ((r) < R && (r) < mr) {                                                                                      \
         q_store16(p, &q[0], c##r##0, c + (int64_t)(r) * p->ldc + q[0].col);                                         \
         q_store16(p, &q[1], c##r##1, c + (int64_t)(r) * p->ldc + q[1].col);                                         \
     }
@@ -198,6 +210,21 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
 #undef S8_DECL2
 #undef S8_STEP2
 #undef S8_STORE2
+}
+#define RT_S8_P2(R)                                                                                                 \
+    static void ukr_s8_q2_##R(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,          \
+                              const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {     \
+        ukr_s8_p2(R, kq, a, lda, mr, b0, b1, p, q, c);                                                         \
+    }
+RT_S8_P2(1)
+RT_S8_P2(2)
+RT_S8_P2(4)
+RT_S8_P2(8)
+/* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them. */
+static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
+                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    (mr <= 1 ? ukr_s8_q2_1 : mr <= 2 ? ukr_s8_q2_2 : mr <= 4 ? ukr_s8_q2_4 : ukr_s8_q2_8)(kq, a, lda, mr, b0, b1, p,
+                                                                                         q, c);
 }
 
 /* R <= 12 rows x one panel (a lone last panel, or N <= 16). One B vector per
@@ -267,14 +294,18 @@ static void ukr_s8_q1_8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, c
                         const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     ukr_s8_p1(8, kq, a, lda, mr, b0, p, q, c);
 }
+static void ukr_s8_q1_1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                        const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    ukr_s8_p1(1, kq, a, lda, mr, b0, p, q, c);
+}
 static void ukr_s8_q1_4(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
                         const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     ukr_s8_p1(4, kq, a, lda, mr, b0, p, q, c);
 }
-/* The lone-panel kernel for mr rows: the smallest of 4, 8 or 12 rows that holds them. */
+/* The lone-panel kernel for mr rows: the smallest of 1, 4, 8 or 12 rows that holds them. */
 static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
                       const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    (mr <= 4 ? ukr_s8_q1_4 : mr <= 8 ? ukr_s8_q1_8 : ukr_s8_q1_12)(kq, a, lda, mr, b0, p, q, c);
+    (mr <= 1 ? ukr_s8_q1_1 : mr <= 4 ? ukr_s8_q1_4 : mr <= 8 ? ukr_s8_q1_8 : ukr_s8_q1_12)(kq, a, lda, mr, b0, p, q, c);
 }
 
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
