@@ -160,10 +160,11 @@ static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const u
 #define RT_DPBF16(acc, a, b) ((acc) = _mm512_dpbf16_ps((acc), (__m512bh)(a), (__m512bh)(b)))
 #endif
 
-/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words); the 16
- * accumulators in named registers. */
-static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
-                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words), R <= 8
+ * rows (rows past mr repeat row 0 and are not stored); the accumulators in named registers. */
+RT_OPT_INLINE void ukr_bf16_r(const int32_t R, int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0,
+                              const uint16_t *b1, const float *bias, float lo, float hi, float *c, int32_t ldc,
+                              int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
@@ -176,7 +177,7 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
         const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
 #define BF_STEP(r)                                                                                                  \
-    {                                                                                                               \
+    if ((r) < R) {                                                                                                  \
         const __m512i s = _mm512_set1_epi32((int32_t)ar##r[kk]);                                                   \
         RT_DPBF16(c##r##0, s, x0);                                                                                  \
         RT_DPBF16(c##r##1, s, x1);                                                                                  \
@@ -184,7 +185,7 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
         RT_R8(BF_STEP)
     }
 #define BF_STORE(r)                                                                                                 \
-    if ((r) < mr) {                                                                                                 \
+    if ((r) < R && (r) < mr) {                                                                                      \
         _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));         \
         _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));    \
     }
@@ -192,6 +193,22 @@ static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t 
 #undef BF_DECL
 #undef BF_STEP
 #undef BF_STORE
+}
+#define RT_BF16_R(R)                                                                                                \
+    static void ukr_bf16_x##R(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,\
+                             const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {         \
+        ukr_bf16_r(R, k2, a2, mr, b0, b1, bias, lo, hi, c, ldc, nr);                                              \
+    }
+RT_BF16_R(1)
+RT_BF16_R(2)
+RT_BF16_R(4)
+RT_BF16_R(8)
+/* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (a GEMV does not pay
+ * for 8). */
+static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
+                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    (mr <= 1 ? ukr_bf16_x1 : mr <= 2 ? ukr_bf16_x2 : mr <= 4 ? ukr_bf16_x4 : ukr_bf16_x8)(k2, a2, mr, b0, b1, bias,
+                                                                                           lo, hi, c, ldc, nr);
 }
 
 /* ukr_bf16 for a lone last panel (nr <= 16): 16 rows x 1 panel, not a second panel computed for nothing. */

@@ -305,7 +305,8 @@ static void ukr_s8_q1_4(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, c
 /* The lone-panel kernel for mr rows: the smallest of 1, 4, 8 or 12 rows that holds them. */
 static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
                       const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    (mr <= 1 ? ukr_s8_q1_1 : mr <= 4 ? ukr_s8_q1_4 : mr <= 8 ? ukr_s8_q1_8 : ukr_s8_q1_12)(kq, a, lda, mr, b0, p, q, c);
+    (mr <= 1 ? ukr_s8_q1_1 : mr <= 4 ? ukr_s8_q1_4 : mr <= 8 ? ukr_s8_q1_8 : ukr_s8_q1_12)(kq, a, lda, mr, b0, p, q,
+                                                                                          c);
 }
 
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
