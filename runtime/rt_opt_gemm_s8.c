@@ -262,7 +262,8 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int3
     if (kk < kq) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
         const __m512i xl = _mm512_maskz_permutexvar_epi32((__mmask16)0x5555, ilo, x0);
-        const __m512i xh = _mm512_maskz_permutexvar_epi32((__mmask16)0x5555, _mm512_and_si512(ihi, _mm512_set1_epi32(15)), x0);
+        const __m512i xh =
+            _mm512_maskz_permutexvar_epi32((__mmask16)0x5555, _mm512_and_si512(ihi, _mm512_set1_epi32(15)), x0);
 #define S8_STEP1(r)                                                                                                 \
     if ((r) < R) {                                                                                                  \
         const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
