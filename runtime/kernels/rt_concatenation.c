@@ -16,9 +16,14 @@ void rt_concatenation_f32(const rt_concat_params *p, int32_t k, const float *in,
 }
 
 static int32_t rescale(const rt_concat_params *p, int32_t k, int32_t q) {
-    int32_t v = q;
-    if (!p->same[k]) v = (int32_t)roundf((float)q * p->scale[k] + p->bias[k]) + p->out_zp;
-    return rt_clamp_i32(v, p->qmin, p->qmax);
+    float f;
+    if (p->same[k]) return rt_clamp_i32(q, p->qmin, p->qmax);
+    f = roundf((float)q * p->scale[k] + p->bias[k]);
+    /* Saturated before the conversion (a model's scales can put f past int32, where the cast is undefined);
+     * in range this is round(q * scale + bias) + zero point clamped, as TFLite computes it. */
+    if (!(f >= (float)(p->qmin - p->out_zp))) return p->qmin;
+    if (f > (float)(p->qmax - p->out_zp)) return p->qmax;
+    return rt_clamp_i32((int32_t)f + p->out_zp, p->qmin, p->qmax);
 }
 
 void rt_concatenation_i8(const rt_concat_params *p, int32_t k, const int8_t *in, int8_t *out) {
