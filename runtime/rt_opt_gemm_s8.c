@@ -287,22 +287,15 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int3
 #undef S8_STORE1
 }
 #define MR_S8_1 12
-static void ukr_s8_q1_12(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
-                         const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    ukr_s8_p1(12, kq, a, lda, mr, b0, p, q, c);
-}
-static void ukr_s8_q1_8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
-                        const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    ukr_s8_p1(8, kq, a, lda, mr, b0, p, q, c);
-}
-static void ukr_s8_q1_1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
-                        const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    ukr_s8_p1(1, kq, a, lda, mr, b0, p, q, c);
-}
-static void ukr_s8_q1_4(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
-                        const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    ukr_s8_p1(4, kq, a, lda, mr, b0, p, q, c);
-}
+#define RT_S8_P1(R)                                                                                                 \
+    static void ukr_s8_q1_##R(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,          \
+                              const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {                       \
+        ukr_s8_p1(R, kq, a, lda, mr, b0, p, q, c);                                                             \
+    }
+RT_S8_P1(1)
+RT_S8_P1(4)
+RT_S8_P1(8)
+RT_S8_P1(12)
 /* The lone-panel kernel for mr rows: the smallest of 1, 4, 8 or 12 rows that holds them. */
 static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
                       const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
