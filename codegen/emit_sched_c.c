@@ -24,6 +24,23 @@ static const char *par_arg(const Graph *g, const IrOp *op) {
     return g->threads > 1 && macs >= 200000 ? "par" : "NULL";
 }
 
+/* The runtime's storage type constant of tensor t (16-bit activations: pass half_storage). */
+static const char *st(const Graph *g, int t) {
+    IrDType dt = t >= 0 ? g->tensors[t].dtype : IR_F32;
+    return dt == IR_BF16 ? "RT_BF16" : dt == IR_F16 ? "RT_F16" : "RT_F32";
+}
+
+static int half_act(const Graph *g, int t) {
+    return t >= 0 && !g->tensors[t].data && (g->tensors[t].dtype == IR_BF16 || g->tensors[t].dtype == IR_F16);
+}
+
+/* 1 when any activation op reads (first n inputs) or writes is stored in 16 bits. */
+static int typed_op(const Graph *g, const IrOp *op, int n) {
+    int any = op->n_out > 0 && half_act(g, op->out[0]);
+    for (int k = 0; k < n && k < op->n_in; k++) any |= half_act(g, op->in[k]);
+    return any;
+}
+
 static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t m, int32_t n, int32_t k,
                              int32_t lda, int32_t ldc, float act_min, float act_max, int32_t out_offset,
                              int32_t qmin, int32_t qmax, int single_rounding) {
@@ -59,7 +76,11 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
                      p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
     cg_close(cg, "};");
     IrDType wdt = g->tensors[op->in[1]].dtype;
-    if (wdt == IR_BF16 || wdt == IR_F16)
+    if (typed_op(g, op, 1))
+        cg_line(cg, "rt_opt_fc_typed(&p, %s, %s, %s, %s, %s, %s, %s, %s);", st(g, op->in[1]), st(g, op->in[0]),
+                cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),
+                st(g, op->out[0]), cg_out(cg, op, 0), cg_scratch(cg, op));
+    else if (wdt == IR_BF16 || wdt == IR_F16)
         cg_line(cg, "rt_opt_fc_half(&p, %s, %s, %s, %s, %s, %s);", wdt == IR_BF16 ? "RT_BF16" : "RT_F16",
                 cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),
                 cg_out(cg, op, 0), cg_scratch(cg, op));
@@ -150,10 +171,14 @@ static int emit_bmm(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
-static int emit_act(CgCtx *cg, const IrOp *op) {
+static int emit_act(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_act_params *p = op->params;
     cg_line(cg, "static const rt_act_params p = {.n = %lld, .approximate = %d};", (long long)p->n, p->approximate);
-    cg_line(cg, "rt_opt_gelu_f32(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
+    if (typed_op(g, op, 1))
+        cg_line(cg, "rt_opt_gelu_typed(&p, %s, %s, %s, %s);", st(g, op->in[0]), cg_in(cg, op, 0), st(g, op->out[0]),
+                cg_out(cg, op, 0));
+    else
+        cg_line(cg, "rt_opt_gelu_f32(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;
 }
 
@@ -190,6 +215,9 @@ static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
             int_list(b1, sizeof b1, p->mask_bstride[1], RT_MAX_RANK));
     cg_line(cg, ".mask_sq = %s, .mask_sk = %s,", int_list(b0, sizeof b0, p->mask_sq, 2),
             int_list(b1, sizeof b1, p->mask_sk, 2));
+    if (typed_op(g, op, op->n_in))
+        cg_line(cg, ".tq = %s, .tk = %s, .tv = %s, .tmask = %s, .tout = %s,", st(g, op->in[0]), st(g, op->in[1]),
+                st(g, op->in[2]), p->mask == RT_OPT_MASK_ADD ? st(g, op->in[3]) : "RT_F32", st(g, op->out[0]));
     cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
     cg_close(cg, "};");
     cg_line(cg, "rt_opt_attention_f32(&p, %s, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
@@ -198,10 +226,16 @@ static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
-static int emit_layer_norm(CgCtx *cg, const IrOp *op) {
+static int emit_layer_norm(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_opt_ln_params *p = op->sched.kparams;
     cg_line(cg, "static const rt_opt_ln_params p = {.rows = %d, .cols = %d, .eps = %s};", p->rows, p->cols,
             cg_f32(cg, p->eps));
+    if (typed_op(g, op, 1)) {
+        cg_line(cg, "rt_opt_layer_norm_typed(&p, %s, %s, %s, %s, %s, %s, (float *)%s);", st(g, op->in[0]),
+                cg_in(cg, op, 0), op->in[1] >= 0 ? cg_in(cg, op, 1) : "NULL", op->in[2] >= 0 ? cg_in(cg, op, 2) : "NULL",
+                st(g, op->out[0]), cg_out(cg, op, 0), cg_scratch(cg, op));
+        return 0;
+    }
     cg_line(cg, "rt_opt_layer_norm_f32(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), op->in[1] >= 0 ? cg_in(cg, op, 1) : "NULL",
             op->in[2] >= 0 ? cg_in(cg, op, 2) : "NULL", cg_out(cg, op, 0));
     return 0;
@@ -210,6 +244,14 @@ static int emit_layer_norm(CgCtx *cg, const IrOp *op) {
 static int emit_binary(CgCtx *cg, const Graph *g, const IrOp *op) {
     const char *name = op->kind == OP_ADD ? "add" : op->kind == OP_SUB ? "sub" : op->kind == OP_MUL ? "mul"
                                                                                   : "squared_difference";
+    if (typed_op(g, op, 2)) {
+        ew_emit_binary_struct(cg, op->params, "p");
+        cg_line(cg, "rt_opt_binary_typed(&p, RT_OPT_BIN_%s, %s, %s, %s, %s, %s, %s);",
+                op->kind == OP_ADD ? "ADD" : op->kind == OP_SUB ? "SUB" : op->kind == OP_MUL ? "MUL" : "SQDIFF",
+                st(g, op->in[0]), cg_in(cg, op, 0), st(g, op->in[1]), cg_in(cg, op, 1), st(g, op->out[0]),
+                cg_out(cg, op, 0));
+        return 0;
+    }
     char kernel[64];
     snprintf(kernel, sizeof kernel, "rt_opt_%s_%s", name,
              g->tensors[op->in[0]].dtype == IR_I8 ? "i8" : "f32");
@@ -229,6 +271,17 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                      : wdt == IR_BF16                     ? "bf16 (f32 activations rounded to bf16)"
                      : wdt == IR_F16                      ? "fp16 (f32 activations rounded to fp16)"
                                                           : "f32";
+    if (typed_op(g, op, op->n_in)) {
+        char buf[160];
+        int n = snprintf(buf, sizeof buf, "/*   16-bit storage:");
+        for (int k = 0; k < op->n_in && n < (int)sizeof buf - 40; k++)
+            if (half_act(g, op->in[k])) n += snprintf(buf + n, sizeof buf - (size_t)n, " input %d %s,", k,
+                                                      ir_dtype_name(g->tensors[op->in[k]].dtype));
+        if (n < (int)sizeof buf - 40)
+            snprintf(buf + n, sizeof buf - (size_t)n, " output %s (computed in f32) */",
+                     ir_dtype_name(g->tensors[op->out[0]].dtype));
+        cg_line(cg, "%s", buf);
+    }
     switch (s->kind) {
     case SCHED_GEMM:
         cg_line(cg, "/*   schedule: gemm %s, %dx%d micro-tile, weights packed at compile time */", dt, s->mr, s->nr);
@@ -293,12 +346,12 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         reduce_emit_params(cg, op->params);
         cg_line(cg, "rt_opt_mean_i8(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
         return 0;
-    case SCHED_ACT: return emit_act(cg, op);
+    case SCHED_ACT: return emit_act(cg, g, op);
     case SCHED_SOFTMAX: return emit_softmax(cg, op);
     case SCHED_CAST:
         return ew_emit_quant(cg, op, op->params, op->kind == OP_QUANTIZE ? "rt_opt_quantize_f32_s8" : "rt_opt_dequantize_s8_f32");
     case SCHED_ATTENTION: return emit_attention(cg, g, op);
-    case SCHED_LAYER_NORM: return emit_layer_norm(cg, op);
+    case SCHED_LAYER_NORM: return emit_layer_norm(cg, g, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
     case SCHED_POOL: return pool_emit_c(cg, g, op, "rt_opt_max_pool_2d");
     case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");

@@ -207,6 +207,7 @@ typedef struct Graph {
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
     const IrPrecision *precision; /* --precision (root graph only), NULL: the model's own dtypes */
     int prec_assigned;          /* pass precision ran: op->prec is meaningful */
+    const char *half_report;    /* pass half_storage's summary for --report (text, terminal-safe), or NULL */
     int64_t scratch_budget;     /* bytes per im2col/widening block of pass schedule; 0: its default */
     /* Set by the loader when constant data lives in a mapped model file:
      * drops the resident pages of [p, p + n) (they are read back from the

@@ -213,10 +213,11 @@ typedef struct rt_opt_attn_params {
     int32_t mask_sq[2], mask_sk[2];
     int32_t q_block, kv_block;
     int32_t slots;                      /* scratch copies (threads), each rt_opt_attention_scratch_bytes */
+    int32_t tq, tk, tv, tmask, tout;    /* storage types of Q, K, V, an ADD mask and out (RT_F32 = 0, RT_BF16, RT_F16) */
 } rt_opt_attn_params;
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
-void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
-                          const void *mask0, const void *mask1, float *out, void *scratch, const mpcc_parallel *par);
+void rt_opt_attention_f32(const rt_opt_attn_params *p, const void *q, const void *k, const void *v,
+                          const void *mask0, const void *mask1, void *out, void *scratch, const mpcc_parallel *par);
 
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +
@@ -227,6 +228,28 @@ typedef struct rt_opt_ln_params {
     float eps;
 } rt_opt_ln_params;
 void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const float *gamma, const float *beta, float *y);
+
+/* 16-bit activation storage (pass half_storage; rt_opt_typed.c). Types are
+ * RT_F32, RT_BF16 or RT_F16 (mpcc_rt.h); 16-bit values are the uint16_t bit
+ * patterns. Each kernel computes in f32 as its f32 twin does and rounds
+ * what it stores to nearest even. rt_opt_to_f32 / rt_opt_from_f32: n values
+ * widened / rounded. rt_opt_binary_typed: ADD, SUB, MUL or
+ * SQUARED_DIFFERENCE (op RT_OPT_BIN_*) with each operand and the output of
+ * its own type. rt_opt_layer_norm_typed: scratch of p->cols floats.
+ * rt_opt_fc_typed: rt_opt_fc_half on blocks of RT_OPT_TYPED_ROWS rows of A
+ * (type ta) into C (type tc); scratch rt_opt_fc_typed_scratch bytes. */
+enum { RT_OPT_BIN_ADD = 0, RT_OPT_BIN_SUB, RT_OPT_BIN_MUL, RT_OPT_BIN_SQDIFF };
+#define RT_OPT_TYPED_ROWS 32
+void rt_opt_to_f32(int32_t type, const void *src, int64_t n, float *dst);
+void rt_opt_from_f32(const float *src, int64_t n, int32_t type, void *dst);
+void rt_opt_binary_typed(const struct rt_binary_params *p, int32_t op, int32_t ta, const void *a, int32_t tb,
+                         const void *b, int32_t to, void *out);
+void rt_opt_gelu_typed(const struct rt_act_params *p, int32_t ti, const void *in, int32_t to, void *out);
+void rt_opt_layer_norm_typed(const rt_opt_ln_params *p, int32_t tx, const void *x, const float *gamma,
+                             const float *beta, int32_t ty, void *y, float *scratch);
+int64_t rt_opt_fc_typed_scratch(int32_t type, int32_t ta, int32_t tc, int32_t m, int32_t n, int32_t k);
+void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, const void *a, const uint16_t *packed_b,
+                     const float *bias, int32_t tc, void *c, void *scratch);
 
 /* Names of the vector paths compiled into this runtime, e.g. "avx512-vnni". */
 const char *rt_opt_isa(void);

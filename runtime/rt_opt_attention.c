@@ -56,8 +56,13 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
     if (p->mask == RT_OPT_MASK_NONE) {
         for (c = 0; c < n; c++) row[c] *= p->scale;
     } else if (p->mask == RT_OPT_MASK_ADD) {
-        const float *a = (const float *)mask[0] + mo[0] + i * p->mask_sq[0] + k0 * p->mask_sk[0];
-        for (c = 0; c < n; c++) row[c] = row[c] * p->scale + a[(int64_t)c * p->mask_sk[0]];
+        const int64_t a = mo[0] + i * p->mask_sq[0] + k0 * p->mask_sk[0];
+        if (p->tmask == RT_F32) {
+            const float *af = (const float *)mask[0] + a;
+            for (c = 0; c < n; c++) row[c] = row[c] * p->scale + af[(int64_t)c * p->mask_sk[0]];
+        } else {
+            for (c = 0; c < n; c++) row[c] = row[c] * p->scale + rt_opt_ld(mask[0], p->tmask, a + (int64_t)c * p->mask_sk[0]);
+        }
     } else {
         const uint8_t *a = (const uint8_t *)mask[0] + mo[0] + i * p->mask_sq[0] + k0 * p->mask_sk[0];
         const uint8_t *b = p->n_mask > 1 ? (const uint8_t *)mask[1] + mo[1] + i * p->mask_sq[1] + k0 * p->mask_sk[1] : a;
@@ -96,9 +101,9 @@ static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, co
 
 typedef struct attn_job {
     const rt_opt_attn_params *p;
-    const float *q, *k, *v;
+    const void *q, *k, *v;
     const void *mask0, *mask1;
-    float *out;
+    void *out;
     void *scratch;
     int32_t tasks;
 } attn_job;
@@ -107,8 +112,8 @@ typedef struct attn_job {
 static void attn_task(void *vj, int task) {
     const attn_job *jb = vj;
     const rt_opt_attn_params *p = jb->p;
-    const float *q = jb->q, *k = jb->k, *v = jb->v;
-    float *out = jb->out;
+    const void *q = jb->q, *k = jb->k, *v = jb->v;
+    void *out = jb->out;
     void *scratch = jb->scratch ? (char *)jb->scratch + (int64_t)task * (int64_t)rt_opt_attention_scratch_bytes(p) : NULL;
     const int32_t lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qbk = p->q_block, kbk = p->kv_block;
     const int32_t dvp = (int32_t)round16(dv);
@@ -145,9 +150,9 @@ static void attn_task(void *vj, int task) {
         for (j = 0; j < round16(lk); j += NR)
             for (kk = 0; kk < d; kk++) {
                 float *dst = kp + j * d + kk * NR;
-                const float *src = k + ko + kk * p->qk.rhs_sk;
+                const int64_t src = ko + kk * p->qk.rhs_sk;
                 int32_t l;
-                for (l = 0; l < NR; l++) dst[l] = j + l < lk ? src[(j + l) * p->qk.rhs_sj] : 0.0f;
+                for (l = 0; l < NR; l++) dst[l] = j + l < lk ? rt_opt_ld(k, p->tk, src + (j + l) * p->qk.rhs_sj) : 0.0f;
             }
         for (k0 = 0; k0 < lk; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
@@ -155,22 +160,22 @@ static void attn_task(void *vj, int task) {
             for (c0 = 0; c0 < dvp; c0 += NR)
                 for (r = 0; r < rows; r++) {
                     float *dst = blk + c0 * rows + r * NR;
-                    const float *src = v + vo + (k0 + r) * p->pv.rhs_sk;
+                    const int64_t src = vo + (k0 + r) * p->pv.rhs_sk;
                     int32_t l;
-                    for (l = 0; l < NR; l++) dst[l] = c0 + l < dv ? src[(c0 + l) * p->pv.rhs_sj] : 0.0f;
+                    for (l = 0; l < NR; l++) dst[l] = c0 + l < dv ? rt_opt_ld(v, p->tv, src + (c0 + l) * p->pv.rhs_sj) : 0.0f;
                 }
         }
         for (i0 = 0; i0 < lq; i0 += qbk) {
             int32_t qb = lq - i0 < qbk ? (int32_t)(lq - i0) : qbk, r, c;
             const float *a;
             int32_t lda;
-            if (p->qk.lhs_sk == 1) {
-                a = q + qo + i0 * p->qk.lhs_si;
+            if (p->qk.lhs_sk == 1 && p->tq == RT_F32) {
+                a = (const float *)q + qo + i0 * p->qk.lhs_si;
                 lda = p->qk.lhs_si;
             } else {
                 for (r = 0; r < qb; r++)
                     for (c = 0; c < d; c++)
-                        qa[(int64_t)r * d + c] = q[qo + (i0 + r) * p->qk.lhs_si + (int64_t)c * p->qk.lhs_sk];
+                        qa[(int64_t)r * d + c] = rt_opt_ld(q, p->tq, qo + (i0 + r) * p->qk.lhs_si + (int64_t)c * p->qk.lhs_sk);
                 a = qa;
                 lda = d;
             }
@@ -202,16 +207,16 @@ static void attn_task(void *vj, int task) {
                 }
             }
             for (r = 0; r < qb; r++) {
-                float inv = 1.0f / l[r], *dst = out + b * lq * dv + (i0 + r) * dv;
-                const float *orow = o + (int64_t)r * dvp;
-                for (c = 0; c < dv; c++) dst[c] = orow[c] * inv;
+                float inv = 1.0f / l[r], *orow = o + (int64_t)r * dvp;
+                for (c = 0; c < dv; c++) orow[c] *= inv;
+                rt_opt_from_f32(orow, dv, p->tout, (char *)out + (b * lq * dv + (i0 + r) * dv) * (p->tout == RT_F32 ? 4 : 2));
             }
         }
     }
 }
 
-void rt_opt_attention_f32(const rt_opt_attn_params *p, const float *q, const float *k, const float *v,
-                          const void *mask0, const void *mask1, float *out, void *scratch, const mpcc_parallel *par) {
+void rt_opt_attention_f32(const rt_opt_attn_params *p, const void *q, const void *k, const void *v,
+                          const void *mask0, const void *mask1, void *out, void *scratch, const mpcc_parallel *par) {
     attn_job j = {p, q, k, v, mask0, mask1, out, scratch, 1};
     int64_t nb = rt_bmm_batch_count(&p->pv);
     j.tasks = rt_opt_tasks(par, p->slots);

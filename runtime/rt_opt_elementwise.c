@@ -12,7 +12,7 @@
 #include "rt_opt_internal.h"
 
 /* The broadcast with mergeable dimensions merged. */
-static void collapse(const rt_bcast *in, rt_bcast *out) {
+void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
     int32_t d;
     out->rank = 0;
     for (d = 0; d < in->rank; d++) {
@@ -38,7 +38,7 @@ static void collapse(const rt_bcast *in, rt_bcast *out) {
         rt_bcast bc, outer;                                                                          \
         rt_bcast_iter it;                                                                            \
         int64_t o, n_outer, i, inner, s1, s2;                                                        \
-        collapse(&p->bc, &bc);                                                                       \
+        rt_opt_bcast_collapse(&p->bc, &bc);                                                                       \
         if (rt_bcast_numel(&p->bc) == 0) return;                                                     \
         inner = bc.rank ? bc.dims[bc.rank - 1] : 1;                                                  \
         s1 = bc.rank ? bc.stride1[bc.rank - 1] : 0;                                                  \
@@ -99,12 +99,12 @@ RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32)
 typedef void (*run_i8_fn)(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
                           int8_t *o, int64_t n);
 
-static void walk_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, run_i8_fn run) {
+void rt_opt_bcast_runs(const rt_bcast *full, rt_opt_run_fn run, void *ctx) {
     rt_bcast bc, outer;
     rt_bcast_iter it;
     int64_t o, n_outer, inner, s1, s2;
-    if (rt_bcast_numel(&p->bc) == 0) return;
-    collapse(&p->bc, &bc);
+    if (rt_bcast_numel(full) == 0) return;
+    rt_opt_bcast_collapse(full, &bc);
     inner = bc.rank ? bc.dims[bc.rank - 1] : 1;
     s1 = bc.rank ? bc.stride1[bc.rank - 1] : 0;
     s2 = bc.rank ? bc.stride2[bc.rank - 1] : 0;
@@ -112,8 +112,25 @@ static void walk_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b,
     outer.rank = bc.rank ? bc.rank - 1 : 0;
     n_outer = rt_bcast_numel(&outer);
     rt_bcast_begin(&it);
-    for (o = 0; o < n_outer; o++, rt_bcast_next(&outer, &it))
-        run(p, a + it.off1, s1, b + it.off2, s2, out + o * inner, inner);
+    for (o = 0; o < n_outer; o++, rt_bcast_next(&outer, &it)) run(ctx, it.off1, s1, it.off2, s2, o * inner, inner);
+}
+
+typedef struct walk_i8_ctx {
+    const rt_binary_params *p;
+    const int8_t *a, *b;
+    int8_t *out;
+    run_i8_fn run;
+} walk_i8_ctx;
+
+static void walk_i8_run(void *v, int64_t off1, int64_t s1, int64_t off2, int64_t s2, int64_t out_off, int64_t n) {
+    const walk_i8_ctx *c = v;
+    c->run(c->p, c->a + off1, s1, c->b + off2, s2, c->out + out_off, n);
+}
+
+static void walk_i8(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *out, run_i8_fn run) {
+    walk_i8_ctx c;
+    c.p = p, c.a = a, c.b = b, c.out = out, c.run = run;
+    rt_opt_bcast_runs(&p->bc, walk_i8_run, &c);
 }
 
 #if defined(RT_OPT_AVX2)

@@ -1,4 +1,5 @@
-"""The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c) with the
+"""The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c) and the
+16-bit activation kernels against their f32 twins (tests/unit/test_typed_kernels.c) with the
 vector paths compiled in: gcc -O3 -march=native and clang -O2 -march=native. (`make unit` runs the
 same checks on the portable path under ASan+UBSan.)"""
 
@@ -9,17 +10,18 @@ import pytest
 
 from mpcc_paths import BUILD_DIR, ROOT
 
-INC = ["-Icompiler/passes", "-Iruntime"]
+INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 
+@pytest.mark.parametrize("unit,min_checks", [("test_opt_kernels", 300), ("test_typed_kernels", 100)])
 @pytest.mark.parametrize("cc,opt", [("gcc", "-O3"), ("clang", "-O2")])
-def test_opt_kernels_native(cc, opt):
+def test_opt_kernels_native(cc, opt, unit, min_checks):
     srcs = ["compiler/passes/sched_pack.c"] + [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels")
                                                for p in sorted((ROOT / d).glob("*.c"))]
-    exe = BUILD_DIR / "unit" / f"test_opt_kernels-{cc}-native"
+    exe = BUILD_DIR / "unit" / f"{unit}-{cc}-native"
     exe.parent.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", opt, "-march=native", *INC,
-                           '-DMPCC_VERSION="test"', "-o", str(exe), "tests/unit/test_opt_kernels.c", *srcs, "-lm"],
+                           '-DMPCC_VERSION="test"', "-o", str(exe), f"tests/unit/{unit}.c", *srcs, "-lm"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     seed = os.environ.get("MPCC_SEED", "20261123")
@@ -29,4 +31,4 @@ def test_opt_kernels_native(cc, opt):
     print("\n".join(lines[:1] + lines[-1:]))
     fails = [l for l in lines if l.startswith("FAIL")]
     assert proc.returncode == 0 and not fails, "\n".join(fails[:20])
-    assert sum(l.startswith("PASS") for l in lines) > 300
+    assert sum(l.startswith("PASS") for l in lines) > min_checks

@@ -331,6 +331,7 @@ void sched_report(const Graph *g, FILE *f) {
                     ir_dtype_name(op->prec), op->prec_note);
         }
     }
+    if (g->half_report) fputs(g->half_report, f);
     for (int k = 0; k < SCHED_KIND_COUNT; k++)
         if (count[k])
             fprintf(f, "  %-10s %4d ops, %5.1f%% of MACs\n", ir_sched_name((SchedKind)k), count[k],

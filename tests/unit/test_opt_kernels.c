@@ -13,21 +13,7 @@
 #include "sched_pack.h"
 #include "rt_opt_internal.h"
 
-static int failures, passes;
-static uint64_t rng_state;
-
-static uint32_t rnd(void) {
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (uint32_t)(rng_state >> 33);
-}
-static int32_t rnd_in(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
-static float rnd_f(void) { return (float)rnd_in(-100000, 100000) / 50000.0f; }
-
-static void check(int ok, const char *what, const char *detail) {
-    if (ok) passes++;
-    else failures++;
-    printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what, detail[0] ? ": " : "", detail);
-}
+#include "unit_check.h"
 
 static double max_rel_f32(const float *a, const float *b, int64_t n) {
     double m = 0, r = 0;

@@ -1,0 +1,173 @@
+/* pass_half_storage.c - 16-bit activation storage for --precision bf16|fp16.
+ * Needs: fuse_layer_norm (runs on the scheduled, fused graph, before alias
+ * and plan_memory, so the arena is planned at the 16-bit sizes).
+ *
+ * A float activation is stored in 16 bits (bf16 or fp16, the precision's
+ * type) when the op writing it and every op reading it have a kernel that
+ * reads and writes 16-bit storage (runtime/rt_opt_typed.c): FULLY_CONNECTED
+ * with 16-bit weights, the binary elementwise ops, GELU, the fused LayerNorm
+ * and the fused attention (Q, K, V, an additive mask, its output). RESHAPE,
+ * SQUEEZE and EXPAND_DIMS pass it through (their output shares the input's
+ * storage, pass alias), and so do the copies of TRANSPOSE, SLICE and the
+ * other SCHED_COPY ops (re-prepared for 2-byte elements): both sides of such
+ * an op are 16-bit or neither. Those kernels
+ * compute in f32 and round what they store, so the only new error is one
+ * rounding per stored value. Graph inputs and outputs (the caller's f32
+ * buffers), constants, variables, control-flow subgraphs and everything
+ * else stay f32.
+ *
+ * fp16 range guard: with calibration ranges (--calibrate), a tensor whose
+ * calibrated values exceed fp16's 65504 stays f32 (stored in fp16 it would
+ * be infinity), and --report names it. --no-range-guard stores it anyway.
+ * Tensors made by the fusion passes have no calibrated range; without
+ * --calibrate nothing is checked and the report says so. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+#include "text.h"
+
+static int half_weights(const Graph *g, const IrOp *op) {
+    IrDType w = op->n_in > 1 && op->in[1] >= 0 ? g->tensors[op->in[1]].dtype : IR_F32;
+    return w == IR_BF16 || w == IR_F16;
+}
+
+/* Ops that only move values: the output has the input's storage type. */
+static int pass_through(const IrOp *op) {
+    return op->kind == OP_RESHAPE || op->kind == OP_SQUEEZE || op->kind == OP_EXPAND_DIMS ||
+           (op->sched.kind == SCHED_COPY && op->n_out == 1);
+}
+
+/* 1 when op's kernel reads input slot k (k >= 0) or writes its output (k < 0) in 16 bits. */
+static int typed_io(const Graph *g, const IrOp *op, int k) {
+    if (pass_through(op)) return k <= 0;
+    if (op->n_in < 1 || op->in[0] < 0 || op->n_out != 1) return 0;
+    int f32 = g->tensors[op->in[0]].dtype == IR_F32 || g->tensors[op->in[0]].dtype == IR_BF16 ||
+              g->tensors[op->in[0]].dtype == IR_F16;
+    switch (op->sched.kind) {
+    case SCHED_GEMM: return f32 && half_weights(g, op) && k <= 0;
+    case SCHED_BINARY: return f32 && k <= 1;
+    case SCHED_ACT: return f32 && op->kind == OP_GELU && k <= 0;
+    case SCHED_LAYER_NORM: return k <= 0;
+    case SCHED_ATTENTION: {
+        const rt_opt_attn_params *p = op->sched.kparams;
+        return k <= 2 || (k == 3 && p->mask == RT_OPT_MASK_ADD);
+    }
+    default: return 0;
+    }
+}
+
+static int32_t rt_type(const Graph *g, int t) {
+    IrDType dt = g->tensors[t].dtype;
+    return dt == IR_BF16 ? RT_BF16 : dt == IR_F16 ? RT_F16 : RT_F32;
+}
+
+/* Scratch and kernel params of an op whose tensors changed type. */
+static int retype(Graph *g, IrOp *op, Diag *d) {
+    if (op->sched.kind == SCHED_COPY && rt_type(g, op->in[0]) != RT_F32) {
+        const OpDef *def = op_def(op->kind); /* its byte strides, for 2-byte elements */
+        return def->prepare(g, op, d);
+    }
+    if (op->sched.kind == SCHED_GEMM) {
+        const rt_fc_params *p = op->params;
+        int32_t w = rt_type(g, op->in[1]), ta = rt_type(g, op->in[0]), tc = rt_type(g, op->out[0]);
+        if (ta != RT_F32 || tc != RT_F32)
+            op->scratch_bytes = (size_t)rt_opt_fc_typed_scratch(w, ta, tc, p->batches, p->out_depth, p->in_depth);
+    } else if (op->sched.kind == SCHED_LAYER_NORM) {
+        const rt_opt_ln_params *p = op->sched.kparams;
+        if (rt_type(g, op->in[0]) != RT_F32 || rt_type(g, op->out[0]) != RT_F32)
+            op->scratch_bytes = sizeof(float) * (size_t)p->cols;
+    } else if (op->sched.kind == SCHED_ATTENTION) {
+        rt_opt_attn_params *p = op->sched.kparams;
+        p->tq = rt_type(g, op->in[0]);
+        p->tk = rt_type(g, op->in[1]);
+        p->tv = rt_type(g, op->in[2]);
+        p->tmask = p->mask == RT_OPT_MASK_ADD ? rt_type(g, op->in[3]) : RT_F32;
+        p->tout = rt_type(g, op->out[0]);
+    }
+    return 0;
+}
+
+int pass_half_storage(Graph *g, Diag *d) {
+    const IrPrecision *pr = g->root ? NULL : g->precision;
+    if (g->opt_level < 1 || g->target_cuda || !pr || (pr->mode != IR_PREC_BF16 && pr->mode != IR_PREC_FP16))
+        return 0;
+    IrDType half = pr->mode == IR_PREC_BF16 ? IR_BF16 : IR_F16;
+    char *cand = calloc((size_t)g->n_tensors + 1, 1);
+    if (!cand) return diag_internal(d, "out of memory");
+    for (int t = 0; t < g->n_tensors; t++) {
+        const IrTensor *x = &g->tensors[t];
+        cand[t] = x->dtype == IR_F32 && !x->data && !x->is_variable && !x->is_input && !x->is_output &&
+                  x->producer >= 0 && ir_tensor_numel(x) > 0;
+    }
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        for (int k = 0; k < op->n_in; k++)
+            if (op->in[k] >= 0 && !typed_io(g, op, k)) cand[op->in[k]] = 0;
+        for (int k = 0; k < op->n_out; k++)
+            if (op->out[k] >= 0 && (k > 0 || !typed_io(g, op, -1))) cand[op->out[k]] = 0;
+    }
+    /* The fp16 range guard, on the calibrated ranges of the tensors as imported. */
+    char *report = NULL;
+    size_t rlen = 0;
+    int guarded = 0;
+    for (int t = 0; half == IR_F16 && t < g->n_tensors; t++) {
+        if (!cand[t] || t >= pr->n_stats || !(pr->min[t] <= pr->max[t])) continue;
+        float reach = fmaxf(fabsf(pr->min[t]), fabsf(pr->max[t]));
+        if (reach <= 65504.0f) continue;
+        if (pr->no_range_guard) continue;
+        cand[t] = 0;
+        guarded++;
+        char nb[96], line[256];
+        int n = snprintf(line, sizeof line, "  '%s' kept f32: calibrated values reach %.3g, beyond fp16's 65504\n",
+                         txt_terminal(nb, sizeof nb, g->tensors[t].name, 80), reach);
+        char *r = realloc(report, rlen + (size_t)n + 1);
+        if (!r) {
+            free(report);
+            free(cand);
+            return diag_internal(d, "out of memory");
+        }
+        report = r;
+        memcpy(report + rlen, line, (size_t)n + 1);
+        rlen += (size_t)n;
+    }
+    /* A pass-through op's two sides are stored alike. */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < g->n_ops; i++) {
+            const IrOp *op = &g->ops[i];
+            if (op->dead || !pass_through(op) || op->in[0] < 0 || cand[op->in[0]] == cand[op->out[0]]) continue;
+            cand[op->in[0]] = cand[op->out[0]] = 0;
+            changed = 1;
+        }
+    }
+    int n = 0;
+    int64_t saved = 0;
+    for (int t = 0; t < g->n_tensors; t++)
+        if (cand[t]) {
+            saved += ir_tensor_bytes(&g->tensors[t]) / 2;
+            g->tensors[t].dtype = half;
+            n++;
+        }
+    for (int i = 0; i < g->n_ops; i++)
+        if (!g->ops[i].dead && retype(g, &g->ops[i], d)) {
+            free(report);
+            free(cand);
+            return diag_internal(d, "operator %d: re-preparing for 16-bit storage failed", g->ops[i].tfl_index);
+        }
+    g->half_report = ir_sprintf(g, "16-bit activations (%s): %d tensors, %lld bytes fewer than f32%s\n%s",
+                                ir_dtype_name(half), n, (long long)saved,
+                                half != IR_F16            ? ""
+                                : pr->no_range_guard      ? "; fp16 range guard off (--no-range-guard)"
+                                : pr->n_stats == 0        ? "; fp16 range guard: no calibration ranges, nothing checked"
+                                : guarded                 ? "; fp16 range guard:"
+                                                          : "; fp16 range guard: every calibrated tensor within 65504",
+                                report ? report : "");
+    free(report);
+    free(cand);
+    return g->half_report ? 0 : diag_internal(d, "out of memory");
+}

@@ -1,0 +1,26 @@
+/* unit_check.h - what the C unit tests share: a seeded random generator
+ * (the seed printed by each test's main) and the PASS/FAIL line per check
+ * that tests/test_unit.py counts. One copy per test program (static). */
+#ifndef MPCC_UNIT_CHECK_H
+#define MPCC_UNIT_CHECK_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+static int failures, passes;
+static uint64_t rng_state;
+
+static uint32_t rnd(void) {
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(rng_state >> 33);
+}
+static int32_t rnd_in(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
+static float rnd_f(void) { return (float)rnd_in(-100000, 100000) / 50000.0f; }
+
+static void check(int ok, const char *what, const char *detail) {
+    if (ok) passes++;
+    else failures++;
+    printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what, detail[0] ? ": " : "", detail);
+}
+
+#endif
