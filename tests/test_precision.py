@@ -458,3 +458,56 @@ def test_half_storage_arena(name, at_most):
         assert half <= at_most * f32
         _, report = _arena(model, work, ["--precision", mode, "-O0"])
         assert "16-bit activations" not in report
+
+
+def _c_outputs(model, work, inputs, n_out_shapes, extra, config="gcc-O2"):
+    """The generated C (-O2 unless extra says) on one sample; returns its outputs."""
+    proc = compile_model(model, work, extra=list(extra))
+    assert proc.returncode == 0, proc.stderr
+    write_harness(work, len(inputs), len(n_out_shapes))
+    proc, exe = build_exe(work, config)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, outs = run_exe(exe, inputs, [(np.float32, s) for s in n_out_shapes], work)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [o.astype(np.float64) for o in outs]
+
+
+def test_fp16_range_guard_attention_mask_layernorm(seed):
+    """tests/models/guard_f32 (tools/models/guard.py): the additive attention mask (1 - mask) * -1e9
+    and a residual branch reaching ~1e5 before a LayerNorm. With --precision fp16 and calibration,
+    pass half_storage keeps exactly the tensors whose calibrated values exceed 65504 in f32 and the
+    report names them; the generated C is finite and within fp16's budget of TFLite's float result.
+    fp16 everywhere (--no-range-guard) stores them in fp16 and the output holds inf/NaN."""
+    model = ZOO / "guard_f32.tflite"
+    work = new_workdir("half-guard-attn")
+    rng = np.random.default_rng(seed)
+    xs = rng.uniform(-1, 1, (8, 1, 16, 32)).astype(np.float32)
+    masks = np.ones((8, 1, 16), np.float32)
+    for i in range(8):
+        masks[i, 0, rng.integers(8, 16):] = 0  # padding at the end of each sequence
+    np.save(work / "cal_x.npy", xs)
+    np.save(work / "cal_mask.npy", masks)
+    cal = ["--calibrate", work / "cal_x.npy", "--calibrate", work / "cal_mask.npy"]
+    proc = run_cmd([MPCC, model, "--precision", "fp16", *cal, "--report", "-o", work / "r.c"])
+    assert proc.returncode == 0, proc.stderr
+    kept = re.findall(r"^  '([^']+)' kept f32: calibrated values reach ([0-9.e+]+), beyond fp16's 65504$",
+                      proc.stdout, re.M)
+    print("kept in f32:", kept)
+    names = {n for n, _ in kept}
+    assert any("Mul_1" in n for n in names), proc.stdout  # the additive mask, -1e9
+    assert any("wide_residual" in n for n in names), proc.stdout  # the branch reaching ~1e5
+    assert all(float(v) > 65504 for _, v in kept)
+    m = re.search(r"16-bit activations \(f16\): (\d+) tensors", proc.stdout)
+    assert m and int(m.group(1)) >= 4, proc.stdout  # Q, K, V, attention output stay 16-bit
+    x = rng.uniform(-1, 1, (1, 16, 32)).astype(np.float32)
+    mask = np.ones((1, 16), np.float32)
+    mask[0, 11:] = 0
+    ref = oracle.run(model, [x, mask])[0].astype(np.float64)
+    shapes = [ref.shape]
+    guarded = _c_outputs(model, work, [x, mask], shapes, ["--precision", "fp16", *cal])[0]
+    unguarded = _c_outputs(model, work, [x, mask], shapes, ["--precision", "fp16", *cal, "--no-range-guard"])[0]
+    rel = float(np.sqrt(((guarded - ref) ** 2).sum() / (ref ** 2).sum()))
+    print(f"guarded fp16: relative L2 vs TFLite fp32 {rel:.3g}; fp16 everywhere: "
+          f"{int(np.sum(~np.isfinite(unguarded)))} of {unguarded.size} outputs inf/NaN")
+    assert np.isfinite(guarded).all() and rel <= 2e-3
+    assert not np.isfinite(unguarded).all()

@@ -97,11 +97,16 @@ int pass_half_storage(Graph *g, Diag *d) {
         return 0;
     IrDType half = pr->mode == IR_PREC_BF16 ? IR_BF16 : IR_F16;
     char *cand = calloc((size_t)g->n_tensors + 1, 1);
-    if (!cand) return diag_internal(d, "out of memory");
-    for (int t = 0; t < g->n_tensors; t++) {
+    int *readers = pass_count_readers(g); /* graph-owned */
+    if (!cand || !readers) {
+        free(cand);
+        return diag_internal(d, "out of memory");
+    }
+    for (int t = 0; t < g->n_tensors; t++) { /* live activations: written and read by live ops */
         const IrTensor *x = &g->tensors[t];
         cand[t] = x->dtype == IR_F32 && !x->data && !x->is_variable && !x->is_input && !x->is_output &&
-                  x->producer >= 0 && ir_tensor_numel(x) > 0;
+                  x->producer >= 0 && x->producer < g->n_ops && !g->ops[x->producer].dead && readers[t] > 0 &&
+                  ir_tensor_numel(x) > 0;
     }
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
