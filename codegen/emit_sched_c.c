@@ -111,6 +111,9 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     cg_line(cg, ".filter_h = %d, .filter_w = %d, .stride_h = %d, .stride_w = %d,", p->filter_h, p->filter_w,
             p->stride_h, p->stride_w);
     cg_line(cg, ".dil_h = %d, .dil_w = %d, .pad_h = %d, .pad_w = %d,", p->dil_h, p->dil_w, p->pad_h, p->pad_w);
+    if (typed_op(g, op, op->n_in))
+        cg_line(cg, ".in_type = %s, .out_type = %s, .other_type = %s,", st(g, op->in[0]), st(g, op->out[0]),
+                op->sched.post_add >= 0 ? st(g, op->sched.post_other) : "RT_F32");
     cg_line(cg, ".direct = %d, .rows = %d, .pad_value = %d", op->sched.direct, op->sched.rows, -p->in_offset);
     cg_close(cg, "};");
     if (op->sched.post_add >= 0) {
@@ -158,6 +161,12 @@ static void dwconv_emit_params(CgCtx *cg, const rt_dwconv_params *p, int s8, con
 static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
     dwconv_emit_params(cg, op->params, s8, "p");
+    if (typed_op(g, op, 1)) {
+        cg_line(cg, "rt_opt_dwconv_typed(&p, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s);", st(g, op->in[0]),
+                cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2), st(g, op->out[0]), cg_out(cg, op, 0),
+                cg_scratch(cg, op), op->sched.band, op->sched.slots, par_arg(g, op));
+        return 0;
+    }
     cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
             cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;

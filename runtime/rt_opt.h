@@ -73,6 +73,8 @@ typedef struct rt_opt_conv_params {
     int32_t filter_h, filter_w, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
     int32_t direct, rows;
     int32_t pad_value;                  /* s8: value of out-of-image taps (input zero point) */
+    int32_t in_type, out_type, other_type; /* 16-bit weights only: storage types (RT_F32 = 0, RT_BF16, RT_F16) of
+                                           * the input, the output and a fused ADD's other input */
 } rt_opt_conv_params;
 
 /* Scratch bytes per slot of a non-direct f32 convolution with `rows` patch rows per block. */
@@ -115,9 +117,20 @@ void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const 
  * K)) and read there; results equal the convolution's kernel followed by
  * rt_opt_dwconv_f32. */
 int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k);
-void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const float *in, const void *packed_b,
+/* With cp->in_type / cp->out_type (16-bit weights only): the expansion's input and the depthwise output
+ * stored in 16 bits; slot bytes rt_opt_conv_dw_typed_slot_bytes(d, band, type, K, in_type, out_type). */
+int64_t rt_opt_conv_dw_typed_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k,
+                                        int32_t ti, int32_t to);
+void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
                     const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
-                    int32_t band, float *out, void *scratch, const mpcc_parallel *par);
+                    int32_t band, void *out, void *scratch, const mpcc_parallel *par);
+/* A float depthwise convolution with its input (ti) and/or output (to) stored in 16 bits: `band` output rows
+ * at a time, their input rows widened into scratch (slots copies of rt_opt_dwconv_typed_slot_bytes(p, band,
+ * to)), each output row computed in f32 as rt_opt_dwconv_f32 does and rounded. */
+int64_t rt_opt_dwconv_typed_slot_bytes(const struct rt_dwconv_params *p, int32_t band, int32_t to);
+void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
+                         const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
+                         const mpcc_parallel *par);
 
 /* BATCH_MATMUL with the reference params; the RHS of each batch is packed
  * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */
@@ -176,8 +189,12 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
  * rt_opt_conv_half_scratch(type, direct, M, rows, N, K) bytes (M: output rows of all
  * images). post / other: the fused ADD. */
 int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t m, int32_t rows, int32_t n, int32_t k);
-void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
-                      const float *bias, float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+/* The same with the input (ti), output (tc) and fused ADD's other input (to) stored as RT_BF16 / RT_F16
+ * (p->in_type, out_type, other_type): blocks widened to f32 in scratch, outputs rounded per block. */
+int64_t rt_opt_conv_typed_scratch(int32_t type, int32_t ti, int32_t tc, int32_t to, int32_t direct, int32_t m,
+                                  int32_t rows, int32_t n, int32_t k);
+void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const void *in, const uint16_t *packed_b,
+                      const float *bias, void *out, void *scratch, const rt_opt_post_add *post, const void *other,
                       const mpcc_parallel *par);
 
 /* Per-tensor QUANTIZE f32 -> int8 and DEQUANTIZE int8 -> f32 written so the

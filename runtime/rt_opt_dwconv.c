@@ -694,33 +694,59 @@ static int64_t band_buf_bytes(const struct rt_dwconv_params *d, int32_t band) {
     return ((int64_t)band_in_rows(d, band) * d->in_w * d->in_c * (int64_t)sizeof(float) + 63) / 64 * 64;
 }
 
-int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k) {
-    int64_t half = type == RT_F32 ? 0 : rt_opt_fc_half_scratch(type, band_in_rows(d, band) * d->in_w, d->in_c, k);
-    return band_buf_bytes(d, band) + half;
+/* A slot: the band's input rows (f32), the FC kernel's scratch for making them (16-bit weights: rt_opt_fc_typed's,
+ * which also widens a 16-bit input), then one f32 output row when the output is 16-bit. */
+static int64_t make_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t ti, int32_t k) {
+    return type == RT_F32 ? 0
+                          : (rt_opt_fc_typed_scratch(type, ti, RT_F32, band_in_rows(d, band) * d->in_w, d->in_c, k) + 63) /
+                                64 * 64;
 }
 
+static int64_t row_bytes(const struct rt_dwconv_params *d, int32_t to) {
+    return to == RT_F32 ? 0 : (int64_t)d->out_w * d->in_c * d->depth_mult * (int64_t)sizeof(float);
+}
+
+int64_t rt_opt_conv_dw_typed_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k,
+                                        int32_t ti, int32_t to) {
+    return band_buf_bytes(d, band) + make_bytes(d, band, type, ti, k) + row_bytes(d, to);
+}
+
+int64_t rt_opt_conv_dw_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t type, int32_t k) {
+    return rt_opt_conv_dw_typed_slot_bytes(d, band, type, k, RT_F32, RT_F32);
+}
+
+int64_t rt_opt_dwconv_typed_slot_bytes(const struct rt_dwconv_params *d, int32_t band, int32_t to) {
+    return band_buf_bytes(d, band) + row_bytes(d, to);
+}
+
+/* cp == NULL: a plain depthwise convolution whose 16-bit input rows are widened into the band buffer. */
 typedef struct {
     const rt_opt_conv_params *cp;
-    int32_t type;
-    const float *in;
+    int32_t type, ti, to;
+    const void *in;
     const void *packed_b;
     const float *bias;
     const struct rt_dwconv_params *d;
     const float *filter, *dbias;
-    float *out;
+    void *out;
     char *scratch;
+    int64_t slot_bytes;
     int32_t band, tasks;
 } conv_dw_job;
 
 static void conv_dw_task(void *v, int t) {
     const conv_dw_job *j = v;
     const struct rt_dwconv_params *d = j->d;
-    const int32_t W = d->in_w, K = j->cp->in_c, rows = d->batches * d->out_h;
-    const int64_t row = (int64_t)W * d->in_c;
+    const int32_t W = d->in_w, K = j->cp ? j->cp->in_c : d->in_c, rows = d->batches * d->out_h;
+    const int32_t oc = d->in_c * d->depth_mult;
+    const int64_t row = (int64_t)W * d->in_c, si = j->ti == RT_F32 ? 4 : 2, so = j->to == RT_F32 ? 4 : 2;
     int32_t r0 = (int32_t)((int64_t)rows * t / j->tasks), r1 = (int32_t)((int64_t)rows * (t + 1) / j->tasks);
     int32_t have_b = -1, have_lo = 0, have_hi = 0, r, n, i;
-    float *buf = (float *)(void *)(j->scratch + (int64_t)t * j->cp->gemm.slot_bytes);
-    rt_opt_gemm_params g = j->cp->gemm;
+    float *buf = (float *)(void *)(j->scratch + (int64_t)t * j->slot_bytes);
+    char *make = (char *)buf + band_buf_bytes(d, j->band);
+    float *orow = (float *)(void *)(make + (j->cp ? make_bytes(d, j->band, j->type, j->ti, K) : 0));
+    rt_opt_gemm_params g;
+    if (j->cp) g = j->cp->gemm;
     for (r = r0; r < r1; r += n) {
         int32_t b = r / d->out_h, oy = r % d->out_h, keep = 0;
         n = j->band < d->out_h - oy ? j->band : d->out_h - oy;
@@ -735,27 +761,52 @@ static void conv_dw_task(void *v, int t) {
             if (ya > have_lo) memmove(buf, buf + (int64_t)(ya - have_lo) * row, sizeof(float) * (size_t)(keep * row));
         }
         if (yb - ya - keep > 0) {
-            const float *a = j->in + ((int64_t)b * d->in_h + ya + keep) * W * K;
-            g.m = (yb - ya - keep) * W;
-            if (j->type == RT_F32) rt_opt_gemm_f32(&g, a, (const float *)j->packed_b, j->bias, buf + (int64_t)keep * row);
-            else
-                rt_opt_fc_half(&g, j->type, a, (const uint16_t *)j->packed_b, j->bias, buf + (int64_t)keep * row,
-                               (char *)buf + band_buf_bytes(d, j->band));
+            const char *a = (const char *)j->in + ((int64_t)b * d->in_h + ya + keep) * W * K * si;
+            if (!j->cp) {
+                rt_opt_to_f32(j->ti, a, (int64_t)(yb - ya - keep) * row, buf + (int64_t)keep * row);
+            } else {
+                g.m = (yb - ya - keep) * W;
+                if (j->type == RT_F32)
+                    rt_opt_gemm_f32(&g, (const float *)(const void *)a, (const float *)j->packed_b, j->bias,
+                                    buf + (int64_t)keep * row);
+                else
+                    rt_opt_fc_typed(&g, j->type, j->ti, a, (const uint16_t *)j->packed_b, j->bias, RT_F32,
+                                    buf + (int64_t)keep * row, make);
+            }
         }
         have_b = b, have_lo = ya, have_hi = yb;
-        for (i = 0; i < n; i++)
-            dw_f32_row_any(d, buf, ya, j->filter, j->dbias, j->out + ((int64_t)b * d->out_h + oy + i) * d->out_w * d->in_c,
-                           oy + i);
+        for (i = 0; i < n; i++) {
+            int64_t o = ((int64_t)b * d->out_h + oy + i) * d->out_w * oc;
+            if (j->to == RT_F32) {
+                dw_f32_row_any(d, buf, ya, j->filter, j->dbias, (float *)j->out + o, oy + i);
+            } else {
+                dw_f32_row_any(d, buf, ya, j->filter, j->dbias, orow, oy + i);
+                rt_opt_from_f32(orow, (int64_t)d->out_w * oc, j->to, (char *)j->out + o * so);
+            }
+        }
     }
 }
 
-void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const float *in, const void *packed_b,
+static void conv_dw_run(conv_dw_job *j, int32_t slots, const mpcc_parallel *par) {
+    int32_t rows = j->d->batches * j->d->out_h;
+    j->tasks = rt_opt_tasks(par, slots);
+    j->tasks = j->tasks < rows ? j->tasks : (rows > 0 ? rows : 1);
+    if (j->tasks > 1) par->run(par->pool, conv_dw_task, j, j->tasks);
+    else conv_dw_task(j, 0);
+}
+
+void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
                     const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
-                    int32_t band, float *out, void *scratch, const mpcc_parallel *par) {
-    conv_dw_job j = {cp, type, in, packed_b, bias, d, filter, dbias, out, scratch, band > 0 ? band : 1, 1};
-    int32_t rows = d->batches * d->out_h;
-    j.tasks = rt_opt_tasks(par, cp->gemm.slots);
-    j.tasks = j.tasks < rows ? j.tasks : (rows > 0 ? rows : 1);
-    if (j.tasks > 1) par->run(par->pool, conv_dw_task, &j, j.tasks);
-    else conv_dw_task(&j, 0);
+                    int32_t band, void *out, void *scratch, const mpcc_parallel *par) {
+    conv_dw_job j = {cp, type, cp->in_type, cp->out_type, in, packed_b, bias, d, filter, dbias, out, scratch,
+                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1};
+    conv_dw_run(&j, cp->gemm.slots, par);
+}
+
+void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
+                         const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
+                         const mpcc_parallel *par) {
+    conv_dw_job j = {NULL, RT_F32, ti, to, in, NULL, NULL, p, filter, bias, out, scratch,
+                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1};
+    conv_dw_run(&j, slots, par);
 }

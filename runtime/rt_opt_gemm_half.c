@@ -518,11 +518,49 @@ static int64_t im2col_bytes(int32_t direct, int32_t rows, int32_t k) {
     return direct ? 0 : ((int64_t)rows * k * 4 + 63) / 64 * 64;
 }
 
-int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t m, int32_t rows, int32_t n, int32_t k) {
+/* A slot: the im2col block (or, for a direct convolution with a 16-bit input, its rows widened), the f32
+ * output block when the output is 16-bit, the fused ADD's other rows widened when they are, then the FC
+ * kernel's (or AMX's) scratch. */
+typedef struct conv_slot {
+    int64_t a, c, o, rest;
+} conv_slot;
+
+static conv_slot slot_layout(int32_t ti, int32_t tc, int32_t to, int32_t direct, int32_t rows, int32_t n, int32_t k) {
+    conv_slot s;
+    s.a = 0;
+    s.c = im2col_bytes(direct && ti == RT_F32, rows, k);
+    s.o = s.c + (tc != RT_F32 ? ((int64_t)rows * n * 4 + 63) / 64 * 64 : 0);
+    s.rest = s.o + (to != RT_F32 ? ((int64_t)rows * n * 4 + 63) / 64 * 64 : 0);
+    return s;
+}
+
+int64_t rt_opt_conv_typed_scratch(int32_t type, int32_t ti, int32_t tc, int32_t to, int32_t direct, int32_t m,
+                                  int32_t rows, int32_t n, int32_t k) {
     int64_t fc = rt_opt_fc_half_scratch(type, rows, n, k);
     int64_t amx = direct ? 0 : amx_bytes(type == RT_F16 && m < F16_AMX_MIN_ROWS ? RT_BF16 : type, n, k);
-    return im2col_bytes(direct, rows, k) + (fc > amx ? fc : amx);
+    return slot_layout(ti, tc, to, direct, rows, n, k).rest + (fc > amx ? fc : amx);
 }
+
+int64_t rt_opt_conv_half_scratch(int32_t type, int32_t direct, int32_t m, int32_t rows, int32_t n, int32_t k) {
+    return rt_opt_conv_typed_scratch(type, RT_F32, RT_F32, RT_F32, direct, m, rows, n, k);
+}
+
+/* im2col rows of a 16-bit input (type ti), widened to f32. */
+#define RUN_WIDEN(d, s, n) rt_opt_to_f32(ti, (s), (n), (d))
+static void im2col_widen(const rt_opt_conv_params *p, int32_t ti, const uint16_t *in, int32_t m0, int32_t rows,
+                         float *dst) {
+    const int32_t kdim = p->gemm.k, ldd = kdim;
+    IM2COL(uint16_t, float, 0.0f, RUN_WIDEN);
+}
+
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+/* im2col rows of a bf16 input as the bf16 pairs of fc_bf16_pairs: a plain copy. */
+#define RUN_COPY16(d, s, n) memcpy((d), (s), sizeof(uint16_t) * (size_t)(n))
+static void im2col_copy16(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
+    IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
+}
+#endif
 
 #if defined(RT_OPT_AMX_BF16)
 /* Patch rows m0..m0+rows of image `in` into the A tile(s) as store_row writes them (ldd halves apart);
@@ -569,16 +607,20 @@ static void conv_amx(const rt_opt_conv_job *j, const float *in, int32_t m0_block
 static void conv_half_task(void *v, int t) {
     const rt_opt_conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
+    const int32_t ti = p->in_type, tc = p->out_type, to = p->other_type;
+    const int64_t si = ti == RT_F32 ? 4 : 2, sc = tc == RT_F32 ? 4 : 2, so = to == RT_F32 ? 4 : 2;
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = kdim, oc = p->gemm.n, q;
     rt_opt_gemm_params g = p->gemm;
     char *slot = (char *)j->scratch + (int64_t)t * p->gemm.slot_bytes;
-    float *dst = (float *)(void *)slot;
-    void *fc_scratch = slot + im2col_bytes(p->direct, p->rows, kdim);
+    const conv_slot sl = slot_layout(ti, tc, to, p->direct, p->rows, oc, kdim);
+    float *dst = (float *)(void *)slot, *cblk = (float *)(void *)(slot + sl.c), *oblk = (float *)(void *)(slot + sl.o);
+    void *fc_scratch = slot + sl.rest;
 #if defined(RT_OPT_AMX_BF16)
     /* im2col convolutions on AMX: the tiles set up once per task (fp16, from F16_AMX_MIN_ROWS output rows in
-     * all: the weights split once) */
+     * all: the weights split once); f32 activations only */
     int32_t k2 = (kdim + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
-    int amx = !p->direct && (!f16 || (int64_t)p->batches * mimg >= F16_AMX_MIN_ROWS) && rt_opt_amx_ready();
+    int amx = !p->direct && (!f16 || (int64_t)p->batches * mimg >= F16_AMX_MIN_ROWS) && ti == RT_F32 &&
+              tc == RT_F32 && to == RT_F32 && rt_opt_amx_ready();
     amx_scratch s = amx_layout(fc_scratch, k2p, np, k2, f16);
     if (amx) {
         if (f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);
@@ -589,48 +631,64 @@ static void conv_half_task(void *v, int t) {
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
-        const float *in = (const float *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c, *a = dst;
-        float *out = (float *)j->out + (int64_t)b * mimg * oc;
+        const char *inb = (const char *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c * si;
+        const float *in = (const float *)(const void *)inb, *a = dst;
+        float *out = tc == RT_F32 ? (float *)j->out + ((int64_t)b * mimg + m0) * oc : cblk;
         g.m = rows;
         g.lda = kdim;
 #if defined(RT_OPT_AMX_BF16)
         if (amx)
-            conv_amx(j, in, m0, rows, out, &s, f16 ? s.whi : (const uint16_t *)j->b, s.wlo);
+            conv_amx(j, in, m0, rows, out - (int64_t)m0 * oc, &s, f16 ? s.whi : (const uint16_t *)j->b, s.wlo);
         else
 #endif
         {
-            if (p->direct) {
+            int pairs = 0; /* dst holds bf16 pairs for fc_bf16_pairs */
+            if (p->direct && ti == RT_F32) {
                 a = in + (int64_t)m0 * p->in_c;
                 g.lda = p->in_c;
+            } else if (p->direct) {
+                rt_opt_to_f32(ti, inb + (int64_t)m0 * p->in_c * si, (int64_t)rows * p->in_c, dst);
+                g.lda = p->in_c;
+            } else if (ti != RT_F32) {
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+                if (ti == RT_BF16 && j->half_type == RT_BF16) {
+                    im2col_copy16(p, (const uint16_t *)(const void *)inb, m0, rows, (uint16_t *)(void *)dst);
+                    pairs = 1;
+                } else
+#endif
+                    im2col_widen(p, ti, (const uint16_t *)(const void *)inb, m0, rows, dst);
             } else {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
                 if (j->half_type == RT_BF16) { /* the patch rows straight to bf16 pairs (no f32 copy to convert) */
                     im2col_bf16(p, in, m0, rows, (uint16_t *)(void *)dst);
-                    a = NULL;
+                    pairs = 1;
                 } else
 #endif
                     IM2COL(float, float, 0.0f, RUN_F32);
             }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-            if (!a)
+            if (pairs)
                 fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, (const uint16_t *)j->b,
-                              (const float *)j->bias, out + (int64_t)m0 * oc);
+                              (const float *)j->bias, out);
             else
 #endif
-                rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias,
-                               out + (int64_t)m0 * oc, fc_scratch);
+                rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
+            (void)pairs;
         }
-        if (j->post)
-            rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
-                                (int64_t)rows * oc);
+        if (j->post) {
+            const char *ob = (const char *)j->other + ((int64_t)b * mimg + m0) * oc * so;
+            if (to != RT_F32) rt_opt_to_f32(to, ob, (int64_t)rows * oc, oblk);
+            rt_opt_post_add_f32(j->post, out, to != RT_F32 ? oblk : (const float *)(const void *)ob, (int64_t)rows * oc);
+        }
+        if (tc != RT_F32) rt_opt_from_f32(cblk, (int64_t)rows * oc, tc, (char *)j->out + ((int64_t)b * mimg + m0) * oc * sc);
     }
 #if defined(RT_OPT_AMX_BF16)
     if (amx) _tile_release();
 #endif
 }
 
-void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const float *in, const uint16_t *packed_b,
-                      const float *bias, float *out, void *scratch, const rt_opt_post_add *post, const float *other,
+void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const void *in, const uint16_t *packed_b,
+                      const float *bias, void *out, void *scratch, const rt_opt_post_add *post, const void *other,
                       const mpcc_parallel *par) {
     rt_opt_run_conv(p, in, packed_b, bias, out, scratch, post, other, conv_half_task, p->rows, type, par);
 }

@@ -145,12 +145,14 @@ void rt_opt_layer_norm_typed(const rt_opt_ln_params *p, int32_t tx, const void *
 
 /* FULLY_CONNECTED with 16-bit weights and 16-bit A and/or C: blocks of
  * RT_OPT_TYPED_ROWS rows of A widened into scratch, multiplied by
- * rt_opt_fc_half (its scratch after the two blocks), C rounded per block. */
+ * rt_opt_fc_half (its scratch after the two blocks), C rounded per block.
+ * With f32 A and C it is rt_opt_fc_half itself. */
 static int64_t block_rows(int32_t m) { return m < RT_OPT_TYPED_ROWS ? m : RT_OPT_TYPED_ROWS; }
 static int64_t align64(int64_t n) { return (n + 63) / 64 * 64; }
 
 int64_t rt_opt_fc_typed_scratch(int32_t type, int32_t ta, int32_t tc, int32_t m, int32_t n, int32_t k) {
     int64_t r = block_rows(m);
+    if (ta == RT_F32 && tc == RT_F32) return rt_opt_fc_half_scratch(type, m, n, k);
     return align64(ta != RT_F32 ? r * k * 4 : 0) + align64(tc != RT_F32 ? r * n * 4 : 0) +
            rt_opt_fc_half_scratch(type, (int32_t)r, n, k);
 }
@@ -161,6 +163,10 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
     float *wa = scratch, *wc = (float *)(void *)((char *)scratch + align64(ta != RT_F32 ? r * p->k * 4 : 0));
     void *rest = (char *)wc + align64(tc != RT_F32 ? r * p->n * 4 : 0);
     rt_opt_gemm_params q = *p;
+    if (ta == RT_F32 && tc == RT_F32) {
+        rt_opt_fc_half(p, type, a, packed_b, bias, c, scratch);
+        return;
+    }
     for (i0 = 0; i0 < p->m; i0 += r) {
         int64_t rows = p->m - i0 < r ? p->m - i0 : r;
         const float *ab = (const float *)at(a, ta, i0 * p->lda);

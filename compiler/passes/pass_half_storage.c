@@ -4,8 +4,10 @@
  *
  * A float activation is stored in 16 bits (bf16 or fp16, the precision's
  * type) when the op writing it and every op reading it have a kernel that
- * reads and writes 16-bit storage (runtime/rt_opt_typed.c): FULLY_CONNECTED
- * with 16-bit weights, the binary elementwise ops, GELU, the fused LayerNorm
+ * reads and writes 16-bit storage (runtime/rt_opt_typed.c and the 16-bit
+ * weight kernels): FULLY_CONNECTED and CONV_2D with 16-bit weights (a fused
+ * residual ADD's other input and a fused depthwise convolution included),
+ * DEPTHWISE_CONV_2D, the binary elementwise ops, GELU, the fused LayerNorm
  * and the fused attention (Q, K, V, an additive mask, its output). RESHAPE,
  * SQUEEZE and EXPAND_DIMS pass it through (their output shares the input's
  * storage, pass alias), and so do the copies of TRANSPOSE, SLICE and the
@@ -49,6 +51,9 @@ static int typed_io(const Graph *g, const IrOp *op, int k) {
               g->tensors[op->in[0]].dtype == IR_F16;
     switch (op->sched.kind) {
     case SCHED_GEMM: return f32 && half_weights(g, op) && k <= 0;
+    case SCHED_CONV_GEMM: /* the input, a fused ADD's other input, the output */
+        return half_weights(g, op) && (k <= 0 || (op->sched.post_add >= 0 && op->in[k] == op->sched.post_other));
+    case SCHED_DWCONV: return f32 && k <= 0;
     case SCHED_BINARY: return f32 && k <= 1;
     case SCHED_ACT: return f32 && op->kind == OP_GELU && k <= 0;
     case SCHED_LAYER_NORM: return k <= 0;
@@ -70,6 +75,34 @@ static int retype(Graph *g, IrOp *op, Diag *d) {
     if (op->sched.kind == SCHED_COPY && rt_type(g, op->in[0]) != RT_F32) {
         const OpDef *def = op_def(op->kind); /* its byte strides, for 2-byte elements */
         return def->prepare(g, op, d);
+    }
+    if (op->sched.kind == SCHED_CONV_GEMM && half_weights(g, op)) {
+        const rt_conv_params *p = op->params;
+        int32_t w = rt_type(g, op->in[1]), ti = rt_type(g, op->in[0]), tc = rt_type(g, op->out[0]);
+        int32_t to = op->sched.post_add >= 0 ? rt_type(g, op->sched.post_other) : RT_F32;
+        int32_t k = p->filter_h * p->filter_w * p->in_c, slots = op->sched.slots > 0 ? op->sched.slots : 1;
+        if (ti == RT_F32 && tc == RT_F32 && to == RT_F32) return 0;
+        if (op->sched.post_dw >= 0) {
+            const rt_dwconv_params *dp = g->ops[op->sched.post_dw].params;
+            op->scratch_bytes = (size_t)rt_opt_conv_dw_typed_slot_bytes(dp, op->sched.band, w, p->in_c, ti, tc) *
+                                (size_t)slots;
+            return 0;
+        }
+        /* blocks of rows whose widened input, output and ADD rows stay near 64 KiB (16 at least) */
+        int32_t per = (int32_t)(65536 / ((int64_t)(k + 2 * p->out_c) * 4)) / 16 * 16;
+        op->sched.rows = op->sched.rows < per ? op->sched.rows : per < 16 ? 16 : per;
+        op->scratch_bytes = (size_t)rt_opt_conv_typed_scratch(w, ti, tc, to, op->sched.direct,
+                                                              p->batches * p->out_h * p->out_w, op->sched.rows,
+                                                              p->out_c, k) * (size_t)slots;
+        return 0;
+    }
+    if (op->sched.kind == SCHED_DWCONV && (rt_type(g, op->in[0]) != RT_F32 || rt_type(g, op->out[0]) != RT_F32)) {
+        const rt_dwconv_params *p = op->params;
+        op->sched.band = 4;
+        op->sched.slots = g->root ? 1 : (g->threads > 1 ? g->threads : 1);
+        op->scratch_bytes = (size_t)rt_opt_dwconv_typed_slot_bytes(p, op->sched.band, rt_type(g, op->out[0])) *
+                            (size_t)op->sched.slots;
+        return 0;
     }
     if (op->sched.kind == SCHED_GEMM) {
         const rt_fc_params *p = op->params;

@@ -18,6 +18,7 @@
 #include "sched_pack.h"
 
 #include "unit_check.h"
+#include "unit_conv.h"
 
 static const char *tname(int32_t t) { return t == RT_F32 ? "f32" : t == RT_BF16 ? "bf16" : "f16"; }
 static int64_t esz(int32_t t) { return t == RT_F32 ? 4 : 2; }
@@ -169,6 +170,20 @@ static void test_gelu_ln(void) {
     }
 }
 
+/* got (stored as tc) within 1e-5 of the f32 result want, then one rounding: one ulp of tc at most. */
+static double worst_typed(int32_t tc, const void *got, const float *want, int64_t n, double *bound) {
+    double worst = 0;
+    float *g = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+    rt_opt_to_f32(tc, got, n, g);
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs((double)g[i] - (double)want[i]) / (fabs((double)want[i]) + 1e-3);
+        worst = e > worst ? e : worst;
+    }
+    free(g);
+    *bound = tc == RT_F32 ? 1e-5 : tc == RT_BF16 ? 1.0 / 128 : 1.0 / 1024;
+    return worst;
+}
+
 static void test_fc(void) {
     char what[80], msg[200];
     for (int t = 0; t < 30; t++) {
@@ -177,7 +192,7 @@ static void test_fc(void) {
         int32_t ta = rnd_in(0, 2), tc = t % 5 == 0 ? RT_F32 : rnd_in(1, 2);
         if (ta == RT_F32 && tc == RT_F32) ta = type;
         float *af = malloc(sizeof(float) * (size_t)(m * k)), *bias = malloc(sizeof(float) * (size_t)np);
-        float *wf = malloc(sizeof(float) * (size_t)(m * n)), *gf = malloc(sizeof(float) * (size_t)(m * n));
+        float *wf = malloc(sizeof(float) * (size_t)(m * n));
         void *a = malloc((size_t)(m * k * 4)), *got = malloc((size_t)(m * n * 4));
         uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * 2 * k2));
         void *s_ref = malloc((size_t)rt_opt_fc_half_scratch(type, m, n, k));
@@ -191,17 +206,137 @@ static void test_fc(void) {
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -1.5f, g.act_max = 2.0f;
         rt_opt_fc_half(&g, type, af, pw, bias, wf, s_ref);
         rt_opt_fc_typed(&g, type, ta, a, pw, bias, tc, got, s_typed);
-        rt_opt_to_f32(tc, got, (int64_t)m * n, gf);
-        /* within 1e-5 of the f32 result, then one rounding to tc: one ulp of tc at most */
-        double worst = 0, ulp = tc == RT_F32 ? 1e-5 : tc == RT_BF16 ? 1.0 / 128 : 1.0 / 1024;
-        for (int64_t i = 0; i < (int64_t)m * n; i++) {
-            double e = fabs((double)gf[i] - (double)wf[i]) / (fabs((double)wf[i]) + 1e-3);
-            worst = e > worst ? e : worst;
-        }
+        double ulp, worst = worst_typed(tc, got, wf, (int64_t)m * n, &ulp);
         snprintf(what, sizeof what, "fc typed %s weights, A %s -> C %s", tname(type), tname(ta), tname(tc));
         snprintf(msg, sizeof msg, "m %d n %d k %d: worst relative difference %.2e (bound %.2e)", m, n, k, worst, ulp);
         check(worst <= ulp, what, msg);
-        free(af), free(bias), free(wf), free(gf), free(a), free(got), free(w), free(pw), free(s_ref), free(s_typed);
+        free(af), free(bias), free(wf), free(a), free(got), free(w), free(pw), free(s_ref), free(s_typed);
+    }
+}
+
+/* CONV_2D with 16-bit weights reading / writing 16-bit tensors (and a fused ADD's other input): exactly the
+ * f32-activation kernel on the widened tensors, rounded (im2col of a bf16 input copies the values the f32
+ * path rounds to, the direct path widens what it read), split over tasks or not. */
+static void test_conv(void) {
+    char what[96], msg[200];
+    for (int t = 0; t < 50; t++) {
+        rt_conv_params p;
+        if (!rnd_conv(&p, t)) continue;
+        int32_t type = t % 2 ? RT_F16 : RT_BF16, ti = rnd_in(0, 2), tc = rnd_in(0, 2), to = rnd_in(0, 2);
+        if (ti + tc + to == 0) ti = type;
+        p.act_min = -1.5f, p.act_max = 2.0f;
+        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = t % 3 ? 48 : 16;
+        int32_t m = p.batches * p.out_h * p.out_w;
+        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)m * n;
+        if (out_n <= 0 || out_n > (1 << 20)) continue;
+        float *inf = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
+        float *otf = malloc(sizeof(float) * (size_t)out_n), *wantf = malloc(sizeof(float) * (size_t)out_n);
+        void *in = malloc((size_t)in_n * 4), *other = malloc((size_t)out_n * 4), *got = malloc((size_t)out_n * 4);
+        void *want = malloc((size_t)out_n * 4);
+        uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * (k + 1)));
+        fill(ti, in, inf, in_n);
+        fill(to, other, otf, out_n);
+        for (int i = 0; i < n * k; i++) w[i] = type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
+        for (int i = 0; i < n; i++) bias[i] = rnd_f();
+        sched_pack_half(w, n, k, pw);
+        rt_opt_conv_params c = opt_conv(&p, rows), ct;
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(type, c.direct, m, rows, n, k);
+        ct = c;
+        ct.in_type = ti, ct.out_type = tc, ct.other_type = to;
+        ct.gemm.slot_bytes = rt_opt_conv_typed_scratch(type, ti, tc, to, c.direct, m, rows, n, k);
+        void *s_ref = malloc((size_t)(3 * c.gemm.slot_bytes)), *s_typed = malloc((size_t)(3 * ct.gemm.slot_bytes));
+        rt_binary_params ap;
+        rt_opt_post_add post;
+        memset(&ap, 0, sizeof ap);
+        ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
+        ap.act_min = -2.0f, ap.act_max = 2.5f;
+        post.add = &ap, post.conv_is_lhs = t % 2;
+        int with_add = t % 3 == 0;
+        rt_opt_conv_half(&c, type, inf, pw, bias, wantf, s_ref, with_add ? &post : NULL, with_add ? otf : NULL, NULL);
+        store(wantf, out_n, tc, want);
+        rt_opt_conv_half(&ct, type, in, pw, bias, got, s_typed, with_add ? &post : NULL, with_add ? other : NULL,
+                         t % 4 == 1 ? &fake_par : NULL);
+        snprintf(what, sizeof what, "conv typed %s weights, in %s -> out %s%s%s", tname(type), tname(ti), tname(tc),
+                 with_add ? ", ADD other " : "", with_add ? tname(to) : "");
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d f %dx%d s %d,%d d %d,%d pad %d,%d oc %d%s", p.batches, p.in_h, p.in_w,
+                 p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_h, p.pad_w, n,
+                 c.direct ? " direct" : "");
+        check(memcmp(got, want, (size_t)(out_n * esz(tc))) == 0, what, msg);
+        free(inf), free(bias), free(otf), free(wantf), free(in), free(other), free(got), free(want), free(w), free(pw);
+        free(s_ref), free(s_typed);
+    }
+}
+
+/* DEPTHWISE_CONV_2D reading / writing 16-bit tensors (band by band, split over tasks or not) and a 1x1
+ * expansion fused with it (pass fuse_dw) with a 16-bit input and output, against the f32 kernels on the
+ * widened tensors: within 1e-5 before the output's one rounding. */
+static void test_dwconv(void) {
+    char what[96], msg[200];
+    for (int t = 0; t < 40; t++) {
+        rt_dwconv_params d;
+        memset(&d, 0, sizeof d);
+        d.batches = rnd_in(1, 2), d.in_h = rnd_in(1, 11), d.in_w = rnd_in(1, 11), d.in_c = rnd_in(1, 40);
+        d.depth_mult = t % 5 == 4 ? 2 : 1, d.filter_h = d.filter_w = t % 4 == 3 ? rnd_in(1, 5) : 3;
+        d.stride_h = d.stride_w = rnd_in(1, 2), d.dil_h = d.dil_w = t % 6 == 5 ? 2 : 1, d.pad_h = d.pad_w = rnd_in(0, 1);
+        d.out_h = (d.in_h + 2 * d.pad_h - d.dil_h * (d.filter_h - 1) - 1) / d.stride_h + 1;
+        d.out_w = (d.in_w + 2 * d.pad_w - d.dil_w * (d.filter_w - 1) - 1) / d.stride_w + 1;
+        d.act_min = 0.0f, d.act_max = 6.0f;
+        if (d.out_h <= 0 || d.out_w <= 0) continue;
+        int32_t oc = d.in_c * d.depth_mult, band = rnd_in(1, 5), ti = rnd_in(0, 2), to = rnd_in(0, 2);
+        if (ti + to == 0) to = RT_BF16;
+        int64_t in_n = (int64_t)d.batches * d.in_h * d.in_w * d.in_c, out_n = (int64_t)d.batches * d.out_h * d.out_w * oc;
+        int64_t wd_n = (int64_t)d.filter_h * d.filter_w * oc;
+        float *inf = malloc(sizeof(float) * (size_t)in_n), *wd = malloc(sizeof(float) * (size_t)wd_n);
+        float *bd = malloc(sizeof(float) * (size_t)oc), *wantf = malloc(sizeof(float) * (size_t)out_n);
+        void *in = malloc((size_t)in_n * 4), *got = malloc((size_t)out_n * 4);
+        void *scratch = malloc((size_t)(3 * rt_opt_dwconv_typed_slot_bytes(&d, band, to)));
+        fill(ti, in, inf, in_n);
+        for (int64_t i = 0; i < wd_n; i++) wd[i] = rnd_f();
+        for (int i = 0; i < oc; i++) bd[i] = rnd_f();
+        rt_opt_dwconv_f32(&d, inf, wd, bd, wantf, NULL);
+        rt_opt_dwconv_typed(&d, ti, in, wd, bd, to, got, scratch, band, 3, t % 2 ? &fake_par : NULL);
+        double bound, worst = worst_typed(to, got, wantf, out_n, &bound);
+        snprintf(what, sizeof what, "dwconv typed %s -> %s", tname(ti), tname(to));
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d x%d f %d s %d d %d pad %d band %d: worst %.2e (bound %.2e)", d.batches,
+                 d.in_h, d.in_w, d.in_c, d.depth_mult, d.filter_h, d.stride_h, d.dil_h, d.pad_h, band, worst, bound);
+        check(worst <= bound, what, msg);
+        free(inf), free(wd), free(bd), free(wantf), free(in), free(got), free(scratch);
+    }
+    for (int t = 0; t < 20; t++) { /* the fused 1x1 expansion + depthwise */
+        rt_conv_params cp;
+        rt_dwconv_params d;
+        rnd_expand_dw(&cp, &d, t);
+        if (d.out_h <= 0 || d.out_w <= 0) continue;
+        int32_t k = cp.in_c, n = cp.out_c, np = (n + 15) / 16 * 16, band = rnd_in(1, 5);
+        int32_t type = t % 2 ? RT_F16 : RT_BF16, ti = rnd_in(0, 2), to = rnd_in(0, 2);
+        if (ti + to == 0) ti = type;
+        int64_t in_n = (int64_t)cp.batches * cp.in_h * cp.in_w * k, out_n = (int64_t)d.batches * d.out_h * d.out_w * n;
+        float *inf = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
+        float *wd = malloc(sizeof(float) * (size_t)(d.filter_h * d.filter_w * n)), *bd = malloc(sizeof(float) * (size_t)n);
+        float *wantf = malloc(sizeof(float) * (size_t)out_n);
+        void *in = malloc((size_t)in_n * 4), *got = malloc((size_t)out_n * 4);
+        uint16_t *w16 = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw16 = malloc(sizeof(uint16_t) * (size_t)(np * ((k + 1) / 2 * 2)));
+        fill(ti, in, inf, in_n);
+        for (int i = 0; i < n * k; i++) w16[i] = type == RT_F16 ? rt_f32_to_f16(rnd_f()) : rt_f32_to_bf16(rnd_f());
+        for (int i = 0; i < n; i++) bias[i] = rnd_f(), bd[i] = rnd_f();
+        for (int i = 0; i < d.filter_h * d.filter_w * n; i++) wd[i] = rnd_f();
+        sched_pack_half(w16, n, k, pw16);
+        rt_opt_conv_params c = opt_conv(&cp, 1), ct;
+        c.gemm.lda = k;
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(&d, band, type, k);
+        ct = c;
+        ct.in_type = ti, ct.out_type = to;
+        ct.gemm.slot_bytes = rt_opt_conv_dw_typed_slot_bytes(&d, band, type, k, ti, to);
+        void *s_ref = malloc(3 * (size_t)c.gemm.slot_bytes), *s_typed = malloc(3 * (size_t)ct.gemm.slot_bytes);
+        rt_opt_conv_dw(&c, type, inf, pw16, bias, &d, wd, bd, band, wantf, s_ref, NULL);
+        rt_opt_conv_dw(&ct, type, in, pw16, bias, &d, wd, bd, band, got, s_typed, t % 2 ? NULL : &fake_par);
+        double bound, worst = worst_typed(to, got, wantf, out_n, &bound);
+        snprintf(what, sizeof what, "conv 1x1 + dwconv fused typed %s weights, %s -> %s", tname(type), tname(ti), tname(to));
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d -> %d s %d pad %d band %d: worst %.2e (bound %.2e)", cp.batches, cp.in_h,
+                 cp.in_w, k, n, d.stride_h, d.pad_h, band, worst, bound);
+        check(worst <= bound, what, msg);
+        free(inf), free(bias), free(wd), free(bd), free(wantf), free(in), free(got), free(w16), free(pw16);
+        free(s_ref), free(s_typed);
     }
 }
 
@@ -215,6 +350,8 @@ int main(void) {
     test_binary();
     test_gelu_ln();
     test_fc();
+    test_conv();
+    test_dwconv();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }
