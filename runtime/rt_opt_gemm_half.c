@@ -454,6 +454,32 @@ static void fc_amx(const rt_opt_gemm_params *p, int32_t type, const float *a, co
 }
 #endif
 
+int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b, const float *bias,
+                        float *c, void *scratch) {
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+    const int32_t k = p->k, k2 = (k + 1) / 2;
+    int32_t i0, r;
+    for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
+        int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
+        const uint16_t *src = a + (int64_t)i0 * p->lda;
+        const uint32_t *a2 = (const uint32_t *)(const void *)src; /* even K, packed rows: the pairs themselves */
+        if ((k & 1) || p->lda != k || ((uintptr_t)src & 3u)) {
+            uint16_t *d = scratch;
+            for (r = 0; r < rows; r++) {
+                memcpy(d + (int64_t)r * 2 * k2, src + (int64_t)r * p->lda, sizeof(uint16_t) * (size_t)k);
+                if (k & 1) d[(int64_t)r * 2 * k2 + k] = 0;
+            }
+            a2 = scratch;
+        }
+        fc_bf16_pairs(p, rows, a2, packed_b, bias, c + (int64_t)i0 * p->ldc);
+    }
+    return 1;
+#else
+    (void)p, (void)a, (void)packed_b, (void)bias, (void)c, (void)scratch;
+    return 0;
+#endif
+}
+
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;

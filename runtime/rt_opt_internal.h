@@ -389,6 +389,12 @@ typedef void (*rt_opt_run_fn)(void *ctx, int64_t off1, int64_t s1, int64_t off2,
                               int64_t n);
 void rt_opt_bcast_runs(const rt_bcast *bc, rt_opt_run_fn run, void *ctx);
 
+/* rt_opt_fc_half with bf16 weights and A already bf16 (rows lda halves apart): the rows are the
+ * micro-kernel's bf16 pairs (copied to scratch, HALF_ROWS x (k + 1) / 2 words, only when K is odd or the
+ * rows are not packed). Returns 0 without doing anything when built without AVX512-BF16. */
+int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b, const float *bias,
+                        float *c, void *scratch);
+
 /* The fused residual ADD over n contiguous outputs. */
 void rt_opt_post_add_f32(const struct rt_opt_post_add *post, float *out, const float *other, int64_t n);
 

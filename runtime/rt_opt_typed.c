@@ -144,24 +144,29 @@ void rt_opt_layer_norm_typed(const rt_opt_ln_params *p, int32_t tx, const void *
 }
 
 /* FULLY_CONNECTED with 16-bit weights and 16-bit A and/or C: blocks of
- * RT_OPT_TYPED_ROWS rows of A widened into scratch, multiplied by
- * rt_opt_fc_half (its scratch after the two blocks), C rounded per block.
- * With f32 A and C it is rt_opt_fc_half itself. */
+ * RT_OPT_TYPED_ROWS rows of A (widened into scratch, or, bf16 A against bf16
+ * weights, taken as they are by rt_opt_fc_bf16_rows), multiplied by
+ * rt_opt_fc_half; a 16-bit C is made COLS columns (whole panel pairs) at a
+ * time in scratch and rounded there, so the scratch stays small for wide
+ * layers. With f32 A and C it is rt_opt_fc_half itself. */
+#define COLS 256
 static int64_t block_rows(int32_t m) { return m < RT_OPT_TYPED_ROWS ? m : RT_OPT_TYPED_ROWS; }
+static int64_t block_cols(int32_t n) { return n < COLS ? n : COLS; }
 static int64_t align64(int64_t n) { return (n + 63) / 64 * 64; }
 
 int64_t rt_opt_fc_typed_scratch(int32_t type, int32_t ta, int32_t tc, int32_t m, int32_t n, int32_t k) {
     int64_t r = block_rows(m);
     if (ta == RT_F32 && tc == RT_F32) return rt_opt_fc_half_scratch(type, m, n, k);
-    return align64(ta != RT_F32 ? r * k * 4 : 0) + align64(tc != RT_F32 ? r * n * 4 : 0) +
+    return align64(ta != RT_F32 ? r * k * 4 : 0) + align64(tc != RT_F32 ? r * block_cols(n) * 4 : 0) +
            rt_opt_fc_half_scratch(type, (int32_t)r, n, k);
 }
 
 void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, const void *a, const uint16_t *packed_b,
                      const float *bias, int32_t tc, void *c, void *scratch) {
-    int64_t r = block_rows(p->m), i0, i;
+    const int64_t r = block_rows(p->m), cols = tc == RT_F32 ? p->n : block_cols(p->n), k2 = (p->k + 1) / 2;
     float *wa = scratch, *wc = (float *)(void *)((char *)scratch + align64(ta != RT_F32 ? r * p->k * 4 : 0));
-    void *rest = (char *)wc + align64(tc != RT_F32 ? r * p->n * 4 : 0);
+    void *rest = (char *)wc + align64(tc != RT_F32 ? r * block_cols(p->n) * 4 : 0);
+    int64_t i0, j0, i;
     rt_opt_gemm_params q = *p;
     if (ta == RT_F32 && tc == RT_F32) {
         rt_opt_fc_half(p, type, a, packed_b, bias, c, scratch);
@@ -169,23 +174,36 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
     }
     for (i0 = 0; i0 < p->m; i0 += r) {
         int64_t rows = p->m - i0 < r ? p->m - i0 : r;
-        const float *ab = (const float *)at(a, ta, i0 * p->lda);
-        float *cb = (float *)(void *)((char *)c + i0 * p->ldc * esize(tc));
+        const void *ab = at(a, ta, i0 * p->lda);
+        int direct16 = ta == RT_BF16 && type == RT_BF16;
         q.m = (int32_t)rows;
         q.lda = p->lda;
-        q.ldc = p->ldc;
-        if (ta != RT_F32) {
+        if (ta != RT_F32 && !direct16) {
             for (i = 0; i < rows; i++) rt_opt_to_f32(ta, at(a, ta, (i0 + i) * p->lda), p->k, wa + i * p->k);
             ab = wa;
             q.lda = p->k;
         }
-        if (tc != RT_F32) {
-            cb = wc;
-            q.ldc = p->n;
+        for (j0 = 0; j0 < p->n; j0 += cols) {
+            float *cb = (float *)(void *)((char *)c + (i0 * p->ldc + j0) * esize(tc));
+            q.n = (int32_t)(p->n - j0 < cols ? p->n - j0 : cols);
+            q.ldc = p->ldc;
+            if (tc != RT_F32) {
+                cb = wc;
+                q.ldc = q.n;
+            }
+            /* columns j0.. are panels j0 / NR.. ([N / NR][k2][NR][2] halves) */
+            if (!direct16 || !rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa)) {
+                if (direct16) { /* built without AVX512-BF16: widen after all */
+                    for (i = 0; i < rows; i++) rt_opt_to_f32(ta, at(a, ta, (i0 + i) * p->lda), p->k, wa + i * p->k);
+                    ab = wa;
+                    q.lda = p->k;
+                    direct16 = 0;
+                }
+                rt_opt_fc_half(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb, rest);
+            }
+            if (tc != RT_F32)
+                for (i = 0; i < rows; i++)
+                    rt_opt_from_f32(wc + i * q.n, q.n, tc, (char *)c + ((i0 + i) * p->ldc + j0) * esize(tc));
         }
-        rt_opt_fc_half(&q, type, ab, packed_b, bias, cb, rest);
-        if (tc != RT_F32)
-            for (i = 0; i < rows; i++)
-                rt_opt_from_f32(wc + i * p->n, p->n, tc, (char *)c + (i0 + i) * p->ldc * esize(tc));
     }
 }

@@ -187,7 +187,8 @@ static double worst_typed(int32_t tc, const void *got, const float *want, int64_
 static void test_fc(void) {
     char what[80], msg[200];
     for (int t = 0; t < 30; t++) {
-        int32_t m = t < 3 ? t + 1 : rnd_in(1, 100), n = rnd_in(1, 70), k = rnd_in(1, 90), np = (n + 15) / 16 * 16;
+        int32_t m = t < 3 ? t + 1 : rnd_in(1, 100), n = t % 4 == 3 ? rnd_in(257, 600) : rnd_in(1, 70), k = rnd_in(1, 90);
+        int32_t np = (n + 15) / 16 * 16; /* wider than a 256-column block at times */
         int32_t type = t % 2 ? RT_F16 : RT_BF16, k2 = (k + 1) / 2;
         int32_t ta = rnd_in(0, 2), tc = t % 5 == 0 ? RT_F32 : rnd_in(1, 2);
         if (ta == RT_F32 && tc == RT_F32) ta = type;
