@@ -88,6 +88,28 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
     }
 }
 
+/* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width: one loop
+ * per type, so each vectorizes (the attention's operands may be stored in 16 bits, pass half_storage). */
+static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, int32_t width, float *dst) {
+    int32_t l;
+    if (t == RT_F32) {
+        const float *f = (const float *)x + off;
+        for (l = 0; l < n; l++) dst[l] = f[l * s];
+    } else if (t == RT_BF16) {
+        const uint16_t *h = (const uint16_t *)x + off;
+        for (l = 0; l < n; l++) {
+            uint32_t u = (uint32_t)h[l * s] << 16;
+            memcpy(dst + l, &u, sizeof u);
+        }
+    } else if (s == 1) {
+        rt_opt_to_f32(t, (const uint16_t *)x + off, n, dst);
+    } else {
+        const uint16_t *h = (const uint16_t *)x + off;
+        for (l = 0; l < n; l++) dst[l] = rt_f16_to_f32(h[l * s]);
+    }
+    for (l = n; l < width; l++) dst[l] = 0.0f;
+}
+
 /* C[m][n] = A[m][k] . packed B, no bias (zeros), no clamp. */
 static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, const float *a, int32_t lda,
                       const float *b, const float *zero, float *c, int32_t ldc) {
@@ -148,22 +170,16 @@ static void attn_task(void *vj, int task) {
          * [D][16]; V per key block: the block at k0 * dvp is a
          * [dvp/16][rows][16] panel set. Stores run contiguously. */
         for (j = 0; j < round16(lk); j += NR)
-            for (kk = 0; kk < d; kk++) {
-                float *dst = kp + j * d + kk * NR;
-                const int64_t src = ko + kk * p->qk.rhs_sk;
-                int32_t l;
-                for (l = 0; l < NR; l++) dst[l] = j + l < lk ? rt_opt_ld(k, p->tk, src + (j + l) * p->qk.rhs_sj) : 0.0f;
-            }
+            for (kk = 0; kk < d; kk++)
+                gather(k, p->tk, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
+                       (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
         for (k0 = 0; k0 < lk; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
             float *blk = vp + k0 * dvp;
             for (c0 = 0; c0 < dvp; c0 += NR)
-                for (r = 0; r < rows; r++) {
-                    float *dst = blk + c0 * rows + r * NR;
-                    const int64_t src = vo + (k0 + r) * p->pv.rhs_sk;
-                    int32_t l;
-                    for (l = 0; l < NR; l++) dst[l] = c0 + l < dv ? rt_opt_ld(v, p->tv, src + (c0 + l) * p->pv.rhs_sj) : 0.0f;
-                }
+                for (r = 0; r < rows; r++)
+                    gather(v, p->tv, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj,
+                           (int32_t)(dv - c0 < NR ? dv - c0 : NR), NR, blk + c0 * rows + r * NR);
         }
         for (i0 = 0; i0 < lq; i0 += qbk) {
             int32_t qb = lq - i0 < qbk ? (int32_t)(lq - i0) : qbk, r, c;
@@ -174,8 +190,7 @@ static void attn_task(void *vj, int task) {
                 lda = p->qk.lhs_si;
             } else {
                 for (r = 0; r < qb; r++)
-                    for (c = 0; c < d; c++)
-                        qa[(int64_t)r * d + c] = rt_opt_ld(q, p->tq, qo + (i0 + r) * p->qk.lhs_si + (int64_t)c * p->qk.lhs_sk);
+                    gather(q, p->tq, qo + (i0 + r) * p->qk.lhs_si, p->qk.lhs_sk, d, d, qa + (int64_t)r * d);
                 a = qa;
                 lda = d;
             }

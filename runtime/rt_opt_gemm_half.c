@@ -299,27 +299,36 @@ static void im2col_bf16_rows(const rt_opt_conv_params *p, const float *in, int32
     IM2COL(float, uint16_t, (uint16_t)0, RUN_BF16);
 }
 
-/* im2col_bf16_rows with the rows whose patch lies inside the image (most of them) converted as filter_h
- * runs of filter_w * in_c values without IM2COL's per-row and per-tap bounds work (which took half of the
- * time of a 16-channel 3x3 convolution). */
-static void im2col_bf16(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst) {
+/* im2col rows of a bf16 input as the bf16 pairs: a plain copy. */
+#define RUN_COPY16(d, s, n) memcpy((d), (s), sizeof(uint16_t) * (size_t)(n))
+static void im2col_copy16_rows(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
+    IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
+}
+
+/* Patch rows m0..m0+rows of an f32 (ti RT_F32: rounded) or bf16 (copied) image as bf16 pairs; the rows
+ * whose patch lies inside the image (most of them) as filter_h runs of filter_w * in_c values without
+ * IM2COL's per-row and per-tap bounds work (which took half of the time of a 16-channel 3x3 convolution). */
+static void im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in, int32_t m0, int32_t rows,
+                        uint16_t *dst) {
     const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, inc = p->in_c, fh = p->filter_h, fw = p->filter_w;
     const int32_t run = fw * inc;
     const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
     int32_t r, fy, oy = m0 / p->out_w, ox = m0 % p->out_w;
-    if (p->dil_w != 1) {
-        im2col_bf16_rows(p, in, m0, rows, dst);
-        return;
-    }
     for (r = 0; r < rows; r++) {
         const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
         uint16_t *d = dst + (int64_t)r * ldd;
-        if (y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
-            const float *src = in + (int64_t)y0 * rs + (int64_t)x0 * inc;
-            for (fy = 0; fy < fh; fy++, src += step) run_bf16(d + (int64_t)fy * run, src, run);
+        if (p->dil_w == 1 && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
+            const int64_t at = (int64_t)y0 * rs + (int64_t)x0 * inc;
+            for (fy = 0; fy < fh; fy++)
+                if (ti == RT_F32) run_bf16(d + (int64_t)fy * run, (const float *)in + at + fy * step, run);
+                else memcpy(d + (int64_t)fy * run, (const uint16_t *)in + at + fy * step, sizeof(uint16_t) * (size_t)run);
             if (ldd > kdim) d[kdim] = 0;
-        } else
+        } else if (ti == RT_F32) {
             im2col_bf16_rows(p, in, m0 + r, 1, d);
+        } else {
+            im2col_copy16_rows(p, in, m0 + r, 1, d);
+        }
         if (++ox == p->out_w) ox = 0, oy++;
     }
 }
@@ -579,14 +588,6 @@ static void im2col_widen(const rt_opt_conv_params *p, int32_t ti, const uint16_t
     IM2COL(uint16_t, float, 0.0f, RUN_WIDEN);
 }
 
-#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-/* im2col rows of a bf16 input as the bf16 pairs of fc_bf16_pairs: a plain copy. */
-#define RUN_COPY16(d, s, n) memcpy((d), (s), sizeof(uint16_t) * (size_t)(n))
-static void im2col_copy16(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *dst) {
-    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
-    IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
-}
-#endif
 
 #if defined(RT_OPT_AMX_BF16)
 /* Patch rows m0..m0+rows of image `in` into the A tile(s) as store_row writes them (ldd halves apart);
@@ -672,13 +673,17 @@ static void conv_half_task(void *v, int t) {
             if (p->direct && ti == RT_F32) {
                 a = in + (int64_t)m0 * p->in_c;
                 g.lda = p->in_c;
+            } else if (p->direct && ti == RT_BF16 && j->half_type == RT_BF16 &&
+                       rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)inb + (int64_t)m0 * p->in_c,
+                                           (const uint16_t *)j->b, (const float *)j->bias, out, dst)) {
+                a = NULL; /* done: the bf16 rows are the micro-kernel's pairs */
             } else if (p->direct) {
                 rt_opt_to_f32(ti, inb + (int64_t)m0 * p->in_c * si, (int64_t)rows * p->in_c, dst);
                 g.lda = p->in_c;
             } else if (ti != RT_F32) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
                 if (ti == RT_BF16 && j->half_type == RT_BF16) {
-                    im2col_copy16(p, (const uint16_t *)(const void *)inb, m0, rows, (uint16_t *)(void *)dst);
+                    im2col_bf16(p, ti, inb, m0, rows, (uint16_t *)(void *)dst);
                     pairs = 1;
                 } else
 #endif
@@ -686,7 +691,7 @@ static void conv_half_task(void *v, int t) {
             } else {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
                 if (j->half_type == RT_BF16) { /* the patch rows straight to bf16 pairs (no f32 copy to convert) */
-                    im2col_bf16(p, in, m0, rows, (uint16_t *)(void *)dst);
+                    im2col_bf16(p, RT_F32, in, m0, rows, (uint16_t *)(void *)dst);
                     pairs = 1;
                 } else
 #endif
@@ -698,7 +703,8 @@ static void conv_half_task(void *v, int t) {
                               (const float *)j->bias, out);
             else
 #endif
-                rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
+                if (a) /* NULL: a direct bf16 block already done */
+                    rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
             (void)pairs;
         }
         if (j->post) {
