@@ -37,6 +37,10 @@ int cli_precision_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
         a->prec.no_range_guard = 1;
         return 0;
     }
+    if (strcmp(argv[*i], "--f32-activations") == 0) {
+        a->prec.f32_activations = 1;
+        return 0;
+    }
     if (*i + 1 >= argc) return -1;
     if (strcmp(argv[*i], "--keep-fp32") == 0) return keep_arg(argv[++*i], a, d);
     if (strcmp(argv[*i], "--calibrate") == 0) {

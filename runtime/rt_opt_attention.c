@@ -95,14 +95,14 @@ static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, 
     if (t == RT_F32) {
         const float *f = (const float *)x + off;
         for (l = 0; l < n; l++) dst[l] = f[l * s];
+    } else if (s == 1) {
+        rt_opt_to_f32(t, (const uint16_t *)x + off, n, dst);
     } else if (t == RT_BF16) {
         const uint16_t *h = (const uint16_t *)x + off;
         for (l = 0; l < n; l++) {
             uint32_t u = (uint32_t)h[l * s] << 16;
             memcpy(dst + l, &u, sizeof u);
         }
-    } else if (s == 1) {
-        rt_opt_to_f32(t, (const uint16_t *)x + off, n, dst);
     } else {
         const uint16_t *h = (const uint16_t *)x + off;
         for (l = 0; l < n; l++) dst[l] = rt_f16_to_f32(h[l * s]);
@@ -169,10 +169,21 @@ static void attn_task(void *vj, int task) {
         /* K^T as the right operand: panel jp holds keys 16jp..16jp+15 as
          * [D][16]; V per key block: the block at k0 * dvp is a
          * [dvp/16][rows][16] panel set. Stores run contiguously. */
-        for (j = 0; j < round16(lk); j += NR)
-            for (kk = 0; kk < d; kk++)
-                gather(k, p->tk, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
-                       (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
+        if (p->tk != RT_F32 && p->qk.rhs_sk == 1) { /* 16-bit keys: each key's row widened once (into qa) */
+            for (j = 0; j < round16(lk); j += NR)
+                for (kk = 0; kk < NR; kk++) {
+                    float *dst = kp + j * d + kk;
+                    int32_t c;
+                    if (j + kk < lk) gather(k, p->tk, ko + (j + kk) * p->qk.rhs_sj, 1, d, d, qa);
+                    else memset(qa, 0, sizeof(float) * (size_t)d);
+                    for (c = 0; c < d; c++) dst[(int64_t)c * NR] = qa[c];
+                }
+        } else {
+            for (j = 0; j < round16(lk); j += NR)
+                for (kk = 0; kk < d; kk++)
+                    gather(k, p->tk, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
+                           (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
+        }
         for (k0 = 0; k0 < lk; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
             float *blk = vp + k0 * dvp;

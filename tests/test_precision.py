@@ -446,7 +446,7 @@ def _arena(model, work, args):
 def test_half_storage_arena(name, at_most):
     """At -O2, --precision bf16/fp16 stores the activations between 16-bit-capable kernels in 16 bits
     (pass half_storage): the arena shrinks, the report counts the tensors; -O0 (the reference path)
-    keeps f32 activations and the fp32 arena."""
+    and --f32-activations keep f32 activations."""
     model = ZOO / f"{name}.tflite"
     work = new_workdir(f"half-arena-{name}")
     f32, _ = _arena(model, work, [])
@@ -458,6 +458,8 @@ def test_half_storage_arena(name, at_most):
         assert half <= at_most * f32
         _, report = _arena(model, work, ["--precision", mode, "-O0"])
         assert "16-bit activations" not in report
+        kept, report = _arena(model, work, ["--precision", mode, "--f32-activations"])
+        assert "16-bit activations" not in report and kept > half
 
 
 def _c_outputs(model, work, inputs, n_out_shapes, extra, config="gcc-O2"):

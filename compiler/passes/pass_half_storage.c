@@ -22,7 +22,10 @@
  * calibrated values exceed fp16's 65504 stays f32 (stored in fp16 it would
  * be infinity), and --report names it. --no-range-guard stores it anyway.
  * Tensors made by the fusion passes have no calibrated range; without
- * --calibrate nothing is checked and the report says so. */
+ * --calibrate nothing is checked and the report says so.
+ *
+ * --f32-activations turns the pass off: only weights are 16-bit (the arena
+ * stays f32-sized; small models skip the conversions and run faster). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +92,8 @@ static int retype(Graph *g, IrOp *op, Diag *d) {
             return 0;
         }
         /* blocks of rows whose widened input, output and ADD rows stay near 64 KiB (16 at least) */
-        int32_t per = (int32_t)(65536 / ((int64_t)(k + 2 * p->out_c) * 4)) / 16 * 16;
+        int64_t row = ((int64_t)k + 2 * (int64_t)p->out_c) * 4;
+        int32_t per = (int32_t)(65536 / (row > 0 ? row : 1)) / 16 * 16;
         op->sched.rows = op->sched.rows < per ? op->sched.rows : per < 16 ? 16 : per;
         op->scratch_bytes = (size_t)rt_opt_conv_typed_scratch(w, ti, tc, to, op->sched.direct,
                                                               p->batches * p->out_h * p->out_w, op->sched.rows,
@@ -126,7 +130,8 @@ static int retype(Graph *g, IrOp *op, Diag *d) {
 
 int pass_half_storage(Graph *g, Diag *d) {
     const IrPrecision *pr = g->root ? NULL : g->precision;
-    if (g->opt_level < 1 || g->target_cuda || !pr || (pr->mode != IR_PREC_BF16 && pr->mode != IR_PREC_FP16))
+    if (g->opt_level < 1 || g->target_cuda || !pr || (pr->mode != IR_PREC_BF16 && pr->mode != IR_PREC_FP16) ||
+        pr->f32_activations)
         return 0;
     IrDType half = pr->mode == IR_PREC_BF16 ? IR_BF16 : IR_F16;
     char *cand = calloc((size_t)g->n_tensors + 1, 1);
