@@ -466,8 +466,9 @@ static void fc_amx(const rt_opt_gemm_params *p, int32_t type, const float *a, co
 int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b, const float *bias,
                         float *c, void *scratch) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-    const int32_t k = p->k, k2 = (k + 1) / 2;
-    int32_t i0, r;
+    int32_t k, k2, i0, r;
+    if (!p) return 1; /* the question: is the path built in? */
+    k = p->k, k2 = (k + 1) / 2;
     for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
         int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
         const uint16_t *src = a + (int64_t)i0 * p->lda;

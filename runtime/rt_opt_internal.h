@@ -391,7 +391,8 @@ void rt_opt_bcast_runs(const rt_bcast *bc, rt_opt_run_fn run, void *ctx);
 
 /* rt_opt_fc_half with bf16 weights and A already bf16 (rows lda halves apart): the rows are the
  * micro-kernel's bf16 pairs (copied to scratch, HALF_ROWS x (k + 1) / 2 words, only when K is odd or the
- * rows are not packed). Returns 0 without doing anything when built without AVX512-BF16. */
+ * rows are not packed). Returns 0 without doing anything when built without AVX512-BF16; p NULL: only
+ * answers whether it is built in. */
 int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b, const float *bias,
                         float *c, void *scratch);
 

@@ -143,29 +143,40 @@ void rt_opt_layer_norm_typed(const rt_opt_ln_params *p, int32_t tx, const void *
     }
 }
 
-/* FULLY_CONNECTED with 16-bit weights and 16-bit A and/or C: blocks of
- * RT_OPT_TYPED_ROWS rows of A (widened into scratch, or, bf16 A against bf16
- * weights, taken as they are by rt_opt_fc_bf16_rows), multiplied by
- * rt_opt_fc_half; a 16-bit C is made COLS columns (whole panel pairs) at a
- * time in scratch and rounded there, so the scratch stays small for wide
- * layers. With f32 A and C it is rt_opt_fc_half itself. */
+/* FULLY_CONNECTED with 16-bit weights and 16-bit A and/or C, in blocks of
+ * rows: RT_OPT_TYPED_ROWS rows when A is f32 or, bf16 against bf16 weights
+ * with AVX512-BF16, taken as it is by rt_opt_fc_bf16_rows (the rows are the
+ * micro-kernel's pairs); otherwise WIDEN_ROWS rows widened into scratch for
+ * rt_opt_fc_half (fewer rows: the widened copy and rt_opt_fc_half's own
+ * rounded copy of them stay small for deep layers). A 16-bit C is made COLS
+ * columns (whole panel pairs) at a time in scratch and rounded there. With
+ * f32 A and C it is rt_opt_fc_half itself. */
 #define COLS 256
+#define WIDEN_ROWS 8
 static int64_t block_rows(int32_t m) { return m < RT_OPT_TYPED_ROWS ? m : RT_OPT_TYPED_ROWS; }
+static int64_t widen_rows(int32_t m) { return m < WIDEN_ROWS ? m : WIDEN_ROWS; }
 static int64_t block_cols(int32_t n) { return n < COLS ? n : COLS; }
 static int64_t align64(int64_t n) { return (n + 63) / 64 * 64; }
 
+/* Scratch: A's block (widened rows, or an odd K's bf16 pairs), C's block, rt_opt_fc_half's scratch. */
+static int64_t a_bytes(int32_t ta, int32_t m, int32_t k) {
+    int64_t wide = widen_rows(m) * k * 4, pairs = k & 1 ? block_rows(m) * ((k + 1) / 2) * 4 : 0;
+    return ta == RT_F32 ? 0 : align64(wide > pairs ? wide : pairs);
+}
+
 int64_t rt_opt_fc_typed_scratch(int32_t type, int32_t ta, int32_t tc, int32_t m, int32_t n, int32_t k) {
-    int64_t r = block_rows(m);
     if (ta == RT_F32 && tc == RT_F32) return rt_opt_fc_half_scratch(type, m, n, k);
-    return align64(ta != RT_F32 ? r * k * 4 : 0) + align64(tc != RT_F32 ? r * block_cols(n) * 4 : 0) +
-           rt_opt_fc_half_scratch(type, (int32_t)r, n, k);
+    return a_bytes(ta, m, k) + align64(tc != RT_F32 ? block_rows(m) * block_cols(n) * 4 : 0) +
+           rt_opt_fc_half_scratch(type, (int32_t)(ta == RT_F32 ? block_rows(m) : widen_rows(m)), n, k);
 }
 
 void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, const void *a, const uint16_t *packed_b,
                      const float *bias, int32_t tc, void *c, void *scratch) {
-    const int64_t r = block_rows(p->m), cols = tc == RT_F32 ? p->n : block_cols(p->n), k2 = (p->k + 1) / 2;
-    float *wa = scratch, *wc = (float *)(void *)((char *)scratch + align64(ta != RT_F32 ? r * p->k * 4 : 0));
-    void *rest = (char *)wc + align64(tc != RT_F32 ? r * block_cols(p->n) * 4 : 0);
+    const int64_t cols = tc == RT_F32 ? p->n : block_cols(p->n), k2 = (p->k + 1) / 2;
+    const int direct16 = ta == RT_BF16 && type == RT_BF16 && rt_opt_fc_bf16_rows(NULL, NULL, NULL, NULL, NULL, NULL);
+    const int64_t r = ta == RT_F32 || direct16 ? block_rows(p->m) : widen_rows(p->m);
+    float *wa = scratch, *wc = (float *)(void *)((char *)scratch + a_bytes(ta, p->m, p->k));
+    void *rest = (char *)wc + align64(tc != RT_F32 ? block_rows(p->m) * block_cols(p->n) * 4 : 0);
     int64_t i0, j0, i;
     rt_opt_gemm_params q = *p;
     if (ta == RT_F32 && tc == RT_F32) {
@@ -175,7 +186,6 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
     for (i0 = 0; i0 < p->m; i0 += r) {
         int64_t rows = p->m - i0 < r ? p->m - i0 : r;
         const void *ab = at(a, ta, i0 * p->lda);
-        int direct16 = ta == RT_BF16 && type == RT_BF16;
         q.m = (int32_t)rows;
         q.lda = p->lda;
         if (ta != RT_F32 && !direct16) {
@@ -192,15 +202,8 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
                 q.ldc = q.n;
             }
             /* columns j0.. are panels j0 / NR.. ([N / NR][k2][NR][2] halves) */
-            if (!direct16 || !rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa)) {
-                if (direct16) { /* built without AVX512-BF16: widen after all */
-                    for (i = 0; i < rows; i++) rt_opt_to_f32(ta, at(a, ta, (i0 + i) * p->lda), p->k, wa + i * p->k);
-                    ab = wa;
-                    q.lda = p->k;
-                    direct16 = 0;
-                }
-                rt_opt_fc_half(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb, rest);
-            }
+            if (direct16) rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa);
+            else rt_opt_fc_half(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb, rest);
             if (tc != RT_F32)
                 for (i = 0; i < rows; i++)
                     rt_opt_from_f32(wc + i * q.n, q.n, tc, (char *)c + ((i0 + i) * p->ldc + j0) * esize(tc));

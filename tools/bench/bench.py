@@ -588,7 +588,8 @@ def print_precision_table(rows):
     for ln in lines:
         say("  ".join(v.ljust(w) for v, w in zip(ln, widths)).rstrip())
     say(f"(int8 = --precision int8 calibrated on {PRECISION_CALIB} random samples; bf16/fp16 = FULLY_CONNECTED "
-        "and CONV_2D weights in 16 bits; 'vs fp32' = fp32 ms / variant ms and bytes / fp32 bytes)")
+        "and CONV_2D weights in 16 bits, activations between 16-bit-capable kernels stored in 16 bits (pass "
+        "half_storage); 'vs fp32' = fp32 ms / variant ms and bytes / fp32 bytes)")
 
 
 def fmt_macs(n):
