@@ -259,6 +259,8 @@ enum { RT_OPT_BIN_ADD = 0, RT_OPT_BIN_SUB, RT_OPT_BIN_MUL, RT_OPT_BIN_SQDIFF };
 #define RT_OPT_TYPED_ROWS 32
 void rt_opt_to_f32(int32_t type, const void *src, int64_t n, float *dst);
 void rt_opt_from_f32(const float *src, int64_t n, int32_t type, void *dst);
+/* dst[l] = element l * s of x (stored as type) as a float, l < n (s 0: one value repeated). */
+void rt_opt_gather_f32(int32_t type, const void *x, int64_t s, int64_t n, float *dst);
 void rt_opt_binary_typed(const struct rt_binary_params *p, int32_t op, int32_t ta, const void *a, int32_t tb,
                          const void *b, int32_t to, void *out);
 void rt_opt_gelu_typed(const struct rt_act_params *p, int32_t ti, const void *in, int32_t to, void *out);

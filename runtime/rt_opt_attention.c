@@ -38,6 +38,14 @@ size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
     return (size_t)total * sizeof(float);
 }
 
+/* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width (the
+ * attention's operands may be stored in 16 bits, pass half_storage). */
+static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, int32_t width, float *dst) {
+    int32_t l;
+    rt_opt_gather_f32(t, (const char *)x + off * (t == RT_F32 ? 4 : 2), s, n, dst);
+    for (l = n; l < width; l++) dst[l] = 0.0f;
+}
+
 /* Element offset of the mask operand m for batch number b. */
 static int64_t mask_offset(const rt_opt_attn_params *p, int m, int64_t b) {
     int64_t off = 0;
@@ -60,8 +68,14 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
         if (p->tmask == RT_F32) {
             const float *af = (const float *)mask[0] + a;
             for (c = 0; c < n; c++) row[c] = row[c] * p->scale + af[(int64_t)c * p->mask_sk[0]];
-        } else {
-            for (c = 0; c < n; c++) row[c] = row[c] * p->scale + rt_opt_ld(mask[0], p->tmask, a + (int64_t)c * p->mask_sk[0]);
+        } else { /* a 16-bit mask: widened in pieces */
+            float m[64];
+            int32_t c0, w;
+            for (c0 = 0; c0 < n; c0 += 64) {
+                w = n - c0 < 64 ? n - c0 : 64;
+                gather(mask[0], p->tmask, a + (int64_t)c0 * p->mask_sk[0], p->mask_sk[0], w, w, m);
+                for (c = 0; c < w; c++) row[c0 + c] = row[c0 + c] * p->scale + m[c];
+            }
         }
     } else {
         const uint8_t *a = (const uint8_t *)mask[0] + mo[0] + i * p->mask_sq[0] + k0 * p->mask_sk[0];
@@ -86,28 +100,6 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
             }
         }
     }
-}
-
-/* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width: one loop
- * per type, so each vectorizes (the attention's operands may be stored in 16 bits, pass half_storage). */
-static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, int32_t width, float *dst) {
-    int32_t l;
-    if (t == RT_F32) {
-        const float *f = (const float *)x + off;
-        for (l = 0; l < n; l++) dst[l] = f[l * s];
-    } else if (s == 1) {
-        rt_opt_to_f32(t, (const uint16_t *)x + off, n, dst);
-    } else if (t == RT_BF16) {
-        const uint16_t *h = (const uint16_t *)x + off;
-        for (l = 0; l < n; l++) {
-            uint32_t u = (uint32_t)h[l * s] << 16;
-            memcpy(dst + l, &u, sizeof u);
-        }
-    } else {
-        const uint16_t *h = (const uint16_t *)x + off;
-        for (l = 0; l < n; l++) dst[l] = rt_f16_to_f32(h[l * s]);
-    }
-    for (l = n; l < width; l++) dst[l] = 0.0f;
 }
 
 /* C[m][n] = A[m][k] . packed B, no bias (zeros), no clamp. */

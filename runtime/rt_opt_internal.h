@@ -373,13 +373,6 @@ typedef struct rt_opt_conv_job {
 void rt_opt_run_conv(const rt_opt_conv_params *p, const void *in, const void *packed_b, const void *bias, void *out,
                      void *scratch, const struct rt_opt_post_add *post, const void *other, void (*task)(void *, int),
                      int32_t block, int32_t half_type, const mpcc_parallel *par);
-/* Element i of a tensor stored as type (RT_F32, RT_BF16 or RT_F16), as a float. */
-static inline float rt_opt_ld(const void *p, int32_t type, int64_t i) {
-    return type == RT_F32    ? ((const float *)p)[i]
-           : type == RT_BF16 ? rt_bf16_to_f32(((const uint16_t *)p)[i])
-                             : rt_f16_to_f32(((const uint16_t *)p)[i]);
-}
-
 /* A binary op's broadcast with adjacent dimensions merged while both inputs
  * stay contiguous (or both broadcast) across them (rt_opt_elementwise.c). */
 void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out);

@@ -64,17 +64,22 @@ void rt_opt_from_f32(const float *src, int64_t n, int32_t type, void *dst) {
     for (; i < n; i++) d[i] = rt_f32_to_f16(src[i]);
 }
 
-/* n values of x at element stride s (0: one value repeated) as f32 into buf. */
-static void load_run(int32_t type, const void *x, int64_t s, int64_t n, float *buf) {
-    int64_t i;
-    if (s == 1) {
-        rt_opt_to_f32(type, x, n, buf);
-    } else {
-        float v;
-        for (i = 0; i < n; i++) {
-            rt_opt_to_f32(type, at(x, type, i * s), 1, &v);
-            buf[i] = v;
+void rt_opt_gather_f32(int32_t type, const void *x, int64_t s, int64_t n, float *dst) {
+    int64_t l;
+    if (type == RT_F32) {
+        const float *f = x;
+        for (l = 0; l < n; l++) dst[l] = f[l * s];
+    } else if (s == 1) {
+        rt_opt_to_f32(type, x, n, dst);
+    } else if (type == RT_BF16) {
+        const uint16_t *h = x;
+        for (l = 0; l < n; l++) {
+            uint32_t u = (uint32_t)h[l * s] << 16;
+            memcpy(dst + l, &u, sizeof u);
         }
+    } else {
+        const uint16_t *h = x;
+        for (l = 0; l < n; l++) dst[l] = rt_f16_to_f32(h[l * s]);
     }
 }
 
@@ -92,8 +97,8 @@ static void binary_run(void *v, int64_t off1, int64_t s1, int64_t off2, int64_t 
     int64_t i0, i;
     for (i0 = 0; i0 < inner; i0 += CHUNK) {
         int64_t n = inner - i0 < CHUNK ? inner - i0 : CHUNK;
-        load_run(c->ta, at(c->a, c->ta, off1 + i0 * s1), s1, n, x);
-        load_run(c->tb, at(c->b, c->tb, off2 + i0 * s2), s2, n, y);
+        rt_opt_gather_f32(c->ta, at(c->a, c->ta, off1 + i0 * s1), s1, n, x);
+        rt_opt_gather_f32(c->tb, at(c->b, c->tb, off2 + i0 * s2), s2, n, y);
         switch (c->op) {
         case RT_OPT_BIN_ADD:
             for (i = 0; i < n; i++) x[i] = rt_clamp_f32(x[i] + y[i], p->act_min, p->act_max);

@@ -342,11 +342,7 @@ static void test_dwconv(void) {
 }
 
 int main(void) {
-    const char *env = getenv("MPCC_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 10) : 20261126;
-    rng_state = seed;
-    printf("seed %llu (MPCC_SEED=%llu reproduces), kernels compiled for: %s\n", (unsigned long long)seed,
-           (unsigned long long)seed, rt_opt_isa());
+    unit_seed(20261126ULL, rt_opt_isa());
     test_convert();
     test_binary();
     test_gelu_ln();

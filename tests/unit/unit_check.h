@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int failures, passes;
 static uint64_t rng_state;
@@ -21,6 +22,15 @@ static void check(int ok, const char *what, const char *detail) {
     if (ok) passes++;
     else failures++;
     printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what, detail[0] ? ": " : "", detail);
+}
+
+/* Seeds the generator from $MPCC_SEED (else dflt) and prints the seed line. */
+static void unit_seed(uint64_t dflt, const char *isa) {
+    const char *env = getenv("MPCC_SEED");
+    uint64_t seed = env ? strtoull(env, NULL, 10) : dflt;
+    rng_state = seed;
+    printf("seed %llu (MPCC_SEED=%llu reproduces), kernels compiled for: %s\n", (unsigned long long)seed,
+           (unsigned long long)seed, isa);
 }
 
 #endif
