@@ -21,6 +21,9 @@ def test_lstm_steps(name, seed):
     # The state carries: some of the later runs give another output than a fresh interpreter.
     assert any(not np.array_equal(oracle.run(model, [x])[0], r) for x, r in zip(xs[1:6], refs[1:6]))
     got = run_steps(model, f"#define STEPS {STEPS}\n" + MAIN, xs, refs.dtype, refs.shape, name)
-    ok, msg = compare_arrays(refs, got, mode="ref")
+    # The generated code runs the optimized kernels (default -O2): float is held to the "opt" rule
+    # (1e-4), as in test_models. With "ref" (1e-5) the layer-norm LSTM failed at one seed in ~10^2:
+    # 1.13e-5 at run 23 of 40, rounding carried through the recurrent state.
+    ok, msg = compare_arrays(refs, got, mode="opt")
     print(f"{name}, {STEPS} runs: {msg}")
     assert ok, msg
