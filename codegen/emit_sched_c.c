@@ -227,6 +227,7 @@ static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
     if (typed_op(g, op, op->n_in))
         cg_line(cg, ".tq = %s, .tk = %s, .tv = %s, .tmask = %s, .tout = %s,", st(g, op->in[0]), st(g, op->in[1]),
                 st(g, op->in[2]), p->mask == RT_OPT_MASK_ADD ? st(g, op->in[3]) : "RT_F32", st(g, op->out[0]));
+    if (p->bf16) cg_line(cg, ".bf16 = 1,");
     cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
     cg_close(cg, "};");
     cg_line(cg, "rt_opt_attention_f32(&p, %s, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
@@ -328,8 +329,9 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = s->kparams;
-        cg_line(cg, "/*   schedule: attention f32, online softmax over %d-key blocks, %d query rows per tile; */",
-                p->kv_block, p->q_block);
+        cg_line(cg, "/*   schedule: attention %s, online softmax over %d-key blocks, %d query rows per tile; */",
+                p->bf16 ? "bf16 products (f32 where built without AVX512-BF16), softmax f32" : "f32", p->kv_block,
+                p->q_block);
         cg_line(cg, "/*   the [%d x %d] score matrix is never stored (scratch %zu bytes) */", p->qk.m, p->qk.n,
                 op->scratch_bytes);
         break;

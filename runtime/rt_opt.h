@@ -231,6 +231,9 @@ typedef struct rt_opt_attn_params {
     int32_t q_block, kv_block;
     int32_t slots;                      /* scratch copies (threads), each rt_opt_attention_scratch_bytes */
     int32_t tq, tk, tv, tmask, tout;    /* storage types of Q, K, V, an ADD mask and out (RT_F32 = 0, RT_BF16, RT_F16) */
+    int32_t bf16;                       /* 1: both products on bf16 operands (Q, K, V and the probabilities
+                                           rounded to bf16, f32 sums; scores, softmax and output in f32)
+                                           where the build has AVX512-BF16, else f32 as with 0 */
 } rt_opt_attn_params;
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
 void rt_opt_attention_f32(const rt_opt_attn_params *p, const void *q, const void *k, const void *v,

@@ -17,7 +17,13 @@
 
 static int64_t round16(int64_t n) { return (n + NR - 1) / NR * NR; }
 
-/* Scratch in floats, in the order the kernel carves it. */
+/* The bf16 products (p->bf16): built in, and the blocks of keys whole panels of 16. */
+static int bf16_products(const rt_opt_attn_params *p) {
+    return p->bf16 && p->kv_block % NR == 0 && rt_opt_fc_bf16_rows(NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* Scratch in floats, in the order the kernel carves it (the bf16 products use less of the first three
+ * and one more piece: a tile's probabilities as bf16 pairs). */
 static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
     int64_t lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qb = p->q_block, kb = p->kv_block;
     sizes[0] = round16(lk) * d;          /* K panels */
@@ -28,13 +34,15 @@ static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
     sizes[5] = qb * round16(dv);         /* running output */
     sizes[6] = 3 * qb;                   /* running max, sum, rescale factor */
     sizes[7] = kb > round16(dv) ? kb : round16(dv); /* zero bias */
+    /* bf16 pairs of one tile's probabilities, then the packing's lines (2 max(Lk, Dv) + 2 floats) or a Q row */
+    sizes[8] = p->bf16 ? qb * ((kb + 1) / 2) + 2 * (lk > round16(dv) ? lk : round16(dv)) + 2 * (d + 2) : 0;
 }
 
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
-    int64_t s[8], total = 0;
+    int64_t s[9], total = 0;
     int i;
     layout(p, s);
-    for (i = 0; i < 8; i++) total += s[i];
+    for (i = 0; i < 9; i++) total += s[i];
     return (size_t)total * sizeof(float);
 }
 
@@ -113,6 +121,89 @@ static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, co
     rt_opt_gemm_f32(g, a, b, zero, c);
 }
 
+/* The bf16 operands (p->bf16), in the layout of rt_opt_fc_bf16_rows's packed weights: panels of 16 columns
+ * holding [pairs][16][2] halves. K^T: panel jp = keys 16jp..16jp+15 over pairs of the D dimensions (d2 =
+ * (D + 1) / 2, zero padded); V: per block of keys at k0, its panels of 16 of the Dv columns over pairs of
+ * the block's keys. Both are built from lines along the panels' columns (keys of one dimension of K, columns
+ * of one key of V), two lines making a row of pairs; other layouts go element by element. */
+
+/* n elements of x (type t) from off, stride s, as bf16 in a line: the stored halves themselves when they
+ * are bf16 and adjacent, else rounded into tmp16 (via tmp32, n floats). */
+static const uint16_t *line_bf16(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, float *tmp32,
+                                 uint16_t *tmp16) {
+    if (t == RT_BF16 && s == 1) return (const uint16_t *)x + off;
+    rt_opt_gather_f32(t, (const char *)x + off * (t == RT_F32 ? 4 : 2), s, n, tmp32);
+    rt_opt_from_f32(tmp32, n, RT_BF16, tmp16);
+    return tmp16;
+}
+
+/* Row `pair` of every panel from lines a and b (b NULL: zeros) of n columns: panel jp's 16 (a, b) pairs at
+ * dst + jp * panel_halves, columns past n zero. */
+static void pair_lines(const uint16_t *a, const uint16_t *b, int32_t n, int64_t panel_halves, uint16_t *dst) {
+    int32_t j0, jj;
+    for (j0 = 0; j0 < n; j0 += NR, dst += panel_halves) {
+        const int32_t w = n - j0 < NR ? n - j0 : NR;
+        for (jj = 0; jj < w; jj++) {
+            dst[2 * jj] = a[j0 + jj];
+            dst[2 * jj + 1] = b ? b[j0 + jj] : 0;
+        }
+        for (; jj < NR; jj++) dst[2 * jj] = dst[2 * jj + 1] = 0;
+    }
+}
+
+/* tmp: scratch of 2 * max(Lk, Dv) + 2 floats. */
+static void pack_k_bf16(const rt_opt_attn_params *p, const void *k, int64_t ko, float *tmp, uint16_t *kp) {
+    const int32_t lk = p->qk.n, d = p->qk.k, d2 = (d + 1) / 2;
+    int64_t j, c;
+    if (p->qk.rhs_sj == 1) { /* K^T rows: the keys of one dimension are a line */
+        uint16_t *t16 = (uint16_t *)(void *)(tmp + lk + 1);
+        for (c = 0; c < d2; c++) {
+            const uint16_t *a = line_bf16(k, p->tk, ko + 2 * c * p->qk.rhs_sk, 1, lk, tmp, t16);
+            const uint16_t *b = 2 * c + 1 < d ? line_bf16(k, p->tk, ko + (2 * c + 1) * p->qk.rhs_sk, 1, lk, tmp,
+                                                          t16 + lk + 1)
+                                              : NULL;
+            pair_lines(a, b, lk, (int64_t)d2 * NR * 2, kp + c * NR * 2);
+        }
+        return;
+    }
+    for (j = 0; j < round16(lk); j++) {
+        uint16_t *dst = kp + (j / NR) * d2 * NR * 2 + (j % NR) * 2;
+        if (j < lk) gather(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sk, d, d + 1, tmp);
+        else memset(tmp, 0, sizeof(float) * (size_t)(d + 1));
+        for (c = 0; c < d2; c++) {
+            dst[c * NR * 2] = rt_f32_to_bf16(tmp[2 * c]);
+            dst[c * NR * 2 + 1] = rt_f32_to_bf16(tmp[2 * c + 1]);
+        }
+    }
+}
+
+static void pack_v_bf16(const rt_opt_attn_params *p, const void *v, int64_t vo, float *tmp, uint16_t *vp) {
+    const int32_t lk = p->qk.n, dv = p->pv.n, dvp = (int32_t)round16(dv), kbk = p->kv_block;
+    uint16_t *t16 = (uint16_t *)(void *)(tmp + dvp + 1);
+    int64_t k0, r, c;
+    for (k0 = 0; k0 < lk; k0 += kbk) {
+        const int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r2 = (rows + 1) / 2;
+        uint16_t *blk = vp + k0 * dvp;
+        if (p->pv.rhs_sj == 1) { /* V rows: the columns of one key are a line */
+            for (r = 0; r < r2; r++) {
+                const int64_t key = k0 + 2 * r;
+                const uint16_t *a = line_bf16(v, p->tv, vo + key * p->pv.rhs_sk, 1, dv, tmp, t16);
+                const uint16_t *b = 2 * r + 1 < rows
+                                        ? line_bf16(v, p->tv, vo + (key + 1) * p->pv.rhs_sk, 1, dv, tmp, t16 + dv + 1)
+                                        : NULL;
+                pair_lines(a, b, dv, r2 * NR * 2, blk + r * NR * 2);
+            }
+            continue;
+        }
+        for (r = 0; r < 2 * r2; r++) {
+            if (r < rows) gather(v, p->tv, vo + (k0 + r) * p->pv.rhs_sk, p->pv.rhs_sj, dv, dvp, tmp);
+            else memset(tmp, 0, sizeof(float) * (size_t)dvp);
+            for (c = 0; c < dvp; c++) blk[(c / NR) * r2 * NR * 2 + (r / 2) * NR * 2 + (c % NR) * 2 + (r & 1)] =
+                rt_f32_to_bf16(tmp[c]);
+        }
+    }
+}
+
 typedef struct attn_job {
     const rt_opt_attn_params *p;
     const void *q, *k, *v;
@@ -132,9 +223,13 @@ static void attn_task(void *vj, int task) {
     const int32_t lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qbk = p->q_block, kbk = p->kv_block;
     const int32_t dvp = (int32_t)round16(dv);
     const void *mask[2];
-    int64_t sizes[8], nb = rt_bmm_batch_count(&p->pv), b;
+    int64_t sizes[9], nb = rt_bmm_batch_count(&p->pv), b;
     float *kp, *vp, *qa, *s, *t, *o, *mx, *l, *alpha, *zero;
     rt_opt_gemm_params g;
+    const int bf = bf16_products(p);
+    const int32_t d2 = (d + 1) / 2;
+    uint32_t *pb;
+    float *row;
     mask[0] = jb->mask0;
     mask[1] = jb->mask1;
     layout(p, sizes);
@@ -148,6 +243,8 @@ static void attn_task(void *vj, int task) {
     l = mx + qbk;
     alpha = l + qbk;
     zero = mx + sizes[6];
+    pb = (uint32_t *)(void *)(zero + sizes[7]);
+    row = (float *)(void *)(pb + (int64_t)qbk * ((kbk + 1) / 2));
     memset(zero, 0, sizeof(float) * (size_t)sizes[7]);
     memset(&g, 0, sizeof g);
     g.act_min = -INFINITY;
@@ -161,7 +258,10 @@ static void attn_task(void *vj, int task) {
         /* K^T as the right operand: panel jp holds keys 16jp..16jp+15 as
          * [D][16]; V per key block: the block at k0 * dvp is a
          * [dvp/16][rows][16] panel set. Stores run contiguously. */
-        if (p->tk != RT_F32 && p->qk.rhs_sk == 1) { /* 16-bit keys: each key's row widened once (into qa) */
+        if (bf) {
+            pack_k_bf16(p, k, ko, row, (uint16_t *)(void *)kp);
+            pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
+        } else if (p->tk != RT_F32 && p->qk.rhs_sk == 1) { /* 16-bit keys: each key's row widened once (into qa) */
             for (j = 0; j < round16(lk); j += NR)
                 for (kk = 0; kk < NR; kk++) {
                     float *dst = kp + j * d + kk;
@@ -176,7 +276,7 @@ static void attn_task(void *vj, int task) {
                     gather(k, p->tk, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
                            (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
         }
-        for (k0 = 0; k0 < lk; k0 += kbk) {
+        for (k0 = 0; k0 < lk && !bf; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
             float *blk = vp + k0 * dvp;
             for (c0 = 0; c0 < dvp; c0 += NR)
@@ -188,7 +288,21 @@ static void attn_task(void *vj, int task) {
             int32_t qb = lq - i0 < qbk ? (int32_t)(lq - i0) : qbk, r, c;
             const float *a;
             int32_t lda;
-            if (p->qk.lhs_sk == 1 && p->tq == RT_F32) {
+            if (bf) { /* Q rows as bf16 pairs: as they are when stored so, else rounded into qa */
+                const uint16_t *q16 = (const uint16_t *)q + qo + i0 * p->qk.lhs_si;
+                if (p->tq == RT_BF16 && p->qk.lhs_sk == 1 && p->qk.lhs_si == d && !(d & 1) && !((uintptr_t)q16 & 3u)) {
+                    a = (const float *)(const void *)q16;
+                } else {
+                    for (r = 0; r < qb; r++) {
+                        uint16_t *qr = (uint16_t *)(void *)qa + (int64_t)r * 2 * d2;
+                        gather(q, p->tq, qo + (i0 + r) * p->qk.lhs_si, p->qk.lhs_sk, d, d, row);
+                        rt_opt_from_f32(row, d, RT_BF16, qr);
+                        if (d & 1) qr[d] = 0;
+                    }
+                    a = qa;
+                }
+                lda = 2 * d2;
+            } else if (p->qk.lhs_sk == 1 && p->tq == RT_F32) {
                 a = (const float *)q + qo + i0 * p->qk.lhs_si;
                 lda = p->qk.lhs_si;
             } else {
@@ -205,7 +319,12 @@ static void attn_task(void *vj, int task) {
             for (k0 = 0; k0 < lk; k0 += kbk) {
                 int32_t kl = lk - k0 < kbk ? (int32_t)(lk - k0) : kbk;
                 /* scores of the tile */
-                tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, kbk);
+                if (bf) {
+                    g.m = qb, g.n = kl, g.k = 2 * d2, g.lda = lda, g.ldc = kbk;
+                    rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)a,
+                                        (const uint16_t *)(const void *)kp + (k0 / NR) * d2 * NR * 2, zero, s, NULL);
+                } else
+                    tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, kbk);
                 for (r = 0; r < qb; r++) {
                     float *row = s + (int64_t)r * kbk, m_new;
                     apply_mask(p, mask, mo, i0 + r, k0, kl, row);
@@ -217,7 +336,18 @@ static void attn_task(void *vj, int task) {
                     l[r] = l[r] * alpha[r] + rt_opt_sum_f32(kl, row);
                 }
                 /* P.V of the tile, folded into the running output */
-                tile_gemm(&g, qb, dv, kl, s, kbk, vp + k0 * dvp, zero, t, dvp);
+                if (bf) {
+                    const int32_t kl2 = (kl + 1) / 2;
+                    for (r = 0; r < qb; r++) {
+                        uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * kl2);
+                        rt_opt_from_f32(s + (int64_t)r * kbk, kl, RT_BF16, pr);
+                        if (kl & 1) pr[kl] = 0;
+                    }
+                    g.m = qb, g.n = dv, g.k = 2 * kl2, g.lda = 2 * kl2, g.ldc = dvp;
+                    rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)pb,
+                                        (const uint16_t *)(const void *)vp + k0 * dvp, zero, t, NULL);
+                } else
+                    tile_gemm(&g, qb, dv, kl, s, kbk, vp + k0 * dvp, zero, t, dvp);
                 for (r = 0; r < qb; r++) {
                     float *orow = o + (int64_t)r * dvp, al = alpha[r];
                     const float *trow = t + (int64_t)r * dvp;

@@ -34,6 +34,8 @@ ISA_CONFIGS = {
     "gcc-avx512": ("gcc", ["-O3", "-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni"]),
     "gcc-avx512-san": ("gcc", SAN + ["-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni"]),
 }
+# The machine's vector paths (AVX512-BF16 here) under ASan/UBSan (tests/test_precision.py's bf16 attention).
+NATIVE_SAN_CONFIGS = {"gcc-native-san": ("gcc", SAN + ["-march=native"])}
 # Builds that may fuse a multiply and an add into one rounding (tests/test_hybrid.py): kernels whose
 # float rounding decides an int8 step must not let them (gcc contracts across statements under
 # -ffp-contract=fast, clang within an expression by default).
@@ -41,7 +43,7 @@ CONTRACT_CONFIGS = {
     "gcc-contract": ("gcc", ["-O2", "-march=native", "-ffp-contract=fast"]),
     "clang-native": ("clang", ["-O2", "-march=native"]),
 }
-ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS, **CONTRACT_CONFIGS}
+ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS, **CONTRACT_CONFIGS, **NATIVE_SAN_CONFIGS}
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
 
 _lock = threading.Lock()

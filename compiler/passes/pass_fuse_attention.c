@@ -151,8 +151,10 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     p->fill = c->fill;
     p->mask = c->mask;
     p->n_mask = c->n_mask;
-    p->q_block = Q_BLOCK;
-    p->kv_block = KV_BLOCK;
+    /* tiles no larger than the problem (a 17-token ViT needs no 40 x 128 score tile) */
+    p->q_block = p->qk.m < Q_BLOCK ? (p->qk.m > 0 ? p->qk.m : 1) : Q_BLOCK;
+    p->kv_block = p->qk.n < KV_BLOCK ? (p->qk.n + RT_OPT_NR - 1) / RT_OPT_NR * RT_OPT_NR : KV_BLOCK;
+    if (p->kv_block < RT_OPT_NR) p->kv_block = RT_OPT_NR;
     for (int m = 0; m < c->n_mask; m++) {
         int32_t st[IR_MAX_RANK];
         mask_strides(&g->tensors[c->mask_t[m]], s, st);
@@ -182,11 +184,20 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     if (c->and_op >= 0) pass_add_fused_name(b2, "LOGICAL_AND");
     if (c->mask_op >= 0) pass_add_fused_name(b2, ir_op_name(g->ops[c->mask_op].kind));
     pass_add_fused_name(b2, "SOFTMAX");
+    /* --precision bf16: the two products on bf16 operands (the autocast policy: matmuls low, the softmax
+     * and its exp in f32), unless --keep-fp32 names either BATCH_MATMUL. */
+    const IrPrecision *pr = g->root ? NULL : g->precision;
+    if (pr && pr->mode == IR_PREC_BF16 && !g->target_cuda && !pass_keep_fp32(g, pr, b1) &&
+        !pass_keep_fp32(g, pr, b2)) {
+        p->bf16 = 1;
+        b2->prec = IR_BF16;
+        b2->prec_note = "bf16 products, softmax f32";
+    }
     b2->sched.kind = SCHED_ATTENTION;
     b2->sched.kparams = p;
     b2->sched.mr = g->isa == IR_ISA_AVX2 || g->isa == IR_ISA_NEON ? 5 : 8;
     b2->sched.nr = RT_OPT_NR;
-    b2->sched.rows = Q_BLOCK;
+    b2->sched.rows = p->q_block;
     p->slots = g->threads > 1 ? g->threads : 1;
     b2->sched.slots = p->slots;
     b2->scratch_bytes = rt_opt_attention_scratch_bytes(p) * (size_t)p->slots;

@@ -192,16 +192,18 @@ static int quantize_bias(Graph *g, int t, float in_scale, int w) {
     return q;
 }
 
-static int kept_fp32(const Ctx *c, const IrOp *op) {
+int pass_keep_fp32(const Graph *g, const IrPrecision *p, const IrOp *op) {
     char idx[24];
     snprintf(idx, sizeof idx, "%d", op->tfl_index);
-    for (int i = 0; i < c->p->n_keep; i++) {
-        if (strcmp(c->p->keep[i], idx) == 0) return 1;
+    for (int i = 0; p && i < p->n_keep; i++) {
+        if (strcmp(p->keep[i], idx) == 0) return 1;
         for (int k = 0; k < op->n_out; k++)
-            if (strcmp(c->p->keep[i], ir_t(c->g, op->out[k])->name) == 0) return 1;
+            if (strcmp(p->keep[i], g->tensors[op->out[k]].name) == 0) return 1;
     }
     return 0;
 }
+
+static int kept_fp32(const Ctx *c, const IrOp *op) { return pass_keep_fp32(c->g, c->p, op); }
 
 /* A float activation this pass already turned into int8 (its producer runs in int8). */
 static int converted(const Ctx *c, int t) { return t >= 0 && t < c->n0 && c->q8[t] == t; }

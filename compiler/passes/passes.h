@@ -42,6 +42,8 @@ void pass_add_reader(const Graph *g, int *readers, int t, int op); /* op now rea
 int pass_only_reader(const Graph *g, const int *readers, int t);
 int pass_producer(const Graph *g, int t, OpKind kind);
 void pass_add_fused_name(IrOp *op, const char *name);
+/* --keep-fp32 names op (its TFLite operator index or an output's name); pass_precision.c. */
+int pass_keep_fp32(const Graph *g, const IrPrecision *p, const IrOp *op);
 
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
 void sched_report(const Graph *g, FILE *f);
