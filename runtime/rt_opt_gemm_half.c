@@ -160,11 +160,29 @@ static void ukr_wide(int32_t k, const float *a, int32_t lda, int32_t mr, const u
 #define RT_DPBF16(acc, a, b) ((acc) = _mm512_dpbf16_ps((acc), (__m512bh)(a), (__m512bh)(b)))
 #endif
 
+/* Stores the lanes m of v at element off of C, f32 or (tc RT_BF16) rounded to bf16 as rt_f32_to_bf16. */
+static inline void put16(void *c, int64_t off, int32_t tc, __mmask16 m, __m512 v) {
+    if (tc == RT_BF16) {
+        const __m256i h = (__m256i)_mm512_cvtneps_pbh(v);
+#if defined(__AVX512VL__)
+        _mm256_mask_storeu_epi16((void *)((uint16_t *)c + off), m, h);
+#else
+        uint16_t t[NR];
+        int32_t i;
+        _mm256_storeu_si256((__m256i *)(void *)t, h);
+        for (i = 0; i < NR; i++)
+            if ((m >> i) & 1) ((uint16_t *)c)[off + i] = t[i];
+#endif
+    } else
+        _mm512_mask_storeu_ps((float *)c + off, m, v);
+}
+
 /* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words), R <= 8
- * rows (rows past mr repeat row 0 and are not stored); the accumulators in named registers. */
+ * rows (rows past mr repeat row 0 and are not stored); the accumulators in named registers. C is f32 or
+ * (tc RT_BF16) bf16, ldc elements a row. */
 RT_OPT_INLINE void ukr_bf16_r(const int32_t R, int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0,
-                              const uint16_t *b1, const float *bias, float lo, float hi, float *c, int32_t ldc,
-                              int32_t nr) {
+                              const uint16_t *b1, const float *bias, float lo, float hi, void *c, int32_t tc,
+                              int32_t ldc, int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
@@ -186,8 +204,8 @@ RT_OPT_INLINE void ukr_bf16_r(const int32_t R, int32_t k2, const uint32_t *a2, i
     }
 #define BF_STORE(r)                                                                                                 \
     if ((r) < R && (r) < mr) {                                                                                      \
-        _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));         \
-        _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));    \
+        put16(c, (int64_t)(r) * ldc, tc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                     \
+        put16(c, (int64_t)(r) * ldc + NR, tc, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));                \
     }
     RT_R8(BF_STORE)
 #undef BF_DECL
@@ -196,8 +214,9 @@ RT_OPT_INLINE void ukr_bf16_r(const int32_t R, int32_t k2, const uint32_t *a2, i
 }
 #define RT_BF16_R(R)                                                                                                \
     static void ukr_bf16_x##R(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,\
-                             const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {         \
-        ukr_bf16_r(R, k2, a2, mr, b0, b1, bias, lo, hi, c, ldc, nr);                                              \
+                             const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc,            \
+                             int32_t nr) {                                                                        \
+        ukr_bf16_r(R, k2, a2, mr, b0, b1, bias, lo, hi, c, tc, ldc, nr);                                          \
     }
 RT_BF16_R(1)
 RT_BF16_R(2)
@@ -206,14 +225,14 @@ RT_BF16_R(8)
 /* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (a GEMV does not pay
  * for 8). */
 static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
-                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+                     const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
     (mr <= 1 ? ukr_bf16_x1 : mr <= 2 ? ukr_bf16_x2 : mr <= 4 ? ukr_bf16_x4 : ukr_bf16_x8)(k2, a2, mr, b0, b1, bias,
-                                                                                           lo, hi, c, ldc, nr);
+                                                                                           lo, hi, c, tc, ldc, nr);
 }
 
 /* ukr_bf16 for a lone last panel (nr <= 16): 16 rows x 1 panel, not a second panel computed for nothing. */
 static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const float *bias, float lo,
-                       float hi, float *c, int32_t ldc, int32_t nr) {
+                       float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     int32_t kk;
@@ -231,7 +250,7 @@ static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_
         RT_R16(BF_STEP)
     }
 #define BF_STORE(r)                                                                                                 \
-    if ((r) < mr) _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r)));
+    if ((r) < mr) put16(c, (int64_t)(r) * ldc, tc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r)));
     RT_R16(BF_STORE)
 #undef BF_DECL
 #undef BF_STEP
@@ -256,8 +275,10 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
 /* C rows 0..rows of p from A already as bf16 pairs (a2: rows of (k + 1) / 2 words), 32 rows at a time
  * against each pair of panels. */
 static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint32_t *a2, const uint16_t *packed_b,
-                          const float *bias, float *c) {
+                          const float *bias, void *cv, int32_t tc) {
     const int32_t k2 = (p->k + 1) / 2;
+    char *c = cv;
+    const int64_t es = tc == RT_F32 ? 4 : 2;
     int32_t i0, i, j;
     for (i0 = 0; i0 < rows; i0 += HALF_ROWS) {
         const int32_t n0 = rows - i0 < HALF_ROWS ? rows - i0 : HALF_ROWS;
@@ -268,11 +289,12 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
             if (nr <= NR) /* a lone last panel */
                 for (i = i0; i < i0 + n0; i += 2 * HALF_MR)
                     ukr_bf16_1(k2, a2 + (int64_t)i * k2, i0 + n0 - i < 2 * HALF_MR ? i0 + n0 - i : 2 * HALF_MR, b0,
-                               bias2, p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+                               bias2, p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc,
+                               nr);
             else
                 for (i = i0; i < i0 + n0; i += HALF_MR)
                     ukr_bf16(k2, a2 + (int64_t)i * k2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1, bias2,
-                             p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+                             p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc, nr);
         }
     }
 }
@@ -465,6 +487,11 @@ static void fc_amx(const rt_opt_gemm_params *p, int32_t type, const float *a, co
 
 int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b, const float *bias,
                         float *c, void *scratch) {
+    return rt_opt_fc_bf16_rows_to(p, a, packed_b, bias, c, RT_F32, scratch);
+}
+
+int rt_opt_fc_bf16_rows_to(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b,
+                           const float *bias, void *c, int32_t tc, void *scratch) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
     int32_t k, k2, i0, r;
     if (!p) return 1; /* the question: is the path built in? */
@@ -481,11 +508,11 @@ int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const ui
             }
             a2 = scratch;
         }
-        fc_bf16_pairs(p, rows, a2, packed_b, bias, c + (int64_t)i0 * p->ldc);
+        fc_bf16_pairs(p, rows, a2, packed_b, bias, (char *)c + (int64_t)i0 * p->ldc * (tc == RT_F32 ? 4 : 2), tc);
     }
     return 1;
 #else
-    (void)p, (void)a, (void)packed_b, (void)bias, (void)c, (void)scratch;
+    (void)p, (void)a, (void)packed_b, (void)bias, (void)c, (void)tc, (void)scratch;
     return 0;
 #endif
 }
@@ -505,7 +532,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
             pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
-            fc_bf16_pairs(p, rows, a2, packed_b, bias, c + (int64_t)i0 * p->ldc);
+            fc_bf16_pairs(p, rows, a2, packed_b, bias, c + (int64_t)i0 * p->ldc, RT_F32);
         }
         return;
     }
@@ -701,7 +728,7 @@ static void conv_half_task(void *v, int t) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
             if (pairs)
                 fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, (const uint16_t *)j->b,
-                              (const float *)j->bias, out);
+                              (const float *)j->bias, out, RT_F32);
             else
 #endif
                 if (a) /* NULL: a direct bf16 block already done */

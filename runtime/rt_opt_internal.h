@@ -388,6 +388,10 @@ void rt_opt_bcast_runs(const rt_bcast *bc, rt_opt_run_fn run, void *ctx);
  * answers whether it is built in. */
 int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b, const float *bias,
                         float *c, void *scratch);
+/* rt_opt_fc_bf16_rows with C of type tc (RT_F32 or RT_BF16: each value rounded in the micro-kernel's
+ * store, as rt_opt_from_f32 rounds it; ldc in elements). */
+int rt_opt_fc_bf16_rows_to(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b,
+                           const float *bias, void *c, int32_t tc, void *scratch);
 
 /* The fused residual ADD over n contiguous outputs. */
 void rt_opt_post_add_f32(const struct rt_opt_post_add *post, float *out, const float *other, int64_t n);

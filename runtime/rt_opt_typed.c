@@ -198,6 +198,12 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
             ab = wa;
             q.lda = p->k;
         }
+        if (direct16 && (tc == RT_F32 || tc == RT_BF16)) { /* C stored by the micro-kernel, bf16 rounded there */
+            q.n = p->n;
+            q.ldc = p->ldc;
+            rt_opt_fc_bf16_rows_to(&q, ab, packed_b, bias, (char *)c + i0 * p->ldc * esize(tc), tc, wa);
+            continue;
+        }
         for (j0 = 0; j0 < p->n; j0 += cols) {
             float *cb = (float *)(void *)((char *)c + (i0 * p->ldc + j0) * esize(tc));
             q.n = (int32_t)(p->n - j0 < cols ? p->n - j0 : cols);

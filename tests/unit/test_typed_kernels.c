@@ -211,6 +211,16 @@ static void test_fc(void) {
         snprintf(what, sizeof what, "fc typed %s weights, A %s -> C %s", tname(type), tname(ta), tname(tc));
         snprintf(msg, sizeof msg, "m %d n %d k %d: worst relative difference %.2e (bound %.2e)", m, n, k, worst, ulp);
         check(worst <= ulp, what, msg);
+        if (tc != RT_F32) { /* a 16-bit C is the f32 C of the same kernel, rounded to nearest even */
+            float *c32 = malloc(sizeof(float) * (size_t)(m * n));
+            uint16_t *r16 = malloc(sizeof(uint16_t) * (size_t)(m * n));
+            void *s32 = malloc((size_t)rt_opt_fc_typed_scratch(type, ta, RT_F32, m, n, k));
+            rt_opt_fc_typed(&g, type, ta, a, pw, bias, RT_F32, c32, s32);
+            rt_opt_from_f32(c32, (int64_t)m * n, tc, r16);
+            snprintf(msg, sizeof msg, "m %d n %d k %d: not the f32 C rounded", m, n, k);
+            check(memcmp(r16, got, sizeof(uint16_t) * (size_t)(m * n)) == 0, what, msg);
+            free(c32), free(r16), free(s32);
+        }
         free(af), free(bias), free(wf), free(a), free(got), free(w), free(pw), free(s_ref), free(s_typed);
     }
 }
