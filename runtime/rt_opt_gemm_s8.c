@@ -171,9 +171,10 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
  * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored.
  * One row (GEMV) takes even and odd quads into separate accumulators, so the
  * vpdpbusd do not all wait on each other. */
-RT_OPT_INLINE void ukr_s8_p2(const int32_t R, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
+RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
                              const int8_t *b0, const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q,
                              int8_t *c) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
     int32_t kk = 0;
 #define S8_DECL2(r)                                                                                                 \
     const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
@@ -182,7 +183,8 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, int32_t kq, const uint8_t *a, int3
     if (R == 1) {
         __m512i d0 = _mm512_setzero_si512(), d1 = d0;
         for (; kk + 2 <= kq; kk += 2) {
-            const __m512i va = bcast4(a0 + 4 * kk), vb = bcast4(a0 + 4 * kk + 4);
+            __m512i va = bcast4(a0 + 4 * kk), vb = bcast4(a0 + 4 * kk + 4);
+            if (FLIP) va = _mm512_xor_si512(va, flip), vb = _mm512_xor_si512(vb, flip);
             RT_DPBUSD(c00, va, _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR)));
             RT_DPBUSD(c01, va, _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR)));
             RT_DPBUSD(d0, vb, _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + 1) * 4 * NR)));
@@ -195,7 +197,8 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, int32_t kq, const uint8_t *a, int3
         const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * 4 * NR));
 #define S8_STEP2(r)                                                                                                 \
     if ((r) < R) {                                                                                                  \
-        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        __m512i va = bcast4(a##r + 4 * kk);                                                                         \
+        if (FLIP) va = _mm512_xor_si512(va, flip);                                                                  \
         RT_DPBUSD(c##r##0, va, x0);                                                                                 \
         RT_DPBUSD(c##r##1, va, x1);                                                                                 \
     }
@@ -211,20 +214,29 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, int32_t kq, const uint8_t *a, int3
 #undef S8_STEP2
 #undef S8_STORE2
 }
-#define RT_S8_P2(R)                                                                                                 \
-    static void ukr_s8_q2_##R(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,          \
-                              const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {     \
-        ukr_s8_p2(R, kq, a, lda, mr, b0, b1, p, q, c);                                                         \
+#define RT_S8_P2(R, F)                                                                                              \
+    static void ukr_s8_q2_##R##_##F(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,    \
+                                    const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) { \
+        ukr_s8_p2(R, F, kq, a, lda, mr, b0, b1, p, q, c);                                                        \
     }
-RT_S8_P2(1)
-RT_S8_P2(2)
-RT_S8_P2(4)
-RT_S8_P2(8)
-/* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them. */
-static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
-                      const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    (mr <= 1 ? ukr_s8_q2_1 : mr <= 2 ? ukr_s8_q2_2 : mr <= 4 ? ukr_s8_q2_4 : ukr_s8_q2_8)(kq, a, lda, mr, b0, b1, p,
-                                                                                         q, c);
+RT_S8_P2(1, 0)
+RT_S8_P2(2, 0)
+RT_S8_P2(4, 0)
+RT_S8_P2(8, 0)
+RT_S8_P2(1, 1)
+RT_S8_P2(2, 1)
+RT_S8_P2(4, 1)
+RT_S8_P2(8, 1)
+/* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (flip: A is int8,
+ * +128 added in registers). */
+static void ukr_s8_q2(int flip, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+                      const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    if (flip)
+        (mr <= 1 ? ukr_s8_q2_1_1 : mr <= 2 ? ukr_s8_q2_2_1 : mr <= 4 ? ukr_s8_q2_4_1 : ukr_s8_q2_8_1)(kq, a, lda, mr, b0,
+                                                                                                   b1, p, q, c);
+    else
+        (mr <= 1 ? ukr_s8_q2_1_0 : mr <= 2 ? ukr_s8_q2_2_0 : mr <= 4 ? ukr_s8_q2_4_0 : ukr_s8_q2_8_0)(kq, a, lda, mr, b0,
+                                                                                                   b1, p, q, c);
 }
 
 /* R <= 12 rows x one panel (a lone last panel, or N <= 16). One B vector per
@@ -235,8 +247,9 @@ static void ukr_s8_q2(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
  * int32 halves of each column's sum are added (exactly) before the
  * requantization. An odd last quad meets zeros in the odd lanes. */
 #define RT_R12(X) RT_R8(X) X(8) X(9) X(10) X(11)
-RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
+RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
                              const int8_t *b0, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
     const __m512i ilo = rt_zip_lo();
     const __m512i ihi = rt_zip_hi();
     const __m512i z = _mm512_setzero_si512();
@@ -252,7 +265,8 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int3
         const __m512i xl = _mm512_permutex2var_epi32(x0, ilo, x1), xh = _mm512_permutex2var_epi32(x0, ihi, x1);
 #define S8_STEP1(r)                                                                                                 \
     if ((r) < R) {                                                                                                  \
-        const __m512i va = _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a##r + 4 * kk))); \
+        __m512i va = _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a##r + 4 * kk)));       \
+        if (FLIP) va = _mm512_xor_si512(va, flip);                                                                  \
         RT_DPBUSD(c##r##l, va, xl);                                                                                 \
         RT_DPBUSD(c##r##h, va, xh);                                                                                 \
     }
@@ -266,7 +280,8 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int3
             _mm512_maskz_permutexvar_epi32((__mmask16)0x5555, _mm512_and_si512(ihi, _mm512_set1_epi32(15)), x0);
 #define S8_STEP1(r)                                                                                                 \
     if ((r) < R) {                                                                                                  \
-        const __m512i va = bcast4(a##r + 4 * kk);                                                                   \
+        __m512i va = bcast4(a##r + 4 * kk);                                                                         \
+        if (FLIP) va = _mm512_xor_si512(va, flip);                                                                  \
         RT_DPBUSD(c##r##l, va, xl);                                                                                 \
         RT_DPBUSD(c##r##h, va, xh);                                                                                 \
     }
@@ -287,20 +302,28 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, int32_t kq, const uint8_t *a, int3
 #undef S8_STORE1
 }
 #define MR_S8_1 12
-#define RT_S8_P1(R)                                                                                                 \
-    static void ukr_s8_q1_##R(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,          \
-                              const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {                       \
-        ukr_s8_p1(R, kq, a, lda, mr, b0, p, q, c);                                                             \
+#define RT_S8_P1(R, F)                                                                                              \
+    static void ukr_s8_q1_##R##_##F(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,    \
+                                    const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {                  \
+        ukr_s8_p1(R, F, kq, a, lda, mr, b0, p, q, c);                                                            \
     }
-RT_S8_P1(1)
-RT_S8_P1(4)
-RT_S8_P1(8)
-RT_S8_P1(12)
+RT_S8_P1(1, 0)
+RT_S8_P1(4, 0)
+RT_S8_P1(8, 0)
+RT_S8_P1(12, 0)
+RT_S8_P1(1, 1)
+RT_S8_P1(4, 1)
+RT_S8_P1(8, 1)
+RT_S8_P1(12, 1)
 /* The lone-panel kernel for mr rows: the smallest of 1, 4, 8 or 12 rows that holds them. */
-static void ukr_s8_q1(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+static void ukr_s8_q1(int flip, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
                       const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    (mr <= 1 ? ukr_s8_q1_1 : mr <= 4 ? ukr_s8_q1_4 : mr <= 8 ? ukr_s8_q1_8 : ukr_s8_q1_12)(kq, a, lda, mr, b0, p, q,
-                                                                                          c);
+    if (flip)
+        (mr <= 1 ? ukr_s8_q1_1_1 : mr <= 4 ? ukr_s8_q1_4_1 : mr <= 8 ? ukr_s8_q1_8_1 : ukr_s8_q1_12_1)(kq, a, lda, mr,
+                                                                                                    b0, p, q, c);
+    else
+        (mr <= 1 ? ukr_s8_q1_1_0 : mr <= 4 ? ukr_s8_q1_4_0 : mr <= 8 ? ukr_s8_q1_8_0 : ukr_s8_q1_12_0)(kq, a, lda, mr,
+                                                                                                    b0, p, q, c);
 }
 
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
@@ -379,6 +402,42 @@ static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const 
 }
 #endif
 
+#if defined(RT_OPT_S8_VNNI)
+/* Rows 0..m of C, the columns of panels j and j + 1 (j alone when it is the last), requantized in
+ * registers; A's rows lda bytes apart (flip: int8 bytes, +128 added in registers). */
+static void pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32_t m, const uint8_t *a, int32_t lda,
+                      const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+    const int32_t kq = K4(p->k) / 4, halves = (j + 1) * NR < p->n ? 2 : 1;
+    const int8_t *b0 = packed_b + (int64_t)j * kq * 4 * NR, *b1 = halves == 2 ? b0 + (int64_t)kq * 4 * NR : b0;
+    panel_q q[2];
+    int32_t i;
+    panel_q_init(p, bias, j * NR, &q[0]);
+    if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
+    if (halves == 1)
+        for (i = 0; i < m; i += MR_S8_1)
+            ukr_s8_q1(flip, kq, a + (int64_t)i * lda, lda, m - i < MR_S8_1 ? m - i : MR_S8_1, b0, p, q,
+                      c + (int64_t)i * p->ldc);
+    else
+        for (i = 0; i < m; i += MR_S8)
+            ukr_s8_q2(flip, kq, a + (int64_t)i * lda, lda, m - i < MR_S8 ? m - i : MR_S8, b0, b1, p, q,
+                      c + (int64_t)i * p->ldc);
+}
+
+/* A 1x1 convolution (stride 1, no padding: its pixels are the GEMM's rows) read in place, its int8
+ * bytes flipped in registers rather than copied: in_c a multiple of 4 (whole K quads, no padding),
+ * every panel requantized in registers, no AMX. */
+static int direct_in_place(const rt_opt_conv_params *p) {
+    int32_t col;
+    if (!p->direct || p->in_c % 4) return 0;
+    for (col = 0; col < p->gemm.n; col += NR)
+        if (!panel_vec(&p->gemm, col)) return 0;
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    if (rt_opt_amx_ready()) return 0;
+#endif
+    return 1;
+}
+#endif
+
 /* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
  * row term added before requantization, or NULL. */
 static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8, const int8_t *packed_b,
@@ -412,17 +471,7 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
         }
 #endif
         if (!row_add && vec[0] && (halves == 1 || vec[1])) { /* requantized in registers */
-            panel_q q[2];
-            panel_q_init(p, bias, j * NR, &q[0]);
-            if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
-            if (halves == 1)
-                for (i = m16; i < m; i += MR_S8_1)
-                    ukr_s8_q1(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8_1 ? m - i : MR_S8_1, b0, p, q,
-                              c + (int64_t)i * p->ldc);
-            else
-                for (i = m16; i < m; i += MR_S8)
-                    ukr_s8_q2(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, b0, b1, p, q,
-                              c + (int64_t)i * p->ldc);
+            pair_rows(p, j, 0, m - m16, a8 + (int64_t)m16 * lda8, lda8, packed_b, bias, c + (int64_t)m16 * p->ldc);
             continue;
         }
         for (i = m16; i < m; i += MR_S8) {
@@ -583,20 +632,31 @@ static void conv_s8_task(void *v, int t) {
     const rt_opt_conv_params *p = j->p;
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
     uint8_t *dst = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes : NULL;
+#if defined(RT_OPT_S8_VNNI)
+    const int in_place = direct_in_place(p);
+#endif
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
-        if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
-        else {
-#if defined(RT_OPT_AVX512)
-            if (p->dil_w == 1) im2col_s8(p, in, m0, rows, dst, ldd);
-            else
+#if defined(RT_OPT_S8_VNNI)
+        if (in_place) {
+            int32_t jp;
+            for (jp = 0; jp * NR < oc; jp += 2)
+                pair_rows(&p->gemm, jp, 1, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c,
+                          (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+        } else
 #endif
-                im2col_s8_rows(p, in, m0, rows, dst, ldd);
+        {
+            if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
+#if defined(RT_OPT_AVX512)
+            else if (p->dil_w == 1) im2col_s8(p, in, m0, rows, dst, ldd);
+#endif
+            else im2col_s8_rows(p, in, m0, rows, dst, ldd);
+            gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc,
+                    NULL);
         }
-        gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
         if (j->post)
             post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
                         (int64_t)rows * oc);
