@@ -42,34 +42,40 @@ float rt_opt_max_f32(int32_t d, const float *x) {
     return m[0];
 }
 
-/* sum (x - m)^2 (sq) or sum (x - m) over a row. */
-static float row_sum(int32_t d, const float *x, float m, int sq) {
-    float s[ROW_LANES], t = 0.0f;
-    int32_t c, l;
-    for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
-    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
-        for (l = 0; l < ROW_LANES; l++) s[l] += sq ? (x[c + l] - m) * (x[c + l] - m) : x[c + l] - m;
-    for (; c < d; c++) s[0] += sq ? (x[c] - m) * (x[c] - m) : x[c] - m;
+/* The ROW_LANES partial sums of a row, added up (one order for every row sum). */
+static float lanes_total(float *s) {
+    float t = 0.0f;
+    int32_t l;
     for (l = 0; l < ROW_LANES / 2; l++) s[l] += s[l + ROW_LANES / 2];
     for (l = 0; l < ROW_LANES / 4; l++) s[l] += s[l + ROW_LANES / 4];
     for (l = 0; l < ROW_LANES / 4; l++) t += s[l];
     return t;
 }
 
-float rt_opt_sum_f32(int32_t d, const float *x) { return row_sum(d, x, 0.0f, 0); }
-
-/* y[c] = exp(beta (x[c] - sub)); y may alias x. */
-void rt_opt_exp_row_f32(int32_t d, float beta, float sub, const float *x, float *y) {
-    int32_t c;
-    for (c = 0; c < d; c++) y[c] = rt_opt_expf((x[c] - sub) * beta);
+/* y[c] = exp(beta (x[c] - sub)); y may alias x. Returns the sum of y (as row_sum adds it), made in the
+ * same pass. */
+float rt_opt_exp_row_f32(int32_t d, float beta, float sub, const float *x, float *y) {
+    float s[ROW_LANES];
+    int32_t c, l;
+    for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
+    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
+        for (l = 0; l < ROW_LANES; l++) {
+            const float e = rt_opt_expf((x[c + l] - sub) * beta);
+            y[c + l] = e;
+            s[l] += e;
+        }
+    for (; c < d; c++) {
+        y[c] = rt_opt_expf((x[c] - sub) * beta);
+        s[0] += y[c];
+    }
+    return lanes_total(s);
 }
 
 /* One row: y = exp(beta (x - max)) / sum; y may alias x. */
 static void softmax_row(int32_t d, float beta, const float *x, float *y) {
     float inv;
     int32_t c;
-    rt_opt_exp_row_f32(d, beta, rt_opt_max_f32(d, x), x, y);
-    inv = 1.0f / rt_opt_sum_f32(d, y);
+    inv = 1.0f / rt_opt_exp_row_f32(d, beta, rt_opt_max_f32(d, x), x, y);
     for (c = 0; c < d; c++) y[c] *= inv;
 }
 
@@ -80,14 +86,54 @@ void rt_opt_softmax_f32(const rt_softmax_params *p, const float *in, float *out)
 }
 
 /* In place (y == x) is fine: a row is read fully before it is written. */
+#if defined(RT_OPT_AVX512)
+/* row_sum in registers, the same lanes added in the same order: lanes l and l + 16 of 32 are the two
+ * vectors; the short tail goes into lane 0 one by one; then lanes_total's steps. The compiled C kept
+ * its lanes on the stack and combined them with dependent scalar loads and adds, and that chain,
+ * twice a row, was most of a 128-wide LayerNorm row's time. */
+static float row_sum16(int32_t d, const float *x, float m, int sq) {
+    const __m512 vm = _mm512_set1_ps(m);
+    __m512 lo = _mm512_setzero_ps(), hi = lo, s;
+    __m256 h;
+    float t[8], tot = 0.0f, s0;
+    int32_t c, l;
+    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES) {
+        const __m512 a = _mm512_sub_ps(_mm512_loadu_ps(x + c), vm), b = _mm512_sub_ps(_mm512_loadu_ps(x + c + 16), vm);
+        lo = sq ? _mm512_fmadd_ps(a, a, lo) : _mm512_add_ps(lo, a);
+        hi = sq ? _mm512_fmadd_ps(b, b, hi) : _mm512_add_ps(hi, b);
+    }
+    s0 = _mm512_cvtss_f32(lo);
+    for (; c < d; c++) s0 += sq ? (x[c] - m) * (x[c] - m) : x[c] - m;
+    lo = _mm512_mask_mov_ps(lo, 1, _mm512_set1_ps(s0));
+    s = _mm512_add_ps(lo, hi);
+    h = _mm256_add_ps(_mm512_castps512_ps256(s), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)));
+    _mm256_storeu_ps(t, h);
+    for (l = 0; l < 8; l++) tot += t[l];
+    return tot;
+}
+#define LN_ROW_SUM row_sum16
+#else
+/* sum (x - m)^2 (sq) or sum (x - m) over a row. */
+static float row_sum(int32_t d, const float *x, float m, int sq) {
+    float s[ROW_LANES];
+    int32_t c, l;
+    for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
+    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
+        for (l = 0; l < ROW_LANES; l++) s[l] += sq ? (x[c + l] - m) * (x[c + l] - m) : x[c + l] - m;
+    for (; c < d; c++) s[0] += sq ? (x[c] - m) * (x[c] - m) : x[c] - m;
+    return lanes_total(s);
+}
+#define LN_ROW_SUM row_sum
+#endif
+
 void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const float *gamma, const float *beta, float *y) {
     const int32_t n = p->cols;
     int32_t i, c;
     for (i = 0; i < p->rows; i++) {
         const float *xr = x + (int64_t)i * n;
         float *yr = y + (int64_t)i * n, mean, var, r;
-        mean = row_sum(n, xr, 0.0f, 0) / (float)n;
-        var = row_sum(n, xr, mean, 1) / (float)n;
+        mean = LN_ROW_SUM(n, xr, 0.0f, 0) / (float)n;
+        var = LN_ROW_SUM(n, xr, mean, 1) / (float)n;
         r = 1.0f / sqrtf(var + p->eps);
         for (c = 0; c < n; c++) {
             float inv = gamma ? r * gamma[c] : r, b = beta ? beta[c] : 0.0f;

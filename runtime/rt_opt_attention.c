@@ -332,8 +332,7 @@ static void attn_task(void *vj, int task) {
                     m_new = m_new > mx[r] ? m_new : mx[r];
                     alpha[r] = rt_opt_expf((mx[r] - m_new) * p->beta);
                     mx[r] = m_new;
-                    rt_opt_exp_row_f32(kl, p->beta, m_new, row, row);
-                    l[r] = l[r] * alpha[r] + rt_opt_sum_f32(kl, row);
+                    l[r] = l[r] * alpha[r] + rt_opt_exp_row_f32(kl, p->beta, m_new, row, row);
                 }
                 /* P.V of the tile, folded into the running output */
                 if (bf) {

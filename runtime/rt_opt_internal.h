@@ -261,11 +261,10 @@ static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
 #endif
 #endif
 
-/* Row helpers of rt_opt_act.c: max and sum in 8 lanes, and
- * y = exp(beta (x - sub)) (y may alias x). */
+/* Row helpers of rt_opt_act.c: the max, and y = exp(beta (x - sub)) (y may
+ * alias x) returning the sum of y, both over lanes of 32. */
 float rt_opt_max_f32(int32_t n, const float *x);
-float rt_opt_sum_f32(int32_t n, const float *x);
-void rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y);
+float rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y); /* returns the sum of y */
 
 /* ADD of n contiguous elements (strides 0/1) with the reference params. */
 struct rt_binary_params;
