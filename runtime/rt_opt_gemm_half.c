@@ -322,7 +322,17 @@ static void im2col_bf16_rows(const rt_opt_conv_params *p, const float *in, int32
 }
 
 /* im2col rows of a bf16 input as the bf16 pairs: a plain copy. */
-#define RUN_COPY16(d, s, n) memcpy((d), (s), sizeof(uint16_t) * (size_t)(n))
+/* d[0..n) = s[0..n) for 16-bit values: the runs of im2col are short (a filter row, a tap's channels),
+ * and a libc memcpy call for each took a tenth of a bf16 ResNet's time. */
+static inline void copy16(uint16_t *d, const uint16_t *s, int32_t n) {
+    int32_t i = 0;
+    for (; i + 32 <= n; i += 32) _mm512_storeu_si512((void *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
+    if (i < n) {
+        const __mmask32 m = (__mmask32)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_epi16((void *)(d + i), m, _mm512_maskz_loadu_epi16(m, (const void *)(s + i)));
+    }
+}
+#define RUN_COPY16(d, s, n) copy16((d), (s), (n))
 static void im2col_copy16_rows(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *dst) {
     const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
     IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
@@ -344,7 +354,7 @@ static void im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
             const int64_t at = (int64_t)y0 * rs + (int64_t)x0 * inc;
             for (fy = 0; fy < fh; fy++)
                 if (ti == RT_F32) run_bf16(d + (int64_t)fy * run, (const float *)in + at + fy * step, run);
-                else memcpy(d + (int64_t)fy * run, (const uint16_t *)in + at + fy * step, sizeof(uint16_t) * (size_t)run);
+                else copy16(d + (int64_t)fy * run, (const uint16_t *)in + at + fy * step, run);
             if (ldd > kdim) d[kdim] = 0;
         } else if (ti == RT_F32) {
             im2col_bf16_rows(p, in, m0 + r, 1, d);
