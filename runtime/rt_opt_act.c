@@ -37,7 +37,7 @@ float rt_opt_max_f32(int32_t d, const float *x) {
     for (l = 0; l < ROW_LANES; l++) m[l] = -3.40282347e+38f;
     for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
         for (l = 0; l < ROW_LANES; l++) m[l] = x[c + l] > m[l] ? x[c + l] : m[l];
-    for (; c < d; c++) m[0] = x[c] > m[0] ? x[c] : m[0];
+    for (l = 0; c + l < d; l++) m[l] = x[c + l] > m[l] ? x[c + l] : m[l]; /* the tail in lanes too */
     for (l = 1; l < ROW_LANES; l++) m[0] = m[l] > m[0] ? m[l] : m[0];
     return m[0];
 }
@@ -52,8 +52,7 @@ static float lanes_total(float *s) {
     return t;
 }
 
-/* y[c] = exp(beta (x[c] - sub)); y may alias x. Returns the sum of y (as row_sum adds it), made in the
- * same pass. */
+/* y[c] = exp(beta (x[c] - sub)); y may alias x. Returns the sum of y, made in the same pass. */
 float rt_opt_exp_row_f32(int32_t d, float beta, float sub, const float *x, float *y) {
     float s[ROW_LANES];
     int32_t c, l;
@@ -64,9 +63,11 @@ float rt_opt_exp_row_f32(int32_t d, float beta, float sub, const float *x, float
             y[c + l] = e;
             s[l] += e;
         }
-    for (; c < d; c++) {
-        y[c] = rt_opt_expf((x[c] - sub) * beta);
-        s[0] += y[c];
+    /* the tail (short rows: all of a 17-token ViT's) in lanes too, so it vectorizes */
+    for (l = 0; c + l < d; l++) {
+        const float e = rt_opt_expf((x[c + l] - sub) * beta);
+        y[c + l] = e;
+        s[l] += e;
     }
     return lanes_total(s);
 }
