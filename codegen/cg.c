@@ -42,7 +42,7 @@ void cgbuf_append(CgBuf *b, const char *s, size_t n) {
 int64_t cg_blob_offset(CgCtx *cg, int id) {
     if (cg->const_offset[id] < 0) {
         cg->const_offset[id] = cg->blob_bytes;
-        cg->blob_bytes += ((int64_t)cg->g->tensors[id].data_size + 15) / 16 * 16;
+        cg->blob_bytes += ((int64_t)cg->g->tensors[id].data_size + CG_BLOB_ALIGN - 1) / CG_BLOB_ALIGN * CG_BLOB_ALIGN;
     }
     return cg->const_offset[id];
 }

@@ -38,6 +38,9 @@ struct CgCtx {
 void cgbuf_append(CgBuf *b, const char *s, size_t n);
 /* Writes what is buffered to the sink (if any). */
 void cgbuf_flush(CgBuf *b);
+/* Each constant of the weights blob starts a multiple of 64 bytes from the blob's start (a cache line:
+ * the packed panels are read 64 bytes at a time), the first one after the header and zeros. */
+#define CG_BLOB_ALIGN 64
 /* Offset of constant tensor id in the weights blob, given on first use. */
 int64_t cg_blob_offset(CgCtx *cg, int id);
 void cgbuf_printf(CgBuf *b, const char *fmt, ...)

@@ -244,8 +244,9 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     if (o->weights_file) {
         cgbuf_printf(h,
                      "/* The weights: the .weights.bin file written with this code, read only,\n"
-                     " * 16-byte aligned: a 16-byte header (\"mpccwts1\" and the hash below), then\n"
-                     " * the constants. %s_WEIGHTS_HASH is a 64-bit hash of everything after the header. */\n"
+                     " * 16-byte aligned (64 is better: each constant starts 64 bytes apart): a\n"
+                     " * 16-byte header (\"mpccwts1\" and the hash below), zeros, then the constants.\n"
+                     " * %s_WEIGHTS_HASH is a 64-bit hash of everything after the header. */\n"
                      "#define %s_WEIGHTS_BYTES %lld\n"
                      "#define %s_WEIGHTS_HASH UINT64_C(0x%016llx)\n\n",
                      P, P, (long long)blob_bytes, P, (unsigned long long)hash);
@@ -422,19 +423,20 @@ static void stream_hash(StreamHash *s, const unsigned char *p, size_t n) {
     for (size_t i = whole; i < n; i++) s->carry[s->n_carry++] = p[i];
 }
 
-/* Streams the weights blob to f: the header, then each constant the code of
- * any graph reads at its offset (zero-padded to 16 bytes), hashing as it
- * goes; the header is written last, when the hash is known. Pages of the
- * model file are dropped once written. */
+/* Streams the weights blob to f: the header and zeros up to CG_BLOB_ALIGN, then each constant the code
+ * of any graph reads at its offset (zero-padded to CG_BLOB_ALIGN bytes), hashing as it goes; the header
+ * is written last, when the hash is known. Pages of the model file are dropped once written. */
 static int write_weights(const CgCtx *cg, const GraphCode *gcs, int n_gc, FILE *f, uint64_t *hash, Diag *d) {
-    static const unsigned char zeros[16];
+    static const unsigned char zeros[CG_BLOB_ALIGN];
     unsigned char header[RT_WEIGHTS_HEADER_BYTES] = {0};
     int n;
     ConstRef *r = used_constants(gcs, n_gc, 0, &n);
     if (!r) return diag_internal(d, "out of memory");
     StreamHash s = {RT_HASH_SEED, 0, {0}, 0};
-    int ok = fwrite(header, 1, sizeof header, f) == sizeof header;
-    int64_t pos = RT_WEIGHTS_HEADER_BYTES;
+    const size_t head_pad = CG_BLOB_ALIGN - RT_WEIGHTS_HEADER_BYTES;
+    int ok = fwrite(header, 1, sizeof header, f) == sizeof header && fwrite(zeros, 1, head_pad, f) == head_pad;
+    int64_t pos = CG_BLOB_ALIGN;
+    stream_hash(&s, zeros, head_pad);
     for (int i = 0; i < n && ok; i++) {
         const Graph *g = gcs[r[i].k].g;
         const IrTensor *t = &g->tensors[r[i].id];
@@ -444,7 +446,7 @@ static int write_weights(const CgCtx *cg, const GraphCode *gcs, int n_gc, FILE *
             free(r);
             return rc;
         }
-        size_t pad = (16 - t->data_size % 16) % 16;
+        size_t pad = (CG_BLOB_ALIGN - t->data_size % CG_BLOB_ALIGN) % CG_BLOB_ALIGN;
         ok = fwrite(t->data, 1, t->data_size, f) == t->data_size && fwrite(zeros, 1, pad, f) == pad;
         stream_hash(&s, t->data, t->data_size);
         stream_hash(&s, zeros, pad);
@@ -632,7 +634,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     P[j] = '\0';
     cg->prefix = o->prefix;
     cg->weights_file = o->weights_file;
-    cg->blob_bytes = RT_WEIGHTS_HEADER_BYTES;
+    cg->blob_bytes = CG_BLOB_ALIGN; /* the header, zeros to the first constant */
     /* gcs[0]: the model (TFLite subgraph 0); gcs[k]: control-flow subgraph k, if compiled. */
     for (int k = 0; k < n_gc && !rc; k++) {
         const Graph *sg = k == 0 ? g : g->sub[k];

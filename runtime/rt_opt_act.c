@@ -138,7 +138,7 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
         r = 1.0f / sqrtf(var + p->eps);
         for (c = 0; c < n; c++) {
             float inv = gamma ? r * gamma[c] : r, b = beta ? beta[c] : 0.0f;
-            yr[c] = xr[c] * inv + (b - mean * inv);
+            yr[c] = RT_FMAF(xr[c], inv, RT_FMAF(-mean, inv, b));
         }
     }
 }

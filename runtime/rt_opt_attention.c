@@ -350,7 +350,7 @@ static void attn_task(void *vj, int task) {
                 for (r = 0; r < qb; r++) {
                     float *orow = o + (int64_t)r * dvp, al = alpha[r];
                     const float *trow = t + (int64_t)r * dvp;
-                    for (c = 0; c < dv; c++) orow[c] = orow[c] * al + trow[c];
+                    for (c = 0; c < dv; c++) orow[c] = RT_FMAF(orow[c], al, trow[c]);
                 }
             }
             for (r = 0; r < qb; r++) {
