@@ -132,7 +132,7 @@ static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, co
 static const uint16_t *line_bf16(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, float *tmp32,
                                  uint16_t *tmp16) {
     if (t == RT_BF16 && s == 1) return (const uint16_t *)x + off;
-    rt_opt_gather_f32(t, (const char *)x + off * (t == RT_F32 ? 4 : 2), s, n, tmp32);
+    gather(x, t, off, s, n, n, tmp32);
     rt_opt_from_f32(tmp32, n, RT_BF16, tmp16);
     return tmp16;
 }
