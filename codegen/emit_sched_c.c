@@ -324,6 +324,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_POOL: cg_line(cg, "/*   schedule: pool %s, vectorized over channels */", dt); break;
     case SCHED_LSTM: cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */"); break;
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
+    case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -366,6 +367,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
     case SCHED_POOL: return pool_emit_c(cg, g, op, "rt_opt_max_pool_2d");
     case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
+    case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

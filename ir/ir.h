@@ -92,6 +92,7 @@ typedef enum SchedKind {
     SCHED_POOL,         /* MAX_POOL_2D f32/int8 vectorized over channels */
     SCHED_LSTM,         /* float UNIDIRECTIONAL_SEQUENCE_LSTM, vectorizable dots and activations */
     SCHED_MEAN_BLOCKS,  /* MEAN f32/int8 over adjacent axes (global average pooling), kept axis vectorized */
+    SCHED_CONCAT,       /* int8 CONCATENATION with rescaled or clamped parts, vectorizable rounding */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -113,7 +114,7 @@ typedef struct IrSched {
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

@@ -175,6 +175,11 @@ void rt_opt_max_pool_2d_i8(const struct rt_pool_params *p, const int8_t *in, int
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
 
+/* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
+ * clamp, vectorizable: same params and result as rt_concatenation_i8. */
+struct rt_concat_params;
+void rt_opt_concatenation_i8(const struct rt_concat_params *p, int32_t k, const int8_t *in, int8_t *out);
+
 /* FULLY_CONNECTED with 16-bit float weights (type RT_BF16 or RT_F16),
  * packed as [N/NR][ceil(K/2)][NR][2] (see rt_opt_gemm_half.c: AMX tiles,
  * AVX512-BF16 or widened f32 panels, picked when built); scratch:

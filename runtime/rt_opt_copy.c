@@ -2,7 +2,8 @@
  * SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE, SPACE_TO_DEPTH) with
  * each contiguous run moved by memcpy (fixed-size for 1/2/4/8-byte runs, so
  * element-wise transposes become plain loads and stores) instead of a byte
- * loop. Same params and result as rt_copy_strided. */
+ * loop. Same params and result as rt_copy_strided. Also CONCATENATION's
+ * int8 rescale without a libm call per element. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -62,5 +63,38 @@ void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out) {
     case 4: RUN_LOOP(4) break;
     case 8: RUN_LOOP(8) break;
     default: RUN_LOOP(run) break;
+    }
+}
+
+/* round(x) (halves away from zero) + zp clamped to [qmin, qmax], as rt_concatenation's rescale: x is
+ * first held within a unit beyond the bounds (NaN to the lower, as there), which changes no result and
+ * keeps the conversion in range; x - trunc(x) is exact there. */
+static inline int8_t rescale_i8(float x, float lo, float hi, int32_t zp, int32_t qmin, int32_t qmax) {
+    float t, d;
+    int32_t r;
+    x = x > hi ? hi : x;
+    x = x >= lo ? x : lo;
+    t = (float)(int32_t)x;
+    d = x - t;
+    r = (int32_t)t + (d >= 0.5f) - (d <= -0.5f) + zp;
+    return (int8_t)(r < qmin ? qmin : (r > qmax ? qmax : r));
+}
+
+void rt_opt_concatenation_i8(const struct rt_concat_params *p, int32_t k, const int8_t *in, int8_t *out) {
+    const rt_copy_params *c = &p->parts[k];
+    const float scale = p->scale[k], bias = p->bias[k];
+    const float lo = (float)(p->qmin - p->out_zp - 1), hi = (float)(p->qmax - p->out_zp + 1);
+    const int32_t same = p->same[k], zp = p->out_zp, qmin = p->qmin, qmax = p->qmax;
+    int32_t idx[RT_MAX_RANK] = {0};
+    int64_t si = c->in_offset, so = c->out_offset, n, j, total = rt_copy_points(c), run = c->run; /* a local: the
+                                                                           int8 stores could alias c->run */
+    for (n = 0; n < total; n++) {
+        const int8_t *s = in + si;
+        int8_t *d = out + so;
+        if (same)
+            for (j = 0; j < run; j++) d[j] = (int8_t)(s[j] < qmin ? qmin : (s[j] > qmax ? qmax : s[j]));
+        else
+            for (j = 0; j < run; j++) d[j] = rescale_i8((float)s[j] * scale + bias, lo, hi, zp, qmin, qmax);
+        rt_copy_next(c, idx, &si, &so);
     }
 }

@@ -68,7 +68,7 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     return op_set_out_shape(g, op, 0, t0->rank, dims, d);
 }
 
-static int needs_elementwise(const Graph *g, const IrOp *op) {
+int concat_is_elementwise(const Graph *g, const IrOp *op) {
     const ConcatOptions *o = op->options;
     const IrTensor *out = &g->tensors[op->out[0]];
     if (o->act != ACT_NONE) return 1;
@@ -122,7 +122,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
 static void eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {
     (void)scratch;
     const rt_concat_params *p = op->params;
-    int elementwise = needs_elementwise(g, op);
+    int elementwise = concat_is_elementwise(g, op);
     IrDType dt = g->tensors[op->out[0]].dtype;
     for (int32_t k = 0; k < p->count; k++) {
         if (!elementwise) rt_concatenation(p, k, in[k], out[0]);
@@ -132,14 +132,14 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     }
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
+int concat_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     const rt_concat_params *p = op->params;
     IrDType dt = g->tensors[op->out[0]].dtype;
-    const char *kernel = !needs_elementwise(g, op) ? "rt_concatenation"
-                         : dt == IR_F32           ? "rt_concatenation_f32"
-                         : dt == IR_I8            ? "rt_concatenation_i8"
-                                                  : "rt_concatenation_u8";
+    if (!kernel)
+        kernel = !concat_is_elementwise(g, op) ? "rt_concatenation"
+                 : dt == IR_F32                ? "rt_concatenation_f32"
+                 : dt == IR_I8                 ? "rt_concatenation_i8"
+                                               : "rt_concatenation_u8";
     shape_emit_copy_array(cg, "parts", p->parts, p->count);
     if (p->same) {
         cg_array_i32(cg, "same", p->same, p->count);
@@ -156,6 +156,11 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     for (int k = 0; k < p->count; k++)
         cg_line(cg, "%s(&p, %d, %s, %s);", kernel, k, cg_in(cg, op, k), cg_out(cg, op, 0));
     return 0;
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    return concat_emit_c(cg, g, op, NULL);
 }
 
 const OpDef op_def_concatenation = {"CONCATENATION", parse, check, prepare, eval, emit_c, op_no_macs, 0};

@@ -53,6 +53,10 @@ int shape_box_prepare(Graph *g, IrOp *op, int rank, const int64_t *dims, const i
 int shape_flat_prepare(Graph *g, IrOp *op, Diag *d);
 /* Emits `static const rt_copy_params p = {...};` and `kernel(&p, in0, out0);`. */
 void shape_emit_copy_kernel(CgCtx *cg, const IrOp *op, const char *kernel);
+/* CONCATENATION (op_concatenation.c): whether its parts are rescaled or clamped element by element, and
+ * its C with `kernel` (NULL: the reference kernel for its dtype). */
+int concat_is_elementwise(const Graph *g, const IrOp *op);
+int concat_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);
 /* eval / emit_c of an op that is a flat copy of input 0 (RESHAPE, DENSIFY), after shape_flat_prepare. */
 void shape_flat_copy_eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch);
 int shape_flat_copy_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d);

@@ -16,6 +16,7 @@
  *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
+ *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -26,6 +27,7 @@
 
 #include "ops.h"
 #include "passes.h"
+#include "shape_common.h"
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
@@ -280,6 +282,13 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_BROADCAST_TO:
         case OP_DEPTH_TO_SPACE:
         case OP_SPACE_TO_DEPTH: op->sched.kind = SCHED_COPY; break;
+        case OP_CONCATENATION: {
+            /* int8 parts rescaled or clamped (the params carry `same`); plain copies stay memcpy */
+            const rt_concat_params *p = op->params;
+            if (g->tensors[op->out[0]].dtype == IR_I8 && p && p->same && concat_is_elementwise(g, op))
+                op->sched.kind = SCHED_CONCAT;
+            break;
+        }
         default: break;
         }
         if (rc) return rc;

@@ -354,6 +354,33 @@ static void test_mean(void) {
 }
 
 /* TRANSPOSE-style element-wise copies: rt_opt_copy (its strided inner-axis loop) equals rt_copy_strided. */
+/* CONCATENATION's int8 rescale (rt_opt_concatenation_i8) against the reference: every int8 input
+ * value, random scales and biases, scales and biases that put results on exact halves, results far
+ * past the bounds, and parts that only clamp. */
+static void test_concat_i8(void) {
+    int64_t bad = 0;
+    char msg[160];
+    for (int t = 0; t < 200; t++) {
+        int8_t in[300], got[300], want[300];
+        rt_copy_params part;
+        memset(&part, 0, sizeof part);
+        part.run = 300;
+        int kind = t % 4;
+        float scale = kind == 0 ? (float)rnd_in(1, 4000) / 1000.0f : kind == 1 ? 0.5f * (float)rnd_in(1, 5)
+                    : kind == 2 ? 1e7f * (float)rnd_in(1, 1000) : (float)rnd_in(1, 3000) / 997.0f;
+        float bias = kind == 1 ? 0.5f * (float)rnd_in(-9, 9) : (float)rnd_in(-40000, 40000) / 100.0f;
+        int32_t same = kind == 3 && t % 8 == 3;
+        rt_concat_params p = {1, &part, 0.0f, 0.0f, &same, &scale, &bias, rnd_in(-128, 127), rnd_in(-128, -60),
+                              rnd_in(60, 127)};
+        for (int i = 0; i < 300; i++) in[i] = (int8_t)(i < 256 ? i - 128 : rnd_in(-128, 127));
+        rt_concatenation_i8(&p, 0, in, want);
+        rt_opt_concatenation_i8(&p, 0, in, got);
+        bad += count_diff_i8(got, want, 300);
+    }
+    snprintf(msg, sizeof msg, "%lld of %d bytes differ", (long long)bad, 200 * 300);
+    check(bad == 0, "concatenation int8 rescale vs the reference", msg);
+}
+
 static void test_copy(void) {
     char msg[160];
     for (int t = 0; t < 40; t++) {
@@ -675,6 +702,7 @@ int main(void) {
     test_mean();
     test_conv_dw();
     test_copy();
+    test_concat_i8();
     test_bmm();
     test_binary();
     test_cast();
