@@ -80,6 +80,9 @@ int cli_precision_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
         else if (strcmp(v, "bf16") == 0) a->prec.mode = IR_PREC_BF16;
         else if (strcmp(v, "fp16") == 0) a->prec.mode = IR_PREC_FP16;
         else return diag_user(d, "--precision must be fp32, bf16, fp16, int8 or auto, not '%s'", v);
+        /* int8 has no attention kernel: its products take the next precision down, bf16; not for auto,
+         * whose error measure runs the unfused reference graph */
+        a->prec.bf16_attention = strcmp(v, "int8") == 0;
         return 0;
     }
     return -1;

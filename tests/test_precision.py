@@ -571,3 +571,34 @@ def test_bf16_attention(name, seed):
     diff = max(float(np.max(np.abs(a - b))) for a, b in zip(got["bf16", "gcc-native"], got["kept", "gcc-native"]))
     print(f"{name}: max |bf16 products - f32 products| {diff:.3g}")
     assert diff > 1e-5
+
+
+@pytest.mark.parametrize("name,bf16", [("bert_f32", True), ("vit_f32", False)])
+def test_int8_attention_products_bf16(name, bf16, seed):
+    """--precision int8 has no attention kernel, so the fused attention's two products take the next
+    precision down, bf16 (softmax f32), as with --precision bf16, where there are at least 64 keys
+    (BERT's 128; not ViT's 17, where rounding f32 Q, K, V to bf16 costs more than it saves): --dump-ir
+    says so; `auto`, whose error measure runs the unfused reference graph, keeps them f32. The
+    generated C at -march=native (the vdpbf16ps path) stays within the int8 budget of TFLite's float
+    model and close to `mpcc run`."""
+    model = ZOO / f"{name}.tflite"
+    work = new_workdir(f"int8-attn-{name}")
+    cal = _calibration(model, work, seed, n=24)
+    for mode, want in (("int8", bf16), ("auto", False)):
+        proc = run_cmd([MPCC, model, "--precision", mode, *cal, "--dump-ir"])
+        assert proc.returncode == 0, proc.stderr
+        lines = [ln for ln in proc.stdout.splitlines() if "schedule=attention" in ln]
+        assert lines and all(("prec=bf16 (bf16 products, softmax f32)" in ln) == want for ln in lines), lines
+    inputs, refs = oracle.oracle(model, seed)
+    run = _run_outputs(model, work, inputs, "run", ["--precision", "int8", *cal])
+    sub = work / "c"
+    sub.mkdir()
+    got = _c_outputs(model, sub, inputs, [r.shape for r in refs], ["-O2", "--precision", "int8", *cal], "gcc-native")
+    assert (".bf16 = 1" in (sub / "model.c").read_text()) == bf16
+    r64, g64, q64 = refs[0].astype(np.float64), got[0], run[0]
+    rel_c = float(np.linalg.norm(g64 - r64) / max(np.linalg.norm(r64), 1e-30))
+    rel_run = float(np.linalg.norm(q64 - r64) / max(np.linalg.norm(r64), 1e-30))
+    rel_cr = float(np.linalg.norm(g64 - q64) / max(np.linalg.norm(q64), 1e-30))
+    print(f"{name}: relative L2 vs TFLite fp32: C ({'bf16' if bf16 else 'f32'} attention) {rel_c:.4g}, mpcc run {rel_run:.4g}; "
+          f"C vs mpcc run {rel_cr:.4g}")
+    assert rel_c <= MAX_REL_L2[name] and rel_c <= 1.25 * rel_run + 0.005 and rel_cr <= 0.05

@@ -17,7 +17,8 @@
  * when their input is float); elementwise, activation, pooling and data
  * movement ops only when all their computed inputs were computed in int8 (an
  * int8 island grows through them; a float LayerNorm, softmax or attention
- * stays float and keeps its fusions). Everything else, the ops named by
+ * stays float and keeps its fusions; a TRANSPOSE read only by matmuls stays
+ * float to fold into them). Everything else, the ops named by
  * --keep-fp32 and the control-flow subgraphs stay float, with DEQUANTIZE
  * inserted where they read int8 values. Graph inputs and outputs keep their
  * float dtype, so the generated API does not change. */
@@ -223,6 +224,22 @@ static int reduces_channels(const Graph *g, const IrOp *op) {
     return 0;
 }
 
+/* A TRANSPOSE read only by BATCH_MATMULs (an attention's head split): those stay float, and a float
+ * transpose folds into their strides (pass fold_transpose) where an int8 one is a copy and then a
+ * DEQUANTIZE of the copy (BERT int8: two such pairs per layer). */
+static int feeds_only_matmuls(const Graph *g, const IrOp *op) {
+    int n = 0, t = op->out[0];
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->outputs[i] == t) return 0;
+    for (int i = 0; i < g->n_ops; i++)
+        for (int k = 0; k < g->ops[i].n_in; k++)
+            if (g->ops[i].in[k] == t) {
+                if (g->ops[i].kind != OP_BATCH_MATMUL) return 0;
+                n++;
+            }
+    return n > 0;
+}
+
 /* Whether op i can run in int8, and the reason when it cannot (for --report). */
 static int decide(Ctx *c, const IrOp *op, const char **why) {
     Graph *g = c->g;
@@ -235,6 +252,8 @@ static int decide(Ctx *c, const IrOp *op, const char **why) {
     if (cls == Q_NO || op->n_callee) return 0;
     if (kept_fp32(c, op)) return *why = "--keep-fp32", 0;
     if (op->kind == OP_MEAN && reduces_channels(g, op)) return *why = "reduction over channels (LayerNorm) stays float", 0;
+    if (op->kind == OP_TRANSPOSE && feeds_only_matmuls(g, op))
+        return *why = "feeds float BATCH_MATMULs (folds into their strides)", 0;
     for (int k = 0; k < op->n_out; k++)
         if (!has_range(c, op->out[k])) return *why = "no calibration range", 0;
     int n_act = 0;
