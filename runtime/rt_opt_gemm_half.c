@@ -177,30 +177,34 @@ static inline void put16(void *c, int64_t off, int32_t tc, __mmask16 m, __m512 v
         _mm512_mask_storeu_ps((float *)c + off, m, v);
 }
 
-/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs (a2: [rows][K2] words), R <= 8
- * rows (rows past mr repeat row 0 and are not stored); the accumulators in named registers. C is f32 or
- * (tc RT_BF16) bf16, ldc elements a row. */
-RT_OPT_INLINE void ukr_bf16_r(const int32_t R, int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0,
-                              const uint16_t *b1, const float *bias, float lo, float hi, void *c, int32_t tc,
-                              int32_t ldc, int32_t nr) {
+/* C[0..mr)[0..nr) = clamp(bias + A . panels b0, b1) with A as bf16 pairs given by a row table: row r's
+ * K is nseg segments of seg2 words, segment g at tab[r * nseg + g] (an im2col block: one segment of K / 2
+ * words per row; a convolution reading its bf16 image in place: one per filter row); R <= 8 rows (rows
+ * past mr repeat row 0 and are not stored); the accumulators in named registers. C is f32 or (tc
+ * RT_BF16) bf16, ldc elements a row. */
+RT_OPT_INLINE void ukr_bf16_r(const int32_t R, const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr,
+                              const uint16_t *b0, const uint16_t *b1, const float *bias, float lo, float hi, void *c,
+                              int32_t tc, int32_t ldc, int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
-    int32_t kk;
-#define BF_DECL(r)                                                                                                  \
-    const uint32_t *ar##r = a2 + (int64_t)((r) < mr ? (r) : 0) * k2;                                           \
-    __m512 c##r##0 = _mm512_loadu_ps(bias), c##r##1 = _mm512_loadu_ps(bias + NR);
+    int32_t kk, g;
+#define BF_DECL(r) __m512 c##r##0 = _mm512_loadu_ps(bias), c##r##1 = _mm512_loadu_ps(bias + NR);
     RT_R8(BF_DECL)
-    for (kk = 0; kk < k2; kk++) {
-        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
-        const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
+    for (g = 0; g < nseg; g++, b0 += (int64_t)seg2 * NR * 2, b1 += (int64_t)seg2 * NR * 2) {
+#define BF_ROW(r) const uint32_t *ar##r = tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g];
+        RT_R8(BF_ROW)
+        for (kk = 0; kk < seg2; kk++) {
+            const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
+            const __m512i x1 = _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2));
 #define BF_STEP(r)                                                                                                  \
     if ((r) < R) {                                                                                                  \
         const __m512i s = _mm512_set1_epi32((int32_t)ar##r[kk]);                                                   \
         RT_DPBF16(c##r##0, s, x0);                                                                                  \
         RT_DPBF16(c##r##1, s, x1);                                                                                  \
     }
-        RT_R8(BF_STEP)
+            RT_R8(BF_STEP)
+        }
     }
 #define BF_STORE(r)                                                                                                 \
     if ((r) < R && (r) < mr) {                                                                                      \
@@ -209,14 +213,15 @@ RT_OPT_INLINE void ukr_bf16_r(const int32_t R, int32_t k2, const uint32_t *a2, i
     }
     RT_R8(BF_STORE)
 #undef BF_DECL
+#undef BF_ROW
 #undef BF_STEP
 #undef BF_STORE
 }
 #define RT_BF16_R(R)                                                                                                \
-    static void ukr_bf16_x##R(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,\
-                             const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc,            \
-                             int32_t nr) {                                                                        \
-        ukr_bf16_r(R, k2, a2, mr, b0, b1, bias, lo, hi, c, tc, ldc, nr);                                          \
+    static void ukr_bf16_x##R(const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr,                  \
+                             const uint16_t *b0, const uint16_t *b1, const float *bias, float lo, float hi,      \
+                             void *c, int32_t tc, int32_t ldc, int32_t nr) {                                      \
+        ukr_bf16_r(R, tab, nseg, seg2, mr, b0, b1, bias, lo, hi, c, tc, ldc, nr);                                 \
     }
 RT_BF16_R(1)
 RT_BF16_R(2)
@@ -224,34 +229,38 @@ RT_BF16_R(4)
 RT_BF16_R(8)
 /* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (a GEMV does not pay
  * for 8). */
-static void ukr_bf16(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
-                     const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
-    (mr <= 1 ? ukr_bf16_x1 : mr <= 2 ? ukr_bf16_x2 : mr <= 4 ? ukr_bf16_x4 : ukr_bf16_x8)(k2, a2, mr, b0, b1, bias,
-                                                                                           lo, hi, c, tc, ldc, nr);
+static void ukr_bf16(const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr, const uint16_t *b0,
+                     const uint16_t *b1, const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc,
+                     int32_t nr) {
+    (mr <= 1 ? ukr_bf16_x1 : mr <= 2 ? ukr_bf16_x2 : mr <= 4 ? ukr_bf16_x4 : ukr_bf16_x8)(tab, nseg, seg2, mr, b0, b1,
+                                                                                           bias, lo, hi, c, tc, ldc, nr);
 }
 
 /* ukr_bf16 for a lone last panel (nr <= 16): 16 rows x 1 panel, not a second panel computed for nothing. */
-static void ukr_bf16_1(int32_t k2, const uint32_t *a2, int32_t mr, const uint16_t *b0, const float *bias, float lo,
-                       float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
+static void ukr_bf16_1(const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr, const uint16_t *b0,
+                       const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-    int32_t kk;
-#define BF_DECL(r)                                                                                                  \
-    const uint32_t *ar##r = a2 + (int64_t)((r) < mr ? (r) : 0) * k2;                                           \
-    __m512 c##r = _mm512_loadu_ps(bias);
+    int32_t kk, g;
+#define BF_DECL(r) __m512 c##r = _mm512_loadu_ps(bias);
     RT_R16(BF_DECL)
-    for (kk = 0; kk < k2; kk++) {
-        const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
+    for (g = 0; g < nseg; g++, b0 += (int64_t)seg2 * NR * 2) {
+#define BF_ROW(r) const uint32_t *ar##r = tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g];
+        RT_R16(BF_ROW)
+        for (kk = 0; kk < seg2; kk++) {
+            const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
 #define BF_STEP(r)                                                                                                  \
     {                                                                                                               \
         const __m512i s = _mm512_set1_epi32((int32_t)ar##r[kk]);                                                   \
         RT_DPBF16(c##r, s, x0);                                                                                     \
     }
-        RT_R16(BF_STEP)
+            RT_R16(BF_STEP)
+        }
     }
 #define BF_STORE(r)                                                                                                 \
     if ((r) < mr) put16(c, (int64_t)(r) * ldc, tc, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r)));
     RT_R16(BF_STORE)
+#undef BF_ROW
 #undef BF_DECL
 #undef BF_STEP
 #undef BF_STORE
@@ -272,29 +281,34 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
     }
 }
 
-/* C rows 0..rows of p from A already as bf16 pairs (a2: rows of (k + 1) / 2 words), 32 rows at a time
- * against each pair of panels. */
-static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint32_t *a2, const uint16_t *packed_b,
-                          const float *bias, void *cv, int32_t tc) {
+/* C rows 0..rows of p from A already as bf16 pairs, 32 rows at a time against each pair of panels: rows
+ * of (k + 1) / 2 words at a2, or (a2 NULL) the row table tab of nseg segments of seg2 words a row (see
+ * ukr_bf16_r). */
+static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint32_t *a2, const uint32_t *const *tab,
+                          int32_t nseg, int32_t seg2, const uint16_t *packed_b, const float *bias, void *cv, int32_t tc) {
     const int32_t k2 = (p->k + 1) / 2;
     char *c = cv;
     const int64_t es = tc == RT_F32 ? 4 : 2;
+    const uint32_t *rowp[HALF_ROWS];
     int32_t i0, i, j;
+    if (a2) nseg = 1, seg2 = k2; /* contiguous rows: a table of one segment each, made per block of rows */
     for (i0 = 0; i0 < rows; i0 += HALF_ROWS) {
         const int32_t n0 = rows - i0 < HALF_ROWS ? rows - i0 : HALF_ROWS;
+        const uint32_t *const *t = a2 ? rowp : tab + (int64_t)i0 * nseg;
+        for (i = 0; a2 && i < n0; i++) rowp[i] = a2 + (int64_t)(i0 + i) * k2;
         for (j = 0; j * NR < p->n; j += 2) {
             const uint16_t *b0, *b1;
             float bias2[2 * NR];
             int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
             if (nr <= NR) /* a lone last panel */
                 for (i = i0; i < i0 + n0; i += 2 * HALF_MR)
-                    ukr_bf16_1(k2, a2 + (int64_t)i * k2, i0 + n0 - i < 2 * HALF_MR ? i0 + n0 - i : 2 * HALF_MR, b0,
-                               bias2, p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc,
+                    ukr_bf16_1(t + (int64_t)(i - i0) * nseg, nseg, seg2, i0 + n0 - i < 2 * HALF_MR ? i0 + n0 - i : 2 * HALF_MR,
+                               b0, bias2, p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc,
                                nr);
             else
                 for (i = i0; i < i0 + n0; i += HALF_MR)
-                    ukr_bf16(k2, a2 + (int64_t)i * k2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1, bias2,
-                             p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc, nr);
+                    ukr_bf16(t + (int64_t)(i - i0) * nseg, nseg, seg2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1,
+                             bias2, p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc, nr);
         }
     }
 }
@@ -360,6 +374,41 @@ static void im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
             im2col_bf16_rows(p, in, m0 + r, 1, d);
         } else {
             im2col_copy16_rows(p, in, m0 + r, 1, d);
+        }
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+
+/* Scratch bytes of conv_rows_bf16 for `block` rows (copy, table, zero row), or 0 where it does not apply:
+ * dilated columns, or an odd filter row (fw * in_c values), whose pairs would straddle two image rows. */
+static int64_t conv_rows_bf16_bytes(const rt_opt_conv_params *p, int32_t block) {
+    const int32_t seg = p->filter_w * p->in_c;
+    if (p->dil_w != 1 || seg % 2) return 0;
+    return ((int64_t)block * p->gemm.k * 2 + 63) / 64 * 64 + (int64_t)block * p->filter_h * 8 + (int64_t)seg * 2;
+}
+
+/* The row table of patch rows m0..m0+rows of a bf16 image for fc_bf16_pairs, no im2col copy: filter_h
+ * segments of fw * in_c / 2 pairs a row, each a filter row read in place (a row above or below the image:
+ * `zero`); only patches cut by the left or right edge are copied, in im2col layout (K halves a row), to
+ * `copy`. 16-channel 3x3 convolutions spent a quarter of their time in the im2col copies. */
+static void conv_rows_bf16(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *copy,
+                           const uint32_t **tab, uint16_t *zero) {
+    const int32_t inc = p->in_c, inw = p->in_w, fh = p->filter_h, fw = p->filter_w, seg = fw * inc;
+    int32_t r, fy, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    memset(zero, 0, sizeof(uint16_t) * (size_t)seg);
+    for (r = 0; r < rows; r++) {
+        const int32_t x0 = ox * p->stride_w - p->pad_w, y0 = oy * p->stride_h - p->pad_h;
+        const uint32_t **t = tab + (int64_t)r * fh;
+        if (x0 >= 0 && x0 + fw <= inw) {
+            for (fy = 0; fy < fh; fy++) {
+                const int32_t y = y0 + fy * p->dil_h;
+                t[fy] = (const uint32_t *)(const void *)(y < 0 || y >= p->in_h ? zero
+                                                                               : in + ((int64_t)y * inw + x0) * inc);
+            }
+        } else {
+            uint16_t *d = copy + (int64_t)r * p->gemm.k;
+            im2col_copy16_rows(p, in, m0 + r, 1, d);
+            for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(d + (int64_t)fy * seg);
         }
         if (++ox == p->out_w) ox = 0, oy++;
     }
@@ -518,7 +567,7 @@ int rt_opt_fc_bf16_rows_to(const rt_opt_gemm_params *p, const uint16_t *a, const
             }
             a2 = scratch;
         }
-        fc_bf16_pairs(p, rows, a2, packed_b, bias, (char *)c + (int64_t)i0 * p->ldc * (tc == RT_F32 ? 4 : 2), tc);
+        fc_bf16_pairs(p, rows, a2, NULL, 0, 0, packed_b, bias, (char *)c + (int64_t)i0 * p->ldc * (tc == RT_F32 ? 4 : 2), tc);
     }
     return 1;
 #else
@@ -542,7 +591,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
             pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
-            fc_bf16_pairs(p, rows, a2, packed_b, bias, c + (int64_t)i0 * p->ldc, RT_F32);
+            fc_bf16_pairs(p, rows, a2, NULL, 0, 0, packed_b, bias, c + (int64_t)i0 * p->ldc, RT_F32);
         }
         return;
     }
@@ -680,6 +729,14 @@ static void conv_half_task(void *v, int t) {
     const conv_slot sl = slot_layout(ti, tc, to, p->direct, p->rows, oc, kdim);
     float *dst = (float *)(void *)slot, *cblk = (float *)(void *)(slot + sl.c), *oblk = (float *)(void *)(slot + sl.o);
     void *fc_scratch = slot + sl.rest;
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+    /* a bf16 image read in place through a row table (conv_rows_bf16), within the im2col block's room */
+    const int64_t tab_bytes = p->direct || ti != RT_BF16 || j->half_type != RT_BF16 ? 0 : conv_rows_bf16_bytes(p, j->block);
+    const int tabbed = tab_bytes > 0 && tab_bytes <= sl.c;
+    const int64_t tab_at = ((int64_t)j->block * kdim * 2 + 63) / 64 * 64;
+    const uint32_t **tab = (const uint32_t **)(void *)(slot + tab_at);
+    uint16_t *zero = (uint16_t *)(void *)(slot + tab_at + (int64_t)j->block * p->filter_h * 8);
+#endif
 #if defined(RT_OPT_AMX_BF16)
     /* im2col convolutions on AMX: the tiles set up once per task (fp16, from F16_AMX_MIN_ROWS output rows in
      * all: the weights split once); f32 activations only */
@@ -720,7 +777,12 @@ static void conv_half_task(void *v, int t) {
                 g.lda = p->in_c;
             } else if (ti != RT_F32) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-                if (ti == RT_BF16 && j->half_type == RT_BF16) {
+                if (tabbed) {
+                    conv_rows_bf16(p, (const uint16_t *)(const void *)inb, m0, rows, (uint16_t *)(void *)dst, tab, zero);
+                    fc_bf16_pairs(&g, rows, NULL, tab, p->filter_h, p->filter_w * p->in_c / 2, (const uint16_t *)j->b,
+                                  (const float *)j->bias, out, RT_F32);
+                    a = NULL; /* done */
+                } else if (ti == RT_BF16 && j->half_type == RT_BF16) {
                     im2col_bf16(p, ti, inb, m0, rows, (uint16_t *)(void *)dst);
                     pairs = 1;
                 } else
@@ -737,7 +799,7 @@ static void conv_half_task(void *v, int t) {
             }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
             if (pairs)
-                fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, (const uint16_t *)j->b,
+                fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, NULL, 0, 0, (const uint16_t *)j->b,
                               (const float *)j->bias, out, RT_F32);
             else
 #endif
