@@ -380,25 +380,40 @@ static void im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
 }
 
 /* Scratch bytes of conv_rows_bf16 for `block` rows (copy, table, zero row), or 0 where it does not apply:
- * dilated columns, or an odd filter row (fw * in_c values), whose pairs would straddle two image rows. */
+ * dilated columns, or an odd in_c, whose filter rows would start between the words of bf16 pairs. */
 static int64_t conv_rows_bf16_bytes(const rt_opt_conv_params *p, int32_t block) {
     const int32_t seg = p->filter_w * p->in_c;
-    if (p->dil_w != 1 || seg % 2) return 0;
+    if (p->dil_w != 1 || p->in_c % 2) return 0;
     return ((int64_t)block * p->gemm.k * 2 + 63) / 64 * 64 + (int64_t)block * p->filter_h * 8 + (int64_t)seg * 2;
 }
 
-/* The row table of patch rows m0..m0+rows of a bf16 image for fc_bf16_pairs, no im2col copy: filter_h
- * segments of fw * in_c / 2 pairs a row, each a filter row read in place (a row above or below the image:
+/* The row table of patch rows m0..m0+rows of a bf16 image (even in_c, 4-byte aligned) for fc_bf16_pairs,
+ * no im2col copy: filter_h segments of fw * in_c / 2 pairs a row, each a filter row read in place (a row above or below the image:
  * `zero`); only patches cut by the left or right edge are copied, in im2col layout (K halves a row), to
  * `copy`. 16-channel 3x3 convolutions spent a quarter of their time in the im2col copies. */
 static void conv_rows_bf16(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *copy,
                            const uint32_t **tab, uint16_t *zero) {
     const int32_t inc = p->in_c, inw = p->in_w, fh = p->filter_h, fw = p->filter_w, seg = fw * inc;
-    int32_t r, fy, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    const int64_t rstep = (int64_t)p->dil_h * inw * inc, sx = (int64_t)p->stride_w * inc;
+    int32_t r, fy, q, oy = m0 / p->out_w, ox = m0 % p->out_w;
     memset(zero, 0, sizeof(uint16_t) * (size_t)seg);
     for (r = 0; r < rows; r++) {
         const int32_t x0 = ox * p->stride_w - p->pad_w, y0 = oy * p->stride_h - p->pad_h;
         const uint32_t **t = tab + (int64_t)r * fh;
+        if (x0 >= 0 && x0 + fw <= inw && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h) {
+            /* the run of whole patches along this output row at once, each stride_w pixels after the last
+             * (the per-row bounds and index arithmetic cost as much as a 16-channel row's products) */
+            int32_t n = (inw - fw - x0) / p->stride_w + 1;
+            const uint16_t *base = in + ((int64_t)y0 * inw + x0) * inc;
+            n = n < p->out_w - ox ? n : p->out_w - ox;
+            n = n < rows - r ? n : rows - r;
+            for (q = 0; q < n; q++, base += sx, t += fh)
+                for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(base + fy * rstep);
+            r += n - 1;
+            ox += n;
+            if (ox == p->out_w) ox = 0, oy++;
+            continue;
+        }
         if (x0 >= 0 && x0 + fw <= inw) {
             for (fy = 0; fy < fh; fy++) {
                 const int32_t y = y0 + fy * p->dil_h;

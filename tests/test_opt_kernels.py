@@ -1,7 +1,8 @@
 """The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c) and the
 16-bit activation kernels against their f32 twins (tests/unit/test_typed_kernels.c) with the
-vector paths compiled in: gcc -O3 -march=native and clang -O2 -march=native. (`make unit` runs the
-same checks on the portable path under ASan+UBSan.)"""
+vector paths compiled in: gcc -O3 -march=native, clang -O2 -march=native, and gcc -march=native under
+ASan+UBSan (the AVX-512 paths' memory and alignment). (`make unit` runs the same checks on the portable
+path under ASan+UBSan.)"""
 
 import os
 import subprocess
@@ -14,13 +15,14 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 
 @pytest.mark.parametrize("unit,min_checks", [("test_opt_kernels", 300), ("test_typed_kernels", 100)])
-@pytest.mark.parametrize("cc,opt", [("gcc", "-O3"), ("clang", "-O2")])
+@pytest.mark.parametrize("cc,opt", [("gcc", "-O3"), ("clang", "-O2"),
+                                    ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")])
 def test_opt_kernels_native(cc, opt, unit, min_checks):
     srcs = ["compiler/passes/sched_pack.c"] + [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels")
                                                for p in sorted((ROOT / d).glob("*.c"))]
-    exe = BUILD_DIR / "unit" / f"{unit}-{cc}-native"
+    exe = BUILD_DIR / "unit" / f"{unit}-{cc}-native{'-san' if 'sanitize' in opt else ''}"
     exe.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", opt, "-march=native", *INC,
+    proc = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *opt.split(), "-march=native", *INC,
                            '-DMPCC_VERSION="test"', "-o", str(exe), f"tests/unit/{unit}.c", *srcs, "-lm"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
