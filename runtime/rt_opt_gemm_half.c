@@ -182,17 +182,18 @@ static inline void put16(void *c, int64_t off, int32_t tc, __mmask16 m, __m512 v
  * words per row; a convolution reading its bf16 image in place: one per filter row); R <= 8 rows (rows
  * past mr repeat row 0 and are not stored); the accumulators in named registers. C is f32 or (tc
  * RT_BF16) bf16, ldc elements a row. */
-RT_OPT_INLINE void ukr_bf16_r(const int32_t R, const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr,
-                              const uint16_t *b0, const uint16_t *b1, const float *bias, float lo, float hi, void *c,
-                              int32_t tc, int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void ukr_bf16_r(const int32_t R, const int TAB, const uint32_t *a2, const uint32_t *const *tab,
+                              int32_t nseg, int32_t seg2, int32_t mr, const uint16_t *b0, const uint16_t *b1,
+                              const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
     int32_t kk, g;
 #define BF_DECL(r) __m512 c##r##0 = _mm512_loadu_ps(bias), c##r##1 = _mm512_loadu_ps(bias + NR);
     RT_R8(BF_DECL)
-    for (g = 0; g < nseg; g++, b0 += (int64_t)seg2 * NR * 2, b1 += (int64_t)seg2 * NR * 2) {
-#define BF_ROW(r) const uint32_t *ar##r = tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g];
+    for (g = 0; g < (TAB ? nseg : 1); g++, b0 += (int64_t)seg2 * NR * 2, b1 += (int64_t)seg2 * NR * 2) {
+#define BF_ROW(r)                                                                                                   \
+    const uint32_t *ar##r = TAB ? tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g] : a2 + (int64_t)((r) < mr ? (r) : 0) * seg2;
         RT_R8(BF_ROW)
         for (kk = 0; kk < seg2; kk++) {
             const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
@@ -218,10 +219,11 @@ RT_OPT_INLINE void ukr_bf16_r(const int32_t R, const uint32_t *const *tab, int32
 #undef BF_STORE
 }
 #define RT_BF16_R(R)                                                                                                \
-    static void ukr_bf16_x##R(const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr,                  \
-                             const uint16_t *b0, const uint16_t *b1, const float *bias, float lo, float hi,      \
-                             void *c, int32_t tc, int32_t ldc, int32_t nr) {                                      \
-        ukr_bf16_r(R, tab, nseg, seg2, mr, b0, b1, bias, lo, hi, c, tc, ldc, nr);                                 \
+    static void ukr_bf16_x##R(const uint32_t *a2, const uint32_t *const *tab, int32_t nseg, int32_t seg2,          \
+                             int32_t mr, const uint16_t *b0, const uint16_t *b1, const float *bias, float lo,    \
+                             float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {                            \
+        if (a2) ukr_bf16_r(R, 0, a2, tab, nseg, seg2, mr, b0, b1, bias, lo, hi, c, tc, ldc, nr);                  \
+        else ukr_bf16_r(R, 1, a2, tab, nseg, seg2, mr, b0, b1, bias, lo, hi, c, tc, ldc, nr);                     \
     }
 RT_BF16_R(1)
 RT_BF16_R(2)
@@ -229,23 +231,26 @@ RT_BF16_R(4)
 RT_BF16_R(8)
 /* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (a GEMV does not pay
  * for 8). */
-static void ukr_bf16(const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr, const uint16_t *b0,
-                     const uint16_t *b1, const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc,
-                     int32_t nr) {
-    (mr <= 1 ? ukr_bf16_x1 : mr <= 2 ? ukr_bf16_x2 : mr <= 4 ? ukr_bf16_x4 : ukr_bf16_x8)(tab, nseg, seg2, mr, b0, b1,
-                                                                                           bias, lo, hi, c, tc, ldc, nr);
+static void ukr_bf16(const uint32_t *a2, const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr,
+                     const uint16_t *b0, const uint16_t *b1, const float *bias, float lo, float hi, void *c, int32_t tc,
+                     int32_t ldc, int32_t nr) {
+    (mr <= 1 ? ukr_bf16_x1 : mr <= 2 ? ukr_bf16_x2 : mr <= 4 ? ukr_bf16_x4 : ukr_bf16_x8)(a2, tab, nseg, seg2, mr, b0,
+                                                                                           b1, bias, lo, hi, c, tc, ldc,
+                                                                                           nr);
 }
 
 /* ukr_bf16 for a lone last panel (nr <= 16): 16 rows x 1 panel, not a second panel computed for nothing. */
-static void ukr_bf16_1(const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr, const uint16_t *b0,
-                       const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void ukr_bf16_1r(const int TAB, const uint32_t *a2, const uint32_t *const *tab, int32_t nseg,
+                               int32_t seg2, int32_t mr, const uint16_t *b0, const float *bias, float lo, float hi,
+                               void *c, int32_t tc, int32_t ldc, int32_t nr) {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     int32_t kk, g;
 #define BF_DECL(r) __m512 c##r = _mm512_loadu_ps(bias);
     RT_R16(BF_DECL)
-    for (g = 0; g < nseg; g++, b0 += (int64_t)seg2 * NR * 2) {
-#define BF_ROW(r) const uint32_t *ar##r = tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g];
+    for (g = 0; g < (TAB ? nseg : 1); g++, b0 += (int64_t)seg2 * NR * 2) {
+#define BF_ROW(r)                                                                                                   \
+    const uint32_t *ar##r = TAB ? tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g] : a2 + (int64_t)((r) < mr ? (r) : 0) * seg2;
         RT_R16(BF_ROW)
         for (kk = 0; kk < seg2; kk++) {
             const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
@@ -264,6 +269,12 @@ static void ukr_bf16_1(const uint32_t *const *tab, int32_t nseg, int32_t seg2, i
 #undef BF_DECL
 #undef BF_STEP
 #undef BF_STORE
+}
+static void ukr_bf16_1(const uint32_t *a2, const uint32_t *const *tab, int32_t nseg, int32_t seg2, int32_t mr,
+                       const uint16_t *b0, const float *bias, float lo, float hi, void *c, int32_t tc, int32_t ldc,
+                       int32_t nr) {
+    if (a2) ukr_bf16_1r(0, a2, tab, nseg, seg2, mr, b0, bias, lo, hi, c, tc, ldc, nr);
+    else ukr_bf16_1r(1, a2, tab, nseg, seg2, mr, b0, bias, lo, hi, c, tc, ldc, nr);
 }
 
 /* Rows of A as bf16 pairs, ld words apart (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
@@ -289,26 +300,22 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
     const int32_t k2 = (p->k + 1) / 2;
     char *c = cv;
     const int64_t es = tc == RT_F32 ? 4 : 2;
-    const uint32_t *rowp[HALF_ROWS];
     int32_t i0, i, j;
-    if (a2) nseg = 1, seg2 = k2; /* contiguous rows: a table of one segment each, made per block of rows */
+    if (a2) nseg = 1, seg2 = k2; /* contiguous rows: one segment of K / 2 words each */
     for (i0 = 0; i0 < rows; i0 += HALF_ROWS) {
         const int32_t n0 = rows - i0 < HALF_ROWS ? rows - i0 : HALF_ROWS;
-        const uint32_t *const *t = a2 ? rowp : tab + (int64_t)i0 * nseg;
-        for (i = 0; a2 && i < n0; i++) rowp[i] = a2 + (int64_t)(i0 + i) * k2;
         for (j = 0; j * NR < p->n; j += 2) {
             const uint16_t *b0, *b1;
             float bias2[2 * NR];
             int32_t nr = panel_pair(packed_b, bias, p->n, k2, j, &b0, &b1, bias2);
-            if (nr <= NR) /* a lone last panel */
-                for (i = i0; i < i0 + n0; i += 2 * HALF_MR)
-                    ukr_bf16_1(t + (int64_t)(i - i0) * nseg, nseg, seg2, i0 + n0 - i < 2 * HALF_MR ? i0 + n0 - i : 2 * HALF_MR,
-                               b0, bias2, p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc,
-                               nr);
-            else
-                for (i = i0; i < i0 + n0; i += HALF_MR)
-                    ukr_bf16(t + (int64_t)(i - i0) * nseg, nseg, seg2, i0 + n0 - i < HALF_MR ? i0 + n0 - i : HALF_MR, b0, b1,
-                             bias2, p->act_min, p->act_max, c + ((int64_t)i * p->ldc + j * NR) * es, tc, p->ldc, nr);
+            const int32_t step = nr <= NR ? 2 * HALF_MR : HALF_MR; /* a lone last panel: 16 rows */
+            for (i = i0; i < i0 + n0; i += step) {
+                const uint32_t *ai = a2 ? a2 + (int64_t)i * k2 : NULL, *const *ti = a2 ? NULL : tab + (int64_t)i * nseg;
+                const int32_t mr = i0 + n0 - i < step ? i0 + n0 - i : step;
+                void *ci = c + ((int64_t)i * p->ldc + j * NR) * es;
+                if (nr <= NR) ukr_bf16_1(ai, ti, nseg, seg2, mr, b0, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
+                else ukr_bf16(ai, ti, nseg, seg2, mr, b0, b1, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
+            }
         }
     }
 }
