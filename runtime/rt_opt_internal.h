@@ -289,6 +289,18 @@ void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *m
                        int rounding, int32_t out_offset, int32_t qmin, int32_t qmax, int8_t *out);
 
 
+/* The bf16 convolutions' A operand (rt_opt_im2col_half.c, AVX512-BF16 builds): patch rows m0..m0+rows
+ * of an f32 (ti RT_F32: rounded) or bf16 image as bf16 pairs, rows of (K + 1) / 2 words; and the row
+ * table of a bf16 image read in place (filter_h segments of fw * in_c / 2 pairs a row at tab[r * filter_h
+ * + fy], rows cut by the image's left/right edge copied to `copy` in im2col layout, rows off it at the
+ * zero row `zero`), with its scratch bytes for `block` rows (0: not for this convolution). */
+struct rt_opt_conv_params;
+void rt_opt_im2col_bf16(const struct rt_opt_conv_params *p, int32_t ti, const void *in, int32_t m0, int32_t rows,
+                        uint16_t *dst);
+int64_t rt_opt_conv_rows_bf16_bytes(const struct rt_opt_conv_params *p, int32_t block);
+void rt_opt_conv_rows_bf16(const struct rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows,
+                           uint16_t *copy, const uint32_t **tab, uint16_t *zero);
+
 /* AMX tiles (rt_opt_amx.c): Linux, AVX-512 and -mamx-tile. rt_opt_amx_ready
  * asks the kernel for the tile state (1: granted); rt_opt_amx_configure sets
  * tiles 0, 1 (16 x 16 int32/float accumulators), 2 (A: 16 rows x 64 bytes),

@@ -1,0 +1,126 @@
+/* rt_opt_im2col_half.c - the A operand of the bf16 convolutions (rt_opt_gemm_half.c): patch rows as
+ * bf16 pairs (im2col of an f32 image rounded, or of a bf16 image copied), and the row table through which
+ * the vdpbf16ps kernels read a bf16 image in place. Internal (rt_opt_internal.h). */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+/* d[0..n) = s[0..n) as bf16, rounded as rt_f32_to_bf16 rounds (vcvtneps2bf16). */
+static inline void run_bf16(uint16_t *d, const float *s, int32_t n) {
+    int32_t i;
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + i)));
+#if defined(__AVX512VL__)
+    if (i < n) { /* a short run (a few input channels) in one masked step */
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        _mm256_mask_storeu_epi16((void *)(d + i), m, (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, s + i)));
+        return;
+    }
+#endif
+    for (; i < n; i++) d[i] = rt_f32_to_bf16(s[i]);
+}
+#define RUN_BF16(d, s, n) run_bf16((d), (s), (n))
+
+/* Patch rows m0..m0+rows of image `in` as bf16 pairs (rows of (K + 1) / 2 words, an odd K's last half 0). */
+static void im2col_bf16_rows(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
+    IM2COL(float, uint16_t, (uint16_t)0, RUN_BF16);
+}
+
+/* im2col rows of a bf16 input as the bf16 pairs: a plain copy. */
+/* d[0..n) = s[0..n) for 16-bit values: the runs of im2col are short (a filter row, a tap's channels),
+ * and a libc memcpy call for each took a tenth of a bf16 ResNet's time. */
+static inline void copy16(uint16_t *d, const uint16_t *s, int32_t n) {
+    int32_t i = 0;
+    for (; i + 32 <= n; i += 32) _mm512_storeu_si512((void *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
+    if (i < n) {
+        const __mmask32 m = (__mmask32)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_epi16((void *)(d + i), m, _mm512_maskz_loadu_epi16(m, (const void *)(s + i)));
+    }
+}
+#define RUN_COPY16(d, s, n) copy16((d), (s), (n))
+static void im2col_copy16_rows(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
+    IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
+}
+
+/* Patch rows m0..m0+rows of an f32 (ti RT_F32: rounded) or bf16 (copied) image as bf16 pairs; the rows
+ * whose patch lies inside the image (most of them) as filter_h runs of filter_w * in_c values without
+ * IM2COL's per-row and per-tap bounds work (which took half of the time of a 16-channel 3x3 convolution). */
+void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in, int32_t m0, int32_t rows,
+                        uint16_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2, inc = p->in_c, fh = p->filter_h, fw = p->filter_w;
+    const int32_t run = fw * inc;
+    const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
+    int32_t r, fy, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    for (r = 0; r < rows; r++) {
+        const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+        uint16_t *d = dst + (int64_t)r * ldd;
+        if (p->dil_w == 1 && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
+            const int64_t at = (int64_t)y0 * rs + (int64_t)x0 * inc;
+            for (fy = 0; fy < fh; fy++)
+                if (ti == RT_F32) run_bf16(d + (int64_t)fy * run, (const float *)in + at + fy * step, run);
+                else copy16(d + (int64_t)fy * run, (const uint16_t *)in + at + fy * step, run);
+            if (ldd > kdim) d[kdim] = 0;
+        } else if (ti == RT_F32) {
+            im2col_bf16_rows(p, in, m0 + r, 1, d);
+        } else {
+            im2col_copy16_rows(p, in, m0 + r, 1, d);
+        }
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+
+/* Scratch bytes of conv_rows_bf16 for `block` rows (copy, table, zero row), or 0 where it does not apply:
+ * dilated columns, or an odd in_c, whose filter rows would start between the words of bf16 pairs. */
+int64_t rt_opt_conv_rows_bf16_bytes(const rt_opt_conv_params *p, int32_t block) {
+    const int32_t seg = p->filter_w * p->in_c;
+    if (p->dil_w != 1 || p->in_c % 2) return 0;
+    return ((int64_t)block * p->gemm.k * 2 + 63) / 64 * 64 + (int64_t)block * p->filter_h * 8 + (int64_t)seg * 2;
+}
+
+/* The row table of patch rows m0..m0+rows of a bf16 image (even in_c, 4-byte aligned) for the bf16 GEMM,
+ * no im2col copy: filter_h segments of fw * in_c / 2 pairs a row, each a filter row read in place (a row above or below the image:
+ * `zero`); only patches cut by the left or right edge are copied, in im2col layout (K halves a row), to
+ * `copy`. 16-channel 3x3 convolutions spent a quarter of their time in the im2col copies. */
+void rt_opt_conv_rows_bf16(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *copy,
+                           const uint32_t **tab, uint16_t *zero) {
+    const int32_t inc = p->in_c, inw = p->in_w, fh = p->filter_h, fw = p->filter_w, seg = fw * inc;
+    const int64_t rstep = (int64_t)p->dil_h * inw * inc, sx = (int64_t)p->stride_w * inc;
+    int32_t r, fy, q, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    memset(zero, 0, sizeof(uint16_t) * (size_t)seg);
+    for (r = 0; r < rows; r++) {
+        const int32_t x0 = ox * p->stride_w - p->pad_w, y0 = oy * p->stride_h - p->pad_h;
+        const uint32_t **t = tab + (int64_t)r * fh;
+        if (x0 >= 0 && x0 + fw <= inw && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h) {
+            /* the run of whole patches along this output row at once, each stride_w pixels after the last
+             * (the per-row bounds and index arithmetic cost as much as a 16-channel row's products) */
+            int32_t n = (inw - fw - x0) / p->stride_w + 1;
+            const uint16_t *base = in + ((int64_t)y0 * inw + x0) * inc;
+            n = n < p->out_w - ox ? n : p->out_w - ox;
+            n = n < rows - r ? n : rows - r;
+            for (q = 0; q < n; q++, base += sx, t += fh)
+                for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(base + fy * rstep);
+            r += n - 1;
+            ox += n;
+            if (ox == p->out_w) ox = 0, oy++;
+            continue;
+        }
+        if (x0 >= 0 && x0 + fw <= inw) {
+            for (fy = 0; fy < fh; fy++) {
+                const int32_t y = y0 + fy * p->dil_h;
+                t[fy] = (const uint32_t *)(const void *)(y < 0 || y >= p->in_h ? zero
+                                                                               : in + ((int64_t)y * inw + x0) * inc);
+            }
+        } else {
+            uint16_t *d = copy + (int64_t)r * p->gemm.k;
+            im2col_copy16_rows(p, in, m0 + r, 1, d);
+            for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(d + (int64_t)fy * seg);
+        }
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+#endif
