@@ -17,6 +17,9 @@ Rules:
     absolute error 1.43e-6; the bare relative rule failed 935 of them (0.23% of CI runs), a floor
     of 1e-2 still 8, 0.03 none. So the absolute allowance is never under 5e-7 (ref), 5e-6 (opt).
     A NaN or inf in one where the other has something else fails.
+    A model whose small outputs sit at the end of a deep float graph may raise its floor with
+    {"scale_floor": F, "why": ...} in its sidecar (tests/test_models.py passes it as scale_floor):
+    the noise there scales with the activations upstream, not with the output's own size.
 The message always names the worst element: flat index, multi-index, expected, got.
 With $MPCC_COMPARE_LOG set, every float comparison appends "mode max_rel rel_l2 shape" to that
 file (to recalibrate the tolerances over the whole suite).
@@ -38,8 +41,8 @@ def _where(shape, flat):
     return f"[{flat}] {tuple(int(i) for i in idx)}"
 
 
-def compare_arrays(ref, got, mode="ref", int_tol=0):
-    """(ok, msg): does got match ref under the rules above?"""
+def compare_arrays(ref, got, mode="ref", int_tol=0, scale_floor=SCALE_FLOOR):
+    """(ok, msg): does got match ref under the rules above? scale_floor: see the docstring."""
     ref, got = np.asarray(ref), np.asarray(got)
     if mode not in FLOAT_TOL:
         raise ValueError(f"unknown mode {mode!r}")
@@ -74,11 +77,11 @@ def compare_arrays(ref, got, mode="ref", int_tol=0):
                        f"{_where(ref.shape, i)}: expected {r[i]}, got {g[i]}")
     fin = ~(rn | gn)
     diff = np.where(fin, np.abs(g64 - r64), 0.0)
-    scale = max(float(np.max(np.abs(r64[fin]))) if fin.any() else 0.0, SCALE_FLOOR)
+    scale = max(float(np.max(np.abs(r64[fin]))) if fin.any() else 0.0, scale_floor)
     worst = int(np.argmax(diff))
     err = float(diff[worst]) / scale
     norm = float(np.linalg.norm(np.where(fin, r64, 0.0)))
-    rel_l2 = float(np.linalg.norm(diff)) / max(norm, SCALE_FLOOR * float(np.sqrt(r64.size)))
+    rel_l2 = float(np.linalg.norm(diff)) / max(norm, scale_floor * float(np.sqrt(r64.size)))
     tol, l2_tol = FLOAT_TOL[mode], FLOAT_L2_TOL[mode]
     ok = err <= tol and rel_l2 <= l2_tol
     log = os.environ.get("MPCC_COMPARE_LOG")

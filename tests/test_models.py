@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import oracle
-from compare import compare_arrays
+from compare import SCALE_FLOOR, compare_arrays
 from mpcc_paths import all_models, model_id
 from mpcc_paths import MPCC_ASAN
 from mpcc_tools import CONFIGS, build_exe, compile_model, mpcc_run, new_workdir, run_exe, write_harness
@@ -18,11 +18,16 @@ from mpcc_tools import CONFIGS, build_exe, compile_model, mpcc_run, new_workdir,
 MODELS = all_models()
 
 
-def _check(name, refs, gots, mode="ref"):
+def _floor(model):
+    """The comparison's scale floor: the sidecar's "scale_floor" (see tests/compare.py), else 0.05."""
+    return oracle.sidecar(model).get("scale_floor", SCALE_FLOOR)
+
+
+def _check(name, refs, gots, mode="ref", floor=SCALE_FLOOR):
     assert len(refs) == len(gots), f"{name}: {len(refs)} reference outputs, {len(gots)} produced"
     msgs = []
     for i, (r, g) in enumerate(zip(refs, gots)):
-        ok, msg = compare_arrays(r, g, mode=mode)
+        ok, msg = compare_arrays(r, g, mode=mode, scale_floor=floor)
         print(f"{name} output {i}: {msg}")
         if not ok:
             msgs.append(f"output {i}: {msg}")
@@ -36,7 +41,7 @@ def test_mpcc_run_matches_tflite(model, seed):
     # The compiler and its interpreter run under ASan+UBSan here (build/asan/mpcc).
     proc, outs = mpcc_run(model, inputs, work, n_out=len(refs), mpcc=MPCC_ASAN)
     assert proc.returncode == 0, f"mpcc run failed (exit {proc.returncode}): {proc.stderr.strip()}"
-    _check("mpcc run vs TFLite", refs, outs)
+    _check("mpcc run vs TFLite", refs, outs, floor=_floor(model))
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -70,8 +75,8 @@ def test_generated_c_matches(model, seed):
     assert not errors, "\n".join(errors)
     for config, (_, outs) in results.items():
         # Scheduled kernels sum in another order than TFLite's: the "opt" float tolerance.
-        _check(f"generated C ({config}) vs TFLite", refs, outs, mode="opt")
-        _check(f"generated C ({config}) vs mpcc run", interp_outs, outs, mode="opt")
+        _check(f"generated C ({config}) vs TFLite", refs, outs, mode="opt", floor=_floor(model))
+        _check(f"generated C ({config}) vs mpcc run", interp_outs, outs, mode="opt", floor=_floor(model))
     # The reference path (mpcc -O0: no scheduling, reference kernels only) stays selectable and exact.
     ref_work = work / "O0"
     ref_work.mkdir()
@@ -80,6 +85,6 @@ def test_generated_c_matches(model, seed):
     write_harness(ref_work, len(inputs), len(refs))
     err, outs = _build_and_run(ref_work, "gcc-O2", inputs, specs)
     assert not err, err
-    _check("generated C (mpcc -O0, gcc-O2) vs TFLite", refs, outs)
-    _check("generated C (mpcc -O0, gcc-O2) vs mpcc run", interp_outs, outs)
+    _check("generated C (mpcc -O0, gcc-O2) vs TFLite", refs, outs, floor=_floor(model))
+    _check("generated C (mpcc -O0, gcc-O2) vs mpcc run", interp_outs, outs, floor=_floor(model))
     shutil.rmtree(work, ignore_errors=True)
