@@ -311,10 +311,9 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
 #if defined(RT_OPT_DW16) && defined(__AVX512VNNI__)
 #define RT_OPT_DW_VNNI 1
 #define DW_QUADS 7 /* up to 28 taps */
-/* Requantized int32 lanes with the output zero point (rq16_prepare_z) and the clamp bounds
- * that are not int8 limits (the saturating packs that follow apply those). */
-static inline __m512i dw_rq(__m512i acc, const rq16 *k, const struct rt_dwconv_params *p) {
-    return clamp16_i8(rq16_apply_z(acc, k), p->act_qmin, p->act_qmax);
+/* Requantized int32 lanes with the output zero point (rq16_prepare_z), clamped to [lo, hi]. */
+static inline __m512i dw_rq(__m512i acc, const rq16 *k, __m512i lo, __m512i hi) {
+    return _mm512_min_epi32(_mm512_max_epi32(rq16_apply_z(acc, k), lo), hi);
 }
 
 /* Byte lanes of four tap vectors (64 channels each) regrouped so each int32
@@ -360,6 +359,49 @@ static inline void dw_perm_rep(const __m512i nat[4], int32_t C, int32_t pix, __m
     dw_perm(r, v);
 }
 
+/* A run of n output vectors of a 3x3 depthwise convolution whose taps all lie inside the image:
+ * `px` the first one's top-left tap, `col` / `row` the distances of the next tap along a filter
+ * row / to the next filter row, `step` (input) and `ostep` (output) from one vector to the next;
+ * lanes `k` loaded and stored. Everything it reads is an argument or a local, so the loop keeps no
+ * bounds checks, index multiplications or reloads of the parameters after the int8 stores
+ * (per 64 outputs the pixel-by-pixel loop spent ~25 cycles on those, as many as on the taps). */
+RT_OPT_INLINE void dw3x3_body(const int FULL, const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o,
+                              int64_t ostep, int32_t n, __mmask64 k, const __m512i w[][4], const __m512i vb[4],
+                              const rq16 kq[4], __m512i lo, __m512i hi) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    const rq16 k0 = kq[0], k1 = kq[1], k2 = kq[2], k3 = kq[3];
+    int32_t i;
+    for (i = 0; i < n; i++, px += step, o += ostep) {
+        const int8_t *r1 = px + row, *r2 = px + 2 * row;
+        __m512i a0 = vb[0], a1 = vb[1], a2 = vb[2], a3 = vb[3], q[4];
+#define DW_T(src)                                                                                                   \
+    _mm512_xor_si512(FULL ? _mm512_loadu_si512((const void *)(src)) : _mm512_maskz_loadu_epi8(k, (const void *)(src)), \
+                     flip)
+#define DW_Q(j, t0, t1, t2, t3)                                                                                     \
+    dw_quads(t0, t1, t2, t3, q);                                                                                    \
+    RT_DPBUSD(a0, q[0], w[j][0]);                                                                                   \
+    RT_DPBUSD(a1, q[1], w[j][1]);                                                                                   \
+    RT_DPBUSD(a2, q[2], w[j][2]);                                                                                   \
+    RT_DPBUSD(a3, q[3], w[j][3]);
+        DW_Q(0, DW_T(px), DW_T(px + col), DW_T(px + 2 * col), DW_T(r1))
+        DW_Q(1, DW_T(r1 + col), DW_T(r1 + 2 * col), DW_T(r2), DW_T(r2 + col))
+        DW_Q(2, DW_T(r2 + 2 * col), flip, flip, flip) /* taps 9..11 have zero weights */
+#undef DW_T
+#undef DW_Q
+        a0 = dw_rq(a0, &k0, lo, hi), a1 = dw_rq(a1, &k1, lo, hi), a2 = dw_rq(a2, &k2, lo, hi), a3 = dw_rq(a3, &k3, lo, hi);
+        a0 = _mm512_packs_epi16(_mm512_packs_epi32(a0, a1), _mm512_packs_epi32(a2, a3));
+        if (FULL) _mm512_storeu_si512((void *)o, a0);
+        else _mm512_mask_storeu_epi8((void *)o, k, a0);
+    }
+}
+
+/* dw3x3_body for all 64 lanes (plain loads and stores) or for the lanes k. */
+static void dw3x3_run(const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o, int64_t ostep, int32_t n,
+                      __mmask64 k, const __m512i w[][4], const __m512i vb[4], const rq16 kq[4], __m512i lo, __m512i hi) {
+    if (k == ~(__mmask64)0) dw3x3_body(1, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
+    else dw3x3_body(0, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
+}
+
 /* Depth multiplier 1 on 8-bit dot products: per output pixel and 64
  * channels, each quad of taps is regrouped (dw_quads) and summed by four
  * vpdpbusd on (x + 128) bytes; the +128 is taken back, and the input
@@ -380,6 +422,11 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     /* pixels per vector: with stride 1 and 16 or 32 channels (the only C < 64 dw_s8_rows sends
      * here), adjacent pixels fill the 64 lanes */
     const int32_t pix = p->stride_w == 1 && p->dil_w == 1 && C < 64 && 64 % C == 0 ? 64 / C : 1;
+    const __m512i vlo = _mm512_set1_epi32(p->act_qmin), vhi = _mm512_set1_epi32(p->act_qmax);
+    /* the last output column whose taps all lie inside the image's width */
+    const int32_t ox_in = (p->in_w - 1 - (fw - 1) * p->dil_w + p->pad_w) >= 0
+                              ? (p->in_w - 1 - (fw - 1) * p->dil_w + p->pad_w) / p->stride_w
+                              : -1;
     int32_t c0, r, ox, t, j, i;
     memset(zp, (int)(int8_t)(-p->in_offset), sizeof zp);
     for (t = 0; t < 4 * quads; t++) {
@@ -436,6 +483,25 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                 int32_t x0 = ox * p->stride_w - p->pad_w;
                 __m512i acc[4] = {vb[0], vb[1], vb[2], vb[3]};
                 int inside = row_inside && x0 >= 0 && x0 + (fw - 1) * p->dil_w < p->in_w;
+                if (inside && taps == 9 && p->filter_w == 3) {
+                    /* the run of output columns from here whose taps are all inside: one call */
+                    const int8_t *px = img + ((int64_t)y0 * p->in_w + x0) * C;
+                    int8_t *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0;
+                    const int32_t cnt = (ox_in < p->out_w - 1 ? ox_in : p->out_w - 1) - ox + 1;
+                    const int64_t col = (int64_t)p->dil_w * C, rw = (int64_t)p->dil_h * p->in_w * C;
+                    if (pix > 1 && cnt >= pix) {
+                        dw3x3_run(px, col, rw, (int64_t)pix * C, o, (int64_t)pix * C, cnt / pix, ~(__mmask64)0,
+                                  (const __m512i(*)[4])wt, vbt, kqt, vlo, vhi);
+                        ox += cnt / pix * pix - 1;
+                        continue;
+                    }
+                    if (pix == 1) {
+                        dw3x3_run(px, col, rw, (int64_t)p->stride_w * C, o, C, cnt, k, (const __m512i(*)[4])w, vb, kq,
+                                  vlo, vhi);
+                        ox += cnt - 1;
+                        continue;
+                    }
+                }
                 if (pix > 1 && inside && ox + pix <= p->out_w && x0 + pix - 1 + (fw - 1) * p->dil_w < p->in_w) {
                     /* stride 1, `pix` pixels inside the image: their channels are 64 contiguous bytes per tap */
                     const int8_t *px = img + ((int64_t)y0 * p->in_w + x0) * C;
@@ -449,7 +515,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                         for (i = 0; i < 4; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], q[i], wt[j][i]);
                     }
                     for (i = 0; i < 4; i++)
-                        acc[i] = dw_rq(acc[i], &kqt[i], p);
+                        acc[i] = dw_rq(acc[i], &kqt[i], vlo, vhi);
                     _mm512_storeu_si512((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
                                         _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]), _mm512_packs_epi32(acc[2], acc[3])));
                     ox += pix - 1;
@@ -471,7 +537,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                     DW_QUAD(2, DW_TAP(8), flip, flip, flip) /* taps 9..11 have zero weights */
 #undef DW_TAP
 #undef DW_QUAD
-                    for (i = 0; i < 4; i++) acc[i] = dw_rq(acc[i], &kq[i], p);
+                    for (i = 0; i < 4; i++) acc[i] = dw_rq(acc[i], &kq[i], vlo, vhi);
                     _mm512_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                             _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]),
                                                                _mm512_packs_epi32(acc[2], acc[3])));
@@ -497,7 +563,7 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                     for (i = 0; i < 4; i++) acc[i] = _mm512_dpbusd_epi32(acc[i], q[i], w[j][i]);
                 }
                 for (i = 0; i < 4; i++)
-                    acc[i] = dw_rq(acc[i], &kq[i], p);
+                    acc[i] = dw_rq(acc[i], &kq[i], vlo, vhi);
                 _mm512_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                         _mm512_packs_epi16(_mm512_packs_epi32(acc[0], acc[1]),
                                                            _mm512_packs_epi32(acc[2], acc[3])));
