@@ -365,7 +365,7 @@ static inline void dw_perm_rep(const __m512i nat[4], int32_t C, int32_t pix, __m
  * lanes `k` loaded and stored. Everything it reads is an argument or a local, so the loop keeps no
  * bounds checks, index multiplications or reloads of the parameters after the int8 stores
  * (per 64 outputs the pixel-by-pixel loop spent ~25 cycles on those, as many as on the taps). */
-RT_OPT_INLINE void dw3x3_body(const int FULL, const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o,
+RT_OPT_INLINE void dw3x3_body(const int FULL, const int CLAMP, const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o,
                               int64_t ostep, int32_t n, __mmask64 k, const __m512i w[][4], const __m512i vb[4],
                               const rq16 kq[4], __m512i lo, __m512i hi) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
@@ -388,18 +388,27 @@ RT_OPT_INLINE void dw3x3_body(const int FULL, const int8_t *px, int64_t col, int
         DW_Q(2, DW_T(r2 + 2 * col), flip, flip, flip) /* taps 9..11 have zero weights */
 #undef DW_T
 #undef DW_Q
-        a0 = dw_rq(a0, &k0, lo, hi), a1 = dw_rq(a1, &k1, lo, hi), a2 = dw_rq(a2, &k2, lo, hi), a3 = dw_rq(a3, &k3, lo, hi);
+        if (CLAMP)
+            a0 = dw_rq(a0, &k0, lo, hi), a1 = dw_rq(a1, &k1, lo, hi), a2 = dw_rq(a2, &k2, lo, hi), a3 = dw_rq(a3, &k3, lo, hi);
+        else /* the bounds are int8's: the saturating packs apply them */
+            a0 = rq16_apply_z(a0, &k0), a1 = rq16_apply_z(a1, &k1), a2 = rq16_apply_z(a2, &k2), a3 = rq16_apply_z(a3, &k3);
         a0 = _mm512_packs_epi16(_mm512_packs_epi32(a0, a1), _mm512_packs_epi32(a2, a3));
         if (FULL) _mm512_storeu_si512((void *)o, a0);
         else _mm512_mask_storeu_epi8((void *)o, k, a0);
     }
 }
 
-/* dw3x3_body for all 64 lanes (plain loads and stores) or for the lanes k. */
+/* dw3x3_body for all 64 lanes (plain loads and stores) or for the lanes k; clamped to [lo, hi] unless
+ * those are int8's limits. */
 static void dw3x3_run(const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o, int64_t ostep, int32_t n,
-                      __mmask64 k, const __m512i w[][4], const __m512i vb[4], const rq16 kq[4], __m512i lo, __m512i hi) {
-    if (k == ~(__mmask64)0) dw3x3_body(1, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
-    else dw3x3_body(0, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
+                      __mmask64 k, const __m512i w[][4], const __m512i vb[4], const rq16 kq[4], int32_t qmin,
+                      int32_t qmax) {
+    const __m512i lo = _mm512_set1_epi32(qmin), hi = _mm512_set1_epi32(qmax);
+    const int full = k == ~(__mmask64)0, clamp = qmin > -128 || qmax < 127;
+    if (full && clamp) dw3x3_body(1, 1, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
+    else if (full) dw3x3_body(1, 0, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
+    else if (clamp) dw3x3_body(0, 1, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
+    else dw3x3_body(0, 0, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
 }
 
 /* Depth multiplier 1 on 8-bit dot products: per output pixel and 64
@@ -491,13 +500,13 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                     const int64_t col = (int64_t)p->dil_w * C, rw = (int64_t)p->dil_h * p->in_w * C;
                     if (pix > 1 && cnt >= pix) {
                         dw3x3_run(px, col, rw, (int64_t)pix * C, o, (int64_t)pix * C, cnt / pix, ~(__mmask64)0,
-                                  (const __m512i(*)[4])wt, vbt, kqt, vlo, vhi);
+                                  (const __m512i(*)[4])wt, vbt, kqt, p->act_qmin, p->act_qmax);
                         ox += cnt / pix * pix - 1;
                         continue;
                     }
                     if (pix == 1) {
                         dw3x3_run(px, col, rw, (int64_t)p->stride_w * C, o, C, cnt, k, (const __m512i(*)[4])w, vb, kq,
-                                  vlo, vhi);
+                                  p->act_qmin, p->act_qmax);
                         ox += cnt - 1;
                         continue;
                     }

@@ -176,7 +176,7 @@ typedef struct q_ctx {
     rq16 k;
     __m512i lo, hi;
     __mmask16 st;
-    int fast;
+    int fast, clamp;
 } q_ctx;
 
 RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
@@ -185,16 +185,18 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
     x.lo = _mm512_set1_epi32(p->act_qmin), x.hi = _mm512_set1_epi32(p->act_qmax);
     x.st = (__mmask16)((1u << q->nr) - 1u);
     x.fast = p->rounding != RT_OPT_ROUND_SINGLE && q->k.folded;
+    x.clamp = p->act_qmin > -128 || p->act_qmax < 127; /* else the saturating store applies the bounds */
     return x;
 }
 
 /* q_store16 through a q_ctx (the general case still goes to q_store16). */
 RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc,
                                int8_t *dst) {
-    if (x->fast)
-        _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st,
-                                          _mm512_min_epi32(_mm512_max_epi32(rq16_apply(acc, &x->k), x->lo), x->hi));
-    else
+    if (x->fast) {
+        __m512i v = rq16_apply(acc, &x->k);
+        if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
+        _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, v);
+    } else
         q_store16(p, q, acc, dst);
 }
 

@@ -187,7 +187,7 @@ static void test_conv(void) {
         rnd_requant(mult, shift, n, t % 3 ? -12 : -31, t % 3 ? -6 : 0); /* all shifts: e = 0, e > 23 (zero point not folded) */
         for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
         p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
-        p.act_qmin = rnd_in(-128, -100), p.act_qmax = rnd_in(100, 127);
+        p.act_qmin = t % 3 == 0 ? -128 : rnd_in(-128, -100), p.act_qmax = t % 3 == 0 ? 127 : rnd_in(100, 126);
         rt_conv_2d_i8(&p, in8, w8, b32, r8);
         sched_pack_s8(w8, n, k, pw16);
         sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
@@ -465,6 +465,7 @@ static void test_dwconv(void) {
         rnd_requant(mult, shift, C, t % 3 ? -12 : -31, t % 3 ? -4 : 0);
         p.in_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
         p.act_qmin = -128, p.act_qmax = 127;
+        if (t % 4 == 1) p.act_qmin = rnd_in(-128, -60), p.act_qmax = rnd_in(40, 126); /* a clamp inside int8 */
         rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
         rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, t % 2 ? &fake_par : NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
