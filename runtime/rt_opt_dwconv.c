@@ -411,6 +411,42 @@ static void dw3x3_run(const int8_t *px, int64_t col, int64_t row, int64_t step, 
     else dw3x3_body(0, 0, px, col, row, step, o, ostep, n, k, w, vb, kq, lo, hi);
 }
 
+/* dw3x3_body for the last channel group when it holds n = 16 or 32 channels (C = 144, 96, ...): the
+ * group of pk = 64 / n consecutive output pixels shares one vector, each pixel's n bytes per tap
+ * moved into lanes [j n, (j + 1) n) by a masked load (and stored back the same way), so the tail costs
+ * a quarter or half of a full group per pixel instead of a whole one. `step` / `ostep`: one pixel's
+ * input / output distance; w, vb, kq: the group's constants repeated pk times (dw_perm_rep). */
+static void dw3x3_gather(const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o, int64_t ostep,
+                         int32_t groups, int32_t pk, int32_t n, const __m512i w[][4], const __m512i vb[4],
+                         const rq16 kq[4], int32_t qmin, int32_t qmax) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80), lo = _mm512_set1_epi32(qmin), hi = _mm512_set1_epi32(qmax);
+    const rq16 k0 = kq[0], k1 = kq[1], k2 = kq[2], k3 = kq[3];
+    const int64_t toff[9] = {0, col, 2 * col, row, row + col, row + 2 * col, 2 * row, 2 * row + col, 2 * row + 2 * col};
+    __mmask64 mj[4];
+    int32_t g, j, t;
+    for (j = 0; j < 4; j++) mj[j] = j < pk ? (((__mmask64)1 << n) - 1) << (j * n) : 0;
+    for (g = 0; g < groups; g++, px += pk * step, o += pk * ostep) {
+        __m512i tv[12], a0 = vb[0], a1 = vb[1], a2 = vb[2], a3 = vb[3], q[4];
+        for (t = 0; t < 9; t++) {
+            __m512i v = _mm512_setzero_si512();
+            for (j = 0; j < pk; j++) /* lanes [j n, (j + 1) n) from pixel j: its bytes at px_j + toff, j n lanes in */
+                v = _mm512_mask_loadu_epi8(v, mj[j], (const void *)(px + j * (step - n) + toff[t]));
+            tv[t] = _mm512_xor_si512(v, flip);
+        }
+        tv[9] = tv[10] = tv[11] = flip; /* taps 9..11 have zero weights */
+        for (j = 0; j < 3; j++) {
+            dw_quads(tv[4 * j], tv[4 * j + 1], tv[4 * j + 2], tv[4 * j + 3], q);
+            RT_DPBUSD(a0, q[0], w[j][0]);
+            RT_DPBUSD(a1, q[1], w[j][1]);
+            RT_DPBUSD(a2, q[2], w[j][2]);
+            RT_DPBUSD(a3, q[3], w[j][3]);
+        }
+        a0 = dw_rq(a0, &k0, lo, hi), a1 = dw_rq(a1, &k1, lo, hi), a2 = dw_rq(a2, &k2, lo, hi), a3 = dw_rq(a3, &k3, lo, hi);
+        a0 = _mm512_packs_epi16(_mm512_packs_epi32(a0, a1), _mm512_packs_epi32(a2, a3));
+        for (j = 0; j < pk; j++) _mm512_mask_storeu_epi8((void *)(o + j * (ostep - n)), mj[j], a0);
+    }
+}
+
 /* Depth multiplier 1 on 8-bit dot products: per output pixel and 64
  * channels, each quad of taps is regrouped (dw_quads) and summed by four
  * vpdpbusd on (x + 128) bytes; the +128 is taken back, and the input
@@ -445,6 +481,9 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     for (c0 = 0; c0 < C; c0 += 64) {
         const int32_t n = C - c0 < 64 ? C - c0 : 64;
         const __mmask64 k = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+        /* a last group of 16 or 32 channels after full ones: pk pixels per vector (dw3x3_gather) */
+        const int32_t pk = c0 > 0 && (n == 16 || n == 32) && taps == 9 && fw == 3 ? 64 / n : 1;
+        const int32_t rep = pix > 1 ? pix : pk; /* pixels per vector of the repeated constants */
         __m512i nat[3][4], wsum[4];
         for (j = 0; j < quads; j++) {
             __m512i tw[4], tt4[4];
@@ -453,9 +492,9 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                 const int tap = 4 * j + i < taps;
                 tw[i] = tap ? _mm512_maskz_loadu_epi8(k, (const void *)(f + c0)) : _mm512_setzero_si512();
                 /* with `pix` pixels per vector: the tap's C weights repeated */
-                tt4[i] = !tap || pix == 1 ? _mm512_setzero_si512()
-                         : C == 16        ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)f))
-                                          : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(const void *)f));
+                tt4[i] = !tap || rep == 1 ? _mm512_setzero_si512()
+                         : n == 16        ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(f + c0)))
+                                          : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(const void *)(f + c0)));
             }
             dw_quads(tw[0], tw[1], tw[2], tw[3], w[j]);
             dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
@@ -478,9 +517,9 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         dw_perm_rep(nat[1], C, 1, vm), dw_perm_rep(nat[2], C, 1, vs);
         dw_perm_rep(nat[0], C, 1, vb);
         for (i = 0; i < 4; i++) kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset);
-        if (pix > 1) { /* the constants of `pix` adjacent pixels of C channels in one vector */
-            dw_perm_rep(nat[1], C, pix, vmt), dw_perm_rep(nat[2], C, pix, vst);
-            dw_perm_rep(nat[0], C, pix, vbt);
+        if (rep > 1) { /* the constants of `rep` pixels of n channels in one vector */
+            dw_perm_rep(nat[1], n, rep, vmt), dw_perm_rep(nat[2], n, rep, vst);
+            dw_perm_rep(nat[0], n, rep, vbt);
             for (i = 0; i < 4; i++) kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset);
         } else /* unused then; copied, not recomputed, so nothing is read uninitialized */
             for (i = 0; i < 4; i++) vbt[i] = vb[i], kqt[i] = kq[i];
@@ -505,8 +544,14 @@ static void dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                         continue;
                     }
                     if (pix == 1) {
-                        dw3x3_run(px, col, rw, (int64_t)p->stride_w * C, o, C, cnt, k, (const __m512i(*)[4])w, vb, kq,
-                                  p->act_qmin, p->act_qmax);
+                        const int64_t st = (int64_t)p->stride_w * C;
+                        const int32_t done = pk > 1 ? cnt / pk * pk : 0;
+                        if (done)
+                            dw3x3_gather(px, col, rw, st, o, C, done / pk, pk, n, (const __m512i(*)[4])wt, vbt, kqt,
+                                         p->act_qmin, p->act_qmax);
+                        if (cnt > done)
+                            dw3x3_run(px + done * st, col, rw, st, o + (int64_t)done * C, C, cnt - done, k,
+                                      (const __m512i(*)[4])w, vb, kq, p->act_qmin, p->act_qmax);
                         ox += cnt - 1;
                         continue;
                     }

@@ -412,7 +412,7 @@ static void test_copy(void) {
 
 static void test_dwconv(void) {
     char msg[200];
-    for (int t = 0; t < 120; t++) {
+    for (int t = 0; t < 160; t++) {
         rt_dwconv_params p;
         memset(&p, 0, sizeof p);
         p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
@@ -431,9 +431,9 @@ static void test_dwconv(void) {
             p.in_c = rnd_in(60, 150), p.depth_mult = 1;
             if (t % 20 == 7) p.filter_h = p.filter_w = 3, p.dil_h = p.dil_w = 1, p.in_h = rnd_in(3, 10), p.in_w = rnd_in(3, 10);
         }
-        if (t % 10 == 9) { /* 3x3 on wider images: the int8 runs of inside pixels (grouped for 16/32 channels) */
-            static const int32_t chans[4] = {16, 32, 64, 96};
-            p.filter_h = p.filter_w = 3, p.depth_mult = 1, p.in_c = chans[t / 10 % 4];
+        if (t % 10 == 9) { /* 3x3 on wider images: the int8 runs of inside pixels (grouped for 16/32 channels or tails) */
+            static const int32_t chans[6] = {16, 32, 64, 96, 144, 80}; /* 96, 144, 80: a 32- or 16-channel tail */
+            p.filter_h = p.filter_w = 3, p.depth_mult = 1, p.in_c = chans[t / 10 % 6];
             p.stride_h = p.stride_w = rnd_in(1, 2), p.dil_h = p.dil_w = t / 10 % 3 == 2 ? 2 : 1;
             p.pad_h = p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
         }
