@@ -301,7 +301,7 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
     char *c = cv;
     const int64_t es = tc == RT_F32 ? 4 : 2;
     int32_t i0, i, j;
-    if (a2) nseg = 1, seg2 = k2; /* contiguous rows: one segment of K / 2 words each */
+    if (a2) seg2 = k2; /* contiguous rows: K / 2 words each (the kernels ignore nseg then) */
     for (i0 = 0; i0 < rows; i0 += HALF_ROWS) {
         const int32_t n0 = rows - i0 < HALF_ROWS ? rows - i0 : HALF_ROWS;
         for (j = 0; j * NR < p->n; j += 2) {

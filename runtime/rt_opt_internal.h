@@ -289,6 +289,17 @@ void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *m
                        int rounding, int32_t out_offset, int32_t qmin, int32_t qmax, int8_t *out);
 
 
+/* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
+ * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
+ * [-31, 0] (rt_opt_dwconv.c's dw_s8_rows checks these and the channel counts). */
+#if defined(RT_OPT_AVX2) && defined(RT_OPT_AVX512) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
+#define RT_OPT_DW_VNNI 1
+#define RT_OPT_DW_QUADS 7 /* up to 28 taps */
+struct rt_dwconv_params;
+void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                       int8_t *out, int32_t r0, int32_t r1);
+#endif
+
 /* The bf16 convolutions' A operand (rt_opt_im2col_half.c, AVX512-BF16 builds): patch rows m0..m0+rows
  * of an f32 (ti RT_F32: rounded) or bf16 image as bf16 pairs, rows of (K + 1) / 2 words; and the row
  * table of a bf16 image read in place (filter_h segments of fw * in_c / 2 pairs a row at tab[r * filter_h

@@ -62,6 +62,7 @@ def test_generated_c_matches(model, seed):
     ASan+UBSan and with gcc -O3 -march=native, and the reference-only C (mpcc -O0), equal both
     TFLite and `mpcc run` on the same random inputs."""
     inputs, refs = oracle.oracle(model, seed)
+    floor = _floor(model)
     work = new_workdir(model.stem)
     proc = compile_model(model, work, mpcc=MPCC_ASAN)
     assert proc.returncode == 0, f"mpcc compile failed (exit {proc.returncode}): {proc.stderr.strip()}"
@@ -75,8 +76,8 @@ def test_generated_c_matches(model, seed):
     assert not errors, "\n".join(errors)
     for config, (_, outs) in results.items():
         # Scheduled kernels sum in another order than TFLite's: the "opt" float tolerance.
-        _check(f"generated C ({config}) vs TFLite", refs, outs, mode="opt", floor=_floor(model))
-        _check(f"generated C ({config}) vs mpcc run", interp_outs, outs, mode="opt", floor=_floor(model))
+        _check(f"generated C ({config}) vs TFLite", refs, outs, mode="opt", floor=floor)
+        _check(f"generated C ({config}) vs mpcc run", interp_outs, outs, mode="opt", floor=floor)
     # The reference path (mpcc -O0: no scheduling, reference kernels only) stays selectable and exact.
     ref_work = work / "O0"
     ref_work.mkdir()
@@ -85,6 +86,6 @@ def test_generated_c_matches(model, seed):
     write_harness(ref_work, len(inputs), len(refs))
     err, outs = _build_and_run(ref_work, "gcc-O2", inputs, specs)
     assert not err, err
-    _check("generated C (mpcc -O0, gcc-O2) vs TFLite", refs, outs, floor=_floor(model))
-    _check("generated C (mpcc -O0, gcc-O2) vs mpcc run", interp_outs, outs, floor=_floor(model))
+    _check("generated C (mpcc -O0, gcc-O2) vs TFLite", refs, outs, floor=floor)
+    _check("generated C (mpcc -O0, gcc-O2) vs mpcc run", interp_outs, outs, floor=floor)
     shutil.rmtree(work, ignore_errors=True)
