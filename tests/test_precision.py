@@ -457,7 +457,8 @@ def _arena(model, work, args):
 # 16-bit-weight kernel has the larger scratch (49,216 bytes, widened weight panels for builds without
 # AVX512-BF16; f32: 33,440) with 16-bit activations or without: there the check is only that they do not
 # make it larger.
-@pytest.mark.parametrize("name,at_most", [("bert_f32", 0.7), ("vit_f32", None)])
+# BERT with bf16 keeps its residual stream (what the ADDs and LayerNorms read) f32: 0.73x, fp16 0.63x.
+@pytest.mark.parametrize("name,at_most", [("bert_f32", {"bf16": 0.75, "fp16": 0.7}), ("vit_f32", None)])
 def test_half_storage_arena(name, at_most):
     """At -O2, --precision bf16/fp16 stores the activations between 16-bit-capable kernels in 16 bits
     (pass half_storage): the arena shrinks, the report counts the tensors; -O0 (the reference path)
@@ -471,7 +472,7 @@ def test_half_storage_arena(name, at_most):
         assert m and int(m.group(2)) > 10, report[-2000:]
         print(f"{name} {mode}: arena {f32} -> {half} bytes ({half / f32:.2f}x), {m.group(2)} tensors in 16 bits")
         if at_most is not None:
-            assert half <= at_most * f32
+            assert half <= at_most[mode] * f32
         _, report = _arena(model, work, ["--precision", mode, "-O0"])
         assert "16-bit activations" not in report
         kept, report = _arena(model, work, ["--precision", mode, "--f32-activations"])
