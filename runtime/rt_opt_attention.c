@@ -224,7 +224,7 @@ static void attn_task(void *vj, int task) {
     const int32_t dvp = (int32_t)round16(dv);
     const void *mask[2];
     int64_t sizes[9], nb = rt_bmm_batch_count(&p->pv), b;
-    float *kp, *vp, *qa, *s, *t, *o, *mx, *l, *alpha, *zero;
+    float *kp, *vp, *qa, *s, *t, *o, *ot, *mx, *l, *alpha, *zero;
     rt_opt_gemm_params g;
     const int bf = bf16_products(p);
     const int32_t d2 = (d + 1) / 2;
@@ -315,7 +315,7 @@ static void attn_task(void *vj, int task) {
                 mx[r] = -3.40282347e+38f;
                 l[r] = 0.0f;
             }
-            memset(o, 0, sizeof(float) * (size_t)qb * (size_t)dvp);
+            if (lk == 0) memset(o, 0, sizeof(float) * (size_t)qb * (size_t)dvp); /* else the first block writes it */
             for (k0 = 0; k0 < lk; k0 += kbk) {
                 int32_t kl = lk - k0 < kbk ? (int32_t)(lk - k0) : kbk;
                 /* scores of the tile */
@@ -326,28 +326,30 @@ static void attn_task(void *vj, int task) {
                 } else
                     tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, kbk);
                 for (r = 0; r < qb; r++) {
-                    float *row = s + (int64_t)r * kbk, m_new;
+                    float *row = s + (int64_t)r * kbk, m_new, sum;
                     apply_mask(p, mask, mo, i0 + r, k0, kl, row);
                     m_new = rt_opt_max_f32(kl, row);
                     m_new = m_new > mx[r] ? m_new : mx[r];
                     alpha[r] = rt_opt_expf((mx[r] - m_new) * p->beta);
                     mx[r] = m_new;
-                    l[r] = l[r] * alpha[r] + rt_opt_exp_row_f32(kl, p->beta, m_new, row, row);
+                    if (bf) { /* the probabilities straight into bf16 pairs */
+                        uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * ((kl + 1) / 2));
+                        sum = rt_opt_exp_row_bf16(kl, p->beta, m_new, row, pr);
+                        if (kl & 1) pr[kl] = 0;
+                    } else
+                        sum = rt_opt_exp_row_f32(kl, p->beta, m_new, row, row);
+                    l[r] = l[r] * alpha[r] + sum;
                 }
-                /* P.V of the tile, folded into the running output */
+                /* P.V of the tile, folded into the running output; the first block's is the output so far */
+                ot = k0 == 0 ? o : t;
                 if (bf) {
                     const int32_t kl2 = (kl + 1) / 2;
-                    for (r = 0; r < qb; r++) {
-                        uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * kl2);
-                        rt_opt_from_f32(s + (int64_t)r * kbk, kl, RT_BF16, pr);
-                        if (kl & 1) pr[kl] = 0;
-                    }
                     g.m = qb, g.n = dv, g.k = 2 * kl2, g.lda = 2 * kl2, g.ldc = dvp;
                     rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)pb,
-                                        (const uint16_t *)(const void *)vp + k0 * dvp, zero, t, NULL);
+                                        (const uint16_t *)(const void *)vp + k0 * dvp, zero, ot, NULL);
                 } else
-                    tile_gemm(&g, qb, dv, kl, s, kbk, vp + k0 * dvp, zero, t, dvp);
-                for (r = 0; r < qb; r++) {
+                    tile_gemm(&g, qb, dv, kl, s, kbk, vp + k0 * dvp, zero, ot, dvp);
+                for (r = 0; r < qb && k0 > 0; r++) {
                     float *orow = o + (int64_t)r * dvp, al = alpha[r];
                     const float *trow = t + (int64_t)r * dvp;
                     for (c = 0; c < dv; c++) orow[c] = RT_FMAF(orow[c], al, trow[c]);

@@ -277,6 +277,7 @@ static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
  * alias x) returning the sum of y, both over lanes of 32. */
 float rt_opt_max_f32(int32_t n, const float *x);
 float rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y); /* returns the sum of y */
+float rt_opt_exp_row_bf16(int32_t n, float beta, float sub, const float *x, uint16_t *y); /* y as bf16, the f32 sum */
 
 /* ADD of n contiguous elements (strides 0/1) with the reference params. */
 struct rt_binary_params;
