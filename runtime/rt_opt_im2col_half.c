@@ -47,6 +47,38 @@ static void im2col_copy16_rows(const rt_opt_conv_params *p, const uint16_t *in, 
     IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
 }
 
+/* Whether edge_row16 takes this convolution: a tap's in_c values in one vector (16 floats, 32 halves). */
+static int edge_taps(const rt_opt_conv_params *p, int32_t ti) { return p->in_c <= (ti == RT_F32 ? 16 : 32); }
+
+/* One patch row cut by the image's edge, as bf16: tap by tap, the in_c values of an f32 (rounded) or bf16
+ * (copied) image by one masked move, or zeros; then `pad` zero halves (K's odd half). IM2COL's per-tap
+ * loops took ~150 cycles a row: a third of a 32x32 3-channel first convolution's time went to its 124
+ * edge rows. */
+static void edge_row16(const rt_opt_conv_params *p, int32_t ti, const void *in, int32_t y0, int32_t x0, uint16_t *d,
+                       int32_t pad) {
+    const int32_t inc = p->in_c;
+    const __mmask32 cm = inc == 32 ? ~(__mmask32)0 : ((__mmask32)1 << inc) - 1;
+    int32_t fy, fx;
+    for (fy = 0; fy < p->filter_h; fy++) {
+        const int32_t y = y0 + fy * p->dil_h, row_ok = y >= 0 && y < p->in_h;
+        for (fx = 0; fx < p->filter_w; fx++, d += inc) {
+            const int32_t x = x0 + fx * p->dil_w;
+            const int64_t at = ((int64_t)y * p->in_w + x) * inc;
+            if (!(row_ok && x >= 0 && x < p->in_w)) {
+                _mm512_mask_storeu_epi16((void *)d, cm, _mm512_setzero_si512());
+                continue;
+            }
+            if (ti != RT_F32) {
+                _mm512_mask_storeu_epi16((void *)d, cm, _mm512_maskz_loadu_epi16(cm, (const void *)((const uint16_t *)in + at)));
+                continue;
+            }
+            _mm256_mask_storeu_epi16((void *)d, (__mmask16)cm,
+                                     (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps((__mmask16)cm, (const float *)in + at)));
+        }
+    }
+    if (pad) d[0] = 0;
+}
+
 /* Patch rows m0..m0+rows of an f32 (ti RT_F32: rounded) or bf16 (copied) image as bf16 pairs; the rows
  * whose patch lies inside the image (most of them) as filter_h runs of filter_w * in_c values without
  * IM2COL's per-row and per-tap bounds work (which took half of the time of a 16-channel 3x3 convolution). */
@@ -65,6 +97,8 @@ void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
                 if (ti == RT_F32) run_bf16(d + (int64_t)fy * run, (const float *)in + at + fy * step, run);
                 else copy16(d + (int64_t)fy * run, (const uint16_t *)in + at + fy * step, run);
             if (ldd > kdim) d[kdim] = 0;
+        } else if (edge_taps(p, ti)) {
+            edge_row16(p, ti, in, y0, x0, d, ldd > kdim);
         } else if (ti == RT_F32) {
             im2col_bf16_rows(p, in, m0 + r, 1, d);
         } else {
@@ -117,7 +151,8 @@ void rt_opt_conv_rows_bf16(const rt_opt_conv_params *p, const uint16_t *in, int3
             }
         } else {
             uint16_t *d = copy + (int64_t)r * p->gemm.k;
-            im2col_copy16_rows(p, in, m0 + r, 1, d);
+            if (edge_taps(p, RT_BF16)) edge_row16(p, RT_BF16, in, y0, x0, d, 0);
+            else im2col_copy16_rows(p, in, m0 + r, 1, d);
             for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(d + (int64_t)fy * seg);
         }
         if (++ox == p->out_w) ox = 0, oy++;

@@ -623,6 +623,10 @@ static void test_conv_half(void) {
             p.dil_h = 2, p.in_h = rnd_in(p.filter_h * 2 + 1, 12);
             p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
         }
+        if (t % 6 == 4 && p.filter_w > 1) { /* bf16 with dilated columns: every patch row tap by tap */
+            p.dil_w = 2, p.in_w = rnd_in(p.filter_w * 2, 10);
+            p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
+        }
         p.act_min = -1.5f, p.act_max = 2.0f;
         int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = t % 3 ? 48 : 16;
         int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
@@ -640,8 +644,8 @@ static void test_conv_half(void) {
         rt_opt_conv_params c = opt_conv(&p, rows);
         c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(p.half_type, c.direct, p.batches * p.out_h * p.out_w, rows, n, k);
         void *scratch = malloc((size_t)(3 * c.gemm.slot_bytes));
-        snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s", p.half_type == RT_BF16 ? "bf16" : "f16",
-                 p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
+        snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d s %d,%d d %d,%d pad %d,%d oc %d%s", p.half_type == RT_BF16 ? "bf16" : "f16",
+                 p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_h, p.pad_w, n,
                  c.direct ? " direct" : "");
         rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, NULL);
         check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter vs CONV_2D", msg);
