@@ -325,6 +325,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_LSTM: cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */"); break;
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
     case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
+    case SCHED_LUT: cg_line(cg, "/*   schedule: lut int8, the 256-entry table looked up 64 lanes a step */"); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -368,6 +369,12 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_POOL: return pool_emit_c(cg, g, op, "rt_opt_max_pool_2d");
     case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
+    case SCHED_LUT: {
+        const rt_act_params *p = op->params;
+        cg_array_i8(cg, "lut", p->lut_i8, 256);
+        cg_line(cg, "rt_opt_lut_i8(lut, %lld, %s, %s);", (long long)p->n, cg_in(cg, op, 0), cg_out(cg, op, 0));
+        return 0;
+    }
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

@@ -93,6 +93,7 @@ typedef enum SchedKind {
     SCHED_LSTM,         /* float UNIDIRECTIONAL_SEQUENCE_LSTM, vectorizable dots and activations */
     SCHED_MEAN_BLOCKS,  /* MEAN f32/int8 over adjacent axes (global average pooling), kept axis vectorized */
     SCHED_CONCAT,       /* int8 CONCATENATION with rescaled or clamped parts, vectorizable rounding */
+    SCHED_LUT,          /* int8 GELU/LOGISTIC/TANH through their 256-entry table, 64 lanes a step */
     SCHED_KIND_COUNT
 } SchedKind;
 

@@ -214,6 +214,8 @@ void rt_opt_dequantize_s8_f32(const struct rt_quant_params *p, const int8_t *in,
 struct rt_act_params;
 struct rt_softmax_params;
 void rt_opt_gelu_f32(const struct rt_act_params *p, const float *in, float *out);
+/* out[i] = lut[(uint8_t)in[i]] for i < n: an int8 GELU, LOGISTIC or TANH (the reference kernels' table). */
+void rt_opt_lut_i8(const int8_t *lut, int64_t n, const int8_t *in, int8_t *out);
 void rt_opt_softmax_f32(const struct rt_softmax_params *p, const float *in, float *out);
 
 /* Fused attention (pass fuse_attention): BATCH_MATMUL(Q, K) -> [MUL by a

@@ -26,6 +26,23 @@ void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {
     }
 }
 
+void rt_opt_lut_i8(const int8_t *lut, int64_t n, const int8_t *in, int8_t *out) {
+    int64_t i = 0;
+#if defined(RT_OPT_AVX512) && defined(__AVX512VBMI__)
+    /* the table in four vectors: vpermi2b picks from a 128-entry half by the low 7 bits of each byte, the
+     * sign bit (index bit 7) picks the half; the byte loop ran one lookup per cycle at best */
+    const __m512i t0 = _mm512_loadu_si512((const void *)lut), t1 = _mm512_loadu_si512((const void *)(lut + 64));
+    const __m512i t2 = _mm512_loadu_si512((const void *)(lut + 128)), t3 = _mm512_loadu_si512((const void *)(lut + 192));
+    for (; i < n; i += 64) {
+        const __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1;
+        const __m512i x = _mm512_maskz_loadu_epi8(m, (const void *)(in + i));
+        const __m512i lo = _mm512_permutex2var_epi8(t0, x, t1), hi = _mm512_permutex2var_epi8(t2, x, t3);
+        _mm512_mask_storeu_epi8((void *)(out + i), m, _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi));
+    }
+#endif
+    for (; i < n; i++) out[i] = lut[(uint8_t)in[i]];
+}
+
 /* Max and sums of a row in 32 independent lanes, so the loops vectorize without reassociation
  * flags into several vector accumulators (the lanes are combined at the end): with 8 lanes
  * (one vector) each row was a chain of dependent adds, and the 128-wide rows of BERT's
@@ -100,13 +117,19 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
         const __m512 e0 = exp_step(x + c, k0, vb, vs), e1 = exp_step(x + c + 16, k1, vb, vs);
         s0 = _mm512_mask_add_ps(s0, k0, s0, e0);
         s1 = _mm512_mask_add_ps(s1, k1, s1, e1);
-#if defined(__AVX512BF16__)
         if (y16) {
+#if defined(__AVX512BF16__)
             _mm256_mask_storeu_epi16((void *)(y16 + c), k0, (__m256i)_mm512_cvtneps_pbh(e0));
             _mm256_mask_storeu_epi16((void *)(y16 + c + 16), k1, (__m256i)_mm512_cvtneps_pbh(e1));
+#else
+            float t[ROW_LANES];
+            int32_t l;
+            _mm512_storeu_ps(t, e0);
+            _mm512_storeu_ps(t + 16, e1);
+            for (l = 0; l < ROW_LANES && c + l < d; l++) y16[c + l] = rt_f32_to_bf16(t[l]);
+#endif
             continue;
         }
-#endif
         _mm512_mask_storeu_ps(y + c, k0, e0);
         _mm512_mask_storeu_ps(y + c + 16, k1, e1);
     }

@@ -37,7 +37,7 @@ static int q_class(OpKind k) {
     switch (k) {
     case OP_CONV_2D: case OP_DEPTHWISE_CONV_2D: case OP_FULLY_CONNECTED: return Q_WEIGHTS;
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_CONCATENATION: case OP_SOFTMAX: case OP_LOGISTIC:
-    case OP_TANH: case OP_RELU: case OP_RELU6: case OP_HARD_SWISH: case OP_LEAKY_RELU: case OP_MEAN:
+    case OP_TANH: case OP_RELU: case OP_RELU6: case OP_HARD_SWISH: case OP_LEAKY_RELU: case OP_MEAN: case OP_GELU:
         return Q_ISLAND;
     case OP_MAX_POOL_2D: case OP_AVERAGE_POOL_2D: case OP_RESHAPE: case OP_SQUEEZE: case OP_EXPAND_DIMS:
     case OP_TRANSPOSE: case OP_PAD:

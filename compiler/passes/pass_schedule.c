@@ -17,6 +17,7 @@
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
+ *   GELU, LOGISTIC, TANH int8           -> SCHED_LUT (the 256-entry table, 64 lanes a step)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -258,6 +259,13 @@ int pass_schedule(Graph *g, Diag *d) {
         case OP_SOFTMAX:
             if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
                 op->sched.kind = op->kind == OP_GELU ? SCHED_ACT : SCHED_SOFTMAX;
+            else if (op->kind == OP_GELU && ((const rt_act_params *)op->params)->lut_i8)
+                op->sched.kind = SCHED_LUT;
+            break;
+        case OP_LOGISTIC:
+        case OP_TANH:
+            if (g->tensors[op->in[0]].dtype == IR_I8 && ((const rt_act_params *)op->params)->lut_i8)
+                op->sched.kind = SCHED_LUT;
             break;
         case OP_QUANTIZE:
         case OP_DEQUANTIZE: {

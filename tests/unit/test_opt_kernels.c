@@ -703,8 +703,37 @@ static void test_cast(void) {
     }
 }
 
+/* rt_opt_lut_i8 against the reference kernels' table walk (rt_act_lut_i8): every table entry reached, tails
+ * of 1..63 lanes, in place too; and the attention's bf16 exponentials against the f32 row rounded. */
+static void test_lut_exp(void) {
+    char msg[96];
+    int8_t lut[256], in[300], want[300], got[300];
+    float x[300], y[300];
+    uint16_t y16[300];
+    for (int t = 0; t < 24; t++) {
+        const int n = t < 4 ? 256 + t : rnd_in(0, 300);
+        for (int i = 0; i < 256; i++) lut[i] = (int8_t)rnd_in(-128, 127);
+        for (int i = 0; i < n; i++) in[i] = (int8_t)(t < 4 ? i - 128 : rnd_in(-128, 127));
+        rt_act_lut_i8(lut, n, in, want);
+        rt_opt_lut_i8(lut, n, in, got);
+        snprintf(msg, sizeof msg, "n %d", n);
+        check(memcmp(want, got, (size_t)n) == 0, "int8 table lookup vs the reference", msg);
+        memcpy(got, in, (size_t)n);
+        rt_opt_lut_i8(lut, n, got, got);
+        check(memcmp(want, got, (size_t)n) == 0, "int8 table lookup in place", msg);
+        const float beta = 0.125f * (float)rnd_in(1, 16), sub = rnd_f();
+        for (int i = 0; i < n; i++) x[i] = 40.0f * rnd_f();
+        if (n > 2) x[n / 2] = -1e30f; /* a masked score: exp clamps */
+        const float s32 = rt_opt_exp_row_f32(n, beta, sub, x, y), s16 = rt_opt_exp_row_bf16(n, beta, sub, x, y16);
+        int same = s32 == s16 || (s32 != s32 && s16 != s16);
+        for (int i = 0; i < n; i++) same &= y16[i] == rt_f32_to_bf16(y[i]);
+        check(same, "exp row as bf16 vs the f32 row rounded (and the same sum)", msg);
+    }
+}
+
 int main(void) {
     unit_seed(20261123ULL, rt_opt_isa());
+    test_lut_exp();
     test_requant();
     test_gemm();
     test_conv();
