@@ -146,3 +146,21 @@ def test_fused_attention_arena_grows_linearly():
     assert a512 <= 4.5 * a128, "the fused attention's arena grows faster than linearly"
     assert r512 >= 12 * r128, "the unfused reference no longer shows the quadratic growth this test contrasts"
     assert a512 < r512 / 8
+
+
+def test_attention_and_with_all_true_constant():
+    """Keras's attention (zoo bert_f32) ANDs the padding mask with a constant [1, 2, 128, 128] mask that
+    is true everywhere: the fused attention reads only the padding mask (m && true is m), and the
+    constant is no longer emitted. (test_models checks the generated C against TFLite.)"""
+    work = new_workdir("attn-all-true")
+    proc = run_cmd([MPCC, TESTS_DIR / "models" / "bert_f32.tflite", "-o", work / "m.c"])
+    assert proc.returncode == 0, proc.stderr
+    src = (work / "m.c").read_text()
+    masks = re.findall(r"\.n_mask = (\d+)", src)
+    print(f"fused attentions: {len(masks)}, masks read: {masks}")
+    assert masks and all(m == "1" for m in masks)
+    assert "LOGICAL_AND" in src and "arith_constant2" not in src
+    # A mask that is not all true still takes both operands (tests/fusion attn_and_mask: a causal one).
+    proc = run_cmd([MPCC, FUSION_DIR / "attn_and_mask_f32.tflite", "-o", work / "a.c"])
+    assert proc.returncode == 0, proc.stderr
+    assert re.findall(r"\.n_mask = (\d+)", (work / "a.c").read_text()) == ["2"]

@@ -3,7 +3,8 @@
  *     S = BATCH_MATMUL(Q, K)            (transposes already folded into strides)
  *     S = MUL(S, c)                     optional, c a scalar constant
  *     S = SELECT_V2(m, S, f) | SELECT_V2(m, f, S) | ADD(S, M)    optional mask;
- *         m may be LOGICAL_AND(a, b), read directly (a && b)
+ *         m may be LOGICAL_AND(a, b), read directly (a && b; a constant b that is
+ *         true everywhere is dropped: a && true is a)
  *     P = SOFTMAX(S)
  *     O = BATCH_MATMUL(P, V)
  * into the second BATCH_MATMUL, which then runs rt_opt_attention_f32: an
@@ -37,6 +38,15 @@ static int scalar_f32(const Graph *g, int t, float *v) {
     const IrTensor *c = &g->tensors[t];
     if (!c->data || c->dtype != IR_F32 || ir_tensor_numel(c) != 1) return 0;
     memcpy(v, c->data, sizeof *v);
+    return 1;
+}
+
+/* A constant bool tensor that is true everywhere. */
+static int all_true(const Graph *g, int t) {
+    const IrTensor *x = &g->tensors[t];
+    if (!x->data || x->dtype != IR_BOOL) return 0;
+    for (int64_t i = 0; i < ir_tensor_numel(x); i++)
+        if (!x->data[i]) return 0;
     return 1;
 }
 
@@ -99,10 +109,13 @@ static int match(const Graph *g, const int *readers, int sm, Chain *c) {
         c->mask_op = p;
         int cond = sel->in[0], a = pass_producer(g, cond, OP_LOGICAL_AND);
         if (a >= 0) {
+            /* m && true is m: a constant operand that is true everywhere (Keras's attention exports AND
+             * the padding mask with such a [B, H, Lq, Lk] one) is not read at all */
+            int x = g->ops[a].in[0], y = g->ops[a].in[1];
             c->and_op = a;
-            c->n_mask = 2;
-            c->mask_t[0] = g->ops[a].in[0];
-            c->mask_t[1] = g->ops[a].in[1];
+            c->n_mask = all_true(g, x) || all_true(g, y) ? 1 : 2;
+            c->mask_t[0] = all_true(g, x) ? y : x;
+            c->mask_t[1] = y;
         } else {
             c->n_mask = 1;
             c->mask_t[0] = cond;
