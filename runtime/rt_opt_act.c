@@ -1,8 +1,10 @@
 /* rt_opt_act.c - f32 GELU and SOFTMAX with a vectorizable exp/erfc
  * (rt_opt_internal.h): the row loops have no libm calls, so the compiler
- * turns them into vector code. Results differ from the reference kernels
- * by a few ulp (exp) and 1.5e-7 absolute (erfc), not in summation order.
- * LayerNorm: see rt_opt.h. */
+ * turns them into vector code (the softmax/attention row max and exp are
+ * also written out for AVX-512, bit-identical to the portable loops).
+ * Results differ from the reference kernels by a few ulp (exp) and 1.5e-7
+ * absolute (erfc), not in summation order. The int8 table activations
+ * (rt_opt_lut_i8) are exact. LayerNorm: see rt_opt.h. */
 #include <math.h>
 
 #include "mpcc_rt.h"

@@ -197,17 +197,8 @@ int act_relu_prepare(Graph *g, IrOp *op, float lo, float hi, Diag *d) {
         p->in_zp = op_zp(in);
         p->out_zp = zp;
         op_dtype_range(out->dtype, &tmin, &tmax);
-        /* In float as TFLite rounds them; a bound beyond the type's range (a tiny or hostile scale: the
-         * quotient may be infinite) is the range's end, not an out-of-range conversion. */
-        float flo = roundf(lo / scale), fhi = roundf(hi / scale);
-        int32_t qlo = !(flo >= -1e9f) ? tmin : flo > 1e9f ? tmax : zp + (int32_t)flo;
-        p->q_min = qlo > tmin ? qlo : tmin;
-        if (isinf(hi) || !(fhi <= 1e9f)) {
-            p->q_max = tmax;
-        } else {
-            int32_t qhi = fhi < -1e9f ? tmin : zp + (int32_t)fhi;
-            p->q_max = qhi < tmax ? qhi : tmax;
-        }
+        p->q_min = op_quant_bound(lo, scale, zp, tmin, tmax, tmin);
+        p->q_max = isinf(hi) ? tmax : op_quant_bound(hi, scale, zp, tmin, tmax, tmax);
     }
     op->params = p;
     return 0;

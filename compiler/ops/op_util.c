@@ -273,24 +273,31 @@ void op_dtype_range(IrDType t, int32_t *lo, int32_t *hi) {
     }
 }
 
+int32_t op_quant_bound(float f, float scale, int32_t zp, int32_t lo, int32_t hi, int32_t if_nan) {
+    double q = (double)zp + (double)roundf(f / scale);
+    return q != q ? if_nan : q <= lo ? lo : q >= hi ? hi : (int32_t)q;
+}
+
 void op_act_range_q(int act, const IrTensor *out, int32_t *lo, int32_t *hi) {
     int32_t qmin, qmax;
     op_dtype_range(out->dtype, &qmin, &qmax);
     float scale = out->q.count ? out->q.scale[0] : 1.0f;
     int32_t zp = op_zp(out);
-#define QUANT(f) (zp + (int32_t)roundf((f) / scale))
+#define QLO(f) op_quant_bound((f), scale, zp, qmin, qmax, qmin)
+#define QHI(f) op_quant_bound((f), scale, zp, qmin, qmax, qmax)
     *lo = qmin;
     *hi = qmax;
     if (act == ACT_RELU) {
-        *lo = QUANT(0.0f) > qmin ? QUANT(0.0f) : qmin;
+        *lo = QLO(0.0f);
     } else if (act == ACT_RELU6) {
-        *lo = QUANT(0.0f) > qmin ? QUANT(0.0f) : qmin;
-        *hi = QUANT(6.0f) < qmax ? QUANT(6.0f) : qmax;
+        *lo = QLO(0.0f);
+        *hi = QHI(6.0f);
     } else if (act == ACT_RELU_N1_TO_1) {
-        *lo = QUANT(-1.0f) > qmin ? QUANT(-1.0f) : qmin;
-        *hi = QUANT(1.0f) < qmax ? QUANT(1.0f) : qmax;
+        *lo = QLO(-1.0f);
+        *hi = QHI(1.0f);
     }
-#undef QUANT
+#undef QLO
+#undef QHI
 }
 
 void op_quantize_multiplier(double real, int32_t *mult, int *shift) {

@@ -60,6 +60,10 @@ int op_parse_act(const IrOp *op, int tfl_act, int *act, Diag *d);
 void op_act_range_f32(int act, float *lo, float *hi);
 /* Output range in the quantized domain for out's dtype, scale and zero point. */
 void op_act_range_q(int act, const IrTensor *out, int32_t *lo, int32_t *hi);
+/* An activation bound f in the quantized domain, zp + round(f / scale) in float as TFLite computes it,
+ * clamped into [lo, hi]: a quotient beyond them (infinite, for a tiny or hostile scale) is the nearer
+ * end, a NaN one is if_nan, never an out-of-range float-to-int conversion. */
+int32_t op_quant_bound(float f, float scale, int32_t zp, int32_t lo, int32_t hi, int32_t if_nan);
 /* Full range of an integer dtype. */
 void op_dtype_range(IrDType t, int32_t *lo, int32_t *hi);
 

@@ -111,10 +111,10 @@ static int match(const Graph *g, const int *readers, int sm, Chain *c) {
         if (a >= 0) {
             /* m && true is m: a constant operand that is true everywhere (Keras's attention exports AND
              * the padding mask with such a [B, H, Lq, Lk] one) is not read at all */
-            int x = g->ops[a].in[0], y = g->ops[a].in[1];
+            int x = g->ops[a].in[0], y = g->ops[a].in[1], drop_x = all_true(g, x);
             c->and_op = a;
-            c->n_mask = all_true(g, x) || all_true(g, y) ? 1 : 2;
-            c->mask_t[0] = all_true(g, x) ? y : x;
+            c->n_mask = drop_x || all_true(g, y) ? 1 : 2;
+            c->mask_t[0] = drop_x ? y : x;
             c->mask_t[1] = y;
         } else {
             c->n_mask = 1;
