@@ -238,8 +238,8 @@ static void test_conv(void) {
     }
 }
 
-/* MAX_POOL_2D: the channel-vectorized kernel equals the reference (channel counts past one chunk, padding
- * that leaves windows partly outside the image, clamps that cut). */
+/* MAX_POOL_2D: the channel-vectorized kernel equals the reference (channel counts past one chunk and one
+ * 64-byte vector, padding that leaves windows partly outside the image, clamps that cut, NaN and -0). */
 static void test_pool(void) {
     char msg[160];
     for (int t = 0; t < 40; t++) {
@@ -260,6 +260,8 @@ static void test_pool(void) {
         float *want = malloc(sizeof(float) * (size_t)out_n);
         int8_t *in8 = malloc((size_t)in_n), *g8 = malloc((size_t)out_n), *w8 = malloc((size_t)out_n);
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
+        if (t % 4 == 1) /* NaNs are never a maximum; a -0 against a 0 keeps the earlier one */
+            for (int64_t i = 0; i < in_n; i += 7) in[i] = i % 2 ? NAN : (i % 3 ? -0.0f : 0.0f);
         rt_max_pool_2d_f32(&p, in, want);
         rt_opt_max_pool_2d_f32(&p, in, got);
         rt_max_pool_2d_i8(&p, in8, w8);
@@ -567,8 +569,10 @@ static void test_binary(void) {
             p.act_qmin = t % 2 ? -128 : rnd_in(-128, -60), p.act_qmax = t % 3 ? 127 : rnd_in(60, 127);
             p.in1_offset = -rnd_in(-128, 127), p.in2_offset = -rnd_in(-128, 127);
             p.out_offset = rnd_in(-128, 127), p.left_shift = 20;
+            /* shift 0 with 2^30 is the input with the larger scale (real multiplier 1/2) */
             p.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in1_shift = rnd_in(-8, -1);
-            p.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in2_shift = rnd_in(-8, -1);
+            p.in2_mult = t % 5 == 1 ? (int32_t)1 << 30 : (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            p.in2_shift = t % 5 == 1 ? 0 : rnd_in(-8, -1);
             p.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
             p.out_shift = o == 2 ? rnd_in(-10, -6) : t % 4 == 3 ? rnd_in(-31, -24) : rnd_in(-22, -16);
             if (o == 3) p.left_shift = 7, p.out_shift = rnd_in(-14, -10);
@@ -579,6 +583,34 @@ static void test_binary(void) {
                      (long long)n);
             check(count_diff_i8(g8, w8, n) == 0, what, msg);
         }
+}
+
+/* int8 ADD/SUB over every value of one operand (the other broadcast), for many multipliers and
+ * shifts of both inputs: the optimized rescalings (32-bit for an int8 operand, 64-bit otherwise)
+ * against the reference on all 256 values, shifts 0 and 2^30 multipliers included. */
+static void test_addsub_sweep(void) {
+    char msg[200];
+    int8_t a[256], b[1], got[256], want[256];
+    for (int i = 0; i < 256; i++) a[i] = (int8_t)(i - 128);
+    for (int t = 0; t < 600; t++) {
+        rt_binary_params p;
+        memset(&p, 0, sizeof p);
+        p.bc.rank = 1, p.bc.dims[0] = 256, p.bc.stride1[0] = 1, p.bc.stride2[0] = 0;
+        b[0] = (int8_t)rnd_in(-128, 127);
+        p.act_qmin = -128, p.act_qmax = 127, p.left_shift = t % 7 == 0 ? rnd_in(8, 22) : 20;
+        p.in1_offset = -rnd_in(-128, 127), p.in2_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127);
+        p.in1_mult = t % 4 == 0 ? (int32_t)1 << 30 : (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+        p.in1_shift = t % 4 == 0 ? 0 : -rnd_in(0, 12);
+        p.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in2_shift = -rnd_in(0, 12);
+        p.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+        p.out_shift = -rnd_in(p.left_shift - 4, p.left_shift + 2); /* outputs spread over the int8 range */
+        const int sub = t % 2;
+        (sub ? rt_sub_i8 : rt_add_i8)(&p, a, b, want);
+        (sub ? rt_opt_sub_i8 : rt_opt_add_i8)(&p, a, b, got);
+        snprintf(msg, sizeof msg, "%s: left %d, in1 %d/%d off %d, %lld of 256 differ", sub ? "sub" : "add",
+                 p.left_shift, p.in1_mult, p.in1_shift, p.in1_offset, (long long)count_diff_i8(got, want, 256));
+        check(count_diff_i8(got, want, 256) == 0, "int8 add/sub sweep", msg);
+    }
 }
 
 /* FULLY_CONNECTED with bf16/f16 weights: the packed kernel against the reference (inputs rounded to the
@@ -745,6 +777,7 @@ int main(void) {
     test_concat_i8();
     test_bmm();
     test_binary();
+    test_addsub_sweep();
     test_cast();
     test_fc_half();
     test_conv_half();
