@@ -166,13 +166,62 @@ static inline void rescale_inputs8(const rescale8 *k, __m256i a, __m256i b, __m2
 #endif
 
 #if defined(RT_OPT_AVX512)
+/* The rescaling of an int8 operand in 32-bit lanes. Its value w = x + offset is small (|w| <= 256), so
+ * TFLite's double rounding of (w << L) by (M, -e), floor((w M 2^L + 2^30 + c 2^31) / 2^(31+e)) with
+ * c = 2^(e-1) - [w < 0] for e > 0 and c = 0 for e = 0 (rq16's form), is, dividing by 2^L and splitting
+ * M = Mh 2^B + Ml (B = 31 - L, 0 <= Ml < 2^B), floor((w Mh + c + floor((w Ml + 2^(B-1)) / 2^B)) / 2^e):
+ * two 32-bit products that cannot overflow for 8 <= L <= 22 (|w Mh| < 2^(8+L), |w Ml| < 2^(8+B)),
+ * [w < 0] being [w M < -2^(30-L)] for M > 2^(30-L). Ten operations for 16 lanes where the 64-bit
+ * form takes fourteen; same integers as rt_addsub_q. */
+typedef struct small16 {
+    __m512i off, mh, ml, half, c, sign; /* sign: all ones when e > 0 (the [w < 0] term) */
+    __m128i b, e;
+} small16;
+
+static int small16_init(int32_t offset, int32_t mult, int32_t shift, int32_t left, small16 *k) {
+    const int32_t b = 31 - left, e = -shift;
+    if (left < 8 || left > 22 || offset < -128 || offset > 128 || shift > 0 || shift < -31 ||
+        mult <= ((int32_t)1 << (30 - left)))
+        return 0;
+    k->off = _mm512_set1_epi32(offset);
+    k->mh = _mm512_set1_epi32(mult >> b), k->ml = _mm512_set1_epi32(mult & (((int32_t)1 << b) - 1));
+    k->half = _mm512_set1_epi32((int32_t)1 << (b - 1));
+    k->c = _mm512_set1_epi32(e > 0 ? (int32_t)1 << (e - 1) : 0), k->sign = _mm512_set1_epi32(e > 0 ? -1 : 0);
+    k->b = _mm_cvtsi32_si128(b), k->e = _mm_cvtsi32_si128(e);
+    return 1;
+}
+
+static inline __m512i small16_apply(__m512i x, const small16 *k) {
+    const __m512i w = _mm512_add_epi32(x, k->off);
+    const __m512i lo = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(w, k->ml), k->half), k->b);
+    const __m512i t = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(w, k->mh), k->c),
+                                       _mm512_add_epi32(lo, _mm512_and_si512(_mm512_srai_epi32(w, 31), k->sign)));
+    return _mm512_sra_epi32(t, k->e);
+}
+
 /* 16 lanes of an operand offset, shifted left and rescaled to the common scale (the first half of
- * rt_addsub_q; stride 0: its one value). */
-static inline __m512i rescaled16(const int8_t *x, int64_t stride, int64_t i, __m512i offset, __m128i left_shift,
-                                 const rq16 *k) {
+ * rt_addsub_q; stride 0: its one value): by small16 where it applies, else in 64-bit lanes (rq16). */
+typedef struct operand16 {
+    small16 s;
+    rq16 r;
+    __m512i offset;
+    __m128i left_shift;
+    int small;
+} operand16;
+
+static operand16 operand16_init(int32_t offset, int32_t mult, int32_t shift, int32_t left) {
+    operand16 k;
+    memset(&k, 0, sizeof k);
+    k.small = small16_init(offset, mult, shift, left, &k.s);
+    k.r = rq16_prepare(_mm512_set1_epi32(mult), _mm512_set1_epi32(shift));
+    k.offset = _mm512_set1_epi32(offset), k.left_shift = _mm_cvtsi32_si128(left);
+    return k;
+}
+
+static inline __m512i rescaled16(const int8_t *x, int64_t stride, int64_t i, const operand16 *k) {
     const __m512i v = stride ? _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + i)))
                              : _mm512_set1_epi32(x[0]);
-    return rq16_apply(_mm512_sll_epi32(_mm512_add_epi32(v, offset), left_shift), k);
+    return k->small ? small16_apply(v, &k->s) : rq16_apply(_mm512_sll_epi32(_mm512_add_epi32(v, k->offset), k->left_shift), &k->r);
 }
 
 /* ADD/SUB int8, 16 lanes at a time: both rescalings and the output requantization computed in
@@ -180,16 +229,14 @@ static inline __m512i rescaled16(const int8_t *x, int64_t stride, int64_t i, __m
  * per 16 lanes cost more than two rescalings). Same integers as rt_addsub_q. */
 static int64_t addsub16(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
                         int8_t *o, int64_t n, int sign) {
-    const rq16 k1 = rq16_prepare(_mm512_set1_epi32(p->in1_mult), _mm512_set1_epi32(p->in1_shift));
-    const rq16 k2 = rq16_prepare(_mm512_set1_epi32(p->in2_mult), _mm512_set1_epi32(p->in2_shift));
+    const operand16 k1 = operand16_init(p->in1_offset, p->in1_mult, p->in1_shift, p->left_shift);
+    const operand16 k2 = operand16_init(p->in2_offset, p->in2_mult, p->in2_shift, p->left_shift);
     const rq16 ko = rq16_prepare_z(_mm512_set1_epi32(p->out_mult), _mm512_set1_epi32(p->out_shift), p->out_offset);
-    const __m512i o1 = _mm512_set1_epi32(p->in1_offset), o2 = _mm512_set1_epi32(p->in2_offset);
-    const __m128i ls = _mm_cvtsi32_si128(p->left_shift);
     /* a stride-0 operand is rescaled once */
-    const __m512i xa = rescaled16(a, 0, 0, o1, ls, &k1), xb = rescaled16(b, 0, 0, o2, ls, &k2);
+    const __m512i xa = rescaled16(a, 0, 0, &k1), xb = rescaled16(b, 0, 0, &k2);
     int64_t i;
     for (i = 0; i + 16 <= n; i += 16) {
-        const __m512i x = sa ? rescaled16(a, 1, i, o1, ls, &k1) : xa, y = sb ? rescaled16(b, 1, i, o2, ls, &k2) : xb;
+        const __m512i x = sa ? rescaled16(a, 1, i, &k1) : xa, y = sb ? rescaled16(b, 1, i, &k2) : xb;
         const __m512i raw = sign > 0 ? _mm512_add_epi32(x, y) : _mm512_sub_epi32(x, y);
         _mm_storeu_si128((__m128i *)(void *)(o + i),
                          _mm512_cvtsepi32_epi8(clamp16_i8(rq16_apply_z(raw, &ko), p->act_qmin, p->act_qmax)));
