@@ -54,6 +54,71 @@ static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, 
     for (l = n; l < width; l++) dst[l] = 0.0f;
 }
 
+/* n (<= 16) keys stored as rows (stride rs elements of type t, the first at element off of k) as one
+ * panel [d][16] of K^T in f32, keys n..15 zero. With AVX-512 16x16 blocks transposed in registers
+ * (element by element, the strided stores and per-element calls cost ViT's 17-key attention a fifth
+ * of its time), any storage type; else f32 keys, a key's row written down its column. */
+#if defined(RT_OPT_AVX512)
+static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column i */
+    __m512 t[16], u[16];
+    int i;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) {
+        u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(u[i], u[4 + i], 0x88);
+        t[4 + i] = _mm512_shuffle_f32x4(u[i], u[4 + i], 0xDD);
+        t[8 + i] = _mm512_shuffle_f32x4(u[8 + i], u[12 + i], 0x88);
+        t[12 + i] = _mm512_shuffle_f32x4(u[8 + i], u[12 + i], 0xDD);
+    }
+    for (i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+        r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xDD);
+        r[4 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0x88);
+        r[12 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0xDD);
+    }
+}
+
+/* 16 values of type t from x as floats (lanes kc; exact widenings of bf16/f16). */
+static inline __m512 load_f32(int32_t t, const void *x, __mmask16 kc) {
+    __m256i h;
+    if (t == RT_F32) return _mm512_maskz_loadu_ps(kc, x);
+    h = _mm512_castsi512_si256(_mm512_maskz_loadu_epi16((__mmask32)kc, x));
+    if (t == RT_BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    return _mm512_cvtph_ps(h);
+}
+
+#define PANEL_KEYS_ANY_TYPE 1
+static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst) {
+    const int32_t es = t == RT_F32 ? 4 : 2;
+    int32_t c, i;
+    for (c = 0; c < d; c += NR) {
+        const __mmask16 kc = (__mmask16)(d - c >= NR ? 0xFFFF : (1u << (d - c)) - 1u);
+        __m512 r[NR];
+        for (i = 0; i < NR; i++)
+            r[i] = i < n ? load_f32(t, (const char *)k + (off + i * rs + c) * es, kc) : _mm512_setzero_ps();
+        transpose16(r);
+        for (i = 0; i < NR && c + i < d; i++) _mm512_storeu_ps(dst + (int64_t)(c + i) * NR, r[i]);
+    }
+}
+#else
+#define PANEL_KEYS_ANY_TYPE 0 /* f32 only */
+static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst) {
+    const float *src = (const float *)k + off;
+    int32_t c, i;
+    (void)t;
+    for (i = 0; i < NR; i++)
+        for (c = 0; c < d; c++) dst[(int64_t)c * NR + i] = i < n ? src[i * rs + c] : 0.0f;
+}
+#endif
+
 /* Element offset of the mask operand m for batch number b. */
 static int64_t mask_offset(const rt_opt_attn_params *p, int m, int64_t b) {
     int64_t off = 0;
@@ -261,7 +326,10 @@ static void attn_task(void *vj, int task) {
         if (bf) {
             pack_k_bf16(p, k, ko, row, (uint16_t *)(void *)kp);
             pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
-        } else if (p->tk != RT_F32 && p->qk.rhs_sk == 1) { /* 16-bit keys: each key's row widened once (into qa) */
+        } else if (p->qk.rhs_sk == 1 && (PANEL_KEYS_ANY_TYPE || p->tk == RT_F32)) { /* rows of keys: 16 at a time */
+            for (j = 0; j < round16(lk); j += NR)
+                panel_keys(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sj, (int32_t)(lk - j < NR ? lk - j : NR), d, kp + j * d);
+        } else if (p->qk.rhs_sk == 1) { /* 16-bit keys: each key's row widened once (into qa) */
             for (j = 0; j < round16(lk); j += NR)
                 for (kk = 0; kk < NR; kk++) {
                     float *dst = kp + j * d + kk;
@@ -330,7 +398,9 @@ static void attn_task(void *vj, int task) {
                     apply_mask(p, mask, mo, i0 + r, k0, kl, row);
                     m_new = rt_opt_max_f32(kl, row);
                     m_new = m_new > mx[r] ? m_new : mx[r];
-                    alpha[r] = rt_opt_expf((mx[r] - m_new) * p->beta);
+                    /* the first block's rescale multiplies a zero sum and no output: not computed (a scalar
+                     * exp per row was a fifth of a 17-key row's softmax) */
+                    alpha[r] = k0 == 0 ? 0.0f : rt_opt_expf((mx[r] - m_new) * p->beta);
                     mx[r] = m_new;
                     if (bf) { /* the probabilities straight into bf16 pairs */
                         uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * ((kl + 1) / 2));
