@@ -366,7 +366,8 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_ATTENTION: return emit_attention(cg, g, op);
     case SCHED_LAYER_NORM: return emit_layer_norm(cg, g, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
-    case SCHED_POOL: return pool_emit_c(cg, g, op, "rt_opt_max_pool_2d");
+    case SCHED_POOL:
+        return pool_emit_c(cg, g, op, op->kind == OP_AVERAGE_POOL_2D ? "rt_opt_average_pool_2d" : "rt_opt_max_pool_2d");
     case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_LUT: {

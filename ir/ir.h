@@ -89,7 +89,7 @@ typedef enum SchedKind {
     SCHED_ATTENTION,    /* BATCH_MATMUL -> [MUL] -> [mask] -> SOFTMAX -> BATCH_MATMUL, online softmax */
     SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
     SCHED_CAST,         /* per-tensor QUANTIZE f32->int8 / DEQUANTIZE int8->f32, vectorizable */
-    SCHED_POOL,         /* MAX_POOL_2D f32/int8 vectorized over channels */
+    SCHED_POOL,         /* MAX_POOL_2D / AVERAGE_POOL_2D f32/int8 vectorized over channels */
     SCHED_LSTM,         /* float UNIDIRECTIONAL_SEQUENCE_LSTM, vectorizable dots and activations */
     SCHED_MEAN_BLOCKS,  /* MEAN f32/int8 over adjacent axes (global average pooling), kept axis vectorized */
     SCHED_CONCAT,       /* int8 CONCATENATION with rescaled or clamped parts, vectorizable rounding */

@@ -166,10 +166,12 @@ struct rt_lstm_params;
 void rt_opt_lstm_f32(const struct rt_lstm_params *p, const float *const *t, float *output_state, float *cell_state,
                      float *out, float *scratch);
 
-/* MAX_POOL_2D vectorized over channels, same results as the reference. */
+/* MAX_POOL_2D and AVERAGE_POOL_2D vectorized over channels, same results as the reference. */
 struct rt_pool_params;
 void rt_opt_max_pool_2d_f32(const struct rt_pool_params *p, const float *in, float *out);
 void rt_opt_max_pool_2d_i8(const struct rt_pool_params *p, const int8_t *in, int8_t *out);
+void rt_opt_average_pool_2d_f32(const struct rt_pool_params *p, const float *in, float *out);
+void rt_opt_average_pool_2d_i8(const struct rt_pool_params *p, const int8_t *in, int8_t *out);
 
 /* The strided copy of the data-movement ops, a memcpy per contiguous run. */
 struct rt_copy_params;

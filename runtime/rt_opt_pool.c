@@ -1,18 +1,20 @@
-/* rt_opt_pool.c - MAX_POOL_2D vectorized over channels: per output pixel the
- * window's taps are outer and the channels inner, one contiguous run each
- * (NHWC). With AVX-512 a pixel's channels are 64 bytes (int8) or 16 floats per
- * register, masked at the end, the maxima kept in registers across the taps;
- * elsewhere the compiler vectorizes the portable loops. Same results as the
- * reference kernels (same start value, same comparison, same clamp). */
+/* rt_opt_pool.c - MAX_POOL_2D and AVERAGE_POOL_2D vectorized over channels: per output pixel the
+ * window's taps are outer and the channels inner, one contiguous run each (NHWC). With AVX-512 a
+ * pixel's channels are 64 bytes (int8 max), 16 int32 sums (int8 average) or 16 floats per register,
+ * masked at the end, the running values kept in registers across the taps; elsewhere the compiler
+ * vectorizes the portable loops. Same results as the reference kernels: the same start value,
+ * comparison or additions in the same order per channel (int8 sums wrapping alike), the same
+ * rounding of the integer mean and the same clamp. */
 #include <float.h>
 
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
-#define POOL_CHUNK 256 /* channels per pass: the running maxima stay in registers or L1 */
+#define POOL_CHUNK 256 /* channels per pass: the running values stay in registers or L1 */
 
-#define RT_OPT_MAX_POOL(NAME, T, ACC, LOWEST, CLAMP, VEC)                                                          \
+/* START: a channel's first value; STEP(m, t): m with tap value t; FINISH(m, count): the output. */
+#define RT_OPT_POOL(NAME, T, ACC, START, STEP, FINISH, VEC)                                                   \
     void NAME(const rt_pool_params *p, const T *in, T *out) {                                                 \
         int32_t b, oy, ox, c0, c, fy, fx, fy0, fy1, fx0, fx1, C = p->channels;                                \
         ACC m[POOL_CHUNK];                                                                                    \
@@ -28,13 +30,13 @@
                         continue;                                                                             \
                     for (c0 = 0; c0 < C; c0 += POOL_CHUNK) {                                                  \
                         int32_t n = C - c0 < POOL_CHUNK ? C - c0 : POOL_CHUNK;                                \
-                        for (c = 0; c < n; c++) m[c] = LOWEST;                                                \
+                        for (c = 0; c < n; c++) m[c] = START;                                                 \
                         for (fy = fy0; fy < fy1; fy++)                                                        \
                             for (fx = fx0; fx < fx1; fx++) {                                                  \
                                 const T *s = in + (((int64_t)b * p->in_h + y0 + fy) * p->in_w + x0 + fx) * C + c0; \
-                                for (c = 0; c < n; c++) m[c] = (ACC)s[c] > m[c] ? (ACC)s[c] : m[c];           \
+                                for (c = 0; c < n; c++) m[c] = STEP(m[c], s[c]);                              \
                             }                                                                                 \
-                        for (c = 0; c < n; c++) o[c0 + c] = CLAMP(m[c]);                                      \
+                        for (c = 0; c < n; c++) o[c0 + c] = FINISH(m[c], (fy1 - fy0) * (fx1 - fx0));         \
                     }                                                                                         \
                 }                                                                                             \
             }                                                                                                 \
@@ -42,6 +44,22 @@
 
 #define CLAMP_F32(v) rt_clamp_f32((v), p->act_min, p->act_max)
 #define CLAMP_I8(v) ((int8_t)rt_clamp_i32((v), p->act_qmin, p->act_qmax))
+#define MAX_STEP(m, t) ((t) > (m) ? (t) : (m))
+#define MAX_FINISH_F32(m, count) CLAMP_F32(m)
+#define MAX_FINISH_I8(m, count) CLAMP_I8(m)
+#define SUM_F32(m, t) ((m) + (t))
+#define SUM_I8(m, t) ((m) + (uint32_t)(int32_t)(t)) /* int32 sums wrapping as the reference's */
+#define AVG_F32(m, count) CLAMP_F32((count) > 0 ? (m) / count_f32(count) : 0.0f)
+#define AVG_I8(m, count) CLAMP_I8(mean_i32((int32_t)(m), (count)))
+
+/* The reference's count, 1.0f added per tap (it stops growing at 2^24). */
+static inline float count_f32(int32_t count) { return count > (1 << 24) ? 16777216.0f : (float)count; }
+
+/* TFLite's integer mean: rounded half away from zero, the rounding term wrapping as the sum does. */
+static inline int32_t mean_i32(int32_t acc, int32_t count) {
+    if (count <= 0) return acc;
+    return acc > 0 ? rt_wrap_add_i32(acc, count / 2) / count : rt_wrap_add_i32(acc, -(count / 2)) / count;
+}
 
 #if defined(RT_OPT_AVX512)
 /* One output pixel: the max over ny x nx taps (the first at s) of each channel, clamped, written to o.
@@ -82,12 +100,68 @@ static int pool_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int3
     }
     return 1;
 }
+/* AVERAGE_POOL_2D f32: the taps added in the reference's order, divided by the reference's count,
+ * clamped as above. */
+static int avg_px_f32(const rt_pool_params *p, const float *s, int32_t ny, int32_t nx, float *o) {
+    const int32_t C = p->channels;
+    const int64_t row = (int64_t)p->in_w * C;
+    const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
+    const __m512 count = _mm512_set1_ps(count_f32(ny * nx));
+    int32_t c, fy, fx;
+    if (!(p->act_min <= p->act_max)) return 0;
+    for (c = 0; c < C; c += 16) {
+        const __mmask16 k = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1u);
+        __m512 m = _mm512_setzero_ps();
+        for (fy = 0; fy < ny; fy++)
+            for (fx = 0; fx < nx; fx++) m = _mm512_add_ps(m, _mm512_maskz_loadu_ps(k, s + fy * row + (int64_t)fx * C + c));
+        m = ny * nx > 0 ? _mm512_div_ps(m, count) : _mm512_setzero_ps();
+        _mm512_mask_storeu_ps(o + c, k, _mm512_min_ps(hi, _mm512_max_ps(lo, m)));
+    }
+    return 1;
+}
+
+/* AVERAGE_POOL_2D int8: 16 channels' int32 sums (wrapping), TFLite's rounding term added or subtracted
+ * by the sign, and the truncating division by the count done in double: for any int32 numerator n and
+ * count c the rounded quotient is within half an ulp of n / c, which is below 1 / (2c) for |n| < 2^31,
+ * less than the distance 1 / c from n / c to an integer it is not, so truncation gives C's quotient. */
+static int avg_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int32_t nx, int8_t *o) {
+    const int32_t C = p->channels, count = ny * nx;
+    const int64_t row = (int64_t)p->in_w * C;
+    const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
+    const __m512i half = _mm512_set1_epi32(count / 2), zero = _mm512_setzero_si512();
+    const __m512d dc = _mm512_set1_pd((double)count);
+    int32_t c, fy, fx;
+    if (p->act_qmin > p->act_qmax) return 0;
+    for (c = 0; c < C; c += 16) {
+        const __mmask64 k = C - c >= 16 ? (__mmask64)0xFFFF : (((__mmask64)1 << (C - c)) - 1u); /* 16 bytes */
+        __m512i m = zero;
+        for (fy = 0; fy < ny; fy++)
+            for (fx = 0; fx < nx; fx++)
+                m = _mm512_add_epi32(m, _mm512_cvtepi8_epi32(_mm512_castsi512_si128(
+                                            _mm512_maskz_loadu_epi8(k, (const void *)(s + fy * row + (int64_t)fx * C + c)))));
+        if (count > 0) {
+            const __m512i t = _mm512_mask_sub_epi32(_mm512_add_epi32(m, half), _mm512_cmple_epi32_mask(m, zero), m, half);
+            const __m256i q0 = _mm512_cvttpd_epi32(_mm512_div_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(t)), dc));
+            const __m256i q1 = _mm512_cvttpd_epi32(_mm512_div_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(t, 1)), dc));
+            m = _mm512_inserti64x4(_mm512_castsi256_si512(q0), q1, 1);
+        }
+        _mm512_mask_storeu_epi8((void *)(o + c), k,
+                                _mm512_castsi128_si512(_mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(m, lo), hi))));
+    }
+    return 1;
+}
 #define VEC_F32 pool_px_f32
 #define VEC_I8 pool_px_i8
+#define VEC_AVG_F32 avg_px_f32
+#define VEC_AVG_I8 avg_px_i8
 #else
 #define VEC_F32(p, s, ny, nx, o) 0
 #define VEC_I8(p, s, ny, nx, o) 0
+#define VEC_AVG_F32(p, s, ny, nx, o) 0
+#define VEC_AVG_I8(p, s, ny, nx, o) 0
 #endif
 
-RT_OPT_MAX_POOL(rt_opt_max_pool_2d_f32, float, float, -FLT_MAX, CLAMP_F32, VEC_F32)
-RT_OPT_MAX_POOL(rt_opt_max_pool_2d_i8, int8_t, int32_t, -128, CLAMP_I8, VEC_I8)
+RT_OPT_POOL(rt_opt_max_pool_2d_f32, float, float, -FLT_MAX, MAX_STEP, MAX_FINISH_F32, VEC_F32)
+RT_OPT_POOL(rt_opt_max_pool_2d_i8, int8_t, int32_t, -128, MAX_STEP, MAX_FINISH_I8, VEC_I8)
+RT_OPT_POOL(rt_opt_average_pool_2d_f32, float, float, 0.0f, SUM_F32, AVG_F32, VEC_AVG_F32)
+RT_OPT_POOL(rt_opt_average_pool_2d_i8, int8_t, uint32_t, 0u, SUM_I8, AVG_I8, VEC_AVG_I8)

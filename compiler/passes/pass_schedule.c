@@ -10,7 +10,7 @@
  *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
  *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
- *   MAX_POOL_2D f32/int8                -> SCHED_POOL (vectorized over channels)
+ *   MAX_POOL_2D, AVERAGE_POOL_2D f32/int8 -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
  *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
  *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
@@ -277,7 +277,8 @@ int pass_schedule(Graph *g, Diag *d) {
                 op->sched.kind = SCHED_CAST;
             break;
         }
-        case OP_MAX_POOL_2D: {
+        case OP_MAX_POOL_2D:
+        case OP_AVERAGE_POOL_2D: {
             IrDType a = g->tensors[op->in[0]].dtype;
             if ((a == IR_F32 || a == IR_I8) && g->tensors[op->out[0]].dtype == a) op->sched.kind = SCHED_POOL;
             break;

@@ -238,8 +238,9 @@ static void test_conv(void) {
     }
 }
 
-/* MAX_POOL_2D: the channel-vectorized kernel equals the reference (channel counts past one chunk and one
- * 64-byte vector, padding that leaves windows partly outside the image, clamps that cut, NaN and -0). */
+/* MAX_POOL_2D and AVERAGE_POOL_2D: the channel-vectorized kernels equal the reference (channel counts past
+ * one chunk and one vector, padding that leaves windows partly outside the image, so the averages' counts
+ * vary, clamps that cut, NaN and -0 for the maximum). */
 static void test_pool(void) {
     char msg[160];
     for (int t = 0; t < 40; t++) {
@@ -270,6 +271,14 @@ static void test_pool(void) {
                  p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w);
         check(memcmp(got, want, sizeof(float) * (size_t)out_n) == 0, "max pool f32 vs MAX_POOL_2D", msg);
         check(count_diff_i8(g8, w8, out_n) == 0, "max pool int8 vs MAX_POOL_2D", msg);
+        if (t % 4 == 1) /* finite inputs for the average */
+            for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
+        rt_average_pool_2d_f32(&p, in, want);
+        rt_opt_average_pool_2d_f32(&p, in, got);
+        rt_average_pool_2d_i8(&p, in8, w8);
+        rt_opt_average_pool_2d_i8(&p, in8, g8);
+        check(memcmp(got, want, sizeof(float) * (size_t)out_n) == 0, "average pool f32 vs AVERAGE_POOL_2D", msg);
+        check(count_diff_i8(g8, w8, out_n) == 0, "average pool int8 vs AVERAGE_POOL_2D", msg);
         free(in), free(got), free(want), free(in8), free(g8), free(w8);
     }
 }
