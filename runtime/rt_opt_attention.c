@@ -57,7 +57,7 @@ static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, 
 /* n (<= 16) keys stored as rows (stride rs elements of type t, the first at element off of k) as one
  * panel [d][16] of K^T in f32, keys n..15 zero. With AVX-512 16x16 blocks transposed in registers
  * (element by element, the strided stores and per-element calls cost ViT's 17-key attention a fifth
- * of its time), any storage type; else f32 keys, a key's row written down its column. */
+ * of its time); else each key's row widened into tmp (d floats) and written down its column. */
 #if defined(RT_OPT_AVX512)
 static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column i */
     __m512 t[16], u[16];
@@ -95,10 +95,10 @@ static inline __m512 load_f32(int32_t t, const void *x, __mmask16 kc) {
     return _mm512_cvtph_ps(h);
 }
 
-#define PANEL_KEYS_ANY_TYPE 1
-static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst) {
+static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst, float *tmp) {
     const int32_t es = t == RT_F32 ? 4 : 2;
     int32_t c, i;
+    (void)tmp;
     for (c = 0; c < d; c += NR) {
         const __mmask16 kc = (__mmask16)(d - c >= NR ? 0xFFFF : (1u << (d - c)) - 1u);
         __m512 r[NR];
@@ -109,13 +109,13 @@ static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_
     }
 }
 #else
-#define PANEL_KEYS_ANY_TYPE 0 /* f32 only */
-static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst) {
-    const float *src = (const float *)k + off;
+static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst, float *tmp) {
     int32_t c, i;
-    (void)t;
-    for (i = 0; i < NR; i++)
-        for (c = 0; c < d; c++) dst[(int64_t)c * NR + i] = i < n ? src[i * rs + c] : 0.0f;
+    for (i = 0; i < NR; i++) {
+        if (i < n) gather(k, t, off + i * rs, 1, d, d, tmp);
+        else memset(tmp, 0, sizeof(float) * (size_t)d);
+        for (c = 0; c < d; c++) dst[(int64_t)c * NR + i] = tmp[c];
+    }
 }
 #endif
 
@@ -326,18 +326,10 @@ static void attn_task(void *vj, int task) {
         if (bf) {
             pack_k_bf16(p, k, ko, row, (uint16_t *)(void *)kp);
             pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
-        } else if (p->qk.rhs_sk == 1 && (PANEL_KEYS_ANY_TYPE || p->tk == RT_F32)) { /* rows of keys: 16 at a time */
+        } else if (p->qk.rhs_sk == 1) { /* rows of keys: 16 at a time */
             for (j = 0; j < round16(lk); j += NR)
-                panel_keys(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sj, (int32_t)(lk - j < NR ? lk - j : NR), d, kp + j * d);
-        } else if (p->qk.rhs_sk == 1) { /* 16-bit keys: each key's row widened once (into qa) */
-            for (j = 0; j < round16(lk); j += NR)
-                for (kk = 0; kk < NR; kk++) {
-                    float *dst = kp + j * d + kk;
-                    int32_t c;
-                    if (j + kk < lk) gather(k, p->tk, ko + (j + kk) * p->qk.rhs_sj, 1, d, d, qa);
-                    else memset(qa, 0, sizeof(float) * (size_t)d);
-                    for (c = 0; c < d; c++) dst[(int64_t)c * NR] = qa[c];
-                }
+                panel_keys(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sj, (int32_t)(lk - j < NR ? lk - j : NR), d, kp + j * d,
+                           qa);
         } else {
             for (j = 0; j < round16(lk); j += NR)
                 for (kk = 0; kk < d; kk++)

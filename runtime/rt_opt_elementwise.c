@@ -213,7 +213,7 @@ static operand16 operand16_init(int32_t offset, int32_t mult, int32_t shift, int
     operand16 k;
     memset(&k, 0, sizeof k);
     k.small = small16_init(offset, mult, shift, left, &k.s);
-    k.r = rq16_prepare(_mm512_set1_epi32(mult), _mm512_set1_epi32(shift));
+    if (!k.small) k.r = rq16_prepare(_mm512_set1_epi32(mult), _mm512_set1_epi32(shift));
     k.offset = _mm512_set1_epi32(offset), k.left_shift = _mm_cvtsi32_si128(left);
     return k;
 }

@@ -50,32 +50,32 @@
 #define SUM_F32(m, t) ((m) + (t))
 #define SUM_I8(m, t) ((m) + (uint32_t)(int32_t)(t)) /* int32 sums wrapping as the reference's */
 #define AVG_F32(m, count) CLAMP_F32((count) > 0 ? (m) / count_f32(count) : 0.0f)
-#define AVG_I8(m, count) CLAMP_I8(mean_i32((int32_t)(m), (count)))
+#define AVG_I8(m, count) CLAMP_I8(rt_pool_mean_i32((int32_t)(m), (count)))
 
 /* The reference's count, 1.0f added per tap (it stops growing at 2^24). */
 static inline float count_f32(int32_t count) { return count > (1 << 24) ? 16777216.0f : (float)count; }
 
-/* TFLite's integer mean: rounded half away from zero, the rounding term wrapping as the sum does. */
-static inline int32_t mean_i32(int32_t acc, int32_t count) {
-    if (count <= 0) return acc;
-    return acc > 0 ? rt_wrap_add_i32(acc, count / 2) / count : rt_wrap_add_i32(acc, -(count / 2)) / count;
-}
-
 #if defined(RT_OPT_AVX512)
-/* One output pixel: the max over ny x nx taps (the first at s) of each channel, clamped, written to o.
- * max(t, m) is t > m ? t : m lane for lane (the reference's comparison, NaN included), and
+/* One output pixel of f32 channels: over ny x nx taps (the first at s) the max (avg 0) or the sum divided
+ * by the reference's count (avg 1), clamped, written to o. max(t, m) is t > m ? t : m lane for lane (the
+ * reference's comparison, NaN included), the sum adds the taps in the reference's order, and
  * min(hi, max(lo, v)) is the reference clamp v < lo ? lo : (v > hi ? hi : v) for lo <= hi. */
-static int pool_px_f32(const rt_pool_params *p, const float *s, int32_t ny, int32_t nx, float *o) {
+static int pool_px_f32(const rt_pool_params *p, const float *s, int32_t ny, int32_t nx, float *o, int avg) {
     const int32_t C = p->channels;
     const int64_t row = (int64_t)p->in_w * C;
     const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
+    const __m512 count = _mm512_set1_ps(count_f32(ny * nx));
     int32_t c, fy, fx;
     if (!(p->act_min <= p->act_max)) return 0;
     for (c = 0; c < C; c += 16) {
         const __mmask16 k = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1u);
-        __m512 m = _mm512_set1_ps(-FLT_MAX);
+        __m512 m = avg ? _mm512_setzero_ps() : _mm512_set1_ps(-FLT_MAX);
         for (fy = 0; fy < ny; fy++)
-            for (fx = 0; fx < nx; fx++) m = _mm512_max_ps(_mm512_maskz_loadu_ps(k, s + fy * row + (int64_t)fx * C + c), m);
+            for (fx = 0; fx < nx; fx++) {
+                const __m512 t = _mm512_maskz_loadu_ps(k, s + fy * row + (int64_t)fx * C + c);
+                m = avg ? _mm512_add_ps(m, t) : _mm512_max_ps(t, m);
+            }
+        if (avg) m = ny * nx > 0 ? _mm512_div_ps(m, count) : _mm512_setzero_ps();
         _mm512_mask_storeu_ps(o + c, k, _mm512_min_ps(hi, _mm512_max_ps(lo, m)));
     }
     return 1;
@@ -97,25 +97,6 @@ static int pool_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int3
             for (fx = 0; fx < nx; fx++)
                 m = _mm512_max_epi8(m, _mm512_maskz_loadu_epi8(k, s + fy * row + (int64_t)fx * C + c));
         _mm512_mask_storeu_epi8(o + c, k, _mm512_min_epi8(hi, _mm512_max_epi8(lo, m)));
-    }
-    return 1;
-}
-/* AVERAGE_POOL_2D f32: the taps added in the reference's order, divided by the reference's count,
- * clamped as above. */
-static int avg_px_f32(const rt_pool_params *p, const float *s, int32_t ny, int32_t nx, float *o) {
-    const int32_t C = p->channels;
-    const int64_t row = (int64_t)p->in_w * C;
-    const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
-    const __m512 count = _mm512_set1_ps(count_f32(ny * nx));
-    int32_t c, fy, fx;
-    if (!(p->act_min <= p->act_max)) return 0;
-    for (c = 0; c < C; c += 16) {
-        const __mmask16 k = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1u);
-        __m512 m = _mm512_setzero_ps();
-        for (fy = 0; fy < ny; fy++)
-            for (fx = 0; fx < nx; fx++) m = _mm512_add_ps(m, _mm512_maskz_loadu_ps(k, s + fy * row + (int64_t)fx * C + c));
-        m = ny * nx > 0 ? _mm512_div_ps(m, count) : _mm512_setzero_ps();
-        _mm512_mask_storeu_ps(o + c, k, _mm512_min_ps(hi, _mm512_max_ps(lo, m)));
     }
     return 1;
 }
@@ -150,9 +131,9 @@ static int avg_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int32
     }
     return 1;
 }
-#define VEC_F32 pool_px_f32
+#define VEC_F32(p, s, ny, nx, o) pool_px_f32(p, s, ny, nx, o, 0)
 #define VEC_I8 pool_px_i8
-#define VEC_AVG_F32 avg_px_f32
+#define VEC_AVG_F32(p, s, ny, nx, o) pool_px_f32(p, s, ny, nx, o, 1)
 #define VEC_AVG_I8 avg_px_i8
 #else
 #define VEC_F32(p, s, ny, nx, o) 0

@@ -24,9 +24,9 @@ void rt_average_pool_2d_f32(const rt_pool_params *p, const float *in, float *out
                 }
 }
 
-/* Integer mean of the window, rounded half away from zero. The int32 sum and
- * the rounding term wrap on overflow, as in TFLite's kernel (a window of more
- * than 2^31 / 128 int8 or 2^31 / 32768 int16 values). */
+/* Integer mean of the window (rt_pool_mean_i32: rounded half away from zero).
+ * The int32 sum and the rounding term wrap on overflow, as in TFLite's kernel
+ * (a window of more than 2^31 / 128 int8 or 2^31 / 32768 int16 values). */
 #define AVG_POOL_INT(NAME, T)                                                                     \
     void NAME(const rt_pool_params *p, const T *in, T *out) {                                     \
         int32_t b, oy, ox, c, fy, fx, fy0, fy1, fx0, fx1;                                         \
@@ -44,11 +44,8 @@ void rt_average_pool_2d_f32(const rt_pool_params *p, const float *in, float *out
                                 acc = rt_wrap_add_i32(acc, in[at]);                               \
                                 count++;                                                          \
                             }                                                                     \
-                        if (count > 0)                                                            \
-                            acc = acc > 0 ? rt_wrap_add_i32(acc, count / 2) / count                \
-                                          : rt_wrap_add_i32(acc, -(count / 2)) / count;           \
                         out[AT(p, b, oy, ox, c, p->out_h, p->out_w)] =                            \
-                            (T)rt_clamp_i32(acc, p->act_qmin, p->act_qmax);                       \
+                            (T)rt_clamp_i32(rt_pool_mean_i32(acc, count), p->act_qmin, p->act_qmax); \
                     }                                                                             \
     }
 

@@ -21,6 +21,13 @@ static inline void rt_pool_window(int32_t origin, int32_t filter, int32_t size, 
     *hi = size - origin < filter ? size - origin : filter;
 }
 
+/* The integer AVERAGE_POOL_2D mean of `count` taps summing to acc: rounded half away from zero, the
+ * rounding term wrapping as the int32 sum does (TFLite's kernel); acc itself for an empty window. */
+static inline int32_t rt_pool_mean_i32(int32_t acc, int32_t count) {
+    if (count <= 0) return acc;
+    return acc > 0 ? rt_wrap_add_i32(acc, count / 2) / count : rt_wrap_add_i32(acc, -(count / 2)) / count;
+}
+
 /* Reduction over some axes (MEAN, SUM, REDUCE_MAX, REDUCE_MIN). Input
  * elements are visited in row-major order; element i goes to output offset
  * rt_reduce_out_offset(p, i). */
