@@ -27,7 +27,7 @@ static const char *par_arg(const Graph *g, const IrOp *op) {
 /* The runtime's storage type constant of tensor t (16-bit activations: pass half_storage). */
 static const char *st(const Graph *g, int t) {
     IrDType dt = t >= 0 ? g->tensors[t].dtype : IR_F32;
-    return dt == IR_BF16 ? "RT_BF16" : dt == IR_F16 ? "RT_F16" : "RT_F32";
+    return dt == IR_BF16 ? "RT_BF16" : dt == IR_F16 ? "RT_F16" : dt == IR_I8 ? "RT_I8" : "RT_F32";
 }
 
 static int half_act(const Graph *g, int t) {
@@ -224,9 +224,12 @@ static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
             int_list(b1, sizeof b1, p->mask_bstride[1], RT_MAX_RANK));
     cg_line(cg, ".mask_sq = %s, .mask_sk = %s,", int_list(b0, sizeof b0, p->mask_sq, 2),
             int_list(b1, sizeof b1, p->mask_sk, 2));
-    if (typed_op(g, op, op->n_in))
+    if (typed_op(g, op, op->n_in) || p->tq == RT_I8 || p->tv == RT_I8)
         cg_line(cg, ".tq = %s, .tk = %s, .tv = %s, .tmask = %s, .tout = %s,", st(g, op->in[0]), st(g, op->in[1]),
                 st(g, op->in[2]), p->mask == RT_OPT_MASK_ADD ? st(g, op->in[3]) : "RT_F32", st(g, op->out[0]));
+    if (p->tq == RT_I8 || p->tv == RT_I8)
+        cg_line(cg, ".qscale = {%s, %s, %s}, .qzero = {%d, %d, %d},", cg_f32(cg, p->qscale[0]), cg_f32(cg, p->qscale[1]),
+                cg_f32(cg, p->qscale[2]), p->qzero[0], p->qzero[1], p->qzero[2]);
     if (p->bf16) cg_line(cg, ".bf16 = 1,");
     cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
     cg_close(cg, "};");
@@ -331,9 +334,13 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = s->kparams;
-        cg_line(cg, "/*   schedule: attention %s, online softmax over %d-key blocks, %d query rows per tile; */",
-                p->bf16 ? "bf16 products (f32 where built without AVX512-BF16), softmax f32" : "f32", p->kv_block,
-                p->q_block);
+        const char *what = p->tq == RT_I8 ? (p->bf16 ? "int8 scores (exact int32 sums), bf16 P.V (f32 where built "
+                                                      "without AVX512-BF16), softmax f32"
+                                                    : "int8 scores (exact int32 sums), f32 P.V and softmax")
+                           : p->bf16 ? "bf16 products (f32 where built without AVX512-BF16), softmax f32"
+                                     : "f32";
+        cg_line(cg, "/*   schedule: attention %s, online softmax over %d-key blocks, %d query rows per tile; */", what,
+                p->kv_block, p->q_block);
         cg_line(cg, "/*   the [%d x %d] score matrix is never stored (scratch %zu bytes) */", p->qk.m, p->qk.n,
                 op->scratch_bytes);
         break;

@@ -229,7 +229,8 @@ void rt_opt_softmax_f32(const struct rt_softmax_params *p, const float *in, floa
  * SELECT_V2(cond, scores, fill) (KEEP), SELECT_V2(cond, fill, scores) (FILL),
  * with cond = mask0 && mask1 (bool, n_mask 1 or 2), or ADD(scores, mask0)
  * (f32); mask strides are in elements over pv's batch dims, queries, keys
- * (0 where broadcast). */
+ * (0 where broadcast). With int8 Q and K the scores are exact int32 sums of
+ * the stored values (VNNI), scaled and corrected for the zero points. */
 enum { RT_OPT_MASK_NONE = 0, RT_OPT_MASK_KEEP = 1, RT_OPT_MASK_FILL = 2, RT_OPT_MASK_ADD = 3 };
 typedef struct rt_opt_attn_params {
     rt_bmm_params qk, pv;
@@ -239,7 +240,10 @@ typedef struct rt_opt_attn_params {
     int32_t mask_sq[2], mask_sk[2];
     int32_t q_block, kv_block;
     int32_t slots;                      /* scratch copies (threads), each rt_opt_attention_scratch_bytes */
-    int32_t tq, tk, tv, tmask, tout;    /* storage types of Q, K, V, an ADD mask and out (RT_F32 = 0, RT_BF16, RT_F16) */
+    int32_t tq, tk, tv, tmask, tout;    /* storage types of Q, K, V, an ADD mask and out (RT_F32 = 0, RT_BF16, RT_F16;
+                                           Q, K (both or neither) and V also RT_I8: a DEQUANTIZE folded in) */
+    float qscale[3];                    /* RT_I8 Q, K, V: real value = qscale * (stored - qzero) */
+    int32_t qzero[3];
     int32_t bf16;                       /* 1: both products on bf16 operands (Q, K, V and the probabilities
                                            rounded to bf16, f32 sums; scores, softmax and output in f32)
                                            where the build has AVX512-BF16, else f32 as with 0 */

@@ -6,7 +6,9 @@
  * matrix [Lq, Lk] never exists: scratch holds K and V of one batch packed
  * into micro-kernel panels (linear in the sequence length) and one
  * q_block x kv_block tile of scores. Both products run on the f32 GEMM
- * micro-kernel. */
+ * micro-kernel, on bf16 pairs (p->bf16), or, for int8 Q and K (their
+ * DEQUANTIZE folded in), the scores on the int8 GEMM micro-kernel: exact
+ * int32 sums of the stored bytes, corrected for the zero points and scaled. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -16,6 +18,11 @@
 #define NR RT_OPT_NR
 
 static int64_t round16(int64_t n) { return (n + NR - 1) / NR * NR; }
+static int64_t round32(int64_t n) { return (n + 2 * NR - 1) / (2 * NR) * (2 * NR); }
+
+/* The scores on int8 Q and K: rt_opt_scores_s8 over pairs of 16-key panels (tile rows round32(kv_block)
+ * wide). */
+static int s8_scores(const rt_opt_attn_params *p) { return p->tq == RT_I8 && p->tk == RT_I8; }
 
 /* The bf16 products (p->bf16): built in, and the blocks of keys whole panels of 16. */
 static int bf16_products(const rt_opt_attn_params *p) {
@@ -25,33 +32,49 @@ static int bf16_products(const rt_opt_attn_params *p) {
 /* Scratch in floats, in the order the kernel carves it (the bf16 products use less of the first three
  * and one more piece: a tile's probabilities as bf16 pairs). */
 static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
-    int64_t lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qb = p->q_block, kb = p->kv_block;
-    sizes[0] = round16(lk) * d;          /* K panels */
+    int64_t lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qb = p->q_block, kb = p->kv_block, s8 = s8_scores(p);
+    int64_t k8 = s8 ? (round32(lk) * RT_OPT_K4(d) + 3) / 4 : 0; /* int8 K panels, in floats */
+    sizes[0] = round16(lk) * d > k8 ? round16(lk) * d : k8; /* K panels */
     sizes[1] = lk * round16(dv);         /* V panels, per key block */
-    sizes[2] = qb * d;                   /* Q rows (when Q is not row-contiguous) */
-    sizes[3] = qb * kb;                  /* scores / probabilities of one tile */
+    sizes[2] = qb * (d > 1 ? d : 2);     /* Q rows (when Q is not row-contiguous; int8: 4-byte quads) */
+    sizes[3] = qb * (s8 ? round32(kb) : kb); /* scores / probabilities of one tile */
     sizes[4] = qb * round16(dv);         /* P.V of one tile */
     sizes[5] = qb * round16(dv);         /* running output */
     sizes[6] = 3 * qb;                   /* running max, sum, rescale factor */
     sizes[7] = kb > round16(dv) ? kb : round16(dv); /* zero bias */
     /* bf16 pairs of one tile's probabilities, then the packing's lines (2 max(Lk, Dv) + 2 floats) or a Q row */
     sizes[8] = p->bf16 ? qb * ((kb + 1) / 2) + 2 * (lk > round16(dv) ? lk : round16(dv)) + 2 * (d + 2) : 0;
+    sizes[9] = s8 ? round32(lk) + qb : 0; /* int8 scores: per key and per query row zero-point terms (int32) */
 }
 
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
-    int64_t s[9], total = 0;
+    int64_t s[10], total = 0;
     int i;
     layout(p, s);
-    for (i = 0; i < 9; i++) total += s[i];
+    for (i = 0; i < 10; i++) total += s[i];
     return (size_t)total * sizeof(float);
 }
 
 /* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width (the
- * attention's operands may be stored in 16 bits, pass half_storage). */
-static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, int32_t width, float *dst) {
+ * attention's operands may be stored in 16 bits, pass half_storage, or V in int8: qs * (v - qz), as
+ * DEQUANTIZE computes it). */
+static void gather_q(const void *x, int32_t t, float qs, int32_t qz, int64_t off, int64_t s, int32_t n, int32_t width,
+                     float *dst) {
     int32_t l;
-    rt_opt_gather_f32(t, (const char *)x + off * (t == RT_F32 ? 4 : 2), s, n, dst);
+    if (t == RT_I8) {
+        const int8_t *v = (const int8_t *)x + off;
+        for (l = 0; l < n; l++) dst[l] = qs * (float)((int32_t)v[l * s] - qz);
+    } else
+        rt_opt_gather_f32(t, (const char *)x + off * (t == RT_F32 ? 4 : 2), s, n, dst);
     for (l = n; l < width; l++) dst[l] = 0.0f;
+}
+static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, int32_t width, float *dst) {
+    gather_q(x, t, 1.0f, 0, off, s, n, width, dst);
+}
+/* V's elements (type p->tv) as floats */
+static void gather_v(const rt_opt_attn_params *p, const void *v, int64_t off, int64_t s, int32_t n, int32_t width,
+                     float *dst) {
+    gather_q(v, p->tv, p->qscale[2], p->qzero[2], off, s, n, width, dst);
 }
 
 /* n (<= 16) keys stored as rows (stride rs elements of type t, the first at element off of k) as one
@@ -119,6 +142,78 @@ static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_
 }
 #endif
 
+/* int8 K (p->tk RT_I8) as rt_opt_scores_s8's panels: keys 0..round32(Lk) (zeros past Lk) over kq quads of
+ * the D dimensions (zeros past D), and per key j the zero-point term colterm[j] = (128 + zq)(zk D - sum_c
+ * k[j][c]): with the kernel's sum of (q + 128) k and the query row's -zk sum_c (q + 128) it makes
+ * sum_c (q - zq)(k - zk) exactly (wrapping int32). With AVX512-VNNI 16 keys of up to 64 contiguous bytes
+ * at a time, transposed in registers as 16 x 16 quads and summed by vpdpbusd against ones. */
+static void pack_k_s8(const rt_opt_attn_params *p, const int8_t *k, int64_t ko, int8_t *kp, int32_t *colterm) {
+    const int32_t lk = p->qk.n, d = p->qk.k, kq = RT_OPT_K4(d) / 4, n32 = (int32_t)round32(lk);
+    const uint32_t zq = (uint32_t)(128 + p->qzero[0]), zkd = (uint32_t)p->qzero[1] * (uint32_t)d;
+    int32_t j, c;
+#if defined(RT_OPT_AVX512) && defined(__AVX512VNNI__)
+    if (p->qk.rhs_sk == 1 && d <= 64) {
+        const __mmask64 kc = d == 64 ? ~(__mmask64)0 : ((__mmask64)1 << d) - 1u;
+        const __m512i ones = _mm512_set1_epi8(1);
+        int32_t i;
+        for (j = 0; j < n32; j += NR) {
+            __m512 r[NR];
+            __m512i sum = _mm512_setzero_si512();
+            for (i = 0; i < NR; i++)
+                r[i] = j + i < lk ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi8(kc, k + ko + (int64_t)(j + i) * p->qk.rhs_sj))
+                                  : _mm512_setzero_ps();
+            transpose16(r);
+            for (c = 0; c < kq; c++) {
+                const __m512i x = _mm512_castps_si512(r[c]);
+                _mm512_storeu_si512((void *)(kp + (int64_t)(j / NR) * kq * 4 * NR + (int64_t)c * 4 * NR), x);
+                sum = _mm512_dpbusd_epi32(sum, ones, x);
+            }
+            _mm512_storeu_si512((void *)(colterm + j),
+                                _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)zq),
+                                                   _mm512_sub_epi32(_mm512_set1_epi32((int32_t)zkd), sum)));
+        }
+        return;
+    }
+#endif
+    for (j = 0; j < n32; j++) {
+        int8_t *dst = kp + (int64_t)(j / NR) * kq * 4 * NR + (j % NR) * 4;
+        uint32_t sum = 0;
+        for (c = 0; c < 4 * kq; c++) {
+            const int8_t x = j < lk && c < d ? k[ko + (int64_t)j * p->qk.rhs_sj + (int64_t)c * p->qk.rhs_sk] : 0;
+            dst[(c / 4) * 4 * NR + c % 4] = x;
+            sum += (uint32_t)(int32_t)x;
+        }
+        colterm[j] = (int32_t)(zq * (zkd - sum));
+    }
+}
+
+/* Query rows off.. (qb of them) of int8 Q for rt_opt_scores_s8: in place when each row is contiguous in
+ * whole quads (lhs_sk 1, D a multiple of 4), else copied into q8 with zero padding; rowterm[r] = -zk
+ * sum_c (q[r][c] + 128). Returns the rows, *lda their distance. */
+static const int8_t *rows_q_s8(const rt_opt_attn_params *p, const int8_t *q, int64_t off, int32_t qb, int8_t *q8,
+                               int32_t *rowterm, int32_t *lda) {
+    const int32_t d = p->qk.k, k4 = RT_OPT_K4(d);
+    const uint32_t zk = (uint32_t)p->qzero[1];
+    const int8_t *rows = q + off;
+    int32_t r, c;
+    if (p->qk.lhs_sk == 1 && d % 4 == 0) {
+        *lda = p->qk.lhs_si;
+    } else {
+        for (r = 0; r < qb; r++)
+            for (c = 0; c < k4; c++)
+                q8[(int64_t)r * k4 + c] = c < d ? q[off + (int64_t)r * p->qk.lhs_si + (int64_t)c * p->qk.lhs_sk] : 0;
+        rows = q8;
+        *lda = k4;
+    }
+    for (r = 0; r < qb; r++) {
+        const int8_t *x = rows + (int64_t)r * *lda;
+        int32_t sum = 0;
+        for (c = 0; c < d; c++) sum += x[c];
+        rowterm[r] = (int32_t)(0u - zk * ((uint32_t)sum + 128u * (uint32_t)d));
+    }
+    return rows;
+}
+
 /* Element offset of the mask operand m for batch number b. */
 static int64_t mask_offset(const rt_opt_attn_params *p, int m, int64_t b) {
     int64_t off = 0;
@@ -175,6 +270,48 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
     }
 }
 
+/* Query row i's scores over keys k0..k0+n from the int8 product's int32 sums (rt_opt_scores_s8 with the key
+ * terms) and the row's term rt: mask(scale * (sqk * (irow[c] + rt))) into row, as apply_mask would make
+ * them; returns their max (as rt_opt_max_f32). With AVX-512 and contiguous bool masks (or none) in one
+ * pass: the sums converted, scaled, masked and their max taken 16 lanes at a time. */
+static float s8_row(const rt_opt_attn_params *p, const void *const *mask, const int64_t *mo, int64_t i, int64_t k0,
+                    int32_t n, const int32_t *irow, uint32_t rt, float sqk, float *row) {
+    int32_t c;
+#if defined(RT_OPT_AVX512)
+    const int bools = p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL;
+    if (p->mask == RT_OPT_MASK_NONE || (bools && p->mask_sk[0] == 1 && (p->n_mask < 2 || p->mask_sk[1] <= 1))) {
+        const uint8_t *a = bools ? (const uint8_t *)mask[0] + mo[0] + i * p->mask_sq[0] + k0 : NULL;
+        const uint8_t *b = bools && p->n_mask > 1 ? (const uint8_t *)mask[1] + mo[1] + i * p->mask_sq[1] + k0 * p->mask_sk[1]
+                                                  : NULL;
+        const __mmask16 all_b = (__mmask16)(b && p->mask_sk[1] == 0 && !b[0] ? 0 : 0xFFFF); /* a broadcast b */
+        const __m512i vrt = _mm512_set1_epi32((int32_t)rt);
+        const __m512 vq = _mm512_set1_ps(sqk), vs = _mm512_set1_ps(p->scale), vf = _mm512_set1_ps(p->fill);
+        __m512 m = _mm512_set1_ps(-3.40282347e+38f);
+        if (b && p->mask_sk[1] == 0) b = NULL;
+        for (c = 0; c < n; c += NR) {
+            const __mmask16 k = (__mmask16)(n - c >= NR ? 0xFFFF : (1u << (n - c)) - 1u);
+            __m512 x = _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_maskz_loadu_epi32(k, irow + c), vrt));
+            x = _mm512_mul_ps(_mm512_mul_ps(x, vq), vs);
+            if (a) {
+                const __m512i va = _mm512_maskz_loadu_epi8((__mmask64)k, a + c);
+                __mmask16 on = (__mmask16)_mm512_test_epi8_mask(va, va) & all_b;
+                if (b) {
+                    const __m512i vb = _mm512_maskz_loadu_epi8((__mmask64)k, b + c);
+                    on &= (__mmask16)_mm512_test_epi8_mask(vb, vb);
+                }
+                x = _mm512_mask_blend_ps(p->mask == RT_OPT_MASK_KEEP ? on : (__mmask16)~on, vf, x);
+            }
+            _mm512_mask_storeu_ps(row + c, k, x);
+            m = _mm512_mask_max_ps(m, k, x, m);
+        }
+        return _mm512_reduce_max_ps(m);
+    }
+#endif
+    for (c = 0; c < n; c++) row[c] = (float)(int32_t)((uint32_t)irow[c] + rt) * sqk;
+    apply_mask(p, mask, mo, i, k0, n, row);
+    return rt_opt_max_f32(n, row);
+}
+
 /* C[m][n] = A[m][k] . packed B, no bias (zeros), no clamp. */
 static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, const float *a, int32_t lda,
                       const float *b, const float *zero, float *c, int32_t ldc) {
@@ -194,10 +331,10 @@ static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, co
 
 /* n elements of x (type t) from off, stride s, as bf16 in a line: the stored halves themselves when they
  * are bf16 and adjacent, else rounded into tmp16 (via tmp32, n floats). */
-static const uint16_t *line_bf16(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, float *tmp32,
-                                 uint16_t *tmp16) {
+static const uint16_t *line_bf16(const void *x, int32_t t, float qs, int32_t qz, int64_t off, int64_t s, int32_t n,
+                                 float *tmp32, uint16_t *tmp16) {
     if (t == RT_BF16 && s == 1) return (const uint16_t *)x + off;
-    gather(x, t, off, s, n, n, tmp32);
+    gather_q(x, t, qs, qz, off, s, n, n, tmp32);
     rt_opt_from_f32(tmp32, n, RT_BF16, tmp16);
     return tmp16;
 }
@@ -223,8 +360,8 @@ static void pack_k_bf16(const rt_opt_attn_params *p, const void *k, int64_t ko, 
     if (p->qk.rhs_sj == 1) { /* K^T rows: the keys of one dimension are a line */
         uint16_t *t16 = (uint16_t *)(void *)(tmp + lk + 1);
         for (c = 0; c < d2; c++) {
-            const uint16_t *a = line_bf16(k, p->tk, ko + 2 * c * p->qk.rhs_sk, 1, lk, tmp, t16);
-            const uint16_t *b = 2 * c + 1 < d ? line_bf16(k, p->tk, ko + (2 * c + 1) * p->qk.rhs_sk, 1, lk, tmp,
+            const uint16_t *a = line_bf16(k, p->tk, 1.0f, 0, ko + 2 * c * p->qk.rhs_sk, 1, lk, tmp, t16);
+            const uint16_t *b = 2 * c + 1 < d ? line_bf16(k, p->tk, 1.0f, 0, ko + (2 * c + 1) * p->qk.rhs_sk, 1, lk, tmp,
                                                           t16 + lk + 1)
                                               : NULL;
             pair_lines(a, b, lk, (int64_t)d2 * NR * 2, kp + c * NR * 2);
@@ -252,16 +389,17 @@ static void pack_v_bf16(const rt_opt_attn_params *p, const void *v, int64_t vo, 
         if (p->pv.rhs_sj == 1) { /* V rows: the columns of one key are a line */
             for (r = 0; r < r2; r++) {
                 const int64_t key = k0 + 2 * r;
-                const uint16_t *a = line_bf16(v, p->tv, vo + key * p->pv.rhs_sk, 1, dv, tmp, t16);
+                const uint16_t *a = line_bf16(v, p->tv, p->qscale[2], p->qzero[2], vo + key * p->pv.rhs_sk, 1, dv, tmp, t16);
                 const uint16_t *b = 2 * r + 1 < rows
-                                        ? line_bf16(v, p->tv, vo + (key + 1) * p->pv.rhs_sk, 1, dv, tmp, t16 + dv + 1)
+                                        ? line_bf16(v, p->tv, p->qscale[2], p->qzero[2], vo + (key + 1) * p->pv.rhs_sk, 1, dv, tmp,
+                                                    t16 + dv + 1)
                                         : NULL;
                 pair_lines(a, b, dv, r2 * NR * 2, blk + r * NR * 2);
             }
             continue;
         }
         for (r = 0; r < 2 * r2; r++) {
-            if (r < rows) gather(v, p->tv, vo + (k0 + r) * p->pv.rhs_sk, p->pv.rhs_sj, dv, dvp, tmp);
+            if (r < rows) gather_v(p, v, vo + (k0 + r) * p->pv.rhs_sk, p->pv.rhs_sj, dv, dvp, tmp);
             else memset(tmp, 0, sizeof(float) * (size_t)dvp);
             for (c = 0; c < dvp; c++) blk[(c / NR) * r2 * NR * 2 + (r / 2) * NR * 2 + (c % NR) * 2 + (r & 1)] =
                 rt_f32_to_bf16(tmp[c]);
@@ -286,15 +424,18 @@ static void attn_task(void *vj, int task) {
     void *out = jb->out;
     void *scratch = jb->scratch ? (char *)jb->scratch + (int64_t)task * (int64_t)rt_opt_attention_scratch_bytes(p) : NULL;
     const int32_t lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qbk = p->q_block, kbk = p->kv_block;
-    const int32_t dvp = (int32_t)round16(dv);
+    const int32_t dvp = (int32_t)round16(dv), s8 = s8_scores(p), ls = s8 ? (int32_t)round32(kbk) : kbk;
+    const int32_t kq = RT_OPT_K4(d) / 4;
+    const float sqk = p->qscale[0] * p->qscale[1];
     const void *mask[2];
-    int64_t sizes[9], nb = rt_bmm_batch_count(&p->pv), b;
+    int64_t sizes[10], nb = rt_bmm_batch_count(&p->pv), b;
     float *kp, *vp, *qa, *s, *t, *o, *ot, *mx, *l, *alpha, *zero;
     rt_opt_gemm_params g;
     const int bf = bf16_products(p);
     const int32_t d2 = (d + 1) / 2;
     uint32_t *pb;
     float *row;
+    int32_t *colterm, *rowterm;
     mask[0] = jb->mask0;
     mask[1] = jb->mask1;
     layout(p, sizes);
@@ -310,6 +451,8 @@ static void attn_task(void *vj, int task) {
     zero = mx + sizes[6];
     pb = (uint32_t *)(void *)(zero + sizes[7]);
     row = (float *)(void *)(pb + (int64_t)qbk * ((kbk + 1) / 2));
+    colterm = (int32_t *)(void *)((float *)(void *)pb + sizes[8]);
+    rowterm = colterm + round32(lk);
     memset(zero, 0, sizeof(float) * (size_t)sizes[7]);
     memset(&g, 0, sizeof g);
     g.act_min = -INFINITY;
@@ -323,9 +466,10 @@ static void attn_task(void *vj, int task) {
         /* K^T as the right operand: panel jp holds keys 16jp..16jp+15 as
          * [D][16]; V per key block: the block at k0 * dvp is a
          * [dvp/16][rows][16] panel set. Stores run contiguously. */
-        if (bf) {
+        if (s8) {
+            pack_k_s8(p, (const int8_t *)k, ko, (int8_t *)(void *)kp, colterm);
+        } else if (bf) {
             pack_k_bf16(p, k, ko, row, (uint16_t *)(void *)kp);
-            pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
         } else if (p->qk.rhs_sk == 1) { /* rows of keys: 16 at a time */
             for (j = 0; j < round16(lk); j += NR)
                 panel_keys(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sj, (int32_t)(lk - j < NR ? lk - j : NR), d, kp + j * d,
@@ -336,19 +480,23 @@ static void attn_task(void *vj, int task) {
                     gather(k, p->tk, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
                            (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
         }
+        if (bf) pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
         for (k0 = 0; k0 < lk && !bf; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
             float *blk = vp + k0 * dvp;
             for (c0 = 0; c0 < dvp; c0 += NR)
                 for (r = 0; r < rows; r++)
-                    gather(v, p->tv, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj,
-                           (int32_t)(dv - c0 < NR ? dv - c0 : NR), NR, blk + c0 * rows + r * NR);
+                    gather_v(p, v, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj,
+                             (int32_t)(dv - c0 < NR ? dv - c0 : NR), NR, blk + c0 * rows + r * NR);
         }
         for (i0 = 0; i0 < lq; i0 += qbk) {
             int32_t qb = lq - i0 < qbk ? (int32_t)(lq - i0) : qbk, r, c;
-            const float *a;
-            int32_t lda;
-            if (bf) { /* Q rows as bf16 pairs: as they are when stored so, else rounded into qa */
+            const float *a = NULL;
+            const int8_t *a8 = NULL;
+            int32_t lda = 0;
+            if (s8) {
+                a8 = rows_q_s8(p, (const int8_t *)q, qo + i0 * p->qk.lhs_si, qb, (int8_t *)(void *)qa, rowterm, &lda);
+            } else if (bf) { /* Q rows as bf16 pairs: as they are when stored so, else rounded into qa */
                 const uint16_t *q16 = (const uint16_t *)q + qo + i0 * p->qk.lhs_si;
                 if (p->tq == RT_BF16 && p->qk.lhs_sk == 1 && p->qk.lhs_si == d && !(d & 1) && !((uintptr_t)q16 & 3u)) {
                     a = (const float *)(const void *)q16;
@@ -379,16 +527,25 @@ static void attn_task(void *vj, int task) {
             for (k0 = 0; k0 < lk; k0 += kbk) {
                 int32_t kl = lk - k0 < kbk ? (int32_t)(lk - k0) : kbk;
                 /* scores of the tile */
-                if (bf) {
-                    g.m = qb, g.n = kl, g.k = 2 * d2, g.lda = lda, g.ldc = kbk;
+                if (s8) { /* exact int32 sums (key terms included); s8_row makes the scores in place */
+                    rt_opt_scores_s8(qb, (kl + NR - 1) / NR, kq, a8, lda,
+                                     (const int8_t *)(const void *)kp + (int64_t)(k0 / NR) * kq * 4 * NR, colterm + k0,
+                                     (int32_t *)(void *)s, ls);
+                } else if (bf) {
+                    g.m = qb, g.n = kl, g.k = 2 * d2, g.lda = lda, g.ldc = ls;
                     rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)a,
                                         (const uint16_t *)(const void *)kp + (k0 / NR) * d2 * NR * 2, zero, s, NULL);
                 } else
-                    tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, kbk);
+                    tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, ls);
                 for (r = 0; r < qb; r++) {
-                    float *row = s + (int64_t)r * kbk, m_new, sum;
-                    apply_mask(p, mask, mo, i0 + r, k0, kl, row);
-                    m_new = rt_opt_max_f32(kl, row);
+                    float *row = s + (int64_t)r * ls, m_new, sum;
+                    if (s8) {
+                        m_new = s8_row(p, mask, mo, i0 + r, k0, kl, (const int32_t *)(const void *)row,
+                                       (uint32_t)rowterm[r], sqk, row);
+                    } else {
+                        apply_mask(p, mask, mo, i0 + r, k0, kl, row);
+                        m_new = rt_opt_max_f32(kl, row);
+                    }
                     m_new = m_new > mx[r] ? m_new : mx[r];
                     /* the first block's rescale multiplies a zero sum and no output: not computed (a scalar
                      * exp per row was a fifth of a 17-key row's softmax) */
@@ -410,7 +567,7 @@ static void attn_task(void *vj, int task) {
                     rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)pb,
                                         (const uint16_t *)(const void *)vp + k0 * dvp, zero, ot, NULL);
                 } else
-                    tile_gemm(&g, qb, dv, kl, s, kbk, vp + k0 * dvp, zero, ot, dvp);
+                    tile_gemm(&g, qb, dv, kl, s, ls, vp + k0 * dvp, zero, ot, dvp);
                 for (r = 0; r < qb && k0 > 0; r++) {
                     float *orow = o + (int64_t)r * dvp, al = alpha[r];
                     const float *trow = t + (int64_t)r * dvp;

@@ -50,11 +50,12 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_
     const __m512i hi = _mm512_set1_epi32(p->act_qmax);
     const __m512i m = _mm512_loadu_si512((const void *)mult), s = _mm512_loadu_si512((const void *)shift);
     const __m512i b = _mm512_loadu_si512((const void *)bias);
-    const rq16 k = rq16_prepare(m, s);
+    const int single = p->rounding == RT_OPT_ROUND_SINGLE;
+    const rq16 k = single ? rq16_prepare_single_z(m, s, 0) : rq16_prepare(m, s);
     int32_t r;
     for (r = 0; r < mr; r++) {
         __m512i x = _mm512_add_epi32(_mm512_loadu_si512((const void *)acc[r]), b);
-        __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? rq_single16(x, m, s) : rq16_apply(x, &k);
+        __m512i v = single ? rq16_apply_single(x, &k) : rq16_apply(x, &k);
         __m128i packed;
         v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, off), lo), hi);
         packed = _mm512_cvtepi32_epi8(v);
@@ -142,7 +143,8 @@ static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32
     q->bias = _mm512_loadu_si512((const void *)(bias + col));
     q->m = _mm512_loadu_si512((const void *)(p->mult + col));
     q->s = _mm512_loadu_si512((const void *)(p->shift + col));
-    q->k = rq16_prepare_z(q->m, q->s, p->rounding == RT_OPT_ROUND_SINGLE ? 0 : p->out_offset);
+    q->k = p->rounding == RT_OPT_ROUND_SINGLE ? rq16_prepare_single_z(q->m, q->s, p->out_offset)
+                                              : rq16_prepare_z(q->m, q->s, p->out_offset);
     q->col = col;
     q->nr = p->n - col < NR ? p->n - col : NR;
 }
@@ -160,9 +162,8 @@ static inline __m512i bcast4(const uint8_t *src) {
 
 /* Requantizes one row of a panel (16 accumulators) and stores its q->nr bytes. */
 RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m512i acc, int8_t *dst) {
-    const __m512i v = p->rounding == RT_OPT_ROUND_SINGLE
-                          ? _mm512_add_epi32(rq_single16(acc, q->m, q->s), _mm512_set1_epi32(p->out_offset))
-                          : rq16_apply_z(acc, &q->k);
+    const __m512i v = p->rounding == RT_OPT_ROUND_SINGLE ? _mm512_add_epi32(rq16_apply_single(acc, &q->k), q->k.post)
+                                                          : rq16_apply_z(acc, &q->k);
     _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, (__mmask16)((1u << q->nr) - 1u),
                                       clamp16_i8(v, p->act_qmin, p->act_qmax));
 }
@@ -171,12 +172,13 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
  * anything, so q_store16's reads of p and q (the rounding mode, the bounds, the column count, the
  * rq16 masks) were repeated for every row, ~30 scalar instructions around each 13 vector ones;
  * with 16 or 24 input channels that bound the 1x1 expansions (MobileNetV2 224 int8's first: 200 us,
- * 90 without any requantization). `fast`: TFLite's double rounding with the zero point folded. */
+ * 90 without any requantization). `fast`: the zero point folded into the rounding (TFLite's double or,
+ * FULLY_CONNECTED's, single rounding). */
 typedef struct q_ctx {
     rq16 k;
     __m512i lo, hi;
     __mmask16 st;
-    int fast, clamp;
+    int fast, single, clamp;
 } q_ctx;
 
 RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
@@ -184,7 +186,8 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
     x.k = q->k;
     x.lo = _mm512_set1_epi32(p->act_qmin), x.hi = _mm512_set1_epi32(p->act_qmax);
     x.st = (__mmask16)((1u << q->nr) - 1u);
-    x.fast = p->rounding != RT_OPT_ROUND_SINGLE && q->k.folded;
+    x.fast = q->k.folded;
+    x.single = p->rounding == RT_OPT_ROUND_SINGLE;
     x.clamp = p->act_qmin > -128 || p->act_qmax < 127; /* else the saturating store applies the bounds */
     return x;
 }
@@ -193,7 +196,7 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
 RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc,
                                int8_t *dst) {
     if (x->fast) {
-        __m512i v = rq16_apply(acc, &x->k);
+        __m512i v = x->single ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
         if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
         _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, v);
     } else
@@ -204,9 +207,9 @@ RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, cons
  * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored.
  * One row (GEMV) takes even and odd quads into separate accumulators, so the
  * vpdpbusd do not all wait on each other. */
-RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
-                             const int8_t *b0, const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q,
-                             int8_t *c) {
+RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, int32_t kq, const uint8_t *a, int32_t lda,
+                             int32_t mr, const int8_t *b0, const int8_t *b1, const rt_opt_gemm_params *p,
+                             const panel_q *q, int8_t *c) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     int32_t kk = 0;
 #define S8_DECL2(r)                                                                                                 \
@@ -237,7 +240,18 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, int32_t kq, const 
     }
         RT_R8(S8_STEP2)
     }
-    {
+    if (RAW) { /* the int32 sums (bias included) at int32 columns q[h].col of c's rows; a lone panel as q[1] = q[0] */
+        int32_t *const e0 = (int32_t *)(void *)c + q[0].col, *const e1 = (int32_t *)(void *)c + q[1].col;
+        const int two = q[1].col != q[0].col;
+        const int64_t ldc = p->ldc;
+#define S8_RAW2(r)                                                                                                  \
+    if ((r) < R && (r) < mr) {                                                                                      \
+        _mm512_storeu_si512((void *)(e0 + (int64_t)(r) * ldc), c##r##0);                                            \
+        if (two) _mm512_storeu_si512((void *)(e1 + (int64_t)(r) * ldc), c##r##1);                                   \
+    }
+        RT_R8(S8_RAW2)
+#undef S8_RAW2
+    } else {
         const q_ctx x0 = q_ctx_make(p, &q[0]), x1 = q_ctx_make(p, &q[1]);
         const int64_t ldc = p->ldc;
         int8_t *const d0 = c + q[0].col, *const d1 = c + q[1].col;
@@ -255,7 +269,7 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, int32_t kq, const 
 #define RT_S8_P2(R, F)                                                                                              \
     static void ukr_s8_q2_##R##_##F(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,    \
                                     const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) { \
-        ukr_s8_p2(R, F, kq, a, lda, mr, b0, b1, p, q, c);                                                        \
+        ukr_s8_p2(R, F, 0, kq, a, lda, mr, b0, b1, p, q, c);                                                     \
     }
 RT_S8_P2(1, 0)
 RT_S8_P2(2, 0)
@@ -265,6 +279,16 @@ RT_S8_P2(1, 1)
 RT_S8_P2(2, 1)
 RT_S8_P2(4, 1)
 RT_S8_P2(8, 1)
+/* int32 sums of int8 rows (flipped in registers): the attention's scores */
+#define RT_S8_RAW(R)                                                                                                \
+    static void ukr_s8_raw_##R(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,          \
+                               const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {     \
+        ukr_s8_p2(R, 1, 1, kq, a, lda, mr, b0, b1, p, q, c);                                                     \
+    }
+RT_S8_RAW(1)
+RT_S8_RAW(2)
+RT_S8_RAW(4)
+RT_S8_RAW(8)
 /* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (flip: A is int8,
  * +128 added in registers). */
 static void ukr_s8_q2(int flip, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
@@ -785,4 +809,46 @@ void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs,
         }
         gemm_u8(&g, p->m, pa, k4, pb, bias, out + b * p->m * p->n, p->rhs_offset ? row_add : NULL);
     }
+}
+
+/* ---- int32 products of int8 rows: the fused attention's scores on int8 Q and K (rt_opt_attention.c) */
+
+void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, int32_t lda, const int8_t *b,
+                      const int32_t *bias, int32_t *c, int32_t ldc) {
+#if defined(RT_OPT_S8_VNNI)
+    rt_opt_gemm_params g;
+    panel_q q[2];
+    int32_t jp, i;
+    memset(&g, 0, sizeof g);
+    memset(q, 0, sizeof q);
+    g.ldc = ldc;
+    for (jp = 0; jp < panels; jp += 2) {
+        const int8_t *b0 = b + (int64_t)jp * kq * 4 * NR, *b1 = jp + 1 < panels ? b0 + (int64_t)kq * 4 * NR : b0;
+        q[0].bias = _mm512_loadu_si512((const void *)(bias + jp * NR));
+        q[0].col = jp * NR;
+        q[1] = q[0];
+        if (jp + 1 < panels) {
+            q[1].bias = _mm512_loadu_si512((const void *)(bias + (jp + 1) * NR));
+            q[1].col = (jp + 1) * NR;
+        }
+        for (i = 0; i < m; i += MR_S8) {
+            const int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            const uint8_t *ai = (const uint8_t *)a + (int64_t)i * lda;
+            int8_t *ci = (int8_t *)(void *)(c + (int64_t)i * ldc);
+            (mr <= 1 ? ukr_s8_raw_1 : mr <= 2 ? ukr_s8_raw_2 : mr <= 4 ? ukr_s8_raw_4 : ukr_s8_raw_8)(kq, ai, lda, mr, b0,
+                                                                                                  b1, &g, q, ci);
+        }
+    }
+#else
+    int32_t i, j, kk, t;
+    for (i = 0; i < m; i++)
+        for (j = 0; j < panels * NR; j++) {
+            const int8_t *bj = b + (int64_t)(j / NR) * kq * 4 * NR + (j % NR) * 4;
+            const int8_t *ai = a + (int64_t)i * lda;
+            uint32_t sum = (uint32_t)bias[j];
+            for (kk = 0; kk < kq; kk++)
+                for (t = 0; t < 4; t++) sum += (uint32_t)(((int32_t)ai[4 * kk + t] + 128) * bj[kk * 4 * NR + t]);
+            c[(int64_t)i * ldc + j] = (int32_t)sum;
+        }
+#endif
 }

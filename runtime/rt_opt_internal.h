@@ -245,13 +245,33 @@ static inline __m512i rq_double16(__m512i x, __m512i m, __m512i s) {
     return rq16_apply(x, &k);
 }
 
-static inline __m512i rq_single16(__m512i x, __m512i m, __m512i s) {
-    const __m512i one = _mm512_set1_epi64(1);
-    __m512i total = _mm512_sub_epi32(_mm512_set1_epi32(31), s);
-    __m512i t_e = _mm512_and_si512(total, _mm512_set1_epi64(0xFFFFFFFF)), t_o = _mm512_srli_epi64(total, 32);
-    __m512i e = _mm512_mul_epi32(x, m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(m, 32));
-    e = _mm512_srav_epi64(_mm512_add_epi64(e, _mm512_sllv_epi64(one, _mm512_sub_epi64(t_e, one))), t_e);
-    o = _mm512_srav_epi64(_mm512_add_epi64(o, _mm512_sllv_epi64(one, _mm512_sub_epi64(t_o, one))), t_o);
+/* TFLite's single rounding, (x m + 2^(t-1)) >> t with t = 31 - shift in 64-bit lanes, as an rq16: k_e/k_o
+ * = 2^(t-1) [+ z 2^t: the zero point folded where every t <= 54, so |x m| < 2^62 plus both stays within
+ * int64], s_e/s_o = t, no negative-product corrections (nz_e/nz_o empty); applied by rq16_apply_single. */
+static inline rq16 rq16_prepare_single_z(__m512i m, __m512i s, int32_t z) {
+    const __m512i one = _mm512_set1_epi64(1), total = _mm512_sub_epi32(_mm512_set1_epi32(31), s);
+    const __m512i t_e = _mm512_and_si512(total, _mm512_set1_epi64(0xFFFFFFFF)), t_o = _mm512_srli_epi64(total, 32);
+    rq16 k;
+    k.m = m;
+    k.m_o = _mm512_srli_epi64(m, 32);
+    k.k_e = _mm512_sllv_epi64(one, _mm512_sub_epi64(t_e, one));
+    k.k_o = _mm512_sllv_epi64(one, _mm512_sub_epi64(t_o, one));
+    k.s_e = t_e, k.s_o = t_o;
+    k.nz_e = k.nz_o = 0;
+    k.folded = _mm512_cmpgt_epi32_mask(total, _mm512_set1_epi32(54)) == 0;
+    k.post = _mm512_set1_epi32(k.folded ? 0 : z);
+    if (k.folded && z) {
+        const __m512i zz = _mm512_set1_epi64(z);
+        k.k_e = _mm512_add_epi64(k.k_e, _mm512_sllv_epi64(zz, t_e));
+        k.k_o = _mm512_add_epi64(k.k_o, _mm512_sllv_epi64(zz, t_o));
+    }
+    return k;
+}
+
+static inline __m512i rq16_apply_single(__m512i x, const rq16 *k) {
+    __m512i e = _mm512_mul_epi32(x, k->m), o = _mm512_mul_epi32(_mm512_srli_epi64(x, 32), k->m_o);
+    e = _mm512_srav_epi64(_mm512_add_epi64(e, k->k_e), k->s_e);
+    o = _mm512_srav_epi64(_mm512_add_epi64(o, k->k_o), k->s_o);
     return join16(e, o);
 }
 #endif
@@ -330,6 +350,13 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #endif
 
 /* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c) ---- */
+
+/* The fused attention's scores on int8 operands (rt_opt_gemm_s8.c): c[i][j] = bias[j] + sum over k of
+ * (a[i][k] + 128) b[k][j], wrapping int32, for i < m and the 16 * panels columns of b packed like the s8
+ * weights ([panels][kq][16][4], K padded with zeros); a: m int8 rows lda bytes apart, 4 kq bytes readable
+ * in each; c's rows ldc int32 apart, at least 16 * panels wide. */
+void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, int32_t lda, const int8_t *b,
+                      const int32_t *bias, int32_t *c, int32_t ldc);
 
 /* K rounded up to whole 4-byte quads (the int8 kernels' packed K). */
 #define RT_OPT_K4(k) (((k) + 3) / 4 * 4)

@@ -17,7 +17,11 @@
  * Needs: schedule (both matmuls SCHED_BMM f32, the softmax SCHED_SOFTMAX).
  * Every intermediate must have the next op as its only reader and not be a
  * graph output; f32 only (int8 attention needs its requantization steps,
- * which an online softmax cannot reproduce exactly). */
+ * which an online softmax cannot reproduce exactly). Float Q, K and V that
+ * are DEQUANTIZE outputs of int8 tensors (--precision int8 puts them after
+ * the int8 projections) are read as stored instead: Q and K together, the
+ * scores then exact int32 sums of the bytes (VNNI) scaled by their scales;
+ * V dequantized as the kernel packs it (the same floats). */
 #include <float.h>
 #include <string.h>
 
@@ -151,6 +155,40 @@ static int match(const Graph *g, const int *readers, int sm, Chain *c) {
     return 1;
 }
 
+/* The DEQUANTIZE writing tensor t, when the fused op `reader` is its only reader and it dequantizes an int8
+ * tensor with one scale: the fused op can read the int8 values themselves. */
+static int dequant_of(const Graph *g, const int *readers, int t, int reader) {
+    int p = pass_producer(g, t, OP_DEQUANTIZE);
+    if (p < 0 || pass_only_reader(g, readers, t) != reader) return -1;
+    const IrTensor *x = &g->tensors[g->ops[p].in[0]];
+    return x->dtype == IR_I8 && x->q.count == 1 && x->q.scale && x->q.zero_point ? p : -1;
+}
+
+/* Folds the DEQUANTIZE ops in front of Q and K (both or neither: the scores become exact int32 sums of the
+ * stored bytes, unless --keep-fp32 names the first BATCH_MATMUL) and of V (dequantized as it is packed, the
+ * same floats); returns how many. */
+static int fold_dequant(Graph *g, int *readers, const Chain *c, rt_opt_attn_params *p, int *in) {
+    const IrPrecision *pr = g->root ? NULL : g->precision;
+    int dq[3], n = 0;
+    for (int k = 0; k < 3; k++) dq[k] = g->target_cuda ? -1 : dequant_of(g, readers, in[k], c->bmm2);
+    if (dq[0] < 0 || dq[1] < 0 || (pr && pass_keep_fp32(g, pr, &g->ops[c->bmm1]))) dq[0] = dq[1] = -1;
+    for (int k = 0; k < 3; k++) {
+        if (dq[k] < 0) continue;
+        IrOp *dop = &g->ops[dq[k]];
+        const IrTensor *x = &g->tensors[dop->in[0]];
+        p->qscale[k] = x->q.scale[0];
+        p->qzero[k] = (int32_t)x->q.zero_point[0];
+        *(k == 0 ? &p->tq : k == 1 ? &p->tk : &p->tv) = RT_I8;
+        readers[in[k]]--;
+        in[k] = dop->in[0];
+        pass_add_reader(g, readers, in[k], c->bmm2); /* the fused op reads it where the DEQUANTIZE did */
+        readers[in[k]]--;
+        dop->dead = 1;
+        n++;
+    }
+    return n;
+}
+
 static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     IrOp *b1 = &g->ops[c->bmm1], *b2 = &g->ops[c->bmm2];
     const IrTensor *s = &g->tensors[c->scores];
@@ -208,6 +246,12 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
         p->bf16 = 1;
         b2->prec = IR_BF16;
         b2->prec_note = "bf16 products, softmax f32";
+    }
+    for (int n = fold_dequant(g, readers, c, p, in); n > 0; n--) pass_add_fused_name(b2, "DEQUANTIZE");
+    if (p->tq == RT_I8) {
+        b2->prec = IR_I8;
+        b2->prec_note = p->bf16 ? "int8 scores (exact int32 sums), bf16 P.V, softmax f32"
+                                : "int8 scores (exact int32 sums), f32 P.V and softmax";
     }
     b2->sched.kind = SCHED_ATTENTION;
     b2->sched.kparams = p;
