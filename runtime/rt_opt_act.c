@@ -51,6 +51,7 @@ void rt_opt_lut_i8(const int8_t *lut, int64_t n, const int8_t *in, int8_t *out) 
  * LayerNorms and attention softmax ran at the add latency (LayerNorm [128, 128] 9.1 -> 3.8 us). */
 #define ROW_LANES 32
 
+#if !(defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)) /* else total16 */
 /* The ROW_LANES partial sums of a row, added up (one order for every row sum). */
 static float lanes_total(float *s) {
     float t = 0.0f;
@@ -60,6 +61,26 @@ static float lanes_total(float *s) {
     for (l = 0; l < ROW_LANES / 4; l++) t += s[l];
     return t;
 }
+#endif
+
+#if defined(RT_OPT_AVX512)
+/* lanes_total of the 32 lanes lo (0..15) and hi (16..31), in registers: the same additions in the same
+ * order (the two halves, the two quarters, then lanes 0..7 one after another); storing the lanes to add
+ * them from memory cost a short row (ViT's 17 keys) more than its exponentials. */
+static inline float total16(__m512 lo, __m512 hi) {
+    const __m512 s = _mm512_add_ps(lo, hi);
+    const __m256 q = _mm256_add_ps(_mm512_castps512_ps256(s), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)));
+    const __m128 a = _mm256_castps256_ps128(q), b = _mm256_extractf128_ps(q, 1);
+    float t = 0.0f + _mm_cvtss_f32(a);
+    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 1));
+    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 2));
+    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 3));
+    t += _mm_cvtss_f32(b);
+    t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 1));
+    t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 2));
+    return t + _mm_cvtss_f32(_mm_shuffle_ps(b, b, 3));
+}
+#endif
 
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
 /* The row loops written out for AVX-512, the same arithmetic lane for lane (outputs bit-identical to the
@@ -130,7 +151,6 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
     const int fast = y16 != NULL;
     const __m512 vb = _mm512_set1_ps(fast ? beta * 1.44269504088896341f : beta), vs = _mm512_set1_ps(sub);
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-    float s[ROW_LANES];
     int32_t c;
     for (c = 0; c < d; c += ROW_LANES) {
         const int32_t rem = d - c;
@@ -155,9 +175,7 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
         _mm512_mask_storeu_ps(y + c, k0, e0);
         _mm512_mask_storeu_ps(y + c + 16, k1, e1);
     }
-    _mm512_storeu_ps(s, s0);
-    _mm512_storeu_ps(s + 16, s1);
-    return lanes_total(s);
+    return total16(s0, s1);
 }
 #else
 float rt_opt_max_f32(int32_t d, const float *x) {
@@ -226,10 +244,9 @@ void rt_opt_softmax_f32(const rt_softmax_params *p, const float *in, float *out)
  * twice a row, was most of a 128-wide LayerNorm row's time. */
 static float row_sum16(int32_t d, const float *x, float m, int sq) {
     const __m512 vm = _mm512_set1_ps(m);
-    __m512 lo = _mm512_setzero_ps(), hi = lo, s;
-    __m256 h;
-    float t[8], tot = 0.0f, s0;
-    int32_t c, l;
+    __m512 lo = _mm512_setzero_ps(), hi = lo;
+    float s0;
+    int32_t c;
     for (c = 0; c + ROW_LANES <= d; c += ROW_LANES) {
         const __m512 a = _mm512_sub_ps(_mm512_loadu_ps(x + c), vm), b = _mm512_sub_ps(_mm512_loadu_ps(x + c + 16), vm);
         lo = sq ? _mm512_fmadd_ps(a, a, lo) : _mm512_add_ps(lo, a);
@@ -237,12 +254,7 @@ static float row_sum16(int32_t d, const float *x, float m, int sq) {
     }
     s0 = _mm512_cvtss_f32(lo);
     for (; c < d; c++) s0 += sq ? (x[c] - m) * (x[c] - m) : x[c] - m;
-    lo = _mm512_mask_mov_ps(lo, 1, _mm512_set1_ps(s0));
-    s = _mm512_add_ps(lo, hi);
-    h = _mm256_add_ps(_mm512_castps512_ps256(s), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)));
-    _mm256_storeu_ps(t, h);
-    for (l = 0; l < 8; l++) tot += t[l];
-    return tot;
+    return total16(_mm512_mask_mov_ps(lo, 1, _mm512_set1_ps(s0)), hi);
 }
 #define LN_ROW_SUM row_sum16
 #else

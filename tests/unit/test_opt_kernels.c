@@ -728,6 +728,7 @@ static void test_cast(void) {
             switch (rnd() % 8) {
             case 0: x[i] = p.scale * ((float)rnd_in(-300, 300) + 0.5f); break; /* exact halves */
             case 1: x[i] = rnd_f() * 1e9f; break;
+            case 2: x[i] = nextafterf(p.scale * ((float)rnd_in(-300, 300) + 0.5f), 0.0f); break; /* just inside */
             default: x[i] = rnd_f() * p.scale * 150.0f; break;
             }
         }
