@@ -405,6 +405,8 @@ static void test_copy(void) {
             int j = rnd_in(0, d), tmp = perm[d];
             perm[d] = perm[j], perm[j] = tmp;
         }
+        if (t < 6) /* [C][len] -> [len][C] bytes, C 2..4: an NCHW image to NHWC (the interleave path) */
+            rank = 2, es = 1, dims[0] = 2 + t % 3, dims[1] = rnd_in(1, 300), perm[0] = 1, perm[1] = 0;
         for (int d = rank - 1; d >= 0; d--) in_stride[d] = n * es, n *= dims[d];
         p.rank = rank, p.run = es;
         for (int k = rank - 1, s = 1; k >= 0; k--) {
