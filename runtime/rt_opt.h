@@ -77,6 +77,13 @@ typedef struct rt_opt_conv_params {
                                            * the input, the output and a fused ADD's other input */
 } rt_opt_conv_params;
 
+/* An int8 convolution's zero-padded image (its scratch slot holds rows * K4 im2col bytes, then this many):
+ * with padding, unit dilation and a padded image of at most 16 KiB, the patch rows are gathered from a
+ * copy of the image inside its padding, none of them cut by an edge; 0 where not used. */
+int64_t rt_opt_conv_s8_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w,
+                                    int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
+                                    int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w);
+
 /* Scratch bytes per slot of a non-direct f32 convolution with `rows` patch rows per block. */
 int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, int32_t filter_w, int32_t in_c);
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);

@@ -183,7 +183,12 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
-        int64_t slot = s8 ? (int64_t)o->sched.rows * row_bytes
+        int64_t slot = s8 ? (int64_t)o->sched.rows * row_bytes +
+                                (o->sched.direct ? 0
+                                                 : rt_opt_conv_s8_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h,
+                                                                               p->out_w, p->filter_h, p->filter_w,
+                                                                               p->stride_h, p->stride_w, p->pad_h,
+                                                                               p->pad_w, p->dil_h, p->dil_w))
                           : rt_opt_conv_f32_slot_bytes(o->sched.rows, k, p->filter_h, p->filter_w, p->in_c);
         o->scratch_bytes = (size_t)slot * (size_t)o->sched.slots;
     }

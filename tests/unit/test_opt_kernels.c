@@ -165,6 +165,12 @@ static void test_conv(void) {
         int32_t rows = 12;
         int64_t slot = rt_opt_conv_f32_slot_bytes(rows, k, p.filter_h, p.filter_w, p.in_c);
         if (slot < (int64_t)sizeof(float) * rows * kp) slot = (int64_t)sizeof(float) * rows * kp; /* int8 rows */
+        /* int8: room for the padded image too, which the split calls below use (slot_bytes set; the first
+         * call, slot_bytes 0, gathers the edge rows tap by tap) */
+        const int64_t pad8 = rt_opt_conv_s8_padded_bytes(p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.filter_h,
+                                                         p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h,
+                                                         p.dil_w);
+        if (slot < (int64_t)rows * ((k + 3) / 4 * 4) + pad8) slot = (int64_t)rows * ((k + 3) / 4 * 4) + pad8;
         void *scratch = malloc(3 * (size_t)slot);
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
         for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
@@ -194,6 +200,7 @@ static void test_conv(void) {
         sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
         c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
         c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
+        c.gemm.slots = 0, c.gemm.slot_bytes = 0; /* no room for the padded image: edge rows tap by tap */
         rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
         snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
@@ -201,9 +208,11 @@ static void test_conv(void) {
                  (long long)out_n);
         check(diff == 0, "conv int8 vs CONV_2D", msg);
         memset(g8, 0, (size_t)out_n);
+        c.gemm.slots = 3, c.gemm.slot_bytes = slot;
         rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, &fake_par);
         diff = count_diff_i8(g8, r8, out_n);
-        check(diff == 0, "conv int8 split over tasks vs CONV_2D", msg);
+        check(diff == 0, pad8 ? "conv int8 split over tasks, padded image, vs CONV_2D" : "conv int8 split over tasks vs CONV_2D",
+              msg);
         c.gemm.slots = 0, c.gemm.slot_bytes = 0;
         /* The fused residual ADD (pass fuse_add) against CONV_2D then ADD. */
         {
