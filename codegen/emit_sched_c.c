@@ -334,9 +334,11 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = s->kparams;
-        const char *what = p->tq == RT_I8 ? (p->bf16 ? "int8 scores (exact int32 sums), bf16 P.V (f32 where built "
+        const char *what = p->tq == RT_I8 ? (p->bf16 ? "int8 scores (exact int32 sums; products of the dequantized values "
+                                                      "where built without AVX512-VNNI), bf16 P.V (f32 where built "
                                                       "without AVX512-BF16), softmax f32"
-                                                    : "int8 scores (exact int32 sums), f32 P.V and softmax")
+                                                    : "int8 scores (exact int32 sums; f32 products of the dequantized "
+                                                      "values where built without AVX512-VNNI), f32 P.V and softmax")
                            : p->bf16 ? "bf16 products (f32 where built without AVX512-BF16), softmax f32"
                                      : "f32";
         cg_line(cg, "/*   schedule: attention %s, online softmax over %d-key blocks, %d query rows per tile; */", what,

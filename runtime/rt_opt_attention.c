@@ -20,9 +20,19 @@
 static int64_t round16(int64_t n) { return (n + NR - 1) / NR * NR; }
 static int64_t round32(int64_t n) { return (n + 2 * NR - 1) / (2 * NR) * (2 * NR); }
 
-/* The scores on int8 Q and K: rt_opt_scores_s8 over pairs of 16-key panels (tile rows round32(kv_block)
- * wide). */
-static int s8_scores(const rt_opt_attn_params *p) { return p->tq == RT_I8 && p->tk == RT_I8; }
+/* int8 Q and K: the scratch has room for their int8 scores (rt_opt_scores_s8 over pairs of 16-key panels,
+ * tile rows round32(kv_block) wide) in every build, so the compiler's size holds for any; the scores take
+ * that path where the VNNI kernels are built (s8_scores), else the f32 or bf16 products of the dequantized
+ * values. */
+static int int8_qk(const rt_opt_attn_params *p) { return p->tq == RT_I8 && p->tk == RT_I8; }
+static int s8_scores(const rt_opt_attn_params *p) {
+#if defined(RT_OPT_S8_VNNI)
+    return int8_qk(p);
+#else
+    (void)p;
+    return 0;
+#endif
+}
 
 /* The bf16 products (p->bf16): built in, and the blocks of keys whole panels of 16. */
 static int bf16_products(const rt_opt_attn_params *p) {
@@ -32,7 +42,7 @@ static int bf16_products(const rt_opt_attn_params *p) {
 /* Scratch in floats, in the order the kernel carves it (the bf16 products use less of the first three
  * and one more piece: a tile's probabilities as bf16 pairs). */
 static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
-    int64_t lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qb = p->q_block, kb = p->kv_block, s8 = s8_scores(p);
+    int64_t lk = p->qk.n, d = p->qk.k, dv = p->pv.n, qb = p->q_block, kb = p->kv_block, s8 = int8_qk(p);
     int64_t k8 = s8 ? (round32(lk) * RT_OPT_K4(d) + 3) / 4 : 0; /* int8 K panels, in floats */
     sizes[0] = round16(lk) * d > k8 ? round16(lk) * d : k8; /* K panels */
     sizes[1] = lk * round16(dv);         /* V panels, per key block */
@@ -56,7 +66,7 @@ size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
 }
 
 /* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width (the
- * attention's operands may be stored in 16 bits, pass half_storage, or V in int8: qs * (v - qz), as
+ * attention's operands may be stored in 16 bits, pass half_storage, or in int8: qs * (v - qz), as
  * DEQUANTIZE computes it). */
 static void gather_q(const void *x, int32_t t, float qs, int32_t qz, int64_t off, int64_t s, int32_t n, int32_t width,
                      float *dst) {
@@ -68,13 +78,11 @@ static void gather_q(const void *x, int32_t t, float qs, int32_t qz, int64_t off
         rt_opt_gather_f32(t, (const char *)x + off * (t == RT_F32 ? 4 : 2), s, n, dst);
     for (l = n; l < width; l++) dst[l] = 0.0f;
 }
-static void gather(const void *x, int32_t t, int64_t off, int64_t s, int32_t n, int32_t width, float *dst) {
-    gather_q(x, t, 1.0f, 0, off, s, n, width, dst);
-}
-/* V's elements (type p->tv) as floats */
-static void gather_v(const rt_opt_attn_params *p, const void *v, int64_t off, int64_t s, int32_t n, int32_t width,
-                     float *dst) {
-    gather_q(v, p->tv, p->qscale[2], p->qzero[2], off, s, n, width, dst);
+/* Operand `which` (0 Q, 1 K, 2 V): its storage type, and gather_q with its scale and zero point. */
+static int32_t op_type(const rt_opt_attn_params *p, int which) { return which == 0 ? p->tq : which == 1 ? p->tk : p->tv; }
+static void gather_op(const rt_opt_attn_params *p, int which, const void *x, int64_t off, int64_t s, int32_t n,
+                      int32_t width, float *dst) {
+    gather_q(x, op_type(p, which), p->qscale[which], p->qzero[which], off, s, n, width, dst);
 }
 
 /* n (<= 16) keys stored as rows (stride rs elements of type t, the first at element off of k) as one
@@ -109,33 +117,40 @@ static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column 
     }
 }
 
-/* 16 values of type t from x as floats (lanes kc; exact widenings of bf16/f16). */
-static inline __m512 load_f32(int32_t t, const void *x, __mmask16 kc) {
+/* 16 values of type t from x as floats (lanes kc; exact widenings of bf16/f16; int8 as qs * (v - qz)). */
+static inline __m512 load_f32(int32_t t, float qs, int32_t qz, const void *x, __mmask16 kc) {
     __m256i h;
     if (t == RT_F32) return _mm512_maskz_loadu_ps(kc, x);
+    if (t == RT_I8)
+        return _mm512_mul_ps(_mm512_set1_ps(qs), _mm512_cvtepi32_ps(_mm512_sub_epi32(
+                                                     _mm512_cvtepi8_epi32(_mm512_castsi512_si128(_mm512_maskz_loadu_epi8((__mmask64)kc, x))),
+                                                     _mm512_set1_epi32(qz))));
     h = _mm512_castsi512_si256(_mm512_maskz_loadu_epi16((__mmask32)kc, x));
     if (t == RT_BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     return _mm512_cvtph_ps(h);
 }
 
-static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst, float *tmp) {
-    const int32_t es = t == RT_F32 ? 4 : 2;
+static void panel_keys(const rt_opt_attn_params *p, const void *k, int64_t off, int64_t rs, int32_t n, int32_t d,
+                       float *dst, float *tmp) {
+    const int32_t t = p->tk, es = t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2;
     int32_t c, i;
     (void)tmp;
     for (c = 0; c < d; c += NR) {
         const __mmask16 kc = (__mmask16)(d - c >= NR ? 0xFFFF : (1u << (d - c)) - 1u);
         __m512 r[NR];
         for (i = 0; i < NR; i++)
-            r[i] = i < n ? load_f32(t, (const char *)k + (off + i * rs + c) * es, kc) : _mm512_setzero_ps();
+            r[i] = i < n ? load_f32(t, p->qscale[1], p->qzero[1], (const char *)k + (off + i * rs + c) * es, kc)
+                         : _mm512_setzero_ps();
         transpose16(r);
         for (i = 0; i < NR && c + i < d; i++) _mm512_storeu_ps(dst + (int64_t)(c + i) * NR, r[i]);
     }
 }
 #else
-static void panel_keys(const void *k, int32_t t, int64_t off, int64_t rs, int32_t n, int32_t d, float *dst, float *tmp) {
+static void panel_keys(const rt_opt_attn_params *p, const void *k, int64_t off, int64_t rs, int32_t n, int32_t d,
+                       float *dst, float *tmp) {
     int32_t c, i;
     for (i = 0; i < NR; i++) {
-        if (i < n) gather(k, t, off + i * rs, 1, d, d, tmp);
+        if (i < n) gather_op(p, 1, k, off + i * rs, 1, d, d, tmp);
         else memset(tmp, 0, sizeof(float) * (size_t)d);
         for (c = 0; c < d; c++) dst[(int64_t)c * NR + i] = tmp[c];
     }
@@ -241,7 +256,7 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
             int32_t c0, w;
             for (c0 = 0; c0 < n; c0 += 64) {
                 w = n - c0 < 64 ? n - c0 : 64;
-                gather(mask[0], p->tmask, a + (int64_t)c0 * p->mask_sk[0], p->mask_sk[0], w, w, m);
+                gather_q(mask[0], p->tmask, 1.0f, 0, a + (int64_t)c0 * p->mask_sk[0], p->mask_sk[0], w, w, m);
                 for (c = 0; c < w; c++) row[c0 + c] = row[c0 + c] * p->scale + m[c];
             }
         }
@@ -312,6 +327,16 @@ static float s8_row(const rt_opt_attn_params *p, const void *const *mask, const 
     return rt_opt_max_f32(n, row);
 }
 
+/* One tile's int32 score sums (rt_opt_scores_s8) into s, rows ls apart; reached only where s8_scores. */
+static void tile_scores_s8(int32_t qb, int32_t kl, int32_t kq, const int8_t *a8, int32_t lda, const int8_t *kp,
+                           const int32_t *colterm, float *s, int32_t ls) {
+#if defined(RT_OPT_S8_VNNI)
+    rt_opt_scores_s8(qb, (kl + NR - 1) / NR, kq, a8, lda, kp, colterm, (int32_t *)(void *)s, ls);
+#else
+    (void)qb, (void)kl, (void)kq, (void)a8, (void)lda, (void)kp, (void)colterm, (void)s, (void)ls;
+#endif
+}
+
 /* C[m][n] = A[m][k] . packed B, no bias (zeros), no clamp. */
 static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, const float *a, int32_t lda,
                       const float *b, const float *zero, float *c, int32_t ldc) {
@@ -331,10 +356,10 @@ static void tile_gemm(rt_opt_gemm_params *g, int32_t m, int32_t n, int32_t k, co
 
 /* n elements of x (type t) from off, stride s, as bf16 in a line: the stored halves themselves when they
  * are bf16 and adjacent, else rounded into tmp16 (via tmp32, n floats). */
-static const uint16_t *line_bf16(const void *x, int32_t t, float qs, int32_t qz, int64_t off, int64_t s, int32_t n,
-                                 float *tmp32, uint16_t *tmp16) {
-    if (t == RT_BF16 && s == 1) return (const uint16_t *)x + off;
-    gather_q(x, t, qs, qz, off, s, n, n, tmp32);
+static const uint16_t *line_bf16(const rt_opt_attn_params *p, int which, const void *x, int64_t off, int64_t s,
+                                 int32_t n, float *tmp32, uint16_t *tmp16) {
+    if (op_type(p, which) == RT_BF16 && s == 1) return (const uint16_t *)x + off;
+    gather_op(p, which, x, off, s, n, n, tmp32);
     rt_opt_from_f32(tmp32, n, RT_BF16, tmp16);
     return tmp16;
 }
@@ -360,8 +385,8 @@ static void pack_k_bf16(const rt_opt_attn_params *p, const void *k, int64_t ko, 
     if (p->qk.rhs_sj == 1) { /* K^T rows: the keys of one dimension are a line */
         uint16_t *t16 = (uint16_t *)(void *)(tmp + lk + 1);
         for (c = 0; c < d2; c++) {
-            const uint16_t *a = line_bf16(k, p->tk, 1.0f, 0, ko + 2 * c * p->qk.rhs_sk, 1, lk, tmp, t16);
-            const uint16_t *b = 2 * c + 1 < d ? line_bf16(k, p->tk, 1.0f, 0, ko + (2 * c + 1) * p->qk.rhs_sk, 1, lk, tmp,
+            const uint16_t *a = line_bf16(p, 1, k, ko + 2 * c * p->qk.rhs_sk, 1, lk, tmp, t16);
+            const uint16_t *b = 2 * c + 1 < d ? line_bf16(p, 1, k, ko + (2 * c + 1) * p->qk.rhs_sk, 1, lk, tmp,
                                                           t16 + lk + 1)
                                               : NULL;
             pair_lines(a, b, lk, (int64_t)d2 * NR * 2, kp + c * NR * 2);
@@ -370,7 +395,7 @@ static void pack_k_bf16(const rt_opt_attn_params *p, const void *k, int64_t ko, 
     }
     for (j = 0; j < round16(lk); j++) {
         uint16_t *dst = kp + (j / NR) * d2 * NR * 2 + (j % NR) * 2;
-        if (j < lk) gather(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sk, d, d + 1, tmp);
+        if (j < lk) gather_op(p, 1, k, ko + j * p->qk.rhs_sj, p->qk.rhs_sk, d, d + 1, tmp);
         else memset(tmp, 0, sizeof(float) * (size_t)(d + 1));
         for (c = 0; c < d2; c++) {
             dst[c * NR * 2] = rt_f32_to_bf16(tmp[2 * c]);
@@ -389,9 +414,9 @@ static void pack_v_bf16(const rt_opt_attn_params *p, const void *v, int64_t vo, 
         if (p->pv.rhs_sj == 1) { /* V rows: the columns of one key are a line */
             for (r = 0; r < r2; r++) {
                 const int64_t key = k0 + 2 * r;
-                const uint16_t *a = line_bf16(v, p->tv, p->qscale[2], p->qzero[2], vo + key * p->pv.rhs_sk, 1, dv, tmp, t16);
+                const uint16_t *a = line_bf16(p, 2, v, vo + key * p->pv.rhs_sk, 1, dv, tmp, t16);
                 const uint16_t *b = 2 * r + 1 < rows
-                                        ? line_bf16(v, p->tv, p->qscale[2], p->qzero[2], vo + (key + 1) * p->pv.rhs_sk, 1, dv, tmp,
+                                        ? line_bf16(p, 2, v, vo + (key + 1) * p->pv.rhs_sk, 1, dv, tmp,
                                                     t16 + dv + 1)
                                         : NULL;
                 pair_lines(a, b, dv, r2 * NR * 2, blk + r * NR * 2);
@@ -399,7 +424,7 @@ static void pack_v_bf16(const rt_opt_attn_params *p, const void *v, int64_t vo, 
             continue;
         }
         for (r = 0; r < 2 * r2; r++) {
-            if (r < rows) gather_v(p, v, vo + (k0 + r) * p->pv.rhs_sk, p->pv.rhs_sj, dv, dvp, tmp);
+            if (r < rows) gather_op(p, 2, v, vo + (k0 + r) * p->pv.rhs_sk, p->pv.rhs_sj, dv, dvp, tmp);
             else memset(tmp, 0, sizeof(float) * (size_t)dvp);
             for (c = 0; c < dvp; c++) blk[(c / NR) * r2 * NR * 2 + (r / 2) * NR * 2 + (c % NR) * 2 + (r & 1)] =
                 rt_f32_to_bf16(tmp[c]);
@@ -472,12 +497,12 @@ static void attn_task(void *vj, int task) {
             pack_k_bf16(p, k, ko, row, (uint16_t *)(void *)kp);
         } else if (p->qk.rhs_sk == 1) { /* rows of keys: 16 at a time */
             for (j = 0; j < round16(lk); j += NR)
-                panel_keys(k, p->tk, ko + j * p->qk.rhs_sj, p->qk.rhs_sj, (int32_t)(lk - j < NR ? lk - j : NR), d, kp + j * d,
+                panel_keys(p, k, ko + j * p->qk.rhs_sj, p->qk.rhs_sj, (int32_t)(lk - j < NR ? lk - j : NR), d, kp + j * d,
                            qa);
         } else {
             for (j = 0; j < round16(lk); j += NR)
                 for (kk = 0; kk < d; kk++)
-                    gather(k, p->tk, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
+                    gather_op(p, 1, k, ko + kk * p->qk.rhs_sk + j * p->qk.rhs_sj, p->qk.rhs_sj,
                            (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
         }
         if (bf) pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
@@ -486,7 +511,7 @@ static void attn_task(void *vj, int task) {
             float *blk = vp + k0 * dvp;
             for (c0 = 0; c0 < dvp; c0 += NR)
                 for (r = 0; r < rows; r++)
-                    gather_v(p, v, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj,
+                    gather_op(p, 2, v, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj,
                              (int32_t)(dv - c0 < NR ? dv - c0 : NR), NR, blk + c0 * rows + r * NR);
         }
         for (i0 = 0; i0 < lq; i0 += qbk) {
@@ -503,7 +528,7 @@ static void attn_task(void *vj, int task) {
                 } else {
                     for (r = 0; r < qb; r++) {
                         uint16_t *qr = (uint16_t *)(void *)qa + (int64_t)r * 2 * d2;
-                        gather(q, p->tq, qo + (i0 + r) * p->qk.lhs_si, p->qk.lhs_sk, d, d, row);
+                        gather_op(p, 0, q, qo + (i0 + r) * p->qk.lhs_si, p->qk.lhs_sk, d, d, row);
                         rt_opt_from_f32(row, d, RT_BF16, qr);
                         if (d & 1) qr[d] = 0;
                     }
@@ -515,7 +540,7 @@ static void attn_task(void *vj, int task) {
                 lda = p->qk.lhs_si;
             } else {
                 for (r = 0; r < qb; r++)
-                    gather(q, p->tq, qo + (i0 + r) * p->qk.lhs_si, p->qk.lhs_sk, d, d, qa + (int64_t)r * d);
+                    gather_op(p, 0, q, qo + (i0 + r) * p->qk.lhs_si, p->qk.lhs_sk, d, d, qa + (int64_t)r * d);
                 a = qa;
                 lda = d;
             }
@@ -528,9 +553,8 @@ static void attn_task(void *vj, int task) {
                 int32_t kl = lk - k0 < kbk ? (int32_t)(lk - k0) : kbk;
                 /* scores of the tile */
                 if (s8) { /* exact int32 sums (key terms included); s8_row makes the scores in place */
-                    rt_opt_scores_s8(qb, (kl + NR - 1) / NR, kq, a8, lda,
-                                     (const int8_t *)(const void *)kp + (int64_t)(k0 / NR) * kq * 4 * NR, colterm + k0,
-                                     (int32_t *)(void *)s, ls);
+                    tile_scores_s8(qb, kl, kq, a8, lda, (const int8_t *)(const void *)kp + (int64_t)(k0 / NR) * kq * 4 * NR,
+                                   colterm + k0, s, ls);
                 } else if (bf) {
                     g.m = qb, g.n = kl, g.k = 2 * d2, g.lda = lda, g.ldc = ls;
                     rt_opt_fc_bf16_rows(&g, (const uint16_t *)(const void *)a,

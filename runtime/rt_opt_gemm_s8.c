@@ -128,9 +128,7 @@ static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
     return vec;
 }
 
-#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && \
-    defined(RT_OPT_AVX2)
-#define RT_OPT_S8_VNNI 1
+#if defined(RT_OPT_S8_VNNI)
 #define MR_S8 8
 /* One panel's requantization constants, loaded and prepared once per panel pair. */
 typedef struct panel_q {
@@ -862,9 +860,9 @@ void rt_opt_bmm_s8(const rt_bmm_params *p, const int8_t *lhs, const int8_t *rhs,
 
 /* ---- int32 products of int8 rows: the fused attention's scores on int8 Q and K (rt_opt_attention.c) */
 
+#if defined(RT_OPT_S8_VNNI)
 void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, int32_t lda, const int8_t *b,
                       const int32_t *bias, int32_t *c, int32_t ldc) {
-#if defined(RT_OPT_S8_VNNI)
     rt_opt_gemm_params g;
     panel_q q[2];
     int32_t jp, i;
@@ -888,16 +886,5 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
                                                                                                   b1, &g, q, ci);
         }
     }
-#else
-    int32_t i, j, kk, t;
-    for (i = 0; i < m; i++)
-        for (j = 0; j < panels * NR; j++) {
-            const int8_t *bj = b + (int64_t)(j / NR) * kq * 4 * NR + (j % NR) * 4;
-            const int8_t *ai = a + (int64_t)i * lda;
-            uint32_t sum = (uint32_t)bias[j];
-            for (kk = 0; kk < kq; kk++)
-                for (t = 0; t < 4; t++) sum += (uint32_t)(((int32_t)ai[4 * kk + t] + 128) * bj[kk * 4 * NR + t]);
-            c[(int64_t)i * ldc + j] = (int32_t)sum;
-        }
-#endif
 }
+#endif

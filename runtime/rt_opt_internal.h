@@ -351,12 +351,19 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 
 /* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c) ---- */
 
+/* The int8 GEMM's AVX512-VNNI kernels are built (rt_opt_gemm_s8.c); the fused attention takes its int8
+ * scores on them, and where they are not, the products of its dequantized Q and K. */
+#if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && \
+    defined(RT_OPT_AVX2)
+#define RT_OPT_S8_VNNI 1
+
 /* The fused attention's scores on int8 operands (rt_opt_gemm_s8.c): c[i][j] = bias[j] + sum over k of
  * (a[i][k] + 128) b[k][j], wrapping int32, for i < m and the 16 * panels columns of b packed like the s8
  * weights ([panels][kq][16][4], K padded with zeros); a: m int8 rows lda bytes apart, 4 kq bytes readable
  * in each; c's rows ldc int32 apart, at least 16 * panels wide. */
 void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, int32_t lda, const int8_t *b,
                       const int32_t *bias, int32_t *c, int32_t ldc);
+#endif
 
 /* K rounded up to whole 4-byte quads (the int8 kernels' packed K). */
 #define RT_OPT_K4(k) (((k) + 3) / 4 * 4)
