@@ -768,6 +768,8 @@ static void conv_s8_task(void *v, int t) {
                                                                             p->filter_h, p->filter_w, p->stride_h,
                                                                             p->stride_w, p->pad_h, p->pad_w, p->dil_h,
                                                                             p->dil_w);
+    rt_opt_conv_params pp; /* p over the padded image of image padded_b (made once per image and task) */
+    int32_t padded_b = -1;
 #endif
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
@@ -786,9 +788,8 @@ static void conv_s8_task(void *v, int t) {
             if (p->direct) widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
 #if defined(RT_OPT_AVX512)
             else if (padded && p->gemm.slot_bytes >= (int64_t)p->rows * ldd + padded) {
-                rt_opt_conv_params pp;
                 int8_t *pad = (int8_t *)(dst + (int64_t)p->rows * ldd);
-                pad_image_s8(p, in, pad, &pp);
+                if (b != padded_b) pad_image_s8(p, in, pad, &pp), padded_b = b;
                 im2col_s8(&pp, pad, m0, rows, dst, ldd);
             } else if (p->dil_w == 1)
                 im2col_s8(p, in, m0, rows, dst, ldd);
