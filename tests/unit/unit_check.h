@@ -1,9 +1,11 @@
 /* unit_check.h - what the C unit tests share: a seeded random generator
  * (the seed printed by each test's main) and the PASS/FAIL line per check
- * that tests/test_unit.py counts. One copy per test program (static). */
+ * that tests/test_unit.py counts, and the float comparison the kernel tests use. One copy per test
+ * program (static). */
 #ifndef MPCC_UNIT_CHECK_H
 #define MPCC_UNIT_CHECK_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,17 @@ static void unit_seed(uint64_t dflt, const char *isa) {
     rng_state = seed;
     printf("seed %llu (MPCC_SEED=%llu reproduces), kernels compiled for: %s\n", (unsigned long long)seed,
            (unsigned long long)seed, isa);
+}
+
+/* The largest |a - b| over the largest |b| (|a - b| where b is all zero). */
+static inline double max_rel_f32(const float *a, const float *b, int64_t n) {
+    double m = 0, r = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (d > m) m = d;
+        if (fabs((double)b[i]) > r) r = fabs((double)b[i]);
+    }
+    return r > 0 ? m / r : m;
 }
 
 #endif
