@@ -374,8 +374,16 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     /* |(in + off) * w| <= 255 * 128 fits int16 when off is in [-127, 128]. */
     const int16_t off = (int16_t)p->in_offset;
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
+#if defined(RT_OPT_DW_NARROW)
+    if (rt_opt_dw_narrow_applies(p) && shifts_apply(p)) {
+        rt_opt_dw_narrow_s8(p, in, filter, bias, out, r0, r1);
+        return;
+    }
+#endif
 #if defined(RT_OPT_DW_VNNI)
-    if (p->depth_mult == 1 && (p->in_c >= 32 || (p->in_c == 16 && p->stride_w == 1 && p->dil_w == 1)) &&
+    if (p->depth_mult == 1 &&
+        (p->in_c >= 32 || (p->in_c == 16 && p->stride_w == 1 && p->dil_w == 1) ||
+         ((p->in_c == 8 || p->in_c == 16) && p->stride_w <= 2 && p->dil_w == 1 && p->filter_h == 3 && p->filter_w == 3)) &&
         p->filter_h * p->filter_w <= 4 * RT_OPT_DW_QUADS && p->in_offset >= -127 &&
         p->in_offset <= 128 && shifts_apply(p)) {
         rt_opt_dw_vnni_s8(p, in, filter, bias, out, r0, r1);

@@ -53,16 +53,24 @@ static inline void dw_perm_rep(const __m512i nat[4], int32_t C, int32_t pix, __m
     __m512i r[4];
     int32_t L;
     for (L = 0; L < 4; L++) r[L] = nat[pix > 1 ? (16 * L % C) / 16 : L];
+    if (pix > 1 && C == 8) /* lanes 8..15 repeat channels 0..7 */
+        for (L = 0; L < 4; L++) r[L] = _mm512_shuffle_i64x2(r[L], r[L], 0x44);
     dw_perm(r, v);
 }
 
-/* One tap of dw3x3_body: 64 bytes at src (FULL), the lanes k, or (GATHER) pixel j's bytes at
- * src + j (step - lanes) into mask mj[j]'s lanes; then +128 (the vpdpbusd operand is unsigned). */
-RT_OPT_INLINE __m512i dw3x3_tap(const int FULL, const int GATHER, const int8_t *src, __mmask64 k, int32_t pk,
-                                const __mmask64 mj[4], int64_t skew, __m512i flip) {
+/* One tap of dw3x3_body: 64 bytes at src (FULL), the lanes k, (GATHER) pixel j's bytes at
+ * src + j (step - lanes) into mask mj[j]'s lanes, or (S2: stride 2, 64 / lanes pixels) every other
+ * `lanes` bytes of the 128 at src (the second 64 read up to the last pixel's last byte: mask m2);
+ * then +128 (the vpdpbusd operand is unsigned). */
+RT_OPT_INLINE __m512i dw3x3_tap(const int FULL, const int GATHER, const int S2, const int8_t *src, __mmask64 k,
+                                int32_t pk, const __mmask64 mj[4], int64_t skew, __m512i flip, __m512i even,
+                                __mmask64 m2) {
     __m512i v;
     int32_t j;
-    if (GATHER)
+    if (S2)
+        v = _mm512_permutex2var_epi64(_mm512_loadu_si512((const void *)src), even,
+                                      _mm512_maskz_loadu_epi8(m2, (const void *)(src + 64)));
+    else if (GATHER)
         for (v = _mm512_setzero_si512(), j = 0; j < pk; j++)
             v = _mm512_mask_loadu_epi8(v, mj[j], (const void *)(src + j * skew));
     else
@@ -80,20 +88,26 @@ RT_OPT_INLINE __m512i dw3x3_tap(const int FULL, const int GATHER, const int8_t *
  * (C = 144, 96, ...), pixel j's bytes per tap moved into lanes [j lanes, (j + 1) lanes) by a masked
  * load and stored back the same way (`step` / `ostep` then one pixel's distances), so that tail costs
  * a quarter or half of a full group per pixel instead of a whole one. */
-RT_OPT_INLINE void dw3x3_body(const int FULL, const int CLAMP, const int GATHER, const int8_t *px, int64_t col,
+RT_OPT_INLINE void dw3x3_body(const int FULL, const int CLAMP, const int GATHER, const int S2, const int8_t *px,
+                              int64_t col,
                               int64_t row, int64_t step, int8_t *o, int64_t ostep, int32_t n, __mmask64 k, int32_t pk,
                               int32_t lanes, const __m512i w[][4], const __m512i vb[4], const rq16 kq[4], __m512i lo,
                               __m512i hi) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const rq16 k0 = kq[0], k1 = kq[1], k2 = kq[2], k3 = kq[3];
     const int64_t vstep = GATHER ? pk * step : step, vostep = GATHER ? pk * ostep : ostep;
+    /* S2: the even `lanes`-byte blocks of two vectors (as qwords: 0, 2, .. 14 for 8 lanes) */
+    const __m512i even = lanes == 8    ? _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0)
+                         : lanes == 16 ? _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0)
+                                       : _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
+    const __mmask64 m2 = S2 ? ((__mmask64)1 << (64 - lanes)) - 1 : 0;
     __mmask64 mj[4];
     int32_t i, j;
     for (j = 0; j < 4; j++) mj[j] = GATHER && j < pk ? (((__mmask64)1 << lanes) - 1) << (j * lanes) : 0;
     for (i = 0; i < n; i++, px += vstep, o += vostep) {
         const int8_t *r1 = px + row, *r2 = px + 2 * row;
         __m512i a0 = vb[0], a1 = vb[1], a2 = vb[2], a3 = vb[3], q[4];
-#define DW_T(src) dw3x3_tap(FULL, GATHER, (src), k, pk, mj, step - lanes, flip)
+#define DW_T(src) dw3x3_tap(FULL, GATHER, S2, (src), k, pk, mj, step - lanes, flip, even, m2)
 #define DW_Q(j, t0, t1, t2, t3)                                                                                     \
     dw_quads(t0, t1, t2, t3, q);                                                                                    \
     RT_DPBUSD(a0, q[0], w[j][0]);                                                                                   \
@@ -122,12 +136,15 @@ RT_OPT_INLINE void dw3x3_body(const int FULL, const int CLAMP, const int GATHER,
 /* dw3x3_body for pk = 1 pixel per vector with all 64 lanes (plain loads and stores) or the lanes k, or
  * for pk > 1 pixels of `lanes` channels gathered; clamped to [qmin, qmax] unless those are int8's. */
 static void dw3x3_run(const int8_t *px, int64_t col, int64_t row, int64_t step, int8_t *o, int64_t ostep, int32_t n,
-                      __mmask64 k, int32_t pk, int32_t lanes, const __m512i w[][4], const __m512i vb[4],
+                      __mmask64 k, int32_t pk, int32_t lanes, int32_t s2, const __m512i w[][4], const __m512i vb[4],
                       const rq16 kq[4], int32_t qmin, int32_t qmax) {
     const __m512i lo = _mm512_set1_epi32(qmin), hi = _mm512_set1_epi32(qmax);
     const int full = k == ~(__mmask64)0, clamp = qmin > -128 || qmax < 127;
-#define DW3(F, C, G) dw3x3_body(F, C, G, px, col, row, step, o, ostep, n, k, pk, lanes, w, vb, kq, lo, hi)
-    if (pk > 1) {
+#define DW3(F, C, G) dw3x3_body(F, C, G, 0, px, col, row, step, o, ostep, n, k, pk, lanes, w, vb, kq, lo, hi)
+    if (s2) { /* stride 2: 64 / lanes pixels of `lanes` channels per vector, all 64 lanes */
+        if (clamp) dw3x3_body(1, 1, 0, 1, px, col, row, step, o, ostep, n, k, 1, lanes, w, vb, kq, lo, hi);
+        else dw3x3_body(1, 0, 0, 1, px, col, row, step, o, ostep, n, k, 1, lanes, w, vb, kq, lo, hi);
+    } else if (pk > 1) {
         if (clamp) DW3(0, 1, 1);
         else DW3(0, 0, 1);
     } else if (full) {
@@ -157,9 +174,10 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     int32_t tdy[4 * RT_OPT_DW_QUADS], tdx[4 * RT_OPT_DW_QUADS];
     __m512i w[RT_OPT_DW_QUADS][4], vb[4], vm[4], vs[4], wt[RT_OPT_DW_QUADS][4], vbt[4], vmt[4], vst[4];
     rq16 kq[4], kqt[4];
-    /* pixels per vector: with stride 1 and 16 or 32 channels (the only C < 64 dw_s8_rows sends
-     * here), adjacent pixels fill the 64 lanes */
-    const int32_t pix = p->stride_w == 1 && p->dil_w == 1 && C < 64 && 64 % C == 0 ? 64 / C : 1;
+    /* pixels per vector: with 8, 16 or 32 channels (the only C < 64 dw_s8_rows sends here) and stride
+     * 1, adjacent pixels fill the 64 lanes; with stride 2 (3x3 runs only), every other pixel's */
+    const int32_t s2 = p->stride_w == 2 && p->dil_w == 1 && taps == 9 && fw == 3 && C < 64 && 64 % C == 0;
+    const int32_t pix = (p->stride_w == 1 || s2) && p->dil_w == 1 && C < 64 && 64 % C == 0 ? 64 / C : 1;
     const __m512i vlo = _mm512_set1_epi32(p->act_qmin), vhi = _mm512_set1_epi32(p->act_qmax);
     /* the last output column whose taps all lie inside the image's width */
     const int32_t ox_in = (p->in_w - 1 - (fw - 1) * p->dil_w + p->pad_w) >= 0
@@ -186,6 +204,7 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                 tw[i] = tap ? _mm512_maskz_loadu_epi8(k, (const void *)(f + c0)) : _mm512_setzero_si512();
                 /* with `pix` pixels per vector: the tap's C weights repeated */
                 tt4[i] = !tap || rep == 1 ? _mm512_setzero_si512()
+                         : n == 8         ? _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(f + c0)))
                          : n == 16        ? _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(f + c0)))
                                           : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(const void *)(f + c0)));
             }
@@ -231,8 +250,8 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                     const int32_t cnt = (ox_in < p->out_w - 1 ? ox_in : p->out_w - 1) - ox + 1;
                     const int64_t col = (int64_t)p->dil_w * C, rw = (int64_t)p->dil_h * p->in_w * C;
                     if (pix > 1 && cnt >= pix) {
-                        dw3x3_run(px, col, rw, (int64_t)pix * C, o, (int64_t)pix * C, cnt / pix, ~(__mmask64)0, 1, n,
-                                  (const __m512i(*)[4])wt, vbt, kqt, p->act_qmin, p->act_qmax);
+                        dw3x3_run(px, col, rw, (int64_t)pix * p->stride_w * C, o, (int64_t)pix * C, cnt / pix,
+                                  ~(__mmask64)0, 1, n, s2, (const __m512i(*)[4])wt, vbt, kqt, p->act_qmin, p->act_qmax);
                         ox += cnt / pix * pix - 1;
                         continue;
                     }
@@ -240,16 +259,16 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                         const int64_t st = (int64_t)p->stride_w * C;
                         const int32_t done = pk > 1 ? cnt / pk * pk : 0;
                         if (done)
-                            dw3x3_run(px, col, rw, st, o, C, done / pk, k, pk, n, (const __m512i(*)[4])wt, vbt, kqt,
+                            dw3x3_run(px, col, rw, st, o, C, done / pk, k, pk, n, 0, (const __m512i(*)[4])wt, vbt, kqt,
                                       p->act_qmin, p->act_qmax);
                         if (cnt > done)
-                            dw3x3_run(px + done * st, col, rw, st, o + (int64_t)done * C, C, cnt - done, k, 1, n,
+                            dw3x3_run(px + done * st, col, rw, st, o + (int64_t)done * C, C, cnt - done, k, 1, n, 0,
                                       (const __m512i(*)[4])w, vb, kq, p->act_qmin, p->act_qmax);
                         ox += cnt - 1;
                         continue;
                     }
                 }
-                if (pix > 1 && inside && ox + pix <= p->out_w && x0 + pix - 1 + (fw - 1) * p->dil_w < p->in_w) {
+                if (pix > 1 && !s2 && inside && ox + pix <= p->out_w && x0 + pix - 1 + (fw - 1) * p->dil_w < p->in_w) {
                     /* stride 1, `pix` pixels inside the image: their channels are 64 contiguous bytes per tap */
                     const int8_t *px = img + ((int64_t)y0 * p->in_w + x0) * C;
                     for (i = 0; i < 4; i++) acc[i] = vbt[i];
@@ -296,4 +315,99 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         }
     }
 }
+#if defined(__AVX512VBMI__)
+/* Narrow depthwise convolutions: C = in_c * depth_mult of 8, 16 or 32 channels and filters at most 4
+ * wide (the first layers of small MobileNets: 1 channel x 8, 8 or 16 channels). A vector holds 64 / C
+ * whole output pixels. Per filter row, the input bytes all of them read (at most 128: `span`) are
+ * loaded once, the bytes outside the image (padding) filled with the zero point by the loads' masks,
+ * and each accumulator's vpdpbusd operand picked from them by one byte permutation (vpermi2b): a lane's
+ * four bytes are its pixel's taps along the filter row (a fourth weight of zero when the filter is
+ * 3 wide) in its output channel's input channel. So edges, padding rows, strides and depth
+ * multipliers take the same path as the interior. Accumulator i's lane 4L + k holds output byte
+ * 16L + 4i + k, the order the saturating packs put back in line; the input offset goes into the bias
+ * as in rt_opt_dw_vnni_s8. */
+int rt_opt_dw_narrow_applies(const struct rt_dwconv_params *p) {
+    const int32_t C = p->in_c * p->depth_mult, pix = C > 0 && C <= 64 && 64 % C == 0 ? 64 / C : 0;
+    const int64_t span = ((int64_t)(pix - 1) * p->stride_w + (int64_t)(p->filter_w - 1) * p->dil_w + 1) * p->in_c;
+    return (C == 8 || C == 16) && p->filter_w <= 4 && p->filter_h <= RT_OPT_DW_QUADS && span <= 128 &&
+           p->in_offset >= -127 && p->in_offset <= 128;
+}
+
+/* Bits [lo, hi) of a 64-bit mask, the bounds clamped to [0, 64]. */
+static inline __mmask64 dw_bits(int64_t lo, int64_t hi) {
+    lo = lo < 0 ? 0 : lo > 64 ? 64 : lo, hi = hi < 0 ? 0 : hi > 64 ? 64 : hi;
+    if (hi <= lo) return 0;
+    return (hi == 64 ? ~(__mmask64)0 : ((__mmask64)1 << hi) - 1) & ~(((__mmask64)1 << lo) - 1);
+}
+
+void rt_opt_dw_narrow_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                         int8_t *out, int32_t r0, int32_t r1) {
+    const int32_t M = p->depth_mult, C = p->in_c * M, pix = 64 / C, fw = p->filter_w, fh = p->filter_h;
+    const int64_t row_bytes = (int64_t)p->in_w * p->in_c;
+    const int64_t span = ((int64_t)(pix - 1) * p->stride_w + (int64_t)(fw - 1) * p->dil_w + 1) * p->in_c;
+    const __m512i flip = _mm512_set1_epi8((char)0x80), zpv = _mm512_set1_epi8((char)(int8_t)(-p->in_offset));
+    const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
+    __m512i idx[4], w[RT_OPT_DW_QUADS][4], vb[4];
+    rq16 kq[4];
+    int32_t i, j, r, L, k, b, ox;
+    for (i = 0; i < 4; i++) {
+        uint8_t ib[64];
+        int8_t wb[RT_OPT_DW_QUADS][64];
+        int32_t cb[16], cm[16], cs[16];
+        for (L = 0; L < 4; L++)
+            for (k = 0; k < 4; k++) {
+                const int32_t lane = 4 * L + k, byte = 16 * L + 4 * i + k, px = byte / C, c = byte % C, ci = c / M;
+                uint32_t wsum = 0;
+                for (b = 0; b < 4; b++)
+                    ib[4 * lane + b] = (uint8_t)(b < fw ? ((int64_t)px * p->stride_w + (int64_t)b * p->dil_w) * p->in_c + ci : 0);
+                for (j = 0; j < fh; j++)
+                    for (b = 0; b < 4; b++) {
+                        const int8_t wt = b < fw ? filter[((int64_t)j * fw + b) * C + c] : 0;
+                        wb[j][4 * lane + b] = wt;
+                        wsum += (uint32_t)(int32_t)wt;
+                    }
+                /* bias + (off - 128) * sum of the channel's weights, wrapping */
+                cb[lane] = (int32_t)((bias ? (uint32_t)bias[c] : 0u) + wsum * (uint32_t)(p->in_offset - 128));
+                cm[lane] = p->mult[c], cs[lane] = p->shift[c];
+            }
+        idx[i] = _mm512_loadu_si512((const void *)ib);
+        for (j = 0; j < fh; j++) w[j][i] = _mm512_loadu_si512((const void *)wb[j]);
+        vb[i] = _mm512_loadu_si512((const void *)cb);
+        kq[i] = rq16_prepare_z(_mm512_loadu_si512((const void *)cm), _mm512_loadu_si512((const void *)cs), p->out_offset);
+    }
+    for (r = r0; r < r1; r++) {
+        const int32_t bt = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
+        const int8_t *img = in + (int64_t)bt * p->in_h * row_bytes;
+        int8_t *orow = out + ((int64_t)bt * p->out_h + oy) * p->out_w * C;
+        for (ox = 0; ox < p->out_w; ox += pix) {
+            const int32_t np = p->out_w - ox < pix ? p->out_w - ox : pix;
+            /* the chunk's first byte: image row byte `first` (negative in the left padding) */
+            const int64_t first = ((int64_t)ox * p->stride_w - p->pad_w) * p->in_c;
+            const __mmask64 m0 = dw_bits(-first, span < row_bytes - first ? span : row_bytes - first);
+            const __mmask64 m1 = dw_bits(-first - 64, (span < row_bytes - first ? span : row_bytes - first) - 64);
+            __m512i a0 = vb[0], a1 = vb[1], a2 = vb[2], a3 = vb[3];
+            for (j = 0; j < fh; j++) {
+                const int32_t y = y0 + j * p->dil_h;
+                __m512i t0 = flip, t1 = flip; /* the zero point + 128 where the row lies outside */
+                if (y >= 0 && y < p->in_h) {
+                    /* masked loads read only the image's bytes; the address may lie before the row */
+                    const uintptr_t src = (uintptr_t)(img + (int64_t)y * row_bytes) + (uintptr_t)first;
+                    t0 = _mm512_xor_si512(_mm512_mask_loadu_epi8(zpv, m0, (const void *)src), flip);
+                    if (span > 64) t1 = _mm512_xor_si512(_mm512_mask_loadu_epi8(zpv, m1, (const void *)(src + 64)), flip);
+                } else {
+                    t0 = t1 = _mm512_xor_si512(zpv, flip);
+                }
+                RT_DPBUSD(a0, _mm512_permutex2var_epi8(t0, idx[0], t1), w[j][0]);
+                RT_DPBUSD(a1, _mm512_permutex2var_epi8(t0, idx[1], t1), w[j][1]);
+                RT_DPBUSD(a2, _mm512_permutex2var_epi8(t0, idx[2], t1), w[j][2]);
+                RT_DPBUSD(a3, _mm512_permutex2var_epi8(t0, idx[3], t1), w[j][3]);
+            }
+            a0 = dw_rq(a0, &kq[0], lo, hi), a1 = dw_rq(a1, &kq[1], lo, hi);
+            a2 = dw_rq(a2, &kq[2], lo, hi), a3 = dw_rq(a3, &kq[3], lo, hi);
+            _mm512_mask_storeu_epi8((void *)(orow + (int64_t)ox * C), dw_bits(0, (int64_t)np * C),
+                                    _mm512_packs_epi16(_mm512_packs_epi32(a0, a1), _mm512_packs_epi32(a2, a3)));
+        }
+    }
+}
+#endif
 #endif

@@ -425,7 +425,7 @@ static void test_copy(void) {
 
 static void test_dwconv(void) {
     char msg[200];
-    for (int t = 0; t < 160; t++) {
+    for (int t = 0; t < 240; t++) {
         rt_dwconv_params p;
         memset(&p, 0, sizeof p);
         p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
@@ -449,6 +449,13 @@ static void test_dwconv(void) {
             p.filter_h = p.filter_w = 3, p.depth_mult = 1, p.in_c = chans[t / 10 % 6];
             p.stride_h = p.stride_w = rnd_in(1, 2), p.dil_h = p.dil_w = t / 10 % 3 == 2 ? 2 : 1;
             p.pad_h = p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
+        }
+        if (t >= 160) { /* 8, 16 or 32 output channels, filters up to 4 wide: the int8 narrow kernel */
+            static const int32_t ic[8] = {1, 1, 8, 16, 32, 2, 4, 1}, dm[8] = {8, 16, 1, 1, 1, 4, 4, 32};
+            p.in_c = ic[t % 8], p.depth_mult = dm[t % 8];
+            p.filter_h = rnd_in(1, 5), p.filter_w = t % 3 ? 3 : rnd_in(1, 4), p.stride_h = rnd_in(1, 3);
+            p.stride_w = rnd_in(1, 3), p.dil_h = rnd_in(1, 2), p.dil_w = t % 5 ? 1 : 2, p.pad_h = rnd_in(0, 2);
+            p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(2, 12), p.in_w = rnd_in(2, 40);
         }
         p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
         p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
@@ -477,13 +484,15 @@ static void test_dwconv(void) {
         check(rel <= 1e-5, "dwconv f32 vs DEPTHWISE_CONV_2D", msg);
         rnd_requant(mult, shift, C, t % 3 ? -12 : -31, t % 3 ? -4 : 0);
         p.in_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
+        if (t % 7 == 2) p.in_offset = t % 2 ? 128 : -127; /* the zero point's extremes */
         p.act_qmin = -128, p.act_qmax = 127;
         if (t % 4 == 1) p.act_qmin = rnd_in(-128, -60), p.act_qmax = rnd_in(40, 126); /* a clamp inside int8 */
         rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
         rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, t % 2 ? &fake_par : NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
-        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d: %lld of %lld differ", p.in_h, p.in_w, C, p.filter_h,
-                 p.filter_w, (long long)diff, (long long)out_n);
+        snprintf(msg, sizeof msg, "%dx%dx%d*%d f %dx%d s %d,%d d %d,%d p %d,%d: %lld of %lld differ", p.in_h, p.in_w,
+                 p.in_c, p.depth_mult, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_h,
+                 p.pad_w, (long long)diff, (long long)out_n);
         check(diff == 0, "dwconv int8 vs DEPTHWISE_CONV_2D", msg);
         free(in), free(w), free(bias), free(got), free(want), free(in8), free(w8), free(g8), free(r8), free(b32);
         free(mult), free(shift);
