@@ -562,7 +562,7 @@ static void attn_task(void *vj, int task) {
                 } else
                     tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, ls);
                 for (r = 0; r < qb; r++) {
-                    float *row = s + (int64_t)r * ls, m_new, sum;
+                    float *row = s + (int64_t)r * ls, m_new;
                     if (s8) {
                         m_new = s8_row(p, mask, mo, i0 + r, k0, kl, (const int32_t *)(const void *)row,
                                        (uint32_t)rowterm[r], sqk, row);
@@ -575,13 +575,19 @@ static void attn_task(void *vj, int task) {
                      * exp per row was a fifth of a 17-key row's softmax) */
                     alpha[r] = k0 == 0 ? 0.0f : rt_opt_expf((mx[r] - m_new) * p->beta);
                     mx[r] = m_new;
-                    if (bf) { /* the probabilities straight into bf16 pairs */
-                        uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * ((kl + 1) / 2));
-                        sum = rt_opt_exp_row_bf16(kl, p->beta, m_new, row, pr);
-                        if (kl & 1) pr[kl] = 0;
+                }
+                /* the probabilities (bf16: straight into bf16 pairs), rows two at a time */
+                for (r = 0; r < qb; r += 16) {
+                    const int32_t nr = qb - r < 16 ? qb - r : 16, kl2 = (kl + 1) / 2;
+                    float sums[16];
+                    if (bf) {
+                        uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * kl2);
+                        rt_opt_exp_rows(nr, kl, p->beta, mx + r, s + (int64_t)r * ls, ls, NULL, pr, 2 * kl2, sums);
+                        for (c = 0; c < nr && (kl & 1); c++) pr[(int64_t)c * 2 * kl2 + kl] = 0;
                     } else
-                        sum = rt_opt_exp_row_f32(kl, p->beta, m_new, row, row);
-                    l[r] = l[r] * alpha[r] + sum;
+                        rt_opt_exp_rows(nr, kl, p->beta, mx + r, s + (int64_t)r * ls, ls, s + (int64_t)r * ls, NULL, ls,
+                                        sums);
+                    for (c = 0; c < nr; c++) l[r + c] = l[r + c] * alpha[r + c] + sums[c];
                 }
                 /* P.V of the tile, folded into the running output; the first block's is the output so far */
                 ot = k0 == 0 ? o : t;

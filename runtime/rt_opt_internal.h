@@ -298,6 +298,10 @@ static inline __m512i rq16_apply_single(__m512i x, const rq16 *k) {
 float rt_opt_max_f32(int32_t n, const float *x);
 float rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y); /* returns the sum of y */
 float rt_opt_exp_row_bf16(int32_t n, float beta, float sub, const float *x, uint16_t *y); /* y as bf16, the f32 sum */
+/* n rows of those: row r from x + r ldx into y + r ldy (f32, y16 NULL) or y16 + r ldy (bf16), minus sub[r];
+ * sum[r] its sum (the same values as the one-row calls) */
+void rt_opt_exp_rows(int32_t n, int32_t d, float beta, const float *sub, const float *x, int64_t ldx, float *y,
+                     uint16_t *y16, int64_t ldy, float *sum);
 
 /* ADD of n contiguous elements (strides 0/1) with the reference params. */
 struct rt_binary_params;
