@@ -68,9 +68,20 @@ size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
 /* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width (the
  * attention's operands may be stored in 16 bits, pass half_storage, or in int8: qs * (v - qz), as
  * DEQUANTIZE computes it). */
+#if defined(RT_OPT_AVX512)
+static inline __m512 load_f32(int32_t t, float qs, int32_t qz, const void *x, __mmask16 kc);
+#endif
 static void gather_q(const void *x, int32_t t, float qs, int32_t qz, int64_t off, int64_t s, int32_t n, int32_t width,
                      float *dst) {
     int32_t l;
+#if defined(RT_OPT_AVX512)
+    if (s == 1 && width <= 16) { /* contiguous (V's rows): one vector, zeros past n (load_f32's same values) */
+        const __mmask16 kc = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1u);
+        const char *src = (const char *)x + off * (t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2);
+        _mm512_mask_storeu_ps(dst, (__mmask16)(width >= 16 ? 0xFFFF : (1u << width) - 1u), load_f32(t, qs, qz, src, kc));
+        return;
+    }
+#endif
     if (t == RT_I8) {
         const int8_t *v = (const int8_t *)x + off;
         for (l = 0; l < n; l++) dst[l] = qs * (float)((int32_t)v[l * s] - qz);
