@@ -234,6 +234,15 @@ static const int8_t *rows_q_s8(const rt_opt_attn_params *p, const int8_t *q, int
     for (r = 0; r < qb; r++) {
         const int8_t *x = rows + (int64_t)r * *lda;
         int32_t sum = 0;
+#if defined(RT_OPT_AVX512)
+        if (d <= 64) { /* sum_c (x + 128) of the row by one vpsadbw (the bytes past d zero) */
+            const __mmask64 k = d == 64 ? ~(__mmask64)0 : ((__mmask64)1 << d) - 1;
+            const __m512i u = _mm512_maskz_mov_epi8(k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)x),
+                                                                         _mm512_set1_epi8((char)0x80)));
+            rowterm[r] = (int32_t)(0u - zk * (uint32_t)_mm512_reduce_add_epi64(_mm512_sad_epu8(u, _mm512_setzero_si512())));
+            continue;
+        }
+#endif
         for (c = 0; c < d; c++) sum += x[c];
         rowterm[r] = (int32_t)(0u - zk * ((uint32_t)sum + 128u * (uint32_t)d));
     }
@@ -520,10 +529,23 @@ static void attn_task(void *vj, int task) {
         for (k0 = 0; k0 < lk && !bf; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
             float *blk = vp + k0 * dvp;
-            for (c0 = 0; c0 < dvp; c0 += NR)
+            for (c0 = 0; c0 < dvp; c0 += NR) {
+                const int32_t n = (int32_t)(dv - c0 < NR ? dv - c0 : NR);
+#if defined(RT_OPT_AVX512)
+                if (p->pv.rhs_sj == 1) { /* rows of V: one vector each (gather_q's contiguous case, inline) */
+                    const int32_t t = p->tv, es = t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2;
+                    const __mmask16 kc = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1u);
+                    for (r = 0; r < rows; r++)
+                        _mm512_storeu_ps(blk + c0 * rows + r * NR,
+                                         load_f32(t, p->qscale[2], p->qzero[2],
+                                                  (const char *)v + (vo + (k0 + r) * p->pv.rhs_sk + c0) * es, kc));
+                    continue;
+                }
+#endif
                 for (r = 0; r < rows; r++)
-                    gather_op(p, 2, v, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj,
-                             (int32_t)(dv - c0 < NR ? dv - c0 : NR), NR, blk + c0 * rows + r * NR);
+                    gather_op(p, 2, v, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj, n, NR,
+                              blk + c0 * rows + r * NR);
+            }
         }
         for (i0 = 0; i0 < lq; i0 += qbk) {
             int32_t qb = lq - i0 < qbk ? (int32_t)(lq - i0) : qbk, r, c;
@@ -617,6 +639,16 @@ static void attn_task(void *vj, int task) {
             }
             for (r = 0; r < qb; r++) {
                 float inv = 1.0f / l[r], *orow = o + (int64_t)r * dvp;
+#if defined(RT_OPT_AVX512)
+                if (p->tout == RT_F32) { /* normalized straight into the output, 16 columns at a time */
+                    float *dst = (float *)out + b * lq * dv + (i0 + r) * dv;
+                    for (c = 0; c < dv; c += NR) {
+                        const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
+                        _mm512_mask_storeu_ps(dst + c, kc, _mm512_mul_ps(_mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv)));
+                    }
+                    continue;
+                }
+#endif
                 for (c = 0; c < dv; c++) orow[c] *= inv;
                 rt_opt_from_f32(orow, dv, p->tout, (char *)out + (b * lq * dv + (i0 + r) * dv) * (p->tout == RT_F32 ? 4 : 2));
             }
