@@ -267,7 +267,7 @@ float rt_opt_exp_row_bf16(int32_t d, float beta, float sub, const float *x, uint
 void rt_opt_exp_rows(int32_t n, int32_t d, float beta, const float *sub, const float *x, int64_t ldx, float *y,
                      uint16_t *y16, int64_t ldy, float *sum) {
     int32_t r = 0;
-#if defined(RT_OPT_AVX512)
+#if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__) /* exp_row's vector path */
     for (; r + 2 <= n; r += 2) {
         const float *const xr[2] = {x + r * ldx, x + (r + 1) * ldx};
         float *const yr[2] = {y16 ? NULL : y + r * ldy, y16 ? NULL : y + (r + 1) * ldy};
