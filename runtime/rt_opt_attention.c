@@ -68,20 +68,9 @@ size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
 /* dst[l] = element off + l * s of x (stored as type t) as a float for l < n, 0 for n <= l < width (the
  * attention's operands may be stored in 16 bits, pass half_storage, or in int8: qs * (v - qz), as
  * DEQUANTIZE computes it). */
-#if defined(RT_OPT_AVX512)
-static inline __m512 load_f32(int32_t t, float qs, int32_t qz, const void *x, __mmask16 kc);
-#endif
 static void gather_q(const void *x, int32_t t, float qs, int32_t qz, int64_t off, int64_t s, int32_t n, int32_t width,
                      float *dst) {
     int32_t l;
-#if defined(RT_OPT_AVX512)
-    if (s == 1 && width <= 16) { /* contiguous (V's rows): one vector, zeros past n (load_f32's same values) */
-        const __mmask16 kc = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1u);
-        const char *src = (const char *)x + off * (t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2);
-        _mm512_mask_storeu_ps(dst, (__mmask16)(width >= 16 ? 0xFFFF : (1u << width) - 1u), load_f32(t, qs, qz, src, kc));
-        return;
-    }
-#endif
     if (t == RT_I8) {
         const int8_t *v = (const int8_t *)x + off;
         for (l = 0; l < n; l++) dst[l] = qs * (float)((int32_t)v[l * s] - qz);
@@ -128,6 +117,9 @@ static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column 
     }
 }
 
+/* Bytes of one element stored as type t (f32, int8 or 16-bit). */
+static int32_t type_bytes(int32_t t) { return t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2; }
+
 /* 16 values of type t from x as floats (lanes kc; exact widenings of bf16/f16; int8 as qs * (v - qz)). */
 static inline __m512 load_f32(int32_t t, float qs, int32_t qz, const void *x, __mmask16 kc) {
     __m256i h;
@@ -143,7 +135,7 @@ static inline __m512 load_f32(int32_t t, float qs, int32_t qz, const void *x, __
 
 static void panel_keys(const rt_opt_attn_params *p, const void *k, int64_t off, int64_t rs, int32_t n, int32_t d,
                        float *dst, float *tmp) {
-    const int32_t t = p->tk, es = t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2;
+    const int32_t t = p->tk, es = type_bytes(t);
     int32_t c, i;
     (void)tmp;
     for (c = 0; c < d; c += NR) {
@@ -532,8 +524,8 @@ static void attn_task(void *vj, int task) {
             for (c0 = 0; c0 < dvp; c0 += NR) {
                 const int32_t n = (int32_t)(dv - c0 < NR ? dv - c0 : NR);
 #if defined(RT_OPT_AVX512)
-                if (p->pv.rhs_sj == 1) { /* rows of V: one vector each (gather_q's contiguous case, inline) */
-                    const int32_t t = p->tv, es = t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2;
+                if (p->pv.rhs_sj == 1) { /* rows of V: one vector each, zeros past n (gather_op's values) */
+                    const int32_t t = p->tv, es = type_bytes(t);
                     const __mmask16 kc = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1u);
                     for (r = 0; r < rows; r++)
                         _mm512_storeu_ps(blk + c0 * rows + r * NR,

@@ -324,7 +324,7 @@ struct rt_dwconv_params;
 void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                        int8_t *out, int32_t r0, int32_t r1);
 #if defined(__AVX512VBMI__)
-/* The same for 8, 16 or 32 output channels (any depth multiplier), filters at most 4 wide, where a
+/* The same for 8 or 16 output channels (any depth multiplier), filters at most 4 wide, where a
  * filter row's input bytes for 64 / C output pixels span at most 128 (rt_opt_dw_narrow_applies). */
 #define RT_OPT_DW_NARROW 1
 int rt_opt_dw_narrow_applies(const struct rt_dwconv_params *p);
