@@ -303,6 +303,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         if (s->direct)
             cg_line(cg, "/*   schedule: conv-gemm %s, 1x1 direct, %dx%d micro-tile, packed weights */", dt, s->mr,
                     s->nr);
+        else if (s->runs)
+            cg_line(cg, "/*   schedule: conv-gemm %s, patches read in place as filter-row runs with AVX512-VNNI (else im2col "
+                        "%d rows per block), %dx%d micro-tile, packed weights */",
+                    dt, s->rows, s->mr, s->nr);
         else
             cg_line(cg, "/*   schedule: conv-gemm %s, im2col %d rows per block, %dx%d micro-tile, packed weights */",
                     dt, s->rows, s->mr, s->nr);

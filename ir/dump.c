@@ -55,7 +55,8 @@ void ir_dump(const Graph *g, void *file) {
         if (op->sched.kind != SCHED_REF) {
             fprintf(f, " schedule=%s mr=%d nr=%d", ir_sched_name(op->sched.kind), op->sched.mr, op->sched.nr);
             if (op->sched.kind == SCHED_CONV_GEMM)
-                fprintf(f, op->sched.direct ? " direct" : " im2col-rows=%d", op->sched.rows);
+                fprintf(f, op->sched.direct ? " direct" : op->sched.runs ? " runs im2col-rows=%d" : " im2col-rows=%d",
+                        op->sched.rows);
             if (op->sched.packed_w >= 0) fprintf(f, " packed=%%%d,%%%d", op->sched.packed_w, op->sched.packed_b);
             if (op->sched.post_add >= 0) fprintf(f, " post-add=op%d", op->sched.post_add);
             if (op->sched.post_dw >= 0) fprintf(f, " post-dw=op%d band=%d", op->sched.post_dw, op->sched.band);

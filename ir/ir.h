@@ -102,6 +102,8 @@ typedef struct IrSched {
     int mr, nr;                 /* micro-tile: rows of A x columns per weight panel */
     int rows;                   /* im2col rows per block (SCHED_CONV_GEMM, not direct) */
     int direct;                 /* 1x1/stride 1/no pad conv reads its input in place */
+    int runs;                   /* int8 conv: AVX512-VNNI builds read its patches in place, filter_h runs of
+                                 * filter_w x in_c bytes (rt_opt_conv_s8_runs), no im2col */
     int packed_w;               /* tensor id of the compile-time packed weights, -1 none */
     int packed_b;               /* tensor id of the padded (s8: pre-folded) bias, -1 none */
     const int32_t *mult, *shift; /* s8: requantization per padded column */

@@ -78,11 +78,17 @@ typedef struct rt_opt_conv_params {
 } rt_opt_conv_params;
 
 /* An int8 convolution's zero-padded image (its scratch slot holds rows * K4 im2col bytes, then this many):
- * with padding, unit dilation and a padded image of at most 16 KiB, the patch rows are gathered from a
- * copy of the image inside its padding, none of them cut by an edge; 0 where not used. */
+ * with padding, unit dilation and a padded image of at most 16 KiB (64 KiB where rt_opt_conv_s8_runs),
+ * the patch rows are gathered from a copy of the image inside its padding, none of them cut by an edge;
+ * 0 where not used. Where rt_opt_conv_s8_runs, AVX512-VNNI builds read the patches in place, from the
+ * input or (with padding) from the padded copy at the start of the slot, and gather no im2col rows. */
 int64_t rt_opt_conv_s8_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w,
                                     int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
                                     int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w);
+
+/* 1 when an int8 convolution's patch is filter_h runs of whole K quads (filter_w * in_c bytes a multiple of
+ * 4, unit dilation, not 1x1): its GEMM reads them from the image, no im2col (AVX512-VNNI builds). */
+int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_t dil_h, int32_t dil_w);
 
 /* Scratch bytes per slot of a non-direct f32 convolution with `rows` patch rows per block. */
 int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, int32_t filter_w, int32_t in_c);

@@ -122,6 +122,15 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
         requant_row(p, acc[r], bias + col, p->mult + col, p->shift + col, c + (int64_t)r * p->ldc, nr);
 }
 
+/* The padded image's rows and columns (rt_opt_conv_s8_padded_bytes): the padding before, the image, and
+ * as much after it as the last patch reaches. */
+static void padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
+                        int32_t sw, int32_t ph, int32_t pw, int64_t *hp, int64_t *wp) {
+    const int64_t ry = (int64_t)(out_h - 1) * sh + fh, rx = (int64_t)(out_w - 1) * sw + fw;
+    *hp = ry > (int64_t)in_h + ph ? ry : (int64_t)in_h + ph;
+    *wp = rx > (int64_t)in_w + pw ? rx : (int64_t)in_w + pw;
+}
+
 static int panel_vec(const rt_opt_gemm_params *p, int32_t col) {
     int32_t r, vec = 1;
     for (r = 0; r < NR; r++) vec &= p->shift[col + r] <= 0 && p->shift[col + r] >= -31;
@@ -157,6 +166,15 @@ static inline __m512i bcast4(const uint8_t *src) {
     memcpy(&x, src, 4);
     return _mm512_set1_epi32(x);
 }
+
+/* Where a micro-tile's A rows are: row r at ap[r] (rows past mr repeat row 0), K as `n` runs of `quads`
+ * quads, run s of a row `step` bytes after run s - 1 (a GEMM: one run of K4 / 4 quads; a convolution read
+ * from its padded image: one run of filter_w x in_c bytes per filter row, `step` one image row). B's
+ * quads stay contiguous across the runs. */
+typedef struct a_runs {
+    int32_t n, quads;
+    int64_t step;
+} a_runs;
 
 /* Requantizes one row of a panel (16 accumulators) and stores its q->nr bytes. */
 RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m512i acc, int8_t *dst) {
@@ -205,17 +223,21 @@ RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, cons
  * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored.
  * One row (GEMV) takes even and odd quads into separate accumulators, so the
  * vpdpbusd do not all wait on each other. */
-RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, int32_t kq, const uint8_t *a, int32_t lda,
+RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, const a_runs *ar, const uint8_t *const *ap,
                              int32_t mr, const int8_t *b0, const int8_t *b1, const rt_opt_gemm_params *p,
                              const panel_q *q, int8_t *c) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
-    int32_t kk = 0;
+    const int32_t kq = ar->quads;
+    const int64_t bstep = (int64_t)kq * 4 * NR;
+    __m512i d0 = _mm512_setzero_si512(), d1 = d0;
+    int32_t kk, run;
 #define S8_DECL2(r)                                                                                                 \
-    const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
+    const uint8_t *a##r = ap[(r) < mr ? (r) : 0];                                                               \
     __m512i c##r##0 = q[0].bias, c##r##1 = q[1].bias;
     RT_R8(S8_DECL2)
+    for (run = 0; run < ar->n; run++, b0 += bstep, b1 += bstep) {
+    kk = 0;
     if (R == 1) {
-        __m512i d0 = _mm512_setzero_si512(), d1 = d0;
         for (; kk + 2 <= kq; kk += 2) {
             __m512i va = bcast4(a0 + 4 * kk), vb = bcast4(a0 + 4 * kk + 4);
             if (FLIP) va = _mm512_xor_si512(va, flip), vb = _mm512_xor_si512(vb, flip);
@@ -224,7 +246,6 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, int
             RT_DPBUSD(d0, vb, _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + 1) * 4 * NR)));
             RT_DPBUSD(d1, vb, _mm512_loadu_si512((const void *)(b1 + (int64_t)(kk + 1) * 4 * NR)));
         }
-        c00 = _mm512_add_epi32(c00, d0), c01 = _mm512_add_epi32(c01, d1);
     }
     for (; kk < kq; kk++) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
@@ -238,6 +259,11 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, int
     }
         RT_R8(S8_STEP2)
     }
+#define S8_NEXT(r) a##r += ar->step;
+    RT_R8(S8_NEXT)
+#undef S8_NEXT
+    }
+    if (R == 1) c00 = _mm512_add_epi32(c00, d0), c01 = _mm512_add_epi32(c01, d1);
     if (RAW) { /* the int32 sums (bias included) at int32 columns q[h].col of c's rows; a lone panel as q[1] = q[0] */
         int32_t *const e0 = (int32_t *)(void *)c + q[0].col, *const e1 = (int32_t *)(void *)c + q[1].col;
         const int two = q[1].col != q[0].col;
@@ -265,9 +291,9 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, int
 #undef S8_STORE2
 }
 #define RT_S8_P2(R, F)                                                                                              \
-    static void ukr_s8_q2_##R##_##F(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,    \
+    static void ukr_s8_q2_##R##_##F(const a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,  \
                                     const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) { \
-        ukr_s8_p2(R, F, 0, kq, a, lda, mr, b0, b1, p, q, c);                                                     \
+        ukr_s8_p2(R, F, 0, ar, ap, mr, b0, b1, p, q, c);                                                         \
     }
 RT_S8_P2(1, 0)
 RT_S8_P2(2, 0)
@@ -279,9 +305,9 @@ RT_S8_P2(4, 1)
 RT_S8_P2(8, 1)
 /* int32 sums of int8 rows (flipped in registers): the attention's scores */
 #define RT_S8_RAW(R)                                                                                                \
-    static void ukr_s8_raw_##R(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,          \
+    static void ukr_s8_raw_##R(const a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,        \
                                const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {     \
-        ukr_s8_p2(R, 1, 1, kq, a, lda, mr, b0, b1, p, q, c);                                                     \
+        ukr_s8_p2(R, 1, 1, ar, ap, mr, b0, b1, p, q, c);                                                         \
     }
 RT_S8_RAW(1)
 RT_S8_RAW(2)
@@ -289,14 +315,14 @@ RT_S8_RAW(4)
 RT_S8_RAW(8)
 /* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (flip: A is int8,
  * +128 added in registers). */
-static void ukr_s8_q2(int flip, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+static void ukr_s8_q2(int flip, const a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,
                       const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     if (flip)
-        (mr <= 1 ? ukr_s8_q2_1_1 : mr <= 2 ? ukr_s8_q2_2_1 : mr <= 4 ? ukr_s8_q2_4_1 : ukr_s8_q2_8_1)(kq, a, lda, mr, b0,
-                                                                                                   b1, p, q, c);
+        (mr <= 1 ? ukr_s8_q2_1_1 : mr <= 2 ? ukr_s8_q2_2_1 : mr <= 4 ? ukr_s8_q2_4_1 : ukr_s8_q2_8_1)(ar, ap, mr, b0, b1,
+                                                                                                   p, q, c);
     else
-        (mr <= 1 ? ukr_s8_q2_1_0 : mr <= 2 ? ukr_s8_q2_2_0 : mr <= 4 ? ukr_s8_q2_4_0 : ukr_s8_q2_8_0)(kq, a, lda, mr, b0,
-                                                                                                   b1, p, q, c);
+        (mr <= 1 ? ukr_s8_q2_1_0 : mr <= 2 ? ukr_s8_q2_2_0 : mr <= 4 ? ukr_s8_q2_4_0 : ukr_s8_q2_8_0)(ar, ap, mr, b0, b1,
+                                                                                                   p, q, c);
 }
 
 /* R <= 12 rows x one panel (a lone last panel, or N <= 16). One B vector per
@@ -307,18 +333,20 @@ static void ukr_s8_q2(int flip, int32_t kq, const uint8_t *a, int32_t lda, int32
  * int32 halves of each column's sum are added (exactly) before the
  * requantization. An odd last quad meets zeros in the odd lanes. */
 #define RT_R12(X) RT_R8(X) X(8) X(9) X(10) X(11)
-RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
+RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const a_runs *ar, const uint8_t *const *ap, int32_t mr,
                              const int8_t *b0, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const __m512i ilo = rt_zip_lo();
     const __m512i ihi = rt_zip_hi();
     const __m512i z = _mm512_setzero_si512();
     const __m512i bl = _mm512_permutex2var_epi32(q->bias, ilo, z), bh = _mm512_permutex2var_epi32(q->bias, ihi, z);
-    int32_t kk;
+    const int32_t kq = ar->quads;
+    int32_t kk, run;
 #define S8_DECL1(r)                                                                                                 \
-    const uint8_t *a##r = a + (int64_t)((r) < mr ? (r) : 0) * lda;                                              \
+    const uint8_t *a##r = ap[(r) < mr ? (r) : 0];                                                               \
     __m512i c##r##l = bl, c##r##h = bh;
     RT_R12(S8_DECL1)
+    for (run = 0; run < ar->n; run++, b0 += (int64_t)kq * 4 * NR) {
     for (kk = 0; kk + 2 <= kq; kk += 2) {
         const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * 4 * NR));
         const __m512i x1 = _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + 1) * 4 * NR));
@@ -348,6 +376,10 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, int32_t kq, const 
         RT_R12(S8_STEP1)
 #undef S8_STEP1
     }
+#define S8_NEXT(r) a##r += ar->step;
+    RT_R12(S8_NEXT)
+#undef S8_NEXT
+    }
     {
         const __m512i iev = rt_unzip_even();
         const __m512i iod = rt_unzip_odd();
@@ -367,9 +399,9 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, int32_t kq, const 
 }
 #define MR_S8_1 12
 #define RT_S8_P1(R, F)                                                                                              \
-    static void ukr_s8_q1_##R##_##F(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,    \
+    static void ukr_s8_q1_##R##_##F(const a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,  \
                                     const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {                  \
-        ukr_s8_p1(R, F, kq, a, lda, mr, b0, p, q, c);                                                            \
+        ukr_s8_p1(R, F, ar, ap, mr, b0, p, q, c);                                                                \
     }
 RT_S8_P1(1, 0)
 RT_S8_P1(4, 0)
@@ -380,14 +412,14 @@ RT_S8_P1(4, 1)
 RT_S8_P1(8, 1)
 RT_S8_P1(12, 1)
 /* The lone-panel kernel for mr rows: the smallest of 1, 4, 8 or 12 rows that holds them. */
-static void ukr_s8_q1(int flip, int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0,
+static void ukr_s8_q1(int flip, const a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,
                       const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     if (flip)
-        (mr <= 1 ? ukr_s8_q1_1_1 : mr <= 4 ? ukr_s8_q1_4_1 : mr <= 8 ? ukr_s8_q1_8_1 : ukr_s8_q1_12_1)(kq, a, lda, mr,
-                                                                                                    b0, p, q, c);
+        (mr <= 1 ? ukr_s8_q1_1_1 : mr <= 4 ? ukr_s8_q1_4_1 : mr <= 8 ? ukr_s8_q1_8_1 : ukr_s8_q1_12_1)(ar, ap, mr, b0, p,
+                                                                                                    q, c);
     else
-        (mr <= 1 ? ukr_s8_q1_1_0 : mr <= 4 ? ukr_s8_q1_4_0 : mr <= 8 ? ukr_s8_q1_8_0 : ukr_s8_q1_12_0)(kq, a, lda, mr,
-                                                                                                    b0, p, q, c);
+        (mr <= 1 ? ukr_s8_q1_1_0 : mr <= 4 ? ukr_s8_q1_4_0 : mr <= 8 ? ukr_s8_q1_8_0 : ukr_s8_q1_12_0)(ar, ap, mr, b0, p,
+                                                                                                    q, c);
 }
 
 static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b0, const int8_t *b1,
@@ -467,24 +499,60 @@ static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const 
 #endif
 
 #if defined(RT_OPT_S8_VNNI)
+/* The rows of A for pair_rows: row i at a + i * lda (a GEMM) or, ptr set, at ptr[i] (a convolution's
+ * patches read in place). */
+typedef struct a_rows {
+    const uint8_t *a;
+    int64_t lda;
+    a_runs runs;
+    const uint8_t *const *ptr;
+} a_rows;
+
+static a_rows gemm_rows(const uint8_t *a, int64_t lda, int32_t k) {
+    a_rows s;
+    s.a = a, s.lda = lda, s.runs.n = 1, s.runs.quads = K4(k) / 4, s.runs.step = 0, s.ptr = NULL;
+    return s;
+}
+
+/* Where rows i..i+n of s start: s->ptr + i, or ap filled. */
+static const uint8_t *const *tile_rows(const a_rows *s, int32_t i, int32_t n, const uint8_t **ap) {
+    int32_t r;
+    if (s->ptr) return s->ptr + i;
+    for (r = 0; r < n; r++) ap[r] = s->a + (int64_t)(i + r) * s->lda;
+    return ap;
+}
+
+/* ap[0..n): the patches of output pixels m..m+n of p read from image a (padding none or in a). */
+static void patch_rows(const rt_opt_conv_params *p, const uint8_t *a, int32_t m, int32_t n, const uint8_t **ap) {
+    const int64_t ys = (int64_t)p->stride_h * p->in_w * p->in_c, xs = (int64_t)p->stride_w * p->in_c;
+    int32_t oy = m / p->out_w, ox = m % p->out_w, r;
+    for (r = 0; r < n; r++) {
+        ap[r] = a + oy * ys + ox * xs;
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+
 /* Rows 0..m of C, the columns of panels j and j + 1 (j alone when it is the last), requantized in
- * registers; A's rows lda bytes apart (flip: int8 bytes, +128 added in registers). */
-static void pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32_t m, const uint8_t *a, int32_t lda,
+ * registers; A's rows as src says (flip: int8 bytes, +128 added in registers). */
+static void pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32_t m, const a_rows *src,
                       const int8_t *packed_b, const int32_t *bias, int8_t *c) {
     const int32_t kq = K4(p->k) / 4, halves = (j + 1) * NR < p->n ? 2 : 1;
     const int8_t *b0 = packed_b + (int64_t)j * kq * 4 * NR, *b1 = halves == 2 ? b0 + (int64_t)kq * 4 * NR : b0;
+    const uint8_t *ap[MR_S8_1];
     panel_q q[2];
-    int32_t i;
+    int32_t i, mr;
     panel_q_init(p, bias, j * NR, &q[0]);
     if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
     if (halves == 1)
-        for (i = 0; i < m; i += MR_S8_1)
-            ukr_s8_q1(flip, kq, a + (int64_t)i * lda, lda, m - i < MR_S8_1 ? m - i : MR_S8_1, b0, p, q,
-                      c + (int64_t)i * p->ldc);
+        for (i = 0; i < m; i += MR_S8_1) {
+            mr = m - i < MR_S8_1 ? m - i : MR_S8_1;
+            ukr_s8_q1(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, p, q, c + (int64_t)i * p->ldc);
+        }
     else
-        for (i = 0; i < m; i += MR_S8)
-            ukr_s8_q2(flip, kq, a + (int64_t)i * lda, lda, m - i < MR_S8 ? m - i : MR_S8, b0, b1, p, q,
-                      c + (int64_t)i * p->ldc);
+        for (i = 0; i < m; i += MR_S8) {
+            mr = m - i < MR_S8 ? m - i : MR_S8;
+            ukr_s8_q2(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, b1, p, q, c + (int64_t)i * p->ldc);
+        }
 }
 
 /* A 1x1 convolution (stride 1, no padding: its pixels are the GEMM's rows) read in place, its int8
@@ -499,6 +567,28 @@ static int direct_in_place(const rt_opt_conv_params *p) {
     if (rt_opt_amx_ready()) return 0;
 #endif
     return 1;
+}
+
+/* A convolution read in place as K runs (rt_opt_conv_s8_runs), from its input or, with padding, from a
+ * padded copy in the scratch slot: no im2col rows; every panel requantized in registers, no AMX. */
+#define RUNS_BLOCK 256 /* output rows per block (a fused ADD's pass follows each) */
+static int conv_runs(const rt_opt_conv_params *p, const void *scratch) {
+    int32_t col;
+    if (p->direct || !rt_opt_conv_s8_runs(p->filter_h, p->filter_w, p->in_c, p->dil_h, p->dil_w)) return 0;
+    for (col = 0; col < p->gemm.n; col += NR)
+        if (!panel_vec(&p->gemm, col)) return 0;
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    if (rt_opt_amx_ready()) return 0;
+#endif
+    {
+        int64_t hp, wp, padded;
+        padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                    p->pad_h, p->pad_w, &hp, &wp);
+        if (hp == p->in_h && wp == p->in_w && p->pad_h <= 0 && p->pad_w <= 0) return 1;
+        padded = rt_opt_conv_s8_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->filter_h, p->filter_w,
+                                             p->stride_h, p->stride_w, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
+        return padded > 0 && scratch && p->gemm.slot_bytes >= padded;
+    }
 }
 #endif
 
@@ -535,7 +625,8 @@ static void gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, i
         }
 #endif
         if (!row_add && vec[0] && (halves == 1 || vec[1])) { /* requantized in registers */
-            pair_rows(p, j, 0, m - m16, a8 + (int64_t)m16 * lda8, lda8, packed_b, bias, c + (int64_t)m16 * p->ldc);
+            const a_rows src = gemm_rows(a8 + (int64_t)m16 * lda8, lda8, p->k);
+            pair_rows(p, j, 0, m - m16, &src, packed_b, bias, c + (int64_t)m16 * p->ldc);
             continue;
         }
         for (i = m16; i < m; i += MR_S8) {
@@ -718,24 +809,20 @@ static void im2col_s8(const rt_opt_conv_params *p, const int8_t *in, int32_t m0,
 }
 #endif
 
-/* The padded image's rows and columns (rt_opt_conv_s8_padded_bytes): the padding before, the image, and
- * as much after it as the last patch reaches. */
-static void padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
-                        int32_t sw, int32_t ph, int32_t pw, int64_t *hp, int64_t *wp) {
-    const int64_t ry = (int64_t)(out_h - 1) * sh + fh, rx = (int64_t)(out_w - 1) * sw + fw;
-    *hp = ry > (int64_t)in_h + ph ? ry : (int64_t)in_h + ph;
-    *wp = rx > (int64_t)in_w + pw ? rx : (int64_t)in_w + pw;
-}
-
 int64_t rt_opt_conv_s8_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w,
                                     int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
                                     int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w) {
     int64_t hp, wp, bytes;
-    if ((pad_h <= 0 && pad_w <= 0) || dil_h != 1 || dil_w != 1 || pad_h < 0 || pad_w < 0 || out_h < 1 || out_w < 1)
-        return 0;
+    if (dil_h != 1 || dil_w != 1 || pad_h < 0 || pad_w < 0 || out_h < 1 || out_w < 1) return 0;
     padded_dims(in_h, in_w, out_h, out_w, filter_h, filter_w, stride_h, stride_w, pad_h, pad_w, &hp, &wp);
+    if (hp == in_h && wp == in_w) return 0; /* every patch inside the image */
     bytes = hp * wp * in_c;
-    return bytes <= 16384 ? (bytes + 63) / 64 * 64 : 0;
+    return bytes <= (rt_opt_conv_s8_runs(filter_h, filter_w, in_c, dil_h, dil_w) ? 65536 : 16384) ? (bytes + 63) / 64 * 64 : 0;
+}
+
+int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_t dil_h, int32_t dil_w) {
+    /* a strided 1x1 convolution stays on im2col rows (its +128 in the copy, not in each broadcast: faster) */
+    return dil_h == 1 && dil_w == 1 && (int64_t)filter_w * in_c % 4 == 0 && (int64_t)filter_h * filter_w > 1;
 }
 
 #if defined(RT_OPT_AVX512)
@@ -752,6 +839,20 @@ static void pad_image_s8(const rt_opt_conv_params *p, const int8_t *in, int8_t *
     *pp = *p;
     pp->in_h = (int32_t)hp, pp->in_w = (int32_t)wp, pp->pad_h = pp->pad_w = 0;
 }
+
+#if defined(RT_OPT_S8_VNNI)
+/* pad_image_s8 with every byte + 128 (the VNNI kernels' unsigned operand). */
+static void pad_image_u8(const rt_opt_conv_params *p, const int8_t *in, uint8_t *pad, rt_opt_conv_params *pp) {
+    int64_t hp, wp, y;
+    padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h,
+                p->pad_w, &hp, &wp);
+    memset(pad, (uint8_t)(p->pad_value + 128), (size_t)(hp * wp * p->in_c));
+    for (y = 0; y < p->in_h; y++)
+        flip_run(pad + ((y + p->pad_h) * wp + p->pad_w) * p->in_c, in + y * p->in_w * p->in_c, p->in_w * p->in_c);
+    *pp = *p;
+    pp->in_h = (int32_t)hp, pp->in_w = (int32_t)wp, pp->pad_h = pp->pad_w = 0;
+}
+#endif
 #endif
 
 static void conv_s8_task(void *v, int t) {
@@ -760,7 +861,7 @@ static void conv_s8_task(void *v, int t) {
     int32_t mimg = p->out_h * p->out_w, kdim = p->gemm.k, ldd = K4(kdim), oc = p->gemm.n, q;
     uint8_t *dst = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->gemm.slot_bytes : NULL;
 #if defined(RT_OPT_S8_VNNI)
-    const int in_place = direct_in_place(p);
+    const int in_place = direct_in_place(p), runs = !in_place && conv_runs(p, dst);
 #endif
 #if defined(RT_OPT_AVX512)
     const int64_t padded = p->direct || !dst ? 0
@@ -777,11 +878,29 @@ static void conv_s8_task(void *v, int t) {
         const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;
         int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
 #if defined(RT_OPT_S8_VNNI)
-        if (in_place) {
-            int32_t jp;
-            for (jp = 0; jp * NR < oc; jp += 2)
-                pair_rows(&p->gemm, jp, 1, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c,
-                          (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+        if (in_place || runs) {
+            int32_t jp, flip = 1, r0, n;
+            a_rows src = gemm_rows((const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, kdim);
+            const uint8_t *ptr[RUNS_BLOCK];
+            const rt_opt_conv_params *g = p;
+            if (runs) {
+                src.a = (const uint8_t *)in;
+                if (padded) { /* patches read from the image in its padding, its bytes + 128 */
+                    if (b != padded_b) pad_image_u8(p, in, dst, &pp), padded_b = b;
+                    src.a = dst, g = &pp, flip = 0;
+                }
+                src.runs.n = p->filter_h, src.runs.quads = p->filter_w * p->in_c / 4;
+                src.runs.step = (int64_t)g->in_w * p->in_c;
+                src.ptr = ptr;
+            }
+            for (r0 = 0; r0 < rows; r0 += n) { /* runs: RUNS_BLOCK rows' patches at a time */
+                n = !runs ? rows : rows - r0 < RUNS_BLOCK ? rows - r0 : RUNS_BLOCK;
+                if (runs) patch_rows(g, src.a, m0 + r0, n, ptr);
+                else src.a = (const uint8_t *)(in + (int64_t)m0 * p->in_c);
+                for (jp = 0; jp * NR < oc; jp += 2)
+                    pair_rows(&p->gemm, jp, flip, n, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
+                              out + (int64_t)(m0 + r0) * oc);
+            }
         } else
 #endif
         {
@@ -807,7 +926,11 @@ static void conv_s8_task(void *v, int t) {
 void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
                     int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
                     const mpcc_parallel *par) {
-    rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, p->rows, RT_F32, par);
+    int32_t block = p->rows;
+#if defined(RT_OPT_S8_VNNI)
+    if (conv_runs(p, scratch) && block < RUNS_BLOCK) block = RUNS_BLOCK; /* no im2col rows to fit in scratch */
+#endif
+    rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, block, RT_F32, par);
 }
 
 /* ---- BATCH_MATMUL (int8): the RHS of each batch packed at run time, as for f32 (rt_opt_gemm.c). */
@@ -866,6 +989,7 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
                       const int32_t *bias, int32_t *c, int32_t ldc) {
     rt_opt_gemm_params g;
     panel_q q[2];
+    const a_rows src = gemm_rows((const uint8_t *)a, lda, 4 * kq);
     int32_t jp, i;
     memset(&g, 0, sizeof g);
     memset(q, 0, sizeof q);
@@ -881,10 +1005,10 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
         }
         for (i = 0; i < m; i += MR_S8) {
             const int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
-            const uint8_t *ai = (const uint8_t *)a + (int64_t)i * lda;
+            const uint8_t *ap[MR_S8];
             int8_t *ci = (int8_t *)(void *)(c + (int64_t)i * ldc);
-            (mr <= 1 ? ukr_s8_raw_1 : mr <= 2 ? ukr_s8_raw_2 : mr <= 4 ? ukr_s8_raw_4 : ukr_s8_raw_8)(kq, ai, lda, mr, b0,
-                                                                                                  b1, &g, q, ci);
+            (mr <= 1 ? ukr_s8_raw_1 : mr <= 2 ? ukr_s8_raw_2 : mr <= 4 ? ukr_s8_raw_4 : ukr_s8_raw_8)(
+                &src.runs, tile_rows(&src, i, mr, ap), mr, b0, b1, &g, q, ci);
         }
     }
 }

@@ -49,6 +49,7 @@ static int block_multiple(const Graph *g, int s8) {
     return g->isa == IR_ISA_GENERIC ? (s8 ? 8 : 40) : tile_rows(g, s8);
 }
 #define IM2COL_BUDGET (64 * 1024) /* bytes of patch rows per block, unless g->scratch_budget says */
+#define RUNS_ROWS_BUDGET (16 * 1024) /* the same where VNNI builds read the patches in place (sched.runs) */
 
 static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t n, void **data) {
     const char *base = g->tensors[like].name;
@@ -183,6 +184,11 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));
+        o->sched.runs = s8 && !o->sched.direct && rt_opt_conv_s8_runs(p->filter_h, p->filter_w, p->in_c, p->dil_h, p->dil_w);
+        if (o->sched.runs) { /* im2col only in builds without VNNI: blocks of at most RUNS_ROWS_BUDGET */
+            int32_t mr = block_multiple(g, s8), cap = (int32_t)(RUNS_ROWS_BUDGET / row_bytes) / mr * mr;
+            if (o->sched.rows > cap) o->sched.rows = cap > mr ? cap : mr;
+        }
         int64_t slot = s8 ? (int64_t)o->sched.rows * row_bytes +
                                 (o->sched.direct ? 0
                                                  : rt_opt_conv_s8_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h,
@@ -331,7 +337,8 @@ void sched_report(const Graph *g, FILE *f) {
         const IrSched *s = &op->sched;
         fprintf(f, "  op %-4d %-20s %-10s %s mr %d nr %d", i, ir_op_name(op->kind), ir_sched_name(s->kind),
                 ir_dtype_name(g->prec_assigned ? op->prec : g->tensors[op->in[0]].dtype), s->mr, s->nr);
-        if (s->kind == SCHED_CONV_GEMM) fprintf(f, s->direct ? " direct" : " im2col-rows %d", s->rows);
+        if (s->kind == SCHED_CONV_GEMM)
+            fprintf(f, s->direct ? " direct" : s->runs ? " runs (VNNI; else im2col-rows %d)" : " im2col-rows %d", s->rows);
         if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
         if (s->post_add >= 0) fprintf(f, " +ADD(op %d)", s->post_add);
         if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);

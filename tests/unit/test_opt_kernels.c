@@ -286,6 +286,98 @@ static void test_pool(void) {
 /* A 1x1 expansion CONV_2D fused with the depthwise convolution after it, band
  * by band, against the reference CONV_2D then DEPTHWISE_CONV_2D (bands of 1
  * to 5 rows, strides 1 and 2, edges, several tasks). */
+/* int8 convolutions whose patches are whole K quads per filter row (rt_opt_conv_s8_runs): AVX512-VNNI
+ * builds read them in place, from the input (no padding) or from the padded copy in scratch; other
+ * builds and scratch without room take im2col. TFLite SAME (padding before = half the total, the rest
+ * after: a 2-wide filter's patch reaches past the image with no padding before) and VALID geometry;
+ * outputs of more than one block of rows; one-panel (N <= 16), two-panel and odd panel counts; runs of an
+ * odd number of quads; a fused ADD on some. */
+static void test_conv_runs(void) {
+    static const int32_t chans[] = {4, 8, 12, 16, 32, 64, 20};
+    static const int32_t outs[] = {16, 32, 48, 5, 64, 70, 8};
+    char msg[220];
+    for (int t = 0; t < 42; t++) {
+        rt_conv_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = 1 + t % 2, p.in_c = chans[t % 7], p.filter_c = p.in_c, p.out_c = outs[(t / 7) % 7];
+        p.filter_h = t % 5 == 4 ? 1 : 1 + rnd_in(1, 2), p.filter_w = t % 6 == 5 ? 1 : 1 + rnd_in(1, 2);
+        if (p.filter_h * p.filter_w == 1) p.filter_w = 3;
+        p.stride_h = rnd_in(1, 2), p.stride_w = rnd_in(1, 2), p.dil_h = p.dil_w = 1;
+        p.in_h = t % 4 == 0 ? rnd_in(17, 24) : rnd_in(3, 12), p.in_w = t % 4 == 0 ? rnd_in(17, 24) : rnd_in(3, 12);
+        if (t % 3 == 2) { /* VALID */
+            p.out_h = (p.in_h - p.filter_h) / p.stride_h + 1, p.out_w = (p.in_w - p.filter_w) / p.stride_w + 1;
+        } else { /* SAME */
+            p.out_h = (p.in_h + p.stride_h - 1) / p.stride_h, p.out_w = (p.in_w + p.stride_w - 1) / p.stride_w;
+            int32_t th = (p.out_h - 1) * p.stride_h + p.filter_h - p.in_h, tw = (p.out_w - 1) * p.stride_w + p.filter_w - p.in_w;
+            p.pad_h = th > 0 ? th / 2 : 0, p.pad_w = tw > 0 ? tw / 2 : 0;
+        }
+        if (p.out_h < 1 || p.out_w < 1) continue;
+        const int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, k4 = (k + 3) / 4 * 4;
+        const int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c;
+        const int64_t out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
+        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)out_n);
+        int8_t *r8 = malloc((size_t)out_n), *pw = malloc((size_t)(np * k4)), *other8 = malloc((size_t)out_n);
+        int8_t *sum8 = malloc((size_t)out_n);
+        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
+        int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
+        const int32_t rows = 8 * rnd_in(1, 6), in_zp = rnd_in(-128, 127);
+        const int64_t pad8 = rt_opt_conv_s8_padded_bytes(p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.filter_h,
+                                                         p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, 1, 1);
+        const int64_t slot = (int64_t)rows * k4 + pad8;
+        void *scratch = malloc(3 * (size_t)slot);
+        for (int64_t i = 0; i < in_n; i++) in8[i] = (int8_t)rnd_in(-128, 127);
+        for (int i = 0; i < n * k; i++) w8[i] = (int8_t)rnd_in(-127, 127);
+        for (int i = 0; i < n; i++) b32[i] = rnd_in(-20000, 20000);
+        rnd_requant(mult, shift, n, -12, -6);
+        for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
+        p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
+        p.act_qmin = t % 2 ? -128 : rnd_in(-128, -100), p.act_qmax = t % 2 ? 127 : rnd_in(100, 126);
+        rt_conv_2d_i8(&p, in8, w8, b32, r8);
+        sched_pack_s8(w8, n, k, pw);
+        sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
+        rt_opt_conv_params c = opt_conv(&p, rows);
+        c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
+        c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d f %dx%d s %d,%d pad %d,%d out %dx%d oc %d rows %d runs %d", p.batches,
+                 p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.out_h,
+                 p.out_w, n, rows, rt_opt_conv_s8_runs(p.filter_h, p.filter_w, p.in_c, 1, 1));
+        for (int v = 0; v < 3; v++) { /* one slot; 3 tasks; no scratch room (padding: im2col edge rows) */
+            c.gemm.slots = v == 2 ? 0 : v + 1 + (v == 1), c.gemm.slot_bytes = v == 2 ? 0 : slot;
+            memset(g8, 0x55, (size_t)out_n);
+            rt_opt_conv_s8(&c, in8, pw, pb32, g8, scratch, NULL, NULL, v == 1 ? &fake_par : NULL);
+            int64_t diff = count_diff_i8(g8, r8, out_n);
+            char m2[300];
+            snprintf(m2, sizeof m2, "%s, %s: %lld of %lld differ", msg, v == 0 ? "1 slot" : v == 1 ? "3 tasks" : "no room",
+                     (long long)diff, (long long)out_n);
+            check(diff == 0, "conv int8 (patch runs) vs CONV_2D", m2);
+        }
+        if (t % 3 == 1) { /* a fused residual ADD */
+            rt_binary_params ap;
+            rt_opt_post_add post;
+            memset(&ap, 0, sizeof ap);
+            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
+            ap.act_qmin = -128, ap.act_qmax = 127, ap.left_shift = 20;
+            ap.in1_offset = -rnd_in(-128, 127), ap.in2_offset = -rnd_in(-128, 127), ap.out_offset = rnd_in(-128, 127);
+            ap.in1_shift = rnd_in(-8, -1), ap.in2_shift = rnd_in(-8, -1), ap.out_shift = rnd_in(-22, -16);
+            ap.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            ap.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            ap.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            post.add = &ap, post.conv_is_lhs = t % 2;
+            for (int64_t i = 0; i < out_n; i++) other8[i] = (int8_t)rnd_in(-128, 127);
+            if (post.conv_is_lhs) rt_add_i8(&ap, r8, other8, sum8);
+            else rt_add_i8(&ap, other8, r8, sum8);
+            c.gemm.slots = 1, c.gemm.slot_bytes = slot;
+            rt_opt_conv_s8(&c, in8, pw, pb32, g8, scratch, &post, other8, NULL);
+            int64_t diff = count_diff_i8(g8, sum8, out_n);
+            char m2[300];
+            snprintf(m2, sizeof m2, "%s: %lld of %lld differ", msg, (long long)diff, (long long)out_n);
+            check(diff == 0, "conv int8 (patch runs) + fused ADD vs CONV_2D, ADD", m2);
+        }
+        free(in8), free(w8), free(g8), free(r8), free(pw), free(other8), free(sum8), free(b32), free(pb32);
+        free(mult), free(shift), free(scratch);
+    }
+}
+
 static void test_conv_dw(void) {
     char msg[200];
     for (int t = 0; t < 24; t++) {
@@ -761,6 +853,7 @@ int main(void) {
     test_requant();
     test_gemm();
     test_conv();
+    test_conv_runs();
     test_dwconv();
     test_pool();
     test_mean();
