@@ -380,6 +380,66 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
 /* K rounded up to whole 4-byte quads (the int8 kernels' packed K). */
 #define RT_OPT_K4(k) (((k) + 3) / 4 * 4)
 
+/* ---- the int8 GEMM's pieces shared with the int8 convolution (rt_opt_gemm_s8.c, rt_opt_conv_s8.c) ---- */
+
+/* d[0..n) = s[0..n) + 128 as bytes (the kernels' unsigned operand); short runs (a few channels) in one
+ * masked vector op. */
+static inline void rt_opt_flip_s8(uint8_t *d, const int8_t *s, int32_t n) {
+    int32_t i = 0;
+#if defined(RT_OPT_AVX512)
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    for (; i + 64 <= n; i += 64)
+        _mm512_storeu_si512((void *)(d + i), _mm512_xor_si512(_mm512_loadu_si512((const void *)(s + i)), flip));
+    if (i < n) {
+        __mmask64 k = ((__mmask64)1 << (n - i)) - 1;
+        _mm512_mask_storeu_epi8((void *)(d + i), k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)(s + i)), flip));
+        return;
+    }
+#endif
+    for (; i < n; i++) d[i] = (uint8_t)(s[i] + 128);
+}
+
+/* `rows` int8 rows (lda apart) as + 128 byte rows of K4 bytes (K's padding 0) at dst. */
+void rt_opt_s8_widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst);
+/* 1 when every shift of the 16 columns from col is in [-31, 0] (requantized in vector registers). */
+int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col);
+/* C's rows 0..m from A8 rows (+ 128 bytes, K padded to K4 with 0, lda8 apart); row_add: a per-row term
+ * added before the requantization, or NULL. */
+void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8,
+                       const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add);
+
+#if defined(RT_OPT_S8_VNNI)
+/* Where a micro-tile's A rows are: row r at ap[r] (rows past mr repeat row 0), K as `n` runs of `quads`
+ * quads, run s of a row `step` bytes after run s - 1 (a GEMM: one run of K4 / 4 quads; a convolution read
+ * in place: one run of filter_w x in_c bytes per filter row, `step` one image row). B's quads stay
+ * contiguous across the runs. */
+typedef struct rt_opt_a_runs {
+    int32_t n, quads;
+    int64_t step;
+} rt_opt_a_runs;
+
+/* The rows of A for rt_opt_s8_pair_rows: row i at a + i * lda (a GEMM) or, ptr set, at ptr[i] (a
+ * convolution's patches read in place). */
+typedef struct rt_opt_a_rows {
+    const uint8_t *a;
+    int64_t lda;
+    rt_opt_a_runs runs;
+    const uint8_t *const *ptr;
+} rt_opt_a_rows;
+
+static inline rt_opt_a_rows rt_opt_s8_gemm_rows(const uint8_t *a, int64_t lda, int32_t k) {
+    rt_opt_a_rows s;
+    s.a = a, s.lda = lda, s.runs.n = 1, s.runs.quads = RT_OPT_K4(k) / 4, s.runs.step = 0, s.ptr = NULL;
+    return s;
+}
+
+/* Rows 0..m of C, the columns of panels j and j + 1 (j alone when it is the last), requantized in
+ * registers (every shift of those panels in [-31, 0]); A's rows as src says (flip: int8 bytes, + 128
+ * added in registers). */
+void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32_t m, const rt_opt_a_rows *src,
+                         const int8_t *packed_b, const int32_t *bias, int8_t *c);
+#endif
+
 /* A GEMM split over tasks: rows (or column panels, by_rows 0) in steps of `step`. */
 typedef struct rt_opt_gemm_job {
     const rt_opt_gemm_params *p;
