@@ -116,6 +116,19 @@ RT_OPT_INLINE void inner_rows_s8(const int32_t FH, const int32_t CH, int32_t fh,
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const int32_t rows_h = FH ? FH : fh, full = 64 * (CH >= 0 ? CH : chunks);
     int32_t i, fy, c;
+#if defined(__AVX512VL__)
+    if (CH == 0 && run <= 16) { /* 16-byte moves: a 64-byte store of a few bytes crosses a cache line */
+        const __mmask16 t16 = (__mmask16)tail;
+        const __m128i f16 = _mm_set1_epi8((char)0x80);
+        for (i = 0; i < n; i++, src += sstep, d += ldd) {
+            for (fy = 0; fy < rows_h; fy++)
+                _mm_mask_storeu_epi8((void *)(d + fy * run), t16,
+                                     _mm_xor_si128(_mm_maskz_loadu_epi8(t16, (const void *)(src + fy * step)), f16));
+            if (pad) _mm_mask_storeu_epi8((void *)(d + rows_h * run), (__mmask16)pad, _mm_setzero_si128());
+        }
+        return;
+    }
+#endif
     for (i = 0; i < n; i++, src += sstep, d += ldd) {
         for (fy = 0; fy < rows_h; fy++) {
             const int8_t *s = src + fy * step;
