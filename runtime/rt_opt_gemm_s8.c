@@ -176,8 +176,12 @@ typedef struct q_ctx {
     rq16 k;
     __m512i lo, hi;
     __mmask16 st;
-    int fast, single, clamp;
+    int fast, plain, clamp; /* plain: no correction for negative products (single rounding, or see below) */
 } q_ctx;
+
+/* With a lower bound at or above the zero point (a fused ReLU / ReLU6), the double rounding's correction
+ * for negative products can go: without it a negative product still gives q <= 0 (the shifted value of x m
+ * + 2^30 + 2^(e-1) 2^31 stays below 1), and every q <= 0 is clamped to the bound either way. */
 
 RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
     q_ctx x;
@@ -185,7 +189,7 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
     x.lo = _mm512_set1_epi32(p->act_qmin), x.hi = _mm512_set1_epi32(p->act_qmax);
     x.st = (__mmask16)((1u << q->nr) - 1u);
     x.fast = q->k.folded;
-    x.single = p->rounding == RT_OPT_ROUND_SINGLE;
+    x.plain = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset;
     x.clamp = p->act_qmin > -128 || p->act_qmax < 127; /* else the saturating store applies the bounds */
     return x;
 }
@@ -194,7 +198,7 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
 RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc,
                                int8_t *dst) {
     if (x->fast) {
-        __m512i v = x->single ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
+        __m512i v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
         if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
         _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, v);
     } else

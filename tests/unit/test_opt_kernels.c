@@ -328,10 +328,13 @@ static void test_conv_runs(void) {
         for (int64_t i = 0; i < in_n; i++) in8[i] = (int8_t)rnd_in(-128, 127);
         for (int i = 0; i < n * k; i++) w8[i] = (int8_t)rnd_in(-127, 127);
         for (int i = 0; i < n; i++) b32[i] = rnd_in(-20000, 20000);
-        rnd_requant(mult, shift, n, -12, -6);
+        rnd_requant(mult, shift, n, t % 5 == 0 ? -2 : -12, t % 5 == 0 ? 0 : -6); /* every 5th: e = 0 .. 2 */
         for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
-        p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
+        p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 100), p.mult = mult, p.shift = shift;
         p.act_qmin = t % 2 ? -128 : rnd_in(-128, -100), p.act_qmax = t % 2 ? 127 : rnd_in(100, 126);
+        /* a fused ReLU / ReLU6 (lower bound at or above the zero point: no negative-product correction) */
+        if (t % 4 == 1) p.act_qmin = p.out_offset;
+        if (t % 4 == 3) p.act_qmin = p.out_offset + rnd_in(0, 3), p.act_qmax = p.out_offset + rnd_in(20, 27);
         rt_conv_2d_i8(&p, in8, w8, b32, r8);
         sched_pack_s8(w8, n, k, pw);
         sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
