@@ -196,7 +196,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
     const int fast3 = p->filter_h == 3 && p->filter_w == 3 && p->dil_h == 1 && p->dil_w == 1, pair = fast3 && C == 8;
     __m512i w2[9], w16[9], vb2 = _mm512_setzero_si512(), vm2 = vb2, vs2 = vb2, vbf = vb2;
     rq16 kq, kq2;
-    const __m512i off = _mm512_set1_epi32(p->in_offset), oo = _mm512_set1_epi32(p->out_offset);
+    const __m512i off = _mm512_set1_epi32(p->in_offset);
     const __m512i lo = _mm512_set1_epi32(p->act_qmin), hi = _mm512_set1_epi32(p->act_qmax);
     __m512i w[25];
     int32_t c0, r, ox, fy, fx, t;
@@ -231,7 +231,8 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                 vs2 = _mm512_shuffle_i64x2(vs, vs, 0x44);
             }
         }
-        kq = rq16_prepare(vm, vs), kq2 = rq16_prepare(vm2, vs2);
+        kq = rq16_prepare_z(vm, vs, p->out_offset), kq2 = rq16_prepare_z(vm2, vs2, p->out_offset);
+        rq16_bound(&kq, p->act_qmin, p->out_offset), rq16_bound(&kq2, p->act_qmin, p->out_offset);
         for (r = r0; r < r1; r++) {
             int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
             taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
@@ -266,7 +267,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                         DW16_TAP2(6, 2 * rs); DW16_TAP2(7, 2 * rs + cs); DW16_TAP2(8, 2 * rs + 2 * cs);
                     }
 #undef DW16_TAP2
-                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq2), oo), lo), hi);
+                    acc = _mm512_min_epi32(_mm512_max_epi32(rq16_apply_zb(acc, &kq2), lo), hi);
                     _mm_storeu_si128((__m128i *)(void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C),
                                      _mm512_cvtepi32_epi8(acc));
                     ox++;
@@ -284,7 +285,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                     DW16_TAP(3, rs); DW16_TAP(4, rs + cs); DW16_TAP(5, rs + 2 * cs);
                     DW16_TAP(6, 2 * rs); DW16_TAP(7, 2 * rs + cs); DW16_TAP(8, 2 * rs + 2 * cs);
 #undef DW16_TAP
-                    acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq), oo), lo), hi);
+                    acc = _mm512_min_epi32(_mm512_max_epi32(rq16_apply_zb(acc, &kq), lo), hi);
                     _mm_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                          _mm512_cvtepi32_epi8(acc));
                     continue;
@@ -299,7 +300,7 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
                         acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_add_epi32(x, off), w[fy * p->filter_w + fx]));
                     }
                 }
-                acc = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(rq16_apply(acc, &kq), oo), lo), hi);
+                acc = _mm512_min_epi32(_mm512_max_epi32(rq16_apply_zb(acc, &kq), lo), hi);
                 _mm_mask_storeu_epi8((void *)(out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * C + c0), k,
                                      _mm512_cvtepi32_epi8(acc));
             }

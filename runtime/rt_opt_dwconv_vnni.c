@@ -10,7 +10,7 @@
 #if defined(RT_OPT_DW_VNNI)
 /* Requantized int32 lanes with the output zero point (rq16_prepare_z), clamped to [lo, hi]. */
 static inline __m512i dw_rq(__m512i acc, const rq16 *k, __m512i lo, __m512i hi) {
-    return _mm512_min_epi32(_mm512_max_epi32(rq16_apply_z(acc, k), lo), hi);
+    return _mm512_min_epi32(_mm512_max_epi32(rq16_apply_zb(acc, k), lo), hi);
 }
 
 /* Byte lanes of four tap vectors (64 channels each) regrouped so each int32
@@ -228,11 +228,12 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         dw_load4(p->shift + c0, n, nat[2]);
         dw_perm_rep(nat[1], C, 1, vm), dw_perm_rep(nat[2], C, 1, vs);
         dw_perm_rep(nat[0], C, 1, vb);
-        for (i = 0; i < 4; i++) kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset);
+        for (i = 0; i < 4; i++) kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset), rq16_bound(&kq[i], p->act_qmin, p->out_offset);
         if (rep > 1) { /* the constants of `rep` pixels of n channels in one vector */
             dw_perm_rep(nat[1], n, rep, vmt), dw_perm_rep(nat[2], n, rep, vst);
             dw_perm_rep(nat[0], n, rep, vbt);
-            for (i = 0; i < 4; i++) kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset);
+            for (i = 0; i < 4; i++)
+                kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset), rq16_bound(&kqt[i], p->act_qmin, p->out_offset);
         } else /* unused then; copied, not recomputed, so nothing is read uninitialized */
             for (i = 0; i < 4; i++) vbt[i] = vb[i], kqt[i] = kq[i];
         for (r = r0; r < r1; r++) {
@@ -375,6 +376,7 @@ void rt_opt_dw_narrow_s8(const struct rt_dwconv_params *p, const int8_t *in, con
         for (j = 0; j < fh; j++) w[j][i] = _mm512_loadu_si512((const void *)wb[j]);
         vb[i] = _mm512_loadu_si512((const void *)cb);
         kq[i] = rq16_prepare_z(_mm512_loadu_si512((const void *)cm), _mm512_loadu_si512((const void *)cs), p->out_offset);
+        rq16_bound(&kq[i], p->act_qmin, p->out_offset);
     }
     for (r = r0; r < r1; r++) {
         const int32_t bt = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;

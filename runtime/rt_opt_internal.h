@@ -184,6 +184,7 @@ typedef struct rq16 {
     __m512i post;                       /* z when it is not folded into k_e/k_o, else 0 */
     __mmask8 nz_e, nz_o;                /* lanes with a right shift (e > 0) */
     int folded;                         /* z is in k_e/k_o */
+    int plain;                          /* rq16_apply_zb may skip the negative-product correction (rq16_bound) */
 } rq16;
 
 /* The per-lane constants of rq_double16, made once per panel or channel group,
@@ -203,6 +204,7 @@ static inline rq16 rq16_prepare_z(__m512i m, __m512i s, int32_t z) {
     k.s_e = _mm512_add_epi64(r_e, r31), k.s_o = _mm512_add_epi64(r_o, r31);
     k.nz_e = _mm512_test_epi64_mask(r_e, r_e), k.nz_o = _mm512_test_epi64_mask(r_o, r_o);
     k.folded = _mm512_cmpgt_epi32_mask(right, _mm512_set1_epi32(23)) == 0;
+    k.plain = 0;
     k.post = _mm512_set1_epi32(k.folded ? 0 : z);
     if (k.folded && z) {
         const __m512i zz = _mm512_set1_epi64(z);
@@ -259,6 +261,7 @@ static inline rq16 rq16_prepare_single_z(__m512i m, __m512i s, int32_t z) {
     k.s_e = t_e, k.s_o = t_o;
     k.nz_e = k.nz_o = 0;
     k.folded = _mm512_cmpgt_epi32_mask(total, _mm512_set1_epi32(54)) == 0;
+    k.plain = 0;
     k.post = _mm512_set1_epi32(k.folded ? 0 : z);
     if (k.folded && z) {
         const __m512i zz = _mm512_set1_epi64(z);
@@ -273,6 +276,17 @@ static inline __m512i rq16_apply_single(__m512i x, const rq16 *k) {
     e = _mm512_srav_epi64(_mm512_add_epi64(e, k->k_e), k->s_e);
     o = _mm512_srav_epi64(_mm512_add_epi64(o, k->k_o), k->s_o);
     return join16(e, o);
+}
+
+/* For results the caller clamps below by lo (a fused ReLU / ReLU6) with lo at or above the zero point z
+ * (folded into k): a negative product gives q <= 0 with or without the double rounding's correction (x m
+ * + 2^30 + 2^(e-1) 2^31 shifted by 31 + e stays below 1), and every q <= 0 ends at lo either way, so
+ * rq16_apply_zb may skip the correction (a compare and a masked subtract per 8 lanes). */
+static inline void rq16_bound(rq16 *k, int32_t lo, int32_t z) { k->plain = k->folded && lo >= z; }
+
+/* rq16_apply_z, exact after the clamp at the lo given to rq16_bound. */
+static inline __m512i rq16_apply_zb(__m512i x, const rq16 *k) {
+    return k->plain ? rq16_apply_single(x, k) : rq16_apply_z(x, k);
 }
 #endif
 

@@ -582,6 +582,8 @@ static void test_dwconv(void) {
         if (t % 7 == 2) p.in_offset = t % 2 ? 128 : -127; /* the zero point's extremes */
         p.act_qmin = -128, p.act_qmax = 127;
         if (t % 4 == 1) p.act_qmin = rnd_in(-128, -60), p.act_qmax = rnd_in(40, 126); /* a clamp inside int8 */
+        if (t % 4 == 3) /* a fused ReLU / ReLU6: bounds from the zero point (no negative-product correction) */
+            p.act_qmin = p.out_offset, p.act_qmax = p.out_offset + 40 < 127 ? p.out_offset + 40 : 127;
         rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
         rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, t % 2 ? &fake_par : NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
