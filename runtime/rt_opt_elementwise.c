@@ -231,15 +231,16 @@ static int64_t addsub16(const rt_binary_params *p, const int8_t *a, int64_t sa, 
                         int8_t *o, int64_t n, int sign) {
     const operand16 k1 = operand16_init(p->in1_offset, p->in1_mult, p->in1_shift, p->left_shift);
     const operand16 k2 = operand16_init(p->in2_offset, p->in2_mult, p->in2_shift, p->left_shift);
-    const rq16 ko = rq16_prepare_z(_mm512_set1_epi32(p->out_mult), _mm512_set1_epi32(p->out_shift), p->out_offset);
+    rq16 ko = rq16_prepare_z(_mm512_set1_epi32(p->out_mult), _mm512_set1_epi32(p->out_shift), p->out_offset);
     /* a stride-0 operand is rescaled once */
     const __m512i xa = rescaled16(a, 0, 0, &k1), xb = rescaled16(b, 0, 0, &k2);
     int64_t i;
+    rq16_bound(&ko, p->act_qmin, p->out_offset); /* clamped at act_qmin below (or by the saturating store) */
     for (i = 0; i + 16 <= n; i += 16) {
         const __m512i x = sa ? rescaled16(a, 1, i, &k1) : xa, y = sb ? rescaled16(b, 1, i, &k2) : xb;
         const __m512i raw = sign > 0 ? _mm512_add_epi32(x, y) : _mm512_sub_epi32(x, y);
         _mm_storeu_si128((__m128i *)(void *)(o + i),
-                         _mm512_cvtsepi32_epi8(clamp16_i8(rq16_apply_z(raw, &ko), p->act_qmin, p->act_qmax)));
+                         _mm512_cvtsepi32_epi8(clamp16_i8(rq16_apply_zb(raw, &ko), p->act_qmin, p->act_qmax)));
     }
     return i;
 }

@@ -721,6 +721,8 @@ static void test_addsub_sweep(void) {
         p.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in2_shift = -rnd_in(0, 12);
         p.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
         p.out_shift = -rnd_in(p.left_shift - 4, p.left_shift + 2); /* outputs spread over the int8 range */
+        if (t % 3 == 2) /* a fused ReLU / ReLU6: bounds from the zero point (no negative-product correction) */
+            p.act_qmin = p.out_offset, p.act_qmax = p.out_offset + 50 < 127 ? p.out_offset + 50 : 127;
         const int sub = t % 2;
         (sub ? rt_sub_i8 : rt_add_i8)(&p, a, b, want);
         (sub ? rt_opt_sub_i8 : rt_opt_add_i8)(&p, a, b, got);
