@@ -137,14 +137,23 @@ typedef struct panel_q {
     int32_t col, nr;
 } panel_q;
 
-static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, panel_q *q) {
+/* dup: columns col..col+7 in lanes 0-7 and again in 8-15 (two rows of an 8-column panel per vector). */
+static void panel_q_init2(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, int dup, panel_q *q) {
     q->bias = _mm512_loadu_si512((const void *)(bias + col));
     q->m = _mm512_loadu_si512((const void *)(p->mult + col));
     q->s = _mm512_loadu_si512((const void *)(p->shift + col));
+    if (dup) {
+        q->bias = _mm512_shuffle_i64x2(q->bias, q->bias, 0x44);
+        q->m = _mm512_shuffle_i64x2(q->m, q->m, 0x44), q->s = _mm512_shuffle_i64x2(q->s, q->s, 0x44);
+    }
     q->k = p->rounding == RT_OPT_ROUND_SINGLE ? rq16_prepare_single_z(q->m, q->s, p->out_offset)
                                               : rq16_prepare_z(q->m, q->s, p->out_offset);
     q->col = col;
     q->nr = p->n - col < NR ? p->n - col : NR;
+}
+
+static void panel_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, panel_q *q) {
+    panel_q_init2(p, bias, col, 0, q);
 }
 
 /* The kernels below keep every accumulator in a named variable (arrays of
@@ -203,6 +212,24 @@ RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, cons
         _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, v);
     } else
         q_store16(p, q, acc, dst);
+}
+
+/* Two rows of an 8-column panel in one vector (lanes 0-7 row r, 8-15 row r + 1; q from panel_q_init2 with
+ * dup): requantized once, stored as the first q->nr bytes at d and, two, at d + ldc. */
+RT_OPT_INLINE void q_store_two(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc, int8_t *d,
+                               int64_t ldc, int two) {
+    const __mmask16 st = (__mmask16)((1u << q->nr) - 1u);
+    __m512i v;
+    if (x->fast) {
+        v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
+        if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
+    } else {
+        v = p->rounding == RT_OPT_ROUND_SINGLE ? _mm512_add_epi32(rq16_apply_single(acc, &q->k), q->k.post)
+                                               : rq16_apply_z(acc, &q->k);
+        v = clamp16_i8(v, p->act_qmin, p->act_qmax);
+    }
+    _mm512_mask_cvtsepi32_storeu_epi8((void *)d, st, v);
+    if (two) _mm512_mask_cvtsepi32_storeu_epi8((void *)(d + ldc - 8), (__mmask16)(st << 8), v);
 }
 
 /* R <= 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
@@ -319,8 +346,9 @@ static void ukr_s8_q2(int flip, const rt_opt_a_runs *ar, const uint8_t *const *a
  * int32 halves of each column's sum are added (exactly) before the
  * requantization. An odd last quad meets zeros in the odd lanes. */
 #define RT_R12(X) RT_R8(X) X(8) X(9) X(10) X(11)
-RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const rt_opt_a_runs *ar, const uint8_t *const *ap, int32_t mr,
-                             const int8_t *b0, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
+RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, const rt_opt_a_runs *ar,
+                             const uint8_t *const *ap, int32_t mr, const int8_t *b0, const rt_opt_gemm_params *p,
+                             const panel_q *q, int8_t *c) {
     const __m512i flip = _mm512_set1_epi8((char)0x80);
     const __m512i ilo = rt_zip_lo();
     const __m512i ihi = rt_zip_hi();
@@ -342,7 +370,7 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const rt_opt_a_run
         __m512i va = _mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a##r + 4 * kk)));       \
         if (FLIP) va = _mm512_xor_si512(va, flip);                                                                  \
         RT_DPBUSD(c##r##l, va, xl);                                                                                 \
-        RT_DPBUSD(c##r##h, va, xh);                                                                                 \
+        if (!HALF) RT_DPBUSD(c##r##h, va, xh);                                                                      \
     }
         RT_R12(S8_STEP1)
 #undef S8_STEP1
@@ -357,7 +385,7 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const rt_opt_a_run
         __m512i va = bcast4(a##r + 4 * kk);                                                                         \
         if (FLIP) va = _mm512_xor_si512(va, flip);                                                                  \
         RT_DPBUSD(c##r##l, va, xl);                                                                                 \
-        RT_DPBUSD(c##r##h, va, xh);                                                                                 \
+        if (!HALF) RT_DPBUSD(c##r##h, va, xh);                                                                      \
     }
         RT_R12(S8_STEP1)
 #undef S8_STEP1
@@ -378,7 +406,20 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const rt_opt_a_run
                     _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                              \
                                      _mm512_permutex2var_epi32(c##r##l, iod, c##r##h)),                             \
                     d0 + (int64_t)(r) * ldc);
-        RT_R12(S8_STORE1)
+/* HALF (N <= 8): rows r and r + 1 (r even) in one vector */
+#define S8_STORE_TWO(r, s)                                                                                          \
+    if ((r) < R && (r) < mr)                                                                                        \
+        q_store_two(&x0, p, q,                                                                                      \
+                    _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##s##l),                              \
+                                     _mm512_permutex2var_epi32(c##r##l, iod, c##s##l)),                             \
+                    d0 + (int64_t)(r) * ldc, ldc, (s) < mr);
+        if (HALF) {
+            S8_STORE_TWO(0, 1) S8_STORE_TWO(2, 3) S8_STORE_TWO(4, 5) S8_STORE_TWO(6, 7) S8_STORE_TWO(8, 9)
+            S8_STORE_TWO(10, 11)
+        } else {
+            RT_R12(S8_STORE1)
+        }
+#undef S8_STORE_TWO
     }
 #undef S8_DECL1
 #undef S8_STORE1
@@ -387,7 +428,8 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const rt_opt_a_run
 #define RT_S8_P1(R, F)                                                                                              \
     static void ukr_s8_q1_##R##_##F(const rt_opt_a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,  \
                                     const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {                  \
-        ukr_s8_p1(R, F, ar, ap, mr, b0, p, q, c);                                                                \
+        if (q->nr <= 8) ukr_s8_p1(R, F, 1, ar, ap, mr, b0, p, q, c);                                             \
+        else ukr_s8_p1(R, F, 0, ar, ap, mr, b0, p, q, c);                                                        \
     }
 RT_S8_P1(1, 0)
 RT_S8_P1(4, 0)
@@ -502,7 +544,7 @@ void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32
     const uint8_t *ap[MR_S8_1];
     panel_q q[2];
     int32_t i, mr;
-    panel_q_init(p, bias, j * NR, &q[0]);
+    panel_q_init2(p, bias, j * NR, halves == 1 && p->n - j * NR <= 8, &q[0]); /* <= 8 columns: two rows a vector */
     if (halves == 2) panel_q_init(p, bias, (j + 1) * NR, &q[1]);
     if (halves == 1)
         for (i = 0; i < m; i += MR_S8_1) {
