@@ -72,8 +72,9 @@ static void edge_row16(const rt_opt_conv_params *p, int32_t ti, const void *in, 
                 _mm512_mask_storeu_epi16((void *)d, cm, _mm512_maskz_loadu_epi16(cm, (const void *)((const uint16_t *)in + at)));
                 continue;
             }
-            _mm256_mask_storeu_epi16((void *)d, (__mmask16)cm,
-                                     (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps((__mmask16)cm, (const float *)in + at)));
+            _mm512_mask_storeu_epi16((void *)d, (__mmask32)(__mmask16)cm, /* no AVX512VL needed */
+                                     _mm512_castsi256_si512((__m256i)_mm512_cvtneps_pbh(
+                                         _mm512_maskz_loadu_ps((__mmask16)cm, (const float *)in + at))));
         }
     }
     if (pad) d[0] = 0;
