@@ -35,9 +35,8 @@ static void patch_rows(const rt_opt_conv_params *p, const uint8_t *a, int32_t m,
 /* A 1x1 convolution (stride 1, no padding: its pixels are the GEMM's rows) read in place, its int8
  * bytes flipped in registers rather than copied: in_c a multiple of 4 (whole K quads, no padding),
  * every panel requantized in registers, no AMX. */
-static int direct_in_place(const rt_opt_conv_params *p) {
+static int in_registers(const rt_opt_conv_params *p) { /* every panel requantized in registers, no AMX */
     int32_t col;
-    if (!p->direct || p->in_c % 4) return 0;
     for (col = 0; col < p->gemm.n; col += NR)
         if (!rt_opt_s8_panel_vec(&p->gemm, col)) return 0;
 #if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
@@ -46,17 +45,14 @@ static int direct_in_place(const rt_opt_conv_params *p) {
     return 1;
 }
 
+static int direct_in_place(const rt_opt_conv_params *p) { return p->direct && p->in_c % 4 == 0 && in_registers(p); }
+
 /* A convolution read in place as K runs (rt_opt_conv_s8_runs), from its input or, with padding, from a
  * padded copy in the scratch slot: no im2col rows; every panel requantized in registers, no AMX. */
 #define RUNS_BLOCK 256 /* output rows per block (a fused ADD's pass follows each) */
 static int conv_runs(const rt_opt_conv_params *p, const void *scratch) {
-    int32_t col;
-    if (p->direct || !rt_opt_conv_s8_runs(p->filter_h, p->filter_w, p->in_c, p->dil_h, p->dil_w)) return 0;
-    for (col = 0; col < p->gemm.n; col += NR)
-        if (!rt_opt_s8_panel_vec(&p->gemm, col)) return 0;
-#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
-    if (rt_opt_amx_ready()) return 0;
-#endif
+    if (p->direct || !rt_opt_conv_s8_runs(p->filter_h, p->filter_w, p->in_c, p->dil_h, p->dil_w) || !in_registers(p))
+        return 0;
     {
         int64_t hp, wp, padded;
         padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
@@ -200,31 +196,21 @@ int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_
 #if defined(RT_OPT_AVX512)
 /* Image `in` inside its padding (pad_value) at `pad`, and pp: p's geometry over it, no padding. With
  * ResNet-sized images a patch row in eight was cut by an edge, in digits' 8 x 8 ones nearly half, and
- * those went tap by tap with a bounds check each (a third of digits int8's time in im2col). */
-static void pad_image_s8(const rt_opt_conv_params *p, const int8_t *in, int8_t *pad, rt_opt_conv_params *pp) {
+ * those went tap by tap with a bounds check each (a third of digits int8's time in im2col). flip: every
+ * byte + 128 (the VNNI kernels' unsigned operand, for the patch runs read in place). */
+static void pad_image_s8(const rt_opt_conv_params *p, const int8_t *in, int flip, void *pad, rt_opt_conv_params *pp) {
     int64_t hp, wp, y;
     padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h,
                 p->pad_w, &hp, &wp);
-    memset(pad, (int8_t)p->pad_value, (size_t)(hp * wp * p->in_c));
-    for (y = 0; y < p->in_h; y++)
-        memcpy(pad + ((y + p->pad_h) * wp + p->pad_w) * p->in_c, in + y * p->in_w * p->in_c, (size_t)p->in_w * (size_t)p->in_c);
+    memset(pad, flip ? p->pad_value + 128 : p->pad_value, (size_t)(hp * wp * p->in_c));
+    for (y = 0; y < p->in_h; y++) {
+        uint8_t *d = (uint8_t *)pad + ((y + p->pad_h) * wp + p->pad_w) * p->in_c;
+        if (flip) rt_opt_flip_s8(d, in + y * p->in_w * p->in_c, p->in_w * p->in_c);
+        else memcpy(d, in + y * p->in_w * p->in_c, (size_t)p->in_w * (size_t)p->in_c);
+    }
     *pp = *p;
     pp->in_h = (int32_t)hp, pp->in_w = (int32_t)wp, pp->pad_h = pp->pad_w = 0;
 }
-
-#if defined(RT_OPT_S8_VNNI)
-/* pad_image_s8 with every byte + 128 (the VNNI kernels' unsigned operand). */
-static void pad_image_u8(const rt_opt_conv_params *p, const int8_t *in, uint8_t *pad, rt_opt_conv_params *pp) {
-    int64_t hp, wp, y;
-    padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h,
-                p->pad_w, &hp, &wp);
-    memset(pad, (uint8_t)(p->pad_value + 128), (size_t)(hp * wp * p->in_c));
-    for (y = 0; y < p->in_h; y++)
-        rt_opt_flip_s8(pad + ((y + p->pad_h) * wp + p->pad_w) * p->in_c, in + y * p->in_w * p->in_c, p->in_w * p->in_c);
-    *pp = *p;
-    pp->in_h = (int32_t)hp, pp->in_w = (int32_t)wp, pp->pad_h = pp->pad_w = 0;
-}
-#endif
 #endif
 
 static void conv_s8_task(void *v, int t) {
@@ -258,7 +244,7 @@ static void conv_s8_task(void *v, int t) {
             if (runs) {
                 src.a = (const uint8_t *)in;
                 if (padded) { /* patches read from the image in its padding, its bytes + 128 */
-                    if (b != padded_b) pad_image_u8(p, in, dst, &pp), padded_b = b;
+                    if (b != padded_b) pad_image_s8(p, in, 1, dst, &pp), padded_b = b;
                     src.a = dst, g = &pp, flip = 0;
                 }
                 src.runs.n = p->filter_h, src.runs.quads = p->filter_w * p->in_c / 4;
@@ -280,7 +266,7 @@ static void conv_s8_task(void *v, int t) {
 #if defined(RT_OPT_AVX512)
             else if (padded && p->gemm.slot_bytes >= (int64_t)p->rows * ldd + padded) {
                 int8_t *pad = (int8_t *)(dst + (int64_t)p->rows * ldd);
-                if (b != padded_b) pad_image_s8(p, in, pad, &pp), padded_b = b;
+                if (b != padded_b) pad_image_s8(p, in, 0, pad, &pp), padded_b = b;
                 im2col_s8(&pp, pad, m0, rows, dst, ldd);
             } else if (p->dil_w == 1)
                 im2col_s8(p, in, m0, rows, dst, ldd);
