@@ -86,6 +86,15 @@ int64_t rt_opt_conv_s8_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, in
                                     int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
                                     int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w);
 
+/* A bf16 convolution's zero-padded bf16 image (bytes; 0 where not used): with padding, unit dilation and at
+ * most 16 KiB, the patch rows (or their row table) come from a copy of the image inside its padding, none
+ * cut by an edge (an 8 x 8 image has nearly half its patches cut). It lies in the scratch slot at
+ * rt_opt_half_pad_at(base), base the slot's bytes without it (rt_opt_conv_typed_scratch). */
+int64_t rt_opt_conv_bf16_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w,
+                                      int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
+                                      int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w);
+static inline int64_t rt_opt_half_pad_at(int64_t base) { return (base + 63) / 64 * 64; }
+
 /* 1 when an int8 convolution's patch is filter_h runs of whole K quads (filter_w * in_c bytes a multiple of
  * 4, unit dilation, not 1x1): its GEMM reads them from the image, no im2col (AVX512-VNNI builds). */
 int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_t dil_h, int32_t dil_w);

@@ -12,9 +12,9 @@
 #define NR RT_OPT_NR
 #define K4(k) RT_OPT_K4(k)
 
-/* The padded image's rows and columns (rt_opt_conv_s8_padded_bytes): the padding before, the image, and
- * as much after it as the last patch reaches. */
-static void padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
+/* The padded image's rows and columns (rt_opt_conv_s8_padded_bytes, rt_opt_conv_bf16_padded_bytes): the
+ * padding before, the image, and as much after it as the last patch reaches. */
+void rt_opt_padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
                         int32_t sw, int32_t ph, int32_t pw, int64_t *hp, int64_t *wp) {
     const int64_t ry = (int64_t)(out_h - 1) * sh + fh, rx = (int64_t)(out_w - 1) * sw + fw;
     *hp = ry > (int64_t)in_h + ph ? ry : (int64_t)in_h + ph;
@@ -55,7 +55,7 @@ static int conv_runs(const rt_opt_conv_params *p, const void *scratch) {
         return 0;
     {
         int64_t hp, wp, padded;
-        padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+        rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
                     p->pad_h, p->pad_w, &hp, &wp);
         if (hp == p->in_h && wp == p->in_w && p->pad_h <= 0 && p->pad_w <= 0) return 1;
         padded = rt_opt_conv_s8_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->filter_h, p->filter_w,
@@ -177,14 +177,21 @@ static void im2col_s8(const rt_opt_conv_params *p, const int8_t *in, int32_t m0,
 }
 #endif
 
+int64_t rt_opt_padded_elems(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w, int32_t filter_h,
+                            int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t pad_h, int32_t pad_w,
+                            int32_t dil_h, int32_t dil_w) {
+    int64_t hp, wp;
+    if (dil_h != 1 || dil_w != 1 || pad_h < 0 || pad_w < 0 || out_h < 1 || out_w < 1) return 0;
+    rt_opt_padded_dims(in_h, in_w, out_h, out_w, filter_h, filter_w, stride_h, stride_w, pad_h, pad_w, &hp, &wp);
+    if (hp == in_h && wp == in_w) return 0; /* every patch inside the image */
+    return hp * wp * in_c;
+}
+
 int64_t rt_opt_conv_s8_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w,
                                     int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
                                     int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w) {
-    int64_t hp, wp, bytes;
-    if (dil_h != 1 || dil_w != 1 || pad_h < 0 || pad_w < 0 || out_h < 1 || out_w < 1) return 0;
-    padded_dims(in_h, in_w, out_h, out_w, filter_h, filter_w, stride_h, stride_w, pad_h, pad_w, &hp, &wp);
-    if (hp == in_h && wp == in_w) return 0; /* every patch inside the image */
-    bytes = hp * wp * in_c;
+    const int64_t bytes = rt_opt_padded_elems(in_h, in_w, in_c, out_h, out_w, filter_h, filter_w, stride_h, stride_w,
+                                              pad_h, pad_w, dil_h, dil_w);
     return bytes <= (rt_opt_conv_s8_runs(filter_h, filter_w, in_c, dil_h, dil_w) ? 65536 : 16384) ? (bytes + 63) / 64 * 64 : 0;
 }
 
@@ -200,7 +207,7 @@ int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_
  * byte + 128 (the VNNI kernels' unsigned operand, for the patch runs read in place). */
 static void pad_image_s8(const rt_opt_conv_params *p, const int8_t *in, int flip, void *pad, rt_opt_conv_params *pp) {
     int64_t hp, wp, y;
-    padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h,
+    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h,
                 p->pad_w, &hp, &wp);
     memset(pad, flip ? p->pad_value + 128 : p->pad_value, (size_t)(hp * wp * p->in_c));
     for (y = 0; y < p->in_h; y++) {

@@ -277,6 +277,35 @@ static void ukr_bf16_1(const uint32_t *a2, const uint32_t *const *tab, int32_t n
     else ukr_bf16_1r(1, a2, tab, nseg, seg2, mr, b0, bias, lo, hi, c, tc, ldc, nr);
 }
 
+/* One row of C (M = 1, A as K / 2 contiguous pairs) against panels b0 and b1 (b1 NULL: b0 alone, nr <= 16):
+ * four partial sums per panel over interleaved pairs, added at the end. The 1-row micro-kernel had one
+ * accumulator per panel, a chain of dependent vdpbf16ps at their latency (digits' 256 x 128 layer ran 0.67
+ * us). */
+static void gemv_bf16(const uint32_t *a, int32_t k2, const uint16_t *b0, const uint16_t *b1, const float *bias,
+                      float lo, float hi, void *c, int32_t tc, int32_t nr) {
+    const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+    const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+    __m512 s[4][2];
+    int32_t kk, u;
+    for (u = 0; u < 4; u++) s[u][0] = s[u][1] = _mm512_setzero_ps();
+    for (kk = 0; kk + 4 <= k2; kk += 4)
+        for (u = 0; u < 4; u++) {
+            const __m512i x = _mm512_set1_epi32((int32_t)a[kk + u]);
+            RT_DPBF16(s[u][0], x, _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + u) * NR * 2)));
+            if (b1) RT_DPBF16(s[u][1], x, _mm512_loadu_si512((const void *)(b1 + (int64_t)(kk + u) * NR * 2)));
+        }
+    for (; kk < k2; kk++) {
+        const __m512i x = _mm512_set1_epi32((int32_t)a[kk]);
+        RT_DPBF16(s[0][0], x, _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2)));
+        if (b1) RT_DPBF16(s[0][1], x, _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2)));
+    }
+    for (u = 0; u < 2; u++) {
+        const __m512 t = _mm512_add_ps(_mm512_add_ps(s[0][u], s[1][u]), _mm512_add_ps(s[2][u], s[3][u]));
+        const __m512 v = _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), _mm512_add_ps(_mm512_loadu_ps(bias + u * NR), t)));
+        if (u == 0 || b1) put16(c, u * NR, tc, u ? m1 : m0, v);
+    }
+}
+
 /* Rows of A as bf16 pairs, ld words apart (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
 static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uint32_t *dst, int32_t ld) {
     int32_t r, i;
@@ -313,7 +342,8 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
                 const uint32_t *ai = a2 ? a2 + (int64_t)i * k2 : NULL, *const *ti = a2 ? NULL : tab + (int64_t)i * nseg;
                 const int32_t mr = i0 + n0 - i < step ? i0 + n0 - i : step;
                 void *ci = c + ((int64_t)i * p->ldc + j * NR) * es;
-                if (nr <= NR) ukr_bf16_1(ai, ti, nseg, seg2, mr, b0, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
+                if (ai && mr == 1) gemv_bf16(ai, k2, b0, nr <= NR ? NULL : b1, bias2, p->act_min, p->act_max, ci, tc, nr);
+                else if (nr <= NR) ukr_bf16_1(ai, ti, nseg, seg2, mr, b0, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
                 else ukr_bf16(ai, ti, nseg, seg2, mr, b0, b1, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
             }
         }
@@ -643,6 +673,20 @@ static void conv_half_task(void *v, int t) {
     const int64_t tab_at = ((int64_t)j->block * kdim * 2 + 63) / 64 * 64;
     const uint32_t **tab = (const uint32_t **)(void *)(slot + tab_at);
     uint16_t *zero = (uint16_t *)(void *)(slot + tab_at + (int64_t)j->block * p->filter_h * 8);
+    /* the image inside its padding, as bf16 (rt_opt_conv_bf16_padded_bytes), where the slot has room for it */
+    const int64_t padded = p->direct || j->half_type != RT_BF16 || (ti != RT_F32 && ti != RT_BF16)
+                               ? 0
+                               : rt_opt_conv_bf16_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w,
+                                                               p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                                                               p->pad_h, p->pad_w, p->dil_h, p->dil_w);
+    const int64_t pad_at = rt_opt_half_pad_at(rt_opt_conv_typed_scratch(RT_BF16, ti, tc, to, 0, p->batches * mimg,
+                                                                        p->rows, oc, kdim));
+    const int use_pad = padded > 0 && p->gemm.slot_bytes >= pad_at + padded;
+    const int64_t ptab = rt_opt_conv_rows_bf16_bytes(p, j->block);
+    const int pad_tabbed = ptab > 0 && ptab <= sl.c; /* the padded image's row table (even in_c) */
+    uint16_t *pad = (uint16_t *)(void *)(slot + pad_at);
+    rt_opt_conv_params pp; /* p over the padded image of image padded_b (made once per image and task) */
+    int32_t padded_b = -1;
 #endif
 #if defined(RT_OPT_AMX_BF16)
     /* im2col convolutions on AMX: the tiles set up once per task (fp16, from F16_AMX_MIN_ROWS output rows in
@@ -660,6 +704,7 @@ static void conv_half_task(void *v, int t) {
     for (q = t; q < p->batches * j->per_image; q += j->tasks) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
+        int stored = 0; /* the output block is in j->out already (bf16 stored by the pair kernels) */
         const char *inb = (const char *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c * si;
         const float *in = (const float *)(const void *)inb, *a = dst;
         float *out = tc == RT_F32 ? (float *)j->out + ((int64_t)b * mimg + m0) * oc : cblk;
@@ -672,6 +717,11 @@ static void conv_half_task(void *v, int t) {
 #endif
         {
             int pairs = 0; /* dst holds bf16 pairs for fc_bf16_pairs */
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+            /* the bf16 pair kernels store a bf16 output themselves (no f32 block to round afterwards) */
+            const int32_t tk = tc == RT_BF16 && !j->post ? RT_BF16 : RT_F32;
+            void *ok = tk == RT_BF16 ? (void *)((uint16_t *)j->out + ((int64_t)b * mimg + m0) * oc) : (void *)out;
+#endif
             if (p->direct && ti == RT_F32) {
                 a = in + (int64_t)m0 * p->in_c;
                 g.lda = p->in_c;
@@ -682,13 +732,30 @@ static void conv_half_task(void *v, int t) {
             } else if (p->direct) {
                 rt_opt_to_f32(ti, inb + (int64_t)m0 * p->in_c * si, (int64_t)rows * p->in_c, dst);
                 g.lda = p->in_c;
-            } else if (ti != RT_F32) {
+            }
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+            else if (use_pad) { /* patches from the padded bf16 image: no edge cases */
+                if (b != padded_b) rt_opt_pad_image_bf16(p, ti, inb, pad, &pp), padded_b = b;
+                if (pad_tabbed) {
+                    rt_opt_conv_rows_bf16(&pp, pad, m0, rows, (uint16_t *)(void *)dst, tab, zero);
+                    fc_bf16_pairs(&g, rows, NULL, tab, p->filter_h, p->filter_w * p->in_c / 2, (const uint16_t *)j->b,
+                                  (const float *)j->bias, ok, tk);
+                    a = NULL; /* done */
+                    stored = tk == RT_BF16;
+                } else {
+                    rt_opt_im2col_bf16(&pp, RT_BF16, pad, m0, rows, (uint16_t *)(void *)dst);
+                    pairs = 1;
+                }
+            }
+#endif
+            else if (ti != RT_F32) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
                 if (tabbed) {
                     rt_opt_conv_rows_bf16(p, (const uint16_t *)(const void *)inb, m0, rows, (uint16_t *)(void *)dst, tab, zero);
                     fc_bf16_pairs(&g, rows, NULL, tab, p->filter_h, p->filter_w * p->in_c / 2, (const uint16_t *)j->b,
-                                  (const float *)j->bias, out, RT_F32);
+                                  (const float *)j->bias, ok, tk);
                     a = NULL; /* done */
+                    stored = tk == RT_BF16;
                 } else if (ti == RT_BF16 && j->half_type == RT_BF16) {
                     rt_opt_im2col_bf16(p, ti, inb, m0, rows, (uint16_t *)(void *)dst);
                     pairs = 1;
@@ -705,13 +772,14 @@ static void conv_half_task(void *v, int t) {
                     IM2COL(float, float, 0.0f, RUN_F32);
             }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-            if (pairs)
+            if (pairs) {
                 fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, NULL, 0, 0, (const uint16_t *)j->b,
-                              (const float *)j->bias, out, RT_F32);
-            else
+                              (const float *)j->bias, ok, tk);
+                stored = tk == RT_BF16;
+            }
 #endif
-                if (a) /* NULL: a direct bf16 block already done */
-                    rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
+            if (a && !pairs) /* NULL: a direct bf16 block already done */
+                rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
             (void)pairs;
         }
         if (j->post) {
@@ -719,7 +787,8 @@ static void conv_half_task(void *v, int t) {
             if (to != RT_F32) rt_opt_to_f32(to, ob, (int64_t)rows * oc, oblk);
             rt_opt_post_add_f32(j->post, out, to != RT_F32 ? oblk : (const float *)(const void *)ob, (int64_t)rows * oc);
         }
-        if (tc != RT_F32) rt_opt_from_f32(cblk, (int64_t)rows * oc, tc, (char *)j->out + ((int64_t)b * mimg + m0) * oc * sc);
+        if (tc != RT_F32 && !stored)
+            rt_opt_from_f32(cblk, (int64_t)rows * oc, tc, (char *)j->out + ((int64_t)b * mimg + m0) * oc * sc);
     }
 #if defined(RT_OPT_AMX_BF16)
     if (amx) _tile_release();

@@ -7,6 +7,14 @@
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
+int64_t rt_opt_conv_bf16_padded_bytes(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w,
+                                      int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
+                                      int32_t pad_h, int32_t pad_w, int32_t dil_h, int32_t dil_w) {
+    const int64_t bytes = 2 * rt_opt_padded_elems(in_h, in_w, in_c, out_h, out_w, filter_h, filter_w, stride_h,
+                                                  stride_w, pad_h, pad_w, dil_h, dil_w);
+    return bytes <= 16384 ? (bytes + 63) / 64 * 64 : 0;
+}
+
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 /* d[0..n) = s[0..n) as bf16, rounded as rt_f32_to_bf16 rounds (vcvtneps2bf16). */
 static inline void run_bf16(uint16_t *d, const float *s, int32_t n) {
@@ -14,6 +22,12 @@ static inline void run_bf16(uint16_t *d, const float *s, int32_t n) {
     for (i = 0; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *)(void *)(d + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + i)));
 #if defined(__AVX512VL__)
+    if (n - i > 0 && n - i <= 4) { /* a run of up to 4 (a 1-channel 3-tap filter row): 16-byte moves, which
+                                    * seldom cross a cache line as the wider masked ones do */
+        const __mmask8 m = (__mmask8)((1u << (n - i)) - 1u);
+        _mm_mask_storeu_epi16((void *)(d + i), m, (__m128i)_mm_cvtneps_pbh(_mm_maskz_loadu_ps(m, s + i)));
+        return;
+    }
     if (i < n) { /* a short run (a few input channels) in one masked step */
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
         _mm256_mask_storeu_epi16((void *)(d + i), m, (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, s + i)));
@@ -35,6 +49,13 @@ static void im2col_bf16_rows(const rt_opt_conv_params *p, const float *in, int32
  * and a libc memcpy call for each took a tenth of a bf16 ResNet's time. */
 static inline void copy16(uint16_t *d, const uint16_t *s, int32_t n) {
     int32_t i = 0;
+#if defined(__AVX512VL__)
+    if (n <= 8) { /* a short run (a 1-channel filter row): a 16-byte move (see run_bf16) */
+        const __mmask8 m = (__mmask8)((1u << n) - 1u);
+        _mm_mask_storeu_epi16((void *)d, m, _mm_maskz_loadu_epi16(m, (const void *)s));
+        return;
+    }
+#endif
     for (; i + 32 <= n; i += 32) _mm512_storeu_si512((void *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
     if (i < n) {
         const __mmask32 m = (__mmask32)((1u << (n - i)) - 1u);
@@ -45,6 +66,22 @@ static inline void copy16(uint16_t *d, const uint16_t *s, int32_t n) {
 static void im2col_copy16_rows(const rt_opt_conv_params *p, const uint16_t *in, int32_t m0, int32_t rows, uint16_t *dst) {
     const int32_t kdim = p->gemm.k, ldd = (kdim + 1) / 2 * 2;
     IM2COL(uint16_t, uint16_t, (uint16_t)0, RUN_COPY16);
+}
+
+void rt_opt_pad_image_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in, uint16_t *pad,
+                           rt_opt_conv_params *pp) {
+    const int64_t run = (int64_t)p->in_w * p->in_c;
+    int64_t hp, wp, y;
+    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                       p->pad_h, p->pad_w, &hp, &wp);
+    memset(pad, 0, sizeof(uint16_t) * (size_t)(hp * wp * p->in_c));
+    for (y = 0; y < p->in_h; y++) {
+        uint16_t *d = pad + ((y + p->pad_h) * wp + p->pad_w) * p->in_c;
+        if (ti == RT_F32) run_bf16(d, (const float *)in + y * run, (int32_t)run);
+        else copy16(d, (const uint16_t *)in + y * run, (int32_t)run);
+    }
+    *pp = *p;
+    pp->in_h = (int32_t)hp, pp->in_w = (int32_t)wp, pp->pad_h = pp->pad_w = 0;
 }
 
 /* Whether edge_row16 takes this convolution: a tap's in_c values in one vector (16 floats, 32 halves). */
@@ -59,6 +96,37 @@ static void edge_row16(const rt_opt_conv_params *p, int32_t ti, const void *in, 
     const int32_t inc = p->in_c;
     const __mmask32 cm = inc == 32 ? ~(__mmask32)0 : ((__mmask32)1 << inc) - 1;
     int32_t fy, fx;
+#if defined(__AVX512VL__)
+    if (inc <= (ti == RT_F32 ? 8 : 16)) { /* a tap in 16 or 32 bytes: moves no wider (see run_bf16) */
+        const __mmask16 m = (__mmask16)((1u << inc) - 1u);
+        const int narrow = inc <= (ti == RT_F32 ? 4 : 8);
+        for (fy = 0; fy < p->filter_h; fy++) {
+            const int32_t y = y0 + fy * p->dil_h, row_ok = y >= 0 && y < p->in_h;
+            for (fx = 0; fx < p->filter_w; fx++, d += inc) {
+                const int32_t x = x0 + fx * p->dil_w;
+                const int64_t at = ((int64_t)y * p->in_w + x) * inc;
+                const int in_img = row_ok && x >= 0 && x < p->in_w;
+                if (ti == RT_F32) { /* 8 halves at most: one 16-byte store */
+                    __m128i v = _mm_setzero_si128();
+                    if (in_img)
+                        v = narrow ? (__m128i)_mm_cvtneps_pbh(_mm_maskz_loadu_ps((__mmask8)m, (const float *)in + at))
+                                   : (__m128i)_mm256_cvtneps_pbh(_mm256_maskz_loadu_ps((__mmask8)m, (const float *)in + at));
+                    _mm_mask_storeu_epi16((void *)d, (__mmask8)m, v);
+                } else if (narrow) {
+                    const __m128i v = in_img ? _mm_maskz_loadu_epi16((__mmask8)m, (const void *)((const uint16_t *)in + at))
+                                             : _mm_setzero_si128();
+                    _mm_mask_storeu_epi16((void *)d, (__mmask8)m, v);
+                } else {
+                    const __m256i v = in_img ? _mm256_maskz_loadu_epi16(m, (const void *)((const uint16_t *)in + at))
+                                             : _mm256_setzero_si256();
+                    _mm256_mask_storeu_epi16((void *)d, m, v);
+                }
+            }
+        }
+        if (pad) d[0] = 0;
+        return;
+    }
+#endif
     for (fy = 0; fy < p->filter_h; fy++) {
         const int32_t y = y0 + fy * p->dil_h, row_ok = y >= 0 && y < p->in_h;
         for (fx = 0; fx < p->filter_w; fx++, d += inc) {

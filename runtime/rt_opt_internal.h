@@ -353,6 +353,17 @@ void rt_opt_dw_narrow_s8(const struct rt_dwconv_params *p, const int8_t *in, con
  * + fy], rows cut by the image's left/right edge copied to `copy` in im2col layout, rows off it at the
  * zero row `zero`), with its scratch bytes for `block` rows (0: not for this convolution). */
 struct rt_opt_conv_params;
+void rt_opt_padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
+                        int32_t sw, int32_t ph, int32_t pw, int64_t *hp, int64_t *wp);
+/* Elements of a convolution's zero-padded image (rt_opt_padded_dims, times in_c); 0 where no patch is cut
+ * by an edge, or dilated. */
+int64_t rt_opt_padded_elems(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w, int32_t filter_h,
+                            int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t pad_h, int32_t pad_w,
+                            int32_t dil_h, int32_t dil_w);
+/* The bf16 image `in` (ti RT_F32: rounded; RT_BF16: copied) inside its zero padding at `pad`
+ * (rt_opt_conv_bf16_padded_bytes), and pp: p's geometry over it, no padding. */
+void rt_opt_pad_image_bf16(const struct rt_opt_conv_params *p, int32_t ti, const void *in, uint16_t *pad,
+                           struct rt_opt_conv_params *pp);
 void rt_opt_im2col_bf16(const struct rt_opt_conv_params *p, int32_t ti, const void *in, int32_t m0, int32_t rows,
                         uint16_t *dst);
 int64_t rt_opt_conv_rows_bf16_bytes(const struct rt_opt_conv_params *p, int32_t block);

@@ -236,16 +236,19 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     if (c->and_op >= 0) pass_add_fused_name(b2, "LOGICAL_AND");
     if (c->mask_op >= 0) pass_add_fused_name(b2, ir_op_name(g->ops[c->mask_op].kind));
     pass_add_fused_name(b2, "SOFTMAX");
-    /* --precision bf16 (and int8, which has no attention kernel: bf16_attention, where the keys are at
-     * least INT8_BF16_KEYS: its f32 Q, K, V are rounded to bf16 first, which ViT's 17 keys did not
-     * repay, 3.1 -> 3.3 us): the two products on bf16 operands (the autocast policy: matmuls low, the
-     * softmax and its exp in f32), unless --keep-fp32 names either BATCH_MATMUL. */
+    /* --precision bf16 (and int8: bf16_attention), where the keys are at least INT8_BF16_KEYS: the two
+     * products on bf16 operands (the autocast policy: matmuls low, the softmax and its exp in f32), unless
+     * --keep-fp32 names either BATCH_MATMUL. Fewer keys stay on the f32 products (of Q, K, V as stored,
+     * bf16 ones widened in registers): packing bf16 pairs did not repay itself there (ViT's 17 keys:
+     * int8 3.1 -> 3.3 us, bf16 attention 2.0 -> 2.4 us a call). */
     const IrPrecision *pr = g->root ? NULL : g->precision;
-    if (pr && (pr->mode == IR_PREC_BF16 || (pr->bf16_attention && p->qk.n >= INT8_BF16_KEYS)) && !g->target_cuda &&
+    if (pr && (pr->mode == IR_PREC_BF16 || pr->bf16_attention) && p->qk.n >= INT8_BF16_KEYS && !g->target_cuda &&
         !pass_keep_fp32(g, pr, b1) && !pass_keep_fp32(g, pr, b2)) {
         p->bf16 = 1;
         b2->prec = IR_BF16;
         b2->prec_note = "bf16 products, softmax f32";
+    } else if (pr && pr->mode == IR_PREC_BF16 && !g->target_cuda) {
+        b2->prec_note = "f32 products and softmax (fewer keys than bf16 pairs repay)";
     }
     for (int n = fold_dequant(g, readers, c, p, in); n > 0; n--) pass_add_fused_name(b2, "DEQUANTIZE");
     if (p->tq == RT_I8) {

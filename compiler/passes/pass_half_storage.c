@@ -103,9 +103,9 @@ static int retype(Graph *g, IrOp *op, Diag *d) {
         int64_t row = ((int64_t)k + 2 * (int64_t)p->out_c) * 4;
         int32_t per = (int32_t)(65536 / (row > 0 ? row : 1)) / 16 * 16;
         op->sched.rows = op->sched.rows < per ? op->sched.rows : per < 16 ? 16 : per;
-        op->scratch_bytes = (size_t)rt_opt_conv_typed_scratch(w, ti, tc, to, op->sched.direct,
-                                                              p->batches * p->out_h * p->out_w, op->sched.rows,
-                                                              p->out_c, k) * (size_t)slots;
+        int64_t slot = rt_opt_conv_typed_scratch(w, ti, tc, to, op->sched.direct, p->batches * p->out_h * p->out_w,
+                                                 op->sched.rows, p->out_c, k);
+        op->scratch_bytes = (size_t)pass_conv_half_slot(p, w, op->sched.direct, slot) * (size_t)slots;
         return 0;
     }
     if (op->sched.kind == SCHED_DWCONV && (rt_type(g, op->in[0]) != RT_F32 || rt_type(g, op->out[0]) != RT_F32)) {

@@ -179,8 +179,10 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
         o->sched.rows = block_rows(g, m, (int64_t)k * 4, 16);
         if (o->sched.direct && half_type(g, o) == RT_F16 && o->sched.rows < RT_OPT_F16_AMX_MIN_ROWS)
             o->sched.rows = (int32_t)(m < RT_OPT_F16_AMX_MIN_ROWS ? (m + 15) / 16 * 16 : RT_OPT_F16_AMX_MIN_ROWS);
-        o->scratch_bytes = (size_t)rt_opt_conv_half_scratch(half_type(g, o), o->sched.direct, (int32_t)(m * p->batches),
-                                                            o->sched.rows, p->out_c, k) * (size_t)o->sched.slots;
+        int64_t slot = rt_opt_conv_half_scratch(half_type(g, o), o->sched.direct, (int32_t)(m * p->batches),
+                                                o->sched.rows, p->out_c, k);
+        o->scratch_bytes = (size_t)pass_conv_half_slot(p, half_type(g, o), o->sched.direct, slot) *
+                           (size_t)o->sched.slots;
     } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));

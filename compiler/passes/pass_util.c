@@ -2,7 +2,9 @@
  * ops, so a pass stays linear in the graph size). */
 #include <string.h>
 
+#include "mpcc_rt.h"
 #include "passes.h"
+#include "rt_opt.h"
 
 /* readers[t]: the count; readers[n_tensors + t]: the last op seen reading t
  * (a hint that pass_only_reader verifies, so passes need not keep it exact). */
@@ -58,4 +60,13 @@ void pass_add_fused_name(IrOp *op, const char *name) {
         len += 2;
     }
     memcpy(op->fused + len, name, n + 1);
+}
+
+int64_t pass_conv_half_slot(const rt_conv_params *p, int32_t type, int direct, int64_t base) {
+    int64_t pad = type != RT_BF16 || direct ? 0
+                                            : rt_opt_conv_bf16_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w,
+                                                                            p->filter_h, p->filter_w, p->stride_h,
+                                                                            p->stride_w, p->pad_h, p->pad_w, p->dil_h,
+                                                                            p->dil_w);
+    return pad > 0 ? rt_opt_half_pad_at(base) + pad : base;
 }

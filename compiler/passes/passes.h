@@ -43,6 +43,10 @@ int pass_only_reader(const Graph *g, const int *readers, int t);
 int pass_producer(const Graph *g, int t, OpKind kind);
 void pass_add_fused_name(IrOp *op, const char *name);
 /* --keep-fp32 names op (its TFLite operator index or an output's name); pass_precision.c. */
+/* A 16-bit convolution's scratch slot: base (rt_opt_conv_typed_scratch) plus, for bf16 im2col, room for its
+ * zero-padded bf16 image (rt_opt_conv_bf16_padded_bytes) at rt_opt_half_pad_at(base). */
+struct rt_conv_params;
+int64_t pass_conv_half_slot(const struct rt_conv_params *p, int32_t type, int direct, int64_t base);
 int pass_keep_fp32(const Graph *g, const IrPrecision *p, const IrOp *op);
 
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
