@@ -175,7 +175,8 @@ static inline void rescale_inputs8(const rescale8 *k, __m256i a, __m256i b, __m2
  * form takes fourteen; same integers as rt_addsub_q. */
 typedef struct small16 {
     __m512i off, mh, ml, half, c, sign; /* sign: all ones when e > 0 (the [w < 0] term) */
-    __m128i b, e;
+    __m128i b, e, l1; /* l1: L - 1 */
+    int half_scale;   /* M = 2^30, e = 0: the result is w 2^(L-1) exactly */
 } small16;
 
 static int small16_init(int32_t offset, int32_t mult, int32_t shift, int32_t left, small16 *k) {
@@ -183,6 +184,10 @@ static int small16_init(int32_t offset, int32_t mult, int32_t shift, int32_t lef
     if (left < 8 || left > 22 || offset < -128 || offset > 128 || shift > 0 || shift < -31 ||
         mult <= ((int32_t)1 << (30 - left)))
         return 0;
+    /* TFLite scales both ADD operands by s_i / (2 max(s1, s2)): the larger-scale one by exactly 1/2
+     * (M = 2^30, no shift), and (w 2^L) 2^30 rounded to 2^31 is w 2^(L-1) with no remainder */
+    k->half_scale = mult == ((int32_t)1 << 30) && e == 0;
+    k->l1 = _mm_cvtsi32_si128(left - 1);
     k->off = _mm512_set1_epi32(offset);
     k->mh = _mm512_set1_epi32(mult >> b), k->ml = _mm512_set1_epi32(mult & (((int32_t)1 << b) - 1));
     k->half = _mm512_set1_epi32((int32_t)1 << (b - 1));
@@ -193,6 +198,7 @@ static int small16_init(int32_t offset, int32_t mult, int32_t shift, int32_t lef
 
 static inline __m512i small16_apply(__m512i x, const small16 *k) {
     const __m512i w = _mm512_add_epi32(x, k->off);
+    if (k->half_scale) return _mm512_sll_epi32(w, k->l1);
     const __m512i lo = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(w, k->ml), k->half), k->b);
     const __m512i t = _mm512_add_epi32(_mm512_add_epi32(_mm512_mullo_epi32(w, k->mh), k->c),
                                        _mm512_add_epi32(lo, _mm512_and_si512(_mm512_srai_epi32(w, 31), k->sign)));
