@@ -1,7 +1,7 @@
 /* test_opt_kernels.c - the optimized kernels (runtime/rt_opt*.c) against the
  * reference kernels on random shapes and data, with the weight packing of
- * pass schedule. Integer results must be identical, f32 within 1e-5 of the
- * largest |reference|. Built by `make unit` (generic, ASan+UBSan) and by
+ * pass schedule (the convolutions: test_conv_kernels.c). Integer results must be
+ * identical, f32 within 1e-5 of the largest |reference|. Built by `make unit` (generic, ASan+UBSan) and by
  * tests/test_opt_kernels.py at -O3 -march=native (the AVX2/FMA paths).
  * The seed is printed; MPCC_SEED=<n> reproduces a run. */
 #include <math.h>
@@ -15,20 +15,6 @@
 
 #include "unit_check.h"
 #include "unit_conv.h"
-
-static int64_t count_diff_i8(const int8_t *a, const int8_t *b, int64_t n) {
-    int64_t c = 0;
-    for (int64_t i = 0; i < n; i++) c += a[i] != b[i];
-    return c;
-}
-
-/* Q31 multipliers in [2^30, 2^31) and shifts as TFLite produces them. */
-static void rnd_requant(int32_t *mult, int32_t *shift, int n, int lo_shift, int hi_shift) {
-    for (int i = 0; i < n; i++) {
-        mult[i] = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-        shift[i] = rnd_in(lo_shift, hi_shift);
-    }
-}
 
 static void test_requant(void) {
     enum { N = 4099 };
@@ -133,111 +119,6 @@ static void test_gemm(void) {
     }
 }
 
-/* Random convolution geometry (one group; every 5th a direct 1x1); 0 when the filter does not fit. */
-/* A parallel-for that runs the tasks backwards on this thread: the split into
- * tasks (and their scratch copies) must not change any result. */
-static void test_conv(void) {
-    char msg[200];
-    for (int t = 0; t < 30; t++) {
-        rt_conv_params p;
-        if (!rnd_conv(&p, t)) continue;
-        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, kp = (k + 1) / 2 * 2;
-        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
-        if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
-        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)out_n);
-        int8_t *r8 = malloc((size_t)out_n);
-        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)(n * k));
-        float *bias = calloc((size_t)np, sizeof(float)), *pw = malloc(sizeof(float) * (size_t)(np * k));
-        float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
-        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
-        int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
-        int8_t *pw16 = malloc((size_t)(np * ((k + 3) / 4 * 4)));
-        int32_t rows = 12;
-        int64_t slot = rt_opt_conv_f32_slot_bytes(rows, k, p.filter_h, p.filter_w, p.in_c);
-        if (slot < (int64_t)sizeof(float) * rows * kp) slot = (int64_t)sizeof(float) * rows * kp; /* int8 rows */
-        /* int8: room for the padded image too, which the split calls below use (slot_bytes set; the first
-         * call, slot_bytes 0, gathers the edge rows tap by tap) */
-        const int64_t pad8 = rt_opt_conv_s8_padded_bytes(p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.filter_h,
-                                                         p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.dil_h,
-                                                         p.dil_w);
-        if (slot < (int64_t)rows * ((k + 3) / 4 * 4) + pad8) slot = (int64_t)rows * ((k + 3) / 4 * 4) + pad8;
-        void *scratch = malloc(3 * (size_t)slot);
-        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
-        for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
-        for (int i = 0; i < n; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
-        p.act_min = -INFINITY, p.act_max = INFINITY;
-        rt_conv_2d_f32(&p, in, w, bias, want);
-        rt_opt_conv_params c = opt_conv(&p, rows);
-        sched_pack_f32(w, n, k, pw);
-        rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL, NULL);
-        double rel = max_rel_f32(got, want, out_n);
-        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d d %d pad %d,%d oc %d%s: max rel err %.2e", p.in_h,
-                 p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.pad_h, p.pad_w, n,
-                 c.direct ? " direct" : "", rel);
-        check(rel <= 1e-5, "conv f32 vs CONV_2D", msg);
-        c.gemm.slots = 3, c.gemm.slot_bytes = slot;
-        memset(got, 0, sizeof(float) * (size_t)out_n);
-        rt_opt_conv_f32(&c, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
-        rel = max_rel_f32(got, want, out_n);
-        check(rel <= 1e-5, "conv f32 split over tasks vs CONV_2D", msg);
-        int32_t in_zp = rnd_in(-128, 127);
-        rnd_requant(mult, shift, n, t % 3 ? -12 : -31, t % 3 ? -6 : 0); /* all shifts: e = 0, e > 23 (zero point not folded) */
-        for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
-        p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
-        p.act_qmin = t % 3 == 0 ? -128 : rnd_in(-128, -100), p.act_qmax = t % 3 == 0 ? 127 : rnd_in(100, 126);
-        rt_conv_2d_i8(&p, in8, w8, b32, r8);
-        sched_pack_s8(w8, n, k, pw16);
-        sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
-        c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
-        c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
-        c.gemm.slots = 0, c.gemm.slot_bytes = 0; /* no room for the padded image: edge rows tap by tap */
-        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, NULL);
-        int64_t diff = count_diff_i8(g8, r8, out_n);
-        snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
-                 p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, n, (long long)diff,
-                 (long long)out_n);
-        check(diff == 0, "conv int8 vs CONV_2D", msg);
-        memset(g8, 0, (size_t)out_n);
-        c.gemm.slots = 3, c.gemm.slot_bytes = slot;
-        rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, &fake_par);
-        diff = count_diff_i8(g8, r8, out_n);
-        check(diff == 0, pad8 ? "conv int8 split over tasks, padded image, vs CONV_2D" : "conv int8 split over tasks vs CONV_2D",
-              msg);
-        c.gemm.slots = 0, c.gemm.slot_bytes = 0;
-        /* The fused residual ADD (pass fuse_add) against CONV_2D then ADD. */
-        {
-            rt_binary_params ap;
-            rt_opt_post_add post;
-            int8_t *other8 = malloc((size_t)out_n), *sum8 = malloc((size_t)out_n);
-            float *other = malloc(sizeof(float) * (size_t)out_n), *sum = malloc(sizeof(float) * (size_t)out_n);
-            memset(&ap, 0, sizeof ap);
-            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-            ap.act_min = -2.0f, ap.act_max = 2.5f, ap.act_qmin = -128, ap.act_qmax = 127;
-            ap.in1_offset = -rnd_in(-128, 127), ap.in2_offset = -rnd_in(-128, 127), ap.out_offset = rnd_in(-128, 127);
-            ap.left_shift = 20, ap.in1_shift = rnd_in(-8, -1), ap.in2_shift = rnd_in(-8, -1);
-            ap.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), ap.out_shift = rnd_in(-22, -16);
-            post.add = &ap;
-            post.conv_is_lhs = t % 2;
-            for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f(), other8[i] = (int8_t)rnd_in(-128, 127);
-            if (post.conv_is_lhs) rt_add_f32(&ap, want, other, sum), rt_add_i8(&ap, r8, other8, sum8);
-            else rt_add_f32(&ap, other, want, sum), rt_add_i8(&ap, other8, r8, sum8);
-            rt_opt_conv_f32(&c, in, pw, bias, got, scratch, &post, other, NULL);
-            rel = max_rel_f32(got, sum, out_n);
-            snprintf(msg, sizeof msg, "max rel err %.2e", rel);
-            check(rel <= 1e-5, "conv f32 + fused ADD vs CONV_2D, ADD", msg);
-            rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, &post, other8, NULL);
-            diff = count_diff_i8(g8, sum8, out_n);
-            snprintf(msg, sizeof msg, "%lld of %lld differ", (long long)diff, (long long)out_n);
-            check(diff == 0, "conv int8 + fused ADD vs CONV_2D, ADD", msg);
-            free(other8), free(sum8), free(other), free(sum);
-        }
-        free(in8), free(w8), free(g8), free(r8), free(in), free(w), free(bias), free(pw), free(got), free(want);
-        free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
-    }
-}
-
 /* MAX_POOL_2D and AVERAGE_POOL_2D: the channel-vectorized kernels equal the reference (channel counts past
  * one chunk and one vector, padding that leaves windows partly outside the image, so the averages' counts
  * vary, clamps that cut, NaN and -0 for the maximum). */
@@ -280,149 +161,6 @@ static void test_pool(void) {
         check(memcmp(got, want, sizeof(float) * (size_t)out_n) == 0, "average pool f32 vs AVERAGE_POOL_2D", msg);
         check(count_diff_i8(g8, w8, out_n) == 0, "average pool int8 vs AVERAGE_POOL_2D", msg);
         free(in), free(got), free(want), free(in8), free(g8), free(w8);
-    }
-}
-
-/* A 1x1 expansion CONV_2D fused with the depthwise convolution after it, band
- * by band, against the reference CONV_2D then DEPTHWISE_CONV_2D (bands of 1
- * to 5 rows, strides 1 and 2, edges, several tasks). */
-/* int8 convolutions whose patches are whole K quads per filter row (rt_opt_conv_s8_runs): AVX512-VNNI
- * builds read them in place, from the input (no padding) or from the padded copy in scratch; other
- * builds and scratch without room take im2col. TFLite SAME (padding before = half the total, the rest
- * after: a 2-wide filter's patch reaches past the image with no padding before) and VALID geometry;
- * outputs of more than one block of rows; one-panel (N <= 16), two-panel and odd panel counts; runs of an
- * odd number of quads; a fused ADD on some. */
-static void test_conv_runs(void) {
-    static const int32_t chans[] = {4, 8, 12, 16, 32, 64, 20};
-    static const int32_t outs[] = {16, 32, 48, 5, 64, 70, 8};
-    char msg[220];
-    for (int t = 0; t < 42; t++) {
-        rt_conv_params p;
-        memset(&p, 0, sizeof p);
-        p.batches = 1 + t % 2, p.in_c = chans[t % 7], p.filter_c = p.in_c, p.out_c = outs[(t / 7) % 7];
-        p.filter_h = t % 5 == 4 ? 1 : 1 + rnd_in(1, 2), p.filter_w = t % 6 == 5 ? 1 : 1 + rnd_in(1, 2);
-        if (p.filter_h * p.filter_w == 1) p.filter_w = 3;
-        p.stride_h = rnd_in(1, 2), p.stride_w = rnd_in(1, 2), p.dil_h = p.dil_w = 1;
-        p.in_h = t % 4 == 0 ? rnd_in(17, 24) : rnd_in(3, 12), p.in_w = t % 4 == 0 ? rnd_in(17, 24) : rnd_in(3, 12);
-        if (t % 3 == 2) { /* VALID */
-            p.out_h = (p.in_h - p.filter_h) / p.stride_h + 1, p.out_w = (p.in_w - p.filter_w) / p.stride_w + 1;
-        } else { /* SAME */
-            p.out_h = (p.in_h + p.stride_h - 1) / p.stride_h, p.out_w = (p.in_w + p.stride_w - 1) / p.stride_w;
-            int32_t th = (p.out_h - 1) * p.stride_h + p.filter_h - p.in_h, tw = (p.out_w - 1) * p.stride_w + p.filter_w - p.in_w;
-            p.pad_h = th > 0 ? th / 2 : 0, p.pad_w = tw > 0 ? tw / 2 : 0;
-        }
-        if (p.out_h < 1 || p.out_w < 1) continue;
-        const int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, k4 = (k + 3) / 4 * 4;
-        const int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c;
-        const int64_t out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
-        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)(n * k)), *g8 = malloc((size_t)out_n);
-        int8_t *r8 = malloc((size_t)out_n), *pw = malloc((size_t)(np * k4)), *other8 = malloc((size_t)out_n);
-        int8_t *sum8 = malloc((size_t)out_n);
-        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)n), *pb32 = malloc(sizeof(int32_t) * (size_t)np);
-        int32_t *mult = malloc(sizeof(int32_t) * (size_t)np), *shift = malloc(sizeof(int32_t) * (size_t)np);
-        const int32_t rows = 8 * rnd_in(1, 6), in_zp = rnd_in(-128, 127);
-        const int64_t pad8 = rt_opt_conv_s8_padded_bytes(p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.filter_h,
-                                                         p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, 1, 1);
-        const int64_t slot = (int64_t)rows * k4 + pad8;
-        void *scratch = malloc(3 * (size_t)slot);
-        for (int64_t i = 0; i < in_n; i++) in8[i] = (int8_t)rnd_in(-128, 127);
-        for (int i = 0; i < n * k; i++) w8[i] = (int8_t)rnd_in(-127, 127);
-        for (int i = 0; i < n; i++) b32[i] = rnd_in(-20000, 20000);
-        rnd_requant(mult, shift, n, t % 5 == 0 ? -2 : -12, t % 5 == 0 ? 0 : -6); /* every 5th: e = 0 .. 2 */
-        for (int i = n; i < np; i++) mult[i] = mult[n - 1], shift[i] = shift[n - 1];
-        p.in_offset = -in_zp, p.out_offset = rnd_in(-128, 100), p.mult = mult, p.shift = shift;
-        p.act_qmin = t % 2 ? -128 : rnd_in(-128, -100), p.act_qmax = t % 2 ? 127 : rnd_in(100, 126);
-        /* a fused ReLU / ReLU6 (lower bound at or above the zero point: no negative-product correction) */
-        if (t % 4 == 1) p.act_qmin = p.out_offset;
-        if (t % 4 == 3) p.act_qmin = p.out_offset + rnd_in(0, 3), p.act_qmax = p.out_offset + rnd_in(20, 27);
-        rt_conv_2d_i8(&p, in8, w8, b32, r8);
-        sched_pack_s8(w8, n, k, pw);
-        sched_fold_bias_s8(w8, b32, -in_zp, n, k, np, pb32);
-        rt_opt_conv_params c = opt_conv(&p, rows);
-        c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
-        c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.pad_value = in_zp;
-        snprintf(msg, sizeof msg, "%dx%dx%dx%d f %dx%d s %d,%d pad %d,%d out %dx%d oc %d rows %d runs %d", p.batches,
-                 p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, p.out_h,
-                 p.out_w, n, rows, rt_opt_conv_s8_runs(p.filter_h, p.filter_w, p.in_c, 1, 1));
-        for (int v = 0; v < 3; v++) { /* one slot; 3 tasks; no scratch room (padding: im2col edge rows) */
-            c.gemm.slots = v == 2 ? 0 : v + 1 + (v == 1), c.gemm.slot_bytes = v == 2 ? 0 : slot;
-            memset(g8, 0x55, (size_t)out_n);
-            rt_opt_conv_s8(&c, in8, pw, pb32, g8, scratch, NULL, NULL, v == 1 ? &fake_par : NULL);
-            int64_t diff = count_diff_i8(g8, r8, out_n);
-            char m2[300];
-            snprintf(m2, sizeof m2, "%s, %s: %lld of %lld differ", msg, v == 0 ? "1 slot" : v == 1 ? "3 tasks" : "no room",
-                     (long long)diff, (long long)out_n);
-            check(diff == 0, "conv int8 (patch runs) vs CONV_2D", m2);
-        }
-        if (t % 3 == 1) { /* a fused residual ADD */
-            rt_binary_params ap;
-            rt_opt_post_add post;
-            memset(&ap, 0, sizeof ap);
-            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-            ap.act_qmin = -128, ap.act_qmax = 127, ap.left_shift = 20;
-            ap.in1_offset = -rnd_in(-128, 127), ap.in2_offset = -rnd_in(-128, 127), ap.out_offset = rnd_in(-128, 127);
-            ap.in1_shift = rnd_in(-8, -1), ap.in2_shift = rnd_in(-8, -1), ap.out_shift = rnd_in(-22, -16);
-            ap.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            post.add = &ap, post.conv_is_lhs = t % 2;
-            for (int64_t i = 0; i < out_n; i++) other8[i] = (int8_t)rnd_in(-128, 127);
-            if (post.conv_is_lhs) rt_add_i8(&ap, r8, other8, sum8);
-            else rt_add_i8(&ap, other8, r8, sum8);
-            c.gemm.slots = 1, c.gemm.slot_bytes = slot;
-            rt_opt_conv_s8(&c, in8, pw, pb32, g8, scratch, &post, other8, NULL);
-            int64_t diff = count_diff_i8(g8, sum8, out_n);
-            char m2[300];
-            snprintf(m2, sizeof m2, "%s: %lld of %lld differ", msg, (long long)diff, (long long)out_n);
-            check(diff == 0, "conv int8 (patch runs) + fused ADD vs CONV_2D, ADD", m2);
-        }
-        free(in8), free(w8), free(g8), free(r8), free(pw), free(other8), free(sum8), free(b32), free(pb32);
-        free(mult), free(shift), free(scratch);
-    }
-}
-
-static void test_conv_dw(void) {
-    char msg[200];
-    for (int t = 0; t < 24; t++) {
-        rt_conv_params cp;
-        rt_dwconv_params d;
-        rnd_expand_dw(&cp, &d, t);
-        if (d.out_h <= 0 || d.out_w <= 0) continue;
-        int32_t k = cp.in_c, n = cp.out_c, np = (n + 15) / 16 * 16, band = rnd_in(1, 5);
-        int64_t in_n = (int64_t)cp.batches * cp.in_h * cp.in_w * k, mid_n = (int64_t)cp.batches * cp.in_h * cp.in_w * n;
-        int64_t out_n = (int64_t)d.batches * d.out_h * d.out_w * n, wd_n = (int64_t)d.filter_h * d.filter_w * n;
-        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)(n * k));
-        float *pw = malloc(sizeof(float) * (size_t)(np * k)), *bias = calloc((size_t)np, sizeof(float));
-        float *mid = malloc(sizeof(float) * (size_t)mid_n), *wd = malloc(sizeof(float) * (size_t)wd_n);
-        float *bd = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)out_n);
-        float *got = malloc(sizeof(float) * (size_t)out_n);
-        uint16_t *w16 = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw16 = malloc(sizeof(uint16_t) * (size_t)(np * ((k + 1) / 2 * 2)));
-        int32_t type = t % 3 == 1 ? (t % 2 ? RT_F16 : RT_BF16) : RT_F32; /* --precision bf16/fp16 weights */
-        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
-        for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w16[i] = type == RT_F16 ? rt_f32_to_f16(w[i]) : rt_f32_to_bf16(w[i]);
-        for (int i = 0; i < n; i++) bias[i] = rnd_f(), bd[i] = rnd_f();
-        for (int64_t i = 0; i < wd_n; i++) wd[i] = rnd_f();
-        if (type == RT_F32) rt_conv_2d_f32(&cp, in, w, bias, mid);
-        else cp.half_type = type, rt_conv_2d_half(&cp, in, w16, bias, mid);
-        rt_depthwise_conv_2d_f32(&d, mid, wd, bd, want);
-        rt_opt_conv_params c = opt_conv(&cp, 1);
-        c.gemm.lda = k;
-        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_dw_slot_bytes(&d, band, type, k);
-        void *scratch = malloc(3 * (size_t)c.gemm.slot_bytes);
-        if (type == RT_F32) sched_pack_f32(w, n, k, pw);
-        else sched_pack_half(w16, n, k, pw16);
-        for (int par = 0; par < 2; par++) {
-            memset(got, 0, sizeof(float) * (size_t)out_n);
-            rt_opt_conv_dw(&c, type, in, type == RT_F32 ? (const void *)pw : (const void *)pw16, bias, &d, wd, bd, band,
-                           got, scratch, par ? &fake_par : NULL);
-            double rel = max_rel_f32(got, want, out_n);
-            snprintf(msg, sizeof msg, "%s %dx%dx%dx%d -> %d, dw %dx%d s %d d %d pad %d, band %d%s: max rel err %.2e",
-                     type == RT_F32 ? "f32" : type == RT_BF16 ? "bf16" : "f16", cp.batches, cp.in_h, cp.in_w, k, n,
-                     d.filter_h, d.filter_w, d.stride_h, d.dil_h, d.pad_h, band, par ? ", 3 tasks" : "", rel);
-            check(rel <= 1e-5, "conv 1x1 + dwconv fused vs CONV_2D, DEPTHWISE_CONV_2D", msg);
-        }
-        free(in), free(w), free(pw), free(bias), free(mid), free(wd), free(bd), free(want), free(got), free(scratch);
-        free(w16), free(pw16);
     }
 }
 
@@ -515,84 +253,6 @@ static void test_copy(void) {
         snprintf(msg, sizeof msg, "rank %d, %lld elements of %lld bytes", rank, (long long)n, (long long)es);
         check(memcmp(got, want, (size_t)(n * es)) == 0, "copy vs the strided reference copy", msg);
         free(in), free(got), free(want);
-    }
-}
-
-static void test_dwconv(void) {
-    char msg[200];
-    for (int t = 0; t < 240; t++) {
-        rt_dwconv_params p;
-        memset(&p, 0, sizeof p);
-        p.batches = rnd_in(1, 2), p.in_h = rnd_in(1, 10), p.in_w = rnd_in(1, 10), p.in_c = rnd_in(1, 40);
-        if (t % 2 == 0) p.in_c = 8 * rnd_in(1, 5); /* the 8-channel vector path */
-        if (t % 6 == 0) p.in_c = 16 * rnd_in(1, 3); /* the 16-channel (AVX-512) path */
-        p.depth_mult = t % 4 == 3 ? rnd_in(2, 8) : 1, p.filter_h = rnd_in(1, 5), p.filter_w = rnd_in(1, 5), p.stride_h = rnd_in(1, 2);
-        p.stride_w = rnd_in(1, 2), p.dil_h = rnd_in(1, 2), p.dil_w = rnd_in(1, 2), p.pad_h = rnd_in(0, 2);
-        p.pad_w = rnd_in(0, 2);
-        if (t % 10 == 1 || t % 10 == 3 || t % 10 == 5) { /* 3x3 undilated: the unrolled (and paired) vector paths */
-            p.filter_h = p.filter_w = 3, p.dil_h = p.dil_w = 1, p.pad_h = p.pad_w = rnd_in(0, 1);
-            p.in_h = rnd_in(3, 12), p.in_w = rnd_in(3, 12);
-            p.in_c = t % 10 == 1 ? 8 : t % 10 == 3 ? 1 : rnd_in(1, 40);
-            p.depth_mult = t % 20 == 3 ? 8 : t % 10 == 3 ? rnd_in(2, 20) : 1; /* 8: the paired single-channel path */
-        }
-        if (t % 10 == 7) { /* several 64-channel groups; every other one 3x3 (the int8 interior fast path) */
-            p.in_c = rnd_in(60, 150), p.depth_mult = 1;
-            if (t % 20 == 7) p.filter_h = p.filter_w = 3, p.dil_h = p.dil_w = 1, p.in_h = rnd_in(3, 10), p.in_w = rnd_in(3, 10);
-        }
-        if (t % 10 == 9) { /* 3x3 on wider images: the int8 runs of inside pixels (grouped for 16/32 channels or tails) */
-            static const int32_t chans[6] = {16, 32, 64, 96, 144, 80}; /* 96, 144, 80: a 32- or 16-channel tail */
-            p.filter_h = p.filter_w = 3, p.depth_mult = 1, p.in_c = chans[t / 10 % 6];
-            p.stride_h = p.stride_w = rnd_in(1, 2), p.dil_h = p.dil_w = t / 10 % 3 == 2 ? 2 : 1;
-            p.pad_h = p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
-        }
-        if (t >= 160) { /* 8, 16 or 32 output channels, filters up to 4 wide: the int8 narrow kernel */
-            static const int32_t ic[8] = {1, 1, 8, 16, 32, 2, 4, 1}, dm[8] = {8, 16, 1, 1, 1, 4, 4, 32};
-            p.in_c = ic[t % 8], p.depth_mult = dm[t % 8];
-            p.filter_h = rnd_in(1, 5), p.filter_w = t % 3 ? 3 : rnd_in(1, 4), p.stride_h = rnd_in(1, 3);
-            p.stride_w = rnd_in(1, 3), p.dil_h = rnd_in(1, 2), p.dil_w = t % 5 ? 1 : 2, p.pad_h = rnd_in(0, 2);
-            p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(2, 12), p.in_w = rnd_in(2, 40);
-        }
-        p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
-        p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
-        if (p.out_h <= 0 || p.out_w <= 0) continue;
-        int32_t C = p.in_c * p.depth_mult;
-        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c;
-        int64_t out_n = (int64_t)p.batches * p.out_h * p.out_w * C;
-        int64_t w_n = (int64_t)p.filter_h * p.filter_w * C;
-        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)w_n);
-        float *bias = malloc(sizeof(float) * (size_t)C), *got = malloc(sizeof(float) * (size_t)out_n);
-        float *want = malloc(sizeof(float) * (size_t)out_n);
-        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)w_n), *g8 = malloc((size_t)out_n);
-        int8_t *r8 = malloc((size_t)out_n);
-        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)C), *mult = malloc(sizeof(int32_t) * (size_t)C);
-        int32_t *shift = malloc(sizeof(int32_t) * (size_t)C);
-        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), in8[i] = (int8_t)rnd_in(-128, 127);
-        for (int64_t i = 0; i < w_n; i++) w[i] = rnd_f(), w8[i] = (int8_t)rnd_in(-127, 127);
-        for (int i = 0; i < C; i++) bias[i] = rnd_f(), b32[i] = rnd_in(-20000, 20000);
-        p.act_min = -2.0f, p.act_max = 3.0f;
-        rt_depthwise_conv_2d_f32(&p, in, w, bias, want);
-        rt_opt_dwconv_f32(&p, in, w, bias, got, t % 2 ? &fake_par : NULL);
-        double rel = max_rel_f32(got, want, out_n);
-        snprintf(msg, sizeof msg, "%dx%dx%d*%d f %dx%d s %d,%d d %d,%d: max rel err %.2e", p.in_h, p.in_w, p.in_c,
-                 p.depth_mult,
-                 p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, rel);
-        check(rel <= 1e-5, "dwconv f32 vs DEPTHWISE_CONV_2D", msg);
-        rnd_requant(mult, shift, C, t % 3 ? -12 : -31, t % 3 ? -4 : 0);
-        p.in_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
-        if (t % 7 == 2) p.in_offset = t % 2 ? 128 : -127; /* the zero point's extremes */
-        p.act_qmin = -128, p.act_qmax = 127;
-        if (t % 4 == 1) p.act_qmin = rnd_in(-128, -60), p.act_qmax = rnd_in(40, 126); /* a clamp inside int8 */
-        if (t % 4 == 3) /* a fused ReLU / ReLU6: bounds from the zero point (no negative-product correction) */
-            p.act_qmin = p.out_offset, p.act_qmax = p.out_offset + 40 < 127 ? p.out_offset + 40 : 127;
-        rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
-        rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, t % 2 ? &fake_par : NULL);
-        int64_t diff = count_diff_i8(g8, r8, out_n);
-        snprintf(msg, sizeof msg, "%dx%dx%d*%d f %dx%d s %d,%d d %d,%d p %d,%d: %lld of %lld differ", p.in_h, p.in_w,
-                 p.in_c, p.depth_mult, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_h,
-                 p.pad_w, (long long)diff, (long long)out_n);
-        check(diff == 0, "dwconv int8 vs DEPTHWISE_CONV_2D", msg);
-        free(in), free(w), free(bias), free(got), free(want), free(in8), free(w8), free(g8), free(r8), free(b32);
-        free(mult), free(shift);
     }
 }
 
@@ -762,76 +422,6 @@ static void test_fc_half(void) {
     }
 }
 
-/* CONV_2D with bf16/f16 filters: rt_opt_conv_half (im2col blocks or direct 1x1 rows through the 16-bit FC
- * kernel) against rt_conv_2d_half, on one thread, split over tasks, and with a fused residual ADD. */
-static void test_conv_half(void) {
-    char msg[200];
-    for (int t = 0; t < 60; t++) {
-        rt_conv_params p;
-        if (!rnd_conv(&p, t)) continue;
-        p.half_type = t % 2 ? RT_F16 : RT_BF16;
-        if (t % 8 == 2 && p.filter_h > 1) { /* bf16 patches inside a taller image, rows dilated: im2col_bf16's fast path */
-            p.dil_h = 2, p.in_h = rnd_in(p.filter_h * 2 + 1, 12);
-            p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
-        }
-        if (t % 6 == 4 && p.filter_w > 1) { /* bf16 with dilated columns: every patch row tap by tap */
-            p.dil_w = 2, p.in_w = rnd_in(p.filter_w * 2, 10);
-            p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
-        }
-        p.act_min = -1.5f, p.act_max = 2.0f;
-        int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16, rows = t % 3 ? 48 : 16;
-        int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.batches * p.out_h * p.out_w * n;
-        if (out_n <= 0 || out_n > (1 << 20)) continue; /* never: bounds for gcc's object-size check */
-        float *in = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
-        float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
-        float *other = malloc(sizeof(float) * (size_t)out_n);
-        uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * (k + 1)));
-        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
-        for (int i = 0; i < n * k; i++) w[i] = p.half_type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
-        for (int i = 0; i < n; i++) bias[i] = rnd_f();
-        for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f();
-        rt_conv_2d_half(&p, in, w, bias, want);
-        sched_pack_half(w, n, k, pw);
-        rt_opt_conv_params c = opt_conv(&p, rows);
-        /* bf16 im2col: room for the padded image (the last call below has none: edge rows tap by tap) */
-        const int64_t base = rt_opt_conv_half_scratch(p.half_type, c.direct, p.batches * p.out_h * p.out_w, rows, n, k);
-        const int64_t pad = p.half_type != RT_BF16 || c.direct ? 0
-                            : rt_opt_conv_bf16_padded_bytes(p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.filter_h,
-                                                            p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w,
-                                                            p.dil_h, p.dil_w);
-        c.gemm.slots = 3, c.gemm.slot_bytes = pad ? rt_opt_half_pad_at(base) + pad : base;
-        void *scratch = malloc((size_t)(3 * c.gemm.slot_bytes));
-        snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d s %d,%d d %d,%d pad %d,%d oc %d%s", p.half_type == RT_BF16 ? "bf16" : "f16",
-                 p.in_h, p.in_w, p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_h, p.pad_w, n,
-                 c.direct ? " direct" : "");
-        rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, NULL);
-        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter vs CONV_2D", msg);
-        memset(got, 0, sizeof(float) * (size_t)out_n);
-        rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
-        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter split over tasks vs CONV_2D", msg);
-        {
-            rt_binary_params ap;
-            rt_opt_post_add post;
-            memset(&ap, 0, sizeof ap);
-            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-            ap.act_min = -2.0f, ap.act_max = 2.5f;
-            post.add = &ap, post.conv_is_lhs = t % 2;
-            if (post.conv_is_lhs) rt_add_f32(&ap, want, other, want);
-            else rt_add_f32(&ap, other, want, want);
-            rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, &post, other, &fake_par);
-            check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter + fused ADD vs CONV_2D, ADD", msg);
-        }
-        if (pad) { /* the same without the padded image */
-            c.gemm.slot_bytes = base;
-            memset(got, 0, sizeof(float) * (size_t)out_n);
-            rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, NULL);
-            rt_conv_2d_half(&p, in, w, bias, want);
-            check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter, no padded image, vs CONV_2D", msg);
-        }
-        free(in), free(bias), free(got), free(want), free(other), free(w), free(pw), free(scratch);
-    }
-}
-
 /* Per-tensor QUANTIZE/DEQUANTIZE: identical to the reference on random values, exact halves,
  * values far out of range, infinities and NaN. */
 static void test_cast(void) {
@@ -872,12 +462,8 @@ int main(void) {
     unit_seed(20261123ULL, rt_opt_isa());
     test_requant();
     test_gemm();
-    test_conv();
-    test_conv_runs();
-    test_dwconv();
     test_pool();
     test_mean();
-    test_conv_dw();
     test_copy();
     test_concat_i8();
     test_bmm();
@@ -885,7 +471,6 @@ int main(void) {
     test_addsub_sweep();
     test_cast();
     test_fc_half();
-    test_conv_half();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }

@@ -1,6 +1,7 @@
 /* unit_check.h - what the C unit tests share: a seeded random generator
  * (the seed printed by each test's main) and the PASS/FAIL line per check
- * that tests/test_unit.py counts, and the float comparison the kernel tests use. One copy per test
+ * that tests/test_unit.py counts, and the float and int8 comparisons and Q31 multipliers the kernel
+ * tests use. One copy per test
  * program (static). */
 #ifndef MPCC_UNIT_CHECK_H
 #define MPCC_UNIT_CHECK_H
@@ -44,6 +45,21 @@ static inline double max_rel_f32(const float *a, const float *b, int64_t n) {
         if (fabs((double)b[i]) > r) r = fabs((double)b[i]);
     }
     return r > 0 ? m / r : m;
+}
+
+/* Bytes that differ between two int8 results. */
+static inline int64_t count_diff_i8(const int8_t *a, const int8_t *b, int64_t n) {
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++) c += a[i] != b[i];
+    return c;
+}
+
+/* Q31 multipliers in [2^30, 2^31) and shifts as TFLite produces them. */
+static inline void rnd_requant(int32_t *mult, int32_t *shift, int n, int lo_shift, int hi_shift) {
+    for (int i = 0; i < n; i++) {
+        mult[i] = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+        shift[i] = rnd_in(lo_shift, hi_shift);
+    }
 }
 
 #endif

@@ -14,7 +14,7 @@ static void reverse_run(void *pool, void (*task)(void *, int), void *arg, int n)
 }
 static const mpcc_parallel fake_par = {reverse_run, NULL, 3};
 
-static int rnd_conv(rt_conv_params *p, int t) {
+static inline int rnd_conv(rt_conv_params *p, int t) {
     memset(p, 0, sizeof *p);
     /* every 7th: a filter row longer than 64 bytes (int8 im2col runs in several chunks) */
     p->batches = rnd_in(1, 2), p->in_h = rnd_in(1, 9), p->in_w = rnd_in(1, 9), p->in_c = t % 7 == 3 ? rnd_in(22, 70) : rnd_in(1, 20);
@@ -28,7 +28,7 @@ static int rnd_conv(rt_conv_params *p, int t) {
 }
 
 /* The scheduled kernels' params for the same convolution (float clamp from p), `rows` rows per block. */
-static rt_opt_conv_params opt_conv(const rt_conv_params *p, int32_t rows) {
+static inline rt_opt_conv_params opt_conv(const rt_conv_params *p, int32_t rows) {
     rt_opt_conv_params c;
     memset(&c, 0, sizeof c);
     c.gemm.n = p->out_c, c.gemm.k = p->filter_h * p->filter_w * p->in_c, c.gemm.ldc = p->out_c;
@@ -42,7 +42,7 @@ static rt_opt_conv_params opt_conv(const rt_conv_params *p, int32_t rows) {
 }
 
 /* A 1x1 expansion CONV_2D (RELU6) and the depthwise convolution reading it (pass fuse_dw's pattern). */
-static void rnd_expand_dw(rt_conv_params *cp, rt_dwconv_params *d, int t) {
+static inline void rnd_expand_dw(rt_conv_params *cp, rt_dwconv_params *d, int t) {
     memset(cp, 0, sizeof *cp);
     memset(d, 0, sizeof *d);
     cp->batches = rnd_in(1, 2), cp->in_h = rnd_in(1, 11), cp->in_w = rnd_in(1, 11), cp->in_c = rnd_in(1, 24);
