@@ -94,16 +94,7 @@ static void test_conv(void) {
             rt_opt_post_add post;
             int8_t *other8 = malloc((size_t)out_n), *sum8 = malloc((size_t)out_n);
             float *other = malloc(sizeof(float) * (size_t)out_n), *sum = malloc(sizeof(float) * (size_t)out_n);
-            memset(&ap, 0, sizeof ap);
-            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-            ap.act_min = -2.0f, ap.act_max = 2.5f, ap.act_qmin = -128, ap.act_qmax = 127;
-            ap.in1_offset = -rnd_in(-128, 127), ap.in2_offset = -rnd_in(-128, 127), ap.out_offset = rnd_in(-128, 127);
-            ap.left_shift = 20, ap.in1_shift = rnd_in(-8, -1), ap.in2_shift = rnd_in(-8, -1);
-            ap.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), ap.out_shift = rnd_in(-22, -16);
-            post.add = &ap;
-            post.conv_is_lhs = t % 2;
+            unit_post_add(&ap, &post, out_n, t % 2);
             for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f(), other8[i] = (int8_t)rnd_in(-128, 127);
             if (post.conv_is_lhs) rt_add_f32(&ap, want, other, sum), rt_add_i8(&ap, r8, other8, sum8);
             else rt_add_f32(&ap, other, want, sum), rt_add_i8(&ap, other8, r8, sum8);
@@ -196,15 +187,7 @@ static void test_conv_runs(void) {
         if (t % 3 == 1) { /* a fused residual ADD */
             rt_binary_params ap;
             rt_opt_post_add post;
-            memset(&ap, 0, sizeof ap);
-            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-            ap.act_qmin = -128, ap.act_qmax = 127, ap.left_shift = 20;
-            ap.in1_offset = -rnd_in(-128, 127), ap.in2_offset = -rnd_in(-128, 127), ap.out_offset = rnd_in(-128, 127);
-            ap.in1_shift = rnd_in(-8, -1), ap.in2_shift = rnd_in(-8, -1), ap.out_shift = rnd_in(-22, -16);
-            ap.in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            ap.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
-            post.add = &ap, post.conv_is_lhs = t % 2;
+            unit_post_add(&ap, &post, out_n, t % 2);
             for (int64_t i = 0; i < out_n; i++) other8[i] = (int8_t)rnd_in(-128, 127);
             if (post.conv_is_lhs) rt_add_i8(&ap, r8, other8, sum8);
             else rt_add_i8(&ap, other8, r8, sum8);
@@ -393,10 +376,7 @@ static void test_conv_half(void) {
         {
             rt_binary_params ap;
             rt_opt_post_add post;
-            memset(&ap, 0, sizeof ap);
-            ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-            ap.act_min = -2.0f, ap.act_max = 2.5f;
-            post.add = &ap, post.conv_is_lhs = t % 2;
+            unit_post_add(&ap, &post, out_n, t % 2);
             if (post.conv_is_lhs) rt_add_f32(&ap, want, other, want);
             else rt_add_f32(&ap, other, want, want);
             rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, &post, other, &fake_par);

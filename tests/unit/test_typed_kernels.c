@@ -263,10 +263,7 @@ static void test_conv(void) {
         void *s_ref = malloc((size_t)(3 * c.gemm.slot_bytes)), *s_typed = malloc((size_t)(3 * ct.gemm.slot_bytes));
         rt_binary_params ap;
         rt_opt_post_add post;
-        memset(&ap, 0, sizeof ap);
-        ap.bc.rank = 1, ap.bc.dims[0] = (int32_t)out_n, ap.bc.stride1[0] = 1, ap.bc.stride2[0] = 1;
-        ap.act_min = -2.0f, ap.act_max = 2.5f;
-        post.add = &ap, post.conv_is_lhs = t % 2;
+        unit_post_add(&ap, &post, out_n, t % 2);
         int with_add = t % 3 == 0;
         rt_opt_conv_half(&c, type, inf, pw, bias, wantf, s_ref, with_add ? &post : NULL, with_add ? otf : NULL, NULL);
         store(wantf, out_n, tc, want);

@@ -14,6 +14,25 @@ static void reverse_run(void *pool, void (*task)(void *, int), void *arg, int n)
 }
 static const mpcc_parallel fake_par = {reverse_run, NULL, 3};
 
+/* A fused ADD (pass fuse_add) over n contiguous values, clamped to [-2, 2.5] (f32) and the int8 range,
+ * with random int8 rescalings (one operand's multiplier exactly 1/2 in a third, as TFLite makes the
+ * larger-scale one's). */
+static inline void unit_post_add(rt_binary_params *ap, rt_opt_post_add *post, int64_t n, int conv_is_lhs) {
+    memset(ap, 0, sizeof *ap);
+    ap->bc.rank = 1, ap->bc.dims[0] = (int32_t)n, ap->bc.stride1[0] = 1, ap->bc.stride2[0] = 1;
+    ap->act_min = -2.0f, ap->act_max = 2.5f, ap->act_qmin = -128, ap->act_qmax = 127, ap->left_shift = 20;
+    ap->in1_offset = -rnd_in(-128, 127), ap->in2_offset = -rnd_in(-128, 127), ap->out_offset = rnd_in(-128, 127);
+    ap->in1_shift = rnd_in(-8, -1), ap->in2_shift = rnd_in(-8, -1), ap->out_shift = rnd_in(-22, -16);
+    ap->in1_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+    ap->in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+    ap->out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+    if (rnd_in(0, 2) == 0) {
+        if (rnd_in(0, 1)) ap->in1_mult = (int32_t)1 << 30, ap->in1_shift = 0;
+        else ap->in2_mult = (int32_t)1 << 30, ap->in2_shift = 0;
+    }
+    post->add = ap, post->conv_is_lhs = conv_is_lhs;
+}
+
 static inline int rnd_conv(rt_conv_params *p, int t) {
     memset(p, 0, sizeof *p);
     /* every 7th: a filter row longer than 64 bytes (int8 im2col runs in several chunks) */
