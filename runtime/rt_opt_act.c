@@ -11,23 +11,6 @@
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
-void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {
-    const float k_sqrt_2_over_pi = 0.797884560802865355879892f, k_sqrt1_2 = 0.707106781186547524400844f;
-    int64_t i;
-    if (p->approximate) {
-        /* 0.5 x (1 + tanh(y)) = x - x / (exp(2y) + 1) */
-        for (i = 0; i < p->n; i++) {
-            float x = in[i], y = k_sqrt_2_over_pi * (x + 0.044715f * x * x * x);
-            out[i] = x - x / (rt_opt_expf(2.0f * y) + 1.0f);
-        }
-    } else {
-        for (i = 0; i < p->n; i++) {
-            float x = in[i];
-            out[i] = 0.5f * x * rt_opt_erfcf(x * -k_sqrt1_2);
-        }
-    }
-}
-
 void rt_opt_lut_i8(const int8_t *lut, int64_t n, const int8_t *in, int8_t *out) {
     int64_t i = 0;
 #if defined(RT_OPT_AVX512) && defined(__AVX512VBMI__)
@@ -104,6 +87,28 @@ static inline __m512 expf16(__m512 x) { /* rt_opt_expf, operation for operation 
     return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(
                                 _mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23)));
 }
+
+/* Exact GELU of n values, 16 at a time: rt_opt_erfcf's arithmetic with expf16 (the same polynomials and
+ * 1.5e-7 bound; products and sums fused); what GCC made of the loop ran 0.76 us for ViT's 17 x 128, this
+ * 0.54 (the tanh form's loop, vectorized by GCC, ran faster than written out: left to it). Returns the
+ * values done (whole vectors). */
+static int64_t gelu_erf16(int64_t n, const float *in, float *out) {
+    const __m512 k = _mm512_set1_ps(-0.707106781186547524400844f), one = _mm512_set1_ps(1.0f);
+    int64_t i;
+    for (i = 0; i + 16 <= n; i += 16) {
+        const __m512 x = _mm512_loadu_ps(in + i), z = _mm512_mul_ps(x, k), a = _mm512_abs_ps(z);
+        const __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(_mm512_set1_ps(0.3275911f), a, one));
+        __m512 q = _mm512_fmadd_ps(t, _mm512_set1_ps(1.061405429f), _mm512_set1_ps(-1.453152027f));
+        q = _mm512_fmadd_ps(t, q, _mm512_set1_ps(1.421413741f));
+        q = _mm512_fmadd_ps(t, q, _mm512_set1_ps(-0.284496736f));
+        q = _mm512_mul_ps(t, _mm512_fmadd_ps(t, q, _mm512_set1_ps(0.254829592f)));
+        q = _mm512_mul_ps(q, expf16(_mm512_mul_ps(_mm512_sub_ps(_mm512_setzero_ps(), a), a)));
+        q = _mm512_mask_sub_ps(q, _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_LT_OQ), _mm512_set1_ps(2.0f), q);
+        _mm512_storeu_ps(out + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), q));
+    }
+    return i;
+}
+
 
 float rt_opt_max_f32(int32_t d, const float *x) {
     const __m512 lowest = _mm512_set1_ps(-3.40282347e+38f);
@@ -392,4 +397,25 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
         }
     }
 #endif
+}
+
+void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {
+    const float k_sqrt_2_over_pi = 0.797884560802865355879892f, k_sqrt1_2 = 0.707106781186547524400844f;
+    int64_t i;
+    i = 0;
+#if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
+    if (!p->approximate) i = gelu_erf16(p->n, in, out);
+#endif
+    if (p->approximate) {
+        /* 0.5 x (1 + tanh(y)) = x - x / (exp(2y) + 1) */
+        for (; i < p->n; i++) {
+            float x = in[i], y = k_sqrt_2_over_pi * (x + 0.044715f * x * x * x);
+            out[i] = x - x / (rt_opt_expf(2.0f * y) + 1.0f);
+        }
+    } else {
+        for (; i < p->n; i++) {
+            float x = in[i];
+            out[i] = 0.5f * x * rt_opt_erfcf(x * -k_sqrt1_2);
+        }
+    }
 }
