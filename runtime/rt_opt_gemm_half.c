@@ -668,8 +668,8 @@ static void conv_half_task(void *v, int t) {
     void *fc_scratch = slot + sl.rest;
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
     /* a bf16 image read in place through a row table (rt_opt_conv_rows_bf16), within the im2col block's room */
-    const int64_t tab_bytes = p->direct || ti != RT_BF16 || j->half_type != RT_BF16 ? 0 : rt_opt_conv_rows_bf16_bytes(p, j->block);
-    const int tabbed = tab_bytes > 0 && tab_bytes <= sl.c;
+    const int64_t tab_bytes = rt_opt_conv_rows_bf16_bytes(p, j->block);
+    const int tab_fits = tab_bytes > 0 && tab_bytes <= sl.c;
     const int64_t tab_at = ((int64_t)j->block * kdim * 2 + 63) / 64 * 64;
     const uint32_t **tab = (const uint32_t **)(void *)(slot + tab_at);
     uint16_t *zero = (uint16_t *)(void *)(slot + tab_at + (int64_t)j->block * p->filter_h * 8);
@@ -682,8 +682,6 @@ static void conv_half_task(void *v, int t) {
     const int64_t pad_at = rt_opt_half_pad_at(rt_opt_conv_typed_scratch(RT_BF16, ti, tc, to, 0, p->batches * mimg,
                                                                         p->rows, oc, kdim));
     const int use_pad = padded > 0 && p->gemm.slot_bytes >= pad_at + padded;
-    const int64_t ptab = rt_opt_conv_rows_bf16_bytes(p, j->block);
-    const int pad_tabbed = ptab > 0 && ptab <= sl.c; /* the padded image's row table (even in_c) */
     uint16_t *pad = (uint16_t *)(void *)(slot + pad_at);
     rt_opt_conv_params pp; /* p over the padded image of image padded_b (made once per image and task) */
     int32_t padded_b = -1;
@@ -716,7 +714,6 @@ static void conv_half_task(void *v, int t) {
         else
 #endif
         {
-            int pairs = 0; /* dst holds bf16 pairs for fc_bf16_pairs */
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
             /* the bf16 pair kernels store a bf16 output themselves (no f32 block to round afterwards) */
             const int32_t tk = tc == RT_BF16 && !j->post ? RT_BF16 : RT_F32;
@@ -734,53 +731,35 @@ static void conv_half_task(void *v, int t) {
                 g.lda = p->in_c;
             }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-            else if (use_pad) { /* patches from the padded bf16 image: no edge cases */
-                if (b != padded_b) rt_opt_pad_image_bf16(p, ti, inb, pad, &pp), padded_b = b;
-                if (pad_tabbed) {
-                    rt_opt_conv_rows_bf16(&pp, pad, m0, rows, (uint16_t *)(void *)dst, tab, zero);
-                    fc_bf16_pairs(&g, rows, NULL, tab, p->filter_h, p->filter_w * p->in_c / 2, (const uint16_t *)j->b,
-                                  (const float *)j->bias, ok, tk);
-                    a = NULL; /* done */
-                    stored = tk == RT_BF16;
-                } else {
-                    rt_opt_im2col_bf16(&pp, RT_BF16, pad, m0, rows, (uint16_t *)(void *)dst);
-                    pairs = 1;
+            else if (j->half_type == RT_BF16 && (ti == RT_F32 || ti == RT_BF16)) {
+                /* bf16 pairs from the image (an f32 one rounded), or from its padded bf16 copy (no patch cut
+                 * by an edge): a bf16 image through its row table where it fits, else as im2col rows */
+                const rt_opt_conv_params *gp = p;
+                const void *src = inb;
+                int32_t st = ti;
+                if (use_pad) {
+                    if (b != padded_b) rt_opt_pad_image_bf16(p, ti, inb, pad, &pp), padded_b = b;
+                    gp = &pp, src = pad, st = RT_BF16;
                 }
-            }
-#endif
-            else if (ti != RT_F32) {
-#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-                if (tabbed) {
-                    rt_opt_conv_rows_bf16(p, (const uint16_t *)(const void *)inb, m0, rows, (uint16_t *)(void *)dst, tab, zero);
+                if (st == RT_BF16 && tab_fits) {
+                    rt_opt_conv_rows_bf16(gp, (const uint16_t *)src, m0, rows, (uint16_t *)(void *)dst, tab, zero);
                     fc_bf16_pairs(&g, rows, NULL, tab, p->filter_h, p->filter_w * p->in_c / 2, (const uint16_t *)j->b,
                                   (const float *)j->bias, ok, tk);
-                    a = NULL; /* done */
-                    stored = tk == RT_BF16;
-                } else if (ti == RT_BF16 && j->half_type == RT_BF16) {
-                    rt_opt_im2col_bf16(p, ti, inb, m0, rows, (uint16_t *)(void *)dst);
-                    pairs = 1;
-                } else
-#endif
-                    im2col_widen(p, ti, (const uint16_t *)(const void *)inb, m0, rows, dst);
-            } else {
-#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-                if (j->half_type == RT_BF16) { /* the patch rows straight to bf16 pairs (no f32 copy to convert) */
-                    rt_opt_im2col_bf16(p, RT_F32, in, m0, rows, (uint16_t *)(void *)dst);
-                    pairs = 1;
-                } else
-#endif
-                    IM2COL(float, float, 0.0f, RUN_F32);
-            }
-#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-            if (pairs) {
-                fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, NULL, 0, 0, (const uint16_t *)j->b,
-                              (const float *)j->bias, ok, tk);
+                } else {
+                    rt_opt_im2col_bf16(gp, st, src, m0, rows, (uint16_t *)(void *)dst);
+                    fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, NULL, 0, 0, (const uint16_t *)j->b,
+                                  (const float *)j->bias, ok, tk);
+                }
+                a = NULL; /* done */
                 stored = tk == RT_BF16;
             }
 #endif
-            if (a && !pairs) /* NULL: a direct bf16 block already done */
+            else if (ti != RT_F32)
+                im2col_widen(p, ti, (const uint16_t *)(const void *)inb, m0, rows, dst);
+            else
+                IM2COL(float, float, 0.0f, RUN_F32);
+            if (a) /* NULL: a bf16 block already done */
                 rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
-            (void)pairs;
         }
         if (j->post) {
             const char *ob = (const char *)j->other + ((int64_t)b * mimg + m0) * oc * so;
