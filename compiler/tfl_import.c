@@ -592,6 +592,9 @@ static int import_subgraph(Importer *im, int index) {
         int rc = def->check ? def->check(g, op, d)
                             : diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index,
                                         ir_op_name(op->kind));
+        /* an inferred output too large for the kernels (fuzzed shapes): the op fails here, by name */
+        for (int k = 0; !rc && k < op->n_out; k++)
+            if (op->out[k] >= 0) rc = ir_verify_tensor(g, op->out[k], d);
         int folded = 0;
         if (!rc) rc = fold_const_op(g, op, &folded, d);
         if (rc == DIAG_INTERNAL) return rc;

@@ -273,6 +273,9 @@ static inline Graph *ir_subgraph(const Graph *g, int k) {
  * element counts within int32 (the kernels count in int32), no constant
  * graph inputs, at least one output.
  * Errors name the op index and tensor name. */
+/* ir_verify's checks of one tensor (rank, dimensions, byte size, element count, constant buffer,
+ * quantization); the importer applies them to each op's inferred outputs. */
+int ir_verify_tensor(const Graph *g, int id, Diag *d);
 int ir_verify(const Graph *g, Diag *d);
 
 /* Readable dump (mpcc --dump-ir). */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int check_tensor(const Graph *g, int id, Diag *d) {
+int ir_verify_tensor(const Graph *g, int id, Diag *d) {
     const IrTensor *t = &g->tensors[id];
     if (t->rank < 0 || t->rank > IR_MAX_RANK)
         return diag_user(d, "tensor %d '%s': rank %d out of range 0..%d", id, t->name, t->rank, IR_MAX_RANK);
@@ -67,7 +67,7 @@ int ir_verify(const Graph *g, Diag *d) {
     if (!writer) return diag_internal(d, "out of memory");
     for (int i = 0; i < nt; i++) writer[i] = -1;
     int rc = 0;
-    for (int i = 0; i < nt && !rc; i++) rc = check_tensor(g, i, d);
+    for (int i = 0; i < nt && !rc; i++) rc = ir_verify_tensor(g, i, d);
     if (!rc && g->n_outputs == 0) rc = diag_user(d, "the graph has no outputs: there is nothing to compute");
     for (int i = 0; i < g->n_inputs && !rc; i++) {
         int id = g->inputs[i];
