@@ -586,11 +586,15 @@ static void attn_task(void *vj, int task) {
                                         (const uint16_t *)(const void *)kp + (k0 / NR) * d2 * NR * 2, zero, s, NULL);
                 } else
                     tile_gemm(&g, qb, kl, d, a, lda, kp + k0 * d, zero, s, ls);
+                /* no mask: the rows scaled and their maxima taken 16 at a time (into alpha, free until below) */
+                if (!s8 && p->mask == RT_OPT_MASK_NONE) rt_opt_scale_max_rows(qb, kl, p->scale, s, ls, alpha);
                 for (r = 0; r < qb; r++) {
                     float *row = s + (int64_t)r * ls, m_new;
                     if (s8) {
                         m_new = s8_row(p, mask, mo, i0 + r, k0, kl, (const int32_t *)(const void *)row,
                                        (uint32_t)rowterm[r], sqk, row);
+                    } else if (p->mask == RT_OPT_MASK_NONE) {
+                        m_new = alpha[r];
                     } else {
                         apply_mask(p, mask, mo, i0 + r, k0, kl, row);
                         m_new = rt_opt_max_f32(kl, row);

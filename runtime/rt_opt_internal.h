@@ -293,6 +293,7 @@ static inline __m512i rq16_apply_zb(__m512i x, const rq16 *k) {
 /* X(0) .. X(7) / X(15): the rows of the micro-kernels that keep each accumulator in a named
  * variable (rt_opt_gemm_s8.c, rt_opt_gemm_half.c). */
 #define RT_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define RT_R9(X) RT_R8(X) X(8)
 #define RT_R16(X) RT_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
 #if defined(__AVX512VNNI__)
@@ -310,6 +311,7 @@ static inline __m512i rq16_apply_zb(__m512i x, const rq16 *k) {
 /* Row helpers of rt_opt_act.c: the max, and y = exp(beta (x - sub)) (y may
  * alias x) returning the sum of y, both over lanes of 32. */
 float rt_opt_max_f32(int32_t n, const float *x);
+void rt_opt_scale_max_rows(int32_t n, int32_t d, float scale, float *x, int64_t ldx, float *mx);
 float rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y); /* returns the sum of y */
 float rt_opt_exp_row_bf16(int32_t n, float beta, float sub, const float *x, uint16_t *y); /* y as bf16, the f32 sum */
 /* n rows of those: row r from x + r ldx into y + r ldy (f32, y16 NULL) or y16 + r ldy (bf16), minus sub[r];

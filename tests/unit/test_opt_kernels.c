@@ -397,7 +397,8 @@ static void test_addsub_sweep(void) {
 static void test_fc_half(void) {
     char msg[200];
     for (int t = 0; t < 40; t++) {
-        int32_t m = rnd_in(1, 100), n = rnd_in(1, 70), k = rnd_in(1, 90), np = (n + 15) / 16 * 16;
+        /* the first six: 9, 17 and 25 rows (a block's last 9 rows in one bf16 micro-kernel call) */
+        int32_t m = t < 6 ? 9 + 8 * (t / 2) : rnd_in(1, 100), n = rnd_in(1, 70), k = rnd_in(1, 90), np = (n + 15) / 16 * 16;
         int32_t type = t % 2 ? RT_F16 : RT_BF16, k2 = (k + 1) / 2;
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *bias = malloc(sizeof(float) * (size_t)np);
         float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
