@@ -149,12 +149,14 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
  * the image, so no im2col copy). Rows >= mr repeat row 0 and are not stored.
  * ukr_f32_512: C[0..mr)[0..32) from two adjacent panels (b0, b1: K x 16
  * each), 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16
- * FMAs; nr <= 32 columns are stored. */
+ * FMAs; nr <= 32 columns are stored. R 9 (18 accumulators) takes a block's
+ * last 9 rows in one pass, where 8 + 1 left a row to the latency-bound GEMV
+ * (ViT's 17 tokens). */
 RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
                                const float *b0, const float *b1, const float *bias, float lo, float hi, float *c,
                                int32_t ldc, int32_t nr) {
-    const float *ar[MR_512];
-    __m512 acc[MR_512][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    const float *ar[MR_512 + 1];
+    __m512 acc[MR_512 + 1][2], vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     int32_t kk, r, sg;
     for (r = 0; r < R; r++) {
         acc[r][0] = _mm512_loadu_ps(bias);
@@ -297,6 +299,10 @@ RT_OPT_UKR_ROWS(1)
 RT_OPT_UKR_ROWS(2)
 RT_OPT_UKR_ROWS(4)
 RT_OPT_UKR_ROWS(8)
+static void ukr2_9(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
+                   const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    ukr_f32_512(MR_512 + 1, nseg, seg, ap, mr, b0, b1, bias, lo, hi, c, ldc, nr);
+}
 static void ukr1_12(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     (void)b1;
@@ -305,13 +311,13 @@ static void ukr1_12(int32_t nseg, int32_t seg, const float *const *ap, int32_t m
 typedef void (*ukr_fn)(int32_t, int32_t, const float *const *, int32_t, const float *, const float *, const float *,
                        float, float, float *, int32_t, int32_t);
 
-/* The kernel for rr rows: two panels (8 rows at most) or a lone one (12 rows at most). */
+/* The kernel for rr rows: two panels (9 rows at most) or a lone one (12 rows at most). */
 static ukr_fn pick_ukr(int32_t rr, int lone) {
     if (rr <= 1) return lone ? ukr1_1 : ukr2_1;
     if (rr <= 2) return lone ? ukr1_2 : ukr2_2;
     if (rr <= 4) return lone ? ukr1_4 : ukr2_4;
     if (rr <= 8) return lone ? ukr1_8 : ukr2_8;
-    return ukr1_12;
+    return lone ? ukr1_12 : ukr2_9;
 }
 
 /* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
@@ -319,13 +325,13 @@ static ukr_fn pick_ukr(int32_t rr, int lone) {
 static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                          int32_t nseg, const float *packed_b, const float *bias, float *c) {
     const float *rows[MR_512_1];
-    int32_t j, i, r, seg = tab ? p->k / nseg : p->k;
+    int32_t j, i, r, rr, seg = tab ? p->k / nseg : p->k;
     for (j = 0; j * NR < p->n; j += 2) {
         const float *b0 = packed_b + (int64_t)j * p->k * NR;
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
         int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : MR_512;
-        for (i = 0; i < m; i += mr) {
-            int32_t rr = m - i < mr ? m - i : mr;
+        for (i = 0; i < m; i += rr) {
+            rr = m - i < mr ? m - i : m - i == MR_512 + 1 && mr == MR_512 ? MR_512 + 1 : mr;
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab)
                 for (r = 0; r < rr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;
