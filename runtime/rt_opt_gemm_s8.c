@@ -232,8 +232,9 @@ RT_OPT_INLINE void q_store_two(const q_ctx *x, const rt_opt_gemm_params *p, cons
     if (two) _mm512_mask_cvtsepi32_storeu_epi8((void *)(d + ldc - 8), (__mmask16)(st << 8), v);
 }
 
-/* R <= 8 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
- * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored.
+/* R <= 9 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
+ * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored
+ * (9: a block's last 9 rows in one pass, not 8 and a GEMV: ViT's 17 tokens).
  * One row (GEMV) takes even and odd quads into separate accumulators, so the
  * vpdpbusd do not all wait on each other. */
 RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, const rt_opt_a_runs *ar, const uint8_t *const *ap,
@@ -247,7 +248,7 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, con
 #define S8_DECL2(r)                                                                                                 \
     const uint8_t *a##r = ap[(r) < mr ? (r) : 0];                                                               \
     __m512i c##r##0 = q[0].bias, c##r##1 = q[1].bias;
-    RT_R8(S8_DECL2)
+    RT_R9(S8_DECL2)
     for (run = 0; run < ar->n; run++, b0 += bstep, b1 += bstep) {
     kk = 0;
     if (R == 1) {
@@ -270,10 +271,10 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, con
         RT_DPBUSD(c##r##0, va, x0);                                                                                 \
         RT_DPBUSD(c##r##1, va, x1);                                                                                 \
     }
-        RT_R8(S8_STEP2)
+        RT_R9(S8_STEP2)
     }
 #define S8_NEXT(r) a##r += ar->step;
-    RT_R8(S8_NEXT)
+    RT_R9(S8_NEXT)
 #undef S8_NEXT
     }
     if (R == 1) c00 = _mm512_add_epi32(c00, d0), c01 = _mm512_add_epi32(c01, d1);
@@ -286,7 +287,7 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, con
         _mm512_storeu_si512((void *)(e0 + (int64_t)(r) * ldc), c##r##0);                                            \
         if (two) _mm512_storeu_si512((void *)(e1 + (int64_t)(r) * ldc), c##r##1);                                   \
     }
-        RT_R8(S8_RAW2)
+        RT_R9(S8_RAW2)
 #undef S8_RAW2
     } else {
         const q_ctx x0 = q_ctx_make(p, &q[0]), x1 = q_ctx_make(p, &q[1]);
@@ -297,7 +298,7 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, con
         q_store_ctx(&x0, p, &q[0], c##r##0, d0 + (int64_t)(r) * ldc);                                               \
         q_store_ctx(&x1, p, &q[1], c##r##1, d1 + (int64_t)(r) * ldc);                                               \
     }
-        RT_R8(S8_STORE2)
+        RT_R9(S8_STORE2)
     }
 #undef S8_DECL2
 #undef S8_STEP2
@@ -312,10 +313,12 @@ RT_S8_P2(1, 0)
 RT_S8_P2(2, 0)
 RT_S8_P2(4, 0)
 RT_S8_P2(8, 0)
+RT_S8_P2(9, 0)
 RT_S8_P2(1, 1)
 RT_S8_P2(2, 1)
 RT_S8_P2(4, 1)
 RT_S8_P2(8, 1)
+RT_S8_P2(9, 1)
 /* int32 sums of int8 rows (flipped in registers): the attention's scores */
 #define RT_S8_RAW(R)                                                                                                \
     static void ukr_s8_raw_##R(const rt_opt_a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,        \
@@ -326,16 +329,22 @@ RT_S8_RAW(1)
 RT_S8_RAW(2)
 RT_S8_RAW(4)
 RT_S8_RAW(8)
-/* The two-panel kernel for mr rows: the smallest of 1, 2, 4 or 8 rows that holds them (flip: A is int8,
- * +128 added in registers). */
+/* The two-panel kernel for mr rows: the smallest of 1, 2, 4, 8 or 9 rows that holds them (flip: A is
+ * int8, +128 added in registers). */
 static void ukr_s8_q2(int flip, const rt_opt_a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,
                       const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
     if (flip)
-        (mr <= 1 ? ukr_s8_q2_1_1 : mr <= 2 ? ukr_s8_q2_2_1 : mr <= 4 ? ukr_s8_q2_4_1 : ukr_s8_q2_8_1)(ar, ap, mr, b0, b1,
-                                                                                                   p, q, c);
+        (mr <= 1   ? ukr_s8_q2_1_1
+         : mr <= 2 ? ukr_s8_q2_2_1
+         : mr <= 4 ? ukr_s8_q2_4_1
+         : mr <= 8 ? ukr_s8_q2_8_1
+                   : ukr_s8_q2_9_1)(ar, ap, mr, b0, b1, p, q, c);
     else
-        (mr <= 1 ? ukr_s8_q2_1_0 : mr <= 2 ? ukr_s8_q2_2_0 : mr <= 4 ? ukr_s8_q2_4_0 : ukr_s8_q2_8_0)(ar, ap, mr, b0, b1,
-                                                                                                   p, q, c);
+        (mr <= 1   ? ukr_s8_q2_1_0
+         : mr <= 2 ? ukr_s8_q2_2_0
+         : mr <= 4 ? ukr_s8_q2_4_0
+         : mr <= 8 ? ukr_s8_q2_8_0
+                   : ukr_s8_q2_9_0)(ar, ap, mr, b0, b1, p, q, c);
 }
 
 /* R <= 12 rows x one panel (a lone last panel, or N <= 16). One B vector per
@@ -552,8 +561,8 @@ void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32
             ukr_s8_q1(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, p, q, c + (int64_t)i * p->ldc);
         }
     else
-        for (i = 0; i < m; i += MR_S8) {
-            mr = m - i < MR_S8 ? m - i : MR_S8;
+        for (i = 0; i < m; i += mr) { /* the last 9 rows in one pass */
+            mr = m - i < MR_S8 ? m - i : m - i == MR_S8 + 1 ? MR_S8 + 1 : MR_S8;
             ukr_s8_q2(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, b1, p, q, c + (int64_t)i * p->ldc);
         }
 }
