@@ -36,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import oracle  # noqa: E402  (random valid inputs, person_detect's quantized_dimension workaround)
+import precision_table  # noqa: E402  (the precision variants' table)
 
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
@@ -63,11 +64,6 @@ MODELS = [
     ("mobilenetv2_1.0_224_int8", "build/models/mobilenetv2_1.0_224_int8.tflite", BIG_HINT),
     ("bert_base_f32", "build/models/bert_base_f32.tflite", BIG_HINT),
 ]
-
-# Precision variants (make bench's second table): float models compiled as they are and with
-# --precision int8 (calibrated on PRECISION_CALIB random samples drawn like the timing inputs).
-PRECISION_MODELS = ["digits_f32", "resnet_f32", "vit_f32", "bert_f32", "mobilenetv2_1.0_224_f32", "bert_base_f32"]
-PRECISION_CALIB = 16
 
 # Models above this size are compiled with --weights file (a multi-100-MB C array is slow to build).
 EMBED_LIMIT = 16 << 20
@@ -523,75 +519,6 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
     return row
 
 
-PRECISION_VARIANTS = ("fp32", "int8", "bf16", "fp16")
-
-
-def bench_precision(label, path, args, builder, mpcc_flags, seed):
-    """One float model at fp32, --precision int8 (calibrated), bf16 and fp16: times all of them (and TFLite
-    XNNPACK on the float model) interleaved; weight bytes, arena bytes and each output's error against
-    TFLite's float result."""
-    cal_dir = os.path.join(BENCH_DIR, "calib", label)
-    os.makedirs(cal_dir, exist_ok=True)
-    cal = []
-    for i, stacked in enumerate(oracle.draw_samples(path, seed + 1, PRECISION_CALIB)):
-        f = os.path.join(cal_dir, f"input{i}.npy")
-        np.save(f, stacked)
-        cal += ["--calibrate", f]
-    variants = {}
-    for name in PRECISION_VARIANTS:
-        flags = [] if name == "fp32" else ["--precision", name] + (cal if name == "int8" else [])
-        so, header, weights = builder.model_library(f"{label}@{name}", path, mpcc_flags + flags, "file")
-        variants[name] = MpccModel(so, header, weights)
-    tf1 = load_tflite(path, 1)
-    inputs = oracle.draw_inputs(path, seed, tf1)
-    for d, a in zip(tf1.get_input_details(), inputs):
-        tf1.set_tensor(d["index"], a)
-    tf1.invoke()
-    ref = tf1.get_tensor(tf1.get_output_details()[0]["index"]).astype(np.float64)
-    row = {"model": label}
-    for name, mp in variants.items():
-        mp.set_inputs(inputs)
-        mp.init()
-        mp.run(1)
-        out = mp.out_arrays[0].astype(np.float64)
-        row[f"err_{name}"] = float(np.sqrt(((out - ref) ** 2).sum() / max((ref ** 2).sum(), 1e-30)))
-        row[f"w_{name}"] = mp.weights.size if mp.weights is not None else 0
-        row[f"a_{name}"] = mp.arena.size
-    target = args.batch_ms / 1000.0
-    batches = []
-    for fn in [variants[v].batch_timer() for v in PRECISION_VARIANTS] + [tflite_batch_timer(tf1)]:
-        k, _ = calibrate(fn, target)
-        batches.append((fn, k, 0))
-    med, rounds = timed_rounds(batches, target * len(batches), args)
-    for name, t in zip(PRECISION_VARIANTS, med):
-        row[f"t_{name}"] = t
-    row.update(t_xnn=med[-1], rounds=rounds)
-    return row
-
-
-def print_precision_table(rows):
-    cols = ["model", "variant", "mpcc ms", "vs fp32", "XNN fp32 ms", "XNN/mpcc", "weights B", "vs fp32", "arena B",
-            "rel L2 vs TFLite fp32", "R"]
-    lines = []
-    for r in rows:
-        if "error" in r:
-            lines.append([r["model"], ""] + [""] * 8 + ["ERROR: " + r["error"]])
-            continue
-        for v in PRECISION_VARIANTS:
-            lines.append([r["model"] if v == "fp32" else "", v, f"{r['t_' + v] * 1e3:.3f}",
-                          f"{r['t_fp32'] / r['t_' + v]:.2f}x", f"{r['t_xnn'] * 1e3:.3f}" if v == "fp32" else "",
-                          f"{r['t_xnn'] / r['t_' + v]:.3f}", str(r["w_" + v]), f"{r['w_' + v] / max(r['w_fp32'], 1):.2f}x",
-                          str(r["a_" + v]), f"{r['err_' + v]:.3g}", str(r["rounds"]) if v == "fp32" else ""])
-    widths = [max(len(c), *(len(ln[i]) for ln in lines)) if lines else len(c) for i, c in enumerate(cols)]
-    say("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip())
-    say("  ".join("-" * w for w in widths))
-    for ln in lines:
-        say("  ".join(v.ljust(w) for v, w in zip(ln, widths)).rstrip())
-    say(f"(int8 = --precision int8 calibrated on {PRECISION_CALIB} random samples; bf16/fp16 = FULLY_CONNECTED "
-        "and CONV_2D weights in 16 bits, activations between 16-bit-capable kernels stored in 16 bits (pass "
-        "half_storage); 'vs fp32' = fp32 ms / variant ms and bytes / fp32 bytes)")
-
-
 def fmt_macs(n):
     if n is None:
         return "?"
@@ -790,19 +717,19 @@ def main(argv=None):
     print_table(rows, skipped, args)
     prec_rows = []
     paths = dict((label, path) for label, path in todo)
-    for label in PRECISION_MODELS:
+    for label in precision_table.MODELS:
         if label not in paths or args.no_precision:
             continue
         try:
-            prec_rows.append(bench_precision(label, paths[label], args, builder, mpcc_flags,
-                                             (seed + zlib.crc32(label.encode())) % (1 << 32)))
+            prec_rows.append(precision_table.bench(sys.modules[__name__], label, paths[label], args, builder,
+                                                   mpcc_flags, (seed + zlib.crc32(label.encode())) % (1 << 32)))
         except (BenchError, ValueError, RuntimeError) as e:
             prec_rows.append({"model": label, "error": (getattr(e, "short", None) or str(e))[:100]})
     if prec_rows:
         say("")
         say("== precision variants: the float models at fp32, int8, bf16, fp16 (mpcc, 1 thread), interleaved "
             "with TFLite XNNPACK on the float model")
-        print_precision_table(prec_rows)
+        precision_table.show(prec_rows, say)
     if any(r.get("error") for r in rows + prec_rows):
         return 1
     return 0
