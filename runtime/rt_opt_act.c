@@ -323,12 +323,11 @@ static float row_sum(int32_t d, const float *x, float m, int sq) {
 #endif
 
 #if defined(RT_OPT_AVX512)
-/* Lane r of the result: the sum of v[r]'s 16 lanes, for 16 vectors at once (a transpose-and-add tree:
- * pairs of lanes, then of quads, then of 128-bit blocks; every row's lanes added in one fixed order). */
 /* a + b, or (mx) their max, as rt_opt_max_f32 takes it (a NaN passed over where b is a number). */
 static inline __m512 fold16(__m512 a, __m512 b, int mx) { return mx ? _mm512_max_ps(a, b) : _mm512_add_ps(a, b); }
 
-/* Lane r of the result: the 16 lanes of v[r] summed (mx: their max). */
+/* Lane r of the result: v[r]'s 16 lanes summed (mx: their max), for 16 vectors at once (a transpose-and-
+ * fold tree: pairs of lanes, then of quads, then of 128-bit blocks; every row's lanes in one fixed order). */
 static inline __m512 tree16(const __m512 *v, int mx) {
     __m512 u[8], w[4], z[2];
     int32_t j;
@@ -450,8 +449,7 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
 
 void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {
     const float k_sqrt_2_over_pi = 0.797884560802865355879892f, k_sqrt1_2 = 0.707106781186547524400844f;
-    int64_t i;
-    i = 0;
+    int64_t i = 0;
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
     if (!p->approximate) i = gelu_erf16(p->n, in, out);
 #endif

@@ -331,7 +331,7 @@ static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a,
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
         int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : MR_512;
         for (i = 0; i < m; i += rr) {
-            rr = m - i < mr ? m - i : m - i == MR_512 + 1 && mr == MR_512 ? MR_512 + 1 : mr;
+            rr = rt_opt_next_rows(m - i, mr, mr == MR_512 ? MR_512 + 1 : mr);
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab)
                 for (r = 0; r < rr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;

@@ -344,9 +344,8 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
             const int32_t step = nr <= NR ? 2 * HALF_MR : HALF_MR; /* a lone last panel: 16 rows */
             int32_t mr;
             for (i = i0; i < i0 + n0; i += mr) {
+                mr = rt_opt_next_rows(i0 + n0 - i, step, step == HALF_MR ? HALF_MR + 1 : step);
                 const uint32_t *ai = a2 ? a2 + (int64_t)i * k2 : NULL, *const *ti = a2 ? NULL : tab + (int64_t)i * nseg;
-                const int32_t rest = i0 + n0 - i;
-                mr = rest < step ? rest : rest == HALF_MR + 1 && step == HALF_MR ? rest : step;
                 void *ci = c + ((int64_t)i * p->ldc + j * NR) * es;
                 if (ai && mr == 1) gemv_bf16(ai, k2, b0, nr <= NR ? NULL : b1, bias2, p->act_min, p->act_max, ci, tc, nr);
                 else if (nr <= NR) ukr_bf16_1(ai, ti, nseg, seg2, mr, b0, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);

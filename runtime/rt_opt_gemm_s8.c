@@ -561,8 +561,8 @@ void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32
             ukr_s8_q1(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, p, q, c + (int64_t)i * p->ldc);
         }
     else
-        for (i = 0; i < m; i += mr) { /* the last 9 rows in one pass */
-            mr = m - i < MR_S8 ? m - i : m - i == MR_S8 + 1 ? MR_S8 + 1 : MR_S8;
+        for (i = 0; i < m; i += mr) {
+            mr = rt_opt_next_rows(m - i, MR_S8, MR_S8 + 1);
             ukr_s8_q2(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, b1, p, q, c + (int64_t)i * p->ldc);
         }
 }

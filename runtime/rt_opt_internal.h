@@ -296,6 +296,11 @@ static inline __m512i rq16_apply_zb(__m512i x, const rq16 *k) {
 #define RT_R9(X) RT_R8(X) X(8)
 #define RT_R16(X) RT_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
+/* Rows of a block's next micro-tile, `rest` rows left: mr, or all that are left when at most `most` (mr + 1
+ * where a 9-row kernel takes a block's last 9 rows in one pass, rather than 8 and the latency-bound GEMV;
+ * f32, int8 and bf16 two-panel kernels). */
+static inline int32_t rt_opt_next_rows(int32_t rest, int32_t mr, int32_t most) { return rest <= most ? rest : mr; }
+
 #if defined(__AVX512VNNI__)
 /* acc += a (u8) . b (s8) in place. GCC's register allocator gives the
  * intrinsic's result a fresh register and copies it back every iteration

@@ -52,8 +52,9 @@ static int pass_through(const IrOp *op) {
            (op->sched.kind == SCHED_COPY && op->n_out == 1);
 }
 
-/* 1 when op's kernel reads input slot k (k >= 0) or writes its output (k < 0) in 16 bits. */
-static int typed_io(const Graph *g, const IrOp *op, int k, int residual_f32) {
+/* 1 when op's kernel reads input slot k (k >= 0) or writes its output (k < 0) in 16 bits (bf16: the
+ * storage type is bf16, whose residual stream stays f32). */
+static int typed_io(const Graph *g, const IrOp *op, int k, int bf16) {
     if (pass_through(op)) return k <= 0;
     if (op->n_in < 1 || op->in[0] < 0 || op->n_out != 1) return 0;
     int f32 = g->tensors[op->in[0]].dtype == IR_F32 || g->tensors[op->in[0]].dtype == IR_BF16 ||
@@ -68,12 +69,12 @@ static int typed_io(const Graph *g, const IrOp *op, int k, int residual_f32) {
      * at every layer compounds with depth, where a GEMM's input is rounded in the kernel anyway
      * (BERT-base bf16: relative L2 9.2e-3 with those reads 16-bit, 7.2e-3 without, the same speed;
      * fp16's 11 bits keep it within budget: 1.2e-3). */
-    case SCHED_BINARY: return f32 && (k < 0 || (k <= 1 && !residual_f32));
+    case SCHED_BINARY: return f32 && (k < 0 || (k <= 1 && !bf16));
     case SCHED_ACT: return f32 && op->kind == OP_GELU && k <= 0;
-    case SCHED_LAYER_NORM: return k < 0 || (k == 0 && !residual_f32);
+    case SCHED_LAYER_NORM: return k < 0 || (k == 0 && !bf16);
     case SCHED_ATTENTION: { /* bf16 storage and f32 products (few keys): Q, K, V and the output stay f32 */
         const rt_opt_attn_params *p = op->sched.kparams;
-        if (residual_f32 && !p->bf16) return 0;
+        if (bf16 && !p->bf16) return 0;
         return k <= 2 || (k == 3 && p->mask == RT_OPT_MASK_ADD);
     }
     default: return 0;
