@@ -231,6 +231,8 @@ static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
         cg_line(cg, ".qscale = {%s, %s, %s}, .qzero = {%d, %d, %d},", cg_f32(cg, p->qscale[0]), cg_f32(cg, p->qscale[1]),
                 cg_f32(cg, p->qscale[2]), p->qzero[0], p->qzero[1], p->qzero[2]);
     if (p->bf16) cg_line(cg, ".bf16 = 1,");
+    if (p->out_sq > 0)
+        cg_line(cg, ".out_bstride = %s, .out_sq = %d,", int_list(b0, sizeof b0, p->out_bstride, RT_MAX_RANK), p->out_sq);
     cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
     cg_close(cg, "};");
     cg_line(cg, "rt_opt_attention_f32(&p, %s, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),

@@ -269,6 +269,9 @@ typedef struct rt_opt_attn_params {
     int32_t bf16;                       /* 1: both products on bf16 operands (Q, K, V and the probabilities
                                            rounded to bf16, f32 sums; scores, softmax and output in f32)
                                            where the build has AVX512-BF16, else f32 as with 0 */
+    int32_t out_bstride[RT_MAX_RANK];   /* out_sq > 0: output row i of batch (b_0, b_1, ...) at element */
+    int32_t out_sq;                     /* sum b_d out_bstride[d] + i out_sq (a TRANSPOSE folded in); 0: dense
+                                           [batch][Lq][Dv] */
 } rt_opt_attn_params;
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
 void rt_opt_attention_f32(const rt_opt_attn_params *p, const void *q, const void *k, const void *v,

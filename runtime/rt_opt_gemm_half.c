@@ -491,31 +491,49 @@ int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const ui
     return rt_opt_fc_bf16_rows_to(p, a, packed_b, bias, c, RT_F32, scratch);
 }
 
-int rt_opt_fc_bf16_rows_to(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b,
-                           const float *bias, void *c, int32_t tc, void *scratch) {
+/* The bf16 FC over blocks of HALF_ROWS rows of A, stored as ta: f32 rows rounded into pairs in scratch; bf16
+ * rows used as the pairs themselves when packed (even K, lda K, 4-byte aligned), else copied with the odd K's
+ * last pair zero-padded. C of type tc. Returns 0 when built without AVX512-BF16 (p NULL: only answers). */
+static int fc_bf16_blocks(const rt_opt_gemm_params *p, int32_t ta, const void *a, const uint16_t *packed_b,
+                          const float *bias, void *c, int32_t tc, void *scratch) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
     int32_t k, k2, i0, r;
     if (!p) return 1; /* the question: is the path built in? */
     k = p->k, k2 = (k + 1) / 2;
     for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
-        int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
-        const uint16_t *src = a + (int64_t)i0 * p->lda;
-        const uint32_t *a2 = (const uint32_t *)(const void *)src; /* even K, packed rows: the pairs themselves */
-        if ((k & 1) || p->lda != k || ((uintptr_t)src & 3u)) {
-            uint16_t *d = scratch;
-            for (r = 0; r < rows; r++) {
-                memcpy(d + (int64_t)r * 2 * k2, src + (int64_t)r * p->lda, sizeof(uint16_t) * (size_t)k);
-                if (k & 1) d[(int64_t)r * 2 * k2 + k] = 0;
+        const int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
+        const uint32_t *a2 = scratch;
+        if (ta == RT_F32) {
+            pairs_bf16((const float *)a + (int64_t)i0 * p->lda, p->lda, rows, k, scratch, k2);
+        } else {
+            const uint16_t *src = (const uint16_t *)a + (int64_t)i0 * p->lda;
+            a2 = (const uint32_t *)(const void *)src; /* even K, packed rows: the pairs themselves */
+            if ((k & 1) || p->lda != k || ((uintptr_t)src & 3u)) {
+                uint16_t *d = scratch;
+                for (r = 0; r < rows; r++) {
+                    memcpy(d + (int64_t)r * 2 * k2, src + (int64_t)r * p->lda, sizeof(uint16_t) * (size_t)k);
+                    if (k & 1) d[(int64_t)r * 2 * k2 + k] = 0;
+                }
+                a2 = scratch;
             }
-            a2 = scratch;
         }
         fc_bf16_pairs(p, rows, a2, NULL, 0, 0, packed_b, bias, (char *)c + (int64_t)i0 * p->ldc * (tc == RT_F32 ? 4 : 2), tc);
     }
     return 1;
 #else
-    (void)p, (void)a, (void)packed_b, (void)bias, (void)c, (void)tc, (void)scratch;
+    (void)p, (void)ta, (void)a, (void)packed_b, (void)bias, (void)c, (void)tc, (void)scratch;
     return 0;
 #endif
+}
+
+int rt_opt_fc_bf16_rows_to(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b,
+                           const float *bias, void *c, int32_t tc, void *scratch) {
+    return fc_bf16_blocks(p, RT_BF16, a, packed_b, bias, c, tc, scratch);
+}
+
+int rt_opt_fc_bf16_to(const rt_opt_gemm_params *p, const float *a, const uint16_t *packed_b, const float *bias, void *c,
+                      int32_t tc, void *scratch) {
+    return fc_bf16_blocks(p, RT_F32, a, packed_b, bias, c, tc, scratch);
 }
 
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
@@ -529,12 +547,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     }
 #endif
     if (type == RT_BF16) {
-        uint32_t *a2 = scratch;
-        for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
-            int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
-            pairs_bf16(a + (int64_t)i0 * p->lda, p->lda, rows, k, a2, k2);
-            fc_bf16_pairs(p, rows, a2, NULL, 0, 0, packed_b, bias, c + (int64_t)i0 * p->ldc, RT_F32);
-        }
+        rt_opt_fc_bf16_to(p, a, packed_b, bias, c, RT_F32, scratch);
         return;
     }
 #endif

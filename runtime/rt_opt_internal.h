@@ -565,6 +565,11 @@ int rt_opt_fc_bf16_rows(const rt_opt_gemm_params *p, const uint16_t *a, const ui
  * store, as rt_opt_from_f32 rounds it; ldc in elements). */
 int rt_opt_fc_bf16_rows_to(const rt_opt_gemm_params *p, const uint16_t *a, const uint16_t *packed_b,
                            const float *bias, void *c, int32_t tc, void *scratch);
+/* rt_opt_fc_half's bf16 path with C of type tc (as rt_opt_fc_bf16_rows_to stores it): f32 rows of A rounded
+ * into bf16 pairs, HALF_ROWS at a time, in scratch (rt_opt_fc_half_scratch). Returns 0 without doing anything
+ * when built without AVX512-BF16. */
+int rt_opt_fc_bf16_to(const rt_opt_gemm_params *p, const float *a, const uint16_t *packed_b, const float *bias, void *c,
+                      int32_t tc, void *scratch);
 
 /* The fused residual ADD over n contiguous outputs. */
 void rt_opt_post_add_f32(const struct rt_opt_post_add *post, float *out, const float *other, int64_t n);

@@ -30,20 +30,6 @@ static int *count_consumers(const Graph *g) {
     return n;
 }
 
-/* Constant permutation of a TRANSPOSE op, or -1. */
-static int transpose_perm(const Graph *g, const IrOp *t, int *perm) {
-    const IrTensor *pt = &g->tensors[t->in[1]];
-    const IrTensor *x = &g->tensors[t->in[0]];
-    if (!pt->data || ir_tensor_numel(pt) != x->rank) return -1;
-    for (int k = 0; k < x->rank; k++) {
-        int64_t v = pt->dtype == IR_I64 ? ((const int64_t *)(const void *)pt->data)[k]
-                                        : ((const int32_t *)(const void *)pt->data)[k];
-        if (v < 0 || v >= x->rank) return -1;
-        perm[k] = (int)v;
-    }
-    return 0;
-}
-
 /* Rewrites the strides of operand `side` (0 lhs, 1 rhs) of a BATCH_MATMUL. */
 static void restride(rt_bmm_params *p, int side, const IrTensor *t, const IrTensor *x, const int *perm, int adj) {
     int64_t xs[IR_MAX_RANK];
@@ -90,7 +76,7 @@ int pass_fold_transpose(Graph *g, Diag *d) {
             if (prod < 0 || g->ops[prod].dead || g->ops[prod].kind != OP_TRANSPOSE) continue;
             IrOp *t = &g->ops[prod];
             int perm[IR_MAX_RANK];
-            if (transpose_perm(g, t, perm) || consumers[tid] != 1) continue;
+            if (pass_transpose_perm(g, t, perm) || consumers[tid] != 1) continue;
             const IrTensor *x = &g->tensors[t->in[0]];
             /* The strides must fit the params' int32 fields. */
             if (ir_tensor_numel(x) > INT32_MAX) continue;

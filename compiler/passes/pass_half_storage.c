@@ -72,7 +72,7 @@ static int typed_io(const Graph *g, const IrOp *op, int k, int bf16) {
     case SCHED_BINARY: return f32 && (k < 0 || (k <= 1 && !bf16));
     case SCHED_ACT: return f32 && op->kind == OP_GELU && k <= 0;
     case SCHED_LAYER_NORM: return k < 0 || (k == 0 && !bf16);
-    case SCHED_ATTENTION: { /* bf16 storage and f32 products (few keys): Q, K, V and the output stay f32 */
+    case SCHED_ATTENTION: { /* bf16 storage, f32 products (--keep-fp32): Q, K, V and the output stay f32 */
         const rt_opt_attn_params *p = op->sched.kparams;
         if (bf16 && !p->bf16) return 0;
         return k <= 2 || (k == 3 && p->mask == RT_OPT_MASK_ADD);

@@ -52,6 +52,19 @@ int pass_producer(const Graph *g, int t, OpKind kind) {
     return p >= 0 && !g->ops[p].dead && g->ops[p].kind == kind ? p : -1;
 }
 
+int pass_transpose_perm(const Graph *g, const IrOp *t, int *perm) {
+    if (t->n_in < 2 || t->in[0] < 0 || t->in[1] < 0) return -1;
+    const IrTensor *pt = &g->tensors[t->in[1]], *x = &g->tensors[t->in[0]];
+    if (!pt->data || ir_tensor_numel(pt) != x->rank) return -1;
+    for (int k = 0; k < x->rank; k++) {
+        int64_t v = pt->dtype == IR_I64 ? ((const int64_t *)(const void *)pt->data)[k]
+                                        : ((const int32_t *)(const void *)pt->data)[k];
+        if (v < 0 || v >= x->rank) return -1;
+        perm[k] = (int)v;
+    }
+    return 0;
+}
+
 void pass_add_fused_name(IrOp *op, const char *name) {
     size_t len = strlen(op->fused), n = strlen(name);
     if (len + n + 3 >= sizeof op->fused) return;

@@ -36,12 +36,14 @@ int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for ev
  * how many live ops read it (arena-allocated). pass_only_reader: the op
  * reading t when it is the only reader and t is no graph output, else -1.
  * pass_producer: t's live producer if it is of `kind`, else -1.
- * pass_add_fused_name: appends to op->fused (the comment's list). */
+ * pass_add_fused_name: appends to op->fused (the comment's list).
+ * pass_transpose_perm: a TRANSPOSE's constant permutation into perm, else -1. */
 int *pass_count_readers(Graph *g);
 void pass_add_reader(const Graph *g, int *readers, int t, int op); /* op now reads t */
 int pass_only_reader(const Graph *g, const int *readers, int t);
 int pass_producer(const Graph *g, int t, OpKind kind);
 void pass_add_fused_name(IrOp *op, const char *name);
+int pass_transpose_perm(const Graph *g, const IrOp *t, int *perm);
 /* --keep-fp32 names op (its TFLite operator index or an output's name); pass_precision.c. */
 /* A 16-bit convolution's scratch slot: base (rt_opt_conv_typed_scratch) plus, for bf16 im2col, room for its
  * zero-padded bf16 image (rt_opt_conv_bf16_padded_bytes) at rt_opt_half_pad_at(base). */

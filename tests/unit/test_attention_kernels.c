@@ -100,10 +100,79 @@ static void test_attention_s8(void) {
     }
 }
 
+/* The attention's operand packing and output strides on f32 Q, K, V (bf16 products and f32): Q, K and V
+ * stored as rows (AVX512-BF16 builds pack those 16 lanes at a time) against the same values stored
+ * transposed (packed element by element): the same bf16 or f32 operands, so outputs identical; random
+ * heads, lengths, D and Dv (odd, over 32 included), tiles and masks. Then the output written through
+ * out_bstride / out_sq as [Lq][heads][Dv] (a folded TRANSPOSE) against the dense output moved there. */
+static void test_attention_layouts(void) {
+    char msg[200];
+    for (int t = 0; t < 24; t++) {
+        rt_opt_attn_params p, pt;
+        memset(&p, 0, sizeof p);
+        const int heads = rnd_in(1, 3), lq = rnd_in(1, 40), lk = rnd_in(1, 90), d = rnd_in(1, 72), dv = rnd_in(1, 70);
+        const int mk = t % 2;
+        p.qk.batch_rank = p.pv.batch_rank = 1;
+        p.qk.batch_dims[0] = p.pv.batch_dims[0] = heads;
+        p.qk.m = lq, p.qk.n = lk, p.qk.k = d;
+        p.qk.lhs_si = d, p.qk.lhs_sk = 1, p.qk.lhs_bstride[0] = lq * d;
+        p.qk.rhs_sk = 1, p.qk.rhs_sj = d, p.qk.rhs_bstride[0] = lk * d;
+        p.pv.m = lq, p.pv.n = dv, p.pv.k = lk;
+        p.pv.lhs_si = lk, p.pv.lhs_sk = 1, p.pv.lhs_bstride[0] = lq * lk;
+        p.pv.rhs_sk = dv, p.pv.rhs_sj = 1, p.pv.rhs_bstride[0] = lk * dv;
+        p.scale = 0.2f, p.beta = 1.0f, p.fill = -1.0e9f;
+        p.mask = mk ? RT_OPT_MASK_KEEP : RT_OPT_MASK_NONE;
+        p.n_mask = mk;
+        p.mask_sq[0] = lk, p.mask_sk[0] = 1;
+        p.q_block = rnd_in(1, 40), p.kv_block = 16 * rnd_in(1, 4), p.slots = 1;
+        p.bf16 = t % 3 != 2;
+        /* the transposed copies: Q^T and K^T [D][L] per head, V^T [Dv][Lk] per head */
+        pt = p;
+        pt.qk.lhs_si = 1, pt.qk.lhs_sk = lq;
+        pt.qk.rhs_sk = lk, pt.qk.rhs_sj = 1;
+        pt.pv.rhs_sk = 1, pt.pv.rhs_sj = lk;
+        const int64_t nq = (int64_t)heads * lq * d, nk = (int64_t)heads * lk * d, nv = (int64_t)heads * lk * dv;
+        const int64_t no = (int64_t)heads * lq * dv;
+        float *q = malloc(sizeof(float) * (size_t)nq), *k = malloc(sizeof(float) * (size_t)nk);
+        float *v = malloc(sizeof(float) * (size_t)nv), *qt = malloc(sizeof(float) * (size_t)nq);
+        float *kt = malloc(sizeof(float) * (size_t)nk), *vt = malloc(sizeof(float) * (size_t)nv);
+        float *want = malloc(sizeof(float) * (size_t)no), *got = malloc(sizeof(float) * (size_t)no);
+        uint8_t *m = malloc((size_t)lq * (size_t)lk);
+        for (int64_t i = 0; i < nq; i++) q[i] = rnd_f();
+        for (int64_t i = 0; i < nk; i++) k[i] = rnd_f();
+        for (int64_t i = 0; i < nv; i++) v[i] = rnd_f();
+        for (int64_t i = 0; i < (int64_t)lq * lk; i++) m[i] = (uint8_t)(rnd_in(0, 3) != 0);
+        for (int h = 0; h < heads; h++) {
+            for (int i = 0; i < lq; i++)
+                for (int c = 0; c < d; c++) qt[(int64_t)h * lq * d + (int64_t)c * lq + i] = q[(int64_t)h * lq * d + (int64_t)i * d + c];
+            for (int j = 0; j < lk; j++) {
+                for (int c = 0; c < d; c++) kt[(int64_t)h * lk * d + (int64_t)c * lk + j] = k[(int64_t)h * lk * d + (int64_t)j * d + c];
+                for (int c = 0; c < dv; c++)
+                    vt[(int64_t)h * lk * dv + (int64_t)c * lk + j] = v[(int64_t)h * lk * dv + (int64_t)j * dv + c];
+            }
+        }
+        void *s1 = malloc(rt_opt_attention_scratch_bytes(&p)), *s2 = malloc(rt_opt_attention_scratch_bytes(&pt));
+        rt_opt_attention_f32(&pt, qt, kt, vt, m, NULL, want, s2, NULL);
+        rt_opt_attention_f32(&p, q, k, v, m, NULL, got, s1, NULL);
+        snprintf(msg, sizeof msg, "heads %d lq %d lk %d d %d dv %d mask %d tiles %dx%d bf16 %d", heads, lq, lk, d, dv, mk,
+                 p.q_block, p.kv_block, p.bf16);
+        check(memcmp(got, want, sizeof(float) * (size_t)no) == 0, "attention on rows vs on transposed operands", msg);
+        p.out_bstride[0] = dv, p.out_sq = heads * dv;
+        rt_opt_attention_f32(&p, q, k, v, m, NULL, got, s1, NULL);
+        int same = 1;
+        for (int h = 0; h < heads; h++)
+            for (int i = 0; i < lq; i++)
+                same &= memcmp(got + ((int64_t)i * heads + h) * dv, want + ((int64_t)h * lq + i) * dv, sizeof(float) * (size_t)dv) == 0;
+        check(same, "attention written through out_bstride / out_sq", msg);
+        free(s1), free(s2), free(q), free(k), free(v), free(qt), free(kt), free(vt), free(want), free(got), free(m);
+    }
+}
+
 int main(void) {
     unit_seed(20261123ULL, rt_opt_isa());
     test_lut_exp();
     test_attention_s8();
+    test_attention_layouts();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }
