@@ -64,6 +64,17 @@ static inline float total16(__m512 lo, __m512 hi) {
     t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 2));
     return t + _mm_cvtss_f32(_mm_shuffle_ps(b, b, 3));
 }
+
+/* total16 of 16 rows at once, v[r] = row r's lo + hi: the lanes transposed in registers, then the same
+ * additions in the same order, lane r for row r (16 chains of eight dependent scalar adds were most of a
+ * 17-key attention's exponential rows). v is clobbered. */
+static inline __m512 totals16(__m512 *v) {
+    __m512 t = _mm512_setzero_ps();
+    int32_t l;
+    transpose16(v);
+    for (l = 0; l < 8; l++) t = _mm512_add_ps(t, _mm512_add_ps(v[l], v[l + 8]));
+    return t;
+}
 #endif
 
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
@@ -197,7 +208,7 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
  * latency-bound chain of ~20 operations, most of an attention row's time at ViT's 17 keys): the same
  * operations on each row as exp_row, so the same values and sums. */
 static void exp_row_pair(int32_t d, float beta, const float *sub, const float *const *x, float *const *y,
-                         uint16_t *const *y16, float *sum) {
+                         uint16_t *const *y16, float *sum, __m512 *part) {
     const int fast = y16[0] != NULL;
     const __m512 vb = _mm512_set1_ps(fast ? beta * 1.44269504088896341f : beta);
     const __m512 vs0 = _mm512_set1_ps(sub[0]), vs1 = _mm512_set1_ps(sub[1]);
@@ -229,6 +240,10 @@ static void exp_row_pair(int32_t d, float beta, const float *sub, const float *c
         }
         _mm512_mask_storeu_ps(y[0] + c, k0, e00), _mm512_mask_storeu_ps(y[0] + c + 16, k1, e01);
         _mm512_mask_storeu_ps(y[1] + c, k0, e10), _mm512_mask_storeu_ps(y[1] + c + 16, k1, e11);
+    }
+    if (part) { /* the rows' lo + hi, for totals16 */
+        part[0] = _mm512_add_ps(s00, s01), part[1] = _mm512_add_ps(s10, s11);
+        return;
     }
     sum[0] = total16(s00, s01), sum[1] = total16(s10, s11);
 }
@@ -283,11 +298,14 @@ void rt_opt_exp_rows(int32_t n, int32_t d, float beta, const float *sub, const f
                      uint16_t *y16, int64_t ldy, float *sum) {
     int32_t r = 0;
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__) /* exp_row's vector path */
+    __m512 part[16];
     for (; r + 2 <= n; r += 2) {
         const float *const xr[2] = {x + r * ldx, x + (r + 1) * ldx};
         float *const yr[2] = {y16 ? NULL : y + r * ldy, y16 ? NULL : y + (r + 1) * ldy};
         uint16_t *const hr[2] = {y16 ? y16 + r * ldy : NULL, y16 ? y16 + (r + 1) * ldy : NULL};
-        exp_row_pair(d, beta, sub + r, xr, yr, hr, sum + r);
+        const int32_t g = r % 16, whole = n - (r - g) >= 16; /* rows of a whole group of 16: summed together */
+        exp_row_pair(d, beta, sub + r, xr, yr, hr, sum + r, whole ? part + g : NULL);
+        if (whole && g == 14) _mm512_storeu_ps(sum + r - 14, totals16(part));
     }
 #endif
     for (; r < n; r++)

@@ -90,33 +90,6 @@ static void gather_op(const rt_opt_attn_params *p, int which, const void *x, int
  * (element by element, the strided stores and per-element calls cost ViT's 17-key attention a fifth
  * of its time); else each key's row widened into tmp (d floats) and written down its column. */
 #if defined(RT_OPT_AVX512)
-static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column i */
-    __m512 t[16], u[16];
-    int i;
-    for (i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (i = 0; i < 4; i++) {
-        u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-        u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-        u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-        u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-    }
-    for (i = 0; i < 4; i++) {
-        t[i] = _mm512_shuffle_f32x4(u[i], u[4 + i], 0x88);
-        t[4 + i] = _mm512_shuffle_f32x4(u[i], u[4 + i], 0xDD);
-        t[8 + i] = _mm512_shuffle_f32x4(u[8 + i], u[12 + i], 0x88);
-        t[12 + i] = _mm512_shuffle_f32x4(u[8 + i], u[12 + i], 0xDD);
-    }
-    for (i = 0; i < 4; i++) {
-        r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
-        r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xDD);
-        r[4 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0x88);
-        r[12 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0xDD);
-    }
-}
-
 /* Bytes of one element stored as type t (f32, int8 or 16-bit). */
 static int32_t type_bytes(int32_t t) { return t == RT_F32 ? 4 : t == RT_I8 ? 1 : 2; }
 
@@ -252,16 +225,18 @@ static int64_t mask_offset(const rt_opt_attn_params *p, int m, int64_t b) {
     return off;
 }
 
-/* Element offset of output row i of batch number b (p->out_sq: a folded TRANSPOSE's strides). */
-static int64_t out_offset(const rt_opt_attn_params *p, int64_t b, int64_t i) {
+/* Element offset of output row 0 of batch number b, and the distance between rows (p->out_sq: a folded
+ * TRANSPOSE's strides; else dense). */
+static int64_t out_offset(const rt_opt_attn_params *p, int64_t b, int64_t *row_step) {
     int64_t off = 0;
     int32_t d;
-    if (p->out_sq <= 0) return (b * p->qk.m + i) * p->pv.n;
+    *row_step = p->out_sq > 0 ? p->out_sq : p->pv.n;
+    if (p->out_sq <= 0) return b * p->qk.m * p->pv.n;
     for (d = p->pv.batch_rank - 1; d >= 0; d--) {
         off += (b % p->pv.batch_dims[d]) * p->out_bstride[d];
         b /= p->pv.batch_dims[d];
     }
-    return off + i * p->out_sq;
+    return off;
 }
 
 /* row[c] = mask(scale * row[c]) for keys k0..k0+n of query row i. */
@@ -580,7 +555,7 @@ static void attn_task(void *vj, int task) {
     g.act_min = -INFINITY;
     g.act_max = INFINITY;
     for (b = task; b < nb; b += jb->tasks) {
-        int64_t qo, ko, po, vo, mo[2] = {0, 0}, j, kk, i0, k0;
+        int64_t qo, ko, po, vo, mo[2] = {0, 0}, j, kk, i0, k0, os, ob = out_offset(p, b, &os);
         rt_bmm_batch_offsets(&p->qk, b, &qo, &ko);
         rt_bmm_batch_offsets(&p->pv, b, &po, &vo);
         if (p->n_mask > 0) mo[0] = mask_offset(p, 0, b);
@@ -735,16 +710,27 @@ static void attn_task(void *vj, int task) {
                 float inv = 1.0f / l[r], *orow = o + (int64_t)r * dvp;
 #if defined(RT_OPT_AVX512)
                 if (p->tout == RT_F32) { /* normalized straight into the output, 16 columns at a time */
-                    float *dst = (float *)out + out_offset(p, b, i0 + r);
+                    float *dst = (float *)out + ob + (i0 + r) * os;
                     for (c = 0; c < dv; c += NR) {
                         const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
                         _mm512_mask_storeu_ps(dst + c, kc, _mm512_mul_ps(_mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv)));
                     }
                     continue;
                 }
+#if defined(__AVX512BF16__)
+                if (p->tout == RT_BF16) { /* the same, rounded as rt_opt_from_f32 rounds */
+                    uint16_t *dst = (uint16_t *)out + ob + (i0 + r) * os;
+                    for (c = 0; c < dv; c += NR) {
+                        const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
+                        _mm256_mask_storeu_epi16((void *)(dst + c), kc, (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(
+                                                                           _mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv))));
+                    }
+                    continue;
+                }
+#endif
 #endif
                 for (c = 0; c < dv; c++) orow[c] *= inv;
-                rt_opt_from_f32(orow, dv, p->tout, (char *)out + out_offset(p, b, i0 + r) * (p->tout == RT_F32 ? 4 : 2));
+                rt_opt_from_f32(orow, dv, p->tout, (char *)out + (ob + (i0 + r) * os) * (p->tout == RT_F32 ? 4 : 2));
             }
         }
     }

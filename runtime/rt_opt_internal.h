@@ -163,6 +163,35 @@ static inline __m128i pack8(__m256i v) {
 
 #if defined(RT_OPT_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__)
 #define RT_OPT_AVX512 1
+/* 16 rows of 16 floats transposed in registers: r[i] = row i -> r[i] = column i (K panels of the
+ * attention, its 16-row softmax sums). */
+static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column i */
+    __m512 t[16], u[16];
+    int i;
+    for (i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (i = 0; i < 4; i++) {
+        u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+        u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+    }
+    for (i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(u[i], u[4 + i], 0x88);
+        t[4 + i] = _mm512_shuffle_f32x4(u[i], u[4 + i], 0xDD);
+        t[8 + i] = _mm512_shuffle_f32x4(u[8 + i], u[12 + i], 0x88);
+        t[12 + i] = _mm512_shuffle_f32x4(u[8 + i], u[12 + i], 0xDD);
+    }
+    for (i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0x88);
+        r[8 + i] = _mm512_shuffle_f32x4(t[i], t[8 + i], 0xDD);
+        r[4 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0x88);
+        r[12 + i] = _mm512_shuffle_f32x4(t[4 + i], t[12 + i], 0xDD);
+    }
+}
+
 /* The same requantizations on 16 lanes (AVX-512: native 64-bit arithmetic
  * shifts and mask registers). */
 static inline __m512i join16(__m512i even, __m512i odd) {

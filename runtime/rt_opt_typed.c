@@ -130,8 +130,12 @@ void rt_opt_gelu_typed(const rt_act_params *p, int32_t ti, const void *in, int32
     int64_t i0;
     for (i0 = 0; i0 < p->n; i0 += CHUNK) {
         q.n = p->n - i0 < CHUNK ? p->n - i0 : CHUNK;
-        rt_opt_to_f32(ti, at(in, ti, i0), q.n, buf);
-        rt_opt_gelu_f32(&q, buf, buf);
+        if (ti == RT_F32) { /* f32 in (the FC before it writes f32 under bf16): no widening copy */
+            rt_opt_gelu_f32(&q, (const float *)in + i0, buf);
+        } else {
+            rt_opt_to_f32(ti, at(in, ti, i0), q.n, buf);
+            rt_opt_gelu_f32(&q, buf, buf);
+        }
         rt_opt_from_f32(buf, q.n, to, (char *)out + i0 * esize(to));
     }
 }

@@ -70,7 +70,7 @@ static int typed_io(const Graph *g, const IrOp *op, int k, int bf16) {
      * (BERT-base bf16: relative L2 9.2e-3 with those reads 16-bit, 7.2e-3 without, the same speed;
      * fp16's 11 bits keep it within budget: 1.2e-3). */
     case SCHED_BINARY: return f32 && (k < 0 || (k <= 1 && !bf16));
-    case SCHED_ACT: return f32 && op->kind == OP_GELU && k <= 0;
+    case SCHED_ACT: return f32 && op->kind == OP_GELU && (k < 0 || (k == 0 && !bf16));
     case SCHED_LAYER_NORM: return k < 0 || (k == 0 && !bf16);
     case SCHED_ATTENTION: { /* bf16 storage, f32 products (--keep-fp32): Q, K, V and the output stay f32 */
         const rt_opt_attn_params *p = op->sched.kparams;

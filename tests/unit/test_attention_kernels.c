@@ -104,7 +104,8 @@ static void test_attention_s8(void) {
  * stored as rows (AVX512-BF16 builds pack those 16 lanes at a time) against the same values stored
  * transposed (packed element by element): the same bf16 or f32 operands, so outputs identical; random
  * heads, lengths, D and Dv (odd, over 32 included), tiles and masks. Then the output written through
- * out_bstride / out_sq as [Lq][heads][Dv] (a folded TRANSPOSE) against the dense output moved there. */
+ * out_bstride / out_sq as [Lq][heads][Dv] (a folded TRANSPOSE) against the dense output moved there, in
+ * f32 and in bf16 (tout). */
 static void test_attention_layouts(void) {
     char msg[200];
     for (int t = 0; t < 24; t++) {
@@ -164,6 +165,17 @@ static void test_attention_layouts(void) {
             for (int i = 0; i < lq; i++)
                 same &= memcmp(got + ((int64_t)i * heads + h) * dv, want + ((int64_t)h * lq + i) * dv, sizeof(float) * (size_t)dv) == 0;
         check(same, "attention written through out_bstride / out_sq", msg);
+        /* stored as bf16: each value the f32 output rounded (rt_f32_to_bf16) */
+        uint16_t *g16 = malloc(sizeof(uint16_t) * (size_t)no);
+        p.tout = RT_BF16;
+        rt_opt_attention_f32(&p, q, k, v, m, NULL, g16, s1, NULL);
+        same = 1;
+        for (int h = 0; h < heads; h++)
+            for (int i = 0; i < lq; i++)
+                for (int c = 0; c < dv; c++)
+                    same &= g16[((int64_t)i * heads + h) * dv + c] == rt_f32_to_bf16(want[((int64_t)h * lq + i) * dv + c]);
+        check(same, "attention output stored as bf16", msg);
+        free(g16);
         free(s1), free(s2), free(q), free(k), free(v), free(qt), free(kt), free(vt), free(want), free(got), free(m);
     }
 }
