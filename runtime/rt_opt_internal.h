@@ -54,9 +54,10 @@ static inline int32_t rq_single(int32_t x, int32_t m, int32_t s) {
  * coefficients, public domain); relative error about 2 ulp. x is clamped to
  * [-87, 88] (exp(-87) ~ 1.6e-38 stands in for underflow, no denormals). */
 static inline float rt_opt_expf(float x) {
+    const float x0 = x;
     float n, r, p, s;
     int32_t e;
-    x = x < -87.0f ? -87.0f : x;
+    x = x >= -87.0f ? x : -87.0f; /* a NaN too, so that no NaN reaches the integer conversion (UB) */
     x = x > 88.0f ? 88.0f : x;
     n = RT_FMAF(x, 1.44269504088896341f, 12582912.0f); /* round to nearest integer */
     n -= 12582912.0f;
@@ -71,7 +72,7 @@ static inline float rt_opt_expf(float x) {
     p = RT_FMAF(p * r, r, r) + 1.0f;
     e = ((int32_t)n + 127) * (1 << 23);
     memcpy(&s, &e, sizeof s);
-    return p * s;
+    return x0 == x0 ? p * s : x0; /* NaN in, NaN out */
 }
 
 /* erfc(z), vectorizable: Abramowitz & Stegun 7.1.26 (absolute error below

@@ -149,6 +149,22 @@ static void test_gelu_ln(void) {
         snprintf(msg, sizeof msg, "%lld elements, approximate %d", (long long)n, a.approximate);
         check(memcmp(got, want, (size_t)(n * esz(to))) == 0, what, msg);
     }
+    /* exact GELU (the vector path's rational erf) against the double-precision formula over [-12, 12],
+     * tails and NaN included: within 1e-6 absolute plus 1e-6 relative */
+    {
+        rt_act_params a;
+        double worst = 0.0;
+        memset(&a, 0, sizeof a);
+        a.n = N;
+        for (int i = 0; i < N; i++) xf[i] = i < N - 1 ? -12.0f + 24.0f * (float)i / (float)(N - 2) + 1e-3f * rnd_f() : NAN;
+        rt_opt_gelu_f32(&a, xf, wf);
+        for (int i = 0; i < N - 1; i++) {
+            double x = xf[i], g = 0.5 * x * (1.0 + erf(x / sqrt(2.0))), e = fabs(wf[i] - g) / (1e-6 + 1e-6 * fabs(g));
+            worst = e > worst ? e : worst;
+        }
+        snprintf(msg, sizeof msg, "worst error %.3g of the bound 1e-6 + 1e-6 |gelu|; NaN in, %g out", worst, wf[N - 1]);
+        check(worst <= 1.0 && wf[N - 1] != wf[N - 1], "exact GELU vs the double-precision formula", msg);
+    }
     for (int t = 0; t < 12; t++) {
         int32_t tx = rnd_in(0, 2), ty = t % 3 == 0 ? RT_F32 : rnd_in(1, 2);
         rt_opt_ln_params p;
