@@ -115,3 +115,18 @@ def test_sparse_constant_densified_bit_exact(name, dense, order, block_map, leve
     proc, outs = mpcc_run(model, inputs, tmp_path, n_out=1, mpcc=MPCC_ASAN)
     assert proc.returncode == 0, proc.stderr
     np.testing.assert_array_equal(outs[0], refs[0])
+
+
+def test_sparse_dense_size_bounded():
+    """A 4.7 KB model whose sparse constant claims a 1.85 GB dense form (the fuzzer's find: the importer
+    allocated it before walking the sparse structure) is refused with exit status 1, naming the tensor,
+    under ASan too; the fuzzer replays the file (tests/fuzz/regress/fuzz_import)."""
+    import subprocess
+    from mpcc_paths import MPCC, ROOT
+    bad = ROOT / "tests" / "fuzz" / "regress" / "fuzz_import" / "sparse_dense_1p85gb"
+    for exe in (MPCC, MPCC_ASAN):
+        p = subprocess.run([str(exe), "inspect", str(bad)], capture_output=True, text=True, timeout=120)
+        q = subprocess.run([str(exe), str(bad), "-o", "/dev/null"], capture_output=True, text=True, timeout=120)
+        for r in (p, q):
+            assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+            assert "tensor 7 'Identity1': sparse format: the dense tensor is too large" in r.stderr, r.stderr[-2000:]
