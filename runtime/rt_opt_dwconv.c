@@ -82,7 +82,7 @@ static __m512 dw16_f32_pixel(const struct rt_dwconv_params *p, const float *img,
  * columns, 18 loads for 36 FMAs). Taps are added in the reference's
  * order, as fused multiply-adds. */
 static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
-                         const float *bias, float *orow, int32_t oy) {
+                         const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
     const int32_t C = p->in_c, sw = p->stride_w;
     const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
     int32_t c, ox, k, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
@@ -96,8 +96,8 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
     for (k = 0; k < 9; k++) tap[k] = ((int64_t)(k / 3) * p->dil_h * p->in_w + (k % 3) * p->dil_w) * C;
     taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
     int full3 = p->filter_h == 3 && p->filter_w == 3 && ylo == 0 && yhi == 3, unit = sw == 1 && p->dil_w == 1;
-    for (c = 0; c < C; c += 16) {
-        __mmask16 m = C - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (C - c)) - 1);
+    for (c = c0; c < c1; c += 16) {
+        __mmask16 m = c1 - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (c1 - c)) - 1);
         __m512 bv = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
         __m512 w[9];
         int32_t a = full3 ? ox_lo : p->out_w, e = full3 ? ox_hi : p->out_w;
@@ -153,15 +153,27 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
 #undef DW16_TAP3
 #endif
 
-/* One f32 output row: the 16-lane kernel where it applies. */
-static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
-                           const float *bias, float *orow, int32_t oy) {
+/* Whether dw16_f32_row takes the convolution (and so a channel range c0..c1 of it). */
+static int dw16_applies(const struct rt_dwconv_params *p) {
 #if defined(RT_OPT_AVX512)
-    if (p->depth_mult == 1) {
-        dw16_f32_row(p, img, y_base, filter, bias, orow, oy);
+    return p->depth_mult == 1;
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
+/* One f32 output row: the 16-lane kernel where it applies (channels c0..c1 only: dw16_applies; else
+ * all of them). */
+static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
+                           const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
+#if defined(RT_OPT_AVX512)
+    if (dw16_applies(p)) {
+        dw16_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
         return;
     }
 #endif
+    (void)c0, (void)c1;
     dw_f32_row(p, img, y_base, filter, bias, orow, oy);
 }
 
@@ -172,7 +184,7 @@ static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const
     for (r = r0; r < r1; r++) {
         int32_t b = r / p->out_h, oy = r % p->out_h;
         dw_f32_row_any(p, in + (int64_t)b * p->in_h * p->in_w * p->in_c, 0, filter, bias,
-                       out + ((int64_t)b * p->out_h + oy) * p->out_w * C, oy);
+                       out + ((int64_t)b * p->out_h + oy) * p->out_w * C, oy, 0, p->in_c);
     }
 }
 
@@ -543,6 +555,7 @@ typedef struct {
     char *scratch;
     int64_t slot_bytes;
     int32_t band, tasks;
+    int by_channels; /* tasks split the channels (all rows each), not the rows */
 } conv_dw_job;
 
 static void conv_dw_task(void *v, int t) {
@@ -551,13 +564,19 @@ static void conv_dw_task(void *v, int t) {
     const int32_t W = d->in_w, K = j->cp ? j->cp->in_c : d->in_c, rows = d->batches * d->out_h;
     const int32_t oc = d->in_c * d->depth_mult;
     const int64_t row = (int64_t)W * d->in_c, si = j->ti == RT_F32 ? 4 : 2, so = j->to == RT_F32 ? 4 : 2;
-    int32_t r0 = (int32_t)((int64_t)rows * t / j->tasks), r1 = (int32_t)((int64_t)rows * (t + 1) / j->tasks);
+    int32_t r0 = j->by_channels ? 0 : (int32_t)((int64_t)rows * t / j->tasks);
+    int32_t r1 = j->by_channels ? rows : (int32_t)((int64_t)rows * (t + 1) / j->tasks);
+    /* by channels: panels p0..p1 of 16 channels, the expansion's columns and the depthwise's channels */
+    const int32_t np = (oc + 15) / 16, p0 = j->by_channels ? (int32_t)((int64_t)np * t / j->tasks) : 0;
+    const int32_t p1 = j->by_channels ? (int32_t)((int64_t)np * (t + 1) / j->tasks) : np;
+    const int32_t c0 = 16 * p0, c1 = 16 * p1 < oc ? 16 * p1 : oc;
     int32_t have_b = -1, have_lo = 0, have_hi = 0, r, n, i;
     float *buf = (float *)(void *)(j->scratch + (int64_t)t * j->slot_bytes);
     char *make = (char *)buf + band_buf_bytes(d, j->band);
     float *orow = (float *)(void *)(make + (j->cp ? make_bytes(d, j->band, j->type, j->ti, K) : 0));
     rt_opt_gemm_params g;
     if (j->cp) g = j->cp->gemm;
+    if (j->by_channels) g.n = c1 - c0;
     for (r = r0; r < r1; r += n) {
         int32_t b = r / d->out_h, oy = r % d->out_h, keep = 0;
         n = j->band < d->out_h - oy ? j->band : d->out_h - oy;
@@ -577,9 +596,9 @@ static void conv_dw_task(void *v, int t) {
                 rt_opt_to_f32(j->ti, a, (int64_t)(yb - ya - keep) * row, buf + (int64_t)keep * row);
             } else {
                 g.m = (yb - ya - keep) * W;
-                if (j->type == RT_F32)
-                    rt_opt_gemm_f32(&g, (const float *)(const void *)a, (const float *)j->packed_b, j->bias,
-                                    buf + (int64_t)keep * row);
+                if (j->type == RT_F32) /* (by channels only here: the panels p0.. of the f32 weights) */
+                    rt_opt_gemm_f32(&g, (const float *)(const void *)a, (const float *)j->packed_b + (int64_t)p0 * g.k * 16,
+                                    j->bias + c0, buf + (int64_t)keep * row + c0);
                 else
                     rt_opt_fc_typed(&g, j->type, j->ti, a, (const uint16_t *)j->packed_b, j->bias, RT_F32,
                                     buf + (int64_t)keep * row, make);
@@ -589,9 +608,9 @@ static void conv_dw_task(void *v, int t) {
         for (i = 0; i < n; i++) {
             int64_t o = ((int64_t)b * d->out_h + oy + i) * d->out_w * oc;
             if (j->to == RT_F32) {
-                dw_f32_row_any(d, buf, ya, j->filter, j->dbias, (float *)j->out + o, oy + i);
+                dw_f32_row_any(d, buf, ya, j->filter, j->dbias, (float *)j->out + o, oy + i, c0, c1);
             } else {
-                dw_f32_row_any(d, buf, ya, j->filter, j->dbias, orow, oy + i);
+                dw_f32_row_any(d, buf, ya, j->filter, j->dbias, orow, oy + i, c0, c1);
                 rt_opt_from_f32(orow, (int64_t)d->out_w * oc, j->to, (char *)j->out + o * so);
             }
         }
@@ -599,9 +618,14 @@ static void conv_dw_task(void *v, int t) {
 }
 
 static void conv_dw_run(conv_dw_job *j, int32_t slots, const mpcc_parallel *par) {
-    int32_t rows = j->d->batches * j->d->out_h;
+    int32_t rows = j->d->batches * j->d->out_h, oc = j->d->in_c * j->d->depth_mult;
     j->tasks = rt_opt_tasks(par, slots);
-    j->tasks = j->tasks < rows ? j->tasks : (rows > 0 ? rows : 1);
+    /* Few rows a task (MobileNetV2's 14x14 and 7x7 layers): a row split recomputes each task's halo
+     * of expansion rows (7 rows in two tasks made 9) and leaves them unequal (3 and 4), so the tasks
+     * split the channels instead, in whole 16-channel panels. */
+    j->by_channels = j->tasks > 1 && j->cp && j->type == RT_F32 && j->to == RT_F32 && dw16_applies(j->d) &&
+                     rows < 16 * j->tasks && oc >= 32 * j->tasks;
+    if (!j->by_channels) j->tasks = j->tasks < rows ? j->tasks : (rows > 0 ? rows : 1);
     if (j->tasks > 1) par->run(par->pool, conv_dw_task, j, j->tasks);
     else conv_dw_task(j, 0);
 }
@@ -610,7 +634,7 @@ void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const void *in, 
                     const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
                     int32_t band, void *out, void *scratch, const mpcc_parallel *par) {
     conv_dw_job j = {cp, type, cp->in_type, cp->out_type, in, packed_b, bias, d, filter, dbias, out, scratch,
-                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1};
+                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1, 0};
     conv_dw_run(&j, cp->gemm.slots, par);
 }
 
@@ -618,6 +642,6 @@ void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const voi
                          const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
                          const mpcc_parallel *par) {
     conv_dw_job j = {NULL, RT_F32, ti, to, in, NULL, NULL, p, filter, bias, out, scratch,
-                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1};
+                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1, 0};
     conv_dw_run(&j, slots, par);
 }

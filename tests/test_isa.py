@@ -1,7 +1,8 @@
 """--isa and --threads: the scheduled C for each ISA this machine runs, built for that ISA (and once
 under ASan/UBSan with the AVX-512 paths), single-threaded and on a 2-thread mpcc_pool, equals TFLite
 and `mpcc run` on random inputs (seed printed). Models cover every threaded kernel: convolution and
-depthwise (f32, int8), fully connected, fused attention (bert), and PAD folded into convolutions."""
+depthwise (f32, int8), fully connected, fused attention (bert), PAD folded into convolutions, and a
+1x1 expansion fused with its depthwise convolution split by channels."""
 
 import shutil
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import oracle
-from mpcc_paths import MPCC, MODELS_DIR, SHARED_MODELS
+from mpcc_paths import MPCC, MODELS_DIR, SHARED_MODELS, TESTS_DIR
 from mpcc_tools import compile_model, mpcc_run, new_workdir, run_cmd, run_exe, write_harness, build_exe
 from test_models import _check
 
@@ -33,7 +34,9 @@ if {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni"} <= FLAGS:
     ISAS += [("avx512", "gcc-avx512"), ("avx512", "gcc-avx512-san")]
 
 MODELS = [MODELS_DIR / "bert_f32.tflite", MODELS_DIR / "resnet_int8.tflite", MODELS_DIR / "vit_int8.tflite",
-          MODELS_DIR / "mobilenetv2_int8.tflite", SHARED_MODELS / "tflm" / "person_detect.tflite"]
+          MODELS_DIR / "mobilenetv2_int8.tflite", SHARED_MODELS / "tflm" / "person_detect.tflite",
+          # a fused expansion + depthwise (f32) whose threads split the channels, one with a batch of 2
+          TESTS_DIR / "fusion" / "expdw_3x3_wide_s1_f32.tflite", TESTS_DIR / "fusion" / "expdw_3x3_wide_s2_batch2_f32.tflite"]
 MODELS = [m for m in MODELS if m.exists()]
 
 

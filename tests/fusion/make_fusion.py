@@ -576,6 +576,9 @@ expdw_case("expdw_3x3_same_s2", [1, 13, 12, 8], 48, 3, 2, PAD.SAME)
 expdw_case("expdw_3x3_valid_s2_batch2", [2, 11, 10, 5], 32, 3, 2, PAD.VALID)
 expdw_case("expdw_5x5_same_dil2", [1, 14, 13, 6], 24, 5, 1, PAD.SAME, dil=2)
 expdw_case("expdw_nofuse_output", [1, 9, 8, 8], 32, 3, 1, PAD.SAME, conv_out_is_output=True)
+# few rows, many channels: on threads the tasks split the channels (16-channel panels, the last partial)
+expdw_case("expdw_3x3_wide_s1", [1, 7, 7, 64], 104, 3, 1, PAD.SAME)
+expdw_case("expdw_3x3_wide_s2_batch2", [2, 9, 8, 48], 80, 3, 2, PAD.SAME)
 
 # ---- PAD -> CONV_2D / DEPTHWISE_CONV_2D (pass fold_pad) ----
 
