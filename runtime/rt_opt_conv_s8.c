@@ -288,11 +288,34 @@ static void conv_s8_task(void *v, int t) {
     }
 }
 
+#if defined(RT_OPT_S8_VNNI)
+/* Task t of a direct convolution read in place, split by columns: its share of the panel pairs over
+ * all rows (each task reads its part of the weights, not all of them). */
+static void conv_s8_cols_task(void *v, int t) {
+    const rt_opt_conv_job *j = v;
+    const rt_opt_conv_params *p = j->p;
+    const int32_t pairs = (p->gemm.n + 2 * NR - 1) / (2 * NR), m = p->batches * p->out_h * p->out_w;
+    const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)j->in, p->in_c, p->gemm.k);
+    int32_t jp;
+    for (jp = 2 * (int32_t)((int64_t)pairs * t / j->tasks); jp < 2 * (int32_t)((int64_t)pairs * (t + 1) / j->tasks); jp += 2)
+        rt_opt_s8_pair_rows(&p->gemm, jp, 1, m, &src, (const int8_t *)j->b, (const int32_t *)j->bias, (int8_t *)j->out);
+}
+#endif
+
 void rt_opt_conv_s8(const rt_opt_conv_params *p, const int8_t *in_all, const int8_t *packed_b, const int32_t *bias,
                     int8_t *out_all, void *scratch, const rt_opt_post_add *post, const int8_t *other,
                     const mpcc_parallel *par) {
     int32_t block = p->rows;
 #if defined(RT_OPT_S8_VNNI)
+    const int32_t tasks = rt_opt_tasks(par, 0), pairs = (p->gemm.n + 2 * NR - 1) / (2 * NR);
+    if (tasks > 1 && !post && direct_in_place(p) && (int64_t)p->batches * p->out_h * p->out_w < p->gemm.n &&
+        pairs >= tasks) {
+        /* a 1x1 convolution with fewer pixels than output channels (mobilenetv2_0.35's last layers, 9
+         * pixels): its weights outweigh its rows, so the threads split the columns (as rt_opt_conv_f32) */
+        rt_opt_conv_job j = {p, in_all, packed_b, bias, NULL, out_all, NULL, NULL, tasks, 0, 0, RT_F32};
+        par->run(par->pool, conv_s8_cols_task, &j, tasks);
+        return;
+    }
     if (conv_runs(p, scratch) && block < RUNS_BLOCK) block = RUNS_BLOCK; /* no im2col rows to fit in scratch */
 #endif
     rt_opt_run_conv(p, in_all, packed_b, bias, out_all, scratch, post, other, conv_s8_task, block, RT_F32, par);
