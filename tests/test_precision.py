@@ -223,6 +223,21 @@ def test_keep_fp32_and_report(seed):
     assert np.max(np.abs(kept - refs[0])) < 0.1
 
 
+def test_residual_sum_before_layernorm_stays_float(seed):
+    """Under --precision int8 a transformer block's residual ADD that a LayerNorm reads stays float (its
+    readers are float: an int8 sum would be requantized only to be dequantized); the int8 ADD that only
+    feeds int8 ops (ViT's position embedding, read by the Q/K/V FCs) stays int8."""
+    model = ZOO / "vit_f32.tflite"
+    work = new_workdir("ptq-residual")
+    cal = _calibration(model, work, seed, n=8)
+    proc = run_cmd([MPCC, model, "--precision", "int8", *cal, "--dump-ir"])
+    assert proc.returncode == 0, proc.stderr
+    adds = re.findall(r"\[tflite #(\d+)\] ADD prec=(\S+) \(([^)]*)", proc.stdout)
+    assert ("20", "f32", "a LayerNorm reads it (stays float") in adds, adds
+    assert ("3", "i8", "calibrated") in adds, adds
+    assert not [a for a in adds if a[1] == "i8" and a[0] != "3"], adds
+
+
 @pytest.mark.parametrize("args, message", [
     (["--precision", "int8"], "--precision int8 needs calibration data"),
     (["--precision", "int8", "--calibrate", "@GOOD", "--observer", "percentile=100"], "--observer must be minmax"),
