@@ -403,7 +403,7 @@ static void fc_f32_task(void *v, int t) {
 
 void rt_opt_fc_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c,
                    const mpcc_parallel *par) {
-    rt_opt_gemm_job j = {p, a, packed_b, bias, c, NULL, 1, 0, 0};
+    rt_opt_gemm_job j = {p, a, packed_b, bias, c, NULL, 1, 0, 0, 0};
     int32_t tasks = par && par->run && par->threads > 1 ? par->threads : 1;
     /* by rows, each task reads all the weights; by columns, all of A: split the bigger one */
     j.by_rows = p->m >= 16 * tasks && p->m >= p->n;

@@ -508,6 +508,7 @@ typedef struct rt_opt_gemm_job {
     const void *a, *b, *bias;
     void *c, *scratch;
     int32_t tasks, step, by_rows;
+    int32_t in_place; /* s8: A's rows read as they are (flipped to unsigned in registers) */
 } rt_opt_gemm_job;
 
 /* The GEMM parameters of one BATCH_MATMUL batch: m, n, k, ldc = n, the rest zero. */
