@@ -35,15 +35,7 @@ static void patch_rows(const rt_opt_conv_params *p, const uint8_t *a, int32_t m,
 /* A 1x1 convolution (stride 1, no padding: its pixels are the GEMM's rows) read in place, its int8
  * bytes flipped in registers rather than copied: in_c a multiple of 4 (whole K quads, no padding),
  * every panel requantized in registers, no AMX. */
-static int in_registers(const rt_opt_conv_params *p) { /* every panel requantized in registers, no AMX */
-    int32_t col;
-    for (col = 0; col < p->gemm.n; col += NR)
-        if (!rt_opt_s8_panel_vec(&p->gemm, col)) return 0;
-#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
-    if (rt_opt_amx_ready()) return 0;
-#endif
-    return 1;
-}
+static int in_registers(const rt_opt_conv_params *p) { return rt_opt_s8_in_registers(&p->gemm); }
 
 static int direct_in_place(const rt_opt_conv_params *p) { return p->direct && p->in_c % 4 == 0 && in_registers(p); }
 

@@ -128,6 +128,16 @@ int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col) {
     return vec;
 }
 
+int rt_opt_s8_in_registers(const rt_opt_gemm_params *p) {
+    int32_t col;
+    for (col = 0; col < p->n; col += NR)
+        if (!rt_opt_s8_panel_vec(p, col)) return 0;
+#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
+    if (rt_opt_amx_ready()) return 0;
+#endif
+    return 1;
+}
+
 #if defined(RT_OPT_S8_VNNI)
 #define MR_S8 8
 /* One panel's requantization constants, loaded and prepared once per panel pair. */
@@ -648,16 +658,7 @@ void rt_opt_s8_widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k,
 /* A read in place (j->in_place): K in whole quads, every panel requantized in registers, no AMX; the
  * kernel adds the 128 to A's bytes in registers instead of a widened copy of the rows being made first
  * (ViT's 17-row FCs: 13 copies a run). */
-static int in_place_a(const rt_opt_gemm_params *p) {
-    int32_t col;
-    if (p->k % 4) return 0;
-    for (col = 0; col < p->n; col += NR)
-        if (!rt_opt_s8_panel_vec(p, col)) return 0;
-#if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
-    if (rt_opt_amx_ready()) return 0;
-#endif
-    return 1;
-}
+static int in_place_a(const rt_opt_gemm_params *p) { return p->k % 4 == 0 && rt_opt_s8_in_registers(p); }
 #endif
 
 /* Task t of an s8 GEMM: row blocks t, t + tasks, ... with scratch copy t (or A in place). */

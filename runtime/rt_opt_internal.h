@@ -465,6 +465,8 @@ static inline void rt_opt_flip_s8(uint8_t *d, const int8_t *s, int32_t n) {
 void rt_opt_s8_widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst);
 /* 1 when every shift of the 16 columns from col is in [-31, 0] (requantized in vector registers). */
 int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col);
+/* 1 when every panel is (rt_opt_s8_panel_vec) and no AMX tiles run: the kernels that read A in place. */
+int rt_opt_s8_in_registers(const rt_opt_gemm_params *p);
 /* C's rows 0..m from A8 rows (+ 128 bytes, K padded to K4 with 0, lda8 apart); row_add: a per-row term
  * added before the requantization, or NULL. */
 void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8,
