@@ -236,7 +236,7 @@ static void conv_s8_task(void *v, int t) {
         int8_t *out = (int8_t *)j->out + (int64_t)b * mimg * oc;
 #if defined(RT_OPT_S8_VNNI)
         if (in_place || runs) {
-            int32_t jp, flip = 1, r0, n;
+            int32_t flip = 1, r0, n;
             rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, kdim);
             const uint8_t *ptr[RUNS_BLOCK];
             const rt_opt_conv_params *g = p;
@@ -254,9 +254,8 @@ static void conv_s8_task(void *v, int t) {
                 n = !runs ? rows : rows - r0 < RUNS_BLOCK ? rows - r0 : RUNS_BLOCK;
                 if (runs) patch_rows(g, src.a, m0 + r0, n, ptr);
                 else src.a = (const uint8_t *)(in + (int64_t)m0 * p->in_c);
-                for (jp = 0; jp * NR < oc; jp += 2)
-                    rt_opt_s8_pair_rows(&p->gemm, jp, flip, n, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
-                              out + (int64_t)(m0 + r0) * oc);
+                rt_opt_s8_pairs_rows(&p->gemm, 0, (oc + NR - 1) / NR, flip, n, &src, (const int8_t *)j->b,
+                                     (const int32_t *)j->bias, out + (int64_t)(m0 + r0) * oc);
             }
         } else
 #endif
@@ -288,9 +287,8 @@ static void conv_s8_cols_task(void *v, int t) {
     const rt_opt_conv_params *p = j->p;
     const int32_t pairs = (p->gemm.n + 2 * NR - 1) / (2 * NR), m = p->batches * p->out_h * p->out_w;
     const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)j->in, p->in_c, p->gemm.k);
-    int32_t jp;
-    for (jp = 2 * (int32_t)((int64_t)pairs * t / j->tasks); jp < 2 * (int32_t)((int64_t)pairs * (t + 1) / j->tasks); jp += 2)
-        rt_opt_s8_pair_rows(&p->gemm, jp, 1, m, &src, (const int8_t *)j->b, (const int32_t *)j->bias, (int8_t *)j->out);
+    const int32_t j0 = 2 * (int32_t)((int64_t)pairs * t / j->tasks), j1 = 2 * (int32_t)((int64_t)pairs * (t + 1) / j->tasks);
+    rt_opt_s8_pairs_rows(&p->gemm, j0, j1, 1, m, &src, (const int8_t *)j->b, (const int32_t *)j->bias, (int8_t *)j->out);
 }
 #endif
 

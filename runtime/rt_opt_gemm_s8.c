@@ -577,6 +577,12 @@ void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32
         }
 }
 
+void rt_opt_s8_pairs_rows(const rt_opt_gemm_params *p, int32_t j0, int32_t j1, int flip, int32_t m,
+                          const rt_opt_a_rows *src, const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+    int32_t j;
+    for (j = j0; j < j1; j += 2) rt_opt_s8_pair_rows(p, j, flip, m, src, packed_b, bias, c);
+}
+
 #endif
 
 /* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
@@ -672,10 +678,8 @@ static void gemm_s8_task(void *v, int t) {
 #if defined(RT_OPT_S8_VNNI)
         if (j->in_place) {
             const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, p->k);
-            int32_t jp;
-            for (jp = 0; jp * NR < p->n; jp += 2)
-                rt_opt_s8_pair_rows(p, jp, 1, mr, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
-                                    (int8_t *)j->c + (int64_t)i * p->ldc);
+            rt_opt_s8_pairs_rows(p, 0, (p->n + NR - 1) / NR, 1, mr, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
+                                 (int8_t *)j->c + (int64_t)i * p->ldc);
             continue;
         }
 #endif

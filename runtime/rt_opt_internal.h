@@ -502,6 +502,10 @@ static inline rt_opt_a_rows rt_opt_s8_gemm_rows(const uint8_t *a, int64_t lda, i
  * added in registers). */
 void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32_t m, const rt_opt_a_rows *src,
                          const int8_t *packed_b, const int32_t *bias, int8_t *c);
+/* rt_opt_s8_pair_rows for the pairs starting at panels j0, j0 + 2, .. below j1 (j0 even; a last odd
+ * panel is a pair of its own). */
+void rt_opt_s8_pairs_rows(const rt_opt_gemm_params *p, int32_t j0, int32_t j1, int flip, int32_t m,
+                          const rt_opt_a_rows *src, const int8_t *packed_b, const int32_t *bias, int8_t *c);
 #endif
 
 /* A GEMM split over tasks: rows (or column panels, by_rows 0) in steps of `step`. */

@@ -249,9 +249,9 @@ static int feeds_layer_norm(const Graph *g, const IrOp *op, int depth) {
     if ((op->kind != OP_ADD && op->kind != OP_SUB) || depth > 8) return 0;
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *r = &g->ops[i];
-        if (r->dead || r->n_in < 1 || (r->in[0] != op->out[0] && (r->n_in < 2 || r->in[1] != op->out[0]))) continue;
-        if (r->kind == OP_MEAN && r->in[0] == op->out[0] && reduces_channels(g, r)) return 1;
-        if (feeds_layer_norm(g, r, depth + 1)) return 1;
+        int reads = 0;
+        for (int k = 0; k < r->n_in && !r->dead; k++) reads |= r->in[k] == op->out[0];
+        if (reads && ((r->kind == OP_MEAN && reduces_channels(g, r)) || feeds_layer_norm(g, r, depth + 1))) return 1;
     }
     return 0;
 }
