@@ -585,12 +585,14 @@ static void attn_task(void *vj, int task) {
                 const int32_t n = (int32_t)(dv - c0 < NR ? dv - c0 : NR);
 #if defined(RT_OPT_AVX512)
                 if (p->pv.rhs_sj == 1) { /* rows of V: one vector each, zeros past n (gather_op's values) */
-                    const int32_t t = p->tv, es = type_bytes(t);
+                    /* p's fields in locals: the stores may alias them, so they were reloaded every row */
+                    const int32_t t = p->tv, es = type_bytes(t), vz = p->qzero[2];
+                    const float vs = p->qscale[2];
+                    const int64_t vstep = p->pv.rhs_sk * es;
+                    const char *src = (const char *)v + (vo + k0 * p->pv.rhs_sk + c0) * es;
+                    float *dst = blk + c0 * rows;
                     const __mmask16 kc = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1u);
-                    for (r = 0; r < rows; r++)
-                        _mm512_storeu_ps(blk + c0 * rows + r * NR,
-                                         load_f32(t, p->qscale[2], p->qzero[2],
-                                                  (const char *)v + (vo + (k0 + r) * p->pv.rhs_sk + c0) * es, kc));
+                    for (r = 0; r < rows; r++, src += vstep, dst += NR) _mm512_storeu_ps(dst, load_f32(t, vs, vz, src, kc));
                     continue;
                 }
 #endif

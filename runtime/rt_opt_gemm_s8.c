@@ -339,6 +339,7 @@ RT_S8_RAW(1)
 RT_S8_RAW(2)
 RT_S8_RAW(4)
 RT_S8_RAW(8)
+RT_S8_RAW(9)
 /* The two-panel kernel for mr rows: the smallest of 1, 2, 4, 8 or 9 rows that holds them (flip: A is
  * int8, +128 added in registers). */
 static void ukr_s8_q2(int flip, const rt_opt_a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,
@@ -761,7 +762,7 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
     rt_opt_gemm_params g;
     panel_q q[2];
     const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)a, lda, 4 * kq);
-    int32_t jp, i;
+    int32_t jp, i, mr;
     memset(&g, 0, sizeof g);
     memset(q, 0, sizeof q);
     g.ldc = ldc;
@@ -774,11 +775,11 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
             q[1].bias = _mm512_loadu_si512((const void *)(bias + (jp + 1) * NR));
             q[1].col = (jp + 1) * NR;
         }
-        for (i = 0; i < m; i += MR_S8) {
-            const int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
-            const uint8_t *ap[MR_S8];
+        for (i = 0; i < m; i += mr) { /* a block's last 9 rows in one pass (ViT's 17 tokens: 8 + 9, not 8 + 8 + 1) */
+            const uint8_t *ap[MR_S8 + 1];
             int8_t *ci = (int8_t *)(void *)(c + (int64_t)i * ldc);
-            (mr <= 1 ? ukr_s8_raw_1 : mr <= 2 ? ukr_s8_raw_2 : mr <= 4 ? ukr_s8_raw_4 : ukr_s8_raw_8)(
+            mr = rt_opt_next_rows(m - i, MR_S8, MR_S8 + 1);
+            (mr <= 1 ? ukr_s8_raw_1 : mr <= 2 ? ukr_s8_raw_2 : mr <= 4 ? ukr_s8_raw_4 : mr <= 8 ? ukr_s8_raw_8 : ukr_s8_raw_9)(
                 &src.runs, tile_rows(&src, i, mr, ap), mr, b0, b1, &g, q, ci);
         }
     }
