@@ -365,7 +365,6 @@ static void ukr_s8_q2(int flip, const rt_opt_a_runs *ar, const uint8_t *const *a
  * columns 0-7, hi: 8-15; even lanes quad kk, odd lanes kk + 1), and the two
  * int32 halves of each column's sum are added (exactly) before the
  * requantization. An odd last quad meets zeros in the odd lanes. */
-#define RT_R12(X) RT_R8(X) X(8) X(9) X(10) X(11)
 RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, const rt_opt_a_runs *ar,
                              const uint8_t *const *ap, int32_t mr, const int8_t *b0, const rt_opt_gemm_params *p,
                              const panel_q *q, int8_t *c) {

@@ -320,10 +320,11 @@ static inline __m512i rq16_apply_zb(__m512i x, const rq16 *k) {
 }
 #endif
 
-/* X(0) .. X(7) / X(15): the rows of the micro-kernels that keep each accumulator in a named
- * variable (rt_opt_gemm_s8.c, rt_opt_gemm_half.c). */
+/* X(0) .. X(7) / X(8) / X(11) / X(15): the rows of the micro-kernels that keep each accumulator in a
+ * named variable (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c). */
 #define RT_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define RT_R9(X) RT_R8(X) X(8)
+#define RT_R12(X) RT_R9(X) X(9) X(10) X(11)
 #define RT_R16(X) RT_R8(X) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
 /* Rows of a block's next micro-tile, `rest` rows left: mr, or all that are left when at most `most` (mr + 1
