@@ -340,22 +340,18 @@ RT_S8_RAW(2)
 RT_S8_RAW(4)
 RT_S8_RAW(8)
 RT_S8_RAW(9)
-/* The two-panel kernel for mr rows: the smallest of 1, 2, 4, 8 or 9 rows that holds them (flip: A is
- * int8, +128 added in registers). */
+/* The two-panel kernels (and their raw-sum twins) come in 1, 2, 4, 8 and 9 rows: the slot of the
+ * smallest that holds mr rows. */
+typedef void (*ukr_s8_2)(const rt_opt_a_runs *, const uint8_t *const *, int32_t, const int8_t *, const int8_t *,
+                         const rt_opt_gemm_params *, const panel_q *, int8_t *);
+static int32_t rows_slot(int32_t mr) { return mr <= 1 ? 0 : mr <= 2 ? 1 : mr <= 4 ? 2 : mr <= 8 ? 3 : 4; }
+
+/* The two-panel kernel for mr rows (flip: A is int8, +128 added in registers). */
 static void ukr_s8_q2(int flip, const rt_opt_a_runs *ar, const uint8_t *const *ap, int32_t mr, const int8_t *b0,
                       const int8_t *b1, const rt_opt_gemm_params *p, const panel_q *q, int8_t *c) {
-    if (flip)
-        (mr <= 1   ? ukr_s8_q2_1_1
-         : mr <= 2 ? ukr_s8_q2_2_1
-         : mr <= 4 ? ukr_s8_q2_4_1
-         : mr <= 8 ? ukr_s8_q2_8_1
-                   : ukr_s8_q2_9_1)(ar, ap, mr, b0, b1, p, q, c);
-    else
-        (mr <= 1   ? ukr_s8_q2_1_0
-         : mr <= 2 ? ukr_s8_q2_2_0
-         : mr <= 4 ? ukr_s8_q2_4_0
-         : mr <= 8 ? ukr_s8_q2_8_0
-                   : ukr_s8_q2_9_0)(ar, ap, mr, b0, b1, p, q, c);
+    static const ukr_s8_2 k[2][5] = {{ukr_s8_q2_1_0, ukr_s8_q2_2_0, ukr_s8_q2_4_0, ukr_s8_q2_8_0, ukr_s8_q2_9_0},
+                                     {ukr_s8_q2_1_1, ukr_s8_q2_2_1, ukr_s8_q2_4_1, ukr_s8_q2_8_1, ukr_s8_q2_9_1}};
+    k[flip != 0][rows_slot(mr)](ar, ap, mr, b0, b1, p, q, c);
 }
 
 /* R <= 12 rows x one panel (a lone last panel, or N <= 16). One B vector per
@@ -761,6 +757,7 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
     rt_opt_gemm_params g;
     panel_q q[2];
     const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)a, lda, 4 * kq);
+    static const ukr_s8_2 raw[5] = {ukr_s8_raw_1, ukr_s8_raw_2, ukr_s8_raw_4, ukr_s8_raw_8, ukr_s8_raw_9};
     int32_t jp, i, mr;
     memset(&g, 0, sizeof g);
     memset(q, 0, sizeof q);
@@ -778,8 +775,7 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
             const uint8_t *ap[MR_S8 + 1];
             int8_t *ci = (int8_t *)(void *)(c + (int64_t)i * ldc);
             mr = rt_opt_next_rows(m - i, MR_S8, MR_S8 + 1);
-            (mr <= 1 ? ukr_s8_raw_1 : mr <= 2 ? ukr_s8_raw_2 : mr <= 4 ? ukr_s8_raw_4 : mr <= 8 ? ukr_s8_raw_8 : ukr_s8_raw_9)(
-                &src.runs, tile_rows(&src, i, mr, ap), mr, b0, b1, &g, q, ci);
+            raw[rows_slot(mr)](&src.runs, tile_rows(&src, i, mr, ap), mr, b0, b1, &g, q, ci);
         }
     }
 }
