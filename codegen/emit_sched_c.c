@@ -279,6 +279,19 @@ static int emit_row_mean(CgCtx *cg, const IrOp *op) {
     return 0;
 }
 
+/* An int8 ADD/SUB requantized in float (sched_float_rq.c): how it was proven exact. */
+static void float_rq_note(CgCtx *cg, const IrOp *op) {
+    const rt_binary_params *p = (op->kind == OP_ADD || op->kind == OP_SUB) ? op->params : NULL;
+    if (!p || !p->fq_mode) return;
+    if (p->fq_mode == 2)
+        cg_line(cg, "/*   requantized in float: a fq_a + b fq_b + fq_c, equal to TFLite's integer result on all 65536 "
+                    "input pairs */");
+    else
+        cg_line(cg, "/*   requantized in float: a fq_a + b fq_b + fq_c, equal to TFLite's integer result on all 65536 "
+                    "input pairs but %d near-ties, which take the integer path */",
+                op->sched.near_ties);
+}
+
 void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     const IrSched *s = &op->sched;
     IrDType wdt = op->n_in > 1 && op->in[1] >= 0 ? g->tensors[op->in[1]].dtype : IR_F32;
@@ -319,14 +332,19 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             cg_line(cg, "/*   the %dx%dx%d expansion is made band by band in scratch, never stored whole */", q->in_h,
                     q->in_w, q->in_c);
         }
-        if (s->post_add >= 0)
+        if (s->post_add >= 0) {
             cg_line(cg, "/*   fused: residual ADD (TFLite operator #%d) applied per block of output rows */",
                     g->ops[s->post_add].tfl_index);
+            float_rq_note(cg, &g->ops[s->post_add]);
+        }
         break;
     case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
     case SCHED_COPY: cg_line(cg, "/*   schedule: copy, memcpy per contiguous run */"); break;
     case SCHED_ROW_MEAN: cg_line(cg, "/*   schedule: row-mean f32, one contiguous row per output */"); break;
-    case SCHED_BINARY: cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt); break;
+    case SCHED_BINARY:
+        cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt);
+        float_rq_note(cg, op);
+        break;
     case SCHED_ACT: cg_line(cg, "/*   schedule: act f32, vectorized exp/erfc */"); break;
     case SCHED_SOFTMAX: cg_line(cg, "/*   schedule: softmax f32, vectorized exp */"); break;
     case SCHED_CAST: cg_line(cg, "/*   schedule: cast, vectorizable, per tensor */"); break;

@@ -113,6 +113,7 @@ typedef struct IrSched {
     int conv_is_lhs;            /* the op's result was the ADD's first input */
     int post_dw;                /* op index of a DEPTHWISE_CONV_2D fused after this 1x1 conv (pass fuse_dw), -1 none */
     int band;                   /* post_dw: depthwise output rows per band */
+    int near_ties;              /* int8 ADD/SUB with a float requantization: input pairs near a tie (sched_float_rq) */
     int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;

@@ -252,13 +252,90 @@ static int64_t addsub16(const rt_binary_params *p, const int8_t *a, int64_t sa, 
 }
 #endif
 
+#if defined(RT_OPT_AVX512)
+static inline __m512 load16f(const int8_t *x, int64_t stride, int64_t i) {
+    return _mm512_cvtepi32_ps(stride ? _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + i)))
+                                     : _mm512_set1_epi32(x[0]));
+}
+
+/* ADD/SUB int8 requantized in float (p->fq_mode, proven exact by pass schedule on every input pair):
+ * clamp(a fq_a + b fq_b + fq_c) rounded to nearest, two FMAs where the integer form takes three 64-bit
+ * products. fq_mode 1: a vector with a lane near a tie redoes those lanes by the integer form. */
+static int64_t addsub16_float(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
+                              int8_t *o, int64_t n, int sign) {
+    const __m512 ka = _mm512_set1_ps(p->fq_a), kb = _mm512_set1_ps(p->fq_b), kc = _mm512_set1_ps(p->fq_c);
+    const __m512 lo = _mm512_set1_ps((float)p->act_qmin), hi = _mm512_set1_ps((float)p->act_qmax);
+    const __m512 tie = _mm512_set1_ps(RT_FQ_TIE);
+    const __m512 xa = load16f(a, 0, 0), xb = load16f(b, 0, 0);
+    const int check = p->fq_mode == 1;
+    int64_t i;
+    for (i = 0; i + 16 <= n; i += 16) {
+        const __m512 x = sa ? load16f(a, 1, i) : xa, y = sb ? load16f(b, 1, i) : xb;
+        const __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(y, kb, _mm512_fmadd_ps(x, ka, kc)), lo), hi);
+        const __m512 r = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m128i q = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r));
+        __mmask16 m = check ? _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, r)), tie, _CMP_GT_OQ) : 0;
+        if (m) { /* before the store: o may be a or b (the fused residual ADD writes in place) */
+            int8_t t[16];
+            _mm_storeu_si128((__m128i *)(void *)t, q);
+            for (; m; m &= (__mmask16)(m - 1)) {
+                const int j = __builtin_ctz(m);
+                t[j] = (int8_t)rt_addsub_q(p, a[(i + j) * sa], b[(i + j) * sb], sign);
+            }
+            memcpy(o + i, t, 16);
+        } else
+            _mm_storeu_si128((__m128i *)(void *)(o + i), q);
+    }
+    return i;
+}
+#endif
+
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+static inline __m256 load8f(const int8_t *x, int64_t stride, int64_t i) {
+    return _mm256_cvtepi32_ps(load8(x, stride, i));
+}
+
+/* addsub16_float on 8 lanes (AVX2 with FMA): the same float operations, so the same results. */
+static int64_t addsub8_float(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
+                             int8_t *o, int64_t n, int sign) {
+    const __m256 ka = _mm256_set1_ps(p->fq_a), kb = _mm256_set1_ps(p->fq_b), kc = _mm256_set1_ps(p->fq_c);
+    const __m256 lo = _mm256_set1_ps((float)p->act_qmin), hi = _mm256_set1_ps((float)p->act_qmax);
+    const __m256 tie = _mm256_set1_ps(RT_FQ_TIE), abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256 xa = load8f(a, 0, 0), xb = load8f(b, 0, 0);
+    const int check = p->fq_mode == 1;
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        const __m256 x = sa ? load8f(a, 1, i) : xa, y = sb ? load8f(b, 1, i) : xb;
+        const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(y, kb, _mm256_fmadd_ps(x, ka, kc)), lo), hi);
+        const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        int8_t t[8];
+        int m = check ? _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(v, r), abs_mask), tie, _CMP_GT_OQ))
+                      : 0;
+        _mm_storel_epi64((__m128i *)(void *)t, pack8(_mm256_cvttps_epi32(r)));
+        for (; m; m &= m - 1) {
+            const int j = __builtin_ctz((unsigned)m);
+            t[j] = (int8_t)rt_addsub_q(p, a[(i + j) * sa], b[(i + j) * sb], sign);
+        }
+        memcpy(o + i, t, 8); /* after the integer lanes: o may be a or b */
+    }
+    return i;
+}
+#endif
+
 static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
                        int64_t n, int sign) {
     int64_t i = 0;
+    const int float_ok = p->fq_mode && (sa == 0 || sa == 1) && (sb == 0 || sb == 1);
+    (void)float_ok;
 #if defined(RT_OPT_AVX512)
-    if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
+    if (float_ok && n >= 16)
+        i = addsub16_float(p, a, sa, b, sb, o, n, sign);
+    else if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
         vec_shift(p->out_shift) && p->left_shift >= 0 && p->left_shift <= 23)
         i = addsub16(p, a, sa, b, sb, o, n, sign);
+#endif
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+    if (float_ok && i + 8 <= n) i += addsub8_float(p, a + i * sa, sa, b + i * sb, sb, o + i, n - i, sign);
 #endif
 #if defined(RT_OPT_AVX2)
     if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&

@@ -20,8 +20,8 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 @pytest.mark.parametrize("cc,opt", [("gcc", "-O3"), ("clang", "-O2"),
                                     ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")])
 def test_opt_kernels_native(cc, opt, unit, min_checks):
-    srcs = ["compiler/passes/sched_pack.c"] + [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels")
-                                               for p in sorted((ROOT / d).glob("*.c"))]
+    srcs = ["compiler/passes/sched_pack.c", "compiler/passes/sched_float_rq.c"] + \
+        [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels") for p in sorted((ROOT / d).glob("*.c"))]
     exe = BUILD_DIR / "unit" / f"{unit}-{cc}-native{'-san' if 'sanitize' in opt else ''}"
     exe.parent.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *opt.split(), "-march=native", *INC,

@@ -7,7 +7,9 @@
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
- *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs)
+ *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
+ *                                          requantized in float where all 65536 input pairs
+ *                                          prove it exact: sched_float_rq.c)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
  *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
  *   MAX_POOL_2D, AVERAGE_POOL_2D f32/int8 -> SCHED_POOL (vectorized over channels)
@@ -29,6 +31,7 @@
 #include "ops.h"
 #include "passes.h"
 #include "shape_common.h"
+#include "sched_float_rq.h"
 #include "sched_pack.h"
 
 #define NR RT_OPT_NR
@@ -231,6 +234,8 @@ static int schedule_binary(Graph *g, int i) {
     IrDType a = g->tensors[op->in[0]].dtype, b = g->tensors[op->in[1]].dtype, o = g->tensors[op->out[0]].dtype;
     if (a != b || a != o || (a != IR_F32 && a != IR_I8) || p->pot) return 0;
     op->sched.kind = SCHED_BINARY;
+    if (a == IR_I8 && (op->kind == OP_ADD || op->kind == OP_SUB))
+        sched_float_rq(op->params, op->kind == OP_ADD ? 1 : -1, &op->sched.near_ties);
     return 0;
 }
 
@@ -343,6 +348,10 @@ void sched_report(const Graph *g, FILE *f) {
             fprintf(f, s->direct ? " direct" : s->runs ? " runs (VNNI; else im2col-rows %d)" : " im2col-rows %d", s->rows);
         if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
         if (s->post_add >= 0) fprintf(f, " +ADD(op %d)", s->post_add);
+        const IrOp *bin = s->post_add >= 0 ? &g->ops[s->post_add] : s->kind == SCHED_BINARY ? op : NULL;
+        const rt_binary_params *bp = bin && (bin->kind == OP_ADD || bin->kind == OP_SUB) ? bin->params : NULL;
+        if (bp && bp->fq_mode)
+            fprintf(f, " float-requant (%d near-tie pairs exact)", bin->sched.near_ties);
         if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);
         fprintf(f, " MACs %lld\n", (long long)m);
     }

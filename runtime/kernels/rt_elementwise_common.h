@@ -63,7 +63,17 @@ typedef struct rt_binary_params {
     int32_t in2_mult, in2_shift;
     int32_t out_mult, out_shift;        /* output rescale */
     int32_t pot;                        /* 1: int16 power-of-two-scale path (ADD/SUB) */
+    /* int8 ADD/SUB, optimized kernels only (the reference ignores these): the whole requantization
+     * as one float expression, clamp(a fq_a + b fq_b + fq_c) rounded to nearest, which pass schedule
+     * compared with the integer arithmetic above for all 65536 input pairs (sched_float_rq.c).
+     * fq_mode 0: integer path; 1: float, but a pair whose clamped value lies within 2^-14 of a
+     * half-integer (|v - rint(v)| > RT_FQ_TIE) takes the integer path; 2: float for every pair. */
+    float fq_a, fq_b, fq_c;
+    int32_t fq_mode;
 } rt_binary_params;
+
+/* The float requantization's near-tie bound (fq_mode 1): 0.5 - 2^-14. */
+#define RT_FQ_TIE 0.49993896484375f
 
 /* Parameters of a unary elementwise op over n elements. */
 typedef struct rt_unary_params {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mpcc_rt.h"
+#include "sched_float_rq.h"
 #include "sched_pack.h"
 #include "rt_opt_internal.h"
 
@@ -393,6 +394,49 @@ static void test_addsub_sweep(void) {
     }
 }
 
+/* int8 ADD/SUB requantized in float (pass schedule's sched_float_rq): for random scales and zero
+ * points, every one of the 65536 input pairs through the optimized kernel, out of place and in place
+ * (the fused residual ADD writes over either operand), against the reference. Both float modes
+ * must occur (no near-ties at all, and near-ties sent to the integer path). */
+static void test_addsub_float(void) {
+    static int8_t a[65536], b[65536], got[65536], want[65536];
+    char msg[200];
+    int modes[3] = {0, 0, 0};
+    for (int i = 0; i < 65536; i++) a[i] = (int8_t)((i >> 8) - 128), b[i] = (int8_t)((i & 255) - 128);
+    for (int t = 0; t < 120; t++) {
+        rt_binary_params p;
+        memset(&p, 0, sizeof p);
+        p.bc.rank = 1, p.bc.dims[0] = 65536, p.bc.stride1[0] = 1, p.bc.stride2[0] = 1;
+        p.act_qmin = -128, p.act_qmax = 127, p.left_shift = 20;
+        p.in1_offset = -rnd_in(-128, 127), p.in2_offset = -rnd_in(-128, 127), p.out_offset = rnd_in(-128, 127);
+        /* TFLite's form: the larger-scale input gets 2^30 with shift 0 (a real multiplier of 1/2) */
+        p.in1_mult = (int32_t)1 << 30, p.in1_shift = 0;
+        p.in2_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.in2_shift = -rnd_in(0, 3);
+        if (t % 2) p.in2_mult = (int32_t)1 << 30, p.in2_shift = -rnd_in(0, 1); /* equal or dyadic scales */
+        p.out_mult = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.out_shift = -rnd_in(16, 20);
+        if (t % 3 == 2) p.act_qmin = p.out_offset; /* a fused ReLU */
+        const int sub = t % 4 == 3;
+        int ties = 0;
+        const int mode = sched_float_rq(&p, sub ? -1 : 1, &ties);
+        modes[mode]++;
+        (sub ? rt_sub_i8 : rt_add_i8)(&p, a, b, want);
+        (sub ? rt_opt_sub_i8 : rt_opt_add_i8)(&p, a, b, got);
+        snprintf(msg, sizeof msg, "%s mode %d (%d near-ties): in2 %d/%d, out %d/%d off %d; %lld of 65536 differ",
+                 sub ? "sub" : "add", mode, ties, p.in2_mult, p.in2_shift, p.out_mult, p.out_shift, p.out_offset,
+                 (long long)count_diff_i8(got, want, 65536));
+        check(count_diff_i8(got, want, 65536) == 0, "int8 add/sub float requantization", msg);
+        if (sub) continue;
+        memcpy(got, a, sizeof got); /* in place over the first operand, then over the second */
+        rt_opt_add_run_i8(&p, got, 1, b, 1, got, 65536);
+        check(count_diff_i8(got, want, 65536) == 0, "int8 add float requantization, in place (first operand)", msg);
+        memcpy(got, b, sizeof got);
+        rt_opt_add_run_i8(&p, a, 1, got, 1, got, 65536);
+        check(count_diff_i8(got, want, 65536) == 0, "int8 add float requantization, in place (second operand)", msg);
+    }
+    snprintf(msg, sizeof msg, "modes 0/1/2: %d/%d/%d of 120", modes[0], modes[1], modes[2]);
+    check(modes[1] > 0 && modes[2] > 0, "int8 add/sub float requantization: both float modes exercised", msg);
+}
+
 /* FULLY_CONNECTED with bf16/f16 weights: the packed kernel against the reference (inputs rounded to the
  * weights' type, float sums), over row counts past the kernel's 32-row blocks and odd depths. */
 static void test_fc_half(void) {
@@ -471,6 +515,7 @@ int main(void) {
     test_bmm();
     test_binary();
     test_addsub_sweep();
+    test_addsub_float();
     test_cast();
     test_fc_half();
     printf("%d passed, %d failed\n", passes, failures);
