@@ -164,3 +164,23 @@ def test_attention_and_with_all_true_constant():
     proc = run_cmd([MPCC, FUSION_DIR / "attn_and_mask_f32.tflite", "-o", work / "a.c"])
     assert proc.returncode == 0, proc.stderr
     assert re.findall(r"\.n_mask = (\d+)", (work / "a.c").read_text()) == ["2"]
+
+
+def test_int8_add_float_requant_recorded():
+    """ResNet int8's residual ADDs (fused into their convolutions) are requantized in float, a choice
+    pass schedule proves exact on all 65536 input pairs (sched_float_rq.c): --report says so per
+    ADD, the generated C carries the constants and says how it was proven, and at -O0 (the reference
+    path) none of it appears. (That the outputs stay bit-exact is test_models' check on the model.)"""
+    model = TESTS_DIR / "models" / "resnet_int8.tflite"
+    work = new_workdir("float_rq")
+    proc = run_cmd([MPCC, model, "--report", "-o", str(work / "m.c")])
+    assert proc.returncode == 0, proc.stderr
+    adds = [ln for ln in proc.stdout.splitlines() if "+ADD(op" in ln]
+    print("\n".join(adds))
+    assert len(adds) == 4, f"expected the 4 residual ADDs fused:\n{proc.stdout}"
+    assert all(re.search(r"float-requant \(\d+ near-tie pairs exact\)", ln) for ln in adds), adds
+    code = (work / "m.c").read_text()
+    assert code.count(".fq_mode = ") == 4 and code.count("requantized in float:") == 4
+    proc = run_cmd([MPCC, model, "-O0", "-o", str(work / "ref.c")])
+    assert proc.returncode == 0, proc.stderr
+    assert ".fq_mode" not in (work / "ref.c").read_text()

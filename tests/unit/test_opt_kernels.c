@@ -435,6 +435,24 @@ static void test_addsub_float(void) {
     }
     snprintf(msg, sizeof msg, "modes 0/1/2: %d/%d/%d of 120", modes[0], modes[1], modes[2]);
     check(modes[1] > 0 && modes[2] > 0, "int8 add/sub float requantization: both float modes exercised", msg);
+    /* scales 1 and 1/2 exactly: a + b/2 is a tie for every odd b, which TFLite rounds away from zero and
+     * the float form to even; far too many near-ties, so the integer path (mode 0) must be kept */
+    {
+        rt_binary_params p;
+        int ties = 0;
+        memset(&p, 0, sizeof p);
+        p.bc.rank = 1, p.bc.dims[0] = 65536, p.bc.stride1[0] = 1, p.bc.stride2[0] = 1;
+        p.act_qmin = -128, p.act_qmax = 127, p.left_shift = 20, p.in1_offset = 3, p.in2_offset = -5, p.out_offset = 1;
+        p.in1_mult = (int32_t)1 << 30, p.in1_shift = 0, p.in2_mult = (int32_t)1 << 30, p.in2_shift = -1;
+        p.out_mult = (int32_t)1 << 30, p.out_shift = -18;
+        const int mode = sched_float_rq(&p, 1, &ties);
+        rt_add_i8(&p, a, b, want);
+        rt_opt_add_i8(&p, a, b, got);
+        snprintf(msg, sizeof msg, "mode %d with %d near-ties, %lld of 65536 differ", mode, ties,
+                 (long long)count_diff_i8(got, want, 65536));
+        check(mode == 0 && ties > 655 && count_diff_i8(got, want, 65536) == 0,
+              "int8 add float requantization refused on exact ties", msg);
+    }
 }
 
 /* FULLY_CONNECTED with bf16/f16 weights: the packed kernel against the reference (inputs rounded to the
