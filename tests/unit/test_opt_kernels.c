@@ -426,6 +426,15 @@ static void test_addsub_float(void) {
                  (long long)count_diff_i8(got, want, 65536));
         check(count_diff_i8(got, want, 65536) == 0, "int8 add/sub float requantization", msg);
         if (sub) continue;
+        { /* one operand broadcast (stride 0), each side in turn */
+            const int8_t one = b[(t * 97) & 65535];
+            int64_t bad = 0;
+            rt_opt_add_run_i8(&p, a, 1, &one, 0, got, 65536);
+            for (int i = 0; i < 65536; i++) bad += got[i] != (int8_t)rt_addsub_q(&p, a[i], one, 1);
+            rt_opt_add_run_i8(&p, &one, 0, a, 1, got, 65536);
+            for (int i = 0; i < 65536; i++) bad += got[i] != (int8_t)rt_addsub_q(&p, one, a[i], 1);
+            check(bad == 0, "int8 add float requantization, one operand broadcast", msg);
+        }
         memcpy(got, a, sizeof got); /* in place over the first operand, then over the second */
         rt_opt_add_run_i8(&p, got, 1, b, 1, got, 65536);
         check(count_diff_i8(got, want, 65536) == 0, "int8 add float requantization, in place (first operand)", msg);
