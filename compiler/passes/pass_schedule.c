@@ -350,8 +350,9 @@ void sched_report(const Graph *g, FILE *f) {
         if (s->post_add >= 0) fprintf(f, " +ADD(op %d)", s->post_add);
         const IrOp *bin = s->post_add >= 0 ? &g->ops[s->post_add] : s->kind == SCHED_BINARY ? op : NULL;
         const rt_binary_params *bp = bin && (bin->kind == OP_ADD || bin->kind == OP_SUB) ? bin->params : NULL;
-        if (bp && bp->fq_mode)
-            fprintf(f, " float-requant (%d near-tie pairs exact)", bin->sched.near_ties);
+        if (bp && bp->fq_mode == 2) fprintf(f, " float-requant (every input pair)");
+        else if (bp && bp->fq_mode == 1)
+            fprintf(f, " float-requant (%d near-tie input pairs on the integer path)", bin->sched.near_ties);
         if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);
         fprintf(f, " MACs %lld\n", (long long)m);
     }
