@@ -252,6 +252,19 @@ static int64_t addsub16(const rt_binary_params *p, const int8_t *a, int64_t sa, 
 }
 #endif
 
+#if defined(RT_OPT_AVX512) || (defined(RT_OPT_AVX2) && defined(__FMA__))
+/* The lanes m of a float-requantized vector (results in t, element i first) that lie near a tie,
+ * redone by the integer form; t is stored after this, since o may be a or b (the fused residual ADD
+ * writes in place). */
+static void addsub_redo_lanes(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
+                              int64_t i, unsigned m, int sign, int8_t *t) {
+    for (; m; m &= m - 1) {
+        const int j = __builtin_ctz(m);
+        t[j] = (int8_t)rt_addsub_q(p, a[(i + j) * sa], b[(i + j) * sb], sign);
+    }
+}
+#endif
+
 #if defined(RT_OPT_AVX512)
 static inline __m512 load16f(const int8_t *x, int64_t stride, int64_t i) {
     return _mm512_cvtepi32_ps(stride ? _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(x + i)))
@@ -274,14 +287,11 @@ static int64_t addsub16_float(const rt_binary_params *p, const int8_t *a, int64_
         const __m512 v = _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(y, kb, _mm512_fmadd_ps(x, ka, kc)), lo), hi);
         const __m512 r = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         const __m128i q = _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r));
-        __mmask16 m = check ? _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, r)), tie, _CMP_GT_OQ) : 0;
-        if (m) { /* before the store: o may be a or b (the fused residual ADD writes in place) */
+        const __mmask16 m = check ? _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(v, r)), tie, _CMP_GT_OQ) : 0;
+        if (m) {
             int8_t t[16];
             _mm_storeu_si128((__m128i *)(void *)t, q);
-            for (; m; m &= (__mmask16)(m - 1)) {
-                const int j = __builtin_ctz(m);
-                t[j] = (int8_t)rt_addsub_q(p, a[(i + j) * sa], b[(i + j) * sb], sign);
-            }
+            addsub_redo_lanes(p, a, sa, b, sb, i, m, sign, t);
             memcpy(o + i, t, 16);
         } else
             _mm_storeu_si128((__m128i *)(void *)(o + i), q);
@@ -308,15 +318,16 @@ static int64_t addsub8_float(const rt_binary_params *p, const int8_t *a, int64_t
         const __m256 x = sa ? load8f(a, 1, i) : xa, y = sb ? load8f(b, 1, i) : xb;
         const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(y, kb, _mm256_fmadd_ps(x, ka, kc)), lo), hi);
         const __m256 r = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        int8_t t[8];
-        int m = check ? _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(v, r), abs_mask), tie, _CMP_GT_OQ))
-                      : 0;
-        _mm_storel_epi64((__m128i *)(void *)t, pack8(_mm256_cvttps_epi32(r)));
-        for (; m; m &= m - 1) {
-            const int j = __builtin_ctz((unsigned)m);
-            t[j] = (int8_t)rt_addsub_q(p, a[(i + j) * sa], b[(i + j) * sb], sign);
-        }
-        memcpy(o + i, t, 8); /* after the integer lanes: o may be a or b */
+        const __m128i q = pack8(_mm256_cvttps_epi32(r));
+        const int m = check ? _mm256_movemask_ps(_mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(v, r), abs_mask), tie, _CMP_GT_OQ))
+                            : 0;
+        if (m) {
+            int8_t t[8];
+            _mm_storel_epi64((__m128i *)(void *)t, q);
+            addsub_redo_lanes(p, a, sa, b, sb, i, (unsigned)m, sign, t);
+            memcpy(o + i, t, 8);
+        } else
+            _mm_storel_epi64((__m128i *)(void *)(o + i), q);
     }
     return i;
 }

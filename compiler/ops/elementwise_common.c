@@ -186,12 +186,10 @@ void ew_emit_binary_struct(CgCtx *cg, const rt_binary_params *p, const char *nam
     cg_line(cg, ".in1_mult = %ld, .in1_shift = %ld, .in2_mult = %ld, .in2_shift = %ld,", (long)p->in1_mult,
             (long)p->in1_shift, (long)p->in2_mult, (long)p->in2_shift);
     cg_line(cg, ".out_mult = %ld, .out_shift = %ld,", (long)p->out_mult, (long)p->out_shift);
-    if (p->fq_mode) {
-        cg_line(cg, ".pot = %ld,", (long)p->pot);
+    cg_line(cg, ".pot = %ld%s", (long)p->pot, p->fq_mode ? "," : "");
+    if (p->fq_mode)
         cg_line(cg, ".fq_a = %s, .fq_b = %s, .fq_c = %s, .fq_mode = %ld", cg_f32(cg, p->fq_a), cg_f32(cg, p->fq_b),
                 cg_f32(cg, p->fq_c), (long)p->fq_mode);
-    } else
-        cg_line(cg, ".pot = %ld", (long)p->pot);
     cg_close(cg, "};");
 }
 
