@@ -175,6 +175,46 @@ static void test_attention_layouts(void) {
                 for (int c = 0; c < dv; c++)
                     same &= g16[((int64_t)i * heads + h) * dv + c] == rt_f32_to_bf16(want[((int64_t)h * lq + i) * dv + c]);
         check(same, "attention output stored as bf16", msg);
+        /* Q, K and V stored as bf16 with the heads interleaved ([L][heads][D], a head's rows heads * D apart:
+         * even D reads Q's rows in place through a row table) against the same rounded values as f32 in the
+         * dense layout: identical outputs (the products round to bf16, or widen exactly, either way) */
+        {
+            rt_opt_attn_params pd = p, pi = p;
+            uint16_t *q16 = malloc(sizeof(uint16_t) * (size_t)nq), *k16 = malloc(sizeof(uint16_t) * (size_t)nk);
+            uint16_t *v16 = malloc(sizeof(uint16_t) * (size_t)nv);
+            pd.tout = RT_F32, pd.out_sq = 0, pd.out_bstride[0] = 0;
+            pi = pd;
+            pi.tq = pi.tk = pi.tv = RT_BF16;
+            pi.qk.lhs_si = heads * d, pi.qk.lhs_bstride[0] = d;
+            pi.qk.rhs_sj = heads * d, pi.qk.rhs_bstride[0] = d;
+            pi.pv.rhs_sk = heads * dv, pi.pv.rhs_bstride[0] = dv;
+            for (int h = 0; h < heads; h++) {
+                for (int i = 0; i < lq; i++)
+                    for (int c = 0; c < d; c++) {
+                        const int64_t at = (int64_t)h * lq * d + (int64_t)i * d + c;
+                        q16[((int64_t)i * heads + h) * d + c] = rt_f32_to_bf16(q[at]);
+                        q[at] = rt_bf16_to_f32(rt_f32_to_bf16(q[at]));
+                    }
+                for (int j = 0; j < lk; j++) {
+                    for (int c = 0; c < d; c++) {
+                        const int64_t at = (int64_t)h * lk * d + (int64_t)j * d + c;
+                        k16[((int64_t)j * heads + h) * d + c] = rt_f32_to_bf16(k[at]);
+                        k[at] = rt_bf16_to_f32(rt_f32_to_bf16(k[at]));
+                    }
+                    for (int c = 0; c < dv; c++) {
+                        const int64_t at = (int64_t)h * lk * dv + (int64_t)j * dv + c;
+                        v16[((int64_t)j * heads + h) * dv + c] = rt_f32_to_bf16(v[at]);
+                        v[at] = rt_bf16_to_f32(rt_f32_to_bf16(v[at]));
+                    }
+                }
+            }
+            void *s3 = malloc(rt_opt_attention_scratch_bytes(&pi));
+            rt_opt_attention_f32(&pd, q, k, v, m, NULL, want, s1, NULL);
+            rt_opt_attention_f32(&pi, q16, k16, v16, m, NULL, got, s3, NULL);
+            check(memcmp(got, want, sizeof(float) * (size_t)no) == 0, "attention on bf16 Q, K, V with interleaved heads",
+                  msg);
+            free(s3), free(q16), free(k16), free(v16);
+        }
         free(g16);
         free(s1), free(s2), free(q), free(k), free(v), free(qt), free(kt), free(vt), free(want), free(got), free(m);
     }
