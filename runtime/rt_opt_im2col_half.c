@@ -160,20 +160,24 @@ static inline __m256i run16(const void *src, int32_t ti, int64_t e) {
     return _mm256_loadu_si256((const __m256i *)(const void *)((const uint16_t *)src + e));
 }
 
-/* n patches (rows of ldd halves from d), each fh runs of run < 16 values of a bf16 or (ti RT_F32) f32 image
- * from element at, the patches sx apart, the runs step apart: every run but a patch's last by a plain
- * 32-byte move whose excess the next run overwrites, the last by a masked store (its lanes `last`), then an
- * odd K's pad half (pad). Plain loads of 16 values: the caller keeps them inside the image. Masked moves of
- * a few bytes that cross a cache line cost ~8 cycles each on this Zen 5: a 32x32 3-channel 3x3
- * convolution's 3072 runs took two thirds of its time (9.6 us; 5.9 with the plain moves). */
-static void short_patches16(const void *src, int32_t ti, int64_t at, int64_t sx, int64_t step, int32_t fh, int32_t run,
+/* n patches (rows of ldd halves from d), each fh runs of `run` values of a bf16 or (ti RT_F32) f32 image
+ * from element at, the patches sx apart, the runs step apart, in chunks of 16: every chunk but a patch's
+ * last by a plain 32-byte move whose excess the next chunk overwrites, the last by a masked store (its
+ * lanes `last`), then an odd K's pad half (pad). Plain loads of 16 values: the caller keeps them inside the
+ * image, and the plain stores inside the row (plain_runs). Masked moves of a few bytes cost ~8 cycles each
+ * here: a 32x32 3-channel 3x3 convolution's 3072 runs of 9 took two thirds of its time (9.6 us; 5.4 with
+ * the plain moves). */
+static void plain_patches16(const void *src, int32_t ti, int64_t at, int64_t sx, int64_t step, int32_t fh, int32_t run,
                             __mmask16 last, int32_t n, uint16_t *d, int32_t ldd, int pad) {
     const int32_t kdim = fh * run;
-    int32_t q, fy;
+    int32_t q, fy, c;
     for (q = 0; q < n; q++, at += sx, d += ldd) {
-        for (fy = 0; fy + 1 < fh; fy++)
-            _mm256_storeu_si256((__m256i *)(void *)(d + (int64_t)fy * run), run16(src, ti, at + fy * step));
-        _mm256_mask_storeu_epi16((void *)(d + (int64_t)fy * run), last, run16(src, ti, at + fy * step));
+        for (fy = 0; fy < fh; fy++)
+            for (c = 0; c < run; c += 16) {
+                uint16_t *to = d + (int64_t)fy * run + c;
+                if (fy + 1 < fh || c + 16 < run) _mm256_storeu_si256((__m256i *)(void *)to, run16(src, ti, at + fy * step + c));
+                else _mm256_mask_storeu_epi16((void *)to, last, run16(src, ti, at + fy * step + c));
+            }
         if (pad) d[kdim] = 0;
     }
 }
@@ -188,9 +192,12 @@ void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
     const int32_t run = fw * inc;
     const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
     int32_t r, fy, oy = m0 / p->out_w, ox = m0 % p->out_w;
-    /* runs of under 16 halves (3-channel filter rows) by plain moves where the row has room (short_patches16) */
-    const int short_runs = run < 16 && fh >= 2 && (int64_t)(fh - 2) * run + 16 <= ldd;
-    const __mmask16 run_mask = (__mmask16)(run < 16 ? (1u << run) - 1u : 0xFFFFu);
+    /* runs not whole vectors (a few channels: 3 x 3, 3 x 8) by plain moves where the row has room for them
+     * (plain_patches16: its last plain chunk, a 16-value move, ends in the row) */
+    const int32_t tail = run - (run - 1) / 16 * 16, last_plain = run > 16 ? kdim - tail - 16 : (fh - 2) * run;
+    const int short_runs = run % 16 != 0 && fh * run > 16 && last_plain + 16 <= ldd;
+    const __mmask16 run_mask = (__mmask16)(tail < 16 ? (1u << tail) - 1u : 0xFFFFu);
+    const int32_t span = (run + 15) / 16 * 16; /* what the plain loads of a run reach */
     const int64_t total = (int64_t)p->in_h * rs, sx = (int64_t)p->stride_w * inc; /* the image's elements */
     for (r = 0; r < rows; r++) {
         const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
@@ -200,14 +207,14 @@ void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
             fy = 0;
 #if defined(__AVX512VL__)
             if (short_runs) {
-                /* the interior patches along this output row at once, as far as the image goes on 16 values
-                 * past their last run (the plain loads) */
+                /* the interior patches along this output row at once, as far as the image goes on past
+                 * their last run's plain loads */
                 int32_t n = (p->in_w - fw - x0) / p->stride_w + 1;
                 n = n < p->out_w - ox ? n : p->out_w - ox;
                 n = n < rows - r ? n : rows - r;
-                while (n > 0 && at + (int64_t)(n - 1) * sx + (int64_t)(fh - 1) * step + 16 > total) n--;
+                while (n > 0 && at + (int64_t)(n - 1) * sx + (int64_t)(fh - 1) * step + span > total) n--;
                 if (n > 0) {
-                    short_patches16(in, ti, at, sx, step, fh, run, run_mask, n, d, ldd, ldd > kdim);
+                    plain_patches16(in, ti, at, sx, step, fh, run, run_mask, n, d, ldd, ldd > kdim);
                     r += n - 1;
                     ox += n;
                     if (ox == p->out_w) ox = 0, oy++;

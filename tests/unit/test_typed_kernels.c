@@ -253,6 +253,9 @@ static void test_conv(void) {
                         * runs of rt_opt_im2col_bf16), most patches inside the image */
             p.in_c = p.filter_c = 1 + 2 * (t % 3), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 12);
             p.filter_h = p.filter_w = rnd_in(2, 3), p.dil_h = p.dil_w = 1;
+            if (t >= 62) /* filter rows of 17 to 40 values (a ViT's patch embedding: 3 channels, 8 wide, stride 8) */
+                p.in_c = p.filter_c = 3 + 2 * (t % 2), p.filter_w = rnd_in(6, 8), p.filter_h = rnd_in(2, 4),
+                p.in_w = rnd_in(8, 20), p.stride_w = t % 3 ? p.filter_w : 1, p.pad_w = 0;
             p.out_h = (p.in_h + 2 * p.pad_h - p.filter_h) / p.stride_h + 1;
             p.out_w = (p.in_w + 2 * p.pad_w - p.filter_w) / p.stride_w + 1;
         }
