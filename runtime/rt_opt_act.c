@@ -138,6 +138,23 @@ static int64_t gelu_erf16(int64_t n, const float *in, float *out) {
     return i;
 }
 
+/* gelu_erf16 rounding its results to bf16 (vcvtneps2bf16, as rt_opt_from_f32 rounds): no f32 copy to round
+ * in a second pass. Returns the values done (whole vectors). */
+static int64_t gelu_erf16_bf16(int64_t n, const float *in, uint16_t *out) {
+    int64_t i = 0;
+#if defined(__AVX512BF16__)
+    for (; i + 32 <= n; i += 32) {
+        const __m512 a = gelu1(_mm512_loadu_ps(in + i)), b = gelu1(_mm512_loadu_ps(in + i + 16));
+        _mm512_storeu_si512((void *)(out + i), (__m512i)_mm512_cvtne2ps_pbh(b, a));
+    }
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(out + i), (__m256i)_mm512_cvtneps_pbh(gelu1(_mm512_loadu_ps(in + i))));
+#else
+    (void)in, (void)out, (void)n;
+#endif
+    return i;
+}
+
 float rt_opt_max_f32(int32_t d, const float *x) {
     const __m512 lowest = _mm512_set1_ps(-3.40282347e+38f);
     __m512 m0 = lowest, m1 = lowest;
@@ -471,6 +488,14 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
         }
     }
 #endif
+}
+
+int64_t rt_opt_gelu_f32_bf16(const rt_act_params *p, const float *in, uint16_t *out) {
+#if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
+    if (!p->approximate) return gelu_erf16_bf16(p->n, in, out);
+#endif
+    (void)p, (void)in, (void)out;
+    return 0;
 }
 
 void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {

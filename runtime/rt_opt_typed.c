@@ -127,8 +127,9 @@ void rt_opt_binary_typed(const rt_binary_params *p, int32_t op, int32_t ta, cons
 void rt_opt_gelu_typed(const rt_act_params *p, int32_t ti, const void *in, int32_t to, void *out) {
     float buf[CHUNK];
     rt_act_params q = *p;
-    int64_t i0;
-    for (i0 = 0; i0 < p->n; i0 += CHUNK) {
+    /* f32 in, bf16 out (an FC's f32 output under bf16): rounded as computed, the rest below */
+    int64_t i0 = ti == RT_F32 && to == RT_BF16 ? rt_opt_gelu_f32_bf16(p, (const float *)in, (uint16_t *)out) : 0;
+    for (; i0 < p->n; i0 += CHUNK) {
         q.n = p->n - i0 < CHUNK ? p->n - i0 : CHUNK;
         if (ti == RT_F32) { /* f32 in (the FC before it writes f32 under bf16): no widening copy */
             rt_opt_gelu_f32(&q, (const float *)in + i0, buf);
