@@ -164,9 +164,9 @@ static inline __m256i run16(const void *src, int32_t ti, int64_t e) {
  * from element at, the patches sx apart, the runs step apart, in chunks of 16: every chunk but a patch's
  * last by a plain 32-byte move whose excess the next chunk overwrites, the last by a masked store (its
  * lanes `last`), then an odd K's pad half (pad). Plain loads of 16 values: the caller keeps them inside the
- * image, and the plain stores inside the row (plain_runs). Masked moves of a few bytes cost ~8 cycles each
- * here: a 32x32 3-channel 3x3 convolution's 3072 runs of 9 took two thirds of its time (9.6 us; 5.4 with
- * the plain moves). */
+ * image, and the plain stores inside the row (plain_runs in rt_opt_im2col_bf16). Masked moves of a few
+ * bytes cost ~8 cycles each here: a 32x32 3-channel 3x3 convolution's 3072 runs of 9 took two thirds of
+ * its time (9.6 us; 5.4 with the plain moves). */
 static void plain_patches16(const void *src, int32_t ti, int64_t at, int64_t sx, int64_t step, int32_t fh, int32_t run,
                             __mmask16 last, int32_t n, uint16_t *d, int32_t ldd, int pad) {
     const int32_t kdim = fh * run;
@@ -195,7 +195,7 @@ void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
     /* runs not whole vectors (a few channels: 3 x 3, 3 x 8) by plain moves where the row has room for them
      * (plain_patches16: its last plain chunk, a 16-value move, ends in the row) */
     const int32_t tail = run - (run - 1) / 16 * 16, last_plain = run > 16 ? kdim - tail - 16 : (fh - 2) * run;
-    const int short_runs = run % 16 != 0 && fh * run > 16 && last_plain + 16 <= ldd;
+    const int plain_runs = run % 16 != 0 && fh * run > 16 && last_plain + 16 <= ldd;
     const __mmask16 run_mask = (__mmask16)(tail < 16 ? (1u << tail) - 1u : 0xFFFFu);
     const int32_t span = (run + 15) / 16 * 16; /* what the plain loads of a run reach */
     const int64_t total = (int64_t)p->in_h * rs, sx = (int64_t)p->stride_w * inc; /* the image's elements */
@@ -204,9 +204,8 @@ void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
         uint16_t *d = dst + (int64_t)r * ldd;
         if (p->dil_w == 1 && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
             const int64_t at = (int64_t)y0 * rs + (int64_t)x0 * inc;
-            fy = 0;
 #if defined(__AVX512VL__)
-            if (short_runs) {
+            if (plain_runs) {
                 /* the interior patches along this output row at once, as far as the image goes on past
                  * their last run's plain loads */
                 int32_t n = (p->in_w - fw - x0) / p->stride_w + 1;
@@ -222,7 +221,7 @@ void rt_opt_im2col_bf16(const rt_opt_conv_params *p, int32_t ti, const void *in,
                 }
             }
 #endif
-            for (; fy < fh; fy++)
+            for (fy = 0; fy < fh; fy++)
                 if (ti == RT_F32) run_bf16(d + (int64_t)fy * run, (const float *)in + at + fy * step, run);
                 else copy16(d + (int64_t)fy * run, (const uint16_t *)in + at + fy * step, run);
             if (ldd > kdim) d[kdim] = 0;
