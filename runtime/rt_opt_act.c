@@ -193,9 +193,18 @@ static inline __m512 exp2_bf16(__m512 t) {
 /* exp(beta (x - sub)) of 16 lanes (the masked ones of a tail loaded as zeros, not summed); with `fast`
  * (vb then beta log2(e)) by exp2_bf16. */
 static inline __m512 exp_step(const float *x, __mmask16 k, __m512 vb, __m512 vs, int fast) {
-    const __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x), vs), vb);
+    const __m512 t = _mm512_mul_ps(_mm512_sub_ps(rt_load16(k, x), vs), vb);
     return fast ? exp2_bf16(t) : expf16(t);
 }
+
+#if defined(__AVX512BF16__)
+/* v rounded to bf16 into the lanes k of y (plain store when whole, as rt_store16). */
+static inline void store16_bf16(uint16_t *y, __mmask16 k, __m512 v) {
+    const __m256i h = (__m256i)_mm512_cvtneps_pbh(v);
+    if (k == 0xFFFF) _mm256_storeu_si256((__m256i *)(void *)y, h);
+    else _mm256_mask_storeu_epi16((void *)y, k, h);
+}
+#endif
 
 /* y = exp(beta (x - sub)) as f32 (y16 NULL) or bf16 into y16 (bf16 set; AVX512-BF16 builds): returns the sum. */
 static float exp_row(int32_t d, float beta, float sub, const float *x, float *y, uint16_t *y16) {
@@ -212,8 +221,8 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
         s1 = _mm512_mask_add_ps(s1, k1, s1, e1);
         if (y16) {
 #if defined(__AVX512BF16__)
-            _mm256_mask_storeu_epi16((void *)(y16 + c), k0, (__m256i)_mm512_cvtneps_pbh(e0));
-            _mm256_mask_storeu_epi16((void *)(y16 + c + 16), k1, (__m256i)_mm512_cvtneps_pbh(e1));
+            store16_bf16(y16 + c, k0, e0);
+            store16_bf16(y16 + c + 16, k1, e1);
 #else
             float t[ROW_LANES];
             int32_t l;
@@ -223,8 +232,8 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
 #endif
             continue;
         }
-        _mm512_mask_storeu_ps(y + c, k0, e0);
-        _mm512_mask_storeu_ps(y + c + 16, k1, e1);
+        rt_store16(y + c, k0, e0);
+        rt_store16(y + c + 16, k1, e1);
     }
     return total16(s0, s1);
 }
@@ -249,10 +258,10 @@ static void exp_row_pair(int32_t d, float beta, const float *sub, const float *c
         s10 = _mm512_mask_add_ps(s10, k0, s10, e10), s11 = _mm512_mask_add_ps(s11, k1, s11, e11);
         if (fast) {
 #if defined(__AVX512BF16__)
-            _mm256_mask_storeu_epi16((void *)(y16[0] + c), k0, (__m256i)_mm512_cvtneps_pbh(e00));
-            _mm256_mask_storeu_epi16((void *)(y16[0] + c + 16), k1, (__m256i)_mm512_cvtneps_pbh(e01));
-            _mm256_mask_storeu_epi16((void *)(y16[1] + c), k0, (__m256i)_mm512_cvtneps_pbh(e10));
-            _mm256_mask_storeu_epi16((void *)(y16[1] + c + 16), k1, (__m256i)_mm512_cvtneps_pbh(e11));
+            store16_bf16(y16[0] + c, k0, e00);
+            store16_bf16(y16[0] + c + 16, k1, e01);
+            store16_bf16(y16[1] + c, k0, e10);
+            store16_bf16(y16[1] + c + 16, k1, e11);
 #else
             float t[2 * ROW_LANES];
             int32_t l;
@@ -263,8 +272,8 @@ static void exp_row_pair(int32_t d, float beta, const float *sub, const float *c
 #endif
             continue;
         }
-        _mm512_mask_storeu_ps(y[0] + c, k0, e00), _mm512_mask_storeu_ps(y[0] + c + 16, k1, e01);
-        _mm512_mask_storeu_ps(y[1] + c, k0, e10), _mm512_mask_storeu_ps(y[1] + c + 16, k1, e11);
+        rt_store16(y[0] + c, k0, e00), rt_store16(y[0] + c + 16, k1, e01);
+        rt_store16(y[1] + c, k0, e10), rt_store16(y[1] + c + 16, k1, e11);
     }
     if (part) { /* the rows' lo + hi, for totals16 */
         part[0] = _mm512_add_ps(s00, s01), part[1] = _mm512_add_ps(s10, s11);
@@ -385,6 +394,16 @@ static inline __m512 tree16(const __m512 *v, int mx) {
 }
 static inline __m512 sums16(const __m512 *v) { return tree16(v, 0); }
 
+/* tree16's sum for one vector alone (its lane 0): the same additions in the same order (within each 128-bit
+ * block lanes 0 + 2 and 1 + 3, then those two, then blocks 0 + 1 and 2 + 3, then those two), 4 shuffles where
+ * tree16 with 15 zero rows costs 45. */
+static inline float sum1(__m512 v) {
+    v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4E));
+    v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xB1));
+    v = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xB1));
+    return _mm_cvtss_f32(_mm512_castps512_ps128(_mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4E))));
+}
+
 /* One row's sum of (x - m) (sq: of its squares) as 16 partial lanes (32-lane chunks in two accumulators,
  * then 16- and tail chunks), for sums16. */
 static inline __m512 row_part16(int32_t d, const float *x, __m512 vm, int sq) {
@@ -426,10 +445,10 @@ void rt_opt_scale_max_rows(int32_t n, int32_t d, float scale, float *x, int64_t 
             v[i] = lowest;
             for (c = 0; i < nr && c < d; c += 16) {
                 const __mmask16 k = (__mmask16)(d - c >= 16 ? 0xFFFF : (1u << (d - c)) - 1u);
-                __m512 y = _mm512_maskz_loadu_ps(k, row + c);
+                __m512 y = rt_load16(k, row + c);
                 if (scale != 1.0f) {
                     y = _mm512_mul_ps(y, vs);
-                    _mm512_mask_storeu_ps(row + c, k, y);
+                    rt_store16(row + c, k, y);
                 }
                 v[i] = _mm512_mask_max_ps(v[i], k, y, v[i]);
             }
@@ -458,6 +477,14 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
         float mean[NR_LN], rstd[NR_LN];
         __m512 v[NR_LN];
         int32_t r;
+        if (nr < 4) { /* a few rows left (ViT's 17th): each alone, the same sums as the group's */
+            for (r = 0; r < nr; r++) {
+                const float *xr = x + (int64_t)(i + r) * n;
+                mean[r] = sum1(row_part16(n, xr, _mm512_setzero_ps(), 0)) / (float)n;
+                rstd[r] = 1.0f / sqrtf(sum1(row_part16(n, xr, _mm512_set1_ps(mean[r]), 1)) / (float)n + p->eps);
+            }
+            goto normalize;
+        }
         for (r = 0; r < NR_LN; r++)
             v[r] = r < nr ? row_part16(n, x + (int64_t)(i + r) * n, _mm512_setzero_ps(), 0) : _mm512_setzero_ps();
         _mm512_storeu_ps(mean, _mm512_div_ps(sums16(v), vn));
@@ -466,6 +493,7 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
         _mm512_storeu_ps(rstd, _mm512_div_ps(_mm512_set1_ps(1.0f),
                                              _mm512_sqrt_ps(_mm512_add_ps(_mm512_div_ps(sums16(v), vn),
                                                                           _mm512_set1_ps(p->eps)))));
+    normalize:
         for (r = 0; r < nr; r++) {
             const float *xr = x + (int64_t)(i + r) * n, m = mean[r], rs = rstd[r];
             float *yr = y + (int64_t)(i + r) * n;

@@ -390,7 +390,9 @@ static inline __m512i pairs32(const rt_opt_attn_params *p, int which, const void
     const __mmask16 k0 = (__mmask16)(rest >= NR ? 0xFFFF : rest > 0 ? (1u << rest) - 1u : 0u);
     const __mmask16 k1 = (__mmask16)(rest >= 2 * NR ? 0xFFFF : rest > NR ? (1u << (rest - NR)) - 1u : 0u);
     const char *at = (const char *)x + e * type_bytes(t);
-    if (t == RT_BF16) return _mm512_maskz_loadu_epi16((__mmask32)((uint32_t)k0 | (uint32_t)k1 << 16), at);
+    if (t == RT_BF16) /* whole vectors by plain loads: a masked one costs several times more on some CPUs */
+        return rest >= 2 * NR ? _mm512_loadu_si512((const void *)at)
+                              : _mm512_maskz_loadu_epi16((__mmask32)((uint32_t)k0 | (uint32_t)k1 << 16), at);
     return (__m512i)_mm512_cvtne2ps_pbh(load_f32(t, p->qscale[which], p->qzero[which], at + NR * type_bytes(t), k1),
                                         load_f32(t, p->qscale[which], p->qzero[which], at, k0));
 }
@@ -618,11 +620,13 @@ static void attn_task(void *vj, int task) {
                     if (p->qk.lhs_sk == 1) { /* rows of Q: 16 pairs a vector */
                         const int32_t es = type_bytes(p->tq);
                         for (r = 0; r < qb; r++)
-                            for (c = 0; c < d2; c += NR)
-                                _mm512_mask_storeu_epi32((uint32_t *)(void *)qa + (int64_t)r * d2 + c,
-                                                         (__mmask16)(d2 - c >= NR ? 0xFFFF : (1u << (d2 - c)) - 1u),
-                                                         pairs32(p, 0, (const char *)q + (qo + (i0 + r) * p->qk.lhs_si) * es,
-                                                                 2 * (int64_t)c, d));
+                            for (c = 0; c < d2; c += NR) {
+                                uint32_t *dst = (uint32_t *)(void *)qa + (int64_t)r * d2 + c;
+                                const __m512i x = pairs32(p, 0, (const char *)q + (qo + (i0 + r) * p->qk.lhs_si) * es,
+                                                          2 * (int64_t)c, d);
+                                if (d2 - c >= NR) _mm512_storeu_si512((void *)dst, x);
+                                else _mm512_mask_storeu_epi32(dst, (__mmask16)((1u << (d2 - c)) - 1u), x);
+                            }
                         r = qb;
                     }
 #endif
@@ -715,7 +719,8 @@ static void attn_task(void *vj, int task) {
                     float *dst = (float *)out + ob + (i0 + r) * os;
                     for (c = 0; c < dv; c += NR) {
                         const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
-                        _mm512_mask_storeu_ps(dst + c, kc, _mm512_mul_ps(_mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv)));
+                        if (dv - c >= NR) _mm512_storeu_ps(dst + c, _mm512_mul_ps(_mm512_loadu_ps(orow + c), _mm512_set1_ps(inv)));
+                        else _mm512_mask_storeu_ps(dst + c, kc, _mm512_mul_ps(_mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv)));
                     }
                     continue;
                 }
@@ -724,8 +729,12 @@ static void attn_task(void *vj, int task) {
                     uint16_t *dst = (uint16_t *)out + ob + (i0 + r) * os;
                     for (c = 0; c < dv; c += NR) {
                         const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
-                        _mm256_mask_storeu_epi16((void *)(dst + c), kc, (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(
-                                                                           _mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv))));
+                        if (dv - c >= NR) /* plain moves for whole vectors */
+                            _mm256_storeu_si256((__m256i *)(void *)(dst + c),
+                                                (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(_mm512_loadu_ps(orow + c), _mm512_set1_ps(inv))));
+                        else
+                            _mm256_mask_storeu_epi16((void *)(dst + c), kc, (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(
+                                                                               _mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv))));
                     }
                     continue;
                 }

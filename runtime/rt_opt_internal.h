@@ -164,6 +164,15 @@ static inline __m128i pack8(__m256i v) {
 
 #if defined(RT_OPT_AVX2) && defined(__AVX512F__) && defined(__AVX512BW__)
 #define RT_OPT_AVX512 1
+/* 16 floats under lane mask k, by plain moves when k is whole: a masked move costs several plain ones on
+ * some CPUs (Zen 5 here) even with every lane set, and rows of 17 or 33 values are mostly whole vectors. */
+static inline __m512 rt_load16(__mmask16 k, const float *x) {
+    return k == 0xFFFF ? _mm512_loadu_ps(x) : _mm512_maskz_loadu_ps(k, x);
+}
+static inline void rt_store16(float *y, __mmask16 k, __m512 v) {
+    if (k == 0xFFFF) _mm512_storeu_ps(y, v);
+    else _mm512_mask_storeu_ps(y, k, v);
+}
 /* 16 rows of 16 floats transposed in registers: r[i] = row i -> r[i] = column i (K panels of the
  * attention, its 16-row softmax sums). */
 static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column i */
