@@ -78,6 +78,14 @@ static inline __m512 totals16(__m512 *v) {
 #endif
 
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
+#if defined(__AVX512BF16__)
+/* v rounded to bf16 into the lanes k of y (plain store when whole, as rt_store16). */
+static inline void store16_bf16(uint16_t *y, __mmask16 k, __m512 v) {
+    const __m256i h = (__m256i)_mm512_cvtneps_pbh(v);
+    if (k == 0xFFFF) _mm256_storeu_si256((__m256i *)(void *)y, h);
+    else _mm256_mask_storeu_epi16((void *)y, k, h);
+}
+#endif
 /* The row loops written out for AVX-512, the same arithmetic lane for lane (outputs bit-identical to the
  * portable loops below): what GCC made of those kept the 32 partial sums on the stack (a store and a
  * reload each step) and reduced the lanes one scalar at a time, half the time of a 128-wide attention row. */
@@ -99,28 +107,31 @@ static inline __m512 expf16(__m512 x) { /* rt_opt_expf, operation for operation 
                                 _mm512_add_epi32(_mm512_cvttps_epi32(n), _mm512_set1_epi32(127)), 23)));
 }
 
-/* Exact GELU of 16 lanes, 0.5 x (1 + erf(z)), z = x / sqrt(2): erf(z) = z P(z^2) / Q(z^2), P and Q of degree
- * 5 fitted here (least squares on Chebyshev points of [0, 3.925], reweighted toward the largest errors;
- * 1.9e-8 in exact arithmetic, 3.4e-7 evaluated in f32, against rt_opt_erfcf's 1.5e-7 and f32 rounding),
- * z held in [-3.925, 3.925] where erf rounds to +-1 in f32. 12 multiply-adds and a division where the erfc
- * form took an exponential too: ViT's 17 x 128 GELU 0.53 -> 0.28 us. */
-static inline __m512 gelu1(__m512 x) {
-    const __m512 zmax = _mm512_set1_ps(3.925f);
+/* 0.5 x (1 + erf(z)), z = x / sqrt(2) held in [-zc, zc], erf(z) = z P(z^2) / Q(z^2): P and Q of degree `deg`,
+ * coefficients highest first (Q's last is 1), evaluated by Horner's rule side by side. */
+static inline __m512 gelu_rational(__m512 x, float zc, const float *pc, const float *qc, int deg) {
+    const __m512 zmax = _mm512_set1_ps(zc);
     const __m512 z = _mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), zmax),
                                    _mm512_min_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.707106781186547524400844f)), zmax));
     const __m512 u = _mm512_mul_ps(z, z), h = _mm512_mul_ps(x, _mm512_set1_ps(0.5f));
-    __m512 pp = _mm512_fmadd_ps(_mm512_set1_ps(2.044547056e-06f), u, _mm512_set1_ps(2.858743374e-04f));
-    __m512 qq = _mm512_fmadd_ps(_mm512_set1_ps(3.808806902e-05f), u, _mm512_set1_ps(1.172046372e-03f));
-    pp = _mm512_fmadd_ps(pp, u, _mm512_set1_ps(3.803278530e-03f));
-    qq = _mm512_fmadd_ps(qq, u, _mm512_set1_ps(1.504271425e-02f));
-    pp = _mm512_fmadd_ps(pp, u, _mm512_set1_ps(5.286066530e-02f));
-    qq = _mm512_fmadd_ps(qq, u, _mm512_set1_ps(1.144631494e-01f));
-    pp = _mm512_fmadd_ps(pp, u, _mm512_set1_ps(1.912648744e-01f));
-    qq = _mm512_fmadd_ps(qq, u, _mm512_set1_ps(5.028363131e-01f));
-    pp = _mm512_fmadd_ps(pp, u, _mm512_set1_ps(1.128379086e+00f));
-    qq = _mm512_fmadd_ps(qq, u, _mm512_set1_ps(1.0f));
+    __m512 pp = _mm512_set1_ps(pc[0]), qq = _mm512_set1_ps(qc[0]);
+    int i;
+    for (i = 1; i <= deg; i++) {
+        pp = _mm512_fmadd_ps(pp, u, _mm512_set1_ps(pc[i]));
+        qq = _mm512_fmadd_ps(qq, u, _mm512_set1_ps(qc[i]));
+    }
     return _mm512_fmadd_ps(h, _mm512_div_ps(_mm512_mul_ps(z, pp), qq), h);
 }
+
+/* Exact GELU of 16 lanes: P and Q of degree 5 fitted here (least squares on Chebyshev points of [0, 3.925],
+ * reweighted toward the largest errors; 1.9e-8 in exact arithmetic, 3.4e-7 evaluated in f32, against
+ * rt_opt_erfcf's 1.5e-7 and f32 rounding), z held in [-3.925, 3.925] where erf rounds to +-1 in f32. 12
+ * multiply-adds and a division where the erfc form took an exponential too: ViT's 17 x 128 GELU 0.53 -> 0.28 us. */
+static const float gelu_p5[6] = {2.044547056e-06f, 2.858743374e-04f, 3.803278530e-03f,
+                                 5.286066530e-02f, 1.912648744e-01f, 1.128379086e+00f};
+static const float gelu_q5[6] = {3.808806902e-05f, 1.172046372e-03f, 1.504271425e-02f,
+                                 1.144631494e-01f, 5.028363131e-01f, 1.0f};
+static inline __m512 gelu1(__m512 x) { return gelu_rational(x, 3.925f, gelu_p5, gelu_q5, 5); }
 /* Exact GELU of n values, 64 at a time (four independent chains: 0.54 -> 0.50 us for ViT's 17 x 128), then
  * 16; what GCC made of the scalar loop ran 0.76 us (the tanh form's loop, vectorized by GCC, ran faster
  * than written out: left to it). Returns the values done (whole vectors). */
@@ -138,21 +149,38 @@ static int64_t gelu_erf16(int64_t n, const float *in, float *out) {
     return i;
 }
 
-/* gelu_erf16 rounding its results to bf16 (vcvtneps2bf16, as rt_opt_from_f32 rounds): no f32 copy to round
- * in a second pass. Returns the values done (whole vectors). */
-static int64_t gelu_erf16_bf16(int64_t n, const float *in, uint16_t *out) {
-    int64_t i = 0;
 #if defined(__AVX512BF16__)
+/* GELU for a bf16 result: P and Q of degree 3 (fitted as gelu1's on [0, 3.5], z held there), 6 multiply-adds
+ * where gelu1 takes 10. Against the exact GELU, 2.6e-5 absolute at most (evaluated in f32 over [-12, 12];
+ * 2e-6 relative where |GELU| > 1), a hundredth of bf16's rounding step: computing the f32 function to 3e-7
+ * and then dropping 16 bits of it was a third of the work. 0 where z was held at -3.5 (|GELU| < 2e-6 there,
+ * while 1 + erf is the fit's error, up to 5e-6, times |x| / 2), NaN kept (an unordered compare). */
+static const float gelu_p3[4] = {7.080759925e-04f, 4.257013009e-02f, 1.586248049e-01f, 1.128349899e+00f};
+static const float gelu_q3[4] = {8.966539754e-03f, 9.581197125e-02f, 4.737777906e-01f, 1.0f};
+static inline __m512 gelu1_bf16(__m512 x) {
+    return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-4.94974747f), _CMP_NLE_UQ),
+                               gelu_rational(x, 3.5f, gelu_p3, gelu_q3, 3));
+}
+#endif
+
+/* gelu1_bf16 of n values rounded to bf16 (vcvtneps2bf16, as rt_opt_from_f32 rounds), the last vector masked.
+ * Returns n (0 without AVX512-BF16). */
+static int64_t gelu_erf16_bf16(int64_t n, const float *in, uint16_t *out) {
+#if defined(__AVX512BF16__)
+    int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        const __m512 a = gelu1(_mm512_loadu_ps(in + i)), b = gelu1(_mm512_loadu_ps(in + i + 16));
+        const __m512 a = gelu1_bf16(_mm512_loadu_ps(in + i)), b = gelu1_bf16(_mm512_loadu_ps(in + i + 16));
         _mm512_storeu_si512((void *)(out + i), (__m512i)_mm512_cvtne2ps_pbh(b, a));
     }
-    for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(out + i), (__m256i)_mm512_cvtneps_pbh(gelu1(_mm512_loadu_ps(in + i))));
+    for (; i < n; i += 16) {
+        const __mmask16 k = (__mmask16)(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1u);
+        store16_bf16(out + i, k, gelu1_bf16(rt_load16(k, in + i)));
+    }
+    return n;
 #else
     (void)in, (void)out, (void)n;
+    return 0;
 #endif
-    return i;
 }
 
 float rt_opt_max_f32(int32_t d, const float *x) {
@@ -196,15 +224,6 @@ static inline __m512 exp_step(const float *x, __mmask16 k, __m512 vb, __m512 vs,
     const __m512 t = _mm512_mul_ps(_mm512_sub_ps(rt_load16(k, x), vs), vb);
     return fast ? exp2_bf16(t) : expf16(t);
 }
-
-#if defined(__AVX512BF16__)
-/* v rounded to bf16 into the lanes k of y (plain store when whole, as rt_store16). */
-static inline void store16_bf16(uint16_t *y, __mmask16 k, __m512 v) {
-    const __m256i h = (__m256i)_mm512_cvtneps_pbh(v);
-    if (k == 0xFFFF) _mm256_storeu_si256((__m256i *)(void *)y, h);
-    else _mm256_mask_storeu_epi16((void *)y, k, h);
-}
-#endif
 
 /* y = exp(beta (x - sub)) as f32 (y16 NULL) or bf16 into y16 (bf16 set; AVX512-BF16 builds): returns the sum. */
 static float exp_row(int32_t d, float beta, float sub, const float *x, float *y, uint16_t *y16) {

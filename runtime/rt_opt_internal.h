@@ -357,9 +357,9 @@ static inline int32_t rt_opt_next_rows(int32_t rest, int32_t mr, int32_t most) {
  * alias x) returning the sum of y, both over lanes of 32. */
 float rt_opt_max_f32(int32_t n, const float *x);
 void rt_opt_scale_max_rows(int32_t n, int32_t d, float scale, float *x, int64_t ldx, float *mx);
-/* The exact GELU of the first values of in (f32) rounded to bf16 into out, as rt_opt_gelu_f32 and
- * rt_opt_from_f32 would make them, in one pass where the vector path is built: returns how many it did
- * (whole vectors; 0 without it, or for the tanh form). */
+/* The exact GELU of the p->n values of in (f32) rounded to bf16 into out in one pass, where the vector path
+ * is built, with an erf accurate to bf16 (2.6e-5 absolute; not rt_opt_gelu_f32's values rounded): returns
+ * how many it did (p->n, or 0 without AVX512-BF16, or for the tanh form). */
 int64_t rt_opt_gelu_f32_bf16(const struct rt_act_params *p, const float *in, uint16_t *out);
 float rt_opt_exp_row_f32(int32_t n, float beta, float sub, const float *x, float *y); /* returns the sum of y */
 float rt_opt_exp_row_bf16(int32_t n, float beta, float sub, const float *x, uint16_t *y); /* y as bf16, the f32 sum */

@@ -129,12 +129,30 @@ static void test_binary(void) {
     }
 }
 
+/* The exact GELU with a bf16 result (rt_opt_gelu_f32_bf16's erf, accurate to bf16) against the double-
+ * precision formula: within one bf16 step of it (2^-7 relative: half a step for the rounding, and the erf's
+ * error carrying a value across a rounding boundary) plus 3e-5 absolute; the worst error as a fraction of
+ * that bound. */
+static double gelu_bf16_error(const float *x, const uint8_t *got16, int64_t n) {
+    double worst = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        uint16_t h;
+        memcpy(&h, got16 + 2 * i, 2);
+        double g = 0.5 * x[i] * (1.0 + erf(x[i] / sqrt(2.0))), e = fabs((double)rt_bf16_to_f32(h) - g) /
+                                                                    (3e-5 + fabs(g) / 128.0);
+        worst = e > worst ? e : worst;
+    }
+    return worst;
+}
+
 static void test_gelu_ln(void) {
     enum { N = 4000 };
     static float xf[N], wf[N], scratch[N];
     static uint8_t x[N * 4], got[N * 4], want[N * 4];
     static float gamma[N], beta[N];
     char what[80], msg[120];
+    /* is the one-pass bf16 GELU built (AVX512-BF16)? else a bf16 result is the f32 one rounded */
+    const int bf16_gelu = rt_opt_gelu_f32_bf16(&(rt_act_params){.n = 1}, xf, (uint16_t *)(void *)got) == 1;
     for (int t = 0; t < 16; t++) { /* the last 4: f32 -> bf16 (an FC's output under bf16), rounded in one pass */
         int32_t ti = t < 12 ? rnd_in(0, 2) : RT_F32, to = t >= 12 ? RT_BF16 : t % 3 == 0 ? RT_F32 : rnd_in(1, 2);
         int64_t n = t == 12 ? 31 : rnd_in(1, N);
@@ -146,6 +164,12 @@ static void test_gelu_ln(void) {
         store(wf, n, to, want);
         rt_opt_gelu_typed(&a, ti, x, to, got);
         snprintf(what, sizeof what, "gelu typed %s -> %s", tname(ti), tname(to));
+        if (to == RT_BF16 && !a.approximate && bf16_gelu) { /* the bf16-accurate erf: see gelu_bf16_error */
+            double worst = gelu_bf16_error(xf, got, n);
+            snprintf(msg, sizeof msg, "%lld elements: worst error %.3g of the bound", (long long)n, worst);
+            check(worst <= 1.0, what, msg);
+            continue;
+        }
         snprintf(msg, sizeof msg, "%lld elements, approximate %d", (long long)n, a.approximate);
         check(memcmp(got, want, (size_t)(n * esz(to))) == 0, what, msg);
     }
@@ -164,6 +188,15 @@ static void test_gelu_ln(void) {
         }
         snprintf(msg, sizeof msg, "worst error %.3g of the bound 1e-6 + 1e-6 |gelu|; NaN in, %g out", worst, wf[N - 1]);
         check(worst <= 1.0 && wf[N - 1] != wf[N - 1], "exact GELU vs the double-precision formula", msg);
+        if (bf16_gelu) { /* the same sweep with a bf16 result: 2^-7 relative + 3e-5, NaN kept */
+            uint16_t h;
+            rt_opt_gelu_typed(&a, RT_F32, xf, RT_BF16, got);
+            worst = gelu_bf16_error(xf, got, N - 1);
+            memcpy(&h, got + 2 * (N - 1), 2);
+            snprintf(msg, sizeof msg, "worst error %.3g of the bound 3e-5 + |gelu| / 128; NaN in, %g out", worst,
+                     rt_bf16_to_f32(h));
+            check(worst <= 1.0 && rt_bf16_to_f32(h) != rt_bf16_to_f32(h), "exact GELU to bf16 vs the formula", msg);
+        }
     }
     /* The typed kernel takes rows one at a time (rt_opt_layer_norm_f32's lone-row sums), the f32 one in groups
      * of 16 rows (transposed sums) and a short last group row by row: t >= 12 are ViT-like shapes (17 x 64,
