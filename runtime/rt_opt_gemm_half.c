@@ -259,7 +259,16 @@ RT_OPT_INLINE void ukr_bf16_k2r(const int TAB, const uint32_t *a2, const uint32_
 #define BF_ROW(r)                                                                                                   \
     const uint32_t *ar##r = TAB ? tab[(int64_t)((r) < mr ? (r) : 0) * nseg + g] : a2 + (int64_t)((r) < mr ? (r) : 0) * seg2;
         RT_R8(BF_ROW)
-        for (kk = 0; kk + 2 <= seg2; kk += 2) {
+        kk = 0;
+        if ((g * seg2) & 1) { /* a segment starting at an odd pair of K: that pair to the odd sums, so each pair
+                               * meets the same accumulator as through im2col (one segment), same results */
+            const __m512i x1 = _mm512_loadu_si512((const void *)b0);
+#define BF_STEP(r) RT_DPBF16(e##r, _mm512_set1_epi32((int32_t)ar##r[0]), x1);
+            RT_R8(BF_STEP)
+#undef BF_STEP
+            kk = 1;
+        }
+        for (; kk + 2 <= seg2; kk += 2) {
             const __m512i x0 = _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2));
             const __m512i x1 = _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + 1) * NR * 2));
 #define BF_STEP(r)                                                                                                  \
@@ -291,33 +300,47 @@ static void ukr_bf16_k2(const uint32_t *a2, const uint32_t *const *tab, int32_t 
     else ukr_bf16_k2r(1, a2, tab, nseg, seg2, mr, b0, bias, lo, hi, c, tc, ldc, nr);
 }
 
-/* One row of C (M = 1, A as K / 2 contiguous pairs) against panels b0 and b1 (b1 NULL: b0 alone, nr <= 16):
- * four partial sums per panel over interleaved pairs, added at the end. The 1-row micro-kernel had one
- * accumulator per panel, a chain of dependent vdpbf16ps at their latency (digits' 256 x 128 layer ran 0.67
- * us). */
-static void gemv_bf16(const uint32_t *a, int32_t k2, const uint16_t *b0, const uint16_t *b1, const float *bias,
-                      float lo, float hi, void *c, int32_t tc, int32_t nr) {
+/* One row of C (M = 1) against panels b0 and b1 (b1 NULL: b0 alone, nr <= 16): four partial sums per panel
+ * over interleaved pairs (pair kk of K into sum kk % 4, the last K / 2 % 4 into sum 0), added at the end.
+ * The 1-row micro-kernel had one accumulator per panel, a chain of dependent vdpbf16ps at their latency
+ * (digits' 256 x 128 layer ran 0.67 us). The row is K / 2 contiguous pairs at a (TAB 0) or the nseg segments
+ * of seg2 pairs that tab lists (TAB 1: a convolution's row table), the same sums in the same order either way,
+ * so a patch read in place gives what its im2col copy gives. */
+RT_OPT_INLINE void gemv_bf16_r(const int TAB, const uint32_t *a, const uint32_t *const *tab, int32_t seg2, int32_t k2,
+                               const uint16_t *b0, const uint16_t *b1, const float *bias, float lo, float hi, void *c,
+                               int32_t tc, int32_t nr) {
     const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
     const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+    const uint32_t *seg = TAB ? tab[0] : a;
+    int32_t left = TAB ? seg2 : k2; /* pairs left in seg */
     __m512 s[4][2];
     int32_t kk, u;
+#define NEXT_PAIR(x)                                                                                                   do {                                                                                                                   if (TAB && left == 0) seg = *++tab, left = seg2;                                                                   left--;                                                                                                            x = _mm512_set1_epi32((int32_t)*seg++);                                                                        } while (0)
     for (u = 0; u < 4; u++) s[u][0] = s[u][1] = _mm512_setzero_ps();
     for (kk = 0; kk + 4 <= k2; kk += 4)
         for (u = 0; u < 4; u++) {
-            const __m512i x = _mm512_set1_epi32((int32_t)a[kk + u]);
+            __m512i x;
+            NEXT_PAIR(x);
             RT_DPBF16(s[u][0], x, _mm512_loadu_si512((const void *)(b0 + (int64_t)(kk + u) * NR * 2)));
             if (b1) RT_DPBF16(s[u][1], x, _mm512_loadu_si512((const void *)(b1 + (int64_t)(kk + u) * NR * 2)));
         }
     for (; kk < k2; kk++) {
-        const __m512i x = _mm512_set1_epi32((int32_t)a[kk]);
+        __m512i x;
+        NEXT_PAIR(x);
         RT_DPBF16(s[0][0], x, _mm512_loadu_si512((const void *)(b0 + (int64_t)kk * NR * 2)));
         if (b1) RT_DPBF16(s[0][1], x, _mm512_loadu_si512((const void *)(b1 + (int64_t)kk * NR * 2)));
     }
+#undef NEXT_PAIR
     for (u = 0; u < 2; u++) {
         const __m512 t = _mm512_add_ps(_mm512_add_ps(s[0][u], s[1][u]), _mm512_add_ps(s[2][u], s[3][u]));
         const __m512 v = _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), _mm512_add_ps(_mm512_loadu_ps(bias + u * NR), t)));
         if (u == 0 || b1) put16(c, u * NR, tc, u ? m1 : m0, v);
     }
+}
+static void gemv_bf16(const uint32_t *a, const uint32_t *const *tab, int32_t seg2, int32_t k2, const uint16_t *b0,
+                      const uint16_t *b1, const float *bias, float lo, float hi, void *c, int32_t tc, int32_t nr) {
+    if (a) gemv_bf16_r(0, a, tab, seg2, k2, b0, b1, bias, lo, hi, c, tc, nr);
+    else gemv_bf16_r(1, a, tab, seg2, k2, b0, b1, bias, lo, hi, c, tc, nr);
 }
 
 /* Rows of A as bf16 pairs, ld words apart (the odd K's last pair zero-padded), rounded as rt_f32_to_bf16. */
@@ -337,9 +360,13 @@ static void pairs_bf16(const float *a, int32_t lda, int32_t rows, int32_t k, uin
 
 /* C rows 0..rows of p from A already as bf16 pairs, 32 rows at a time against each pair of panels: rows
  * of (k + 1) / 2 words at a2, or (a2 NULL) the row table tab of nseg segments of seg2 words a row (see
- * ukr_bf16_r). */
+ * ukr_bf16_r). one_row: the whole product (or image) is this one row: gemv_bf16, whose partial sums differ
+ * from the micro-kernels'; a row left alone at the end of a block takes the 1-row micro-kernel, so that a
+ * row's value does not depend on how the rows were blocked (the row-table and im2col paths block them
+ * differently). */
 static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint32_t *a2, const uint32_t *const *tab,
-                          int32_t nseg, int32_t seg2, const uint16_t *packed_b, const float *bias, void *cv, int32_t tc) {
+                          int32_t nseg, int32_t seg2, const uint16_t *packed_b, const float *bias, void *cv, int32_t tc,
+                          int one_row) {
     const int32_t k2 = (p->k + 1) / 2;
     char *c = cv;
     const int64_t es = tc == RT_F32 ? 4 : 2;
@@ -357,7 +384,8 @@ static void fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
                 mr = rt_opt_next_rows(i0 + n0 - i, HALF_MR, lone ? HALF_MR : HALF_MR + 1);
                 const uint32_t *ai = a2 ? a2 + (int64_t)i * k2 : NULL, *const *ti = a2 ? NULL : tab + (int64_t)i * nseg;
                 void *ci = c + ((int64_t)i * p->ldc + j * NR) * es;
-                if (ai && mr == 1) gemv_bf16(ai, k2, b0, nr <= NR ? NULL : b1, bias2, p->act_min, p->act_max, ci, tc, nr);
+                if (one_row)
+                    gemv_bf16(ai, ti, seg2, k2, b0, nr <= NR ? NULL : b1, bias2, p->act_min, p->act_max, ci, tc, nr);
                 else if (lone) ukr_bf16_k2(ai, ti, nseg, seg2, mr, b0, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
                 else ukr_bf16(ai, ti, nseg, seg2, mr, b0, b1, bias2, p->act_min, p->act_max, ci, tc, p->ldc, nr);
             }
@@ -527,7 +555,8 @@ static int fc_bf16_blocks(const rt_opt_gemm_params *p, int32_t ta, const void *a
                 a2 = scratch;
             }
         }
-        fc_bf16_pairs(p, rows, a2, NULL, 0, 0, packed_b, bias, (char *)c + (int64_t)i0 * p->ldc * (tc == RT_F32 ? 4 : 2), tc);
+        fc_bf16_pairs(p, rows, a2, NULL, 0, 0, packed_b, bias, (char *)c + (int64_t)i0 * p->ldc * (tc == RT_F32 ? 4 : 2), tc,
+                      p->m == 1);
     }
     return 1;
 #else
@@ -772,11 +801,11 @@ static void conv_half_task(void *v, int t) {
                 if (st == RT_BF16 && tab_fits) {
                     rt_opt_conv_rows_bf16(gp, (const uint16_t *)src, m0, rows, (uint16_t *)(void *)dst, tab, zero);
                     fc_bf16_pairs(&g, rows, NULL, tab, p->filter_h, p->filter_w * p->in_c / 2, (const uint16_t *)j->b,
-                                  (const float *)j->bias, ok, tk);
+                                  (const float *)j->bias, ok, tk, mimg == 1);
                 } else {
                     rt_opt_im2col_bf16(gp, st, src, m0, rows, (uint16_t *)(void *)dst);
                     fc_bf16_pairs(&g, rows, (const uint32_t *)(const void *)dst, NULL, 0, 0, (const uint16_t *)j->b,
-                                  (const float *)j->bias, ok, tk);
+                                  (const float *)j->bias, ok, tk, mimg == 1);
                 }
                 a = NULL; /* done */
                 stored = tk == RT_BF16;

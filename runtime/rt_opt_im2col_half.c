@@ -264,8 +264,15 @@ void rt_opt_conv_rows_bf16(const rt_opt_conv_params *p, const uint16_t *in, int3
             const uint16_t *base = in + ((int64_t)y0 * inw + x0) * inc;
             n = n < p->out_w - ox ? n : p->out_w - ox;
             n = n < rows - r ? n : rows - r;
-            for (q = 0; q < n; q++, base += sx, t += fh)
-                for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(base + fy * rstep);
+            if (fh == 3) /* written out (3x3 filters): GCC vectorized the general loop with 64-bit multiplies */
+                for (q = 0; q < n; q++, base += sx, t += 3) {
+                    t[0] = (const uint32_t *)(const void *)base;
+                    t[1] = (const uint32_t *)(const void *)(base + rstep);
+                    t[2] = (const uint32_t *)(const void *)(base + 2 * rstep);
+                }
+            else
+                for (q = 0; q < n; q++, base += sx, t += fh)
+                    for (fy = 0; fy < fh; fy++) t[fy] = (const uint32_t *)(const void *)(base + fy * rstep);
             r += n - 1;
             ox += n;
             if (ox == p->out_w) ox = 0, oy++;
