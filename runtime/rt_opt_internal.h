@@ -439,6 +439,33 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 
 /* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c) ---- */
 
+/* ---- 16-bit weights (rt_opt_gemm_half.c, rt_opt_gemm_bf16.c): packed panels [N/NR][K2][NR][2] ---- */
+#define RT_OPT_HALF_ROWS 32 /* input rows converted (or paired) per block */
+#if defined(RT_OPT_AVX512)
+/* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR
+ * floats); returns the columns they hold. */
+static inline int32_t rt_opt_panel_pair(const uint16_t *packed_b, const float *bias, int32_t n, int32_t k2, int32_t j,
+                                        const uint16_t **b0, const uint16_t **b1, float *bias2) {
+    int two = (j + 1) * RT_OPT_NR < n;
+    *b0 = packed_b + (int64_t)j * k2 * RT_OPT_NR * 2;
+    *b1 = two ? *b0 + (int64_t)k2 * RT_OPT_NR * 2 : *b0;
+    memcpy(bias2, bias + j * RT_OPT_NR, sizeof(float) * RT_OPT_NR);
+    memcpy(bias2 + RT_OPT_NR, bias + (two ? j + 1 : j) * RT_OPT_NR, sizeof(float) * RT_OPT_NR);
+    return n - j * RT_OPT_NR < 2 * RT_OPT_NR ? n - j * RT_OPT_NR : 2 * RT_OPT_NR;
+}
+#endif
+#if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
+/* C rows 0..rows of p from A as bf16 pairs (rt_opt_gemm_bf16.c), 32 rows at a time against each pair of
+ * panels: rows of (k + 1) / 2 words at a2, or (a2 NULL) the row table tab of nseg segments of seg2 words a
+ * row (a convolution reading its bf16 image in place); C f32 or (tc RT_BF16) bf16, p->ldc apart. one_row:
+ * the whole product (or image) is this one row, taken by the GEMV kernel (four partial sums a panel); a
+ * row left alone at the end of a block takes the 1-row micro-kernel instead, so that a row's value does
+ * not depend on how rows were blocked (the row-table and im2col paths block them differently). */
+void rt_opt_fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint32_t *a2, const uint32_t *const *tab,
+                          int32_t nseg, int32_t seg2, const uint16_t *packed_b, const float *bias, void *cv, int32_t tc,
+                          int one_row);
+#endif
+
 /* The int8 GEMM's AVX512-VNNI kernels are built (rt_opt_gemm_s8.c); the fused attention takes its int8
  * scores on them, and where they are not, the products of its dequantized Q and K. */
 #if defined(RT_OPT_VEC) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__) && \
