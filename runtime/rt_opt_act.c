@@ -78,14 +78,6 @@ static inline __m512 totals16(__m512 *v) {
 #endif
 
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
-#if defined(__AVX512BF16__)
-/* v rounded to bf16 into the lanes k of y (plain store when whole, as rt_store16). */
-static inline void store16_bf16(uint16_t *y, __mmask16 k, __m512 v) {
-    const __m256i h = (__m256i)_mm512_cvtneps_pbh(v);
-    if (k == 0xFFFF) _mm256_storeu_si256((__m256i *)(void *)y, h);
-    else _mm256_mask_storeu_epi16((void *)y, k, h);
-}
-#endif
 /* The row loops written out for AVX-512, the same arithmetic lane for lane (outputs bit-identical to the
  * portable loops below): what GCC made of those kept the 32 partial sums on the stack (a store and a
  * reload each step) and reduced the lanes one scalar at a time, half the time of a 128-wide attention row. */
@@ -174,7 +166,7 @@ static int64_t gelu_erf16_bf16(int64_t n, const float *in, uint16_t *out) {
     }
     for (; i < n; i += 16) {
         const __mmask16 k = (__mmask16)(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1u);
-        store16_bf16(out + i, k, gelu1_bf16(rt_load16(k, in + i)));
+        rt_store16_bf16(out + i, k, gelu1_bf16(rt_load16(k, in + i)));
     }
     return n;
 #else
@@ -240,8 +232,8 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
         s1 = _mm512_mask_add_ps(s1, k1, s1, e1);
         if (y16) {
 #if defined(__AVX512BF16__)
-            store16_bf16(y16 + c, k0, e0);
-            store16_bf16(y16 + c + 16, k1, e1);
+            rt_store16_bf16(y16 + c, k0, e0);
+            rt_store16_bf16(y16 + c + 16, k1, e1);
 #else
             float t[ROW_LANES];
             int32_t l;
@@ -277,10 +269,10 @@ static void exp_row_pair(int32_t d, float beta, const float *sub, const float *c
         s10 = _mm512_mask_add_ps(s10, k0, s10, e10), s11 = _mm512_mask_add_ps(s11, k1, s11, e11);
         if (fast) {
 #if defined(__AVX512BF16__)
-            store16_bf16(y16[0] + c, k0, e00);
-            store16_bf16(y16[0] + c + 16, k1, e01);
-            store16_bf16(y16[1] + c, k0, e10);
-            store16_bf16(y16[1] + c + 16, k1, e11);
+            rt_store16_bf16(y16[0] + c, k0, e00);
+            rt_store16_bf16(y16[0] + c + 16, k1, e01);
+            rt_store16_bf16(y16[1] + c, k0, e10);
+            rt_store16_bf16(y16[1] + c + 16, k1, e11);
 #else
             float t[2 * ROW_LANES];
             int32_t l;

@@ -719,22 +719,16 @@ static void attn_task(void *vj, int task) {
                     float *dst = (float *)out + ob + (i0 + r) * os;
                     for (c = 0; c < dv; c += NR) {
                         const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
-                        if (dv - c >= NR) _mm512_storeu_ps(dst + c, _mm512_mul_ps(_mm512_loadu_ps(orow + c), _mm512_set1_ps(inv)));
-                        else _mm512_mask_storeu_ps(dst + c, kc, _mm512_mul_ps(_mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv)));
+                        rt_store16(dst + c, kc, _mm512_mul_ps(rt_load16(kc, orow + c), _mm512_set1_ps(inv)));
                     }
                     continue;
                 }
-#if defined(__AVX512BF16__)
+#if defined(__AVX512BF16__) && defined(__AVX512VL__)
                 if (p->tout == RT_BF16) { /* the same, rounded as rt_opt_from_f32 rounds */
                     uint16_t *dst = (uint16_t *)out + ob + (i0 + r) * os;
                     for (c = 0; c < dv; c += NR) {
                         const __mmask16 kc = (__mmask16)(dv - c >= NR ? 0xFFFF : (1u << (dv - c)) - 1u);
-                        if (dv - c >= NR) /* plain moves for whole vectors */
-                            _mm256_storeu_si256((__m256i *)(void *)(dst + c),
-                                                (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(_mm512_loadu_ps(orow + c), _mm512_set1_ps(inv))));
-                        else
-                            _mm256_mask_storeu_epi16((void *)(dst + c), kc, (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(
-                                                                               _mm512_maskz_loadu_ps(kc, orow + c), _mm512_set1_ps(inv))));
+                        rt_store16_bf16(dst + c, kc, _mm512_mul_ps(rt_load16(kc, orow + c), _mm512_set1_ps(inv)));
                     }
                     continue;
                 }

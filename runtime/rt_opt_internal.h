@@ -173,6 +173,14 @@ static inline void rt_store16(float *y, __mmask16 k, __m512 v) {
     if (k == 0xFFFF) _mm512_storeu_ps(y, v);
     else _mm512_mask_storeu_ps(y, k, v);
 }
+#if defined(__AVX512BF16__) && defined(__AVX512VL__)
+/* v rounded to bf16 (vcvtneps2bf16, as rt_f32_to_bf16) into the lanes k of y, plain when whole. */
+static inline void rt_store16_bf16(uint16_t *y, __mmask16 k, __m512 v) {
+    const __m256i h = (__m256i)_mm512_cvtneps_pbh(v);
+    if (k == 0xFFFF) _mm256_storeu_si256((__m256i *)(void *)y, h);
+    else _mm256_mask_storeu_epi16((void *)y, k, h);
+}
+#endif
 /* 16 rows of 16 floats transposed in registers: r[i] = row i -> r[i] = column i (K panels of the
  * attention, its 16-row softmax sums). */
 static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column i */
@@ -437,9 +445,10 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #endif
 #endif
 
-/* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c) ---- */
+/* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c,
+ * rt_opt_gemm_bf16.c) ---- */
 
-/* ---- 16-bit weights (rt_opt_gemm_half.c, rt_opt_gemm_bf16.c): packed panels [N/NR][K2][NR][2] ---- */
+/* 16-bit weights (rt_opt_gemm_half.c, rt_opt_gemm_bf16.c): packed panels [N/NR][K2][NR][2]. */
 #define RT_OPT_HALF_ROWS 32 /* input rows converted (or paired) per block */
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR

@@ -127,23 +127,15 @@ void rt_opt_binary_typed(const rt_binary_params *p, int32_t op, int32_t ta, cons
 void rt_opt_gelu_typed(const rt_act_params *p, int32_t ti, const void *in, int32_t to, void *out) {
     float buf[CHUNK];
     rt_act_params q = *p;
-    int64_t i0 = 0;
-    /* bf16 out: rt_opt_gelu_f32_bf16's erf, accurate to bf16 (f32 in, as an FC's output under bf16: read
-     * in place; else widened a chunk at a time), where it is built */
-    if (to == RT_BF16 && ti == RT_F32 && rt_opt_gelu_f32_bf16(p, (const float *)in, (uint16_t *)out)) return;
-    for (; to == RT_BF16 && ti != RT_F32 && i0 < p->n; i0 += CHUNK) {
+    int64_t i0;
+    for (i0 = 0; i0 < p->n; i0 += CHUNK) {
+        const float *src = buf;
         q.n = p->n - i0 < CHUNK ? p->n - i0 : CHUNK;
-        rt_opt_to_f32(ti, at(in, ti, i0), q.n, buf);
-        if (!rt_opt_gelu_f32_bf16(&q, buf, (uint16_t *)out + i0)) break;
-    }
-    for (; i0 < p->n; i0 += CHUNK) {
-        q.n = p->n - i0 < CHUNK ? p->n - i0 : CHUNK;
-        if (ti == RT_F32) { /* f32 in (the FC before it writes f32 under bf16): no widening copy */
-            rt_opt_gelu_f32(&q, (const float *)in + i0, buf);
-        } else {
-            rt_opt_to_f32(ti, at(in, ti, i0), q.n, buf);
-            rt_opt_gelu_f32(&q, buf, buf);
-        }
+        if (ti == RT_F32) src = (const float *)in + i0; /* f32 in (the FC before it writes f32 under bf16): no copy */
+        else rt_opt_to_f32(ti, at(in, ti, i0), q.n, buf);
+        /* bf16 out: rt_opt_gelu_f32_bf16's erf, accurate to bf16, where it is built; else f32's, rounded */
+        if (to == RT_BF16 && rt_opt_gelu_f32_bf16(&q, src, (uint16_t *)out + i0)) continue;
+        rt_opt_gelu_f32(&q, src, buf);
         rt_opt_from_f32(buf, q.n, to, (char *)out + i0 * esize(to));
     }
 }
