@@ -48,8 +48,12 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
     cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
     if (s8) {
         cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
-        cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d,",
-                single_rounding ? "RT_OPT_ROUND_SINGLE" : "RT_OPT_ROUND_DOUBLE", op->sched.rows);
+        if (op->sched.fscale)
+            cg_line(cg, ".rounding = RT_OPT_ROUND_FLOAT, .mult = mult, .shift = shift, .fscale = fscale, .rows = %d,",
+                    op->sched.rows);
+        else
+            cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d,",
+                    single_rounding ? "RT_OPT_ROUND_SINGLE" : "RT_OPT_ROUND_DOUBLE", op->sched.rows);
         cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
                 (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
     } else if (op->scratch_bytes) {
@@ -65,6 +69,7 @@ static void emit_requant_arrays(CgCtx *cg, const Graph *g, const IrOp *op) {
     if (g->tensors[op->in[0]].dtype != IR_I8) return;
     cg_array_i32(cg, "mult", op->sched.mult, op->sched.n_padded);
     cg_array_i32(cg, "shift", op->sched.shift, op->sched.n_padded);
+    if (op->sched.fscale) cg_array_f32(cg, "fscale", op->sched.fscale, op->sched.n_padded);
 }
 
 static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {

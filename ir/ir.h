@@ -107,6 +107,7 @@ typedef struct IrSched {
     int packed_w;               /* tensor id of the compile-time packed weights, -1 none */
     int packed_b;               /* tensor id of the padded (s8: pre-folded) bias, -1 none */
     const int32_t *mult, *shift; /* s8: requantization per padded column */
+    const float *fscale;        /* s8 with op->float_rq: the float requantization's factor per padded column */
     int n_padded;               /* N rounded up to a multiple of nr */
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
@@ -163,6 +164,9 @@ typedef struct IrOp {
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
     IrDType prec;               /* compute dtype, set by pass precision (f32 for float ops, i8 for int8 ...) */
     const char *prec_note;      /* why pass precision chose it ("calibrated", "--keep-fp32", ...), or NULL */
+    int float_rq;               /* C target, ops pass precision quantized: an int8 FULLY_CONNECTED requantizes
+                                 * in float (rt_requant_float), not with TFLite's fixed point; a QUANTIZE it
+                                 * inserted multiplies by 1 / scale (rt_quantize_float), not divides */
 } IrOp;
 
 /* Precision assignment (mpcc --precision; read by pass precision). INT8:

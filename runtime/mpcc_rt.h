@@ -107,6 +107,27 @@ static inline int32_t rt_mul_by_quantized_multiplier_single(int32_t x, int32_t m
     return (int32_t)r;
 }
 
+/* mpcc's float requantization, used by the int8 ops that mpcc --precision int8
+ * quantizes itself (no converter fixed their rounding): q = round-to-nearest-even
+ * of fmaf((float)acc, scale, zp), clamped to [qmin, qmax]. The optimized kernels
+ * compute the same value (cvtdq2ps, one fused multiply-add, cvtps2dq); clamping
+ * before the rounding equals clamping after it (the bounds are integers), and
+ * keeps the conversion within int32 for any scale. */
+static inline int32_t rt_requant_float(int32_t acc, float scale, int32_t zp, int32_t qmin, int32_t qmax) {
+    float y = fmaf((float)acc, scale, (float)zp);
+    y = y < (float)qmin ? (float)qmin : (y > (float)qmax ? (float)qmax : y);
+    return (int32_t)lrintf(y);
+}
+
+/* mpcc's float quantization of x to int8 (the QUANTIZE ops mpcc --precision int8 inserts): the
+ * nearest integer (half to even) to fmaf(x, inv_scale, zp), clamped to [-128, 127]; NaN gives -128
+ * (as TFLite's x86 conversion does). One multiply-add where TFLite's form divides. */
+static inline int32_t rt_quantize_float(float x, float inv_scale, int32_t zp) {
+    float y = fmaf(x, inv_scale, (float)zp);
+    y = y >= -128.0f ? (y <= 127.0f ? y : 127.0f) : -128.0f;
+    return (int32_t)lrintf(y);
+}
+
 /* The single-rounding variant for a 64-bit accumulator (int16 FULLY_CONNECTED):
  * round(x * multiplier / 2^(31 - shift)), x within TFLite's stated +-2^47.
  * The 95-bit product is formed in two halves of the multiplier so that no

@@ -37,8 +37,9 @@ extern "C" {
 
 #define RT_OPT_NR 16
 
-/* Requantization as TFLite's conv (double rounding) or FC (single rounding). */
-enum { RT_OPT_ROUND_DOUBLE = 0, RT_OPT_ROUND_SINGLE = 1 };
+/* Requantization as TFLite's conv (double rounding) or FC (single rounding), or mpcc's float form
+ * (rt_requant_float with the per-column factors fscale: int8 ops quantized by mpcc --precision int8). */
+enum { RT_OPT_ROUND_DOUBLE = 0, RT_OPT_ROUND_SINGLE = 1, RT_OPT_ROUND_FLOAT = 2 };
 
 /* C[m][n] = epilogue(bias[n] + sum_k A[m][k] * B[k][n]), A and C row-major. */
 typedef struct rt_opt_gemm_params {
@@ -49,6 +50,7 @@ typedef struct rt_opt_gemm_params {
     int32_t act_qmin, act_qmax;         /* s8: output clamp */
     int32_t rounding;                   /* s8: RT_OPT_ROUND_* */
     const int32_t *mult, *shift;        /* s8: per column, padded */
+    const float *fscale;                /* s8, RT_OPT_ROUND_FLOAT: per column, padded */
     int32_t rows;                       /* s8: A rows widened per block (scratch) */
     int32_t slots;                      /* scratch copies, one per thread (>= 1) */
     int64_t slot_bytes;                 /* bytes of one copy */

@@ -27,6 +27,26 @@ void rt_opt_quantize_f32_s8(const rt_quant_params *p, const float *in, int8_t *o
     const int32_t zp = p->zero_point;
     const int64_t n = p->n;
     int64_t i = 0;
+    if (p->inv_scale != 0.0f) { /* mpcc's float quantization: no division */
+        const float inv = p->inv_scale;
+#if defined(RT_OPT_AVX512)
+        const __m512 vi = _mm512_set1_ps(inv), vz = _mm512_set1_ps((float)zp);
+        const __m512 lo = _mm512_set1_ps(-128.0f), hi = _mm512_set1_ps(127.0f);
+        for (; i + 16 <= n; i += 16) { /* max_ps gives its second operand (-128) for a NaN */
+            const __m512 y = _mm512_min_ps(_mm512_max_ps(_mm512_fmadd_ps(_mm512_loadu_ps(in + i), vi, vz), lo), hi);
+            _mm_storeu_si128((__m128i *)(void *)(out + i), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(y)));
+        }
+#elif defined(RT_OPT_AVX2) && defined(__FMA__)
+        const __m256 vi = _mm256_set1_ps(inv), vz = _mm256_set1_ps((float)zp);
+        const __m256 lo = _mm256_set1_ps(-128.0f), hi = _mm256_set1_ps(127.0f);
+        for (; i + 8 <= n; i += 8) {
+            const __m256 y = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(_mm256_loadu_ps(in + i), vi, vz), lo), hi);
+            _mm_storel_epi64((__m128i *)(void *)(out + i), pack8(_mm256_cvtps_epi32(y)));
+        }
+#endif
+        for (; i < n; i++) out[i] = (int8_t)rt_quantize_float(in[i], inv, zp);
+        return;
+    }
     /* gcc does not if-convert the float compares under its default -ftrapping-math, so the vector
      * paths are written out (max/min_ps return their second operand for a NaN, as the clamp above). */
 #if defined(RT_OPT_AVX512)

@@ -21,10 +21,15 @@
  * (AVX2) or in plain C. Accumulators wrap like TFLite's int32 sums. */
 
 
-static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, const int32_t *mult,
-                        const int32_t *shift, int8_t *out, int32_t nr) {
+/* Requantizes one row of the 16 columns from col (bias: the panel's) and stores its nr bytes. */
+static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, int32_t col, int8_t *out,
+                        int32_t nr) {
     int8_t v[NR];
-    rt_opt_requant_i8(acc, bias, mult, shift, NR, p->rounding, p->out_offset, p->act_qmin, p->act_qmax, v);
+    if (p->rounding == RT_OPT_ROUND_FLOAT)
+        rt_opt_requant_f_i8(acc, bias, p->fscale + col, NR, p->out_offset, p->act_qmin, p->act_qmax, v);
+    else
+        rt_opt_requant_i8(acc, bias, p->mult + col, p->shift + col, NR, p->rounding, p->out_offset, p->act_qmin,
+                          p->act_qmax, v);
     memcpy(out, v, (size_t)nr);
 }
 
@@ -111,7 +116,7 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
                        int8_t *c, int32_t nr, int vec) {
     int32_t r;
 #if defined(RT_OPT_AVX2)
-    if (vec) {
+    if (vec && p->rounding != RT_OPT_ROUND_FLOAT) {
         requant_tile(p, acc, mr, bias + col, p->mult + col, p->shift + col, c, nr);
         return;
     }
@@ -119,11 +124,12 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
     (void)vec;
 #endif
     for (r = 0; r < mr; r++)
-        requant_row(p, acc[r], bias + col, p->mult + col, p->shift + col, c + (int64_t)r * p->ldc, nr);
+        requant_row(p, acc[r], bias + col, col, c + (int64_t)r * p->ldc, nr);
 }
 
 int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col) {
     int32_t r, vec = 1;
+    if (p->rounding == RT_OPT_ROUND_FLOAT) return 1;
     for (r = 0; r < NR; r++) vec &= p->shift[col + r] <= 0 && p->shift[col + r] >= -31;
     return vec;
 }
@@ -144,6 +150,8 @@ int rt_opt_s8_in_registers(const rt_opt_gemm_params *p) {
 typedef struct panel_q {
     __m512i bias, m, s;
     rq16 k;
+    __m512 fs;     /* RT_OPT_ROUND_FLOAT: the columns' factors */
+    int fbig;      /* a factor above 1/2: |acc x factor + zp| may pass 2^31 (clamped in float) */
     int32_t col, nr;
 } panel_q;
 
@@ -156,8 +164,16 @@ static void panel_q_init2(const rt_opt_gemm_params *p, const int32_t *bias, int3
         q->bias = _mm512_shuffle_i64x2(q->bias, q->bias, 0x44);
         q->m = _mm512_shuffle_i64x2(q->m, q->m, 0x44), q->s = _mm512_shuffle_i64x2(q->s, q->s, 0x44);
     }
-    q->k = p->rounding == RT_OPT_ROUND_SINGLE ? rq16_prepare_single_z(q->m, q->s, p->out_offset)
-                                              : rq16_prepare_z(q->m, q->s, p->out_offset);
+    if (p->rounding == RT_OPT_ROUND_FLOAT) {
+        q->fs = _mm512_loadu_ps(p->fscale + col);
+        if (dup) q->fs = _mm512_shuffle_f32x4(q->fs, q->fs, 0x44);
+        q->fbig = _mm512_cmp_ps_mask(q->fs, _mm512_set1_ps(0.5f), _CMP_GT_OQ) != 0;
+        memset(&q->k, 0, sizeof q->k);
+    } else {
+        q->k = p->rounding == RT_OPT_ROUND_SINGLE ? rq16_prepare_single_z(q->m, q->s, p->out_offset)
+                                                  : rq16_prepare_z(q->m, q->s, p->out_offset);
+        q->fs = _mm512_setzero_ps(), q->fbig = 0;
+    }
     q->col = col;
     q->nr = p->n - col < NR ? p->n - col : NR;
 }
@@ -194,8 +210,10 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
 typedef struct q_ctx {
     rq16 k;
     __m512i lo, hi;
+    __m512 fs, fz, flo, fhi; /* float requantization: factors, zero point, bounds */
     __mmask16 st;
     int fast, plain, clamp; /* plain: no correction for negative products (single rounding, or see below) */
+    int flt, fclamp;        /* float requantization; its bounds applied in float (before the conversion) */
 } q_ctx;
 
 /* With a lower bound at or above the zero point (a fused ReLU / ReLU6), the double rounding's correction
@@ -210,13 +228,32 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
     x.fast = q->k.folded;
     x.plain = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset;
     x.clamp = p->act_qmin > -128 || p->act_qmax < 127; /* else the saturating store applies the bounds */
+    x.flt = p->rounding == RT_OPT_ROUND_FLOAT;
+    x.fs = q->fs, x.fz = _mm512_set1_ps((float)p->out_offset);
+    x.flo = _mm512_set1_ps((float)p->act_qmin), x.fhi = _mm512_set1_ps((float)p->act_qmax);
+    /* Bounds within int8 clamp in float or in int32 alike (integers, rounding is monotonic); a factor
+     * above 1/2 could take the sum past int32, so those panels clamp before the conversion. */
+    x.fclamp = x.flt && q->fbig;
+    if (x.fclamp) x.clamp = 0;
     return x;
+}
+
+/* The float requantization of 16 sums (rt_requant_float), clamped where x says. */
+RT_OPT_INLINE __m512i q_float16(const q_ctx *x, __m512i acc) {
+    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), x->fs, x->fz);
+    __m512i v;
+    if (x->fclamp) y = _mm512_min_ps(_mm512_max_ps(y, x->flo), x->fhi);
+    v = _mm512_cvtps_epi32(y);
+    if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
+    return v;
 }
 
 /* q_store16 through a q_ctx (the general case still goes to q_store16). */
 RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc,
                                int8_t *dst) {
-    if (x->fast) {
+    if (x->flt)
+        _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, q_float16(x, acc));
+    else if (x->fast) {
         __m512i v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
         if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
         _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, v);
@@ -230,7 +267,9 @@ RT_OPT_INLINE void q_store_two(const q_ctx *x, const rt_opt_gemm_params *p, cons
                                int64_t ldc, int two) {
     const __mmask16 st = (__mmask16)((1u << q->nr) - 1u);
     __m512i v;
-    if (x->fast) {
+    if (x->flt)
+        v = q_float16(x, acc);
+    else if (x->fast) {
         v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
         if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
     } else {

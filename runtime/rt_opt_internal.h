@@ -385,6 +385,10 @@ void rt_opt_add_run_i8(const struct rt_binary_params *p, const int8_t *a, int64_
  * rounding RT_OPT_ROUND_DOUBLE (conv) or _SINGLE (FC); bias may be NULL. */
 void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *mult, const int32_t *shift, int32_t n,
                        int rounding, int32_t out_offset, int32_t qmin, int32_t qmax, int8_t *out);
+/* The same with the float requantization: out[j] = rt_requant_float(acc[j] + bias[j], scale[j], out_offset,
+ * qmin, qmax); bias may be NULL. */
+void rt_opt_requant_f_i8(const int32_t *acc, const int32_t *bias, const float *scale, int32_t n, int32_t out_offset,
+                         int32_t qmin, int32_t qmax, int8_t *out);
 
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,

@@ -34,3 +34,24 @@ void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *m
         out[j] = (int8_t)(y < qmin ? qmin : (y > qmax ? qmax : y));
     }
 }
+
+void rt_opt_requant_f_i8(const int32_t *acc, const int32_t *bias, const float *scale, int32_t n, int32_t out_offset,
+                         int32_t qmin, int32_t qmax, int8_t *out) {
+    int32_t j = 0;
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+    const __m256 z = _mm256_set1_ps((float)out_offset), lo = _mm256_set1_ps((float)qmin);
+    const __m256 hi = _mm256_set1_ps((float)qmax);
+    for (; j + 8 <= n; j += 8) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(acc + j));
+        __m256 y;
+        if (bias) x = _mm256_add_epi32(x, _mm256_loadu_si256((const __m256i *)(const void *)(bias + j)));
+        y = _mm256_fmadd_ps(_mm256_cvtepi32_ps(x), _mm256_loadu_ps(scale + j), z);
+        y = _mm256_min_ps(_mm256_max_ps(y, lo), hi);
+        _mm_storel_epi64((__m128i *)(void *)(out + j), pack8(_mm256_cvtps_epi32(y)));
+    }
+#endif
+    for (; j < n; j++) {
+        int32_t x = bias ? (int32_t)((uint32_t)acc[j] + (uint32_t)bias[j]) : acc[j];
+        out[j] = (int8_t)rt_requant_float(x, scale[j], out_offset, qmin, qmax);
+    }
+}

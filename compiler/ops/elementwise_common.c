@@ -328,8 +328,10 @@ int ew_emit_quant(CgCtx *cg, const IrOp *op, const rt_quant_params *p, const cha
     cg_line(cg, ".channels = %ld, .inner = %ld,", (long)p->channels, (long)p->inner);
     cg_line(cg, ".scales = %s, .zero_points = %s,", p->channels > 0 ? "scales" : "NULL",
             p->channels > 0 ? "zero_points" : "NULL");
-    cg_line(cg, ".in_zp = %ld, .out_zp = %ld, .mult = %ld, .shift = %ld", (long)p->in_zp, (long)p->out_zp,
-            (long)p->mult, (long)p->shift);
+    cg_line(cg, ".in_zp = %ld, .out_zp = %ld, .mult = %ld, .shift = %ld%s", (long)p->in_zp, (long)p->out_zp,
+            (long)p->mult, (long)p->shift, p->inv_scale != 0.0f ? "," : "");
+    if (p->inv_scale != 0.0f)
+        cg_line(cg, ".inv_scale = %s /* float quantization (mpcc --precision int8) */", cg_f32(cg, p->inv_scale));
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s);", kernel, cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;

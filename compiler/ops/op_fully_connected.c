@@ -102,6 +102,14 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         int rc = op_channel_multipliers(g, op, in, w, out, nm, &p->mult, &p->shift, d);
         if (rc) return rc;
         p->per_channel = nm > 1;
+        if (op->float_rq) {
+            float *f = ir_alloc(g, sizeof(float) * (size_t)nm);
+            if (!f) return diag_internal(d, "out of memory");
+            for (int c = 0; c < nm; c++)
+                f[c] = (float)((double)in->q.scale[0] * (double)w->q.scale[w->q.count > 1 ? c : 0] /
+                               (double)out->q.scale[0]);
+            p->fscale = f;
+        }
         p->in_offset = -op_zp(in);
         p->w_offset = -op_zp(w);
         p->out_offset = op_zp(out);
@@ -147,6 +155,7 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i32(cg, "shift", p->shift, nm);
     }
     if (p->w_scales) cg_array_f32(cg, "w_scales", p->w_scales, p->out_depth);
+    if (p->fscale) cg_array_f32(cg, "fscale", p->fscale, nm);
     cg_open(cg, "static const rt_fc_params p = {");
     cg_line(cg, ".batches = %d, .in_depth = %d, .out_depth = %d,", p->batches, p->in_depth, p->out_depth);
     cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, p->act_min), cg_f32(cg, p->act_max));
@@ -154,7 +163,8 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".per_channel = %d, .mult = %s, .shift = %s,", p->per_channel, p->mult ? "mult" : "NULL",
             p->mult ? "shift" : "NULL");
     cg_line(cg, ".act_qmin = %d, .act_qmax = %d%s", p->act_qmin, p->act_qmax,
-            is_hybrid(g, op) || is_half(g, op) ? "," : "");
+            is_hybrid(g, op) || is_half(g, op) || p->fscale ? "," : "");
+    if (p->fscale) cg_line(cg, ".fscale = fscale /* float requantization (mpcc --precision int8) */");
     if (is_half(g, op)) cg_line(cg, ".half_type = %s", p->half_type == RT_BF16 ? "RT_BF16" : "RT_F16");
     if (is_hybrid(g, op))
         cg_line(cg, ".asymmetric = %d, .w_scale = %s, .w_scales = %s", p->asymmetric, cg_f32(cg, p->w_scale),

@@ -43,6 +43,8 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     rt_quant_params *p = ew_quant_params(g, op, out, d);
     if (!p) return DIAG_INTERNAL;
     op->params = p;
+    if (op->float_rq && in->dtype == IR_F32 && out->dtype == IR_I8 && p->channels <= 0)
+        p->inv_scale = (float)(1.0 / (double)p->scale);
     if (in->dtype != IR_F32) {
         int shift;
         if (op_checked_multiplier(op, (double)in->q.scale[0] / (double)out->q.scale[0], &p->mult, &shift, d)) return DIAG_USER;

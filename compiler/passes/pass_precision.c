@@ -97,6 +97,8 @@ static int emit_op(Ctx *c, OpKind kind, int in, int out, int tfl_index) {
     c->g->ops[id].tfl_index = tfl_index;
     c->g->ops[id].prec = kind == OP_QUANTIZE ? IR_I8 : IR_F32;
     c->g->ops[id].prec_note = "inserted by precision";
+    /* Its rounding is mpcc's to choose: one multiply-add on the C target (rt_quantize_float). */
+    c->g->ops[id].float_rq = kind == OP_QUANTIZE && !(c->g->root ? c->g->root : c->g)->target_cuda;
     c->seq[c->n_seq++] = id;
     return 0;
 }
@@ -335,6 +337,9 @@ static int to_int8(Ctx *c, int i) {
         g->ops[i].in[k] = q;
     }
     c->seq[c->n_seq++] = i;
+    /* No converter fixed this op's rounding: the C kernels requantize its sums in float (a third of
+     * the integer form's instructions); the CUDA kernels keep TFLite's fixed point. */
+    g->ops[i].float_rq = kind == OP_FULLY_CONNECTED && !(g->root ? g->root : g)->target_cuda;
     for (int k = 0; k < g->ops[i].n_out; k++) {
         int t = g->ops[i].out[k];
         float s;

@@ -109,6 +109,13 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         }
         op->sched.mult = m;
         op->sched.shift = s;
+        const rt_fc_params *fc = op->kind == OP_FULLY_CONNECTED ? op->params : NULL;
+        if (fc && fc->fscale) {
+            float *f = ir_alloc(g, sizeof(float) * (size_t)np);
+            if (!f) return diag_internal(d, "out of memory");
+            for (int32_t c = 0; c < np; c++) f[c] = fc->fscale[per_channel ? (c < n ? c : n - 1) : 0];
+            op->sched.fscale = f;
+        }
     }
     ir_drop_data(g, w); /* the packed copy replaces it: let a mapped model file's pages go */
     op->sched.packed_w = pw_id;
@@ -354,6 +361,7 @@ void sched_report(const Graph *g, FILE *f) {
         else if (bp && bp->fq_mode == 1)
             fprintf(f, " float-requant (%d near-tie input pairs on the integer path)", bin->sched.near_ties);
         if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);
+        if (op->float_rq) fprintf(f, op->kind == OP_QUANTIZE ? " float-quantize (x * 1/scale)" : " float-requant");
         fprintf(f, " MACs %lld\n", (long long)m);
     }
     if (g->precision && g->precision->mode != IR_PREC_FP32) {

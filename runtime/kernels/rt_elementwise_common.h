@@ -100,6 +100,9 @@ typedef struct rt_quant_params {
     const float *scales;
     const int32_t *zero_points;
     int32_t in_zp, out_zp, mult, shift; /* requantization between integer types */
+    float inv_scale;                    /* float -> int8 per tensor, nonzero: mpcc's float quantization,
+                                         * rt_quantize_float(x, inv_scale, zero_point) (QUANTIZE ops that
+                                         * mpcc --precision int8 inserts), not TFLite's x / scale */
 } rt_quant_params;
 
 /* TFLite MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */

@@ -39,7 +39,10 @@ void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t
             for (k = 0; k < p->in_depth; k++)
                 acc = rt_wrap_add_i32(acc, (in[b * p->in_depth + k] + p->in_offset) * (w[n * p->in_depth + k] + p->w_offset));
             if (bias) acc = rt_wrap_add_i32(acc, bias[n]);
-            acc = rt_mul_by_quantized_multiplier_single(acc, p->mult[c], p->shift[c]) + p->out_offset;
+            if (p->fscale)
+                acc = rt_requant_float(acc, p->fscale[c], p->out_offset, p->act_qmin, p->act_qmax);
+            else
+                acc = rt_mul_by_quantized_multiplier_single(acc, p->mult[c], p->shift[c]) + p->out_offset;
             out[b * p->out_depth + n] = (int8_t)rt_clamp_i32(acc, p->act_qmin, p->act_qmax);
         }
     }

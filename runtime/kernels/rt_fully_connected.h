@@ -11,6 +11,8 @@ typedef struct rt_fc_params {
     const int32_t *mult;                    /* requantization multipliers (Q31) */
     const int32_t *shift;                   /* and exponents */
     int32_t act_qmin, act_qmax;             /* quantized output clamp */
+    const float *fscale;                    /* int8, or NULL: float requantization (rt_requant_float) with these
+                                             * factors (per channel as mult) instead of mult/shift */
     /* Hybrid (float in/out, int8 weights, float bias): */
     int32_t asymmetric;                     /* asymmetric_quantize_inputs */
     float w_scale;                          /* per-tensor weight scale */

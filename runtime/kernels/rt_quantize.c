@@ -31,6 +31,10 @@ static void store_int(int32_t t, void *p, int64_t i, int64_t v) {
 void rt_quantize_f32(const rt_quant_params *p, const float *in, void *out) {
     int64_t i, lo, hi;
     type_range(p->out_type, &lo, &hi);
+    if (p->inv_scale != 0.0f && p->out_type == RT_I8 && p->channels <= 0) {
+        for (i = 0; i < p->n; i++) ((int8_t *)out)[i] = (int8_t)rt_quantize_float(in[i], p->inv_scale, p->zero_point);
+        return;
+    }
     for (i = 0; i < p->n; i++) {
         int32_t c = p->channels > 0 ? (int32_t)((i / p->inner) % p->channels) : 0;
         float scale = p->channels > 0 ? p->scales[c] : p->scale;

@@ -115,6 +115,32 @@ static void test_gemm(void) {
         diff = count_diff_i8(g8, r8, (int64_t)m * n);
         snprintf(msg, sizeof msg, "m %d n %d k %d, one block: %lld of %d differ", m, n, k, (long long)diff, m * n);
         check(diff == 0, "gemm int8 in one block vs FULLY_CONNECTED", msg);
+        /* The float requantization (ops mpcc --precision int8 quantized): factors drawn small, as powers of
+         * two (exact ties: both round half to even), or past 1/2 (clamped in float before the conversion),
+         * with a ReLU's bound on every third case. */
+        float *fs = malloc(sizeof(float) * (size_t)np);
+        for (int i = 0; i < np; i++) {
+            int c = i < n ? i : n - 1;
+            fs[i] = t % 3 == 0 ? ldexpf(1.0f, -rnd_in(1, 12)) : t % 3 == 1 ? 1e-4f + 0.01f * fabsf(rnd_f())
+                                                                          : 0.3f + fabsf(rnd_f());
+            if (i >= n) fs[i] = fs[c];
+        }
+        qp.fscale = fs, qp.act_qmin = t % 3 == 2 ? out_zp : -128;
+        rt_fully_connected_i8(&qp, a8, w8, b32, r8);
+        g.rounding = RT_OPT_ROUND_FLOAT, g.fscale = fs, g.act_qmin = qp.act_qmin;
+        for (int pass = 0; pass < 3; pass++) {
+            g.rows = pass == 2 ? m : 12, g.slots = pass == 1 ? 3 : 1;
+            g.slot_bytes = pass == 1 ? (int64_t)sizeof(int16_t) * 12 * ((k + 1) / 2 * 2) : 0;
+            memset(g8, 0, (size_t)(m * n));
+            rt_opt_gemm_s8(&g, a8, pw16, pb32, g8, pass == 2 ? (void *)big : (void *)scratch,
+                           pass == 1 ? &fake_par : NULL);
+            diff = count_diff_i8(g8, r8, (int64_t)m * n);
+            snprintf(msg, sizeof msg, "m %d n %d k %d, factors %s, qmin %d, %s: %lld of %d differ", m, n, k,
+                     t % 3 == 0 ? "2^-e" : t % 3 == 1 ? "small" : "past 1/2", qp.act_qmin,
+                     pass == 0 ? "blocks of 12" : pass == 1 ? "3 tasks" : "one block", (long long)diff, m * n);
+            check(diff == 0, "gemm int8 with float requantization vs FULLY_CONNECTED", msg);
+        }
+        free(fs);
         free(big);
         free(a), free(w), free(bias), free(pb), free(pw), free(got), free(want), free(a8), free(w8), free(g8);
         free(r8), free(b32), free(pb32), free(mult), free(shift), free(pw16), free(scratch);
@@ -524,6 +550,24 @@ static void test_cast(void) {
         snprintf(detail, sizeof detail, "scale %g zp %d: %lld of %lld differ", (double)p.scale, (int)p.zero_point,
                  (long long)bad, (long long)p.n);
         check(bad == 0, "quantize f32->s8", detail);
+        /* mpcc's float quantization (x times 1 / scale, one fused multiply-add): the same on the same
+         * values, and within one step of TFLite's division wherever that is in range. */
+        p.inv_scale = (float)(1.0 / (double)p.scale);
+        rt_quantize_f32(&p, x, q_ref);
+        rt_opt_quantize_f32_s8(&p, x, q_opt);
+        bad = count_diff_i8(q_ref, q_opt, p.n);
+        int64_t far = 0;
+        for (int64_t i = 4; i < p.n; i++) {
+            int32_t d = (int32_t)q_ref[i] - (int32_t)rt_clamp_i32((int32_t)lrintf(x[i] / p.scale) + p.zero_point,
+                                                                    -128, 127);
+            far += fabsf(x[i]) < 1e6f && (d > 1 || d < -1);
+        }
+        snprintf(detail, sizeof detail, "scale %g zp %d: %lld of %lld differ, %lld more than 1 from x / scale",
+                 (double)p.scale, (int)p.zero_point, (long long)bad, (long long)p.n, (long long)far);
+        check(bad == 0 && far == 0 && q_ref[2] == -128 && q_ref[0] == 127 && q_ref[1] == -128,
+              "quantize f32->s8, float form", detail);
+        p.inv_scale = 0.0f;
+        rt_quantize_f32(&p, x, q_ref);
         p.in_type = RT_I8, p.out_type = RT_F32;
         rt_dequantize_int(&p, q_ref, back_ref);
         rt_opt_dequantize_s8_f32(&p, q_ref, back_opt);
