@@ -46,7 +46,12 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
                              int32_t qmin, int32_t qmax, int single_rounding) {
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
     cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
-    if (s8) {
+    if (s8 && g->tensors[op->out[0]].dtype == IR_F32) { /* float results (pass precision folded the DEQUANTIZE) */
+        cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, act_min), cg_f32(cg, act_max));
+        cg_line(cg, ".rounding = RT_OPT_ROUND_FLOAT, .fscale = fscale, .out_f32 = 1, .rows = %d,", op->sched.rows);
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
+    } else if (s8) {
         cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
         if (op->sched.fscale)
             cg_line(cg, ".rounding = RT_OPT_ROUND_FLOAT, .mult = mult, .shift = shift, .fscale = fscale, .rows = %d,",
@@ -67,18 +72,23 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
 
 static void emit_requant_arrays(CgCtx *cg, const Graph *g, const IrOp *op) {
     if (g->tensors[op->in[0]].dtype != IR_I8) return;
-    cg_array_i32(cg, "mult", op->sched.mult, op->sched.n_padded);
-    cg_array_i32(cg, "shift", op->sched.shift, op->sched.n_padded);
+    if (g->tensors[op->out[0]].dtype != IR_F32) {
+        cg_array_i32(cg, "mult", op->sched.mult, op->sched.n_padded);
+        cg_array_i32(cg, "shift", op->sched.shift, op->sched.n_padded);
+    }
     if (op->sched.fscale) cg_array_f32(cg, "fscale", op->sched.fscale, op->sched.n_padded);
 }
 
 static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_fc_params *p = op->params;
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    /* a fused ADD (pass fuse_add, float results): its clamp after the residual */
+    const rt_binary_params *add = op->sched.post_add >= 0 ? g->ops[op->sched.post_add].params : NULL;
     emit_requant_arrays(cg, g, op);
     cg_open(cg, "static const rt_opt_gemm_params p = {");
-    emit_gemm_fields(cg, g, op, p->batches, p->out_depth, p->in_depth, p->in_depth, p->out_depth, p->act_min,
-                     p->act_max, p->out_offset, p->act_qmin, p->act_qmax, 1);
+    emit_gemm_fields(cg, g, op, p->batches, p->out_depth, p->in_depth, p->in_depth, p->out_depth,
+                     add ? add->act_min : p->act_min, add ? add->act_max : p->act_max, p->out_offset, p->act_qmin,
+                     p->act_qmax, 1);
     cg_close(cg, "};");
     IrDType wdt = g->tensors[op->in[1]].dtype;
     if (typed_op(g, op, 1))
@@ -89,6 +99,10 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
         cg_line(cg, "rt_opt_fc_half(&p, %s, %s, %s, %s, %s, %s);", wdt == IR_BF16 ? "RT_BF16" : "RT_F16",
                 cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),
                 cg_out(cg, op, 0), cg_scratch(cg, op));
+    else if (s8 && g->tensors[op->out[0]].dtype == IR_F32)
+        cg_line(cg, "rt_opt_gemm_s8_f32(&p, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
+                cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
+                op->sched.post_add >= 0 ? cg_in(cg, op, op->n_in - 1) : "NULL", cg_scratch(cg, op), par_arg(g, op));
     else if (s8)
         cg_line(cg, "rt_opt_gemm_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
                 cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),

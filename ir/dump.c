@@ -52,7 +52,9 @@ void ir_dump(const Graph *g, void *file) {
         if (op->fused[0]) fprintf(f, " (fused: %s)", op->fused);
         if (g->prec_assigned) fprintf(f, " prec=%s", ir_dtype_name(op->prec));
         if (op->prec_note) fprintf(f, " (%s)", op->prec_note);
-        if (op->float_rq) fprintf(f, op->kind == OP_QUANTIZE ? " float-quantize" : " float-requant");
+        if (op->float_rq)
+            fprintf(f, op->kind == OP_QUANTIZE ? " float-quantize"
+                       : g->tensors[op->out[0]].dtype == IR_F32 ? " float-out" : " float-requant");
         if (op->sched.kind != SCHED_REF) {
             fprintf(f, " schedule=%s mr=%d nr=%d", ir_sched_name(op->sched.kind), op->sched.mr, op->sched.nr);
             if (op->sched.kind == SCHED_CONV_GEMM)

@@ -166,7 +166,8 @@ typedef struct IrOp {
     const char *prec_note;      /* why pass precision chose it ("calibrated", "--keep-fp32", ...), or NULL */
     int float_rq;               /* C target, ops pass precision quantized: an int8 FULLY_CONNECTED requantizes
                                  * in float (rt_requant_float), not with TFLite's fixed point; a QUANTIZE it
-                                 * inserted multiplies by 1 / scale (rt_quantize_float), not divides */
+                                 * inserted multiplies by 1 / scale (rt_quantize_float), not divides; such an
+                                 * FC read only by an inserted DEQUANTIZE writes floats (rt_fully_connected_i8_f32) */
 } IrOp;
 
 /* Precision assignment (mpcc --precision; read by pass precision). INT8:

@@ -51,6 +51,10 @@ typedef struct rt_opt_gemm_params {
     int32_t rounding;                   /* s8: RT_OPT_ROUND_* */
     const int32_t *mult, *shift;        /* s8: per column, padded */
     const float *fscale;                /* s8, RT_OPT_ROUND_FLOAT: per column, padded */
+    int32_t out_f32;                    /* s8 with RT_OPT_ROUND_FLOAT: C holds floats, sum x fscale clamped to
+                                         * [act_min, act_max] (rt_opt_gemm_s8_f32) */
+    const float *residual;              /* out_f32: set by rt_opt_gemm_s8_f32 on its copy of the params */
+    intptr_t res_off;                   /* and its distance in bytes from C (C's layout) */
     int32_t rows;                       /* s8: A rows widened per block (scratch) */
     int32_t slots;                      /* scratch copies, one per thread (>= 1) */
     int64_t slot_bytes;                 /* bytes of one copy */
@@ -104,6 +108,11 @@ int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_
 /* Scratch bytes per slot of a non-direct f32 convolution with `rows` patch rows per block. */
 int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, int32_t filter_w, int32_t in_c);
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c);
+/* An int8 GEMM with float results (p->out_f32, mpcc --precision int8's FULLY_CONNECTED whose DEQUANTIZE it
+ * folded): c = clamp(sum x fscale) per column, or with residual (NULL: none; a fused f32 ADD's other operand,
+ * laid out as C) clamp(fmaf(sum, fscale, residual)): one rounding, in registers. */
+void rt_opt_gemm_s8_f32(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
+                        float *c, const float *residual, void *scratch, const mpcc_parallel *par);
 void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
                     int8_t *c, void *scratch, const mpcc_parallel *par);
 /* FULLY_CONNECTED f32: rt_opt_gemm_f32 with the rows split across tasks. */

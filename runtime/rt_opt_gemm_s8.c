@@ -21,10 +21,37 @@
  * (AVX2) or in plain C. Accumulators wrap like TFLite's int32 sums. */
 
 
+/* Bytes of one element of C: floats with p->out_f32. */
+static inline int64_t c_size(const rt_opt_gemm_params *p) { return p->out_f32 ? 4 : 1; }
+
+/* The residual at the position of C's element at dst (p->residual set): res_off bytes on, computed as
+ * integers since the two may be separate buffers. */
+static inline const float *res_at(const rt_opt_gemm_params *p, const void *dst) {
+    return (const float *)(uintptr_t)((uintptr_t)dst + (uintptr_t)p->res_off);
+}
+
+/* Float results (p->out_f32) of one row of the 16 columns from col: x fscale, [+ residual in one rounding,]
+ * clamped; nr stored at out. */
+static void store_f32_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, int32_t col, float *out,
+                          int32_t nr) {
+    const float *res = p->residual ? res_at(p, out) : NULL;
+    int32_t j;
+    for (j = 0; j < nr; j++) {
+        const float x = (float)(int32_t)((uint32_t)acc[j] + (uint32_t)(bias ? bias[j] : 0));
+        float y = res ? fmaf(x, p->fscale[col + j], res[j]) : x * p->fscale[col + j];
+        y = y < p->act_min ? p->act_min : y;
+        out[j] = y > p->act_max ? p->act_max : y;
+    }
+}
+
 /* Requantizes one row of the 16 columns from col (bias: the panel's) and stores its nr bytes. */
 static void requant_row(const rt_opt_gemm_params *p, const int32_t *acc, const int32_t *bias, int32_t col, int8_t *out,
                         int32_t nr) {
     int8_t v[NR];
+    if (p->out_f32) {
+        store_f32_row(p, acc, bias, col, (float *)(void *)out, nr);
+        return;
+    }
     if (p->rounding == RT_OPT_ROUND_FLOAT)
         rt_opt_requant_f_i8(acc, bias, p->fscale + col, NR, p->out_offset, p->act_qmin, p->act_qmax, v);
     else
@@ -124,7 +151,7 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
     (void)vec;
 #endif
     for (r = 0; r < mr; r++)
-        requant_row(p, acc[r], bias + col, col, c + (int64_t)r * p->ldc, nr);
+        requant_row(p, acc[r], bias + col, col, c + (int64_t)r * p->ldc * c_size(p), nr);
 }
 
 int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col) {
@@ -158,18 +185,17 @@ typedef struct panel_q {
 /* dup: columns col..col+7 in lanes 0-7 and again in 8-15 (two rows of an 8-column panel per vector). */
 static void panel_q_init2(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, int dup, panel_q *q) {
     q->bias = _mm512_loadu_si512((const void *)(bias + col));
-    q->m = _mm512_loadu_si512((const void *)(p->mult + col));
-    q->s = _mm512_loadu_si512((const void *)(p->shift + col));
-    if (dup) {
-        q->bias = _mm512_shuffle_i64x2(q->bias, q->bias, 0x44);
-        q->m = _mm512_shuffle_i64x2(q->m, q->m, 0x44), q->s = _mm512_shuffle_i64x2(q->s, q->s, 0x44);
-    }
-    if (p->rounding == RT_OPT_ROUND_FLOAT) {
+    if (dup) q->bias = _mm512_shuffle_i64x2(q->bias, q->bias, 0x44);
+    if (p->rounding == RT_OPT_ROUND_FLOAT) { /* mult / shift unused (float results have none) */
         q->fs = _mm512_loadu_ps(p->fscale + col);
         if (dup) q->fs = _mm512_shuffle_f32x4(q->fs, q->fs, 0x44);
         q->fbig = _mm512_cmp_ps_mask(q->fs, _mm512_set1_ps(0.5f), _CMP_GT_OQ) != 0;
+        q->m = q->s = _mm512_setzero_si512();
         memset(&q->k, 0, sizeof q->k);
     } else {
+        q->m = _mm512_loadu_si512((const void *)(p->mult + col));
+        q->s = _mm512_loadu_si512((const void *)(p->shift + col));
+        if (dup) q->m = _mm512_shuffle_i64x2(q->m, q->m, 0x44), q->s = _mm512_shuffle_i64x2(q->s, q->s, 0x44);
         q->k = p->rounding == RT_OPT_ROUND_SINGLE ? rq16_prepare_single_z(q->m, q->s, p->out_offset)
                                                   : rq16_prepare_z(q->m, q->s, p->out_offset);
         q->fs = _mm512_setzero_ps(), q->fbig = 0;
@@ -214,6 +240,9 @@ typedef struct q_ctx {
     __mmask16 st;
     int fast, plain, clamp; /* plain: no correction for negative products (single rounding, or see below) */
     int flt, fclamp;        /* float requantization; its bounds applied in float (before the conversion) */
+    int f32, res, aclamp;   /* float results (p->out_f32), a residual added, clamped to [alo, ahi] */
+    __m512 alo, ahi;
+    intptr_t res_off;
 } q_ctx;
 
 /* With a lower bound at or above the zero point (a fused ReLU / ReLU6), the double rounding's correction
@@ -235,7 +264,18 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
      * above 1/2 could take the sum past int32, so those panels clamp before the conversion. */
     x.fclamp = x.flt && q->fbig;
     if (x.fclamp) x.clamp = 0;
+    x.f32 = p->out_f32, x.res = p->residual != NULL, x.res_off = p->res_off;
+    x.aclamp = p->act_min > -3.40282347e+38f || p->act_max < 3.40282347e+38f;
+    x.alo = _mm512_set1_ps(p->act_min), x.ahi = _mm512_set1_ps(p->act_max);
     return x;
+}
+
+/* Float results of 16 sums (p->out_f32): x fscale, or fmaf with the residual r, clamped where x says. */
+RT_OPT_INLINE __m512 q_f32(const q_ctx *x, __m512i acc, __m512 r) {
+    const __m512 a = _mm512_cvtepi32_ps(acc);
+    __m512 y = x->res ? _mm512_fmadd_ps(a, x->fs, r) : _mm512_mul_ps(a, x->fs);
+    if (x->aclamp) y = _mm512_min_ps(_mm512_max_ps(y, x->alo), x->ahi);
+    return y;
 }
 
 /* The float requantization of 16 sums (rt_requant_float), clamped where x says. */
@@ -251,7 +291,14 @@ RT_OPT_INLINE __m512i q_float16(const q_ctx *x, __m512i acc) {
 /* q_store16 through a q_ctx (the general case still goes to q_store16). */
 RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc,
                                int8_t *dst) {
-    if (x->flt)
+    if (x->f32) {
+        float *d = (float *)(void *)dst;
+        const float *r = (const float *)(uintptr_t)((uintptr_t)dst + (uintptr_t)x->res_off);
+        if (x->st == (__mmask16)0xFFFF)
+            _mm512_storeu_ps(d, q_f32(x, acc, x->res ? _mm512_loadu_ps(r) : x->fs));
+        else
+            _mm512_mask_storeu_ps(d, x->st, q_f32(x, acc, x->res ? _mm512_maskz_loadu_ps(x->st, r) : x->fs));
+    } else if (x->flt)
         _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, q_float16(x, acc));
     else if (x->fast) {
         __m512i v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
@@ -267,6 +314,20 @@ RT_OPT_INLINE void q_store_two(const q_ctx *x, const rt_opt_gemm_params *p, cons
                                int64_t ldc, int two) {
     const __mmask16 st = (__mmask16)((1u << q->nr) - 1u);
     __m512i v;
+    if (x->f32) { /* ldc in bytes: the second row's 8 floats from lane 8 */
+        float *d0 = (float *)(void *)d, *d1 = (float *)(void *)(d + ldc - 32);
+        __m512 r = x->fs;
+        if (x->res) {
+            r = _mm512_maskz_loadu_ps(st, (const float *)(uintptr_t)((uintptr_t)d0 + (uintptr_t)x->res_off));
+            if (two)
+                r = _mm512_mask_loadu_ps(r, (__mmask16)(st << 8),
+                                         (const float *)(uintptr_t)((uintptr_t)d1 + (uintptr_t)x->res_off));
+        }
+        r = q_f32(x, acc, r);
+        _mm512_mask_storeu_ps(d0, st, r);
+        if (two) _mm512_mask_storeu_ps(d1, (__mmask16)(st << 8), r);
+        return;
+    }
     if (x->flt)
         v = q_float16(x, acc);
     else if (x->fast) {
@@ -340,8 +401,8 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, con
 #undef S8_RAW2
     } else {
         const q_ctx x0 = q_ctx_make(p, &q[0]), x1 = q_ctx_make(p, &q[1]);
-        const int64_t ldc = p->ldc;
-        int8_t *const d0 = c + q[0].col, *const d1 = c + q[1].col;
+        const int64_t es = c_size(p), ldc = p->ldc * es;
+        int8_t *const d0 = c + q[0].col * es, *const d1 = c + q[1].col * es;
 #define S8_STORE2(r)                                                                                                \
     if ((r) < R && (r) < mr) {                                                                                      \
         q_store_ctx(&x0, p, &q[0], c##r##0, d0 + (int64_t)(r) * ldc);                                               \
@@ -452,8 +513,8 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
         const __m512i iev = rt_unzip_even();
         const __m512i iod = rt_unzip_odd();
         const q_ctx x0 = q_ctx_make(p, q);
-        const int64_t ldc = p->ldc;
-        int8_t *const d0 = c + q->col;
+        const int64_t es = c_size(p), ldc = p->ldc * es;
+        int8_t *const d0 = c + q->col * es;
 #define S8_STORE1(r)                                                                                                \
     if ((r) < R && (r) < mr)                                                                                        \
         q_store_ctx(&x0, p, q,                                                                                      \
@@ -603,12 +664,13 @@ void rt_opt_s8_pair_rows(const rt_opt_gemm_params *p, int32_t j, int flip, int32
     if (halves == 1)
         for (i = 0; i < m; i += MR_S8_1) {
             mr = m - i < MR_S8_1 ? m - i : MR_S8_1;
-            ukr_s8_q1(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, p, q, c + (int64_t)i * p->ldc);
+            ukr_s8_q1(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, p, q, c + (int64_t)i * p->ldc * c_size(p));
         }
     else
         for (i = 0; i < m; i += mr) {
             mr = rt_opt_next_rows(m - i, MR_S8, MR_S8 + 1);
-            ukr_s8_q2(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, b1, p, q, c + (int64_t)i * p->ldc);
+            ukr_s8_q2(flip, &src->runs, tile_rows(src, i, mr, ap), mr, b0, b1, p, q,
+                      c + (int64_t)i * p->ldc * c_size(p));
         }
 }
 
@@ -648,13 +710,13 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
             for (h = 0; h < halves; h++) {
                 int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
                 add_rows(acc16[h], 16, row_add ? row_add + i : NULL);
-                store_tile(p, acc16[h], 16, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
+                store_tile(p, acc16[h], 16, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec[h]);
             }
         }
 #endif
         if (!row_add && vec[0] && (halves == 1 || vec[1])) { /* requantized in registers */
             const rt_opt_a_rows src = rt_opt_s8_gemm_rows(a8 + (int64_t)m16 * lda8, lda8, p->k);
-            rt_opt_s8_pair_rows(p, j, 0, m - m16, &src, packed_b, bias, c + (int64_t)m16 * p->ldc);
+            rt_opt_s8_pair_rows(p, j, 0, m - m16, &src, packed_b, bias, c + (int64_t)m16 * p->ldc * c_size(p));
             continue;
         }
         for (i = m16; i < m; i += MR_S8) {
@@ -663,7 +725,7 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
             for (h = 0; h < halves; h++) {
                 int32_t col = (j + h) * NR, nr = p->n - col < NR ? p->n - col : NR;
                 add_rows(acc2[h], mr, row_add ? row_add + i : NULL);
-                store_tile(p, acc2[h], mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec[h]);
+                store_tile(p, acc2[h], mr, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec[h]);
             }
         }
     }
@@ -680,7 +742,7 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
             add_rows(acc, mr, row_add ? row_add + i : NULL);
-            store_tile(p, acc, mr, bias, col, c + (int64_t)i * p->ldc + col, nr, vec);
+            store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec);
         }
     }
 #endif
@@ -714,13 +776,13 @@ static void gemm_s8_task(void *v, int t) {
         if (j->in_place) {
             const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, p->k);
             rt_opt_s8_pairs_rows(p, 0, (p->n + NR - 1) / NR, 1, mr, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
-                                 (int8_t *)j->c + (int64_t)i * p->ldc);
+                                 (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p));
             continue;
         }
 #endif
         rt_opt_s8_widen_rows((const int8_t *)j->a + (int64_t)i * p->lda, p->lda, mr, p->k, a8);
         rt_opt_s8_gemm_u8(p, mr, a8, K4(p->k), (const int8_t *)j->b, (const int32_t *)j->bias,
-                (int8_t *)j->c + (int64_t)i * p->ldc, NULL);
+                (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p), NULL);
     }
 }
 
@@ -737,6 +799,14 @@ void rt_opt_gemm_s8(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *
 #endif
     if (j.tasks > 1) par->run(par->pool, gemm_s8_task, &j, j.tasks);
     else gemm_s8_task(&j, 0);
+}
+
+void rt_opt_gemm_s8_f32(const rt_opt_gemm_params *p, const int8_t *a, const int8_t *packed_b, const int32_t *bias,
+                        float *c, const float *residual, void *scratch, const mpcc_parallel *par) {
+    rt_opt_gemm_params q = *p;
+    q.residual = residual;
+    q.res_off = residual ? (intptr_t)((uintptr_t)residual - (uintptr_t)c) : 0;
+    rt_opt_gemm_s8(&q, a, packed_b, bias, (int8_t *)(void *)c, scratch, par);
 }
 
 /* ---- BATCH_MATMUL (int8): the RHS of each batch packed at run time, as for f32 (rt_opt_gemm.c). */

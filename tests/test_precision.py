@@ -231,13 +231,29 @@ def test_residual_sum_before_layernorm_stays_float(seed):
     model = ZOO / "vit_f32.tflite"
     work = new_workdir("ptq-residual")
     cal = _calibration(model, work, seed, n=8)
-    proc = run_cmd([MPCC, model, "--precision", "int8", *cal, "--dump-ir"])
+    # -O0: the precision pass's decisions before any fusion (at -O2 the residual ADD joins its FC, below)
+    proc = run_cmd([MPCC, model, "-O0", "--precision", "int8", *cal, "--dump-ir"])
     assert proc.returncode == 0, proc.stderr
     adds = re.findall(r"\[tflite #(\d+)\] ADD prec=(\S+) \(([^)]*)", proc.stdout)
     assert ("20", "f32", "a LayerNorm reads it (stays float") in adds, adds
     assert ("3", "f32", "a LayerNorm reads it (stays float") in adds, adds
     assert not [a for a in adds if a[1] == "i8"], adds
     assert len(re.findall(r"\] FULLY_CONNECTED prec=i8 \(calibrated\)", proc.stdout)) == 13, proc.stdout
+    # The FCs requantize in float and the inserted QUANTIZE ops multiply by 1/scale (C target).
+    assert len(re.findall(r"\] FULLY_CONNECTED prec=i8 \(calibrated\) float-requant", proc.stdout)) == 8
+    assert re.search(r"QUANTIZE prec=i8 \(inserted by precision\) float-quantize", proc.stdout), proc.stdout
+    # The CONCATENATION's parts (the class token, the patches through their RESHAPE, and so the patch
+    # convolution) are quantized at its own output scale: the concatenation copies them.
+    q = dict(re.findall(r"%\d+ (\S+) +\[[\d,]*\] i8 q\(scale=([\d.e-]+), zp=-?\d+\)", proc.stdout))
+    parts = ["vit_1/concat", "vit_1/concat/values_0/int8", "vit_1/reshape_1/Reshape",
+             "vit_1/patch_embed_1/convolution1"]
+    assert len({q[t] for t in parts}) == 1, {t: q.get(t) for t in parts}
+    # The FCs that only a DEQUANTIZE read write floats (the attention output and second FFN projections of
+    # both blocks, the classifier) and at -O2 take their residual ADD into the epilogue.
+    assert len(re.findall(r"\] FULLY_CONNECTED prec=i8 \(calibrated\) float-out\n", proc.stdout)) == 5, proc.stdout
+    proc = run_cmd([MPCC, model, "--precision", "int8", *cal, "--dump-ir"])
+    assert proc.returncode == 0, proc.stderr
+    assert len(re.findall(r"FULLY_CONNECTED \(fused: ADD\) prec=i8 \(calibrated\) float-out schedule=gemm", proc.stdout)) == 4
 
 
 @pytest.mark.parametrize("args, message", [

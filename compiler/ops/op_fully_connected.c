@@ -23,6 +23,12 @@ static int is_half(const Graph *g, const IrOp *op) {
     return g->tensors[op->in[0]].dtype == IR_F32 && (w == IR_BF16 || w == IR_F16);
 }
 
+/* int8 input and weights with a float output: an int8 FC that pass precision let write floats, its
+ * DEQUANTIZE folded in (op->float_rq; a model file cannot ask for it). */
+static int is_i8_f32(const Graph *g, const IrOp *op) {
+    return op->float_rq && g->tensors[op->in[0]].dtype == IR_I8 && g->tensors[op->out[0]].dtype == IR_F32;
+}
+
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     FcOptions *o = ir_alloc(g, sizeof *o);
     int8_t act = 0, fmt = 0;
@@ -45,7 +51,7 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     const FcOptions *o = op->options;
     if (op_expect_io(op, 2, 3, 1, d)) return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0), *w = op_cin(g, op, 1), *b = op_cin(g, op, 2);
-    if (op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8) | DT(I16), d) || op_expect_same_dtype(g, op, 0, d))
+    if (op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8) | DT(I16), d) || (!is_i8_f32(g, op) && op_expect_same_dtype(g, op, 0, d)))
         return DIAG_USER;
     if (in->dtype == IR_F32) {
         if (w->dtype != IR_F32 && w->dtype != IR_I8 && !is_half(g, op))
@@ -57,7 +63,7 @@ static int check(Graph *g, IrOp *op, Diag *d) {
         if (op_expect_dtype(g, op, 0, 1, DT(I8), d) ||
             op_expect_dtype(g, op, 0, 2, in->dtype == IR_I8 ? DT(I32) : DT(I64), d) ||
             op_expect_quantized(g, op, 0, 0, d) || op_expect_quantized(g, op, 0, 1, d) ||
-            op_expect_quantized(g, op, 1, 0, d))
+            (!is_i8_f32(g, op) && op_expect_quantized(g, op, 1, 0, d)))
             return DIAG_USER;
     }
     if (w->dtype == IR_I8 && w->q.count > 1 && (w->q.dim != 0 || w->q.count != w->dims[0]))
@@ -97,6 +103,15 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->w_scale = w->q.scale[0];
         if (w->q.count > 1) p->w_scales = w->q.scale;
         op->scratch_bytes = (size_t)p->in_depth; /* one quantized input row */
+    } else if (is_i8_f32(g, op)) { /* float results: sum x s_in x s_w per channel, no output scale */
+        int nm = w->q.count > 1 ? w->q.count : 1;
+        float *f = ir_alloc(g, sizeof(float) * (size_t)nm);
+        if (!f) return diag_internal(d, "out of memory");
+        for (int c = 0; c < nm; c++) f[c] = (float)((double)in->q.scale[0] * (double)w->q.scale[w->q.count > 1 ? c : 0]);
+        p->fscale = f;
+        p->per_channel = nm > 1;
+        p->in_offset = -op_zp(in);
+        p->w_offset = -op_zp(w);
     } else if (in->dtype != IR_F32) {
         int nm = w->q.count > 1 ? w->q.count : 1;
         int rc = op_channel_multipliers(g, op, in, w, out, nm, &p->mult, &p->shift, d);
@@ -129,6 +144,10 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
         rt_fully_connected_half(p, in[0], in[1], in[2], out[0]);
         return;
     }
+    if (is_i8_f32(g, op)) {
+        rt_fully_connected_i8_f32(p, in[0], in[1], in[2], out[0]);
+        return;
+    }
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: rt_fully_connected_i8(p, in[0], in[1], in[2], out[0]); break;
     case IR_I16: rt_fully_connected_i16(p, in[0], in[1], in[2], out[0]); break;
@@ -139,6 +158,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static const char *kernel_name(const Graph *g, const IrOp *op) {
     if (is_hybrid(g, op)) return "rt_fully_connected_hybrid";
     if (is_half(g, op)) return "rt_fully_connected_half";
+    if (is_i8_f32(g, op)) return "rt_fully_connected_i8_f32";
     switch (g->tensors[op->in[0]].dtype) {
     case IR_I8: return "rt_fully_connected_i8";
     case IR_I16: return "rt_fully_connected_i16";

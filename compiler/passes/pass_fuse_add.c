@@ -9,7 +9,13 @@
  * output has the ADD as its only reader and is not a graph output; the
  * other operand has the output's shape (no broadcast) and is available
  * before the convolution runs. The other operand is appended to the
- * convolution's inputs so the memory planner keeps it alive. */
+ * convolution's inputs so the memory planner keeps it alive.
+ *
+ * The same for an int8 FULLY_CONNECTED with float results (pass precision
+ * folded its DEQUANTIZE) and no activation of its own, and a float ADD: the
+ * GEMM's epilogue adds the residual in registers, fmaf(sum, factor,
+ * residual), then the ADD's clamp (rt_opt_gemm_s8_f32; ViT int8's
+ * attention-output and FFN projections). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +43,14 @@ static int same_dims(const IrTensor *a, const IrTensor *b) {
     return 1;
 }
 
+/* An int8 FULLY_CONNECTED writing floats (SCHED_GEMM) with no clamp of its own. */
+static int fc_f32_out(const Graph *g, const IrOp *op) {
+    if (op->kind != OP_FULLY_CONNECTED || op->sched.kind != SCHED_GEMM || !op->float_rq) return 0;
+    const rt_fc_params *p = op->params;
+    return g->tensors[op->in[0]].dtype == IR_I8 && g->tensors[op->out[0]].dtype == IR_F32 &&
+           p->act_min <= -3.40282347e+38f && p->act_max >= 3.40282347e+38f;
+}
+
 int pass_fuse_add(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     int *count = malloc(sizeof(int) * (size_t)(g->n_tensors + 1)), *reader = malloc(sizeof(int) * (size_t)(g->n_tensors + 1));
@@ -47,7 +61,8 @@ int pass_fuse_add(Graph *g, Diag *d) {
     count_readers(g, count, reader);
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *conv = &g->ops[i];
-        if (conv->dead || conv->sched.kind != SCHED_CONV_GEMM || conv->sched.post_add >= 0) continue;
+        if (conv->dead || (conv->sched.kind != SCHED_CONV_GEMM && !fc_f32_out(g, conv)) || conv->sched.post_add >= 0)
+            continue;
         int t = conv->out[0], a = reader[t];
         if (count[t] != 1 || a <= i) continue;
         IrOp *add = &g->ops[a];
@@ -56,6 +71,7 @@ int pass_fuse_add(Graph *g, Diag *d) {
         if (other == t || other < 0) continue;
         const IrTensor *ot = &g->tensors[other], *out = &g->tensors[add->out[0]], *ct = &g->tensors[t];
         if (!same_dims(ot, out) || !same_dims(ct, out) || ot->is_variable || out->is_variable) continue;
+        if (conv->kind == OP_FULLY_CONNECTED && (ot->dtype != IR_F32 || out->dtype != IR_F32)) continue;
         if (ot->producer >= i) continue; /* computed after the convolution */
         int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 1));
         if (!in) {

@@ -126,7 +126,7 @@ static int float_of(Ctx *c, int t, int tfl_index) {
 
 /* A float constant as int8: symmetric per channel along `dim` (weights), or
  * per tensor asymmetric (dim < 0: the constant operand of an elementwise op). */
-static int quantize_const(Graph *g, int t, int dim) {
+static int quantize_const(Graph *g, int t, int dim, const float *range) {
     IrTensor src = *ir_t(g, t);
     int64_t n = ir_tensor_numel(&src);
     int channels = dim >= 0 ? (int)src.dims[dim] : 1;
@@ -151,6 +151,7 @@ static int quantize_const(Graph *g, int t, int dim) {
     } else {
         float lo = n ? x[0] : 0, hi = lo;
         for (int64_t i = 1; i < n; i++) lo = x[i] < lo ? x[i] : lo, hi = x[i] > hi ? x[i] : hi;
+        if (range) lo = range[0], hi = range[1]; /* a CONCATENATION's part: its output's scale */
         range_quant(lo, hi, &scale[0], &zp[0]);
     }
     for (int64_t i = 0; i < n; i++) {
@@ -301,6 +302,29 @@ static int decide(Ctx *c, const IrOp *op, const char **why) {
     return 1;
 }
 
+/* The CONCATENATION that t reaches as its only reader, through ops that keep their input's scale (a
+ * RESHAPE ...), when that has a calibrated range; else t. A part written at the concatenation's own
+ * scale is copied, not rescaled (ViT's patches beside the class token: 0.10 -> 0.0x us), as the TFLite
+ * converter arranges it. */
+static int concat_range(const Ctx *c, int t) {
+    const Graph *g = c->g;
+    for (int hops = 0, u = t; hops < 8; hops++) {
+        int reader = -1, n = 0;
+        for (int i = 0; i < g->n_ops && n < 2; i++) {
+            const IrOp *op = &g->ops[i];
+            if (op->dead) continue;
+            for (int k = 0; k < op->n_in; k++)
+                if (op->in[k] == u) n++, reader = i;
+        }
+        if (n != 1 || g->tensors[u].is_output) return t;
+        const IrOp *r = &g->ops[reader];
+        if (r->kind == OP_CONCATENATION) return has_range(c, r->out[0]) ? r->out[0] : t;
+        if (q_class(r->kind) != Q_MOVE || r->in[0] != u || r->n_out != 1) return t;
+        u = r->out[0];
+    }
+    return t;
+}
+
 /* The output scale an int8 op must write, or its calibrated range. */
 static int output_quant(Ctx *c, const IrOp *op, int k, float *s, int64_t *z) {
     switch (op->kind) {
@@ -313,7 +337,8 @@ static int output_quant(Ctx *c, const IrOp *op, int k, float *s, int64_t *z) {
         *s = in->q.scale[0], *z = in->q.zero_point[0];
         return 0;
     }
-    range_quant(c->p->min[op->out[k]], c->p->max[op->out[k]], s, z);
+    int r = concat_range(c, op->out[k]);
+    range_quant(c->p->min[r], c->p->max[r], s, z);
     return 0;
 }
 
@@ -328,11 +353,15 @@ static int to_int8(Ctx *c, int i) {
         int q;
         if (!g->tensors[t].data) q = int8_of(c, t, tfl);
         else if (q_class(kind) == Q_WEIGHTS && k == 1)
-            q = quantize_const(g, t, kind == OP_DEPTHWISE_CONV_2D ? 3 : 0);
+            q = quantize_const(g, t, kind == OP_DEPTHWISE_CONV_2D ? 3 : 0, NULL);
         else if (q_class(kind) == Q_WEIGHTS && k == 2) {
             int qin = g->ops[i].in[0];
             q = quantize_bias(g, t, g->tensors[qin].q.scale[0], g->ops[i].in[1]);
-        } else q = quantize_const(g, t, -1);
+        } else {
+            int ct = kind == OP_CONCATENATION ? g->ops[i].out[0] : -1;
+            float r[2] = {ct >= 0 && has_range(c, ct) ? c->p->min[ct] : 0, ct >= 0 && has_range(c, ct) ? c->p->max[ct] : 0};
+            q = quantize_const(g, t, -1, ct >= 0 && has_range(c, ct) ? r : NULL);
+        }
         if (q < 0) return -1;
         g->ops[i].in[k] = q;
     }
@@ -374,6 +403,29 @@ static int to_float(Ctx *c, int i) {
     }
     c->seq[c->n_seq++] = i;
     return 0;
+}
+
+/* An int8 FULLY_CONNECTED with the float requantization whose int8 result only a DEQUANTIZE of this
+ * pass reads writes the floats itself: x s_in s_w per column (rt_fully_connected_i8_f32), no int8
+ * rounding in between (ViT's attention output and FFN projections, their residual ADDs reading floats);
+ * the DEQUANTIZE goes. */
+static void fold_dequantize(Graph *g) {
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *fc = &g->ops[i];
+        if (fc->dead || fc->kind != OP_FULLY_CONNECTED || !fc->float_rq || fc->n_out != 1) continue;
+        int t = fc->out[0], dq = -1, n = 0;
+        if (g->tensors[t].is_output) continue;
+        for (int j = i + 1; j < g->n_ops && n < 2; j++) {
+            const IrOp *op = &g->ops[j];
+            for (int k = 0; !op->dead && k < op->n_in; k++)
+                if (op->in[k] == t) n++, dq = j;
+        }
+        if (n != 1 || g->ops[dq].kind != OP_DEQUANTIZE || !g->ops[dq].prec_note ||
+            strcmp(g->ops[dq].prec_note, "inserted by precision") != 0)
+            continue;
+        fc->out[0] = g->ops[dq].out[0];
+        g->ops[dq].dead = 1;
+    }
 }
 
 /* A FULLY_CONNECTED with 2-D weights or a one-group CONV_2D, float, with
@@ -495,6 +547,7 @@ int pass_precision(Graph *g, Diag *d) {
             memcpy(g->ops, order, sizeof(IrOp) * (size_t)c.n_seq);
             g->n_ops = c.n_seq;
             free(order);
+            fold_dequantize(g);
             ir_set_producers(g);
         }
     }

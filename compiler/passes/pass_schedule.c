@@ -104,8 +104,8 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         if (!m || !s) return diag_internal(d, "out of memory");
         for (int32_t c = 0; c < np; c++) {
             int32_t src = per_channel ? (c < n ? c : n - 1) : 0;
-            m[c] = mult[src];
-            s[c] = shift[src];
+            m[c] = mult ? mult[src] : 0; /* none: float results (rt_fully_connected_i8_f32) */
+            s[c] = shift ? shift[src] : 0;
         }
         op->sched.mult = m;
         op->sched.shift = s;
@@ -361,7 +361,9 @@ void sched_report(const Graph *g, FILE *f) {
         else if (bp && bp->fq_mode == 1)
             fprintf(f, " float-requant (%d near-tie input pairs on the integer path)", bin->sched.near_ties);
         if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);
-        if (op->float_rq) fprintf(f, op->kind == OP_QUANTIZE ? " float-quantize (x * 1/scale)" : " float-requant");
+        if (op->float_rq)
+            fprintf(f, op->kind == OP_QUANTIZE ? " float-quantize (x * 1/scale)"
+                       : g->tensors[op->out[0]].dtype == IR_F32 ? " float results (DEQUANTIZE folded)" : " float-requant");
         fprintf(f, " MACs %lld\n", (long long)m);
     }
     if (g->precision && g->precision->mode != IR_PREC_FP32) {

@@ -48,6 +48,20 @@ void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t
     }
 }
 
+void rt_fully_connected_i8_f32(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                               float *out) {
+    int32_t b, n, k;
+    for (b = 0; b < p->batches; b++) {
+        for (n = 0; n < p->out_depth; n++) {
+            int32_t acc = 0;
+            for (k = 0; k < p->in_depth; k++)
+                acc = rt_wrap_add_i32(acc, (in[b * p->in_depth + k] + p->in_offset) * (w[n * p->in_depth + k] + p->w_offset));
+            if (bias) acc = rt_wrap_add_i32(acc, bias[n]);
+            out[b * p->out_depth + n] = rt_clamp_f32((float)acc * p->fscale[p->per_channel ? n : 0], p->act_min, p->act_max);
+        }
+    }
+}
+
 void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
                             int16_t *out) {
     int32_t b, n, k;

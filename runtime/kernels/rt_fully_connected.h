@@ -24,6 +24,10 @@ typedef struct rt_fc_params {
 void rt_fully_connected_f32(const rt_fc_params *p, const float *in, const float *w, const float *bias, float *out);
 void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                            int8_t *out);
+/* int8 input and weights, float output (an int8 FULLY_CONNECTED that mpcc --precision int8 lets write
+ * floats, its DEQUANTIZE folded in): out = clamp((float)acc * fscale[c], act_min, act_max). */
+void rt_fully_connected_i8_f32(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                               float *out);
 void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
                             int16_t *out);
 /* Hybrid, TFLite's EvalHybridDense: each input row is quantized to int8 at run time

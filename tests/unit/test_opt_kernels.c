@@ -140,6 +140,38 @@ static void test_gemm(void) {
                      pass == 0 ? "blocks of 12" : pass == 1 ? "3 tasks" : "one block", (long long)diff, m * n);
             check(diff == 0, "gemm int8 with float requantization vs FULLY_CONNECTED", msg);
         }
+        /* Float results (the FC's DEQUANTIZE folded in): x factor, clamped, as rt_fully_connected_i8_f32;
+         * with a residual (a fused ADD) fmaf(sum, factor, residual), one rounding. */
+        float *gf = malloc(sizeof(float) * (size_t)(m * n)), *rf = malloc(sizeof(float) * (size_t)(m * n));
+        float *res = malloc(sizeof(float) * (size_t)(m * n)), *one = malloc(sizeof(float) * (size_t)n);
+        float *sums = malloc(sizeof(float) * (size_t)(m * n));
+        for (int i = 0; i < m * n; i++) res[i] = rnd_f();
+        for (int i = 0; i < n; i++) one[i] = 1.0f;
+        qp.fscale = one, qp.act_min = -INFINITY, qp.act_max = INFINITY;
+        rt_fully_connected_i8_f32(&qp, a8, w8, b32, sums); /* the sums as floats */
+        qp.fscale = fs, qp.act_min = t % 3 == 2 ? 0.0f : -INFINITY, qp.act_max = t % 3 == 2 ? 6.0f : INFINITY;
+        rt_fully_connected_i8_f32(&qp, a8, w8, b32, rf);
+        g.out_f32 = 1, g.act_min = qp.act_min, g.act_max = qp.act_max, g.mult = g.shift = NULL; /* none: floats */
+        for (int pass = 0; pass < 6; pass++) {
+            const float *r = pass >= 3 ? res : NULL;
+            g.rows = pass % 3 == 2 ? m : 12, g.slots = pass % 3 == 1 ? 3 : 1;
+            g.slot_bytes = pass % 3 == 1 ? (int64_t)sizeof(int16_t) * 12 * ((k + 1) / 2 * 2) : 0;
+            memset(gf, 0, sizeof(float) * (size_t)(m * n));
+            rt_opt_gemm_s8_f32(&g, a8, pw16, pb32, gf, r, pass % 3 == 2 ? (void *)big : (void *)scratch,
+                               pass % 3 == 1 ? &fake_par : NULL);
+            diff = 0;
+            for (int i = 0; i < m * n; i++) {
+                float want_i = r ? rt_clamp_f32(fmaf(sums[i], fs[i % n], r[i]), qp.act_min, qp.act_max) : rf[i];
+                diff += memcmp(&gf[i], &want_i, sizeof(float)) != 0;
+            }
+            snprintf(msg, sizeof msg, "m %d n %d k %d, %s, act [%g, %g], %s: %lld of %d differ", m, n, k,
+                     r ? "residual" : "no residual", (double)qp.act_min, (double)qp.act_max,
+                     pass % 3 == 0 ? "blocks of 12" : pass % 3 == 1 ? "3 tasks" : "one block", (long long)diff, m * n);
+            check(diff == 0, "gemm int8 with float results vs FULLY_CONNECTED int8 -> f32", msg);
+        }
+        g.out_f32 = 0, g.act_min = -1.5f, g.act_max = 2.0f, g.mult = mult, g.shift = shift;
+        qp.act_min = qp.act_max = 0.0f;
+        free(gf), free(rf), free(res), free(one), free(sums);
         free(fs);
         free(big);
         free(a), free(w), free(bias), free(pb), free(pw), free(got), free(want), free(a8), free(w8), free(g8);
