@@ -30,15 +30,22 @@ void rt_fully_connected_half(const rt_fc_params *p, const float *in, const uint1
     }
 }
 
+/* Output n of batch row b of an int8 FC: the int32 sum of (in + in_offset)(w + w_offset), plus bias,
+ * wrapping like TFLite's. */
+static int32_t sum_i8(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int32_t b,
+                      int32_t n) {
+    int32_t acc = 0, k;
+    for (k = 0; k < p->in_depth; k++)
+        acc = rt_wrap_add_i32(acc, (in[b * p->in_depth + k] + p->in_offset) * (w[n * p->in_depth + k] + p->w_offset));
+    return bias ? rt_wrap_add_i32(acc, bias[n]) : acc;
+}
+
 void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                            int8_t *out) {
-    int32_t b, n, k;
+    int32_t b, n;
     for (b = 0; b < p->batches; b++) {
         for (n = 0; n < p->out_depth; n++) {
-            int32_t acc = 0, c = p->per_channel ? n : 0;
-            for (k = 0; k < p->in_depth; k++)
-                acc = rt_wrap_add_i32(acc, (in[b * p->in_depth + k] + p->in_offset) * (w[n * p->in_depth + k] + p->w_offset));
-            if (bias) acc = rt_wrap_add_i32(acc, bias[n]);
+            int32_t acc = sum_i8(p, in, w, bias, b, n), c = p->per_channel ? n : 0;
             if (p->fscale)
                 acc = rt_requant_float(acc, p->fscale[c], p->out_offset, p->act_qmin, p->act_qmax);
             else
@@ -50,16 +57,11 @@ void rt_fully_connected_i8(const rt_fc_params *p, const int8_t *in, const int8_t
 
 void rt_fully_connected_i8_f32(const rt_fc_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                                float *out) {
-    int32_t b, n, k;
-    for (b = 0; b < p->batches; b++) {
-        for (n = 0; n < p->out_depth; n++) {
-            int32_t acc = 0;
-            for (k = 0; k < p->in_depth; k++)
-                acc = rt_wrap_add_i32(acc, (in[b * p->in_depth + k] + p->in_offset) * (w[n * p->in_depth + k] + p->w_offset));
-            if (bias) acc = rt_wrap_add_i32(acc, bias[n]);
-            out[b * p->out_depth + n] = rt_clamp_f32((float)acc * p->fscale[p->per_channel ? n : 0], p->act_min, p->act_max);
-        }
-    }
+    int32_t b, n;
+    for (b = 0; b < p->batches; b++)
+        for (n = 0; n < p->out_depth; n++)
+            out[b * p->out_depth + n] = rt_clamp_f32((float)sum_i8(p, in, w, bias, b, n) * p->fscale[p->per_channel ? n : 0],
+                                                     p->act_min, p->act_max);
 }
 
 void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
