@@ -164,7 +164,7 @@ typedef struct IrOp {
     IrSched sched;              /* filled by pass schedule; kind SCHED_REF before */
     IrDType prec;               /* compute dtype, set by pass precision (f32 for float ops, i8 for int8 ...) */
     const char *prec_note;      /* why pass precision chose it ("calibrated", "--keep-fp32", ...), or NULL */
-    int float_rq;               /* C target, ops pass precision quantized: an int8 FULLY_CONNECTED requantizes
+    int float_rq;               /* C target, ops pass precision quantized: an int8 FULLY_CONNECTED / CONV_2D requantizes
                                  * in float (rt_requant_float), not with TFLite's fixed point; a QUANTIZE it
                                  * inserted multiplies by 1 / scale (rt_quantize_float), not divides; such an
                                  * FC read only by an inserted DEQUANTIZE writes floats (rt_fully_connected_i8_f32) */

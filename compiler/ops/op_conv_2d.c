@@ -100,6 +100,8 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     } else if (in->dtype != IR_F32) {
         int rc = op_channel_multipliers(g, op, in, w, out, p->out_c, &p->mult, &p->shift, d);
         if (rc) return rc;
+        if (op->float_rq && in->dtype == IR_I8 && op_float_factors(g, in, w, out, p->out_c, &p->fscale, d))
+            return DIAG_INTERNAL;
         p->in_offset = -op_zp(in);
         p->out_offset = op_zp(out);
         op_act_range_q(o->act, out, &p->act_qmin, &p->act_qmax);
@@ -134,6 +136,7 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_array_i32(cg, "shift", p->shift, p->out_c);
     }
     if (p->w_scales) cg_array_f32(cg, "w_scales", p->w_scales, p->out_c);
+    if (p->fscale) cg_array_f32(cg, "fscale", p->fscale, p->out_c);
     cg_open(cg, "static const rt_conv_params p = {");
     cg_line(cg, ".batches = %d, .in_h = %d, .in_w = %d, .in_c = %d,", p->batches, p->in_h, p->in_w, p->in_c);
     cg_line(cg, ".out_h = %d, .out_w = %d, .out_c = %d,", p->out_h, p->out_w, p->out_c);
@@ -145,7 +148,8 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".mult = %s, .shift = %s,", p->mult ? "mult" : "NULL", p->mult ? "shift" : "NULL");
     cg_line(cg, ".act_qmin = %d, .act_qmax = %d,", p->act_qmin, p->act_qmax);
     cg_line(cg, ".w_scale = %s, .w_scales = %s%s", cg_f32(cg, p->w_scale), p->w_scales ? "w_scales" : "NULL",
-            is_half(g, op) ? "," : "");
+            is_half(g, op) || p->fscale ? "," : "");
+    if (p->fscale) cg_line(cg, ".fscale = fscale /* float requantization (mpcc --precision int8) */");
     if (is_half(g, op)) cg_line(cg, ".half_type = %s", p->half_type == RT_BF16 ? "RT_BF16" : "RT_F16");
     cg_close(cg, "};");
     if (conv_is_hybrid(g, op))

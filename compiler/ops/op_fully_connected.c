@@ -105,10 +105,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         op->scratch_bytes = (size_t)p->in_depth; /* one quantized input row */
     } else if (is_i8_f32(g, op)) { /* float results: sum x s_in x s_w per channel, no output scale */
         int nm = w->q.count > 1 ? w->q.count : 1;
-        float *f = ir_alloc(g, sizeof(float) * (size_t)nm);
-        if (!f) return diag_internal(d, "out of memory");
-        for (int c = 0; c < nm; c++) f[c] = (float)((double)in->q.scale[0] * (double)w->q.scale[w->q.count > 1 ? c : 0]);
-        p->fscale = f;
+        if (op_float_factors(g, in, w, NULL, nm, &p->fscale, d)) return DIAG_INTERNAL;
         p->per_channel = nm > 1;
         p->in_offset = -op_zp(in);
         p->w_offset = -op_zp(w);
@@ -117,14 +114,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         int rc = op_channel_multipliers(g, op, in, w, out, nm, &p->mult, &p->shift, d);
         if (rc) return rc;
         p->per_channel = nm > 1;
-        if (op->float_rq) {
-            float *f = ir_alloc(g, sizeof(float) * (size_t)nm);
-            if (!f) return diag_internal(d, "out of memory");
-            for (int c = 0; c < nm; c++)
-                f[c] = (float)((double)in->q.scale[0] * (double)w->q.scale[w->q.count > 1 ? c : 0] /
-                               (double)out->q.scale[0]);
-            p->fscale = f;
-        }
+        if (op->float_rq && op_float_factors(g, in, w, out, nm, &p->fscale, d)) return DIAG_INTERNAL;
         p->in_offset = -op_zp(in);
         p->w_offset = -op_zp(w);
         p->out_offset = op_zp(out);

@@ -338,6 +338,17 @@ int op_channel_multipliers(Graph *g, const IrOp *op, const IrTensor *in, const I
     return 0;
 }
 
+int op_float_factors(Graph *g, const IrTensor *in, const IrTensor *w, const IrTensor *out, int n, const float **f,
+                     Diag *d) {
+    float *v = ir_alloc(g, sizeof(float) * (size_t)(n > 0 ? n : 1));
+    if (!v) return diag_internal(d, "out of memory");
+    for (int c = 0; c < n; c++)
+        v[c] = (float)((double)in->q.scale[0] * (double)w->q.scale[w->q.count > 1 ? c : 0] /
+                       (out ? (double)out->q.scale[0] : 1.0));
+    *f = v;
+    return 0;
+}
+
 int op_checked_multiplier(const IrOp *op, double real, int32_t *mult, int *shift, Diag *d) {
     op_quantize_multiplier(real, mult, shift);
     /* Kernels shift left by at most 30 (and TFLite's own limits are the same): a larger

@@ -368,7 +368,7 @@ static int to_int8(Ctx *c, int i) {
     c->seq[c->n_seq++] = i;
     /* No converter fixed this op's rounding: the C kernels requantize its sums in float (a third of
      * the integer form's instructions); the CUDA kernels keep TFLite's fixed point. */
-    g->ops[i].float_rq = kind == OP_FULLY_CONNECTED && !(g->root ? g->root : g)->target_cuda;
+    g->ops[i].float_rq = (kind == OP_FULLY_CONNECTED || kind == OP_CONV_2D) && !(g->root ? g->root : g)->target_cuda;
     for (int k = 0; k < g->ops[i].n_out; k++) {
         int t = g->ops[i].out[k];
         float s;

@@ -109,11 +109,13 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         }
         op->sched.mult = m;
         op->sched.shift = s;
-        const rt_fc_params *fc = op->kind == OP_FULLY_CONNECTED ? op->params : NULL;
-        if (fc && fc->fscale) {
+        const float *fs = op->kind == OP_FULLY_CONNECTED ? ((const rt_fc_params *)op->params)->fscale
+                          : op->kind == OP_CONV_2D     ? ((const rt_conv_params *)op->params)->fscale
+                                                       : NULL;
+        if (fs) {
             float *f = ir_alloc(g, sizeof(float) * (size_t)np);
             if (!f) return diag_internal(d, "out of memory");
-            for (int32_t c = 0; c < np; c++) f[c] = fc->fscale[per_channel ? (c < n ? c : n - 1) : 0];
+            for (int32_t c = 0; c < np; c++) f[c] = fs[per_channel ? (c < n ? c : n - 1) : 0];
             op->sched.fscale = f;
         }
     }

@@ -72,7 +72,10 @@ void rt_conv_2d_i8(const rt_conv_params *p, const int8_t *in, const int8_t *filt
                         }
                     }
                     if (bias) acc = rt_wrap_add_i32(acc, bias[oc]);
-                    acc = rt_mul_by_quantized_multiplier(acc, p->mult[oc], p->shift[oc]) + p->out_offset;
+                    if (p->fscale)
+                        acc = rt_requant_float(acc, p->fscale[oc], p->out_offset, p->act_qmin, p->act_qmax);
+                    else
+                        acc = rt_mul_by_quantized_multiplier(acc, p->mult[oc], p->shift[oc]) + p->out_offset;
                     out[OUT_AT(p, b, oy, ox, oc)] = (int8_t)rt_clamp_i32(acc, p->act_qmin, p->act_qmax);
                 }
 }

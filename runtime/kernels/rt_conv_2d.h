@@ -16,6 +16,8 @@ typedef struct rt_conv_params {
     const int32_t *mult;                        /* per output channel, Q31 */
     const int32_t *shift;
     int32_t act_qmin, act_qmax;                 /* quantized output clamp */
+    const float *fscale;                        /* int8, or NULL: float requantization (rt_requant_float) with
+                                                 * these factors per output channel instead of mult/shift */
     /* Hybrid (float in/out, int8 filter, float bias): */
     float w_scale;                              /* per-tensor filter scale */
     const float *w_scales;                      /* distinct per-channel scales (out_c), or NULL */

@@ -87,6 +87,23 @@ static void test_conv(void) {
         diff = count_diff_i8(g8, r8, out_n);
         check(diff == 0, pad8 ? "conv int8 split over tasks, padded image, vs CONV_2D" : "conv int8 split over tasks vs CONV_2D",
               msg);
+        { /* the float requantization (convolutions --precision int8 quantized): factors around 2^-e */
+            float *fs = malloc(sizeof(float) * (size_t)np);
+            int8_t *f8 = malloc((size_t)out_n);
+            for (int i = 0; i < np; i++) fs[i] = i < n ? ldexpf(1.0f + (float)rnd_in(0, 3) / 4.0f, -rnd_in(4, 11)) : fs[n - 1];
+            p.fscale = fs;
+            rt_conv_2d_i8(&p, in8, w8, b32, f8);
+            c.gemm.rounding = RT_OPT_ROUND_FLOAT, c.gemm.fscale = fs;
+            memset(g8, 0, (size_t)out_n);
+            rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, &fake_par);
+            diff = count_diff_i8(g8, f8, out_n);
+            snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
+                     p.in_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w, n, (long long)diff,
+                     (long long)out_n);
+            check(diff == 0, "conv int8 with float requantization vs CONV_2D", msg);
+            p.fscale = NULL, c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.fscale = NULL;
+            free(fs), free(f8);
+        }
         c.gemm.slots = 0, c.gemm.slot_bytes = 0;
         /* The fused residual ADD (pass fuse_add) against CONV_2D then ADD. */
         {
