@@ -236,13 +236,12 @@ RT_OPT_INLINE void q_store16(const rt_opt_gemm_params *p, const panel_q *q, __m5
 typedef struct q_ctx {
     rq16 k;
     __m512i lo, hi;
-    __m512 fs, fz, flo, fhi; /* float requantization: factors, zero point, bounds */
     __mmask16 st;
     int fast, plain, clamp; /* plain: no correction for negative products (single rounding, or see below) */
-    int flt, fclamp;        /* float requantization; its bounds applied in float (before the conversion) */
-    int f32, res, aclamp;   /* float results (p->out_f32), a residual added, clamped to [alo, ahi] */
-    __m512 alo, ahi;
-    intptr_t res_off;
+    int mode;               /* 0: TFLite's integer forms; 1: float requantization (q->fs); 2: float results */
+    int fclamp;             /* mode 1: the bounds applied in float (before the conversion) */
+    const panel_q *q;       /* modes 1, 2: the factors; the other constants are read from p where used (set
+                             * up here for every mode, they cost the integer kernels 12-16 % in registers) */
 } q_ctx;
 
 /* With a lower bound at or above the zero point (a fused ReLU / ReLU6), the double rounding's correction
@@ -257,55 +256,76 @@ RT_OPT_INLINE q_ctx q_ctx_make(const rt_opt_gemm_params *p, const panel_q *q) {
     x.fast = q->k.folded;
     x.plain = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset;
     x.clamp = p->act_qmin > -128 || p->act_qmax < 127; /* else the saturating store applies the bounds */
-    x.flt = p->rounding == RT_OPT_ROUND_FLOAT;
-    x.fs = q->fs, x.fz = _mm512_set1_ps((float)p->out_offset);
-    x.flo = _mm512_set1_ps((float)p->act_qmin), x.fhi = _mm512_set1_ps((float)p->act_qmax);
+    x.mode = p->out_f32 ? 2 : p->rounding == RT_OPT_ROUND_FLOAT;
+    x.q = q;
     /* Bounds within int8 clamp in float or in int32 alike (integers, rounding is monotonic); a factor
      * above 1/2 could take the sum past int32, so those panels clamp before the conversion. */
-    x.fclamp = x.flt && q->fbig;
+    x.fclamp = x.mode == 1 && q->fbig;
     if (x.fclamp) x.clamp = 0;
-    x.f32 = p->out_f32, x.res = p->residual != NULL, x.res_off = p->res_off;
-    x.aclamp = p->act_min > -3.40282347e+38f || p->act_max < 3.40282347e+38f;
-    x.alo = _mm512_set1_ps(p->act_min), x.ahi = _mm512_set1_ps(p->act_max);
     return x;
 }
 
-/* Float results of 16 sums (p->out_f32): x fscale, or fmaf with the residual r, clamped where x says. */
-RT_OPT_INLINE __m512 q_f32(const q_ctx *x, __m512i acc, __m512 r) {
+/* Float results of 16 sums (p->out_f32): x fscale, or fmaf with the residual r (res), clamped to p's
+ * act_min / act_max where those bound anything. */
+RT_OPT_INLINE __m512 q_f32(const q_ctx *x, const rt_opt_gemm_params *p, __m512i acc, int res, __m512 r) {
     const __m512 a = _mm512_cvtepi32_ps(acc);
-    __m512 y = x->res ? _mm512_fmadd_ps(a, x->fs, r) : _mm512_mul_ps(a, x->fs);
-    if (x->aclamp) y = _mm512_min_ps(_mm512_max_ps(y, x->alo), x->ahi);
+    __m512 y = res ? _mm512_fmadd_ps(a, x->q->fs, r) : _mm512_mul_ps(a, x->q->fs);
+    if (p->act_min > -3.40282347e+38f || p->act_max < 3.40282347e+38f)
+        y = _mm512_min_ps(_mm512_max_ps(y, _mm512_set1_ps(p->act_min)), _mm512_set1_ps(p->act_max));
     return y;
 }
 
 /* The float requantization of 16 sums (rt_requant_float), clamped where x says. */
-RT_OPT_INLINE __m512i q_float16(const q_ctx *x, __m512i acc) {
-    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), x->fs, x->fz);
+RT_OPT_INLINE __m512i q_float16(const q_ctx *x, const rt_opt_gemm_params *p, __m512i acc) {
+    __m512 y = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), x->q->fs, _mm512_set1_ps((float)p->out_offset));
     __m512i v;
-    if (x->fclamp) y = _mm512_min_ps(_mm512_max_ps(y, x->flo), x->fhi);
+    if (x->fclamp)
+        y = _mm512_min_ps(_mm512_max_ps(y, _mm512_set1_ps((float)p->act_qmin)), _mm512_set1_ps((float)p->act_qmax));
     v = _mm512_cvtps_epi32(y);
     if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
     return v;
 }
 
-/* q_store16 through a q_ctx (the general case still goes to q_store16). */
+/* q_store16 through a q_ctx (the general case still goes to q_store16): TFLite's integer forms (mode 0). */
 RT_OPT_INLINE void q_store_ctx(const q_ctx *x, const rt_opt_gemm_params *p, const panel_q *q, __m512i acc,
                                int8_t *dst) {
-    if (x->f32) {
-        float *d = (float *)(void *)dst;
-        const float *r = (const float *)(uintptr_t)((uintptr_t)dst + (uintptr_t)x->res_off);
-        if (x->st == (__mmask16)0xFFFF)
-            _mm512_storeu_ps(d, q_f32(x, acc, x->res ? _mm512_loadu_ps(r) : x->fs));
-        else
-            _mm512_mask_storeu_ps(d, x->st, q_f32(x, acc, x->res ? _mm512_maskz_loadu_ps(x->st, r) : x->fs));
-    } else if (x->flt)
-        _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, q_float16(x, acc));
-    else if (x->fast) {
+    if (x->fast) {
         __m512i v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
         if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
         _mm512_mask_cvtsepi32_storeu_epi8((void *)dst, x->st, v);
     } else
         q_store16(p, q, acc, dst);
+}
+
+/* The float modes' stores (1: requantized in float; 2: float results) of n vectors of one panel's sums,
+ * v[i] the row at d + i ldc (ldc in bytes); two: each vector holds two rows of an 8-column panel (lanes 8-15
+ * the row ldc further), the second stored unless it is past the tile (last). Not inlined: the kernels call
+ * it from a branch beside their integer stores (the modes' code inlined there, tested per store or not,
+ * cost the int8 models' kernels 10-30 %). */
+static void __attribute__((noinline)) store_modes(const rt_opt_gemm_params *p, const panel_q *q, const __m512i *v,
+                                                  int32_t n, int8_t *d, int64_t ldc, int two, int last_two) {
+    const q_ctx x = q_ctx_make(p, q);
+    const __mmask16 st = x.st, st2 = two ? (__mmask16)(st << 8) : 0;
+    const int res = p->residual != NULL;
+    int32_t i;
+    for (i = 0; i < n; i++, d += (two ? 2 : 1) * ldc) {
+        const int second = two && (i + 1 < n || last_two);
+        if (x.mode == 2) { /* floats: 4 bytes an element (ldc already so) */
+            float *d0 = (float *)(void *)d, *d1 = (float *)(void *)(d + ldc - 32);
+            __m512 r = _mm512_setzero_ps();
+            if (res) {
+                r = _mm512_maskz_loadu_ps(st, res_at(p, d0));
+                if (second) r = _mm512_mask_loadu_ps(r, st2, res_at(p, d1));
+            }
+            r = q_f32(&x, p, v[i], res, r);
+            _mm512_mask_storeu_ps(d0, st, r);
+            if (second) _mm512_mask_storeu_ps(d1, st2, r);
+        } else {
+            const __m512i y = q_float16(&x, p, v[i]);
+            _mm512_mask_cvtsepi32_storeu_epi8((void *)d, st, y);
+            if (second) _mm512_mask_cvtsepi32_storeu_epi8((void *)(d + ldc - 8), st2, y);
+        }
+    }
 }
 
 /* Two rows of an 8-column panel in one vector (lanes 0-7 row r, 8-15 row r + 1; q from panel_q_init2 with
@@ -314,23 +334,7 @@ RT_OPT_INLINE void q_store_two(const q_ctx *x, const rt_opt_gemm_params *p, cons
                                int64_t ldc, int two) {
     const __mmask16 st = (__mmask16)((1u << q->nr) - 1u);
     __m512i v;
-    if (x->f32) { /* ldc in bytes: the second row's 8 floats from lane 8 */
-        float *d0 = (float *)(void *)d, *d1 = (float *)(void *)(d + ldc - 32);
-        __m512 r = x->fs;
-        if (x->res) {
-            r = _mm512_maskz_loadu_ps(st, (const float *)(uintptr_t)((uintptr_t)d0 + (uintptr_t)x->res_off));
-            if (two)
-                r = _mm512_mask_loadu_ps(r, (__mmask16)(st << 8),
-                                         (const float *)(uintptr_t)((uintptr_t)d1 + (uintptr_t)x->res_off));
-        }
-        r = q_f32(x, acc, r);
-        _mm512_mask_storeu_ps(d0, st, r);
-        if (two) _mm512_mask_storeu_ps(d1, (__mmask16)(st << 8), r);
-        return;
-    }
-    if (x->flt)
-        v = q_float16(x, acc);
-    else if (x->fast) {
+    if (x->fast) {
         v = x->plain ? rq16_apply_single(acc, &x->k) : rq16_apply(acc, &x->k);
         if (x->clamp) v = _mm512_min_epi32(_mm512_max_epi32(v, x->lo), x->hi);
     } else {
@@ -400,9 +404,20 @@ RT_OPT_INLINE void ukr_s8_p2(const int32_t R, const int FLIP, const int RAW, con
         RT_R9(S8_RAW2)
 #undef S8_RAW2
     } else {
-        const q_ctx x0 = q_ctx_make(p, &q[0]), x1 = q_ctx_make(p, &q[1]);
         const int64_t es = c_size(p), ldc = p->ldc * es;
         int8_t *const d0 = c + q[0].col * es, *const d1 = c + q[1].col * es;
+        if (p->rounding == RT_OPT_ROUND_FLOAT) { /* mpcc's float forms: the sums to store_modes */
+            __m512i t0[R], t1[R];
+            const int32_t n = mr < R ? mr : R;
+#define S8_T2(r)                                                                                                    \
+    if ((r) < R) t0[r] = c##r##0, t1[r] = c##r##1;
+            RT_R9(S8_T2)
+#undef S8_T2
+            store_modes(p, &q[0], t0, n, d0, ldc, 0, 0);
+            if (q[1].col != q[0].col) store_modes(p, &q[1], t1, n, d1, ldc, 0, 0);
+            return;
+        }
+        const q_ctx x0 = q_ctx_make(p, &q[0]), x1 = q_ctx_make(p, &q[1]);
 #define S8_STORE2(r)                                                                                                \
     if ((r) < R && (r) < mr) {                                                                                      \
         q_store_ctx(&x0, p, &q[0], c##r##0, d0 + (int64_t)(r) * ldc);                                               \
@@ -512,9 +527,31 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
     {
         const __m512i iev = rt_unzip_even();
         const __m512i iod = rt_unzip_odd();
-        const q_ctx x0 = q_ctx_make(p, q);
         const int64_t es = c_size(p), ldc = p->ldc * es;
         int8_t *const d0 = c + q->col * es;
+        if (p->rounding == RT_OPT_ROUND_FLOAT) { /* mpcc's float forms: the sums to store_modes */
+            __m512i t[R];
+            int32_t n = 0;
+            if (HALF) { /* rows r, r + 1 in one vector */
+#define S8_T1H(r, s)                                                                                                \
+    if ((r) < R && (r) < mr)                                                                                        \
+        t[n++] = _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##s##l),                                \
+                                  _mm512_permutex2var_epi32(c##r##l, iod, c##s##l));
+                S8_T1H(0, 1) S8_T1H(2, 3) S8_T1H(4, 5) S8_T1H(6, 7) S8_T1H(8, 9) S8_T1H(10, 11)
+#undef S8_T1H
+                store_modes(p, q, t, n, d0, ldc, 1, !(mr & 1));
+            } else {
+#define S8_T1(r)                                                                                                    \
+    if ((r) < R && (r) < mr)                                                                                        \
+        t[n++] = _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                                \
+                                  _mm512_permutex2var_epi32(c##r##l, iod, c##r##h));
+                RT_R12(S8_T1)
+#undef S8_T1
+                store_modes(p, q, t, n, d0, ldc, 0, 0);
+            }
+            return;
+        }
+        const q_ctx x0 = q_ctx_make(p, q);
 #define S8_STORE1(r)                                                                                                \
     if ((r) < R && (r) < mr)                                                                                        \
         q_store_ctx(&x0, p, q,                                                                                      \
