@@ -38,9 +38,8 @@ static void store_f32_row(const rt_opt_gemm_params *p, const int32_t *acc, const
     int32_t j;
     for (j = 0; j < nr; j++) {
         const float x = (float)(int32_t)((uint32_t)acc[j] + (uint32_t)(bias ? bias[j] : 0));
-        float y = res ? fmaf(x, p->fscale[col + j], res[j]) : x * p->fscale[col + j];
-        y = y < p->act_min ? p->act_min : y;
-        out[j] = y > p->act_max ? p->act_max : y;
+        out[j] = rt_clamp_f32(res ? fmaf(x, p->fscale[col + j], res[j]) : x * p->fscale[col + j], p->act_min,
+                              p->act_max);
     }
 }
 
@@ -240,8 +239,8 @@ typedef struct q_ctx {
     int fast, plain, clamp; /* plain: no correction for negative products (single rounding, or see below) */
     int mode;               /* 0: TFLite's integer forms; 1: float requantization (q->fs); 2: float results */
     int fclamp;             /* mode 1: the bounds applied in float (before the conversion) */
-    const panel_q *q;       /* modes 1, 2: the factors; the other constants are read from p where used (set
-                             * up here for every mode, they cost the integer kernels 12-16 % in registers) */
+    const panel_q *q;       /* modes 1, 2 (store_modes): the factors; their other constants are read from p
+                             * where used, not held here (held here, they cost the integer kernels 12-16 %) */
 } q_ctx;
 
 /* With a lower bound at or above the zero point (a fused ReLU / ReLU6), the double rounding's correction

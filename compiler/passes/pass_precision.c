@@ -408,24 +408,21 @@ static int to_float(Ctx *c, int i) {
 /* An int8 FULLY_CONNECTED with the float requantization whose int8 result only a DEQUANTIZE of this
  * pass reads writes the floats itself: x s_in s_w per column (rt_fully_connected_i8_f32), no int8
  * rounding in between (ViT's attention output and FFN projections, their residual ADDs reading floats);
- * the DEQUANTIZE goes. */
-static void fold_dequantize(Graph *g) {
+ * the DEQUANTIZE goes. Returns -1 when out of memory. */
+static int fold_dequantize(Graph *g) {
+    int *readers = pass_count_readers(g);
+    if (!readers) return -1;
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *fc = &g->ops[i];
         if (fc->dead || fc->kind != OP_FULLY_CONNECTED || !fc->float_rq || fc->n_out != 1) continue;
-        int t = fc->out[0], dq = -1, n = 0;
-        if (g->tensors[t].is_output) continue;
-        for (int j = i + 1; j < g->n_ops && n < 2; j++) {
-            const IrOp *op = &g->ops[j];
-            for (int k = 0; !op->dead && k < op->n_in; k++)
-                if (op->in[k] == t) n++, dq = j;
-        }
-        if (n != 1 || g->ops[dq].kind != OP_DEQUANTIZE || !g->ops[dq].prec_note ||
+        int dq = pass_only_reader(g, readers, fc->out[0]);
+        if (dq < 0 || g->ops[dq].kind != OP_DEQUANTIZE || !g->ops[dq].prec_note ||
             strcmp(g->ops[dq].prec_note, "inserted by precision") != 0)
             continue;
         fc->out[0] = g->ops[dq].out[0];
         g->ops[dq].dead = 1;
     }
+    return 0;
 }
 
 /* A FULLY_CONNECTED with 2-D weights or a one-group CONV_2D, float, with
@@ -547,7 +544,7 @@ int pass_precision(Graph *g, Diag *d) {
             memcpy(g->ops, order, sizeof(IrOp) * (size_t)c.n_seq);
             g->n_ops = c.n_seq;
             free(order);
-            fold_dequantize(g);
+            rc = fold_dequantize(g);
             ir_set_producers(g);
         }
     }
