@@ -250,6 +250,7 @@ static int emit_attention(CgCtx *cg, const Graph *g, const IrOp *op) {
         cg_line(cg, ".qscale = {%s, %s, %s}, .qzero = {%d, %d, %d},", cg_f32(cg, p->qscale[0]), cg_f32(cg, p->qscale[1]),
                 cg_f32(cg, p->qscale[2]), p->qzero[0], p->qzero[1], p->qzero[2]);
     if (p->bf16) cg_line(cg, ".bf16 = 1,");
+    if (p->pv_u8) cg_line(cg, ".pv_u8 = 1,");
     if (p->out_sq > 0)
         cg_line(cg, ".out_bstride = %s, .out_sq = %d,", int_list(b0, sizeof b0, p->out_bstride, RT_MAX_RANK), p->out_sq);
     cg_line(cg, ".q_block = %d, .kv_block = %d, .slots = %d", p->q_block, p->kv_block, p->slots);
@@ -377,11 +378,14 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = s->kparams;
-        const char *what = p->tq == RT_I8 ? (p->bf16 ? "int8 scores (exact int32 sums; products of the dequantized values "
-                                                      "where built without AVX512-VNNI), bf16 P.V (f32 where built "
-                                                      "without AVX512-BF16), softmax f32"
-                                                    : "int8 scores (exact int32 sums; f32 products of the dequantized "
-                                                      "values where built without AVX512-VNNI), f32 P.V and softmax")
+        const char *what = p->tq == RT_I8 ? (p->bf16    ? "int8 scores (exact int32 sums; products of the dequantized values "
+                                                         "where built without AVX512-VNNI), bf16 P.V (f32 where built "
+                                                         "without AVX512-BF16), softmax f32"
+                                             : p->pv_u8 ? "int8 scores and P.V (exact int32 sums, the probabilities in 8 "
+                                                          "bits; f32 products of the dequantized values where built "
+                                                          "without AVX512-VNNI), softmax f32"
+                                                        : "int8 scores (exact int32 sums; f32 products of the dequantized "
+                                                          "values where built without AVX512-VNNI), f32 P.V and softmax")
                            : p->bf16 ? "bf16 products (f32 where built without AVX512-BF16), softmax f32"
                                      : "f32";
         cg_line(cg, "/*   schedule: attention %s, online softmax over %d-key blocks, %d query rows per tile; */", what,

@@ -280,6 +280,10 @@ typedef struct rt_opt_attn_params {
     int32_t bf16;                       /* 1: both products on bf16 operands (Q, K, V and the probabilities
                                            rounded to bf16, f32 sums; scores, softmax and output in f32)
                                            where the build has AVX512-BF16, else f32 as with 0 */
+    int32_t pv_u8;                      /* 1 (int8 Q, K, V; bf16 0): the probabilities in 8 bits as TFLite's
+                                           int8 softmax stores them, round(255 exp(beta (s - max))), and P.V
+                                           exact int32 sums of them and V's bytes, V's zero point taken off
+                                           by the rows' sums, where the build has AVX512-VNNI, else as with 0 */
     int32_t out_bstride[RT_MAX_RANK];   /* out_sq > 0: output row i of batch (b_0, b_1, ...) at element */
     int32_t out_sq;                     /* sum b_d out_bstride[d] + i out_sq (a TRANSPOSE folded in); 0: dense
                                            [batch][Lq][Dv] */

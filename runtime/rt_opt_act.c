@@ -357,6 +357,48 @@ void rt_opt_exp_rows(int32_t n, int32_t d, float beta, const float *sub, const f
         sum[r] = exp_row(d, beta, sub[r], x + r * ldx, y16 ? NULL : y + r * ldy, y16 ? y16 + r * ldy : NULL);
 }
 
+#if defined(RT_OPT_S8_PV)
+/* 255 2^t for t <= 0 (rt_opt_exp_rows_s8's probabilities): exp2_bf16's polynomial times 255, t held at -30
+ * or above (255 2^-30 rounds to 0 either way) so 2^n goes into the exponent bits as an integer, n rounded by
+ * the 1.5 2^23 addition: here vrndscaleps and vscalefps cost more than the operations they save. */
+static inline __m512 exp2_u8(__m512 t) {
+    const __m512 big = _mm512_set1_ps(12582912.0f);
+    __m512 n, f, p;
+    t = _mm512_max_ps(_mm512_set1_ps(-30.0f), t);
+    n = _mm512_sub_ps(_mm512_add_ps(t, big), big);
+    f = _mm512_sub_ps(t, n);
+    p = _mm512_fmadd_ps(_mm512_set1_ps(255.0f * 0.009570068679749966f), f, _mm512_set1_ps(255.0f * 0.055917806923389435f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(255.0f * 0.240247443318367f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(255.0f * 0.6931218504905701f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(255.0f * 0.9999992847442627f));
+    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(_mm512_cvtps_epi32(n), 23)));
+}
+
+void rt_opt_exp_rows_s8(int32_t n, int32_t d, float beta, const float *sub, const float *x, int64_t ldx, int8_t *y,
+                        int64_t ldy, int32_t *sum) {
+    const __m512 vb = _mm512_set1_ps(beta * 1.44269504088896341f);
+    const __m512i flip = _mm512_set1_epi32(128), top = _mm512_set1_epi32(255);
+    const int32_t d4 = RT_OPT_K4(d);
+    int32_t r, c;
+    for (r = 0; r < n; r++) {
+        const float *xr = x + r * ldx;
+        int8_t *yr = y + r * ldy;
+        const __m512 vs = _mm512_set1_ps(sub[r]);
+        __m512i acc = _mm512_setzero_si512();
+        for (c = 0; c < d4; c += 16) { /* c < d here: d4 <= d + 3 and c is a multiple of 16 */
+            const __mmask16 k = (__mmask16)(d - c >= 16 ? 0xFFFF : (1u << (d - c)) - 1u);
+            const __mmask16 kst = (__mmask16)(d4 - c >= 16 ? 0xFFFF : (1u << (d4 - c)) - 1u);
+            const __m512 e = exp2_u8(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(xr + c), vs), vb));
+            /* lanes past d held to 0 (a NaN: the conversion's 0x80000000, then 255 by the unsigned min) */
+            const __m512i q = _mm512_maskz_mov_epi32(k, _mm512_min_epu32(_mm512_cvtps_epi32(e), top));
+            acc = _mm512_add_epi32(acc, q);
+            _mm_mask_storeu_epi8(yr + c, kst, _mm512_cvtepi32_epi8(_mm512_xor_si512(q, flip)));
+        }
+        sum[r] = _mm512_reduce_add_epi32(acc);
+    }
+}
+#endif
+
 /* One row: y = exp(beta (x - max)) / sum; y may alias x. */
 static void softmax_row(int32_t d, float beta, const float *x, float *y) {
     float inv;

@@ -39,6 +39,19 @@ static int bf16_products(const rt_opt_attn_params *p) {
     return p->bf16 && p->kv_block % NR == 0 && rt_opt_fc_bf16_rows(NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
+/* The probabilities in 8 bits and P.V on the int8 kernel (p->pv_u8): room in the scratch wherever asked (so
+ * the compiler's size holds for any build), taken where the VNNI kernels and rt_opt_exp_rows_s8 are built
+ * (and the products are not on bf16). */
+static int pv_u8_room(const rt_opt_attn_params *p) { return p->pv_u8 && int8_qk(p) && p->tv == RT_I8; }
+static int pv_u8_on(const rt_opt_attn_params *p) {
+#if defined(RT_OPT_S8_PV)
+    return pv_u8_room(p) && !bf16_products(p);
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
 /* Scratch in floats, in the order the kernel carves it (the bf16 products use less of the first three
  * and one more piece: a tile's probabilities as bf16 pairs). */
 static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
@@ -55,13 +68,15 @@ static void layout(const rt_opt_attn_params *p, int64_t *sizes) {
     /* bf16 pairs of one tile's probabilities, then the packing's lines (2 max(Lk, Dv) + 2 floats) or a Q row */
     sizes[8] = p->bf16 ? qb * ((kb + 1) / 2) + 2 * (lk > round16(dv) ? lk : round16(dv)) + 2 * (d + 2) : 0;
     sizes[9] = s8 ? round32(lk) + qb : 0; /* int8 scores: per key and per query row zero-point terms (int32) */
+    /* pv_u8: a tile's probabilities (qb rows of K4(kv_block) bytes), then their rows' sums (int32) */
+    sizes[10] = pv_u8_room(p) ? (qb * RT_OPT_K4(kb) + 3) / 4 + qb : 0;
 }
 
 size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p) {
-    int64_t s[10], total = 0;
+    int64_t s[11], total = 0;
     int i;
     layout(p, s);
-    for (i = 0; i < 10; i++) total += s[i];
+    for (i = 0; i < 11; i++) total += s[i];
     return (size_t)total * sizeof(float);
 }
 
@@ -506,6 +521,47 @@ static void pack_v_bf16(const rt_opt_attn_params *p, const void *v, int64_t vo, 
     }
 }
 
+#if defined(RT_OPT_S8_PV)
+/* int8 V (pv_u8) as rt_opt_scores_s8's panels, per block of keys (the block at k0 from byte k0 * dvp): panel
+ * jp holds columns 16 jp.. over quads of the block's keys ([quads][16][4], keys and columns past the ends
+ * zero). V rows (pv.rhs_sj 1): 4 keys' 16 columns a vector, their 4-byte groups transposed across the
+ * 128-bit lanes (vpermd), then each lane's 4 x 4 bytes (vpshufb); else byte by byte. */
+static void pack_v_s8(const rt_opt_attn_params *p, const int8_t *v, int64_t vo, int8_t *vp) {
+    const int32_t lk = p->qk.n, dv = p->pv.n, dvp = (int32_t)round16(dv), kbk = p->kv_block, np = dvp / NR;
+    const int64_t sk = p->pv.rhs_sk, sj = p->pv.rhs_sj;
+    const __m512i groups = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i bytes = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+    int64_t k0;
+    for (k0 = 0; k0 < lk; k0 += kbk) {
+        const int32_t rows = lk - k0 < kbk ? (int32_t)(lk - k0) : kbk, kq = (rows + 3) / 4;
+        int8_t *blk = vp + k0 * dvp;
+        int32_t jp, kk, i, c;
+        for (jp = 0; jp < np; jp++)
+            for (kk = 0; kk < kq; kk++) {
+                int8_t *dst = blk + ((int64_t)jp * kq + kk) * 4 * NR;
+                if (sj == 1) {
+                    const __mmask16 kc = (__mmask16)(dv - jp * NR >= NR ? 0xFFFF : (1u << (dv - jp * NR)) - 1u);
+                    const int8_t *src = v + vo + (k0 + 4 * kk) * sk + jp * NR;
+                    const int32_t n = rows - 4 * kk; /* keys of this quad in the block */
+                    const __m128i r0 = _mm_maskz_loadu_epi8(kc, src);
+                    const __m128i r1 = n > 1 ? _mm_maskz_loadu_epi8(kc, src + sk) : _mm_setzero_si128();
+                    const __m128i r2 = n > 2 ? _mm_maskz_loadu_epi8(kc, src + 2 * sk) : _mm_setzero_si128();
+                    const __m128i r3 = n > 3 ? _mm_maskz_loadu_epi8(kc, src + 3 * sk) : _mm_setzero_si128();
+                    const __m512i x = _mm512_inserti32x4(
+                        _mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(r0), r1, 1), r2, 2), r3, 3);
+                    _mm512_storeu_si512((void *)dst, _mm512_shuffle_epi8(_mm512_permutexvar_epi32(groups, x), bytes));
+                    continue;
+                }
+                for (c = 0; c < NR; c++)
+                    for (i = 0; i < 4; i++) {
+                        const int32_t key = 4 * kk + i, col = jp * NR + c;
+                        dst[4 * c + i] = key < rows && col < dv ? v[vo + (k0 + key) * sk + col * sj] : 0;
+                    }
+            }
+    }
+}
+#endif
+
 typedef struct attn_job {
     const rt_opt_attn_params *p;
     const void *q, *k, *v;
@@ -527,14 +583,15 @@ static void attn_task(void *vj, int task) {
     const int32_t kq = RT_OPT_K4(d) / 4;
     const float sqk = p->qscale[0] * p->qscale[1];
     const void *mask[2];
-    int64_t sizes[10], nb = rt_bmm_batch_count(&p->pv), b;
+    int64_t sizes[11], nb = rt_bmm_batch_count(&p->pv), b;
     float *kp, *vp, *qa, *s, *t, *o, *ot, *mx, *l, *alpha, *zero;
     rt_opt_gemm_params g;
-    const int bf = bf16_products(p);
-    const int32_t d2 = (d + 1) / 2;
+    const int bf = bf16_products(p), u8 = pv_u8_on(p);
+    const int32_t d2 = (d + 1) / 2, ldp = (int32_t)RT_OPT_K4(kbk);
     uint32_t *pb;
     float *row;
-    int32_t *colterm, *rowterm;
+    int32_t *colterm, *rowterm, *lsum;
+    int8_t *pq;
     mask[0] = jb->mask0;
     mask[1] = jb->mask1;
     layout(p, sizes);
@@ -552,6 +609,8 @@ static void attn_task(void *vj, int task) {
     row = (float *)(void *)(pb + (int64_t)qbk * ((kbk + 1) / 2));
     colterm = (int32_t *)(void *)((float *)(void *)pb + sizes[8]);
     rowterm = colterm + round32(lk);
+    pq = (int8_t *)(void *)((float *)(void *)colterm + sizes[9]);
+    lsum = (int32_t *)(void *)((float *)(void *)pq + (qbk * ldp + 3) / 4);
     memset(zero, 0, sizeof(float) * (size_t)sizes[7]);
     memset(&g, 0, sizeof g);
     g.act_min = -INFINITY;
@@ -580,7 +639,10 @@ static void attn_task(void *vj, int task) {
                            (int32_t)(lk - j < NR ? lk - j : NR), NR, kp + j * d + kk * NR);
         }
         if (bf) pack_v_bf16(p, v, vo, row, (uint16_t *)(void *)vp);
-        for (k0 = 0; k0 < lk && !bf; k0 += kbk) {
+#if defined(RT_OPT_S8_PV)
+        if (u8) pack_v_s8(p, (const int8_t *)v, vo, (int8_t *)(void *)vp);
+#endif
+        for (k0 = 0; k0 < lk && !bf && !u8; k0 += kbk) {
             int64_t rows = lk - k0 < kbk ? lk - k0 : kbk, r, c0;
             float *blk = vp + k0 * dvp;
             for (c0 = 0; c0 < dvp; c0 += NR) {
@@ -688,7 +750,13 @@ static void attn_task(void *vj, int task) {
                 for (r = 0; r < qb; r += 16) {
                     const int32_t nr = qb - r < 16 ? qb - r : 16, kl2 = (kl + 1) / 2;
                     float sums[16];
-                    if (bf) {
+                    if (u8) { /* 8-bit probabilities, their sums exact */
+#if defined(RT_OPT_S8_PV)
+                        rt_opt_exp_rows_s8(nr, kl, p->beta, mx + r, s + (int64_t)r * ls, ls, pq + (int64_t)r * ldp, ldp,
+                                           lsum + r);
+#endif
+                        for (c = 0; c < nr; c++) sums[c] = (float)lsum[r + c];
+                    } else if (bf) {
                         uint16_t *pr = (uint16_t *)(void *)(pb + (int64_t)r * kl2);
                         rt_opt_exp_rows(nr, kl, p->beta, mx + r, s + (int64_t)r * ls, ls, NULL, pr, 2 * kl2, sums);
                         for (c = 0; c < nr && (kl & 1); c++) pr[(int64_t)c * 2 * kl2 + kl] = 0;
@@ -699,6 +767,24 @@ static void attn_task(void *vj, int task) {
                 }
                 /* P.V of the tile, folded into the running output; the first block's is the output so far */
                 ot = k0 == 0 ? o : t;
+#if defined(RT_OPT_S8_PV)
+                if (u8) { /* int32 sums of q (v - zv): the kernel's q v less zv times the row's sum of q */
+                    const int32_t *ti = (const int32_t *)(const void *)t;
+                    tile_scores_s8(qb, dvp, (kl + 3) / 4, pq, ldp, (const int8_t *)(const void *)vp + k0 * dvp,
+                                   (const int32_t *)(const void *)zero, t, dvp);
+                    for (r = 0; r < qb; r++) { /* whole vectors: o and t rows are dvp wide */
+                        float *orow = o + (int64_t)r * dvp;
+                        const int32_t *trow = ti + (int64_t)r * dvp;
+                        const __m512i zl = _mm512_set1_epi32((int32_t)((uint32_t)p->qzero[2] * (uint32_t)lsum[r]));
+                        const __m512 al = _mm512_set1_ps(alpha[r]);
+                        for (c = 0; c < dvp; c += NR) {
+                            const __m512 x = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_loadu_si512((const void *)(trow + c)), zl));
+                            _mm512_storeu_ps(orow + c, k0 == 0 ? x : _mm512_fmadd_ps(_mm512_loadu_ps(orow + c), al, x));
+                        }
+                    }
+                    continue;
+                }
+#endif
                 if (bf) {
                     const int32_t kl2 = (kl + 1) / 2;
                     g.m = qb, g.n = dv, g.k = 2 * kl2, g.lda = 2 * kl2, g.ldc = dvp;
@@ -713,7 +799,7 @@ static void attn_task(void *vj, int task) {
                 }
             }
             for (r = 0; r < qb; r++) {
-                float inv = 1.0f / l[r], *orow = o + (int64_t)r * dvp;
+                float inv = (u8 ? p->qscale[2] : 1.0f) / l[r], *orow = o + (int64_t)r * dvp; /* u8: o in V's steps */
 #if defined(RT_OPT_AVX512)
                 if (p->tout == RT_F32) { /* normalized straight into the output, 16 columns at a time */
                     float *dst = (float *)out + ob + (i0 + r) * os;

@@ -616,36 +616,42 @@ def test_bf16_attention(name, seed):
     assert diff > 1e-5
 
 
-@pytest.mark.parametrize("name,bf16", [("bert_f32", True), ("vit_f32", False)])
-def test_int8_attention_products_bf16(name, bf16, seed):
+@pytest.mark.parametrize("name,pv", [("bert_f32", "bf16"), ("vit_f32", "u8")])
+def test_int8_attention_products_bf16(name, pv, seed):
     """--precision int8: the fused attention reads the int8 Q, K and V of the int8 projections (their
-    DEQUANTIZE folded in), its scores exact int32 sums of the bytes (VNNI), and P.V takes the next precision
-    down, bf16 (softmax f32), as with --precision bf16, where there are at least 64 keys (BERT's 128; not
-    ViT's 17, where it costs more than it saves): --dump-ir says so; `auto`, whose error measure runs the
-    unfused reference graph, keeps P.V f32 (its int8 scores equal the f32 products of the dequantized
-    values up to f32 rounding). The generated C at -march=native (the VNNI and vdpbf16ps paths) stays
-    within the int8 budget of TFLite's float model and close to `mpcc run`."""
+    DEQUANTIZE folded in), its scores exact int32 sums of the bytes (VNNI); P.V takes bf16 (softmax f32), as
+    with --precision bf16, where there are at least 64 keys (BERT's 128), and with fewer (ViT's 17) the
+    probabilities in 8 bits as TFLite's int8 softmax stores them, P.V exact int32 sums on the int8 kernel:
+    --dump-ir says so; `auto`, whose error measure runs the unfused reference graph, keeps P.V f32 (its int8
+    scores equal the f32 products of the dequantized values up to f32 rounding). The generated C at
+    -march=native (the VNNI, vdpbf16ps and int8 P.V paths) stays within the int8 budget of TFLite's float
+    model and close to `mpcc run`."""
+    bf16 = pv == "bf16"
     model = ZOO / f"{name}.tflite"
     work = new_workdir(f"int8-attn-{name}")
     cal = _calibration(model, work, seed, n=24)
-    for mode, want in (("int8", bf16), ("auto", False)):
+    for mode in ("int8", "auto"):
         proc = run_cmd([MPCC, model, "--precision", mode, *cal, "--dump-ir"])
         assert proc.returncode == 0, proc.stderr
         lines = [ln for ln in proc.stdout.splitlines() if "schedule=attention" in ln]
-        assert lines and all(("bf16 P.V, softmax f32" in ln) == want and "prec=bf16" not in ln for ln in lines), lines
+        assert lines and all(("bf16 P.V, softmax f32" in ln) == (mode == "int8" and bf16) and
+                             ("probabilities in 8 bits" in ln) == (mode == "int8" and not bf16) and
+                             "prec=bf16" not in ln for ln in lines), lines
         if mode == "int8":  # auto may have kept the Q and K projections float (then nothing to fold)
-            assert all("prec=i8 (int8 scores (exact int32 sums), " in ln and "DEQUANTIZE" in ln for ln in lines), lines
+            assert all("prec=i8 (int8 scores " in ln and "exact int32 sums" in ln and "DEQUANTIZE" in ln
+                       for ln in lines), lines
     inputs, refs = oracle.oracle(model, seed)
     run = _run_outputs(model, work, inputs, "run", ["--precision", "int8", *cal])
     sub = work / "c"
     sub.mkdir()
     got = _c_outputs(model, sub, inputs, [r.shape for r in refs], ["-O2", "--precision", "int8", *cal], "gcc-native")
     src = (sub / "model.c").read_text()
-    assert (".bf16 = 1" in src) == bf16 and ".tq = RT_I8, .tk = RT_I8, .tv = RT_I8" in src
+    assert (".bf16 = 1" in src) == bf16 and (".pv_u8 = 1" in src) == (not bf16)
+    assert ".tq = RT_I8, .tk = RT_I8, .tv = RT_I8" in src
     r64, g64, q64 = refs[0].astype(np.float64), got[0], run[0]
     rel_c = float(np.linalg.norm(g64 - r64) / max(np.linalg.norm(r64), 1e-30))
     rel_run = float(np.linalg.norm(q64 - r64) / max(np.linalg.norm(r64), 1e-30))
     rel_cr = float(np.linalg.norm(g64 - q64) / max(np.linalg.norm(q64), 1e-30))
-    print(f"{name}: relative L2 vs TFLite fp32: C ({'bf16' if bf16 else 'f32'} attention) {rel_c:.4g}, mpcc run {rel_run:.4g}; "
+    print(f"{name}: relative L2 vs TFLite fp32: C ({'bf16' if bf16 else 'int8'} P.V) {rel_c:.4g}, mpcc run {rel_run:.4g}; "
           f"C vs mpcc run {rel_cr:.4g}")
     assert rel_c <= MAX_REL_L2[name] and rel_c <= 1.25 * rel_run + 0.005 and rel_cr <= 0.05

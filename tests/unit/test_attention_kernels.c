@@ -45,11 +45,47 @@ static void test_lut_exp(void) {
     }
 }
 
+/* The int8 P.V (pv_u8) in doubles: exact scores (the dequantized products), masked, q_j = round(255 exp(beta
+ * (s_j - max))), out = sv sum_j q_j (v_j - zv) / sum_j q_j; tol[h * lq + i] = how far the kernel may be off in
+ * that row: 4 steps of q (an exponential within 2.7e-6 rounding the other way) against V's largest value. */
+#if defined(RT_OPT_S8_PV)
+static void attention_u8_model(const rt_opt_attn_params *p, int heads, int qt, int mk, const int8_t *q8,
+                               const int8_t *k8, const int8_t *v8, const uint8_t *m, double *want, double *tol) {
+    const int lq = p->qk.m, lk = p->qk.n, d = p->qk.k, dv = p->pv.n;
+    double *sc = malloc(sizeof(double) * (size_t)lk), *qq = malloc(sizeof(double) * (size_t)lk);
+    for (int h = 0; h < heads; h++)
+        for (int i = 0; i < lq; i++) {
+            double mx = -1e300, sum = 0.0;
+            for (int j = 0; j < lk; j++) {
+                int64_t acc = 0;
+                for (int c = 0; c < d; c++) {
+                    const int64_t qi = (int64_t)h * lq * d + (qt ? (int64_t)c * lq + i : (int64_t)i * d + c);
+                    acc += (int64_t)(q8[qi] - p->qzero[0]) * (k8[((int64_t)h * lk + j) * d + c] - p->qzero[1]);
+                }
+                const uint8_t mv = m[(mk == 1 ? (int64_t)i * lk : 0) + j];
+                const int keep = mk == 0 || (mk == 1 ? mv != 0 : mv == 0);
+                sc[j] = keep ? (double)acc * p->qscale[0] * p->qscale[1] * p->scale : (double)p->fill;
+                mx = sc[j] > mx ? sc[j] : mx;
+            }
+            for (int j = 0; j < lk; j++) qq[j] = nearbyint(255.0 * exp(p->beta * (sc[j] - mx))), sum += qq[j];
+            for (int c = 0; c < dv; c++) {
+                double o = 0.0;
+                for (int j = 0; j < lk; j++) o += qq[j] * (v8[((int64_t)h * lk + j) * dv + c] - p->qzero[2]);
+                want[((int64_t)h * lq + i) * dv + c] = p->qscale[2] * o / sum;
+            }
+            tol[(int64_t)h * lq + i] = 4.0 * 256.0 * p->qscale[2] / sum;
+        }
+    free(sc), free(qq);
+}
+#endif
+
 /* The fused attention on int8 Q, K, V (their DEQUANTIZE folded in: scores from exact int32 sums of the
  * bytes, V dequantized as it is packed) against the same kernel on the dequantized floats: random heads,
  * lengths, D (not a multiple of 4, and over 64, included), Q stored by rows or transposed (the copy
  * path), zero points, tiles and masks (none, KEEP [Lq, Lk], FILL broadcast over queries). f32 products
- * within 1e-4 of the largest output; with bf16 P.V (AVX512-BF16 builds) within 2e-2. */
+ * within 1e-4 of the largest output; with bf16 P.V (AVX512-BF16 builds) within 2e-2; with 8-bit
+ * probabilities (pv_u8, VNNI builds) within 5e-2, and against attention_u8_model within its row's bound (a
+ * build without the int8 P.V computes f32 P.V: there the 5e-2 alone). */
 static void test_attention_s8(void) {
     char msg[200];
     for (int t = 0; t < 24; t++) {
@@ -83,17 +119,31 @@ static void test_attention_s8(void) {
         for (int64_t i = 0; i < nv; i++) v8[i] = (int8_t)rnd_in(-128, 127), vf[i] = p.qscale[2] * (float)((int32_t)v8[i] - p.qzero[2]);
         for (int64_t i = 0; i < (int64_t)lq * lk; i++) m[i] = (uint8_t)(rnd_in(0, 3) != 0);
         rt_opt_attn_params pf = p;
-        for (int bf = 0; bf < 2; bf++) {
+        for (int bf = 0; bf < 3; bf++) { /* f32 P.V, bf16 products, 8-bit probabilities (bf 2) */
             void *s1 = malloc(rt_opt_attention_scratch_bytes(&pf)), *s2;
             rt_opt_attention_f32(&pf, qf, kf, vf, m, NULL, want, s1, NULL);
             p.tq = p.tk = p.tv = RT_I8;
-            p.bf16 = bf;
+            p.bf16 = bf == 1;
+            p.pv_u8 = bf == 2;
             s2 = malloc(rt_opt_attention_scratch_bytes(&p));
             rt_opt_attention_f32(&p, q8, k8, v8, m, NULL, got, s2, NULL);
             double rel = max_rel_f32(got, want, no);
-            snprintf(msg, sizeof msg, "heads %d lq %d lk %d d %d dv %d qt %d mask %d tiles %dx%d bf16 %d: max rel err %.2e",
-                     heads, lq, lk, d, dv, qt, mk, p.q_block, p.kv_block, bf, rel);
-            check(rel <= (bf ? 2e-2 : 1e-4), "attention on int8 Q, K, V vs on their dequantized floats", msg);
+            snprintf(msg, sizeof msg, "heads %d lq %d lk %d d %d dv %d qt %d mask %d tiles %dx%d bf16 %d u8 %d: max rel err %.2e",
+                     heads, lq, lk, d, dv, qt, mk, p.q_block, p.kv_block, p.bf16, p.pv_u8, rel);
+            check(rel <= (bf == 1 ? 2e-2 : bf == 2 ? 5e-2 : 1e-4), "attention on int8 Q, K, V vs on their dequantized floats",
+                  msg);
+#if defined(RT_OPT_S8_PV)
+            if (bf == 2) { /* the 8-bit probabilities' own arithmetic (built here) */
+                double *w8 = malloc(sizeof(double) * (size_t)no), *tol = malloc(sizeof(double) * (size_t)heads * lq);
+                int bad = 0;
+                attention_u8_model(&p, heads, qt, mk, q8, k8, v8, m, w8, tol);
+                for (int64_t e = 0; e < no; e++) bad += fabs((double)got[e] - w8[e]) > tol[e / dv] + 1e-6 * fabs(w8[e]);
+                snprintf(msg, sizeof msg, "heads %d lq %d lk %d d %d dv %d qt %d mask %d tiles %dx%d: %d of %lld off",
+                         heads, lq, lk, d, dv, qt, mk, p.q_block, p.kv_block, bad, (long long)no);
+                check(bad == 0, "attention with 8-bit probabilities vs the same in doubles", msg);
+                free(w8), free(tol);
+            }
+#endif
             free(s1), free(s2);
         }
         free(q8), free(k8), free(v8), free(qf), free(kf), free(vf), free(want), free(got), free(m);
