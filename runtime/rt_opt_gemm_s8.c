@@ -904,14 +904,12 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
     const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)a, lda, 4 * kq);
     static const ukr_s8_2 raw[5] = {ukr_s8_raw_1, ukr_s8_raw_2, ukr_s8_raw_4, ukr_s8_raw_8, ukr_s8_raw_9};
     int32_t jp, i, mr;
-    memset(&g, 0, sizeof g);
-    memset(q, 0, sizeof q);
     g.ldc = ldc;
     for (jp = 0; jp < panels; jp += 2) {
         const int8_t *b0 = b + (int64_t)jp * kq * 4 * NR, *b1 = jp + 1 < panels ? b0 + (int64_t)kq * 4 * NR : b0;
         q[0].bias = _mm512_loadu_si512((const void *)(bias + jp * NR));
         q[0].col = jp * NR;
-        q[1] = q[0];
+        q[1].bias = q[0].bias, q[1].col = q[0].col;
         if (jp + 1 < panels) {
             q[1].bias = _mm512_loadu_si512((const void *)(bias + (jp + 1) * NR));
             q[1].col = (jp + 1) * NR;
