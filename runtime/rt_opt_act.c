@@ -198,16 +198,19 @@ float rt_opt_max_f32(int32_t d, const float *x) {
  * hundredth of bf16's 2^-9 rounding step) and 2^n applied by vscalefps (0 below float's range); 9 vector
  * operations where expf16 takes 17. t is held in [-200, 88 log2(e)] (a mask's fill, -3e38 once scaled,
  * would make f = -inf - -inf, NaN; expf16 stops at e^88 too) and a NaN stays. */
+/* s 2^f for f in [-1/2, 1/2]: the polynomial, its coefficients times s (a constant once inlined). */
+static inline __m512 exp2_poly(__m512 f, float s) {
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(s * 0.009570068679749966f), f, _mm512_set1_ps(s * 0.055917806923389435f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(s * 0.240247443318367f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(s * 0.6931218504905701f));
+    return _mm512_fmadd_ps(p, f, _mm512_set1_ps(s * 0.9999992847442627f));
+}
+
 static inline __m512 exp2_bf16(__m512 t) {
-    __m512 n, f, p;
+    __m512 n;
     t = _mm512_min_ps(_mm512_set1_ps(126.957164f), _mm512_max_ps(_mm512_set1_ps(-200.0f), t));
     n = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    f = _mm512_sub_ps(t, n);
-    p = _mm512_fmadd_ps(_mm512_set1_ps(0.009570068679749966f), f, _mm512_set1_ps(0.055917806923389435f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.240247443318367f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.6931218504905701f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(0.9999992847442627f));
-    return _mm512_scalef_ps(p, n);
+    return _mm512_scalef_ps(exp2_poly(_mm512_sub_ps(t, n), 1.0f), n);
 }
 
 /* exp(beta (x - sub)) of 16 lanes (the masked ones of a tail loaded as zeros, not summed); with `fast`
@@ -363,15 +366,11 @@ void rt_opt_exp_rows(int32_t n, int32_t d, float beta, const float *sub, const f
  * the 1.5 2^23 addition: here vrndscaleps and vscalefps cost more than the operations they save. */
 static inline __m512 exp2_u8(__m512 t) {
     const __m512 big = _mm512_set1_ps(12582912.0f);
-    __m512 n, f, p;
+    __m512 n;
     t = _mm512_max_ps(_mm512_set1_ps(-30.0f), t);
     n = _mm512_sub_ps(_mm512_add_ps(t, big), big);
-    f = _mm512_sub_ps(t, n);
-    p = _mm512_fmadd_ps(_mm512_set1_ps(255.0f * 0.009570068679749966f), f, _mm512_set1_ps(255.0f * 0.055917806923389435f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(255.0f * 0.240247443318367f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(255.0f * 0.6931218504905701f));
-    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(255.0f * 0.9999992847442627f));
-    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), _mm512_slli_epi32(_mm512_cvtps_epi32(n), 23)));
+    return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(exp2_poly(_mm512_sub_ps(t, n), 255.0f)),
+                                                _mm512_slli_epi32(_mm512_cvtps_epi32(n), 23)));
 }
 
 void rt_opt_exp_rows_s8(int32_t n, int32_t d, float beta, const float *sub, const float *x, int64_t ldx, int8_t *y,

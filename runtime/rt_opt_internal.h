@@ -495,9 +495,9 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
 #define RT_OPT_S8_PV 1
 /* The fused attention's probabilities in 8 bits (rt_opt_act.c; p->pv_u8): n rows of d values (each readable
  * to a whole 16: the lanes past d are loaded, then dropped), row r from x + r ldx, q = round(255 exp(beta
- * (x - sub[r]))) (x <= sub[r]; the polynomial of the bf16 exponentials, within 2.7e-6 relative; q in [0, 255],
- * 255 at the row's max), stored as q - 128 (int8, the bytes rt_opt_scores_s8 adds 128 to) at y + r ldy, the bytes d..K4(d)
- * -128 (q 0); sum[r] = the row's sum of q. */
+ * (x - sub[r]))) (x <= sub[r]; the polynomial of the bf16 exponentials, within 2.7e-6 relative; q in
+ * [0, 255], 255 at the row's max), stored as q - 128 (int8, the bytes rt_opt_scores_s8 adds 128 to) at
+ * y + r ldy, the bytes d..K4(d) -128 (q 0); sum[r] = the row's sum of q. */
 void rt_opt_exp_rows_s8(int32_t n, int32_t d, float beta, const float *sub, const float *x, int64_t ldx, int8_t *y,
                         int64_t ldy, int32_t *sum);
 #endif

@@ -74,12 +74,12 @@ void op_quantize_multiplier(double real, int32_t *mult, int *shift);
  * / (double)out_scale, QuantizeMultiplier'd, as TFLite's
  * PopulateConvolutionQuantizationParams. A per-tensor filter scale is
  * repeated for every channel. Allocates mult/shift (n entries) on g. */
+int op_channel_multipliers(Graph *g, const IrOp *op, const IrTensor *in, const IrTensor *w, const IrTensor *out, int n,
+                           const int32_t **mult, const int32_t **shift, Diag *d);
 /* The float requantization's factors (ops pass precision quantized, op->float_rq): s_in s_w[c] / s_out
  * for n channels (a per-tensor filter: one), or s_in s_w[c] where out is NULL (float results). */
 int op_float_factors(Graph *g, const IrTensor *in, const IrTensor *w, const IrTensor *out, int n, const float **f,
                      Diag *d);
-int op_channel_multipliers(Graph *g, const IrOp *op, const IrTensor *in, const IrTensor *w, const IrTensor *out, int n,
-                           const int32_t **mult, const int32_t **shift, Diag *d);
 
 /* op_quantize_multiplier that rejects factors the kernels cannot apply
  * (shift > 30, negative or NaN) with a user error naming the operator. */
