@@ -186,8 +186,12 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
                 cg_scratch(cg, op), op->sched.band, op->sched.slots, par_arg(g, op));
         return 0;
     }
-    cg_line(cg, "rt_opt_dwconv_%s(&p, %s, %s, %s, %s, %s);", s8 ? "s8" : "f32", cg_in(cg, op, 0), cg_in(cg, op, 1),
-            cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
+    if (s8)
+        cg_line(cg, "rt_opt_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+                cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
+    else
+        cg_line(cg, "rt_opt_dwconv_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+                cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }
 
@@ -358,7 +362,14 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             float_rq_note(cg, &g->ops[s->post_add]);
         }
         break;
-    case SCHED_DWCONV: cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt); break;
+    case SCHED_DWCONV:
+        if (op->scratch_bytes)
+            cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels; with AVX512-VNNI the image is copied inside "
+                        "its padding (%zu bytes of scratch) so every pixel takes the interior path */",
+                    dt, op->scratch_bytes);
+        else
+            cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt);
+        break;
     case SCHED_COPY: cg_line(cg, "/*   schedule: copy, memcpy per contiguous run */"); break;
     case SCHED_ROW_MEAN: cg_line(cg, "/*   schedule: row-mean f32, one contiguous row per output */"); break;
     case SCHED_BINARY:

@@ -60,6 +60,7 @@ void ir_dump(const Graph *g, void *file) {
             if (op->sched.kind == SCHED_CONV_GEMM)
                 fprintf(f, op->sched.direct ? " direct" : op->sched.runs ? " runs im2col-rows=%d" : " im2col-rows=%d",
                         op->sched.rows);
+            if (op->sched.kind == SCHED_DWCONV && op->scratch_bytes) fprintf(f, " padded-copy=%zu", op->scratch_bytes);
             if (op->sched.packed_w >= 0) fprintf(f, " packed=%%%d,%%%d", op->sched.packed_w, op->sched.packed_b);
             if (op->sched.post_add >= 0) fprintf(f, " post-add=op%d", op->sched.post_add);
             if (op->sched.post_dw >= 0) fprintf(f, " post-dw=op%d band=%d", op->sched.post_dw, op->sched.band);

@@ -94,7 +94,7 @@ static void test_conv(void) {
             p.fscale = fs;
             rt_conv_2d_i8(&p, in8, w8, b32, f8);
             c.gemm.rounding = RT_OPT_ROUND_FLOAT, c.gemm.fscale = fs;
-            memset(g8, 0, (size_t)out_n);
+            for (int64_t i = 0; i < out_n; i++) g8[i] = (int8_t)~r8[i]; /* every byte must be written */
             rt_opt_conv_s8(&c, in8, pw16, pb32, g8, scratch, NULL, NULL, &fake_par);
             diff = count_diff_i8(g8, f8, out_n);
             snprintf(msg, sizeof msg, "%dx%dx%d f %dx%d s %d,%d pad %d,%d oc %d: %lld of %lld differ", p.in_h, p.in_w,
@@ -267,6 +267,7 @@ static void test_conv_dw(void) {
 
 static void test_dwconv(void) {
     char msg[200];
+    int padded_cases = 0;
     for (int t = 0; t < 240; t++) {
         rt_dwconv_params p;
         memset(&p, 0, sizeof p);
@@ -332,8 +333,18 @@ static void test_dwconv(void) {
         if (t % 4 == 3) /* a fused ReLU / ReLU6: bounds from the zero point (no negative-product correction) */
             p.act_qmin = p.out_offset, p.act_qmax = p.out_offset + 40 < 127 ? p.out_offset + 40 : 127;
         rt_depthwise_conv_2d_i8(&p, in8, w8, t % 3 ? b32 : NULL, r8);
-        rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, t % 2 ? &fake_par : NULL);
+        rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, NULL, t % 2 ? &fake_par : NULL);
         int64_t diff = count_diff_i8(g8, r8, out_n);
+        int64_t pad_bytes = rt_opt_dwconv_s8_scratch_bytes(&p);
+        if (pad_bytes > 0) { /* and with the image copied inside its padding (the scratch filled with junk first) */
+            int8_t *pad = malloc((size_t)pad_bytes);
+            memset(pad, 0x5A, (size_t)pad_bytes);
+            for (int64_t i = 0; i < out_n; i++) g8[i] = (int8_t)~r8[i]; /* every byte must be written */
+            rt_opt_dwconv_s8(&p, in8, w8, t % 3 ? b32 : NULL, g8, pad, t % 2 ? &fake_par : NULL);
+            diff += count_diff_i8(g8, r8, out_n);
+            free(pad);
+            padded_cases++;
+        }
         snprintf(msg, sizeof msg, "%dx%dx%d*%d f %dx%d s %d,%d d %d,%d p %d,%d: %lld of %lld differ", p.in_h, p.in_w,
                  p.in_c, p.depth_mult, p.filter_h, p.filter_w, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_h,
                  p.pad_w, (long long)diff, (long long)out_n);
@@ -341,6 +352,8 @@ static void test_dwconv(void) {
         free(in), free(w), free(bias), free(got), free(want), free(in8), free(w8), free(g8), free(r8), free(b32);
         free(mult), free(shift);
     }
+    snprintf(msg, sizeof msg, "%d of 240 cases", padded_cases);
+    check(padded_cases >= 30, "dwconv int8 cases run again on a copy inside the padding", msg);
 }
 
 /* CONV_2D with bf16/f16 filters: rt_opt_conv_half (im2col blocks or direct 1x1 rows through the 16-bit FC
