@@ -25,10 +25,12 @@ void rt_opt_padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w
 /* ap[0..n): the patches of output pixels m..m+n of p read from image a (padding none or in a). */
 static void patch_rows(const rt_opt_conv_params *p, const uint8_t *a, int32_t m, int32_t n, const uint8_t **ap) {
     const int64_t ys = (int64_t)p->stride_h * p->in_w * p->in_c, xs = (int64_t)p->stride_w * p->in_c;
-    int32_t oy = m / p->out_w, ox = m % p->out_w, r;
-    for (r = 0; r < n; r++) {
-        ap[r] = a + oy * ys + ox * xs;
-        if (++ox == p->out_w) ox = 0, oy++;
+    int32_t oy = m / p->out_w, ox = m % p->out_w, r = 0, i;
+    while (r < n) { /* a stretch of one output row: pointers xs apart */
+        const int32_t cnt = n - r < p->out_w - ox ? n - r : p->out_w - ox;
+        const uint8_t *q = a + oy * ys + ox * xs;
+        for (i = 0; i < cnt; i++) ap[r + i] = q + i * xs;
+        r += cnt, ox = 0, oy++;
     }
 }
 
