@@ -345,6 +345,36 @@ RT_OPT_INLINE void q_store_two(const q_ctx *x, const rt_opt_gemm_params *p, cons
     if (two) _mm512_mask_cvtsepi32_storeu_epi8((void *)(d + ldc - 8), (__mmask16)(st << 8), v);
 }
 
+/* q_store_ctx's integer forms for n row vectors v[i] (row i at d + i ldc, ldc in bytes), the rounding and
+ * clamp chosen once for all of them. The lone-panel kernel with K >= 48 reduces its 24 accumulators to
+ * these n vectors first: requantized in place beside the other 23, each row spilled and reloaded
+ * constants and retested the flags (ResNet int8 A/B 1.012-1.017). With smaller K the inline stores stay
+ * faster (every lone panel through here: person_detect 0.96, MobileNetV2 0.35 0.99). */
+RT_OPT_INLINE void q_rows_k(const int PLAIN, const int CLAMP, const q_ctx *x, const __m512i *v, int32_t n, int8_t *d,
+                            int64_t ldc) {
+    const rq16 k = x->k;
+    const __m512i lo = x->lo, hi = x->hi;
+    const __mmask16 st = x->st;
+    int32_t i;
+    for (i = 0; i < n; i++, d += ldc) {
+        __m512i y = PLAIN ? rq16_apply_single(v[i], &k) : rq16_apply(v[i], &k);
+        if (CLAMP) y = _mm512_min_epi32(_mm512_max_epi32(y, lo), hi);
+        _mm512_mask_cvtsepi32_storeu_epi8((void *)d, st, y);
+    }
+}
+
+static void __attribute__((noinline)) q_store_rows(const rt_opt_gemm_params *p, const panel_q *q, const __m512i *v,
+                                                   int32_t n, int8_t *d, int64_t ldc) {
+    const q_ctx x = q_ctx_make(p, q);
+    int32_t i;
+    if (!x.fast)
+        for (i = 0; i < n; i++) q_store16(p, q, v[i], d + i * ldc);
+    else if (x.plain)
+        x.clamp ? q_rows_k(1, 1, &x, v, n, d, ldc) : q_rows_k(1, 0, &x, v, n, d, ldc);
+    else
+        x.clamp ? q_rows_k(0, 1, &x, v, n, d, ldc) : q_rows_k(0, 0, &x, v, n, d, ldc);
+}
+
 /* R <= 9 rows x two panels (32 columns): per quad of K, 2 loads of 64 bytes,
  * R broadcasts and 2R vpdpbusd; rows past mr repeat row 0 and are not stored
  * (9: a block's last 9 rows in one pass, not 8 and a GEMV: ViT's 17 tokens).
@@ -550,13 +580,19 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
             }
             return;
         }
-        const q_ctx x0 = q_ctx_make(p, q);
-#define S8_STORE1(r)                                                                                                \
+        if (!HALF && ar->n * ar->quads >= 12) { /* the rows' sums, then their stores (q_store_rows) */
+            __m512i t[R];
+            int32_t n = 0;
+#define S8_T1(r)                                                                                                    \
     if ((r) < R && (r) < mr)                                                                                        \
-        q_store_ctx(&x0, p, q,                                                                                      \
-                    _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                              \
-                                     _mm512_permutex2var_epi32(c##r##l, iod, c##r##h)),                             \
-                    d0 + (int64_t)(r) * ldc);
+        t[n++] = _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                                \
+                                  _mm512_permutex2var_epi32(c##r##l, iod, c##r##h));
+            RT_R12(S8_T1)
+#undef S8_T1
+            q_store_rows(p, q, t, n, d0, ldc);
+            return;
+        }
+        const q_ctx x0 = q_ctx_make(p, q);
 /* HALF (N <= 8): rows r and r + 1 (r even) in one vector */
 #define S8_STORE_TWO(r, s)                                                                                          \
     if ((r) < R && (r) < mr)                                                                                        \
@@ -564,6 +600,12 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
                     _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##s##l),                              \
                                      _mm512_permutex2var_epi32(c##r##l, iod, c##s##l)),                             \
                     d0 + (int64_t)(r) * ldc, ldc, (s) < mr);
+#define S8_STORE1(r)                                                                                                \
+    if ((r) < R && (r) < mr)                                                                                        \
+        q_store_ctx(&x0, p, q,                                                                                      \
+                    _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                              \
+                                     _mm512_permutex2var_epi32(c##r##l, iod, c##r##h)),                             \
+                    d0 + (int64_t)(r) * ldc);
         if (HALF) {
             S8_STORE_TWO(0, 1) S8_STORE_TWO(2, 3) S8_STORE_TWO(4, 5) S8_STORE_TWO(6, 7) S8_STORE_TWO(8, 9)
             S8_STORE_TWO(10, 11)
@@ -571,9 +613,9 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
             RT_R12(S8_STORE1)
         }
 #undef S8_STORE_TWO
+#undef S8_STORE1
     }
 #undef S8_DECL1
-#undef S8_STORE1
 }
 #define MR_S8_1 12
 #define RT_S8_P1(R, F)                                                                                              \
