@@ -73,63 +73,82 @@ static __m512 dw16_f32_pixel(const struct rt_dwconv_params *p, const float *img,
     return acc;
 }
 
-#define DW16_TAP3(k, ptr) _mm512_maskz_loadu_ps(m, (ptr) + tap[k])
+/* One output pixel of a 3x3 filter near an edge: the taps inside the image (rows ylo..yhi of rp[],
+ * columns x0 + fx dil_w inside [0, in_w)) against the filter held in w[], in the reference's order. */
+RT_OPT_INLINE __m512 dw16_edge3(const float *const rp[3], int32_t ylo, int32_t yhi, int32_t x0, int32_t dil_w,
+                                int32_t in_w, int64_t C, const __m512 w[9], __m512 acc, __mmask16 m) {
+    int32_t fy, fx;
+    for (fy = 0; fy < 3; fy++) {
+        if (fy < ylo || fy >= yhi) continue;
+        for (fx = 0; fx < 3; fx++) {
+            const int32_t x = x0 + fx * dil_w;
+            if (x >= 0 && x < in_w) acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, rp[fy] + (int64_t)x * C), w[3 * fy + fx], acc);
+        }
+    }
+    return acc;
+}
+
 /* dw_f32_row for depth multiplier 1, 16 channels per zmm with the
  * accumulators in registers. Channel groups run outside the pixels of the
  * row, so a 3x3 filter's nine vectors stay in registers for the whole row
  * and each interior pixel costs one load per FMA (four pixels per step keep
  * four independent FMA chains in flight; at stride 1 they share their
- * columns, 18 loads for 36 FMAs). Taps are added in the reference's
- * order, as fused multiply-adds. */
+ * columns, 18 loads for 36 FMAs). A row whose top or bottom filter row falls
+ * in the padding runs the same loops over its other filter rows, and the
+ * edge columns take dw16_edge3 with the filter still in registers (both had
+ * gone tap by tap through dw16_f32_pixel, reloading the filter: on 7x7 maps
+ * about half the pixels). Taps are added in the reference's order, as fused
+ * multiply-adds. */
 static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
                          const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
     const int32_t C = p->in_c, sw = p->stride_w;
     const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
-    int32_t c, ox, k, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
-    /* Interior columns: every tap inside the image. */
+    int32_t c, ox, k, fy, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
+    /* Interior columns: every tap inside the image's width. */
     int32_t ox_lo = (p->pad_w + sw - 1) / sw;
     int32_t last = p->in_w - 1 + p->pad_w - (p->filter_w - 1) * p->dil_w;
     int32_t ox_hi = last < 0 ? 0 : last / sw + 1;
-    int64_t tap[9];
     if (ox_hi > p->out_w) ox_hi = p->out_w;
     if (ox_lo > ox_hi) ox_lo = ox_hi;
-    for (k = 0; k < 9; k++) tap[k] = ((int64_t)(k / 3) * p->dil_h * p->in_w + (k % 3) * p->dil_w) * C;
     taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
-    int full3 = p->filter_h == 3 && p->filter_w == 3 && ylo == 0 && yhi == 3, unit = sw == 1 && p->dil_w == 1;
+    const int is3 = p->filter_h == 3 && p->filter_w == 3 && ylo < yhi, unit = sw == 1 && p->dil_w == 1;
     for (c = c0; c < c1; c += 16) {
         __mmask16 m = c1 - c >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (c1 - c)) - 1);
         __m512 bv = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
         __m512 w[9];
-        int32_t a = full3 ? ox_lo : p->out_w, e = full3 ? ox_hi : p->out_w;
-        for (k = 0; k < 9; k++) w[k] = _mm512_setzero_ps(); /* (read only when full3) */
-        if (full3)
+        const float *rp[3] = {NULL, NULL, NULL}; /* the filter rows inside the image: their input rows */
+        int32_t a = is3 ? ox_lo : p->out_w, e = is3 ? ox_hi : p->out_w;
+        for (k = 0; k < 9; k++) w[k] = _mm512_setzero_ps(); /* (read only when is3) */
+        if (is3) {
             for (k = 0; k < 9; k++) w[k] = _mm512_maskz_loadu_ps(m, filter + c + (int64_t)k * C);
+            for (fy = ylo; fy < yhi; fy++) rp[fy] = img + (int64_t)(y0 + fy * p->dil_h - y_base) * p->in_w * C + c;
+        }
         for (ox = 0; ox < p->out_w; ox++) {
-            if (ox == a) { /* the interior, four pixels at a time */
-                const float *base = img + (int64_t)(y0 - y_base) * p->in_w * C + c;
+            if (ox == a) { /* the interior columns, four pixels at a time */
                 for (; ox + 4 <= e; ox += 4) {
-                    const float *i0 = base + (int64_t)(ox * sw - p->pad_w) * C, *i1 = i0 + (int64_t)sw * C;
-                    const float *i2 = i1 + (int64_t)sw * C, *i3 = i2 + (int64_t)sw * C;
+                    const int64_t xo = (int64_t)(ox * sw - p->pad_w) * C, xs = (int64_t)sw * C;
                     __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv;
-                    if (unit) { /* stride and dilation 1 along x: six columns per filter row serve all four */
-                        int32_t fy;
+                    if (unit) /* stride and dilation 1 along x: six columns per filter row serve all four */
                         for (fy = 0; fy < 3; fy++) {
-                            const float *rp = i0 + tap[3 * fy];
-                            __m512 x0 = _mm512_maskz_loadu_ps(m, rp), x1 = _mm512_maskz_loadu_ps(m, rp + C);
-                            __m512 x2 = _mm512_maskz_loadu_ps(m, rp + 2 * C), x3 = _mm512_maskz_loadu_ps(m, rp + 3 * C);
-                            __m512 x4 = _mm512_maskz_loadu_ps(m, rp + 4 * C), x5 = _mm512_maskz_loadu_ps(m, rp + 5 * C);
+                            if (fy < ylo || fy >= yhi) continue;
+                            const float *r = rp[fy] + xo;
+                            __m512 x0 = _mm512_maskz_loadu_ps(m, r), x1 = _mm512_maskz_loadu_ps(m, r + C);
+                            __m512 x2 = _mm512_maskz_loadu_ps(m, r + 2 * C), x3 = _mm512_maskz_loadu_ps(m, r + 3 * C);
+                            __m512 x4 = _mm512_maskz_loadu_ps(m, r + 4 * C), x5 = _mm512_maskz_loadu_ps(m, r + 5 * C);
                             const __m512 u = w[3 * fy], v = w[3 * fy + 1], z = w[3 * fy + 2];
                             a0 = _mm512_fmadd_ps(z, x2, _mm512_fmadd_ps(v, x1, _mm512_fmadd_ps(u, x0, a0)));
                             a1 = _mm512_fmadd_ps(z, x3, _mm512_fmadd_ps(v, x2, _mm512_fmadd_ps(u, x1, a1)));
                             a2 = _mm512_fmadd_ps(z, x4, _mm512_fmadd_ps(v, x3, _mm512_fmadd_ps(u, x2, a2)));
                             a3 = _mm512_fmadd_ps(z, x5, _mm512_fmadd_ps(v, x4, _mm512_fmadd_ps(u, x3, a3)));
                         }
-                    } else
+                    else
                         for (k = 0; k < 9; k++) {
-                            a0 = _mm512_fmadd_ps(DW16_TAP3(k, i0), w[k], a0);
-                            a1 = _mm512_fmadd_ps(DW16_TAP3(k, i1), w[k], a1);
-                            a2 = _mm512_fmadd_ps(DW16_TAP3(k, i2), w[k], a2);
-                            a3 = _mm512_fmadd_ps(DW16_TAP3(k, i3), w[k], a3);
+                            if (k / 3 < ylo || k / 3 >= yhi) continue;
+                            const float *r = rp[k / 3] + xo + (int64_t)(k % 3) * p->dil_w * C;
+                            a0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, r), w[k], a0);
+                            a1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, r + xs), w[k], a1);
+                            a2 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, r + 2 * xs), w[k], a2);
+                            a3 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, r + 3 * xs), w[k], a3);
                         }
                     float *o = orow + (int64_t)ox * C + c;
                     _mm512_mask_storeu_ps(o, m, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
@@ -137,20 +156,20 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
                     _mm512_mask_storeu_ps(o + 2 * C, m, _mm512_min_ps(_mm512_max_ps(a2, lo), hi));
                     _mm512_mask_storeu_ps(o + 3 * C, m, _mm512_min_ps(_mm512_max_ps(a3, lo), hi));
                 }
-                for (; ox < e; ox++) {
-                    const float *i0 = base + (int64_t)(ox * sw - p->pad_w) * C;
-                    __m512 a0 = bv;
-                    for (k = 0; k < 9; k++) a0 = _mm512_fmadd_ps(DW16_TAP3(k, i0), w[k], a0);
-                    _mm512_mask_storeu_ps(orow + (int64_t)ox * C + c, m, _mm512_min_ps(_mm512_max_ps(a0, lo), hi));
+                for (; ox < e; ox++) { /* the last ones (every tap inside: dw16_edge3 takes them all) */
+                    const __m512 acc = dw16_edge3(rp, ylo, yhi, ox * sw - p->pad_w, p->dil_w, p->in_w, C, w, bv, m);
+                    _mm512_mask_storeu_ps(orow + (int64_t)ox * C + c, m, _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
                 }
                 if (ox >= p->out_w) break;
             }
-            __m512 acc = dw16_f32_pixel(p, img + c, y_base, filter + c, bv, m, y0, ylo, yhi, ox * sw - p->pad_w);
-            _mm512_mask_storeu_ps(orow + (int64_t)ox * C + c, m, _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
+            {
+                __m512 acc = is3 ? dw16_edge3(rp, ylo, yhi, ox * sw - p->pad_w, p->dil_w, p->in_w, C, w, bv, m)
+                                 : dw16_f32_pixel(p, img + c, y_base, filter + c, bv, m, y0, ylo, yhi, ox * sw - p->pad_w);
+                _mm512_mask_storeu_ps(orow + (int64_t)ox * C + c, m, _mm512_min_ps(_mm512_max_ps(acc, lo), hi));
+            }
         }
     }
 }
-#undef DW16_TAP3
 #endif
 
 /* Whether dw16_f32_row takes the convolution (and so a channel range c0..c1 of it). */
