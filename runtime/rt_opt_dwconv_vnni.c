@@ -209,29 +209,35 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                                           : _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(const void *)(f + c0)));
             }
             dw_quads(tw[0], tw[1], tw[2], tw[3], w[j]);
-            dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
+            if (rep > 1) dw_quads(tt4[0], tt4[1], tt4[2], tt4[3], wt[j]);
+            else
+                for (i = 0; i < 4; i++) wt[j][i] = w[j][i]; /* (unused then) */
         }
-        /* bias + (off - 128) * sum of the channel's weights, wrapping */
+        /* bias + (off - 128) * sum of the channel's weights, wrapping: the sums by vpdpbusd of ones and
+         * the regrouped quads, already in their lanes' order (a load, widening and add per tap and 16
+         * channels had cost ~100 operations a group of 64) */
         if (bias) dw_load4(bias + c0, n, nat[0]);
         else
             for (i = 0; i < 4; i++) nat[0][i] = _mm512_setzero_si512();
-        for (i = 0; i < 4; i++) wsum[i] = _mm512_setzero_si512();
-        for (t = 0; t < taps; t++)
-            for (i = 0; i < 4; i++) {
-                const int8_t *f8 = filter + (int64_t)t * C + c0 + 16 * i;
-                const __m128i f = _mm_maskz_loadu_epi8(dw_mask16(n, i), (const void *)f8);
-                wsum[i] = _mm512_add_epi32(wsum[i], _mm512_cvtepi8_epi32(f));
+        dw_perm_rep(nat[0], C, 1, vb);
+        for (i = 0; i < 4; i++) {
+            const __m512i ones = _mm512_set1_epi8(1), off = _mm512_set1_epi32(p->in_offset - 128);
+            __m512i ws = _mm512_setzero_si512(), wst = _mm512_setzero_si512();
+            for (j = 0; j < quads; j++) {
+                ws = _mm512_dpbusd_epi32(ws, ones, w[j][i]);
+                if (rep > 1) wst = _mm512_dpbusd_epi32(wst, ones, wt[j][i]);
             }
-        for (i = 0; i < 4; i++)
-            nat[0][i] = _mm512_add_epi32(nat[0][i], _mm512_mullo_epi32(wsum[i], _mm512_set1_epi32(p->in_offset - 128)));
+            vb[i] = _mm512_add_epi32(vb[i], _mm512_mullo_epi32(ws, off));
+            wsum[i] = _mm512_mullo_epi32(wst, off);
+        }
         dw_load4(p->mult + c0, n, nat[1]);
         dw_load4(p->shift + c0, n, nat[2]);
         dw_perm_rep(nat[1], C, 1, vm), dw_perm_rep(nat[2], C, 1, vs);
-        dw_perm_rep(nat[0], C, 1, vb);
         for (i = 0; i < 4; i++) kq[i] = rq16_prepare_z(vm[i], vs[i], p->out_offset), rq16_bound(&kq[i], p->act_qmin, p->out_offset);
         if (rep > 1) { /* the constants of `rep` pixels of n channels in one vector */
             dw_perm_rep(nat[1], n, rep, vmt), dw_perm_rep(nat[2], n, rep, vst);
             dw_perm_rep(nat[0], n, rep, vbt);
+            for (i = 0; i < 4; i++) vbt[i] = _mm512_add_epi32(vbt[i], wsum[i]);
             for (i = 0; i < 4; i++)
                 kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset), rq16_bound(&kqt[i], p->act_qmin, p->out_offset);
         } else /* unused then; copied, not recomputed, so nothing is read uninitialized */
