@@ -346,11 +346,8 @@ static void dw16_s8(const struct rt_dwconv_params *p, const int8_t *in, const in
  * requantization constants held in vector registers across the whole image;
  * int32 products (exact), TFLite requantization per lane. */
 static int shifts_apply(const struct rt_dwconv_params *p) {
-    int32_t c;
     if (p->filter_h * p->filter_w > 25) return 0;
-    for (c = 0; c < p->in_c * p->depth_mult; c++)
-        if (p->shift[c] > 0 || p->shift[c] < -31) return 0;
-    return 1;
+    return rt_opt_shifts_vec(p->shift, p->in_c * p->depth_mult);
 }
 
 static int dw8_applies(const struct rt_dwconv_params *p) {

@@ -154,16 +154,11 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
 }
 
 int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col) {
-    int32_t r, vec = 1;
-    if (p->rounding == RT_OPT_ROUND_FLOAT) return 1;
-    for (r = 0; r < NR; r++) vec &= p->shift[col + r] <= 0 && p->shift[col + r] >= -31;
-    return vec;
+    return p->rounding == RT_OPT_ROUND_FLOAT || rt_opt_shifts_vec(p->shift + col, NR);
 }
 
 int rt_opt_s8_in_registers(const rt_opt_gemm_params *p) {
-    int32_t col;
-    for (col = 0; col < p->n; col += NR)
-        if (!rt_opt_s8_panel_vec(p, col)) return 0;
+    if (p->rounding != RT_OPT_ROUND_FLOAT && !rt_opt_shifts_vec(p->shift, (p->n + NR - 1) / NR * NR)) return 0;
 #if defined(RT_OPT_AMX) && defined(__AMX_INT8__)
     if (rt_opt_amx_ready()) return 0;
 #endif

@@ -527,6 +527,14 @@ static inline void rt_opt_flip_s8(uint8_t *d, const int8_t *s, int32_t n) {
 
 /* `rows` int8 rows (lda apart) as + 128 byte rows of K4 bytes (K's padding 0) at dst. */
 void rt_opt_s8_widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst);
+/* 1 when every one of the n shifts is in [-31, 0] (TFLite's requantization in 64-bit vector lanes): one
+ * branch-free pass the compiler vectorizes, since the kernels ask on every call (a test and early exit
+ * per shift, and a call per panel, had cost MobileNetV2 0.35 int8 ~2 % of its time). */
+static inline int rt_opt_shifts_vec(const int32_t *shift, int32_t n) {
+    int32_t i, bad = 0;
+    for (i = 0; i < n; i++) bad |= (shift[i] > 0) | (shift[i] < -31);
+    return !bad;
+}
 /* 1 when every shift of the 16 columns from col is in [-31, 0] (requantized in vector registers). */
 int rt_opt_s8_panel_vec(const rt_opt_gemm_params *p, int32_t col);
 /* 1 when every panel is (rt_opt_s8_panel_vec) and no AMX tiles run: the kernels that read A in place. */
