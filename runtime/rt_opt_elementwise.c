@@ -271,6 +271,29 @@ static inline __m512 load16f(const int8_t *x, int64_t stride, int64_t i) {
                                      : _mm512_set1_epi32(x[0]));
 }
 
+/* addsub16_float for fq_mode 2 (exact on every pair: no tie test) with both operands contiguous, 64
+ * lanes a step: each 16 rounded to int32 in the conversion itself, the 64 narrowed by saturating packs and
+ * clamped as bytes (the bounds are integers, so clamping after rounding gives the same bytes), where the
+ * 16-lane loop clamped, rounded and converted in three steps and narrowed each 16 by a vpmovdb. */
+static int64_t addsub64_float(const rt_binary_params *p, const int8_t *a, const int8_t *b, int8_t *o, int64_t n) {
+    const __m512 ka = _mm512_set1_ps(p->fq_a), kb = _mm512_set1_ps(p->fq_b), kc = _mm512_set1_ps(p->fq_c);
+    const __m512i lo = _mm512_set1_epi8((char)p->act_qmin), hi = _mm512_set1_epi8((char)p->act_qmax);
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    int64_t i;
+    for (i = 0; i + 64 <= n; i += 64) {
+        __m512i q[4], r;
+        int j;
+        for (j = 0; j < 4; j++) {
+            const __m512 v = _mm512_fmadd_ps(load16f(b, 1, i + 16 * j), kb, _mm512_fmadd_ps(load16f(a, 1, i + 16 * j), ka, kc));
+            q[j] = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        }
+        /* 128-bit lane L of the packs holds 4 outputs of each q[j]: put them back in order */
+        r = _mm512_permutexvar_epi32(order, _mm512_packs_epi16(_mm512_packs_epi32(q[0], q[1]), _mm512_packs_epi32(q[2], q[3])));
+        _mm512_storeu_si512((void *)(o + i), _mm512_min_epi8(_mm512_max_epi8(r, lo), hi));
+    }
+    return i;
+}
+
 /* ADD/SUB int8 requantized in float (p->fq_mode, proven exact by pass schedule on every input pair):
  * clamp(a fq_a + b fq_b + fq_c) rounded to nearest, two FMAs where the integer form takes three 64-bit
  * products. fq_mode 1: a vector with a lane near a tie redoes those lanes by the integer form. */
@@ -339,9 +362,10 @@ static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
     const int float_ok = p->fq_mode && (sa == 0 || sa == 1) && (sb == 0 || sb == 1);
     (void)float_ok;
 #if defined(RT_OPT_AVX512)
-    if (float_ok && n >= 16)
-        i = addsub16_float(p, a, sa, b, sb, o, n, sign);
-    else if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
+    if (float_ok && p->fq_mode == 2 && sa == 1 && sb == 1 && n >= 64) i = addsub64_float(p, a, b, o, n);
+    if (float_ok && n - i >= 16)
+        i += addsub16_float(p, a + i * sa, sa, b + i * sb, sb, o + i, n - i, sign);
+    else if (!float_ok && (sa == 0 || sa == 1) && (sb == 0 || sb == 1) && vec_shift(p->in1_shift) && vec_shift(p->in2_shift) &&
         vec_shift(p->out_shift) && p->left_shift >= 0 && p->left_shift <= 23)
         i = addsub16(p, a, sa, b, sb, o, n, sign);
 #endif

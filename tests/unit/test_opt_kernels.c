@@ -493,6 +493,12 @@ static void test_addsub_float(void) {
             for (int i = 0; i < 65536; i++) bad += got[i] != (int8_t)rt_addsub_q(&p, one, a[i], 1);
             check(bad == 0, "int8 add float requantization, one operand broadcast", msg);
         }
+        { /* a run whose length is not a multiple of 64 or 16, from an odd offset (the 64-lane loop's tail) */
+            const int64_t n = 65536 - 4242 - 5;
+            memset(got, 0x55, sizeof got);
+            rt_opt_add_run_i8(&p, a + 5, 1, b + 5, 1, got, n);
+            check(count_diff_i8(got, want + 5, n) == 0 && got[n] == 0x55, "int8 add float requantization, odd run", msg);
+        }
         memcpy(got, a, sizeof got); /* in place over the first operand, then over the second */
         rt_opt_add_run_i8(&p, got, 1, b, 1, got, 65536);
         check(count_diff_i8(got, want, 65536) == 0, "int8 add float requantization, in place (first operand)", msg);
