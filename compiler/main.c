@@ -531,7 +531,9 @@ static int cmd_compile(int argc, char **argv) {
             rc = cli_compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
         }
         int scratch = 0;
-        for (int i = 0; !rc && i < g->n_ops; i++) scratch |= !g->ops[i].dead && g->ops[i].sched.rows > 0;
+        for (int i = 0; !rc && i < g->n_ops; i++)
+            scratch |= !g->ops[i].dead && (g->ops[i].sched.rows > 0 ||
+                                           (g->ops[i].sched.kind == SCHED_DWCONV && g->ops[i].scratch_bytes > 0));
         if (rc || max_arena < 0 || g->arena_bytes <= max_arena || !scratch || dump_ir ||
             attempt + 1 == (int)(sizeof scratch_budgets / sizeof scratch_budgets[0]))
             break;

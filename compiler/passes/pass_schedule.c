@@ -221,8 +221,9 @@ static int schedule_dwconv(Graph *g, int i) {
     IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
     if (!((in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8)) || p->depth_mult < 1) return 0;
     op->sched.kind = SCHED_DWCONV;
-    /* int8 3x3 on a small image: scratch for a copy inside its padding (rt_opt_dwconv_s8's interior path) */
-    if (in == IR_I8) op->scratch_bytes = (size_t)rt_opt_dwconv_s8_scratch_bytes(p);
+    /* int8 3x3 on a small image: scratch for a copy inside its padding (rt_opt_dwconv_s8's interior path;
+     * optional: with --max-arena's smaller scratch budgets, none, and the edge pixels take the slower path) */
+    if (in == IR_I8 && g->scratch_budget == 0) op->scratch_bytes = (size_t)rt_opt_dwconv_s8_scratch_bytes(p);
     return 0;
 }
 
