@@ -12,8 +12,9 @@
 #define NR RT_OPT_NR
 #define K4(k) RT_OPT_K4(k)
 
-/* The padded image's rows and columns (rt_opt_conv_s8_padded_bytes, rt_opt_conv_bf16_padded_bytes): the
- * padding before, the image, and as much after it as the last patch reaches. */
+/* The padded image's rows and columns (rt_opt_conv_s8_padded_bytes, rt_opt_conv_bf16_padded_bytes,
+ * rt_opt_dwconv_s8_scratch_bytes): the padding before, the image, and as much after it as the last patch
+ * reaches. */
 void rt_opt_padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
                         int32_t sw, int32_t ph, int32_t pw, int64_t *hp, int64_t *wp) {
     const int64_t ry = (int64_t)(out_h - 1) * sh + fh, rx = (int64_t)(out_w - 1) * sw + fw;
@@ -171,6 +172,23 @@ static void im2col_s8(const rt_opt_conv_params *p, const int8_t *in, int32_t m0,
 }
 #endif
 
+void rt_opt_pad_rows_s8(const int8_t *in, int32_t in_h, int32_t in_w, int32_t c, int64_t hp, int64_t wp, int32_t pad_h,
+                        int32_t pad_w, int32_t value, int flip, void *pad) {
+    const int v = flip ? value + 128 : value;
+    const int64_t row = wp * c, left = (int64_t)pad_w * c, right = (wp - pad_w - in_w) * c;
+    int64_t y;
+    /* the padding only (rows above and below, columns left and right), then the image's rows */
+    memset(pad, v, (size_t)(pad_h * row));
+    memset((uint8_t *)pad + (pad_h + in_h) * row, v, (size_t)((hp - pad_h - in_h) * row));
+    for (y = 0; y < in_h; y++) {
+        uint8_t *d = (uint8_t *)pad + (y + pad_h) * row;
+        memset(d, v, (size_t)left);
+        if (flip) rt_opt_flip_s8(d + left, in + y * in_w * c, in_w * c);
+        else memcpy(d + left, in + y * in_w * c, (size_t)in_w * (size_t)c);
+        memset(d + left + (int64_t)in_w * c, v, (size_t)right);
+    }
+}
+
 int64_t rt_opt_padded_elems(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w, int32_t filter_h,
                             int32_t filter_w, int32_t stride_h, int32_t stride_w, int32_t pad_h, int32_t pad_w,
                             int32_t dil_h, int32_t dil_w) {
@@ -200,15 +218,10 @@ int rt_opt_conv_s8_runs(int32_t filter_h, int32_t filter_w, int32_t in_c, int32_
  * those went tap by tap with a bounds check each (a third of digits int8's time in im2col). flip: every
  * byte + 128 (the VNNI kernels' unsigned operand, for the patch runs read in place). */
 static void pad_image_s8(const rt_opt_conv_params *p, const int8_t *in, int flip, void *pad, rt_opt_conv_params *pp) {
-    int64_t hp, wp, y;
+    int64_t hp, wp;
     rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w, p->pad_h,
                 p->pad_w, &hp, &wp);
-    memset(pad, flip ? p->pad_value + 128 : p->pad_value, (size_t)(hp * wp * p->in_c));
-    for (y = 0; y < p->in_h; y++) {
-        uint8_t *d = (uint8_t *)pad + ((y + p->pad_h) * wp + p->pad_w) * p->in_c;
-        if (flip) rt_opt_flip_s8(d, in + y * p->in_w * p->in_c, p->in_w * p->in_c);
-        else memcpy(d, in + y * p->in_w * p->in_c, (size_t)p->in_w * (size_t)p->in_c);
-    }
+    rt_opt_pad_rows_s8(in, p->in_h, p->in_w, p->in_c, hp, wp, p->pad_h, p->pad_w, p->pad_value, flip, pad);
     *pp = *p;
     pp->in_h = (int32_t)hp, pp->in_w = (int32_t)wp, pp->pad_h = pp->pad_w = 0;
 }

@@ -395,12 +395,6 @@ static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int
 }
 #endif
 
-/* The padded image rt_opt_dwconv_s8_scratch_bytes sizes: ph x pw pixels per batch, every row and column
- * the 3x3 taps of the output reach, the input's pixel (y, x) at (y + pad_h, x + pad_w). */
-static void dw_padded_dims(const struct rt_dwconv_params *p, int32_t *ph, int32_t *pw) {
-    *ph = (p->out_h - 1) * p->stride_h + 3, *pw = (p->out_w - 1) * p->stride_w + 3;
-}
-
 /* Copies of at most this many bytes (MobileNetV2 224 int8 A/B with 40 / 160 / 512 KiB: 0.99 / 1.025 /
  * 1.029, its arena unchanged: the copies fit where tensors dead by then were); at most DW_PAD_SMALL where
  * there is no top / left padding (stride 2 "SAME": only the last row and column reach past the image, and
@@ -410,15 +404,13 @@ static void dw_padded_dims(const struct rt_dwconv_params *p, int32_t *ph, int32_
 #define DW_PAD_SMALL (16 * 1024)
 
 int64_t rt_opt_dwconv_s8_scratch_bytes(const struct rt_dwconv_params *p) {
-    int32_t ph, pw;
     int64_t bytes;
-    if (p->depth_mult != 1 || p->filter_h != 3 || p->filter_w != 3 || p->dil_h != 1 || p->dil_w != 1 ||
-        p->stride_h < 1 || p->stride_w < 1 || p->stride_w > 2 || p->out_h < 1 || p->out_w < 1 ||
-        !(p->in_c >= 32 || p->in_c == 16 || p->in_c == 8))
+    if (p->depth_mult != 1 || p->filter_h != 3 || p->filter_w != 3 || p->stride_h < 1 || p->stride_w < 1 ||
+        p->stride_w > 2 || !(p->in_c >= 32 || p->in_c == 16 || p->in_c == 8))
         return 0;
-    dw_padded_dims(p, &ph, &pw);
-    bytes = (int64_t)p->batches * ph * pw * p->in_c;
-    if (!(p->pad_h || p->pad_w || ph > p->in_h || pw > p->in_w)) return 0; /* no tap outside the image */
+    /* (0 where no tap falls outside the image, or dilated) */
+    bytes = (int64_t)p->batches * rt_opt_padded_elems(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, 3, 3, p->stride_h,
+                                                      p->stride_w, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
     return bytes <= (p->pad_h || p->pad_w ? DW_PAD_MAX : DW_PAD_SMALL) ? bytes : 0;
 }
 
@@ -436,29 +428,15 @@ static int dw_vnni_applies(const struct rt_dwconv_params *p) {
  * convolution with no padding. */
 static void dw_pad_copy(const struct rt_dwconv_params *p, const int8_t *in, int8_t *dst,
                         struct rt_dwconv_params *q) {
-    const int32_t C = p->in_c;
-    const int8_t z = (int8_t)(-p->in_offset);
-    int32_t ph, pw, b, y;
-    dw_padded_dims(p, &ph, &pw);
-    {
-        const int32_t n_in = pw - p->pad_w < p->in_w ? pw - p->pad_w : p->in_w; /* pixels of a row copied */
-        const int64_t row = (int64_t)pw * C;
-        for (b = 0; b < p->batches; b++)
-            for (y = 0; y < ph; y++) {
-                int8_t *d = dst + ((int64_t)b * ph + y) * row;
-                const int32_t sy = y - p->pad_h;
-                if (sy < 0 || sy >= p->in_h) {
-                    memset(d, z, (size_t)row);
-                    continue;
-                }
-                memset(d, z, (size_t)p->pad_w * (size_t)C);
-                memcpy(d + (int64_t)p->pad_w * C, in + ((int64_t)b * p->in_h + sy) * p->in_w * C,
-                       (size_t)n_in * (size_t)C);
-                memset(d + (int64_t)(p->pad_w + n_in) * C, z, (size_t)(pw - p->pad_w - n_in) * (size_t)C);
-            }
-    }
+    int64_t hp, wp;
+    int32_t b;
+    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, 3, 3, p->stride_h, p->stride_w, p->pad_h, p->pad_w, &hp,
+                       &wp);
+    for (b = 0; b < p->batches; b++)
+        rt_opt_pad_rows_s8(in + (int64_t)b * p->in_h * p->in_w * p->in_c, p->in_h, p->in_w, p->in_c, hp, wp, p->pad_h,
+                           p->pad_w, -p->in_offset, 0, dst + (int64_t)b * hp * wp * p->in_c);
     *q = *p;
-    q->in_h = ph, q->in_w = pw, q->pad_h = q->pad_w = 0;
+    q->in_h = (int32_t)hp, q->in_w = (int32_t)wp, q->pad_h = q->pad_w = 0;
 }
 #endif
 

@@ -209,7 +209,7 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         /* a last group of 16 or 32 channels after full ones: pk pixels per vector (dw3x3_body GATHER) */
         const int32_t pk = c0 > 0 && (n == 16 || n == 32) && taps == 9 && fw == 3 ? 64 / n : 1;
         const int32_t rep = pix > 1 ? pix : pk; /* pixels per vector of the repeated constants */
-        __m512i nat[3][4], wsum[4];
+        __m512i nat[3][4], tadd[4]; /* tadd: the repeated pixels' weight-sum term of vbt */
         for (j = 0; j < quads; j++) {
             __m512i tw[4], tt4[4];
             for (i = 0; i < 4; i++) {
@@ -242,7 +242,7 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                 if (rep > 1) wst = _mm512_dpbusd_epi32(wst, ones, wt[j][i]);
             }
             vb[i] = _mm512_add_epi32(vb[i], _mm512_mullo_epi32(ws, off));
-            wsum[i] = _mm512_mullo_epi32(wst, off);
+            tadd[i] = _mm512_mullo_epi32(wst, off);
         }
         dw_load4(p->mult + c0, n, nat[1]);
         dw_load4(p->shift + c0, n, nat[2]);
@@ -251,7 +251,7 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
         if (rep > 1) { /* the constants of `rep` pixels of n channels in one vector */
             dw_perm_rep(nat[1], n, rep, vmt), dw_perm_rep(nat[2], n, rep, vst);
             dw_perm_rep(nat[0], n, rep, vbt);
-            for (i = 0; i < 4; i++) vbt[i] = _mm512_add_epi32(vbt[i], wsum[i]);
+            for (i = 0; i < 4; i++) vbt[i] = _mm512_add_epi32(vbt[i], tadd[i]);
             for (i = 0; i < 4; i++)
                 kqt[i] = rq16_prepare_z(vmt[i], vst[i], p->out_offset), rq16_bound(&kqt[i], p->act_qmin, p->out_offset);
         } else /* unused then; copied, not recomputed, so nothing is read uninitialized */

@@ -418,6 +418,11 @@ void rt_opt_dw_narrow_s8(const struct rt_dwconv_params *p, const int8_t *in, con
 struct rt_opt_conv_params;
 void rt_opt_padded_dims(int32_t in_h, int32_t in_w, int32_t out_h, int32_t out_w, int32_t fh, int32_t fw, int32_t sh,
                         int32_t sw, int32_t ph, int32_t pw, int64_t *hp, int64_t *wp);
+/* One int8 image of in_h x in_w pixels of c channels inside an hp x wp one at `pad`, its pixel (y, x) at
+ * (y + pad_h, x + pad_w), the rest `value` (the input zero point); flip: every byte + 128 (the VNNI
+ * kernels' unsigned operand). */
+void rt_opt_pad_rows_s8(const int8_t *in, int32_t in_h, int32_t in_w, int32_t c, int64_t hp, int64_t wp, int32_t pad_h,
+                        int32_t pad_w, int32_t value, int flip, void *pad);
 /* Elements of a convolution's zero-padded image (rt_opt_padded_dims, times in_c); 0 where no patch is cut
  * by an edge, or dilated. */
 int64_t rt_opt_padded_elems(int32_t in_h, int32_t in_w, int32_t in_c, int32_t out_h, int32_t out_w, int32_t filter_h,
