@@ -346,8 +346,12 @@ static inline __m512i rq16_apply_zb(__m512i x, const rq16 *k) {
 
 /* Rows of a block's next micro-tile, `rest` rows left: mr, or all that are left when at most `most` (mr + 1
  * where a 9-row kernel takes a block's last 9 rows in one pass, rather than 8 and the latency-bound GEMV;
- * f32, int8 and bf16 two-panel kernels). */
-static inline int32_t rt_opt_next_rows(int32_t rest, int32_t mr, int32_t most) { return rest <= most ? rest : mr; }
+ * f32, int8 and bf16 two-panel kernels). With that 9-row kernel, rest % mr tiles of 9 rows take up the
+ * rows a short last tile would have had, where the rows allow (196 = 4 x 9 + 20 x 8, not 24 x 8 + 4). */
+static inline int32_t rt_opt_next_rows(int32_t rest, int32_t mr, int32_t most) {
+    if (rest <= most) return rest;
+    return most == mr + 1 && rest % mr && rest >= most * (rest % mr) ? most : mr;
+}
 
 #if defined(__AVX512VNNI__)
 /* acc += a (u8) . b (s8) in place. GCC's register allocator gives the
