@@ -152,6 +152,8 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
  * FMAs; nr <= 32 columns are stored. R 9 (18 accumulators) takes a block's
  * last 9 rows in one pass, where 8 + 1 left a row to the latency-bound GEMV
  * (ViT's 17 tokens). */
+/* Row r's A pointer for segment sg (rows past mr repeat row 0: loaded, never stored). */
+#define UKR_ROW(r) a##r = ap[((r) < mr ? (r) : 0) * nseg + sg];
 RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
                                const float *b0, const float *b1, const float *bias, float lo, float hi, float *c,
                                int32_t ldc, int32_t nr) {
@@ -166,9 +168,7 @@ RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const
 #undef F_DECL
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b0 + (int64_t)sg * seg * NR, *p1 = b1 + (int64_t)sg * seg * NR;
-#define F_ROW(r) a##r = ap[((r) < mr ? (r) : 0) * nseg + sg];
-        RT_R9(F_ROW)
-#undef F_ROW
+        RT_R9(UKR_ROW)
         kk = 0;
         if (R == 1) { /* one row (GEMV): four partial sums per column, so the FMAs do not wait on each other */
             __m512 e0 = _mm512_setzero_ps(), e1 = e0, f0 = e0, f1 = e0, g0 = e0, g1 = e0;
@@ -267,9 +267,7 @@ RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, con
 #undef F1_DECL
         for (sg = 0; sg < nseg; sg++) {
             const float *p0 = b + (int64_t)sg * seg * NR;
-#define F1_ROW(r) a##r = ap[((r) < mr ? (r) : 0) * nseg + sg];
-            RT_R12(F1_ROW)
-#undef F1_ROW
+            RT_R12(UKR_ROW)
             for (kk = 0; kk + 2 <= seg; kk += 2) {
                 const __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(p0 + (int64_t)(kk + 1) * NR);
                 const __m512 blo = _mm512_permutex2var_ps(x0, ilo, x1), bhi = _mm512_permutex2var_ps(x0, ihi, x1);
@@ -306,6 +304,75 @@ RT_OPT_INLINE void ukr_f32_512_1(const int32_t R, int32_t nseg, int32_t seg, con
     }
 }
 
+/* A last pair of panels with 17..24 columns (MobileNetV2's 24-channel projections): ukr_f32_512 would
+ * spend a quarter of its FMAs on the second panel's empty half (3136 x 24 x 144 ran at 72 % of peak).
+ * Here all three 8-column groups take K in pairs as ukr_f32_512_1 does (rows k and k+1 zipped in
+ * registers, one 8-byte broadcast of A[r][k..k+1] per row feeding three FMAs): 8 rows x 3 zmm, 3 B
+ * vectors + 8 broadcasts per 24 FMAs, every lane a useful product. */
+RT_OPT_INLINE void ukr_f32_512_24(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
+                                  const float *b0, const float *b1, const float *bias, float lo, float hi, float *c,
+                                  int32_t ldc, int32_t nr) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    const __m512i ilo = rt_zip_lo();
+    const __m512i ihi = rt_zip_hi();
+    const __m512 z = _mm512_setzero_ps(), bv = _mm512_loadu_ps(bias), bw = _mm512_loadu_ps(bias + NR);
+    const __m512 bias0 = _mm512_permutex2var_ps(bv, ilo, z), bias1 = _mm512_permutex2var_ps(bv, ihi, z);
+    const __m512 bias2 = _mm512_permutex2var_ps(bw, ilo, z);
+    int32_t kk, sg;
+#define F3_DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1, c##r##2 = bias2; const float *a##r;
+    RT_R8(F3_DECL)
+#undef F3_DECL
+    for (sg = 0; sg < nseg; sg++) {
+        const float *p0 = b0 + (int64_t)sg * seg * NR, *p1 = b1 + (int64_t)sg * seg * NR;
+        RT_R8(UKR_ROW)
+        for (kk = 0; kk + 2 <= seg; kk += 2) {
+            const __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(p0 + (int64_t)(kk + 1) * NR);
+            const __m512 y0 = _mm512_loadu_ps(p1 + (int64_t)kk * NR), y1 = _mm512_loadu_ps(p1 + (int64_t)(kk + 1) * NR);
+            const __m512 blo = _mm512_permutex2var_ps(x0, ilo, x1), bhi = _mm512_permutex2var_ps(x0, ihi, x1);
+            const __m512 bw2 = _mm512_permutex2var_ps(y0, ilo, y1);
+#define F3_STEP(r)                                                                                                  \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s = _mm512_castsi512_ps(_mm512_broadcastq_epi64(_mm_loadl_epi64((const __m128i *)(const void *)(a##r + kk)))); \
+        c##r##0 = _mm512_fmadd_ps(blo, s, c##r##0);                                                                 \
+        c##r##1 = _mm512_fmadd_ps(bhi, s, c##r##1);                                                                 \
+        c##r##2 = _mm512_fmadd_ps(bw2, s, c##r##2);                                                                 \
+    }
+            RT_R8(F3_STEP)
+#undef F3_STEP
+        }
+        if (kk < seg) { /* an odd last k: the even lanes only (masked, so a non-finite A never meets a zero) */
+            const __m512i i15 = _mm512_and_si512(ihi, _mm512_set1_epi32(15));
+            const __m512 x0 = _mm512_loadu_ps(p0 + (int64_t)kk * NR), y0 = _mm512_loadu_ps(p1 + (int64_t)kk * NR);
+            const __m512 blo = _mm512_permutexvar_ps(ilo, x0), bhi = _mm512_permutexvar_ps(i15, x0);
+            const __m512 bw2 = _mm512_permutexvar_ps(ilo, y0);
+#define F3_LAST(r)                                                                                                  \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s = _mm512_set1_ps(a##r[kk]);                                                                  \
+        c##r##0 = _mm512_mask3_fmadd_ps(blo, s, c##r##0, (__mmask16)0x5555);                                       \
+        c##r##1 = _mm512_mask3_fmadd_ps(bhi, s, c##r##1, (__mmask16)0x5555);                                       \
+        c##r##2 = _mm512_mask3_fmadd_ps(bw2, s, c##r##2, (__mmask16)0x5555);                                       \
+    }
+            RT_R8(F3_LAST)
+#undef F3_LAST
+        }
+    }
+    {
+        const __m512i iev = rt_unzip_even();
+        const __m512i iod = rt_unzip_odd();
+        const __mmask16 m2 = (__mmask16)((1u << (nr - NR)) - 1u);
+#define F3_STORE(r)                                                                                                 \
+    if ((r) < R && (r) < mr) {                                                                                      \
+        float *cr = c + (int64_t)(r) * ldc;                                                                         \
+        _mm512_storeu_ps(cr, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(_mm512_permutex2var_ps(c##r##0, iev, c##r##1), \
+                                                                                 _mm512_permutex2var_ps(c##r##0, iod, c##r##1))))); \
+        _mm512_mask_storeu_ps(cr + NR, m2, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(_mm512_permutexvar_ps(iev, c##r##2), \
+                                                                                              _mm512_permutexvar_ps(iod, c##r##2))))); \
+    }
+        RT_R8(F3_STORE)
+#undef F3_STORE
+    }
+}
+
 /* The kernels with the row count fixed (few rows, GEMV above all, do not pay for a full tile). */
 #define RT_OPT_UKR_ROWS(R)                                                                                          \
     static void ukr2_##R(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0,           \
@@ -321,6 +388,14 @@ RT_OPT_UKR_ROWS(1)
 RT_OPT_UKR_ROWS(2)
 RT_OPT_UKR_ROWS(4)
 RT_OPT_UKR_ROWS(8)
+#define RT_OPT_UKR24_ROWS(R)                                                                                        \
+    static void ukr3_##R(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0,           \
+                         const float *b1, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) { \
+        ukr_f32_512_24(R, nseg, seg, ap, mr, b0, b1, bias, lo, hi, c, ldc, nr);                                   \
+    }
+RT_OPT_UKR24_ROWS(2)
+RT_OPT_UKR24_ROWS(4)
+RT_OPT_UKR24_ROWS(8)
 static void ukr2_9(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
                    const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     ukr_f32_512(MR_512 + 1, nseg, seg, ap, mr, b0, b1, bias, lo, hi, c, ldc, nr);
@@ -333,8 +408,10 @@ static void ukr1_12(int32_t nseg, int32_t seg, const float *const *ap, int32_t m
 typedef void (*ukr_fn)(int32_t, int32_t, const float *const *, int32_t, const float *, const float *, const float *,
                        float, float, float *, int32_t, int32_t);
 
-/* The kernel for rr rows: two panels (9 rows at most) or a lone one (12 rows at most). */
-static ukr_fn pick_ukr(int32_t rr, int lone) {
+/* The kernel for rr rows: two panels (9 rows at most), a lone one (12 rows at most), or two with 17..24
+ * columns (8 rows at most; one row is a GEMV, for ukr2_1). */
+static ukr_fn pick_ukr(int32_t rr, int lone, int cols24) {
+    if (cols24 && rr > 1) return rr <= 2 ? ukr3_2 : rr <= 4 ? ukr3_4 : ukr3_8;
     if (rr <= 1) return lone ? ukr1_1 : ukr2_1;
     if (rr <= 2) return lone ? ukr1_2 : ukr2_2;
     if (rr <= 4) return lone ? ukr1_4 : ukr2_4;
@@ -352,12 +429,13 @@ static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a,
         const float *b0 = packed_b + (int64_t)j * p->k * NR;
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
         int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : MR_512;
+        const int cols24 = nr > NR && nr <= NR + NR / 2;
         for (i = 0; i < m; i += rr) {
-            rr = rt_opt_next_rows(m - i, mr, mr == MR_512 ? MR_512 + 1 : mr);
+            rr = rt_opt_next_rows(m - i, mr, mr == MR_512 && !cols24 ? MR_512 + 1 : mr);
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab)
                 for (r = 0; r < rr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;
-            pick_ukr(rr, b1 == b0)(tab ? nseg : 1, seg, ap, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
+            pick_ukr(rr, b1 == b0, cols24)(tab ? nseg : 1, seg, ap, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
                                    c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
         }
     }
