@@ -103,31 +103,20 @@ RT_OPT_INLINE int32_t dw16_quads_k(const float *const rp[3], int32_t ylo, int32_
     for (; ox + 4 <= e; ox += 4) {
         const int64_t xo = (int64_t)(ox * sw - pad_w) * C, xs = (int64_t)sw * C;
         __m512 a0 = bv, a1 = bv, a2 = bv, a3 = bv;
-        if (mode == 1) /* stride and dilation 1 along x: six columns per filter row serve all four */
+        if (mode) { /* dilation 1, stride 1 or 2 (the mode): 3 + 3 * stride columns per filter row serve all four */
+            const int32_t st = mode;
             for (fy = 0; fy < 3; fy++) {
                 if (fy < ylo || fy >= yhi) continue;
                 const float *r = rp[fy] + xo;
-                const __m512 x0 = DW_LD(r), x1 = DW_LD(r + C), x2 = DW_LD(r + 2 * C), x3 = DW_LD(r + 3 * C);
-                const __m512 x4 = DW_LD(r + 4 * C), x5 = DW_LD(r + 5 * C);
                 const __m512 u = wl[3 * fy], v = wl[3 * fy + 1], z = wl[3 * fy + 2];
-                a0 = _mm512_fmadd_ps(z, x2, _mm512_fmadd_ps(v, x1, _mm512_fmadd_ps(u, x0, a0)));
-                a1 = _mm512_fmadd_ps(z, x3, _mm512_fmadd_ps(v, x2, _mm512_fmadd_ps(u, x1, a1)));
-                a2 = _mm512_fmadd_ps(z, x4, _mm512_fmadd_ps(v, x3, _mm512_fmadd_ps(u, x2, a2)));
-                a3 = _mm512_fmadd_ps(z, x5, _mm512_fmadd_ps(v, x4, _mm512_fmadd_ps(u, x3, a3)));
+                __m512 x[9];
+                for (k = 0; k < 3 + 3 * st; k++) x[k] = DW_LD(r + k * C);
+                a0 = _mm512_fmadd_ps(z, x[2], _mm512_fmadd_ps(v, x[1], _mm512_fmadd_ps(u, x[0], a0)));
+                a1 = _mm512_fmadd_ps(z, x[st + 2], _mm512_fmadd_ps(v, x[st + 1], _mm512_fmadd_ps(u, x[st], a1)));
+                a2 = _mm512_fmadd_ps(z, x[2 * st + 2], _mm512_fmadd_ps(v, x[2 * st + 1], _mm512_fmadd_ps(u, x[2 * st], a2)));
+                a3 = _mm512_fmadd_ps(z, x[3 * st + 2], _mm512_fmadd_ps(v, x[3 * st + 1], _mm512_fmadd_ps(u, x[3 * st], a3)));
             }
-        else if (mode == 2) /* stride 2, dilation 1: nine columns, each pixel's last its right neighbour's first */
-            for (fy = 0; fy < 3; fy++) {
-                if (fy < ylo || fy >= yhi) continue;
-                const float *r = rp[fy] + xo;
-                const __m512 x0 = DW_LD(r), x1 = DW_LD(r + C), x2 = DW_LD(r + 2 * C), x3 = DW_LD(r + 3 * C);
-                const __m512 x4 = DW_LD(r + 4 * C), x5 = DW_LD(r + 5 * C), x6 = DW_LD(r + 6 * C);
-                const __m512 x7 = DW_LD(r + 7 * C), x8 = DW_LD(r + 8 * C);
-                const __m512 u = wl[3 * fy], v = wl[3 * fy + 1], z = wl[3 * fy + 2];
-                a0 = _mm512_fmadd_ps(z, x2, _mm512_fmadd_ps(v, x1, _mm512_fmadd_ps(u, x0, a0)));
-                a1 = _mm512_fmadd_ps(z, x4, _mm512_fmadd_ps(v, x3, _mm512_fmadd_ps(u, x2, a1)));
-                a2 = _mm512_fmadd_ps(z, x6, _mm512_fmadd_ps(v, x5, _mm512_fmadd_ps(u, x4, a2)));
-                a3 = _mm512_fmadd_ps(z, x8, _mm512_fmadd_ps(v, x7, _mm512_fmadd_ps(u, x6, a3)));
-            }
+        }
         else
             for (k = 0; k < 9; k++) {
                 if (k / 3 < ylo || k / 3 >= yhi) continue;
