@@ -719,7 +719,7 @@ static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const 
 static const uint8_t *const *tile_rows(const rt_opt_a_rows *s, int32_t i, int32_t n, const uint8_t **ap) {
     int32_t r;
     if (s->ptr) return s->ptr + i;
-    for (r = 0; r < n; r++) ap[r] = s->a + (int64_t)(i + r) * s->lda;
+    for (ap[0] = s->a + (int64_t)i * s->lda, r = 1; r < n; r++) ap[r] = ap[r - 1] + s->lda; /* (see rt_opt_gemm.c) */
     return ap;
 }
 
