@@ -151,7 +151,12 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
  * each), 8 rows x 2 zmm = 16 accumulators, 2 loads + 8 broadcasts per 16
  * FMAs; nr <= 32 columns are stored. R 9 (18 accumulators) takes a block's
  * last 9 rows in one pass, where 8 + 1 left a row to the latency-bound GEMV
- * (ViT's 17 tokens). */
+ * (ViT's 17 tokens). R 12 (24 accumulators) takes convolutions read through
+ * row tables (MR_512_IND): a tile's table reads and segment starts spread
+ * over 12 rows (MobileNetV2's 3x3 stride-2 first layer, K = 3 x 9: 1.08).
+ * Direct GEMMs keep 8: 12 measured no faster there, and 7x7 maps (49 rows)
+ * lost 5 % to their 13-row remainders. */
+#define MR_512_IND 12
 /* Row r's A pointer for segment sg (rows past mr repeat row 0: loaded, never stored). */
 #define UKR_ROW(r) a##r = ap[((r) < mr ? (r) : 0) * nseg + sg];
 RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
@@ -164,11 +169,11 @@ RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const
     const __m512 bias0 = _mm512_loadu_ps(bias), bias1 = _mm512_loadu_ps(bias + NR);
     int32_t kk, sg;
 #define F_DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1; const float *a##r;
-    RT_R9(F_DECL)
+    RT_R12(F_DECL)
 #undef F_DECL
     for (sg = 0; sg < nseg; sg++) {
         const float *p0 = b0 + (int64_t)sg * seg * NR, *p1 = b1 + (int64_t)sg * seg * NR;
-        RT_R9(UKR_ROW)
+        RT_R12(UKR_ROW)
         kk = 0;
         if (R == 1) { /* one row (GEMV): four partial sums per column, so the FMAs do not wait on each other */
             __m512 e0 = _mm512_setzero_ps(), e1 = e0, f0 = e0, f1 = e0, g0 = e0, g1 = e0;
@@ -194,7 +199,7 @@ RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const
         c##r##0 = _mm512_fmadd_ps(x0, s, c##r##0);                                                                  \
         c##r##1 = _mm512_fmadd_ps(x1, s, c##r##1);                                                                  \
     }
-            RT_R9(F_STEP)
+            RT_R12(F_STEP)
 #undef F_STEP
         }
     }
@@ -215,7 +220,7 @@ RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const
             _mm512_mask_storeu_ps(cr + NR, m1, v1);                                                                 \
         }                                                                                                           \
     }
-        RT_R9(F_STORE)
+        RT_R12(F_STORE)
 #undef F_STORE
     }
 }
@@ -400,6 +405,10 @@ static void ukr2_9(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr
                    const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     ukr_f32_512(MR_512 + 1, nseg, seg, ap, mr, b0, b1, bias, lo, hi, c, ldc, nr);
 }
+static void ukr2_12(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
+                    const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    ukr_f32_512(MR_512_IND, nseg, seg, ap, mr, b0, b1, bias, lo, hi, c, ldc, nr);
+}
 static void ukr1_12(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b0, const float *b1,
                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     (void)b1;
@@ -416,7 +425,12 @@ static ukr_fn pick_ukr(int32_t rr, int lone, int cols24) {
     if (rr <= 2) return lone ? ukr1_2 : ukr2_2;
     if (rr <= 4) return lone ? ukr1_4 : ukr2_4;
     if (rr <= 8) return lone ? ukr1_8 : ukr2_8;
-    return lone ? ukr1_12 : ukr2_9;
+    return lone ? ukr1_12 : rr <= 9 ? ukr2_9 : ukr2_12;
+}
+
+/* Rows of the next 12-row two-panel tile, rest left, with no short tile at the end (13..19: 5..11, then 8). */
+static int32_t pair_rows(int32_t rest) {
+    return rest <= MR_512_IND ? rest : rest < MR_512_IND + MR_512 ? rest - MR_512 : MR_512_IND;
 }
 
 /* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
@@ -428,10 +442,12 @@ static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a,
     for (j = 0; j * NR < p->n; j += 2) {
         const float *b0 = packed_b + (int64_t)j * p->k * NR;
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
-        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : MR_512;
+        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : tab ? MR_512_IND : MR_512;
         const int cols24 = nr > NR && nr <= NR + NR / 2;
         for (i = 0; i < m; i += rr) {
-            rr = rt_opt_next_rows(m - i, mr, mr == MR_512 && !cols24 ? MR_512 + 1 : mr);
+            rr = cols24                           ? rt_opt_next_rows(m - i, MR_512, MR_512)
+                 : mr == MR_512_IND && b1 != b0 ? pair_rows(m - i)
+                                                  : rt_opt_next_rows(m - i, mr, mr == MR_512 ? MR_512 + 1 : mr);
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab) /* (a running pointer: the compiler vectorized a multiply per row, 2 % of a K = 16 GEMM) */
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
