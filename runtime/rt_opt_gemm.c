@@ -20,7 +20,13 @@ typedef float rt_v8f __attribute__((vector_size(32)));
 #define NR RT_OPT_NR
 
 const char *rt_opt_isa(void) {
-#if defined(RT_OPT_VEC) && defined(__FMA__) && defined(__AVX2__)
+#if defined(RT_OPT_AMX) && defined(RT_OPT_S8_VNNI)
+    return "vector-extensions+fma+avx2+avx512+vnni+amx";
+#elif defined(RT_OPT_S8_VNNI)
+    return "vector-extensions+fma+avx2+avx512+vnni";
+#elif defined(RT_OPT_AVX512)
+    return "vector-extensions+fma+avx2+avx512";
+#elif defined(RT_OPT_VEC) && defined(__FMA__) && defined(__AVX2__)
     return "vector-extensions+fma+avx2";
 #elif defined(RT_OPT_VEC) && defined(__FMA__)
     return "vector-extensions+fma";
