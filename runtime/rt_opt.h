@@ -68,6 +68,14 @@ static inline int32_t rt_opt_tasks(const mpcc_parallel *par, int32_t slots) {
     return slots <= 0 || t < slots ? t : slots; /* slots <= 0: no scratch, no limit */
 }
 
+/* Task t's share [*lo, *hi) of `total` blocks, contiguous: the rows a task writes are then the rows
+ * the same task reads in the next kernel, which splits its rows the same way (the depthwise and fused
+ * kernels' row splits are contiguous too), so they stay in that core's cache. */
+static inline void rt_opt_task_share(int32_t total, int32_t t, int32_t tasks, int32_t *lo, int32_t *hi) {
+    *lo = (int32_t)((int64_t)total * t / tasks);
+    *hi = (int32_t)((int64_t)total * (t + 1) / tasks);
+}
+
 /* Convolution (groups == 1) as GEMM over im2col rows: M = out_h * out_w per
  * image, K = filter_h * filter_w * in_c. `direct` (1x1, stride 1, no padding)
  * reads the input rows in place (int8: widened `rows` at a time); otherwise

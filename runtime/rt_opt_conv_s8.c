@@ -244,7 +244,9 @@ static void conv_s8_task(void *v, int t) {
     rt_opt_conv_params pp; /* p over the padded image of image padded_b (made once per image and task) */
     int32_t padded_b = -1;
 #endif
-    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+    int32_t q_end;
+    rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
+    for (; q < q_end; q++) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         const int8_t *in = (const int8_t *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;

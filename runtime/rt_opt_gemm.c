@@ -482,7 +482,7 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
 #endif
 }
 
-/* Row block for `tasks` tasks taking blocks of `rows`-row images round-robin: the block count made a
+/* Row block for `tasks` tasks sharing the blocks of `rows`-row images: the block count made a
  * multiple of the tasks (else one task gets a whole block more: a 3136-row 1x1 conv in blocks of
  * 2728 ran 2728 rows on one thread and 408 on the other), in whole 16-row groups where AMX takes
  * groups of 16 rows, else as even as the rows divide (rounded up to 16 rows, MobileNetV2's 196-row
@@ -611,8 +611,8 @@ static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
 }
 #endif
 
-/* Task t of a convolution: blocks t, t + tasks, ... of `block` output rows
- * (over all images), with scratch copy t. */
+/* Task t of a convolution: its contiguous share of the blocks of `block` output
+ * rows (over all images), with scratch copy t. */
 static void conv_f32_task(void *v, int t) {
     const rt_opt_conv_job *j = v;
     const rt_opt_conv_params *p = j->p;
@@ -620,7 +620,9 @@ static void conv_f32_task(void *v, int t) {
     rt_opt_gemm_params g = p->gemm;
     /* direct 1x1 convolutions have no scratch (NULL: no pointer arithmetic on it) */
     float *dst = j->scratch ? (float *)(void *)((char *)j->scratch + (int64_t)t * p->gemm.slot_bytes) : NULL;
-    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+    int32_t q_end;
+    rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
+    for (; q < q_end; q++) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         const float *in = (const float *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c;

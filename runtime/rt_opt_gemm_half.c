@@ -451,7 +451,9 @@ static void conv_half_task(void *v, int t) {
         rt_opt_amx_configure(k2 % 16);
     }
 #endif
-    for (q = t; q < p->batches * j->per_image; q += j->tasks) {
+    int32_t q_end;
+    rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
+    for (; q < q_end; q++) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         int stored = 0; /* the output block is in j->out already (bf16 stored by the pair kernels) */

@@ -837,13 +837,14 @@ void rt_opt_s8_widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k,
 static int in_place_a(const rt_opt_gemm_params *p) { return p->k % 4 == 0 && rt_opt_s8_in_registers(p); }
 #endif
 
-/* Task t of an s8 GEMM: row blocks t, t + tasks, ... with scratch copy t (or A in place). */
+/* Task t of an s8 GEMM: its contiguous share of the row blocks, with scratch copy t (or A in place). */
 static void gemm_s8_task(void *v, int t) {
     const rt_opt_gemm_job *j = v;
     const rt_opt_gemm_params *p = j->p;
-    int32_t i, rows = j->step;
+    int32_t i, rows = j->step, b0, b1;
     uint8_t *a8 = j->scratch ? (uint8_t *)j->scratch + (int64_t)t * p->slot_bytes : NULL;
-    for (i = t * rows; i < p->m; i += j->tasks * rows) {
+    rt_opt_task_share((p->m + rows - 1) / rows, t, j->tasks, &b0, &b1);
+    for (i = b0 * rows; i < p->m && i < b1 * rows; i += rows) {
         int32_t mr = p->m - i < rows ? p->m - i : rows;
 #if defined(RT_OPT_S8_VNNI)
         if (j->in_place) {

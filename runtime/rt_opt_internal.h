@@ -650,7 +650,7 @@ int32_t rt_opt_balanced_block(int32_t rows, int32_t images, int32_t block, int32
 #define RUN_F32(d, s, n) memcpy((d), (s), sizeof(float) * (size_t)(n))
 
 /* One convolution's work, split into blocks of `block` output rows; task t
- * runs blocks t, t + tasks, ... with scratch copy t. */
+ * runs its contiguous share of them (rt_opt_task_share) with scratch copy t. */
 struct rt_opt_post_add;
 typedef struct rt_opt_conv_job {
     const rt_opt_conv_params *p;

@@ -421,6 +421,9 @@ def calibrate(batch, target):
     return max(1, int(round(target / per))), per
 
 
+POOL_PAUSE = 0.012
+
+
 def interleaved(batches, rounds):
     """batches: list of (fn, k, pause). Runs `rounds` rounds of each in turn; returns medians per run."""
     times = [[] for _ in batches]
@@ -508,9 +511,12 @@ def bench_model(label, path, args, builder, mpcc_flags, seed):
         k_m2, t_m2 = calibrate(mb2, target)
         xb2 = tflite_batch_timer(tf2)
         k_x2, t_x2 = calibrate(xb2, target)
-        batches += [(mb2, k_m2, 0.005), (xb2, k_x2, 0.005)]
-        per_round += k_m2 * t_m2 + k_x2 * t_x2 + 0.01
-        time.sleep(0.005)
+        # A pause after each 2-thread batch outlasts the pool's spinning worker (mpcc_pool spins ~5 ms,
+        # 200000 pause instructions here, before it sleeps): a worker still spinning takes one of the
+        # two cores from the next batch (measured: the 2-thread times of both sides went up 1.3-2.3x).
+        batches += [(mb2, k_m2, POOL_PAUSE), (xb2, k_x2, POOL_PAUSE)]
+        per_round += k_m2 * t_m2 + k_x2 * t_x2 + 2 * POOL_PAUSE
+        time.sleep(POOL_PAUSE)
     med, rounds = timed_rounds(batches, per_round, args)
     row.update(t_mpcc=med[0], t_xnn=med[1], k=f"{k_m}/{k_x}", rounds=rounds)
     if tf2 is not None:
