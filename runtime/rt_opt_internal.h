@@ -213,7 +213,9 @@ static inline void transpose16(__m512 r[16]) { /* r[i] = row i -> r[i] = column 
 /* The same requantizations on 16 lanes (AVX-512: native 64-bit arithmetic
  * shifts and mask registers). */
 static inline __m512i join16(__m512i even, __m512i odd) {
-    return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+    /* one two-source permute (the low halves of both's 64-bit lanes, alternately), not a shift and a blend */
+    return _mm512_permutex2var_epi32(even, _mm512_set_epi32(30, 14, 28, 12, 26, 10, 24, 8, 22, 6, 20, 4, 18, 2, 16, 0),
+                                     odd);
 }
 
 /* TFLite's double rounding in 64-bit lanes: the doubling high multiply with
