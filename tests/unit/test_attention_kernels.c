@@ -47,7 +47,10 @@ static void test_lut_exp(void) {
 
 /* The int8 P.V (pv_u8) in doubles: exact scores (the dequantized products), masked, q_j = round(255 exp(beta
  * (s_j - max))), out = sv sum_j q_j (v_j - zv) / sum_j q_j; tol[h * lq + i] = how far the kernel may be off in
- * that row: 4 steps of q (an exponential within 2.7e-6 rounding the other way) against V's largest value. */
+ * that row, against V's largest value: 4 steps of q (an exponential within 2.7e-6 rounding the other way)
+ * plus sqrt(lk) steps, since a key tile whose maximum was not the row's rounds its q against that maximum
+ * and is rescaled, each q then off by up to a step in either direction (4 steps alone failed 1 element in
+ * ~1000 for some seeds, at up to 1.18 times the 4 steps). */
 #if defined(RT_OPT_S8_PV)
 static void attention_u8_model(const rt_opt_attn_params *p, int heads, int qt, int mk, const int8_t *q8,
                                const int8_t *k8, const int8_t *v8, const uint8_t *m, double *want, double *tol) {
@@ -73,7 +76,7 @@ static void attention_u8_model(const rt_opt_attn_params *p, int heads, int qt, i
                 for (int j = 0; j < lk; j++) o += qq[j] * (v8[((int64_t)h * lk + j) * dv + c] - p->qzero[2]);
                 want[((int64_t)h * lq + i) * dv + c] = p->qscale[2] * o / sum;
             }
-            tol[(int64_t)h * lq + i] = 4.0 * 256.0 * p->qscale[2] / sum;
+            tol[(int64_t)h * lq + i] = (4.0 + sqrt((double)lk)) * 256.0 * p->qscale[2] / sum;
         }
     free(sc), free(qq);
 }

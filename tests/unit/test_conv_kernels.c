@@ -291,7 +291,8 @@ static void test_dwconv(void) {
             static const int32_t chans[6] = {16, 32, 64, 96, 144, 80}; /* 96, 144, 80: a 32- or 16-channel tail */
             p.filter_h = p.filter_w = 3, p.depth_mult = 1, p.in_c = chans[t / 10 % 6];
             p.stride_h = p.stride_w = rnd_in(1, 2), p.dil_h = p.dil_w = t / 10 % 3 == 2 ? 2 : 1;
-            p.pad_h = p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
+            /* undilated ones padded: each of those 16 also runs the copy inside the padding (checked below) */
+            p.pad_h = p.pad_w = p.dil_w == 1 ? rnd_in(1, 2) : rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
         }
         if (t >= 160) { /* 8, 16 or 32 output channels, filters up to 4 wide: the int8 narrow kernel */
             static const int32_t ic[8] = {1, 1, 8, 16, 32, 2, 4, 1}, dm[8] = {8, 16, 1, 1, 1, 4, 4, 32};
@@ -353,7 +354,7 @@ static void test_dwconv(void) {
         free(mult), free(shift);
     }
     snprintf(msg, sizeof msg, "%d of 240 cases", padded_cases);
-    check(padded_cases >= 30, "dwconv int8 cases run again on a copy inside the padding", msg);
+    check(padded_cases >= 16, "dwconv int8 cases run again on a copy inside the padding", msg);
 }
 
 /* CONV_2D with bf16/f16 filters: rt_opt_conv_half (im2col blocks or direct 1x1 rows through the 16-bit FC

@@ -47,6 +47,21 @@ static inline double max_rel_f32(const float *a, const float *b, int64_t n) {
     return r > 0 ? m / r : m;
 }
 
+/* The largest |a[i] - b[i]| over its rounding bound, for two f32 results of the same sum of k products
+ * plus a bias computed in any order (FMA or not): each is within gamma_(k+1) = (k + 1) u / (1 - (k + 1) u)
+ * of sum |terms| = mag[i] (u = 2^-24), so the two differ by at most about 2 (k + 2) u mag[i]; above 1 is
+ * more than rounding. (A relative error against the largest output, clamped here, failed honest
+ * results for some seeds with k ~ 250, and a missing term would still be far above this bound.) */
+static inline double max_err_over_bound(const float *a, const float *b, const double *mag, int64_t n, int32_t k) {
+    const double u = 1.0 / 16777216.0;
+    double r = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double q = fabs((double)a[i] - (double)b[i]) / (2.0 * (k + 2) * u * mag[i] + 1e-30);
+        if (q > r) r = q;
+    }
+    return r;
+}
+
 /* Bytes that differ between two int8 results. */
 static inline int64_t count_diff_i8(const int8_t *a, const int8_t *b, int64_t n) {
     int64_t c = 0;
