@@ -52,11 +52,11 @@ static inline double max_rel_f32(const float *a, const float *b, int64_t n) {
  * of sum |terms| = mag[i] (u = 2^-24), so the two differ by at most about 2 (k + 2) u mag[i]; above 1 is
  * more than rounding. (A relative error against the largest output, clamped here, failed honest
  * results for some seeds with k ~ 250, and a missing term would still be far above this bound.) */
-static inline double max_err_over_bound(const float *a, const float *b, const double *mag, int64_t n, int32_t k) {
+static inline double max_err_over_bound(const float *a, const float *b, const float *mag, int64_t n, int32_t k) {
     const double u = 1.0 / 16777216.0;
     double r = 0;
     for (int64_t i = 0; i < n; i++) {
-        double q = fabs((double)a[i] - (double)b[i]) / (2.0 * (k + 2) * u * mag[i] + 1e-30);
+        double q = fabs((double)a[i] - (double)b[i]) / (2.0 * (k + 2) * u * (double)mag[i] + 1e-30);
         if (q > r) r = q;
     }
     return r;
