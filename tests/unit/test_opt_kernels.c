@@ -75,13 +75,16 @@ static void test_gemm(void) {
         rt_opt_gemm_params g;
         memset(&g, 0, sizeof g);
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -1.5f, g.act_max = 2.0f;
-        float *mag = malloc(sizeof(float) * (size_t)(m * n)); /* |bias| + sum |a w| of each output */
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++) {
-                double s = fabs((double)bias[j]);
-                for (int kk = 0; kk < k; kk++) s += fabs((double)a[i * k + kk] * (double)w[j * k + kk]);
-                mag[i * n + j] = (float)s;
-            }
+        /* each output's |bias| + sum |a w|: the reference FC of the magnitudes, unclamped (max_err_over_bound) */
+        float *mag = malloc(sizeof(float) * (size_t)(m * n)), *aa = malloc(sizeof(float) * (size_t)(m * k));
+        float *aw = malloc(sizeof(float) * (size_t)(n * k)), *ab = malloc(sizeof(float) * (size_t)n);
+        for (int i = 0; i < m * k; i++) aa[i] = fabsf(a[i]);
+        for (int i = 0; i < n * k; i++) aw[i] = fabsf(w[i]);
+        for (int i = 0; i < n; i++) ab[i] = fabsf(bias[i]);
+        fp.act_min = -INFINITY, fp.act_max = INFINITY;
+        rt_fully_connected_f32(&fp, aa, aw, ab, mag);
+        fp.act_min = -1.5f, fp.act_max = 2.0f;
+        free(aa), free(aw), free(ab);
         rt_opt_gemm_f32(&g, a, pw, pb, got);
         double rel = max_err_over_bound(got, want, mag, (int64_t)m * n, k);
         snprintf(msg, sizeof msg, "m %d n %d k %d: max error %.2f of the rounding bound", m, n, k, rel);
