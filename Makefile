@@ -27,7 +27,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test demo models bench fuzz install clean venv unit regen-golden scale
+.PHONY: all mpcc asan test test-full demo models bench fuzz install clean venv unit regen-golden scale
 
 all: $(BUILD)/mpcc
 
@@ -76,6 +76,10 @@ models: venv
 
 test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
 	$(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
+
+# Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
+test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
+	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
 
 # Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
 # 2k..250k ops, hostile sizes, and BERT-base f32 end to end if `make models MODELS_BIG=1` made it.

@@ -3,6 +3,8 @@
 - A session seed: $MPCC_SEED, or derived from the clock; printed at the start as "mpcc test seed: N".
   Rerun a failure with MPCC_SEED=N.
 - The `seed` fixture: session seed + crc32(test node id), printed by the test that uses it.
+- Tests marked `full` (heavy suites beyond the fixed representative sample) run only with MPCC_FULL=1
+  (`make test-full`); `make test` deselects them.
 - The very last line of the run is "N passed, N failed" (", N skipped" when some were skipped).
 """
 
@@ -29,6 +31,23 @@ def pytest_sessionstart(session):
     # With -q pytest hides the report header; print the seed ourselves then.
     if tr is not None and session.config.get_verbosity() < 0:
         tr.write_line(f"mpcc test seed: {SESSION_SEED}")
+
+
+FULL = os.environ.get("MPCC_FULL") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "full: heavy checks that only `make test-full` (MPCC_FULL=1) runs")
+
+
+def pytest_collection_modifyitems(config, items):
+    """`make test` runs a fixed representative sample; tests marked `full` run under `make test-full`."""
+    if FULL:
+        return
+    kept = [it for it in items if it.get_closest_marker("full") is None]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[it for it in items if it.get_closest_marker("full") is not None])
+        items[:] = kept
 
 
 @pytest.fixture
