@@ -27,7 +27,8 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models bench fuzz install clean venv unit regen-golden scale
+.PHONY: all mpcc asan test test-full demo models bench fuzz install clean venv unit regen-golden scale \
+        mcu-toolchain demo-mcu bench-mcu
 
 all: $(BUILD)/mpcc
 
@@ -74,11 +75,11 @@ models: venv
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tools/models/requirements.txt
 	$(VENV)/bin/python tools/models/make_all.py $(if $(filter 1,$(MODELS_BIG)),--big)
 
-test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
+test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
 	$(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
 
 # Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
-test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
+test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
 	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
 
 # Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
@@ -179,3 +180,9 @@ bench:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
 # ---- end bench ----
+
+# ---- Cortex-M (docs/cortex-m.md): arm-none-eabi-gcc + newlib and qemu-system-arm, installed with
+# apt if missing; tests/test_cortex_m.py runs the model set bare-metal on four emulated boards.
+mcu-toolchain:
+	@sh tools/cortex_m/install.sh
+# ---- end Cortex-M
