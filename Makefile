@@ -185,4 +185,23 @@ bench:
 # apt if missing; tests/test_cortex_m.py runs the model set bare-metal on four emulated boards.
 mcu-toolchain:
 	@sh tools/cortex_m/install.sh
+
+# `make demo-mcu`: samples/cortex-m (person detection on a Cortex-M4) built and run under QEMU.
+MCU_DEMO   := $(BUILD)/demo-mcu
+MCU_MODELS := ../shared/models/tflm
+MCU_CFLAGS := -mthumb -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 -std=c99 -Wall -Wextra -Werror \
+              -ffunction-sections -fdata-sections
+MCU_LINK   := -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -Lsamples/cortex-m/boards
+demo-mcu: $(BUILD)/mpcc mcu-toolchain
+	@mkdir -p $(MCU_DEMO)
+	$(BUILD)/mpcc $(MCU_MODELS)/person_detect.tflite --isa armv7em --name person_detect -o $(MCU_DEMO)/person_detect.c
+	@sh samples/cortex-m/bin2c.sh person_bmp $(MCU_MODELS)/person_detection/person.bmp > $(MCU_DEMO)/person_bmp.c
+	@sh samples/cortex-m/bin2c.sh no_person_bmp $(MCU_MODELS)/person_detection/no_person.bmp > $(MCU_DEMO)/no_person_bmp.c
+	arm-none-eabi-gcc $(MCU_CFLAGS) -Isamples/cortex-m -Iruntime -I$(MCU_DEMO) -o $(MCU_DEMO)/person_detect.elf \
+	  samples/cortex-m/startup.c samples/cortex-m/main.c $(MCU_DEMO)/person_detect.c $(MCU_DEMO)/person_bmp.c \
+	  $(MCU_DEMO)/no_person_bmp.c $(RT_SRC) $(MCU_LINK) -T samples/cortex-m/boards/mps2-an386.ld \
+	  -Wl,-Map=$(MCU_DEMO)/person_detect.map -lm
+	@arm-none-eabi-size $(MCU_DEMO)/person_detect.elf
+	qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none -chardev stdio,id=semihosting \
+	  -semihosting-config enable=on,target=native,chardev=semihosting -kernel $(MCU_DEMO)/person_detect.elf
 # ---- end Cortex-M

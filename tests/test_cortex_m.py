@@ -47,15 +47,15 @@ _compiled = {}
 _lock = threading.Lock()
 
 
-def generated(name, model):
-    """mpcc MODEL -o DIR/model.c, once per model (the C is the same for every board)."""
+def generated(name, model, isa):
+    """mpcc MODEL --isa ISA -o DIR/model.c, once per model and ISA (M4 and M7 share armv7em)."""
     with _lock:
-        if name not in _compiled:
-            work = new_workdir(f"mcu-{name}")
-            proc = run_cmd([MPCC, model, "-o", work / "model.c", "--name", "model"])
+        if (name, isa) not in _compiled:
+            work = new_workdir(f"mcu-{name}-{isa}")
+            proc = run_cmd([MPCC, model, "-o", work / "model.c", "--name", "model", "--isa", isa])
             assert proc.returncode == 0, proc.stderr
-            _compiled[name] = work
-        return _compiled[name]
+            _compiled[name, isa] = work
+        return _compiled[name, isa]
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +71,9 @@ def test_bit_exact_under_qemu(toolchain, board, name, seed):
         pytest.skip(f"{model} is not here")
     inputs, refs = oracle(model, seed)
     work = new_workdir(f"mcu-{board}-{name}")
-    shutil.copyfile(generated(name, model) / "model.c", work / "model.c")
-    shutil.copyfile(generated(name, model) / "model.h", work / "model.h")
+    src = generated(name, model, mcu.BOARDS[board][4])
+    shutil.copyfile(src / "model.c", work / "model.c")
+    shutil.copyfile(src / "model.h", work / "model.h")
     proc, elf = mcu.build(board, work, inputs, len(refs))
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc, result = mcu.run(board, elf)
@@ -85,3 +86,24 @@ def test_bit_exact_under_qemu(toolchain, board, name, seed):
         assert ok, f"{name} on {board} ({mcu.BOARDS[board][0]}), output {i}: {msg}"
     # The stack stays inside its region with room to spare (the run would fault otherwise).
     assert 0 < result["stack"] < result["stack_size"], result
+
+
+def arena_of(model, *args):
+    proc = run_cmd([MPCC, model, "-o", "/dev/null", "--report", *args])
+    assert proc.returncode == 0, proc.stderr
+    line = [x for x in proc.stdout.splitlines() if x.startswith("arena: ")][-1]
+    return int(line.split()[1])
+
+
+@pytest.mark.parametrize("name", [*INT_MODELS, *FLOAT_MODELS, "cnn_f32", "cnn_int8"])
+def test_mcu_arena_at_op_by_op_bound(name):
+    """Every -O of a Cortex-M build keeps the arena at -O0's (the op-by-op bound: the tensors live at
+    the worst op plus the reference kernels' own scratch); scratch only fits in the gaps."""
+    model = {**INT_MODELS, **FLOAT_MODELS, "cnn_f32": MODELS_DIR / "cnn_f32.tflite",
+             "cnn_int8": MODELS_DIR / "cnn_int8.tflite"}[name]
+    if not model.exists():
+        pytest.skip(f"{model} is not here")
+    bound = arena_of(model, "-O0")
+    for isa in ("armv7m", "armv7em", "armv8m", "armv81m"):
+        for opt in ("-O1", "-O2"):
+            assert arena_of(model, "--isa", isa, opt) <= bound, f"{name} --isa {isa} {opt}: arena above -O0's {bound}"

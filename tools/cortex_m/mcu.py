@@ -3,7 +3,7 @@
 One table of boards (the QEMU machine, the core, the compiler flags, the linker script); the
 runtime built once per board into build/mcu/<board>/libmpccrt.a; a program per model made of the
 generated model.c, a generated io.c (the inputs as constant arrays, the output buffers) and
-tools/cortex_m/{startup.c, harness_main.c}; run with `qemu-system-arm -M MACHINE -semihosting`,
+samples/cortex-m/startup.c and tools/cortex_m/harness_main.c; run with `qemu-system-arm -M MACHINE -semihosting`,
 which prints each output as hex. Used by tests/test_cortex_m.py and tools/cortex_m/bench_mcu.py.
 """
 
@@ -18,19 +18,22 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 HERE = ROOT / "tools" / "cortex_m"
+SAMPLE = ROOT / "samples" / "cortex-m"  # startup code and linker scripts
 BUILD = ROOT / "build" / "mcu"
 CC = "arm-none-eabi-gcc"
 QEMU = "qemu-system-arm"
 
-# name: (QEMU machine, -mcpu and float ABI flags, linker script, has an FPU)
+# name: (QEMU machine, -mcpu and float ABI flags, linker script, has an FPU, mpcc --isa)
 BOARDS = {
-    "m3": ("mps2-an385", ["-mcpu=cortex-m3", "-mfloat-abi=soft"], "mps2-an386.ld", False),
-    "m4": ("mps2-an386", ["-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"], "mps2-an386.ld", True),
-    "m7": ("mps2-an500", ["-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16"], "mps2-an386.ld", True),
-    "m33": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"], "mps2-an505.ld", True),
-    "m55": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], "mps3-an547.ld", True),
+    "m3": ("mps2-an385", ["-mcpu=cortex-m3", "-mfloat-abi=soft"], "mps2-an386.ld", False, "armv7m"),
+    "m4": ("mps2-an386", ["-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"], "mps2-an386.ld", True, "armv7em"),
+    "m7": ("mps2-an500", ["-mcpu=cortex-m7", "-mfloat-abi=hard", "-mfpu=fpv5-d16"], "mps2-an386.ld", True, "armv7em"),
+    "m33": ("mps2-an505", ["-mcpu=cortex-m33", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"], "mps2-an505.ld", True,
+            "armv8m"),
+    "m55": ("mps3-an547", ["-mcpu=cortex-m55", "-mfloat-abi=hard"], "mps3-an547.ld", True, "armv81m"),
 }
 OPT = ["-O2"]
+LINK = ["-nostartfiles", "--specs=nano.specs", "--specs=nosys.specs", "-Wl,--gc-sections"]
 COMMON = ["-mthumb", "-std=c99", "-Wall", "-Wextra", "-Werror", "-ffunction-sections", "-fdata-sections"]
 
 _lock = threading.Lock()
@@ -125,11 +128,10 @@ def build(board, workdir, inputs, n_out, runs=1, opt=OPT, extra=()):
     write_outputs(workdir, n_out)
     lib = runtime_lib(board, opt)
     elf = workdir / f"model-{board}{'-r%d' % runs if runs != 1 else ''}.elf"
-    proc = run_cmd([CC, *cflags(board, opt), "-I", ROOT / "runtime", "-I", workdir, "-I", HERE,
-                    f"-DMCU_RUNS={runs}", *extra, HERE / "startup.c", HERE / "harness_main.c",
-                    workdir / "model.c", workdir / "io.c", lib,
-                    "-nostartfiles", "--specs=nano.specs", "--specs=nosys.specs", "-L", HERE / "boards",
-                    "-T", HERE / "boards" / BOARDS[board][2], "-Wl,--gc-sections", "-lm", "-o", elf])
+    proc = run_cmd([CC, *cflags(board, opt), "-I", ROOT / "runtime", "-I", workdir, "-I", SAMPLE,
+                    f"-DMCU_RUNS={runs}", *extra, SAMPLE / "startup.c", HERE / "harness_main.c",
+                    workdir / "model.c", workdir / "io.c", lib, *LINK, "-L", SAMPLE / "boards",
+                    "-T", SAMPLE / "boards" / BOARDS[board][2], "-lm", "-o", elf])
     return proc, elf
 
 

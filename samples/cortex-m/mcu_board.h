@@ -1,4 +1,4 @@
-/* mcu_board.h - the little a bare-metal Cortex-M program needs from tools/cortex_m/:
+/* mcu_board.h - the little a bare-metal Cortex-M program needs from samples/cortex-m/:
  * console output and exit through semihosting (QEMU's -semihosting; a debugger's on a
  * real board), and the stack's high-water mark. startup.c provides the vector table
  * and the reset handler, which calls main() and then mcu_exit(main's result). */

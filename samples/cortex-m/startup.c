@@ -1,7 +1,7 @@
 /* startup.c - vector table and reset handler for the Cortex-M boards that QEMU models
  * (mps2-an385/an386/an500, mps2-an505, mps3-an547), and semihosting console I/O.
  *
- * The linker scripts (boards/ *.ld) place .vectors at the address the core reads its
+ * The linker scripts (boards/ *.ld, one per board) place .vectors at the address the core reads its
  * vector table from at reset, code and constants (the model's weights) in the flash-like
  * region, and .data/.bss/stack in RAM. Reset: copy .data (a few bytes: generated code
  * has no mutable globals), zero .bss, paint the stack so its high-water mark can be read
