@@ -186,6 +186,12 @@ bench:
 mcu-toolchain:
 	@sh tools/cortex_m/install.sh
 
+# `make bench-mcu`: instructions per inference (QEMU TCG plugin), flash and RAM on Cortex-M4 and M55;
+# not a test. Options in BENCH_MCU_ARGS, e.g. "--boards m4,m7,m33,m55 --models person_detect".
+BENCH_MCU_ARGS ?=
+bench-mcu: $(BUILD)/mpcc venv mcu-toolchain
+	@$(VENV)/bin/python tools/cortex_m/bench_mcu.py $(BENCH_MCU_ARGS)
+
 # `make demo-mcu`: samples/cortex-m (person detection on a Cortex-M4) built and run under QEMU.
 MCU_DEMO   := $(BUILD)/demo-mcu
 MCU_MODELS := ../shared/models/tflm
