@@ -98,6 +98,7 @@ clean:
 # ---- demo: compile the trained digits CNN to C, build it, classify the held-out digits.
 DEMO_DIR := $(BUILD)/demo
 RT_SRC   := $(sort $(wildcard runtime/*.c runtime/kernels/*.c))
+RT_CM_SRC := $(sort $(wildcard runtime/cortex_m/*.c))
 GEN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -O2
 demo: $(BUILD)/mpcc
 	@mkdir -p $(DEMO_DIR)/f32 $(DEMO_DIR)/int8
@@ -205,7 +206,7 @@ demo-mcu: $(BUILD)/mpcc mcu-toolchain
 	@sh samples/cortex-m/bin2c.sh no_person_bmp $(MCU_MODELS)/person_detection/no_person.bmp > $(MCU_DEMO)/no_person_bmp.c
 	arm-none-eabi-gcc $(MCU_CFLAGS) -Isamples/cortex-m -Iruntime -I$(MCU_DEMO) -o $(MCU_DEMO)/person_detect.elf \
 	  samples/cortex-m/startup.c samples/cortex-m/main.c $(MCU_DEMO)/person_detect.c $(MCU_DEMO)/person_bmp.c \
-	  $(MCU_DEMO)/no_person_bmp.c $(RT_SRC) $(MCU_LINK) -T samples/cortex-m/boards/mps2-an386.ld \
+	  $(MCU_DEMO)/no_person_bmp.c $(RT_SRC) $(RT_CM_SRC) $(MCU_LINK) -T samples/cortex-m/boards/mps2-an386.ld \
 	  -Wl,-Map=$(MCU_DEMO)/person_detect.map -lm
 	@arm-none-eabi-size $(MCU_DEMO)/person_detect.elf
 	qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none -chardev stdio,id=semihosting \

@@ -679,7 +679,8 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     cgbuf_printf(&c, " * See %s for the API. Each kernel block below names the TFLite operator\n"
                      " * it implements; kernels are from mpcc's runtime (runtime/kernels). */\n",
                  txt_comment(hn, sizeof hn, o->header_name));
-    cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n\n", o->header_name);
+    cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n%s\n", o->header_name,
+                 ir_isa_is_mcu(g->isa) ? "#include \"cortex_m/rt_cm.h\" /* runtime/cortex_m: build its .c files too */\n" : "");
     emit_isa_check(&c, g->isa);
     for (int k = 0; k < n_gc && !o->weights_file; k++) {
         const Graph *sg = gcs[k].g;

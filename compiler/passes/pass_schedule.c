@@ -202,6 +202,17 @@ static int64_t conv_slot_bytes(const Graph *g, const IrOp *op, int32_t k, int32_
               : rt_opt_conv_f32_slot_bytes(rows, k, p->filter_h, p->filter_w, p->in_c);
 }
 
+/* A 1x1 stride-1 int8 convolution (TFLite's requantization) on a Cortex-M ISA with the DSP
+ * extension: runtime/cortex_m's kernel reads its rows in place and needs no scratch. */
+static int cm_direct_s8(const Graph *g, const IrOp *op) {
+    const rt_conv_params *p = op->params;
+    IrIsa isa = (g->root ? g->root : g)->isa;
+    return (isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M) &&
+           g->tensors[op->in[0]].dtype == IR_I8 && !p->fscale && p->filter_h == 1 && p->filter_w == 1 &&
+           p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h &&
+           p->out_w == p->in_w;
+}
+
 static int schedule_conv(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_conv_params *p = op->params;
@@ -209,7 +220,9 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
         return 0;
     if (p->filter_c != p->in_c || p->out_h <= 0 || p->out_w <= 0) return 0;
     int32_t k = p->filter_h * p->filter_w * p->in_c;
-    if (mcu_room && (is_half(g, op) || !fits_room(i, conv_slot_bytes(g, op, k, block_multiple(g, g->tensors[op->in[0]].dtype == IR_I8)))))
+    int in_place = mcu_room && cm_direct_s8(g, op);
+    if (mcu_room && !in_place &&
+        (is_half(g, op) || !fits_room(i, conv_slot_bytes(g, op, k, block_multiple(g, g->tensors[op->in[0]].dtype == IR_I8)))))
         return 0;
     int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, d);
     if (rc) return rc;
@@ -241,6 +254,7 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
         }
         while (!fits_room(i, conv_slot_bytes(g, o, k, o->sched.rows)) && o->sched.rows > block_multiple(g, s8))
             o->sched.rows -= block_multiple(g, s8);
+        if (in_place) o->sched.rows = 0; /* rt_cm_conv_s8 reads the rows in place */
         o->scratch_bytes = (size_t)conv_slot_bytes(g, o, k, o->sched.rows) * (size_t)o->sched.slots;
     }
     return 0;

@@ -20,7 +20,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insns, qemu_plugin_tb_n_insns(tb));
 }
 
-static void on_exit(qemu_plugin_id_t id, void *data) {
+static void report_at_exit(qemu_plugin_id_t id, void *data) {
     char line[64];
     (void)id;
     (void)data;
@@ -33,6 +33,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     (void)argc;
     (void)argv;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+    qemu_plugin_register_atexit_cb(id, report_at_exit, NULL);
     return 0;
 }
