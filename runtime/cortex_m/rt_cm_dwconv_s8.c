@@ -26,6 +26,17 @@ static inline int16x2_t sxtb16_ror8(uint32_t x) {
     return r;
 }
 
+static inline int8_t requant1(const rt_dwconv_params *p, const int32_t *bias, int32_t ch, int32_t acc) {
+    return rt_cm_requant(bias ? rt_wrap_add_i32(acc, bias[ch]) : acc, p->mult[ch], p->shift[ch], RT_OPT_ROUND_DOUBLE,
+                         p->out_offset, p->act_qmin, p->act_qmax);
+}
+
+static inline void store4(const rt_dwconv_params *p, const int32_t *bias, int32_t ch, int32_t s0, int32_t s1,
+                          int32_t s2, int32_t s3, int8_t *o) {
+    o[0] = requant1(p, bias, ch, s0), o[1] = requant1(p, bias, ch + 1, s1);
+    o[2] = requant1(p, bias, ch + 2, s2), o[3] = requant1(p, bias, ch + 3, s3);
+}
+
 static void dwconv_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                        int8_t *out) {
     const int32_t c = p->in_c, c4 = c / 4 * 4;
@@ -41,30 +52,31 @@ static void dwconv_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t
                 while (fy1 > fy0 && y0 + p->dil_h * (fy1 - 1) >= p->in_h) fy1--;
                 while (fx0 < fx1 && x0 + p->dil_w * fx0 < 0) fx0++;
                 while (fx1 > fx0 && x0 + p->dil_w * (fx1 - 1) >= p->in_w) fx1--;
-                for (int32_t ch = 0; ch < c; ch += 4) {
-                    int32_t acc[4] = {0, 0, 0, 0}, n = ch < c4 ? 4 : c - ch;
+                const int32_t xstep = p->dil_w * c;
+                for (int32_t ch = 0; ch < c4; ch += 4) { /* four channels, the sums in registers */
+                    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
                     for (int32_t fy = fy0; fy < fy1; fy++) {
                         const int8_t *x = in + ((b * p->in_h + y0 + p->dil_h * fy) * p->in_w + x0 + p->dil_w * fx0) * c + ch;
                         const int8_t *w = filter + (fy * p->filter_w + fx0) * c + ch;
-                        const int32_t xstep = p->dil_w * c;
                         for (int32_t fx = fx0; fx < fx1; fx++, x += xstep, w += c) {
-                            if (n == 4) {
-                                uint32_t xv = load4(x), wv = load4(w);
-                                int16x2_t xe = __sadd16(__sxtb16((int8x4_t)xv), off);
-                                int16x2_t xo = __sadd16(sxtb16_ror8(xv), off);
-                                int16x2_t we = __sxtb16((int8x4_t)wv), wo = sxtb16_ror8(wv);
-                                acc[0] = __smlabb(xe, we, acc[0]), acc[2] = __smlatt(xe, we, acc[2]);
-                                acc[1] = __smlabb(xo, wo, acc[1]), acc[3] = __smlatt(xo, wo, acc[3]);
-                            } else {
-                                for (int32_t i = 0; i < n; i++)
-                                    acc[i] = rt_wrap_add_i32(acc[i], (int32_t)w[i] * ((int32_t)x[i] + p->in_offset));
-                            }
+                            uint32_t xv = load4(x), wv = load4(w);
+                            int16x2_t xe = __sadd16(__sxtb16((int8x4_t)xv), off);
+                            int16x2_t xo = __sadd16(sxtb16_ror8(xv), off);
+                            int16x2_t we = __sxtb16((int8x4_t)wv), wo = sxtb16_ror8(wv);
+                            s0 = __smlabb(xe, we, s0), s2 = __smlatt(xe, we, s2);
+                            s1 = __smlabb(xo, wo, s1), s3 = __smlatt(xo, wo, s3);
                         }
                     }
-                    for (int32_t i = 0; i < n; i++)
-                        o[ch + i] = rt_cm_requant(bias ? rt_wrap_add_i32(acc[i], bias[ch + i]) : acc[i], p->mult[ch + i],
-                                                  p->shift[ch + i], RT_OPT_ROUND_DOUBLE, p->out_offset, p->act_qmin,
-                                                  p->act_qmax);
+                    store4(p, bias, ch, s0, s1, s2, s3, o + ch);
+                }
+                for (int32_t ch = c4; ch < c; ch++) { /* the last c % 4 channels, one at a time */
+                    int32_t s0 = 0;
+                    for (int32_t fy = fy0; fy < fy1; fy++)
+                        for (int32_t fx = fx0; fx < fx1; fx++)
+                            s0 = rt_wrap_add_i32(s0, (int32_t)filter[(fy * p->filter_w + fx) * c + ch] *
+                                                         ((int32_t)in[((b * p->in_h + y0 + p->dil_h * fy) * p->in_w + x0 +
+                                                                       p->dil_w * fx) * c + ch] + p->in_offset));
+                    o[ch] = requant1(p, bias, ch, s0);
                 }
             }
 }
