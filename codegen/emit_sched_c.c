@@ -7,6 +7,7 @@
  * emitters. */
 #include "emit_sched_c.h"
 
+#include "activation_common.h"
 #include "conv_common.h"
 #include "elementwise_common.h"
 #include "shape_common.h"
@@ -211,6 +212,8 @@ static int emit_bmm(CgCtx *cg, const Graph *g, const IrOp *op) {
 
 static int emit_act(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_act_params *p = op->params;
+    if (op->kind != OP_GELU) /* LOGISTIC, TANH f32 */
+        return act_emit_unary(cg, op, p, op->kind == OP_LOGISTIC ? "rt_opt_logistic_f32" : "rt_opt_tanh_f32");
     cg_line(cg, "static const rt_act_params p = {.n = %lld, .approximate = %d};", (long long)p->n, p->approximate);
     if (typed_op(g, op, 1))
         cg_line(cg, "rt_opt_gelu_typed(&p, %s, %s, %s, %s);", st(g, op->in[0]), cg_in(cg, op, 0), st(g, op->out[0]),
@@ -390,6 +393,13 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
     case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
     case SCHED_LUT: cg_line(cg, "/*   schedule: lut int8, the 256-entry table looked up 64 lanes a step */"); break;
+    case SCHED_RESIZE:
+        if (op->kind == OP_RESIZE_BILINEAR)
+            cg_line(cg, "/*   schedule: resize %s, source rows interpolated along x once each (scratch), blended per "
+                        "output row */", dt);
+        else
+            cg_line(cg, "/*   schedule: resize nearest, repeated output rows copied whole, a column table */");
+        break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -449,6 +459,14 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_line(cg, "rt_opt_lut_i8(lut, %lld, %s, %s);", (long long)p->n, cg_in(cg, op, 0), cg_out(cg, op, 0));
         return 0;
     }
+    case SCHED_RESIZE:
+        resize_emit_params(cg, op->params);
+        if (op->kind == OP_RESIZE_NEAREST_NEIGHBOR)
+            cg_line(cg, "rt_opt_resize_nearest(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
+        else
+            cg_line(cg, "rt_opt_resize_bilinear_%s(&p, %s, %s, %s);", g->tensors[op->in[0]].dtype == IR_I8 ? "i8" : "f32",
+                    cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
+        return 0;
     default: return diag_internal(d, "operator %d: no C emitter for schedule %s", op->tfl_index,
                                   ir_sched_name(op->sched.kind));
     }

@@ -94,6 +94,7 @@ typedef enum SchedKind {
     SCHED_MEAN_BLOCKS,  /* MEAN f32/int8 over adjacent axes (global average pooling), kept axis vectorized */
     SCHED_CONCAT,       /* int8 CONCATENATION with rescaled or clamped parts, vectorizable rounding */
     SCHED_LUT,          /* int8 GELU/LOGISTIC/TANH through their 256-entry table, 64 lanes a step */
+    SCHED_RESIZE,       /* RESIZE_BILINEAR f32/int8 as separable row blends, RESIZE_NEAREST_NEIGHBOR as row copies */
     SCHED_KIND_COUNT
 } SchedKind;
 

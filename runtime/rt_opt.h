@@ -224,6 +224,20 @@ void rt_opt_average_pool_2d_i8(const struct rt_pool_params *p, const int8_t *in,
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
 
+/* LOGISTIC and TANH f32 with rt_opt_expf instead of libm, vectorizable; within a few ulp of the
+ * references (rt_logistic_f32, rt_tanh_f32). */
+struct rt_act_params;
+void rt_opt_logistic_f32(const struct rt_act_params *p, const float *in, float *out);
+void rt_opt_tanh_f32(const struct rt_act_params *p, const float *in, float *out);
+
+/* RESIZE_BILINEAR f32 / int8 (int8 bit-exact with the reference) and RESIZE_NEAREST_NEIGHBOR (any
+ * element size, the reference's result) over NHWC; scratch: rt_opt_resize_scratch_bytes(p, bilinear). */
+struct rt_resize_params;
+int64_t rt_opt_resize_scratch_bytes(const struct rt_resize_params *p, int32_t bilinear);
+void rt_opt_resize_bilinear_f32(const struct rt_resize_params *p, const float *in, float *out, void *scratch);
+void rt_opt_resize_bilinear_i8(const struct rt_resize_params *p, const int8_t *in, int8_t *out, void *scratch);
+void rt_opt_resize_nearest(const struct rt_resize_params *p, const void *in, void *out, void *scratch);
+
 /* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
  * clamp, vectorizable: same params and result as rt_concatenation_i8. */
 struct rt_concat_params;

@@ -52,9 +52,8 @@ static inline int32_t rq_single(int32_t x, int32_t m, int32_t s) {
 /* exp(x) in float, vectorizable (no branches, no libm call): 2^n * P(r) with
  * x = n ln2 + r, |r| <= ln2/2, and a degree-7 polynomial (Cephes' expf
  * coefficients, public domain); relative error about 2 ulp. x is clamped to
- * [-87, 88] (exp(-87) ~ 1.6e-38 stands in for underflow, no denormals). */
-static inline float rt_opt_expf(float x) {
-    const float x0 = x;
+ * [-87, 88] (exp(-87) ~ 1.6e-38 stands in for underflow, no denormals; a NaN gives it too). */
+static inline float rt_opt_expf_clamped(float x) {
     float n, r, p, s;
     int32_t e;
     x = x >= -87.0f ? x : -87.0f; /* a NaN too, so that no NaN reaches the integer conversion (UB) */
@@ -72,7 +71,14 @@ static inline float rt_opt_expf(float x) {
     p = RT_FMAF(p * r, r, r) + 1.0f;
     e = ((int32_t)n + 127) * (1 << 23);
     memcpy(&s, &e, sizeof s);
-    return x0 == x0 ? p * s : x0; /* NaN in, NaN out */
+    return p * s;
+}
+
+/* The same, NaN in, NaN out. (A select whose arm multiplies keeps GCC 12 from vectorizing the loop
+ * under the default -ftrapping-math; loops that must vectorize call rt_opt_expf_clamped and blend.) */
+static inline float rt_opt_expf(float x) {
+    const float y = rt_opt_expf_clamped(x);
+    return x == x ? y : x;
 }
 
 /* erfc(z), vectorizable: Abramowitz & Stegun 7.1.26 (absolute error below

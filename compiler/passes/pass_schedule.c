@@ -14,12 +14,15 @@
  *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
  *   MAX_POOL_2D, AVERAGE_POOL_2D f32/int8 -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
- *   GELU f32                            -> SCHED_ACT (vectorizable erfc/exp)
+ *   GELU, LOGISTIC, TANH f32            -> SCHED_ACT (vectorizable erfc/exp)
  *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
  *   GELU, LOGISTIC, TANH int8           -> SCHED_LUT (the 256-entry table, 64 lanes a step)
+ *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
+ *                                          scratch, blended per output row; int8 bit-exact)
+ *   RESIZE_NEAREST_NEIGHBOR             -> SCHED_RESIZE (repeated rows copied whole, a column table)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -365,6 +368,8 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_TANH:
             if (g->tensors[op->in[0]].dtype == IR_I8 && ((const rt_act_params *)op->params)->lut_i8)
                 op->sched.kind = SCHED_LUT;
+            else if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
+                op->sched.kind = SCHED_ACT;
             break;
         case OP_QUANTIZE:
         case OP_DEQUANTIZE: {
@@ -391,6 +396,16 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_BROADCAST_TO:
         case OP_DEPTH_TO_SPACE:
         case OP_SPACE_TO_DEPTH: op->sched.kind = SCHED_COPY; break;
+        case OP_RESIZE_BILINEAR:
+        case OP_RESIZE_NEAREST_NEIGHBOR: {
+            const rt_resize_params *p = op->params;
+            IrDType a = g->tensors[op->in[0]].dtype;
+            int bilinear = op->kind == OP_RESIZE_BILINEAR;
+            if ((bilinear && a != IR_F32 && a != IR_I8) || g->tensors[op->out[0]].dtype != a || p->out_w <= 0) break;
+            op->sched.kind = SCHED_RESIZE;
+            op->scratch_bytes = (size_t)rt_opt_resize_scratch_bytes(p, bilinear);
+            break;
+        }
         case OP_CONCATENATION: {
             /* int8 parts rescaled or clamped (the params carry `same`); plain copies stay memcpy */
             const rt_concat_params *p = op->params;

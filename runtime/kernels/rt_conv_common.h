@@ -77,4 +77,52 @@ typedef struct rt_resize_params {
     int32_t elem_size;                          /* bytes per element (nearest neighbor) */
 } rt_resize_params;
 
+/* RESIZE_BILINEAR float: the source coordinate of output index v and its two neighbours (TFLite's
+ * scale and clamping; src may lie below 0 with half_pixel_centers, the weights then extrapolate). */
+static inline float rt_resize_scale_f32(int32_t in, int32_t out, int32_t align_corners) {
+    if (align_corners && out > 1) return (float)(in - 1) / (float)(out - 1);
+    return (float)in / (float)out;
+}
+
+static inline void rt_resize_coord_f32(int32_t v, float scale, int32_t half_pixel, int32_t size, float *src,
+                                       int32_t *lo, int32_t *hi) {
+    float f;
+    int32_t c;
+    *src = half_pixel ? ((float)v + 0.5f) * scale - 0.5f : (float)v * scale;
+    f = floorf(*src);
+    *lo = (int32_t)f > 0 ? (int32_t)f : 0;
+    c = (int32_t)ceilf(*src);
+    *hi = c < size - 1 ? c : size - 1;
+}
+
+/* RESIZE_BILINEAR integer (TFLite's ResizeBilinearInteger): scale of source over output coordinates
+ * in 1/1024 units, and the source coordinate of output index v in those units with its neighbours. */
+static inline int32_t rt_resize_scale_10(int32_t in, int32_t out, int32_t align_corners) {
+    if (align_corners && out > 1) return ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    return ((1 << 10) * in + out / 2) / out;
+}
+
+static inline void rt_resize_coord_10(int32_t v, int32_t scale, int32_t half_pixel, int32_t size, int32_t *src,
+                                      int32_t *lo, int32_t *hi) {
+    int32_t l, h;
+    *src = half_pixel ? v * scale + scale / 2 - (1 << 9) : v * scale;
+    l = *src / (1 << 10);
+    h = (*src + (1 << 10) - 1) / (1 << 10);
+    *lo = l > 0 ? l : 0;
+    *hi = h < size - 1 ? h : size - 1;
+}
+
+/* RESIZE_NEAREST_NEIGHBOR: the source index of output index v (TFLite's GetNearestNeighbor). */
+static inline int32_t rt_resize_nearest(int32_t v, int32_t in_size, int32_t out_size, int32_t align_corners,
+                                        int32_t half_pixel) {
+    float scale = (align_corners && out_size > 1) ? (float)(in_size - 1) / (float)(out_size - 1)
+                                                  : (float)in_size / (float)out_size;
+    float offset = half_pixel ? 0.5f : 0.0f;
+    int32_t r = align_corners ? (int32_t)roundf(((float)v + offset) * scale)
+                              : (int32_t)floorf(((float)v + offset) * scale);
+    if (r > in_size - 1) r = in_size - 1;
+    if (half_pixel && r < 0) r = 0;
+    return r;
+}
+
 #endif

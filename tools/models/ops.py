@@ -267,6 +267,14 @@ for var, size, ac, hp in [("up2", [8, 8], False, False), ("up2_half_pixel", [8, 
     case("RESIZE_NEAREST_NEIGHBOR", var, [[1, 4, 5, 3]],
          lambda x, size=size, ac=ac, hp=hp: tf.compat.v1.image.resize_nearest_neighbor(
              x, size, align_corners=ac, half_pixel_centers=hp))
+# Channels enough for the scheduled kernels' vector loops and their tails (rt_opt_resize.c).
+for var, size, ac, hp in [("up2_c20", [12, 14], False, True), ("down_c20_align", [4, 5], True, False)]:
+    case("RESIZE_BILINEAR", var, [[1, 6, 7, 20]],
+         lambda x, size=size, ac=ac, hp=hp: tf.compat.v1.image.resize_bilinear(x, size, align_corners=ac,
+                                                                                half_pixel_centers=hp))
+    case("RESIZE_NEAREST_NEIGHBOR", var, [[1, 6, 7, 20]],
+         lambda x, size=size, ac=ac, hp=hp: tf.compat.v1.image.resize_nearest_neighbor(
+             x, size, align_corners=ac, half_pixel_centers=hp))
 case("DEPTH_TO_SPACE", "b2", [[1, 3, 4, 8]], lambda x: tf.nn.depth_to_space(x, 2))
 case("DEPTH_TO_SPACE", "b3", [[1, 2, 2, 9]], lambda x: tf.nn.depth_to_space(x, 3))
 case("SPACE_TO_DEPTH", "b2", [[1, 6, 4, 3]], lambda x: tf.nn.space_to_depth(x, 2))
