@@ -125,21 +125,23 @@ static inline __m256i join_lanes(__m256i even, __m256i odd) {
 }
 
 static inline __m256i rq_double8(__m256i x, __m256i m, __m256i s) {
+    /* TFLite's (ab + nudge) / 2^31 toward zero, nudge 2^30 or 1 - 2^30 by the sign of ab, equals
+     * floor((ab + 2^30) / 2^31) for every ab (ab < 0: -floor((2^30 - 1 - ab) / 2^31) is
+     * ceil((-ab - 2^30) / 2^31) negated), and its low 32 bits are bits 31..62 of ab + 2^30 (a logical
+     * shift gives them as well as an arithmetic one): one add and one shift per 64-bit lane, no sign
+     * selects. (m = x = INT32_MIN, saturated by TFLite, wraps here as it did before; multipliers are
+     * positive.) */
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
-    const __m256i pos = _mm256_set1_epi64x((int64_t)1 << 30), neg = _mm256_set1_epi64x(1 - ((int64_t)1 << 30));
-    const __m256i trunc = _mm256_set1_epi64x(((int64_t)1 << 31) - 1);
+    const __m256i half = _mm256_set1_epi64x((int64_t)1 << 30);
     __m256i e, o, q, right = _mm256_sub_epi32(zero, s), mask, rem, thr;
     mul_lanes(x, m, &e, &o);
-    /* t = ab + nudge; q = t / 2^31 toward zero (low 32 bits suffice). */
-    e = _mm256_add_epi64(e, _mm256_blendv_epi8(pos, neg, _mm256_cmpgt_epi64(zero, e)));
-    o = _mm256_add_epi64(o, _mm256_blendv_epi8(pos, neg, _mm256_cmpgt_epi64(zero, o)));
-    e = _mm256_srli_epi64(_mm256_add_epi64(e, _mm256_and_si256(trunc, _mm256_cmpgt_epi64(zero, e))), 31);
-    o = _mm256_srli_epi64(_mm256_add_epi64(o, _mm256_and_si256(trunc, _mm256_cmpgt_epi64(zero, o))), 31);
-    q = join_lanes(e, o);
+    e = _mm256_srli_epi64(_mm256_add_epi64(e, half), 31);
+    o = _mm256_slli_epi64(_mm256_add_epi64(o, half), 1); /* bits 31..62 into the high half */
+    q = _mm256_blend_epi32(e, o, 0xAA);
     /* Rounding divide by 2^right, ties away from zero. */
     mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
     rem = _mm256_and_si256(q, mask);
-    thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_cmpgt_epi32(zero, q));
+    thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_srai_epi32(q, 31));
     return _mm256_sub_epi32(_mm256_srav_epi32(q, right), _mm256_cmpgt_epi32(rem, thr));
 }
 
