@@ -399,6 +399,16 @@ void rt_opt_requant_f_i8(const int32_t *acc, const int32_t *bias, const float *s
                          int32_t qmin, int32_t qmax, int8_t *out);
 
 
+/* int8 depthwise convolution on AVX2 (rt_opt_dwconv_s8_avx2.c): output rows r0..r1 of all images, where
+ * rt_opt_dw_avx2_applies (depth multiplier 1 or one input channel, output channels a multiple of 8, at
+ * most 26 taps, input offset in [-127, 128], every shift in [-31, 0]). */
+#if defined(RT_OPT_AVX2)
+struct rt_dwconv_params;
+int rt_opt_dw_avx2_applies(const struct rt_dwconv_params *p);
+void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                       int8_t *out, int32_t r0, int32_t r1);
+#endif
+
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
  * [-31, 0] (rt_opt_dwconv.c's dw_s8_rows checks these and the channel counts). */
