@@ -68,7 +68,7 @@ static void test_rq_double8(void) {
             if (kind == 3) m[l] = 1 << 30, x[l] = rnd_in(-9, 9); /* ab = x 2^30: the nudge's ties at odd x */
             if (kind == 4) { /* x m / 2^31 near (j + 1/2) 2^right: the divide's ties */
                 m[l] = 1 << 30;
-                x[l] = (int32_t)(((2 * rnd_in(-1000, 1000) + 1) * (1 << -s[l]) + rnd_in(-1, 1)) % (1 << 30));
+                x[l] = (int32_t)(((int64_t)(2 * rnd_in(-1000, 1000) + 1) * ((int64_t)1 << -s[l]) + rnd_in(-1, 1)) % (1 << 30));
             }
         }
         _mm256_storeu_si256((__m256i *)(void *)got,
