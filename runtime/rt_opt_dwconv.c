@@ -504,6 +504,10 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     }
 #endif
 #if defined(RT_OPT_AVX2)
+    if (rt_opt_dw_avx2_applies(p)) { /* AVX2 without VNNI: 16 channels, two taps per vpmaddwd */
+        rt_opt_dw_avx2_s8(p, in, filter, bias, out, r0, r1);
+        return;
+    }
     if (dw8_applies(p)) {
         dw8_s8(p, in, filter, bias, out, r0, r1);
         return;

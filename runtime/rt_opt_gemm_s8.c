@@ -693,6 +693,69 @@ static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const 
     _mm256_storeu_si256((__m256i *)(void *)acc[1], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[0], c1[1]), 0xD8));
     _mm256_storeu_si256((__m256i *)(void *)(acc[1] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c1[2], c1[3]), 0xD8));
 }
+
+#if !defined(RT_OPT_AVX512)
+/* AVX2 without AVX-512: the 2 x 16 tile requantized in registers (no int32 tile in memory). The
+ * pairwise sums leave each row's columns as [0 1 4 5 2 3 6 7] and [8 9 12 13 10 11 14 15] (no
+ * permute): the panel's bias, multipliers and shifts are loaded in that order (rq_panel_init), and
+ * the final packs put the bytes back in column order. */
+typedef struct rq_panel {
+    __m256i b[2], m[2], s[2], off, lo, hi;
+    int single;
+} rq_panel;
+
+static inline __m256i rq_order(const int32_t *src) {
+    return _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(const void *)src), 0xD8);
+}
+
+static void rq_panel_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, rq_panel *q) {
+    int32_t h;
+    for (h = 0; h < 2; h++) {
+        q->b[h] = rq_order(bias + col + 8 * h);
+        q->m[h] = rq_order(p->mult + col + 8 * h);
+        q->s[h] = rq_order(p->shift + col + 8 * h);
+    }
+    q->off = _mm256_set1_epi32(p->out_offset);
+    q->lo = _mm256_set1_epi32(p->act_qmin), q->hi = _mm256_set1_epi32(p->act_qmax);
+    q->single = p->rounding == RT_OPT_ROUND_SINGLE;
+}
+
+/* One row's two vectors of sums (in rq_panel's order) requantized, its nr bytes stored at dst. */
+static inline void rq_row_store(const rq_panel *q, __m256i x0, __m256i x1, int8_t *dst, int32_t nr) {
+    __m256i v0 = _mm256_add_epi32(x0, q->b[0]), v1 = _mm256_add_epi32(x1, q->b[1]), t;
+    v0 = q->single ? rq_single8(v0, q->m[0], q->s[0]) : rq_double8(v0, q->m[0], q->s[0]);
+    v1 = q->single ? rq_single8(v1, q->m[1], q->s[1]) : rq_double8(v1, q->m[1], q->s[1]);
+    v0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v0, q->off), q->lo), q->hi);
+    v1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v1, q->off), q->lo), q->hi);
+    t = _mm256_packs_epi32(v0, v1);   /* int16 words (0 1)(4 5)(8 9)(12 13) | (2 3)(6 7)(10 11)(14 15) */
+    t = _mm256_packs_epi16(t, t);     /* the same as bytes, in the low 8 of each half */
+    store_row16(dst, _mm_unpacklo_epi16(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1)), nr);
+}
+
+/* ukr_u8 with the requantization fused: rows 0..mr (at most 2) of C at c (row stride ldc bytes). */
+static void ukr_u8_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, const rq_panel *q,
+                      int8_t *c, int64_t ldc, int32_t nr) {
+    const uint8_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0);
+    __m256i c0[4], c1[4];
+    int32_t kk, j;
+    for (j = 0; j < 4; j++) c0[j] = c1[j] = _mm256_setzero_si256();
+    for (kk = 0; kk < kq; kk++) {
+        int32_t x0, x1;
+        __m256i v0, v1;
+        memcpy(&x0, a0 + 4 * kk, 4);
+        memcpy(&x1, a1 + 4 * kk, 4);
+        v0 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x0)));
+        v1 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x1)));
+        for (j = 0; j < 4; j++) {
+            __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + kk * 4 * NR + j * 16)));
+            c0[j] = _mm256_add_epi32(c0[j], _mm256_madd_epi16(v0, w));
+            c1[j] = _mm256_add_epi32(c1[j], _mm256_madd_epi16(v1, w));
+        }
+    }
+    rq_row_store(q, _mm256_hadd_epi32(c0[0], c0[1]), _mm256_hadd_epi32(c0[2], c0[3]), c, nr);
+    if (mr > 1) rq_row_store(q, _mm256_hadd_epi32(c1[0], c1[1]), _mm256_hadd_epi32(c1[2], c1[3]), c + ldc, nr);
+}
+#endif
 #else
 #define MR_S8 4
 static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
@@ -811,6 +874,16 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
         const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
         int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
         int vec = rt_opt_s8_panel_vec(p, col);
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_AVX512)
+        if (vec && !row_add && p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32) {
+            rq_panel q;
+            rq_panel_init(p, bias, col, &q);
+            for (i = 0; i < m; i += MR_S8)
+                ukr_u8_rq(kq, a8 + (int64_t)i * lda8, lda8, m - i < MR_S8 ? m - i : MR_S8, bp, &q,
+                          c + ((int64_t)i * p->ldc + col), p->ldc, nr);
+            continue;
+        }
+#endif
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);

@@ -131,21 +131,23 @@ static inline __m256i join_lanes(__m256i even, __m256i odd) {
 }
 
 static inline __m256i rq_double8(__m256i x, __m256i m, __m256i s) {
+    /* TFLite's (ab + nudge) / 2^31 toward zero, nudge 2^30 or 1 - 2^30 by the sign of ab, equals
+     * floor((ab + 2^30) / 2^31) for every ab (ab < 0: -floor((2^30 - 1 - ab) / 2^31) is
+     * ceil((-ab - 2^30) / 2^31) negated), and its low 32 bits are bits 31..62 of ab + 2^30 (a logical
+     * shift gives them as well as an arithmetic one): one add and one shift per 64-bit lane, no sign
+     * selects. (m = x = INT32_MIN, saturated by TFLite, wraps here as it did before; multipliers are
+     * positive.) */
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
-    const __m256i pos = _mm256_set1_epi64x((int64_t)1 << 30), neg = _mm256_set1_epi64x(1 - ((int64_t)1 << 30));
-    const __m256i trunc = _mm256_set1_epi64x(((int64_t)1 << 31) - 1);
+    const __m256i half = _mm256_set1_epi64x((int64_t)1 << 30);
     __m256i e, o, q, right = _mm256_sub_epi32(zero, s), mask, rem, thr;
     mul_lanes(x, m, &e, &o);
-    /* t = ab + nudge; q = t / 2^31 toward zero (low 32 bits suffice). */
-    e = _mm256_add_epi64(e, _mm256_blendv_epi8(pos, neg, _mm256_cmpgt_epi64(zero, e)));
-    o = _mm256_add_epi64(o, _mm256_blendv_epi8(pos, neg, _mm256_cmpgt_epi64(zero, o)));
-    e = _mm256_srli_epi64(_mm256_add_epi64(e, _mm256_and_si256(trunc, _mm256_cmpgt_epi64(zero, e))), 31);
-    o = _mm256_srli_epi64(_mm256_add_epi64(o, _mm256_and_si256(trunc, _mm256_cmpgt_epi64(zero, o))), 31);
-    q = join_lanes(e, o);
+    e = _mm256_srli_epi64(_mm256_add_epi64(e, half), 31);
+    o = _mm256_slli_epi64(_mm256_add_epi64(o, half), 1); /* bits 31..62 into the high half */
+    q = _mm256_blend_epi32(e, o, 0xAA);
     /* Rounding divide by 2^right, ties away from zero. */
     mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
     rem = _mm256_and_si256(q, mask);
-    thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_cmpgt_epi32(zero, q));
+    thr = _mm256_sub_epi32(_mm256_srai_epi32(mask, 1), _mm256_srai_epi32(q, 31));
     return _mm256_sub_epi32(_mm256_srav_epi32(q, right), _mm256_cmpgt_epi32(rem, thr));
 }
 
@@ -402,6 +404,16 @@ void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *m
 void rt_opt_requant_f_i8(const int32_t *acc, const int32_t *bias, const float *scale, int32_t n, int32_t out_offset,
                          int32_t qmin, int32_t qmax, int8_t *out);
 
+
+/* int8 depthwise convolution on AVX2 (rt_opt_dwconv_s8_avx2.c): output rows r0..r1 of all images, where
+ * rt_opt_dw_avx2_applies (depth multiplier 1 or one input channel, output channels a multiple of 8, at
+ * most 26 taps, input offset in [-127, 128], every shift in [-31, 0]). */
+#if defined(RT_OPT_AVX2)
+struct rt_dwconv_params;
+int rt_opt_dw_avx2_applies(const struct rt_dwconv_params *p);
+void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                       int8_t *out, int32_t r0, int32_t r1);
+#endif
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in

@@ -47,6 +47,42 @@ static void test_requant(void) {
 }
 
 
+#if defined(RT_OPT_AVX2)
+/* rq_double8 (the AVX2 requantization every int8 kernel ends in) lane by lane against TFLite's
+ * double rounding, on the whole int32 result (no clamp hides a wrong high bit): accumulators at
+ * the extremes, at the nudge's and the divide's ties (ab = +-2^30 (2i + 1), x 2^right +- 1 around
+ * a half), multipliers 0 and the Q31 range, every shift in [-31, 0]. */
+static void test_rq_double8(void) {
+    enum { N = 1 << 16 };
+    int64_t bad = 0, first = -1;
+    char msg[160];
+    for (int i = 0; i < N; i += 8) {
+        int32_t x[8], m[8], s[8], got[8];
+        for (int l = 0; l < 8; l++) {
+            int kind = rnd_in(0, 7);
+            m[l] = kind == 7 ? rnd_in(0, 3) : (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+            if (kind == 6) m[l] = INT32_MAX - rnd_in(0, 3);
+            s[l] = -rnd_in(0, 31);
+            x[l] = kind == 0 ? INT32_MAX - rnd_in(0, 3) : kind == 1 ? INT32_MIN + rnd_in(0, 3)
+                 : kind == 2 ? rnd_in(-300, 300) : (int32_t)((rnd() << 1) ^ rnd());
+            if (kind == 3) m[l] = 1 << 30, x[l] = rnd_in(-9, 9); /* ab = x 2^30: the nudge's ties at odd x */
+            if (kind == 4) { /* x m / 2^31 near (j + 1/2) 2^right: the divide's ties */
+                m[l] = 1 << 30;
+                x[l] = (int32_t)(((int64_t)(2 * rnd_in(-1000, 1000) + 1) * ((int64_t)1 << -s[l]) + rnd_in(-1, 1)) % (1 << 30));
+            }
+        }
+        _mm256_storeu_si256((__m256i *)(void *)got,
+                            rq_double8(_mm256_loadu_si256((const __m256i *)(const void *)x),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)m),
+                                       _mm256_loadu_si256((const __m256i *)(const void *)s)));
+        for (int l = 0; l < 8; l++)
+            if (got[l] != rt_mul_by_quantized_multiplier(x[l], m[l], s[l]) && bad++ == 0) first = i + l;
+    }
+    snprintf(msg, sizeof msg, "%lld of %d lanes differ (first: lane %lld)", (long long)bad, N, (long long)first);
+    check(bad == 0, "rq_double8 vs TFLite's double rounding, int32 results", msg);
+}
+#endif
+
 static void test_gemm(void) {
     char msg[200];
     for (int t = 0; t < 40; t++) {
@@ -629,6 +665,9 @@ static void test_cast(void) {
 int main(void) {
     unit_seed(20261123ULL, rt_opt_isa());
     test_requant();
+#if defined(RT_OPT_AVX2)
+    test_rq_double8();
+#endif
     test_gemm();
     test_pool();
     test_mean();
