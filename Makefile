@@ -27,7 +27,8 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models bench fuzz install clean venv unit regen-golden scale
+.PHONY: all mpcc asan test test-full demo models bench fuzz install clean venv unit regen-golden scale \
+        mcu-toolchain demo-mcu bench-mcu
 
 all: $(BUILD)/mpcc
 
@@ -74,11 +75,11 @@ models: venv
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tools/models/requirements.txt
 	$(VENV)/bin/python tools/models/make_all.py $(if $(filter 1,$(MODELS_BIG)),--big)
 
-test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
+test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
 	$(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
 
 # Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
-test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv
+test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
 	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
 
 # Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
@@ -97,6 +98,7 @@ clean:
 # ---- demo: compile the trained digits CNN to C, build it, classify the held-out digits.
 DEMO_DIR := $(BUILD)/demo
 RT_SRC   := $(sort $(wildcard runtime/*.c runtime/kernels/*.c))
+RT_CM_SRC := $(sort $(wildcard runtime/cortex_m/*.c))
 GEN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -O2
 demo: $(BUILD)/mpcc
 	@mkdir -p $(DEMO_DIR)/f32 $(DEMO_DIR)/int8
@@ -179,3 +181,34 @@ bench:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
 # ---- end bench ----
+
+# ---- Cortex-M (docs/cortex-m.md): arm-none-eabi-gcc + newlib and qemu-system-arm, installed with
+# apt if missing; tests/test_cortex_m.py runs the model set bare-metal on four emulated boards.
+mcu-toolchain:
+	@sh tools/cortex_m/install.sh
+
+# `make bench-mcu`: instructions per inference (QEMU TCG plugin), flash and RAM on Cortex-M4 and M55;
+# not a test. Options in BENCH_MCU_ARGS, e.g. "--boards m4,m7,m33,m55 --models person_detect".
+BENCH_MCU_ARGS ?=
+bench-mcu: $(BUILD)/mpcc venv mcu-toolchain
+	@$(VENV)/bin/python tools/cortex_m/bench_mcu.py $(BENCH_MCU_ARGS)
+
+# `make demo-mcu`: samples/cortex-m (person detection on a Cortex-M4) built and run under QEMU.
+MCU_DEMO   := $(BUILD)/demo-mcu
+MCU_MODELS := ../shared/models/tflm
+MCU_CFLAGS := -mthumb -mcpu=cortex-m4 -mfloat-abi=hard -mfpu=fpv4-sp-d16 -O2 -std=c99 -Wall -Wextra -Werror \
+              -ffunction-sections -fdata-sections
+MCU_LINK   := -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections -Lsamples/cortex-m/boards
+demo-mcu: $(BUILD)/mpcc mcu-toolchain
+	@mkdir -p $(MCU_DEMO)
+	$(BUILD)/mpcc $(MCU_MODELS)/person_detect.tflite --isa armv7em --name person_detect -o $(MCU_DEMO)/person_detect.c
+	@sh samples/cortex-m/bin2c.sh person_bmp $(MCU_MODELS)/person_detection/person.bmp > $(MCU_DEMO)/person_bmp.c
+	@sh samples/cortex-m/bin2c.sh no_person_bmp $(MCU_MODELS)/person_detection/no_person.bmp > $(MCU_DEMO)/no_person_bmp.c
+	arm-none-eabi-gcc $(MCU_CFLAGS) -Isamples/cortex-m -Iruntime -I$(MCU_DEMO) -o $(MCU_DEMO)/person_detect.elf \
+	  samples/cortex-m/startup.c samples/cortex-m/main.c $(MCU_DEMO)/person_detect.c $(MCU_DEMO)/person_bmp.c \
+	  $(MCU_DEMO)/no_person_bmp.c $(RT_SRC) $(RT_CM_SRC) $(MCU_LINK) -T samples/cortex-m/boards/mps2-an386.ld \
+	  -Wl,-Map=$(MCU_DEMO)/person_detect.map -lm
+	@arm-none-eabi-size $(MCU_DEMO)/person_detect.elf
+	qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none -chardev stdio,id=semihosting \
+	  -semihosting-config enable=on,target=native,chardev=semihosting -kernel $(MCU_DEMO)/person_detect.elf
+# ---- end Cortex-M

@@ -131,15 +131,23 @@ static int model_has(const Graph *g, int (*pred)(const IrOp *)) {
 static int is_custom(const IrOp *op) { return op->kind == OP_CUSTOM; }
 static int has_guard(const IrOp *op) { return op->guard != NULL; }
 
-/* --isa avx2/avx512/neon: the build stops with a message naming the flags
+/* --isa other than generic: the build stops with a message naming the flags
  * when the compiler does not target that ISA. */
 static void emit_isa_check(CgBuf *c, IrIsa isa) {
-    static const char *const cond[] = {NULL, "defined(__AVX2__) && defined(__FMA__)",
-                                       "defined(__AVX512F__) && defined(__AVX512BW__)", "defined(__ARM_NEON)"};
-    static const char *const how[] = {NULL, "-mavx2 -mfma (or -march=haswell or newer)",
-                                      "-mavx512f -mavx512bw -mfma (or -march=skylake-avx512 or newer)",
-                                      "an Arm target with NEON (e.g. -march=armv8-a)"};
-    if (isa <= IR_ISA_GENERIC || isa > IR_ISA_NEON) return;
+#define CG_M_PROFILE "defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'"
+    static const char *const cond[IR_ISA_COUNT] = {
+        NULL, "defined(__AVX2__) && defined(__FMA__)", "defined(__AVX512F__) && defined(__AVX512BW__)",
+        "defined(__ARM_NEON)", CG_M_PROFILE, CG_M_PROFILE " && __ARM_ARCH >= 7",
+        CG_M_PROFILE " && defined(__ARM_FEATURE_DSP)", CG_M_PROFILE " && __ARM_ARCH >= 8 && defined(__ARM_FEATURE_DSP)",
+        "defined(__ARM_FEATURE_MVE)"};
+    static const char *const how[IR_ISA_COUNT] = {
+        NULL, "-mavx2 -mfma (or -march=haswell or newer)",
+        "-mavx512f -mavx512bw -mfma (or -march=skylake-avx512 or newer)",
+        "an Arm target with NEON (e.g. -march=armv8-a)", "-mcpu=cortex-m0plus -mthumb (any Cortex-M)",
+        "-mcpu=cortex-m3 -mthumb (Armv7-M or later)", "-mcpu=cortex-m4 or cortex-m7 -mthumb (the DSP extension)",
+        "-mcpu=cortex-m33 -mthumb (Armv8-M Mainline with DSP)", "-mcpu=cortex-m55 -mthumb (Helium)"};
+#undef CG_M_PROFILE
+    if (isa <= IR_ISA_GENERIC || isa >= IR_ISA_COUNT) return;
     cgbuf_printf(c, "/* Compiled by mpcc --isa %s. */\n#if !(%s)\n#error \"mpcc --isa %s: build this file and runtime/ with %s\"\n#endif\n\n",
                  ir_isa_name(isa), cond[isa], ir_isa_name(isa), how[isa]);
 }
@@ -216,12 +224,15 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         " * compiler targets AVX512F and AVX512BW (-march=skylake-avx512 or newer).",
         /* neon (in parentheses: clang's -Wstring-concatenation) */
         (" * Built for --isa neon: portable GCC/Clang vector-extension code (NEON\n"
-         " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON.")};
+         " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON."),
+        (" * Built for a Cortex-M --isa (docs/cortex-m.md): portable C kernels; no\n"
+         " * kernel takes scratch memory beyond the op-by-op bound of the arena; the .c\n"
+         " * file checks that the compiler targets that core.")};
     if (scheduled)
         cgbuf_printf(h,
                      "/* Kernels: %d ops run mpcc's optimized kernels (runtime/rt_opt*.c), the rest its\n"
                      " * reference kernels.\n%s */\n",
-                     scheduled, isa_text[(unsigned)g->isa < 4 ? g->isa : 0]);
+                     scheduled, isa_text[ir_isa_is_mcu(g->isa) ? 4 : (unsigned)g->isa < 4 ? g->isa : 0]);
     else
         cgbuf_printf(h, "/* Kernels: mpcc's reference kernels (runtime/kernels). */\n");
     cgbuf_printf(h, "#ifndef %s_MODEL_H\n#define %s_MODEL_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n", guard,
@@ -668,7 +679,8 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     cgbuf_printf(&c, " * See %s for the API. Each kernel block below names the TFLite operator\n"
                      " * it implements; kernels are from mpcc's runtime (runtime/kernels). */\n",
                  txt_comment(hn, sizeof hn, o->header_name));
-    cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n\n", o->header_name);
+    cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n%s\n", o->header_name,
+                 ir_isa_is_mcu(g->isa) ? "#include \"cortex_m/rt_cm.h\" /* runtime/cortex_m: build its .c files too */\n" : "");
     emit_isa_check(&c, g->isa);
     for (int k = 0; k < n_gc && !o->weights_file; k++) {
         const Graph *sg = gcs[k].g;

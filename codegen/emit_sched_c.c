@@ -148,7 +148,10 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
                 cg_in(cg, op, op->n_in - 1), op->sched.band, cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
         return 0;
     }
-    cg_line(cg, "rt_opt_conv_%s(&p, %s%s, %s, %s, %s, %s, %s, %s, %s);",
+    /* Cortex-M with the DSP extension: runtime/cortex_m's int8 convolution (same contract). */
+    IrIsa isa = (g->root ? g->root : g)->isa;
+    int cm = s8 && (isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M);
+    cg_line(cg, "%s_conv_%s(&p, %s%s, %s, %s, %s, %s, %s, %s, %s);", cm ? "rt_cm" : "rt_opt",
             s8 ? "s8" : wdt == IR_BF16 || wdt == IR_F16 ? "half" : "f32",
             wdt == IR_BF16 ? "RT_BF16, " : wdt == IR_F16 ? "RT_F16, " : "", cg_in(cg, op, 0),
             cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
@@ -186,8 +189,11 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
                 cg_scratch(cg, op), op->sched.band, op->sched.slots, par_arg(g, op));
         return 0;
     }
+    IrIsa isa = (g->root ? g->root : g)->isa; /* Cortex-M with DSP: runtime/cortex_m's kernel (same contract) */
     if (s8)
-        cg_line(cg, "rt_opt_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+        cg_line(cg, "%s_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);",
+                isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M ? "rt_cm" : "rt_opt",
+                cg_in(cg, op, 0), cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
     else
         cg_line(cg, "rt_opt_dwconv_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),

@@ -105,7 +105,10 @@ static const char *usage =
     "  --isa ISA            generic (default: vector paths picked from the C compiler's target when\n"
     "                       the code is built; use -march=native), avx2, avx512 (tiles for that ISA,\n"
     "                       and the build fails with a message if the compiler does not target it),\n"
-    "                       neon (portable vector code, checked for __ARM_NEON)\n"
+    "                       neon (portable vector code, checked for __ARM_NEON); Cortex-M (bare metal,\n"
+    "                       docs/cortex-m.md): armv6m (M0/M0+), armv7m (M3), armv7em (M4/M7), armv8m\n"
+    "                       (M33), armv81m (M55, Helium), each checked for at build time; these keep the\n"
+    "                       arena at the op-by-op bound (-O0's): no kernel takes scratch beyond it\n"
     "  --threads N          let the big kernels split over up to N threads (1..64, default 1): the\n"
     "                       arena holds N scratch copies; call PREFIX_run_parallel with a parallel-for\n"
     "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded\n"
@@ -446,9 +449,11 @@ static int cmd_compile(int argc, char **argv) {
         else if (strcmp(a, "--isa") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
             int found = 0;
-            for (int k = IR_ISA_GENERIC; k <= IR_ISA_NEON && !found; k++)
+            for (int k = IR_ISA_GENERIC; k < IR_ISA_COUNT && !found; k++)
                 if (strcmp(v, ir_isa_name((IrIsa)k)) == 0) isa = (IrIsa)k, found = 1;
-            if (!found) return cli_finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, not '%s'", v));
+            if (!found)
+                return cli_finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, or for Cortex-M "
+                                                    "armv6m, armv7m, armv7em, armv8m or armv81m, not '%s'", v));
         } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
             const char *t = argv[++i];
             char *end;

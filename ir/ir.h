@@ -189,9 +189,20 @@ const char *ir_prec_name(IrPrecMode m);    /* "fp32", "int8" */
 
 /* Target ISA of the generated code (mpcc --isa). GENERIC code picks its
  * vector paths from the compiler's target macros when it is built; the
- * others are checked at build time (#error) and set the tile sizes. */
-typedef enum IrIsa { IR_ISA_GENERIC = 0, IR_ISA_AVX2, IR_ISA_AVX512, IR_ISA_NEON } IrIsa;
-const char *ir_isa_name(IrIsa isa);        /* "generic", "avx2", "avx512", "neon" */
+ * others are checked at build time (#error) and set the tile sizes. The
+ * Cortex-M ones (microcontrollers, docs/cortex-m.md) also keep the arena at
+ * the op-by-op bound: no kernel takes scratch memory beyond it. */
+typedef enum IrIsa {
+    IR_ISA_GENERIC = 0, IR_ISA_AVX2, IR_ISA_AVX512, IR_ISA_NEON,
+    IR_ISA_ARMV6M,  /* Cortex-M0/M0+: no DSP extension, no FPU */
+    IR_ISA_ARMV7M,  /* Cortex-M3: no DSP extension, no FPU */
+    IR_ISA_ARMV7EM, /* Cortex-M4/M7: DSP extension (SMLAD, SXTB16, SSAT), FPU optional */
+    IR_ISA_ARMV8M,  /* Cortex-M33/M35P: Armv8-M Mainline with the DSP extension */
+    IR_ISA_ARMV81M, /* Cortex-M55/M85: Armv8.1-M with Helium (MVE) */
+    IR_ISA_COUNT
+} IrIsa;
+const char *ir_isa_name(IrIsa isa);        /* "generic", "avx2", "avx512", "neon", "armv7em", ... */
+int ir_isa_is_mcu(IrIsa isa);              /* a Cortex-M ISA */
 
 typedef struct IrArenaBlock IrArenaBlock;
 
@@ -208,6 +219,7 @@ typedef struct Graph {
     IrArenaBlock *arena;
     int64_t arena_bytes;        /* planned activation arena size (plan_memory) */
     int64_t arena_lower_bound;  /* max over time of simultaneously live bytes */
+    int64_t arena_op_bound;     /* the same without scratch: state + tensors live at the worst op (--report) */
     int64_t state_bytes;        /* bytes of variable tensors, at the arena start */
     int opt_level;              /* 0: reference kernels only; >= 1: pass schedule picks kernels */
     int tfl_subgraph;           /* index of the TFLite subgraph this graph was imported from */

@@ -7,9 +7,12 @@ const char *ir_sched_name(SchedKind k) {
 }
 
 const char *ir_isa_name(IrIsa isa) {
-    static const char *const names[] = {"generic", "avx2", "avx512", "neon"};
-    return (unsigned)isa < sizeof names / sizeof names[0] ? names[isa] : "?";
+    static const char *const names[IR_ISA_COUNT] = {"generic", "avx2",    "avx512",  "neon",
+                                                    "armv6m",  "armv7m",  "armv7em", "armv8m", "armv81m"};
+    return (unsigned)isa < IR_ISA_COUNT ? names[isa] : "?";
 }
+
+int ir_isa_is_mcu(IrIsa isa) { return isa >= IR_ISA_ARMV6M && isa < IR_ISA_COUNT; }
 
 const char *ir_prec_name(IrPrecMode m) {
     static const char *const names[] = {"fp32", "int8", "bf16", "fp16"};

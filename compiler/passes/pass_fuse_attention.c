@@ -307,7 +307,8 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
 }
 
 int pass_fuse_attention(Graph *g, Diag *d) {
-    if (g->opt_level < 1) return 0;
+    /* Cortex-M ISAs: the fused kernel's scratch would raise the arena above the op-by-op bound. */
+    if (g->opt_level < 1 || ir_isa_is_mcu((g->root ? g->root : g)->isa)) return 0;
     int *readers = pass_count_readers(g);
     if (!readers) return diag_internal(d, "out of memory");
     int fused = 0;

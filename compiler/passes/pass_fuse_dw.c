@@ -32,7 +32,8 @@ static int is_float_w(const Graph *g, int t) {
 
 int pass_fuse_dw(Graph *g, Diag *d) {
     const Graph *root = g->root ? g->root : g;
-    if (g->opt_level < 1 || root->target_cuda) return 0;
+    /* Cortex-M ISAs: no band scratch above the op-by-op bound of the arena. */
+    if (g->opt_level < 1 || root->target_cuda || ir_isa_is_mcu(root->isa)) return 0;
     int *count = calloc((size_t)g->n_tensors + 1, sizeof(int)), *reader = malloc(sizeof(int) * (size_t)(g->n_tensors + 1));
     if (!count || !reader) {
         free(count), free(reader);

@@ -403,6 +403,9 @@ int pass_plan_memory(Graph *g, Diag *d) {
     g->arena_bytes = state + best;
     g->arena_lower_bound = state + bound;
     free(b);
+    int64_t op_bound = plan_live_bytes(g, NULL);
+    if (op_bound < 0) return diag_internal(d, "out of memory");
+    g->arena_op_bound = state + op_bound;
     if (g->arena_bytes > PLAN_MAX_ARENA) {
         char peak[2048];
         plan_describe_peak(g, 3, peak, sizeof peak);
@@ -410,6 +413,27 @@ int pass_plan_memory(Graph *g, Diag *d) {
                          (long long)g->arena_bytes, (long long)PLAN_MAX_ARENA, peak);
     }
     return plan_check_overlaps(g, d);
+}
+
+int64_t plan_live_bytes(const Graph *g, int64_t *live) {
+    Buf *b;
+    int n = collect(g, &b);
+    int64_t *delta = calloc((size_t)g->n_ops + 1, sizeof(int64_t)), peak = 0, sum = 0;
+    if (n < 0 || !delta) {
+        if (n >= 0) free(b);
+        free(delta);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (b[i].tensor >= 0) delta[b[i].first] += b[i].size, delta[b[i].last + 1] -= b[i].size;
+    for (int i = 0; i < g->n_ops; i++) {
+        sum += delta[i];
+        if (live) live[i] = sum;
+        if (sum > peak) peak = sum;
+    }
+    free(b);
+    free(delta);
+    return peak;
 }
 
 static int64_t buf_offset(const Graph *g, const Buf *b) {
@@ -536,5 +560,7 @@ void plan_report(const Graph *g, FILE *f) {
     double ratio = g->arena_lower_bound > 0 ? (double)g->arena_bytes / (double)g->arena_lower_bound : 1.0;
     fprintf(f, "arena: %lld bytes (state %lld), lower bound %lld bytes, ratio %.3f\n", (long long)g->arena_bytes,
             (long long)g->state_bytes, (long long)g->arena_lower_bound, ratio);
+    fprintf(f, "tensor bound: %lld bytes (state + the tensors live at the worst op, without scratch)\n",
+            (long long)g->arena_op_bound);
     free(b);
 }

@@ -25,7 +25,11 @@
  * with bias (int8: zero point and +128 corrections folded in) and per-column
  * requantization arrays padded to whole panels. Everything else keeps its
  * reference kernel (SCHED_REF). At opt level 0 nothing is scheduled.
- * Packing is deterministic: same model, same bytes. */
+ * Packing is deterministic: same model, same bytes.
+ * Cortex-M ISAs (--isa armv6m..armv81m): scratch only where it fits under the op-by-op bound of the
+ * arena (the tensors live at the worst op plus the reference kernels' own scratch: -O0's arena);
+ * blocks shrink to fit, and an op whose smallest block does not fit keeps its reference kernel. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops.h"
@@ -65,6 +69,15 @@ static int new_const(Graph *g, int like, const char *suffix, IrDType dt, int64_t
     g->tensors[id].data = *data;
     g->tensors[id].data_size = bytes;
     return id;
+}
+
+/* Cortex-M ISAs: bytes of scratch each op may take without raising the arena above the op-by-op
+ * bound (the tensors live at the worst op), or NULL: no such limit. Ops whose kernel needs more run
+ * the reference kernel, which needs none (microcontrollers count every byte of RAM). */
+static const int64_t *mcu_room; /* set by pass_schedule for the duration of one graph's scheduling */
+
+static int fits_room(int op_index, int64_t bytes) {
+    return !mcu_room || (bytes + 15) / 16 * 16 <= mcu_room[op_index];
 }
 
 /* Rows of A handled per block when they must be copied (im2col, int8
@@ -153,6 +166,9 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
     if (g->tensors[op->in[0]].dtype == IR_I8 && p->w_offset != 0) return 0;
     if (p->batches <= 0 || p->out_depth <= 0 || p->in_depth <= 0) return 0;
+    if (mcu_room && (is_half(g, op) || (g->tensors[op->in[0]].dtype == IR_I8 &&
+                                        !fits_room(i, (int64_t)block_multiple(g, 1) * ((p->in_depth + 3) / 4 * 4)))))
+        return 0;
     int rc = pack_gemm(g, i, p->out_depth, p->in_depth, p->in_offset, p->mult, p->shift, p->per_channel, d);
     if (rc) return rc;
     IrOp *o = &g->ops[i];
@@ -163,9 +179,38 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     } else if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
+        while (!fits_room(i, (int64_t)o->sched.rows * row_bytes) && o->sched.rows > block_multiple(g, 1))
+            o->sched.rows -= block_multiple(g, 1);
         o->scratch_bytes = (size_t)o->sched.rows * (size_t)row_bytes * (size_t)o->sched.slots;
     }
     return 0;
+}
+
+/* Scratch of one thread's copy for a conv scheduled as SCHED_CONV_GEMM (int8 or f32) with blocks of rows. */
+static int64_t conv_slot_bytes(const Graph *g, const IrOp *op, int32_t k, int32_t rows) {
+    const rt_conv_params *p = op->params;
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    int direct = p->filter_h == 1 && p->filter_w == 1 && p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 &&
+                 p->pad_w == 0 && p->out_h == p->in_h && p->out_w == p->in_w;
+    if (!s8 && direct) return 0;
+    int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
+    return s8 ? (int64_t)rows * row_bytes +
+                    (direct ? 0
+                            : rt_opt_conv_s8_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->filter_h,
+                                                          p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
+                                                          p->dil_h, p->dil_w))
+              : rt_opt_conv_f32_slot_bytes(rows, k, p->filter_h, p->filter_w, p->in_c);
+}
+
+/* A 1x1 stride-1 int8 convolution (TFLite's requantization) on a Cortex-M ISA with the DSP
+ * extension: runtime/cortex_m's kernel reads its rows in place and needs no scratch. */
+static int cm_direct_s8(const Graph *g, const IrOp *op) {
+    const rt_conv_params *p = op->params;
+    IrIsa isa = (g->root ? g->root : g)->isa;
+    return (isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M) &&
+           g->tensors[op->in[0]].dtype == IR_I8 && !p->fscale && p->filter_h == 1 && p->filter_w == 1 &&
+           p->stride_h == 1 && p->stride_w == 1 && p->pad_h == 0 && p->pad_w == 0 && p->out_h == p->in_h &&
+           p->out_w == p->in_w;
 }
 
 static int schedule_conv(Graph *g, int i, Diag *d) {
@@ -175,6 +220,10 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
         return 0;
     if (p->filter_c != p->in_c || p->out_h <= 0 || p->out_w <= 0) return 0;
     int32_t k = p->filter_h * p->filter_w * p->in_c;
+    int in_place = mcu_room && cm_direct_s8(g, op);
+    if (mcu_room && !in_place &&
+        (is_half(g, op) || !fits_room(i, conv_slot_bytes(g, op, k, block_multiple(g, g->tensors[op->in[0]].dtype == IR_I8)))))
+        return 0;
     int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, d);
     if (rc) return rc;
     IrOp *o = &g->ops[i];
@@ -203,14 +252,10 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
             int32_t mr = block_multiple(g, s8), cap = (int32_t)(RUNS_ROWS_BUDGET / row_bytes) / mr * mr;
             if (o->sched.rows > cap) o->sched.rows = cap > mr ? cap : mr;
         }
-        int64_t slot = s8 ? (int64_t)o->sched.rows * row_bytes +
-                                (o->sched.direct ? 0
-                                                 : rt_opt_conv_s8_padded_bytes(p->in_h, p->in_w, p->in_c, p->out_h,
-                                                                               p->out_w, p->filter_h, p->filter_w,
-                                                                               p->stride_h, p->stride_w, p->pad_h,
-                                                                               p->pad_w, p->dil_h, p->dil_w))
-                          : rt_opt_conv_f32_slot_bytes(o->sched.rows, k, p->filter_h, p->filter_w, p->in_c);
-        o->scratch_bytes = (size_t)slot * (size_t)o->sched.slots;
+        while (!fits_room(i, conv_slot_bytes(g, o, k, o->sched.rows)) && o->sched.rows > block_multiple(g, s8))
+            o->sched.rows -= block_multiple(g, s8);
+        if (in_place) o->sched.rows = 0; /* rt_cm_conv_s8 reads the rows in place */
+        o->scratch_bytes = (size_t)conv_slot_bytes(g, o, k, o->sched.rows) * (size_t)o->sched.slots;
     }
     return 0;
 }
@@ -223,7 +268,8 @@ static int schedule_dwconv(Graph *g, int i) {
     op->sched.kind = SCHED_DWCONV;
     /* int8 3x3 on a small image: scratch for a copy inside its padding (rt_opt_dwconv_s8's interior path;
      * optional: with --max-arena's smaller scratch budgets, none, and the edge pixels take the slower path) */
-    if (in == IR_I8 && g->scratch_budget == 0) op->scratch_bytes = (size_t)rt_opt_dwconv_s8_scratch_bytes(p);
+    if (in == IR_I8 && g->scratch_budget == 0 && fits_room(i, (int64_t)rt_opt_dwconv_s8_scratch_bytes(p)))
+        op->scratch_bytes = (size_t)rt_opt_dwconv_s8_scratch_bytes(p);
     return 0;
 }
 
@@ -233,6 +279,7 @@ static int schedule_bmm(Graph *g, int i) {
     IrDType l = g->tensors[op->in[0]].dtype, r = g->tensors[op->in[1]].dtype;
     if (!((l == IR_F32 && r == IR_F32) || (l == IR_I8 && r == IR_I8)) || p->m <= 0 || p->n <= 0 || p->k <= 0)
         return 0;
+    if (!fits_room(i, (int64_t)rt_opt_bmm_scratch_bytes(p, l == IR_I8))) return 0;
     op->sched.kind = SCHED_BMM;
     op->sched.mr = tile_rows(g, l != IR_F32);
     op->sched.nr = NR;
@@ -266,8 +313,30 @@ static int schedule_mean(Graph *g, int i) {
     return 0;
 }
 
+static int schedule_ops(Graph *g, Diag *d);
+
 int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
+    if (!ir_isa_is_mcu((g->root ? g->root : g)->isa)) return schedule_ops(g, d);
+    int64_t *room = malloc(sizeof(int64_t) * ((size_t)g->n_ops + 1));
+    int64_t bound = room ? plan_live_bytes(g, room) : -1;
+    if (bound < 0) {
+        free(room);
+        return diag_internal(d, "out of memory");
+    }
+    /* The reference kernels' own scratch (pass prepare's, e.g. SVDF's) is part of the bound: -O0's arena. */
+    for (int i = 0; i < g->n_ops; i++)
+        if (!g->ops[i].dead && room[i] + (int64_t)(g->ops[i].scratch_bytes + 15) / 16 * 16 > bound)
+            bound = room[i] + (int64_t)(g->ops[i].scratch_bytes + 15) / 16 * 16;
+    for (int i = 0; i < g->n_ops; i++) room[i] = bound - room[i];
+    mcu_room = room;
+    int rc = schedule_ops(g, d);
+    mcu_room = NULL;
+    free(room);
+    return rc;
+}
+
+static int schedule_ops(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;

@@ -67,5 +67,8 @@ void plan_describe_peak(const Graph *g, int max_items, char *out, size_t cap);
 /* A user error naming the largest live buffers at the peak when the planned
  * arena exceeds max_arena bytes (--max-arena). */
 int plan_check_budget(const Graph *g, int64_t max_arena, Diag *d);
+/* Bytes of arena tensors (no scratch) live at each op into live[g->n_ops] (may be NULL), by the
+ * lifetimes pass plan_memory uses; returns the largest, or -1 when out of memory. */
+int64_t plan_live_bytes(const Graph *g, int64_t *live);
 
 #endif

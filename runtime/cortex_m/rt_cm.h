@@ -1,0 +1,64 @@
+/* rt_cm.h - Cortex-M kernels (runtime/cortex_m/), chosen by mpcc for the Cortex-M ISAs
+ * (--isa armv7em, armv8m, armv81m; docs/cortex-m.md). Each takes the same arguments as the
+ * portable kernel it stands in for (runtime/rt_opt.h) and gives the same results, bit for bit;
+ * the cases it has no faster path for go to that kernel. */
+#ifndef MPCC_RT_CM_H
+#define MPCC_RT_CM_H
+
+#include "rt_opt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TFLite's requantization of one accumulator (RT_OPT_ROUND_DOUBLE: MultiplyByQuantizedMultiplier,
+ * RT_OPT_ROUND_SINGLE: the FC reference's single rounding), plus the output zero point, clamped:
+ * the values of rt_opt_requant_i8, inline, with the 64-bit product on SMULL and the truncating
+ * division by 2^31 as a shift (a negative sum is first raised by 2^31 - 1). */
+static inline int8_t rt_cm_requant(int32_t acc, int32_t mult, int32_t shift, int32_t rounding, int32_t out_offset,
+                                   int32_t qmin, int32_t qmax) {
+    int32_t y;
+    if (rounding == RT_OPT_ROUND_SINGLE) {
+        y = rt_mul_by_quantized_multiplier_single(acc, mult, shift);
+    } else if (shift < -31) { /* a shift past 31 bits: the reference's 64-bit arithmetic */
+        y = rt_mul_by_quantized_multiplier(acc, mult, shift);
+    } else {
+        int32_t right = shift > 0 ? 0 : -shift, xs = acc, q, mask, rem, thr;
+        int64_t t;
+        if (shift > 0) { /* a left shift first, saturated (rare: multipliers above 1) */
+            int64_t l = (int64_t)acc * ((int64_t)1 << shift);
+            xs = (int32_t)(l > INT32_MAX ? INT32_MAX : (l < INT32_MIN ? INT32_MIN : l));
+        }
+        t = (int64_t)xs * mult; /* one SMULL */
+        t += t >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+        if (t < 0) t += ((int64_t)1 << 31) - 1;
+        q = (int32_t)(t >> 31);
+        if (xs == INT32_MIN && mult == INT32_MIN) q = INT32_MAX;
+        mask = (int32_t)((1u << right) - 1u); /* right <= 31 */
+        rem = q & mask;
+        thr = (mask >> 1) + (q < 0 ? 1 : 0);
+        y = (q >> right) + (rem > thr ? 1 : 0);
+    }
+    y += out_offset;
+    return (int8_t)(y < qmin ? qmin : (y > qmax ? qmax : y));
+}
+
+/* int8 convolution (rt_opt_conv_s8's contract). With the DSP extension (__ARM_FEATURE_DSP:
+ * Cortex-M4/M7/M33/M55) a 1x1 stride-1 convolution runs a GEMM on SMLAD: two 16x16-bit
+ * products per instruction, activations widened with UXTB16 and weights with SXTB16 straight
+ * from the packed panels, 2 rows x 2 channels of accumulators, no scratch (pass schedule may
+ * then give it none: scratch NULL), a fused residual ADD applied after it. */
+void rt_cm_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
+                   int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other,
+                   const mpcc_parallel *par);
+
+/* int8 depthwise convolution (rt_opt_dwconv_s8's contract). With the DSP extension and depth
+ * multiplier 1: four channels at a time in 16-bit lanes (SXTB16, SADD16, SMLABB/SMLATT). */
+void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                     int8_t *out, void *scratch, const mpcc_parallel *par);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

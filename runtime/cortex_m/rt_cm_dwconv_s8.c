@@ -1,0 +1,94 @@
+/* rt_cm_dwconv_s8.c - int8 depthwise convolution on the Armv7E-M/Armv8-M DSP extension.
+ *
+ * Channels in lanes (NHWC keeps them contiguous, and the filter [1][fh][fw][C] too): for four
+ * channels of one output pixel and one tap, SXTB16 and SXTB16 ROR 8 widen the input word to
+ * channels (0,2) and (1,3) as 16-bit lanes, SADD16 adds the input offset to both lanes, the
+ * filter word is widened the same way, and SMLABB / SMLATT multiply-accumulate each channel into
+ * its own 32-bit sum: 12 instructions per 4 MACs. Taps outside the image are skipped, as in the
+ * reference kernel; the requantization is rt_cm_requant (TFLite's, bit-exact). */
+#include <string.h>
+
+#include "rt_cm.h"
+#include "rt_opt_internal.h"
+
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+
+static inline uint32_t load4(const int8_t *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+static inline int16x2_t sxtb16_ror8(uint32_t x) {
+    int16x2_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+
+static inline int8_t requant1(const rt_dwconv_params *p, const int32_t *bias, int32_t ch, int32_t acc) {
+    return rt_cm_requant(bias ? rt_wrap_add_i32(acc, bias[ch]) : acc, p->mult[ch], p->shift[ch], RT_OPT_ROUND_DOUBLE,
+                         p->out_offset, p->act_qmin, p->act_qmax);
+}
+
+static inline void store4(const rt_dwconv_params *p, const int32_t *bias, int32_t ch, int32_t s0, int32_t s1,
+                          int32_t s2, int32_t s3, int8_t *o) {
+    o[0] = requant1(p, bias, ch, s0), o[1] = requant1(p, bias, ch + 1, s1);
+    o[2] = requant1(p, bias, ch + 2, s2), o[3] = requant1(p, bias, ch + 3, s3);
+}
+
+static void dwconv_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                       int8_t *out) {
+    const int32_t c = p->in_c, c4 = c / 4 * 4;
+    const int16x2_t off = (int16x2_t)(((uint32_t)(uint16_t)p->in_offset << 16) | (uint16_t)p->in_offset);
+    for (int32_t b = 0; b < p->batches; b++)
+        for (int32_t oy = 0; oy < p->out_h; oy++)
+            for (int32_t ox = 0; ox < p->out_w; ox++) {
+                const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                /* 32-bit index arithmetic: 64-bit multiplies are library calls' worth of work here */
+                int8_t *o = out + ((b * p->out_h + oy) * p->out_w + ox) * c;
+                int32_t fy0 = 0, fy1 = p->filter_h, fx0 = 0, fx1 = p->filter_w;
+                while (fy0 < fy1 && y0 + p->dil_h * fy0 < 0) fy0++;
+                while (fy1 > fy0 && y0 + p->dil_h * (fy1 - 1) >= p->in_h) fy1--;
+                while (fx0 < fx1 && x0 + p->dil_w * fx0 < 0) fx0++;
+                while (fx1 > fx0 && x0 + p->dil_w * (fx1 - 1) >= p->in_w) fx1--;
+                const int32_t xstep = p->dil_w * c;
+                for (int32_t ch = 0; ch < c4; ch += 4) { /* four channels, the sums in registers */
+                    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+                    for (int32_t fy = fy0; fy < fy1; fy++) {
+                        const int8_t *x = in + ((b * p->in_h + y0 + p->dil_h * fy) * p->in_w + x0 + p->dil_w * fx0) * c + ch;
+                        const int8_t *w = filter + (fy * p->filter_w + fx0) * c + ch;
+                        for (int32_t fx = fx0; fx < fx1; fx++, x += xstep, w += c) {
+                            uint32_t xv = load4(x), wv = load4(w);
+                            int16x2_t xe = __sadd16(__sxtb16((int8x4_t)xv), off);
+                            int16x2_t xo = __sadd16(sxtb16_ror8(xv), off);
+                            int16x2_t we = __sxtb16((int8x4_t)wv), wo = sxtb16_ror8(wv);
+                            s0 = __smlabb(xe, we, s0), s2 = __smlatt(xe, we, s2);
+                            s1 = __smlabb(xo, wo, s1), s3 = __smlatt(xo, wo, s3);
+                        }
+                    }
+                    store4(p, bias, ch, s0, s1, s2, s3, o + ch);
+                }
+                for (int32_t ch = c4; ch < c; ch++) { /* the last c % 4 channels, one at a time */
+                    int32_t s0 = 0;
+                    for (int32_t fy = fy0; fy < fy1; fy++)
+                        for (int32_t fx = fx0; fx < fx1; fx++)
+                            s0 = rt_wrap_add_i32(s0, (int32_t)filter[(fy * p->filter_w + fx) * c + ch] *
+                                                         ((int32_t)in[((b * p->in_h + y0 + p->dil_h * fy) * p->in_w + x0 +
+                                                                       p->dil_w * fx) * c + ch] + p->in_offset));
+                    o[ch] = requant1(p, bias, ch, s0);
+                }
+            }
+}
+#endif
+
+void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                     int8_t *out, void *scratch, const mpcc_parallel *par) {
+#if defined(__ARM_FEATURE_DSP)
+    if (p->depth_mult == 1) {
+        dwconv_dsp(p, in, filter, bias, out);
+        return;
+    }
+#endif
+    rt_opt_dwconv_s8(p, in, filter, bias, out, scratch, par);
+}
