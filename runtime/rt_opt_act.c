@@ -77,6 +77,14 @@ static inline __m512 totals16(__m512 *v) {
 }
 #endif
 
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+/* The exact GELU's rational erf (gelu_rational, AVX-512 and AVX2): P and Q of degree 5, highest first. */
+static const float gelu_p5[6] = {2.044547056e-06f, 2.858743374e-04f, 3.803278530e-03f,
+                                 5.286066530e-02f, 1.912648744e-01f, 1.128379086e+00f};
+static const float gelu_q5[6] = {3.808806902e-05f, 1.172046372e-03f, 1.504271425e-02f,
+                                 1.144631494e-01f, 5.028363131e-01f, 1.0f};
+#endif
+
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
 /* The row loops written out for AVX-512, the same arithmetic lane for lane (outputs bit-identical to the
  * portable loops below): what GCC made of those kept the 32 partial sums on the stack (a store and a
@@ -119,10 +127,6 @@ static inline __m512 gelu_rational(__m512 x, float zc, const float *pc, const fl
  * reweighted toward the largest errors; 1.9e-8 in exact arithmetic, 3.4e-7 evaluated in f32, against
  * rt_opt_erfcf's 1.5e-7 and f32 rounding), z held in [-3.925, 3.925] where erf rounds to +-1 in f32. 12
  * multiply-adds and a division where the erfc form took an exponential too: ViT's 17 x 128 GELU 0.53 -> 0.28 us. */
-static const float gelu_p5[6] = {2.044547056e-06f, 2.858743374e-04f, 3.803278530e-03f,
-                                 5.286066530e-02f, 1.912648744e-01f, 1.128379086e+00f};
-static const float gelu_q5[6] = {3.808806902e-05f, 1.172046372e-03f, 1.504271425e-02f,
-                                 1.144631494e-01f, 5.028363131e-01f, 1.0f};
 static inline __m512 gelu1(__m512 x) { return gelu_rational(x, 3.925f, gelu_p5, gelu_q5, 5); }
 /* Exact GELU of n values, 64 at a time (four independent chains: 0.54 -> 0.50 us for ViT's 17 x 128), then
  * 16; what GCC made of the scalar loop ran 0.76 us (the tanh form's loop, vectorized by GCC, ran faster
@@ -296,6 +300,60 @@ static void exp_row_pair(int32_t d, float beta, const float *sub, const float *c
     sum[0] = total16(s00, s01), sum[1] = total16(s10, s11);
 }
 #else
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+/* AVX2 + FMA without AVX-512 (16 ymm registers): the exact GELU and the exponential rows written out in
+ * 8 lanes, the same operations lane for lane as their AVX-512 twins (gelu_rational, expf16), so the same
+ * values. GCC's code for the portable loops below ran the erfc form (an exponential and a division per
+ * value) and kept the 32 row sums on the stack. */
+static inline __m256 gelu8(__m256 x) { /* gelu_rational(x, 3.925, gelu_p5, gelu_q5, 5) in 8 lanes */
+    const __m256 zmax = _mm256_set1_ps(3.925f);
+    const __m256 z = _mm256_max_ps(_mm256_sub_ps(_mm256_setzero_ps(), zmax),
+                                   _mm256_min_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.707106781186547524400844f)), zmax));
+    const __m256 u = _mm256_mul_ps(z, z), h = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
+    __m256 pp = _mm256_set1_ps(gelu_p5[0]), qq = _mm256_set1_ps(gelu_q5[0]);
+    int i;
+    for (i = 1; i <= 5; i++) {
+        pp = _mm256_fmadd_ps(pp, u, _mm256_set1_ps(gelu_p5[i]));
+        qq = _mm256_fmadd_ps(qq, u, _mm256_set1_ps(gelu_q5[i]));
+    }
+    return _mm256_fmadd_ps(h, _mm256_div_ps(_mm256_mul_ps(z, pp), qq), h);
+}
+
+/* gelu8 over n values, 32 at a time (four independent chains), then 8; returns the values done. */
+static int64_t gelu_erf8(int64_t n, const float *in, float *out) {
+    int64_t i;
+    for (i = 0; i + 32 <= n; i += 32) {
+        const __m256 a = gelu8(_mm256_loadu_ps(in + i)), b = gelu8(_mm256_loadu_ps(in + i + 8));
+        const __m256 c = gelu8(_mm256_loadu_ps(in + i + 16)), d = gelu8(_mm256_loadu_ps(in + i + 24));
+        _mm256_storeu_ps(out + i, a);
+        _mm256_storeu_ps(out + i + 8, b);
+        _mm256_storeu_ps(out + i + 16, c);
+        _mm256_storeu_ps(out + i + 24, d);
+    }
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, gelu8(_mm256_loadu_ps(in + i)));
+    return i;
+}
+
+static inline __m256 expf8(__m256 x) { /* rt_opt_expf (and expf16), operation for operation */
+    const __m256 big = _mm256_set1_ps(12582912.0f);
+    __m256 n, r, p;
+    x = _mm256_max_ps(_mm256_set1_ps(-87.0f), x); /* a NaN stays (max/min return their second operand) */
+    x = _mm256_min_ps(_mm256_set1_ps(88.0f), x);
+    n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), big), big);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
+                                _mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23)));
+}
+#define RT_OPT_EXP8 1
+#endif
+
 float rt_opt_max_f32(int32_t d, const float *x) {
     float m[ROW_LANES];
     int32_t c, l;
@@ -309,9 +367,25 @@ float rt_opt_max_f32(int32_t d, const float *x) {
 
 static float exp_row(int32_t d, float beta, float sub, const float *x, float *y, uint16_t *y16) {
     float s[ROW_LANES];
-    int32_t c, l;
+    int32_t c = 0, l;
     for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
-    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
+#if defined(RT_OPT_EXP8)
+    if (!y16) { /* the whole 32-lane chunks in four vectors of lanes, s[8 q ..] in s_q; the tail below */
+        const __m256 vb = _mm256_set1_ps(beta), vs = _mm256_set1_ps(sub);
+        __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+        for (; c + ROW_LANES <= d; c += ROW_LANES) {
+            const __m256 e0 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c), vs), vb));
+            const __m256 e1 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 8), vs), vb));
+            const __m256 e2 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 16), vs), vb));
+            const __m256 e3 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 24), vs), vb));
+            s0 = _mm256_add_ps(s0, e0), s1 = _mm256_add_ps(s1, e1), s2 = _mm256_add_ps(s2, e2), s3 = _mm256_add_ps(s3, e3);
+            _mm256_storeu_ps(y + c, e0), _mm256_storeu_ps(y + c + 8, e1);
+            _mm256_storeu_ps(y + c + 16, e2), _mm256_storeu_ps(y + c + 24, e3);
+        }
+        _mm256_storeu_ps(s, s0), _mm256_storeu_ps(s + 8, s1), _mm256_storeu_ps(s + 16, s2), _mm256_storeu_ps(s + 24, s3);
+    }
+#endif
+    for (; c + ROW_LANES <= d; c += ROW_LANES)
         for (l = 0; l < ROW_LANES; l++) {
             const float e = rt_opt_expf((x[c + l] - sub) * beta);
             if (y16) y16[c + l] = rt_f32_to_bf16(e);
@@ -583,6 +657,8 @@ void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {
     int64_t i = 0;
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
     if (!p->approximate) i = gelu_erf16(p->n, in, out);
+#elif defined(RT_OPT_EXP8)
+    if (!p->approximate) i = gelu_erf8(p->n, in, out);
 #endif
     if (p->approximate) {
         /* 0.5 x (1 + tanh(y)) = x - x / (exp(2y) + 1) */
