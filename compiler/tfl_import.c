@@ -523,6 +523,24 @@ static void dynamic_shape_hint(Importer *im) {
 
 /* Imports TFLite subgraph `index` into im->g (tensors, I/O, operators), then
  * checks every operator and infers shapes. */
+/* A tensor of zero elements with an empty buffer (converters write shape
+ * [0] int32 constants: the new shape of a RESHAPE to a scalar) has no data
+ * pointer after import; when no operator writes it and it is no input or
+ * state, it is a constant: give it a non-NULL, zero-byte data pointer. */
+static void mark_empty_constants(Graph *g) {
+    static const uint8_t empty[1];
+    for (int i = 0; i < g->n_tensors; i++) {
+        IrTensor *t = &g->tensors[i];
+        if (t->data || t->is_input || t->is_variable || t->unknown || ir_tensor_numel(t) != 0) continue;
+        int written = 0;
+        for (int o = 0; o < g->n_ops && !written; o++)
+            for (int k = 0; k < g->ops[o].n_out; k++) written |= g->ops[o].out[k] == i;
+        if (written) continue;
+        t->data = empty;
+        t->data_size = 0;
+    }
+}
+
 static int import_subgraph(Importer *im, int index) {
     Graph *g = im->g;
     Diag *d = im->d;
@@ -574,6 +592,7 @@ static int import_subgraph(Importer *im, int index) {
     }
     tfl_report_unbound(im);
     if (failed) return DIAG_USER;
+    mark_empty_constants(g);
     if (im->info->unsupported && !im->lenient) return DIAG_USER;
     /* Producers, then per-op checks and shape inference, in execution order. */
     ir_set_producers(g);
