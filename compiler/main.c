@@ -140,7 +140,20 @@ int cli_load(const char *path, const TflImportOptions *o, Graph **g, TflFile *fi
     if (!*g) return diag_internal(d, "out of memory");
     (*g)->drop_pages = tfl_drop_pages;
     (*g)->drop_pages_ctx = file;
-    return tfl_import_with(*g, file->data, file->size, o, info, d);
+    TflInfo own;
+    if (!info) info = &own;
+    int rc = tfl_import_with(*g, file->data, file->size, o, info, d);
+    /* A signature of another subgraph is an entry point the generated code does not have
+     * (docs/llm-exports.md): say so, never drop it silently. */
+    for (int k = 0; !rc && !o->lenient && k < info->n_signatures && info->signature_keys; k++) {
+        if (!info->signature_keys[k] || info->signature_subgraphs[k] == 0) continue;
+        char nb[TXT_TERMINAL_CAP];
+        fprintf(stderr,
+                "mpcc: warning: signature '%s' (subgraph %d) is not compiled: only subgraph 0 is an entry point "
+                "(one per signature is not supported yet)\n",
+                txt_terminal(nb, sizeof nb, info->signature_keys[k], TXT_TERMINAL_MAX), info->signature_subgraphs[k]);
+    }
+    return rc;
 }
 
 
@@ -248,6 +261,13 @@ static int cmd_inspect(int argc, char **argv) {
            info.version, info.n_subgraphs, info.n_subgraphs == 1 ? "" : "s", info.n_operators,
            g->n_tensors, info.n_buffers, info.n_signatures, info.n_signatures == 1 ? "" : "s");
     if (info.description) printf("description: %s\n", txt_terminal(nb, sizeof nb, info.description, TXT_TERMINAL_MAX));
+    for (int k = 0; k < info.n_signatures && info.signature_keys; k++) {
+        const char *key = info.signature_keys[k];
+        if (!key) continue;
+        printf("signature %d '%s': subgraph %d%s\n", k, txt_terminal(nb, sizeof nb, key, TXT_TERMINAL_MAX),
+               info.signature_subgraphs[k],
+               info.signature_subgraphs[k] == 0 ? " (compiled)" : " (not compiled: only subgraph 0's entry point is)");
+    }
     if (info.n_subgraphs > 1) {
         printf("operators per subgraph:");
         for (int k = 0; k < info.n_subgraphs; k++) printf(" %d", info.subgraph_ops[k]);

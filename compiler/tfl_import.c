@@ -268,10 +268,14 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
         if (fb_vec_table(&sigs, s, &st, im->d) || fb_u32(&st, TFL_SIGNATURE_DEF_SUBGRAPH_INDEX, 0, &sub, im->d) ||
             fb_string(&st, TFL_SIGNATURE_DEF_SIGNATURE_KEY, &key, &klen, &has_key, im->d))
             return DIAG_USER;
-        if (!has_key) key = "";
+        if (!has_key) key = "", klen = 0;
         if (sub >= (uint32_t)n_subgraphs)
-            return diag_user(im->d, "signature %u '%s': subgraph index %u out of range (model has %d subgraph%s)", s,
-                             key, sub, n_subgraphs, n_subgraphs == 1 ? "" : "s");
+            return diag_user(im->d, "signature %u '%.*s': subgraph index %u out of range (model has %d subgraph%s)", s,
+                             (int)klen, key, sub, n_subgraphs, n_subgraphs == 1 ? "" : "s");
+        if (s < (uint32_t)im->info->n_signatures) {
+            im->info->signature_keys[s] = ir_strndup(g, key, klen);
+            im->info->signature_subgraphs[s] = (int)sub;
+        }
         if (sub != 0) continue;
         for (int io = 0; io < 2; io++) {
             FbVec maps;
@@ -523,6 +527,24 @@ static void dynamic_shape_hint(Importer *im) {
 
 /* Imports TFLite subgraph `index` into im->g (tensors, I/O, operators), then
  * checks every operator and infers shapes. */
+/* A tensor of zero elements with an empty buffer (converters write shape
+ * [0] int32 constants: the new shape of a RESHAPE to a scalar) has no data
+ * pointer after import; when no operator writes it and it is no input or
+ * state, it is a constant: give it a non-NULL, zero-byte data pointer. */
+static void mark_empty_constants(Graph *g) {
+    static const uint8_t empty[1];
+    for (int i = 0; i < g->n_tensors; i++) {
+        IrTensor *t = &g->tensors[i];
+        if (t->data || t->is_input || t->is_variable || t->unknown || ir_tensor_numel(t) != 0) continue;
+        int written = 0;
+        for (int o = 0; o < g->n_ops && !written; o++)
+            for (int k = 0; k < g->ops[o].n_out; k++) written |= g->ops[o].out[k] == i;
+        if (written) continue;
+        t->data = empty;
+        t->data_size = 0;
+    }
+}
+
 static int import_subgraph(Importer *im, int index) {
     Graph *g = im->g;
     Diag *d = im->d;
@@ -574,6 +596,7 @@ static int import_subgraph(Importer *im, int index) {
     }
     tfl_report_unbound(im);
     if (failed) return DIAG_USER;
+    mark_empty_constants(g);
     if (im->info->unsupported && !im->lenient) return DIAG_USER;
     /* Producers, then per-op checks and shape inference, in execution order. */
     ir_set_producers(g);
@@ -752,6 +775,12 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     FbVec sigv;
     if (fb_vector(&model, TFL_MODEL_SIGNATURE_DEFS, 4, &sigv, &present, d)) return DIAG_USER;
     info->n_signatures = present ? (int)sigv.len : 0;
+    if (info->n_signatures > TFL_MAX_OPERATORS)
+        return diag_user(d, "%s: %d signatures is too many", g->source, info->n_signatures);
+    info->signature_keys = ir_alloc(g, sizeof(char *) * (size_t)(info->n_signatures + 1));
+    info->signature_subgraphs = ir_alloc(g, sizeof(int) * (size_t)(info->n_signatures + 1));
+    if (!info->signature_keys || !info->signature_subgraphs) return diag_internal(d, "out of memory");
+    for (int s = 0; s < info->n_signatures; s++) info->signature_keys[s] = NULL, info->signature_subgraphs[s] = -1;
     if (!rc0 && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
     /* inspect describes every subgraph, called or not. */
     for (int k = 1; lenient && k < g->n_sub; k++) {

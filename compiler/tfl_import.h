@@ -21,6 +21,10 @@ typedef struct TflInfo {
     int n_operator_codes;
     int n_buffers;
     int n_signatures;
+    /* Per signature (n_signatures entries, when subgraph 0 imported): its key (raw
+     * model bytes: escape before printing) and the subgraph it runs. */
+    const char **signature_keys;
+    int *signature_subgraphs;
     int n_operators;        /* operators in subgraph 0 of the file */
     const char *description;
     int unsupported;        /* count of unsupported ops/options found */

@@ -15,6 +15,9 @@ enum { DIAG_OK = 0, DIAG_USER = 1, DIAG_INTERNAL = 2 };
 typedef struct Diag {
     int kind;          /* DIAG_OK, DIAG_USER or DIAG_INTERNAL */
     int count;         /* number of messages appended */
+    int dropped;       /* messages that did not fit in msg (whole lines are kept or dropped) */
+    int kept;          /* length of msg's kept lines; when dropped > 0, msg ends with the line
+                        * "... and N more" after them */
     char msg[4096];    /* newline-separated messages, most important first */
 } Diag;
 

@@ -142,6 +142,24 @@ def test_inspect_never_gives_up_early():
         assert p.returncode == 0 and what in p.stdout and "operators:\n  " in p.stdout, p.stdout + p.stderr
 
 
+def test_signatures_are_listed_and_never_dropped_silently(tmp_path):
+    """A model with two signatures on two subgraphs (tools/models/signatures.py): inspect lists
+    both with their subgraphs; compile builds subgraph 0's entry point and warns, naming the
+    signature it does not compile (docs/llm-exports.md)."""
+    model = MODELS_DIR / "sig_two_f32.tflite"
+    p = mpcc("inspect", model)
+    assert p.returncode == 0, p.stderr
+    assert "signature 0 'double': subgraph 0 (compiled)" in p.stdout, p.stdout
+    assert "signature 1 'square': subgraph 1 (not compiled" in p.stdout, p.stdout
+    p = mpcc("compile", model, "-o", tmp_path / "m.c")
+    assert p.returncode == 0, p.stderr
+    assert "warning: signature 'square' (subgraph 1) is not compiled" in p.stderr, p.stderr
+    assert "'double'" not in p.stderr, p.stderr
+    # A one-signature model compiles without the warning.
+    p = mpcc("compile", MODELS_DIR / "op_cos_basic_f32.tflite", "-o", tmp_path / "c.c")
+    assert p.returncode == 0 and "signature" not in p.stderr, p.stderr
+
+
 def test_input_shape_option(tmp_path):
     """A model whose time axis is dynamic (stored as 1): compiling it as stored fails, and the first
     message names the input and suggests --input-shape; with the option it compiles. Wrong uses of

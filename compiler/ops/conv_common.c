@@ -222,7 +222,7 @@ int reduce_check(Graph *g, IrOp *op, unsigned dtypes, Diag *d) {
         if (!o->reduced[i]) dims[r++] = in->dims[i];
         else if (o->keep_dims) dims[r++] = 1;
     }
-    if (in->dtype != IR_F32 && in->dtype != IR_I32 && in->dtype != IR_I64 &&
+    if (in->dtype != IR_F32 && in->dtype != IR_I32 && in->dtype != IR_I64 && in->dtype != IR_BOOL &&
         (op_expect_quantized(g, op, 0, 0, d) || op_expect_quantized(g, op, 1, 0, d)))
         return DIAG_USER;
     return op_set_out_shape(g, op, 0, r, dims, d);

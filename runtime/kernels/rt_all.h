@@ -78,4 +78,11 @@
 #include "rt_logical_and.h"
 #include "rt_logical_not.h"
 #include "rt_select_v2.h"
+#include "rt_sin.h"
+#include "rt_cos.h"
+#include "rt_reduce_any.h"
+#include "rt_reduce_all.h"
+#include "rt_gather_nd.h"
+#include "rt_dynamic_update_slice.h"
+#include "rt_relu_0_to_1.h"
 #endif

@@ -281,6 +281,40 @@ case("SPACE_TO_DEPTH", "b2", [[1, 6, 4, 3]], lambda x: tf.nn.space_to_depth(x, 2
 case("SPACE_TO_DEPTH", "b3", [[1, 6, 3, 2]], lambda x: tf.nn.space_to_depth(x, 3))
 
 # --------------------------------------------------------------------------------------------
+# Ops of LLM and ONNX exports (docs/llm-exports.md): rotary tables, causal masks, KV-cache writes,
+# onnx2tf's HardSigmoid clamp.
+case("COS", "basic", [[1, 6, 8]], tf.cos, ranges=[(-6.0, 6.0)], int8=False)
+case("SIN", "basic", [[1, 6, 8]], tf.sin, ranges=[(-6.0, 6.0)], int8=False)
+# The TF converter writes clip(x, 0, 1) as MINIMUM(RELU): a converted RELU is renamed (onnx2tf emits the op).
+case("RELU_0_TO_1", "basic", [[1, 6, 6, 4]], tf.nn.relu, ranges=[(-2.0, 2.0)], patch="relu_to_relu_0_to_1")
+# Bool reductions: the float input is compared first, the bool result selects a float output.
+for op, fn in [("REDUCE_ALL", tf.reduce_all), ("REDUCE_ANY", tf.reduce_any)]:
+    case(op, "last", [[3, 4, 6]], lambda x, fn=fn: tf.where(fn(x > -0.6, axis=-1), 1.0, -1.0), int8=False)
+    case(op, "hw_keep", [[1, 3, 4, 2]], lambda x, fn=fn: tf.where(fn(x < 0.7, axis=[1, 2], keepdims=True), 2.0, 0.5),
+         int8=False)
+case("GATHER_ND", "pairs", [[4, 5, 3]], lambda x: tf.gather_nd(x, tf.constant([[1, 2], [3, 0], [0, 4]], tf.int32)))
+case("GATHER_ND", "batched_rows", [[4, 6]],
+     lambda x: tf.gather_nd(x, tf.constant([[[2], [0]], [[3], [3]], [[1], [2]]], tf.int32)))
+case("GATHER_ND", "full", [[3, 4]], lambda x: tf.gather_nd(x, tf.constant([[2, 3], [0, 0], [1, 2]], tf.int64)),
+     int8=False)
+
+
+def dus(operand, update, start):
+    from tensorflow.compiler.tf2xla.python import xla
+    return xla.dynamic_update_slice(operand, update, start)
+
+
+case("DYNAMIC_UPDATE_SLICE", "const_start", [[1, 8, 4], [1, 2, 4]],
+     lambda c, u: dus(c, u, tf.constant([0, 3, 0], tf.int32)), int8=False)
+case("DYNAMIC_UPDATE_SLICE", "cache_row", [[2, 6, 3], [2, 1, 3]],
+     lambda c, u: dus(c, u, tf.constant([0, 5, 0], tf.int32)) * 2.0, int8=False)
+# Start indices from an input ([-100, 100]: mostly clamped to the edges, as TFLite does).
+case("DYNAMIC_UPDATE_SLICE", "start_in", [[3, 5], [2, 2], [2]], lambda c, u, s: dus(c, u, s),
+     dtypes=[F32, F32, I32], int8=False)
+# A RESHAPE to a scalar: the converter's new-shape constant is int32 [0] with an empty buffer.
+case("RESHAPE", "to_scalar", [[1, 1]], lambda x: tf.reshape(x, []) * 3.0, int8=False)
+
+# --------------------------------------------------------------------------------------------
 # Type conversions
 case("CAST", "i32_f32", [[4, 6]], lambda x: tf.cast(x, tf.float32), dtypes=[I32], int8=False)
 case("CAST", "f32_i32", [[4, 6]], lambda x: tf.cast(x, tf.int32), ranges=[(-50.0, 50.0)], int8=False)
@@ -308,6 +342,19 @@ def gather_to_embedding_lookup(data):
         if model.operatorCodes[op.opcodeIndex].builtinCode == schema.BuiltinOperator.EMBEDDING_LOOKUP:
             op.inputs = [op.inputs[1], op.inputs[0]]
             op.builtinOptionsType, op.builtinOptions = 0, None
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(model))
+
+
+def relu_to_relu_0_to_1(data):
+    from tensorflow.lite.python import schema_py_generated as schema
+    from tensorflow.lite.tools import flatbuffer_utils
+
+    model = flatbuffer_utils.convert_bytearray_to_object(bytearray(data))
+    for code in model.operatorCodes:
+        if max(code.builtinCode, code.deprecatedBuiltinCode) == schema.BuiltinOperator.RELU:
+            code.builtinCode = schema.BuiltinOperator.RELU_0_TO_1
+            code.deprecatedBuiltinCode = schema.BuiltinOperator.PLACEHOLDER_FOR_GREATER_OP_CODES
+            code.version = 1
     return bytes(flatbuffer_utils.convert_object_to_bytearray(model))
 
 

@@ -1,0 +1,12 @@
+/* rt_reduce_any.c - REDUCE_ANY reference kernel (TFLite's generic reducer:
+ * outputs start at 0, inputs visited in row-major order). */
+#include "mpcc_rt.h"
+
+void rt_reduce_any_bool(const rt_reduce_params *p, const uint8_t *in, uint8_t *out) {
+    int64_t i;
+    for (i = 0; i < p->out_count; i++) out[i] = 0;
+    for (i = 0; i < p->in_count; i++) {
+        int64_t o = rt_reduce_out_offset(p, i);
+        out[o] = (uint8_t)(out[o] || in[i]);
+    }
+}
