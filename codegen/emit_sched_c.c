@@ -7,6 +7,7 @@
  * emitters. */
 #include "emit_sched_c.h"
 
+#include "activation_common.h"
 #include "conv_common.h"
 #include "elementwise_common.h"
 #include "shape_common.h"
@@ -384,6 +385,8 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
     case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
     case SCHED_LUT: cg_line(cg, "/*   schedule: lut int8, the 256-entry table looked up 64 lanes a step */"); break;
+    case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
+    case SCHED_PAD: cg_line(cg, "/*   schedule: pad, interior rows memcpy'd, borders filled */"); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -437,6 +440,8 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         return pool_emit_c(cg, g, op, op->kind == OP_AVERAGE_POOL_2D ? "rt_opt_average_pool_2d" : "rt_opt_max_pool_2d");
     case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
+    case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
+    case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");
     case SCHED_LUT: {
         const rt_act_params *p = op->params;
         cg_array_i8(cg, "lut", p->lut_i8, 256);

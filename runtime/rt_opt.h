@@ -224,6 +224,17 @@ void rt_opt_average_pool_2d_i8(const struct rt_pool_params *p, const int8_t *in,
 struct rt_copy_params;
 void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out);
 
+/* PAD / PADV2 in one pass: interior runs memcpy'd, only the borders filled (memset when the pad
+ * value's bytes are equal). Same params and result as rt_pad. */
+struct rt_pad_params;
+void rt_opt_pad(const struct rt_pad_params *p, const void *in, const void *value, void *out);
+
+/* PRELU with the innermost dim as a vectorizable loop (alpha per element or one value), the outer
+ * dims walked by an odometer. Same params and results as rt_prelu_f32 / rt_prelu_i8 (bit-exact). */
+struct rt_prelu_params;
+void rt_opt_prelu_f32(const struct rt_prelu_params *p, const float *in, const float *alpha, float *out);
+void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out);
+
 /* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
  * clamp, vectorizable: same params and result as rt_concatenation_i8. */
 struct rt_concat_params;

@@ -60,3 +60,40 @@ def test_f16_weights_scheduled(model):
     else:
         refs = [kind for kind, sched in weighted if sched == "ref"]
         assert not refs, f"{model.name}: {refs} on reference kernels"
+
+
+SCHEDULED = {"PRELU": "prelu", "PAD": "pad", "PADV2": "pad"}
+OP_MODELS = sorted(m for m in MODELS_DIR.glob("op_*.tflite")
+                   if m.name.startswith(("op_prelu_", "op_pad_", "op_padv2_")))
+
+
+@pytest.mark.parametrize("model", OP_MODELS, ids=lambda m: m.stem)
+def test_prelu_pad_scheduled(model):
+    """PRELU (f32, int8) and PAD / PADV2 (any dtype) run their scheduled kernels at -O2, the reference
+    ones at -O0 (test_models.py checks both against TFLite)."""
+    ops, _ = dump_ops(model)
+    mine = [(kind, sched) for kind, sched, _ in ops if kind in SCHEDULED]
+    assert mine, f"{model.name}: no PRELU/PAD op in the dump"
+    for kind, sched in mine:
+        assert sched == SCHEDULED[kind], f"{model.name}: {kind} runs '{sched}', expected '{SCHEDULED[kind]}'"
+    ref, _ = dump_ops(model, "-O0")
+    assert all(sched == "ref" for kind, sched, _ in ref if kind in SCHEDULED)
+
+
+def report(model, tmp_path):
+    proc = run_cmd([MPCC, model, "-o", tmp_path / "m.c", "--report"])
+    assert proc.returncode == 0, f"mpcc --report failed (exit {proc.returncode}): {proc.stderr}"
+    return proc.stdout
+
+
+def test_report_lists_reference_ops(tmp_path):
+    """--report lists each op left on a reference kernel with its estimated share, and warns when the
+    share is over 10% (int16 PRELU has no scheduled kernel: all of that model); a scheduled model
+    (cnn_f16, its float16 DEQUANTIZEs folded) gets no warning."""
+    text = report(MODELS_DIR / "act16_prelu_int16.tflite", tmp_path)
+    print(text)
+    assert re.search(r"^\s*op 0\s+\[tflite #0\] PRELU\s+i16\s+100\.0%$", text, re.M), text
+    assert "warning: reference kernels take about 100% of the estimated time" in text
+    text = report(MODELS_DIR / "cnn_f16.tflite", tmp_path)
+    print(text)
+    assert "warning: reference kernels" not in text and "DEQUANTIZE" not in text
