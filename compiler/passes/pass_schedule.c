@@ -371,7 +371,7 @@ static void report_reference_ops(const Graph *g, FILE *f) {
         const IrOp *op = &g->ops[i];
         if (op->dead || op->elided || op->sched.kind != SCHED_REF) continue;
         fprintf(f, "  op %-4d [tflite #%d] %-20s %-4s %5.1f%%\n", i, op->tfl_index, ir_op_name(op->kind),
-                ir_dtype_name(op->n_in > 0 && op->in[0] >= 0 ? g->tensors[op->in[0]].dtype : IR_F32),
+                ir_dtype_name(op->n_out > 0 ? g->tensors[op->out[0]].dtype : IR_F32),
                 100.0 * (double)op_cost(g, op) / (double)total);
     }
     if (ref * 10 > total)
