@@ -400,6 +400,8 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         else
             cg_line(cg, "/*   schedule: resize nearest, repeated output rows copied whole, a column table */");
         break;
+    case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
+    case SCHED_PAD: cg_line(cg, "/*   schedule: pad, interior rows memcpy'd, borders filled */"); break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -453,6 +455,8 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         return pool_emit_c(cg, g, op, op->kind == OP_AVERAGE_POOL_2D ? "rt_opt_average_pool_2d" : "rt_opt_max_pool_2d");
     case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
+    case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
+    case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");
     case SCHED_LUT: {
         const rt_act_params *p = op->params;
         cg_array_i8(cg, "lut", p->lut_i8, 256);

@@ -28,20 +28,7 @@ static int foldable(const Graph *g, const IrOp *op) {
     return 1;
 }
 
-int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d) {
-    *folded = 0;
-    if (op->kind == OP_DENSIFY) {
-        /* check() made sure the input is a constant of the output's shape and dtype. */
-        IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
-        if (out->is_output) return 0; /* a graph output keeps its producer (a copy at run time) */
-        out->data = in->data;
-        out->data_size = in->data_size;
-        out->producer = -1;
-        op->dead = 1;
-        *folded = 1;
-        return 0;
-    }
-    if (!foldable(g, op)) return 0;
+int fold_const_eval(Graph *g, IrOp *op, Diag *d) {
     const OpDef *def = op_def(op->kind);
     int rc = def->prepare(g, op, d);
     if (rc) return rc;
@@ -70,6 +57,24 @@ int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d) {
         t->producer = -1;
     }
     op->dead = 1;
-    *folded = 1;
     return 0;
+}
+
+int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d) {
+    *folded = 0;
+    if (op->kind == OP_DENSIFY) {
+        /* check() made sure the input is a constant of the output's shape and dtype. */
+        IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
+        if (out->is_output) return 0; /* a graph output keeps its producer (a copy at run time) */
+        out->data = in->data;
+        out->data_size = in->data_size;
+        out->producer = -1;
+        op->dead = 1;
+        *folded = 1;
+        return 0;
+    }
+    if (!foldable(g, op)) return 0;
+    int rc = fold_const_eval(g, op, d);
+    *folded = !rc && op->dead;
+    return rc;
 }

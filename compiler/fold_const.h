@@ -19,4 +19,9 @@
  * (the op's prepare failed). */
 int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d);
 
+/* Runs op (every input a constant) once with its prepare and reference
+ * kernel; its outputs become constants and op is marked dead. Also used by
+ * pass fold_dequantize. Returns 0 or the prepare's error status. */
+int fold_const_eval(Graph *g, IrOp *op, Diag *d);
+
 #endif

@@ -95,6 +95,8 @@ typedef enum SchedKind {
     SCHED_CONCAT,       /* int8 CONCATENATION with rescaled or clamped parts, vectorizable rounding */
     SCHED_LUT,          /* int8 GELU/LOGISTIC/TANH through their 256-entry table, 64 lanes a step */
     SCHED_RESIZE,       /* RESIZE_BILINEAR f32/int8 as separable row blends, RESIZE_NEAREST_NEIGHBOR as row copies */
+    SCHED_PRELU,        /* f32/int8 PRELU, innermost dim vectorized, alpha walked by an odometer */
+    SCHED_PAD,          /* PAD/PADV2: interior rows memcpy'd, only the borders filled */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -120,7 +122,7 @@ typedef struct IrSched {
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "prelu", "pad" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

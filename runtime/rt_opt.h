@@ -237,6 +237,16 @@ int64_t rt_opt_resize_scratch_bytes(const struct rt_resize_params *p, int32_t bi
 void rt_opt_resize_bilinear_f32(const struct rt_resize_params *p, const float *in, float *out, void *scratch);
 void rt_opt_resize_bilinear_i8(const struct rt_resize_params *p, const int8_t *in, int8_t *out, void *scratch);
 void rt_opt_resize_nearest(const struct rt_resize_params *p, const void *in, void *out, void *scratch);
+/* PAD / PADV2 in one pass: interior runs memcpy'd, only the borders filled (memset when the pad
+ * value's bytes are equal). Same params and result as rt_pad. */
+struct rt_pad_params;
+void rt_opt_pad(const struct rt_pad_params *p, const void *in, const void *value, void *out);
+
+/* PRELU with the innermost dim as a vectorizable loop (alpha per element or one value), the outer
+ * dims walked by an odometer. Same params and results as rt_prelu_f32 / rt_prelu_i8 (bit-exact). */
+struct rt_prelu_params;
+void rt_opt_prelu_f32(const struct rt_prelu_params *p, const float *in, const float *alpha, float *out);
+void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out);
 
 /* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
  * clamp, vectorizable: same params and result as rt_concatenation_i8. */

@@ -80,8 +80,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     rt_pad(op->params, in[0], op->n_in > 2 ? in[2] : NULL, out[0]);
 }
 
-int shape_pad_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)g, (void)d;
+int shape_pad_emit_kernel(CgCtx *cg, const IrOp *op, const char *kernel) {
     const rt_pad_params *p = op->params;
     cg_open(cg, "static const rt_pad_params p = {");
     cg_line(cg, ".out_bytes = %lld, .elem_size = %d,", (long long)p->out_bytes, p->elem_size);
@@ -89,9 +88,14 @@ int shape_pad_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
             p->fill[4], p->fill[5], p->fill[6], p->fill[7]);
     shape_emit_copy(cg, &p->interior, ".interior = ", "");
     cg_close(cg, "};");
-    cg_line(cg, "rt_pad(&p, %s, %s, %s);", cg_in(cg, op, 0), op->n_in > 2 ? cg_in(cg, op, 2) : "NULL",
+    cg_line(cg, "%s(&p, %s, %s, %s);", kernel, cg_in(cg, op, 0), op->n_in > 2 ? cg_in(cg, op, 2) : "NULL",
             cg_out(cg, op, 0));
     return 0;
+}
+
+int shape_pad_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)g, (void)d;
+    return shape_pad_emit_kernel(cg, op, "rt_pad");
 }
 
 void shape_pad_eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch) {

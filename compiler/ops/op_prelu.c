@@ -66,8 +66,8 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     }
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
+/* Also the scheduled kernel's (rt_opt_prelu_*): the same params. */
+int prelu_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     const rt_prelu_params *p = op->params;
     cg_open(cg, "static const rt_prelu_params p = {");
     const int32_t *s = p->shape.dims, *a = p->alpha_stride;
@@ -79,9 +79,14 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".mult_1 = %d, .shift_1 = %d, .mult_2 = %d, .shift_2 = %d", p->mult_1, p->shift_1, p->mult_2,
             p->shift_2);
     cg_close(cg, "};");
-    cg_line(cg, "rt_prelu_%s(&p, %s, %s, %s);", ir_dtype_name(g->tensors[op->in[0]].dtype), cg_in(cg, op, 0),
+    cg_line(cg, "%s_%s(&p, %s, %s, %s);", kernel, ir_dtype_name(g->tensors[op->in[0]].dtype), cg_in(cg, op, 0),
             cg_in(cg, op, 1), cg_out(cg, op, 0));
     return 0;
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    return prelu_emit_c(cg, g, op, "rt_prelu");
 }
 
 const OpDef op_def_prelu = {"PRELU", op_parse_none, check, prepare, eval, emit_c, act_numel, 0};

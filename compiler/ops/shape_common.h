@@ -79,5 +79,6 @@ int shape_pad_check(Graph *g, IrOp *op, Diag *d);
 int shape_pad_prepare(Graph *g, IrOp *op, Diag *d);
 void shape_pad_eval(const Graph *g, const IrOp *op, const void *const *in, void *const *out, void *scratch);
 int shape_pad_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d);
+int shape_pad_emit_kernel(CgCtx *cg, const IrOp *op, const char *kernel); /* rt_pad or rt_opt_pad (same params) */
 
 #endif

@@ -390,6 +390,14 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
             if (g->tensors[op->in[0]].dtype == IR_F32) op->sched.kind = SCHED_LSTM;
             break;
+        case OP_PRELU: {
+            /* f32 and int8 (int16 stays on the reference kernel); same results (docs/weights-and-ops.md) */
+            IrDType a = g->tensors[op->in[0]].dtype;
+            if (a == IR_F32 || a == IR_I8) op->sched.kind = SCHED_PRELU;
+            break;
+        }
+        case OP_PAD:
+        case OP_PADV2: op->sched.kind = SCHED_PAD; break; /* any dtype: bytes moved, borders filled */
         case OP_TRANSPOSE:
         case OP_SLICE:
         case OP_STRIDED_SLICE:
@@ -418,6 +426,41 @@ static int schedule_ops(Graph *g, Diag *d) {
         if (rc) return rc;
     }
     return 0;
+}
+
+/* An op's share of the model's time, estimated statically: its MACs plus the elements it writes (so
+ * that data movement without MACs, a PAD or a copy, counts too). A rough weight, not a measurement. */
+static int64_t op_cost(const Graph *g, const IrOp *op) {
+    const OpDef *def = op_def(op->kind);
+    int64_t c = def && def->macs ? def->macs(g, op) : 0;
+    for (int k = 0; k < op->n_out; k++)
+        if (op->out[k] >= 0) c += ir_tensor_numel(&g->tensors[op->out[k]]);
+    return c;
+}
+
+/* Every op still on a reference kernel with its estimated share (op_cost), and a warning when
+ * together they are more than 10% of the model. */
+static void report_reference_ops(const Graph *g, FILE *f) {
+    int64_t total = 0, ref = 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead || op->elided) continue;
+        int64_t c = op_cost(g, op);
+        total += c;
+        if (op->sched.kind == SCHED_REF) ref += c;
+    }
+    if (!ref || !total) return;
+    fprintf(f, "reference kernels (estimated share of the time: MACs + elements written):\n");
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead || op->elided || op->sched.kind != SCHED_REF) continue;
+        fprintf(f, "  op %-4d [tflite #%d] %-20s %-4s %5.1f%%\n", i, op->tfl_index, ir_op_name(op->kind),
+                ir_dtype_name(op->n_out > 0 ? g->tensors[op->out[0]].dtype : IR_F32),
+                100.0 * (double)op_cost(g, op) / (double)total);
+    }
+    if (ref * 10 > total)
+        fprintf(f, "warning: reference kernels take about %.0f%% of the estimated time (over 10%%)\n",
+                100.0 * (double)ref / (double)total);
 }
 
 void sched_report(const Graph *g, FILE *f) {
@@ -478,4 +521,5 @@ void sched_report(const Graph *g, FILE *f) {
         if (count[k])
             fprintf(f, "  %-10s %4d ops, %5.1f%% of MACs\n", ir_sched_name((SchedKind)k), count[k],
                     total ? 100.0 * (double)macs[k] / (double)total : 0.0);
+    report_reference_ops(g, f);
 }

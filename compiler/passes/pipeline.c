@@ -13,6 +13,7 @@ typedef struct Pass {
 
 static const Pass pipeline[] = {
     {"fold_dead", pass_fold_dead, NULL},
+    {"fold_dequantize", pass_fold_dequantize, "fold_dead"},
     {"sink", pass_sink, "fold_dead"},
     {"precision", pass_precision, "sink"},
     {"prepare", pass_prepare, "precision"},
@@ -29,7 +30,7 @@ static const Pass pipeline[] = {
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm, half_storage, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm, half_storage, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};
