@@ -160,3 +160,22 @@ const char *txt_terminal(char *dst, size_t cap, const char *s, size_t max) {
     if (i < n) put_cut_marker(&o, n - i);
     return dst;
 }
+
+const char *txt_html(char *dst, size_t cap, const char *s, size_t max) {
+    char term[TXT_TERMINAL_MAX * 4 + 32];
+    if (!cap) return dst;
+    /* The terminal form first (controls, bidi and invalid UTF-8 made visible, length cut),
+     * then the five characters HTML gives a meaning, as entities. */
+    txt_terminal(term, sizeof term, s, max < TXT_TERMINAL_MAX ? max : TXT_TERMINAL_MAX);
+    size_t o = 0;
+    for (const char *p = term; *p; p++) {
+        const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '"' ? "&quot;"
+                        : *p == '\'' ? "&#39;" : NULL;
+        size_t len = e ? strlen(e) : 1;
+        if (o + len + 1 > cap) break;
+        memcpy(dst + o, e ? e : p, len);
+        o += len;
+    }
+    dst[o] = '\0';
+    return dst;
+}

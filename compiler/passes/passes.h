@@ -67,5 +67,14 @@ void plan_describe_peak(const Graph *g, int max_items, char *out, size_t cap);
 /* A user error naming the largest live buffers at the peak when the planned
  * arena exceeds max_arena bytes (--max-arena). */
 int plan_check_budget(const Graph *g, int64_t max_arena, Diag *d);
+/* The planned buffers (for mpcc report): a tensor (op -1) or an op's scratch (tensor -1), its
+ * aligned size, arena offset and lifetime [first, last] in op indices. Returns the count and a
+ * malloc'd array in *out (the caller frees it), -1 on OOM. */
+typedef struct PlanBuffer {
+    int tensor, op;
+    int64_t size, offset;
+    int first, last;
+} PlanBuffer;
+int plan_buffers(const Graph *g, PlanBuffer **out);
 
 #endif
