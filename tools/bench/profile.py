@@ -97,16 +97,7 @@ def main(argv=None):
     ap.add_argument("--cflags", default="-O3 -march=native -std=c99")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--write", metavar="FILE", help="per-op times for mpcc report --profile-data")
-    argv = list(sys.argv[1:] if argv is None else argv)
-    glued, i = [], 0
-    while i < len(argv):  # values that start with '-' ("--mpcc-flags -O0")
-        if argv[i] in ("--mpcc-flags", "--cflags") and i + 1 < len(argv):
-            glued.append(f"{argv[i]}={argv[i + 1]}")
-            i += 2
-        else:
-            glued.append(argv[i])
-            i += 1
-    args = ap.parse_args(glued)
+    args = ap.parse_args(bench.glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags")))
     model = os.path.abspath(args.model)
     os.chdir(bench.ROOT)
     seed = args.seed if args.seed is not None else int(os.environ.get("MPCC_SEED", int(time.time()) % 100000))
