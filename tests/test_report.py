@@ -18,13 +18,18 @@ import html.parser
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from mpcc_paths import BUILD_DIR, DIGITS_DIR, MODELS_DIR, MPCC, ROOT, SHARED_MODELS, TESTS_DIR
 
+sys.path.insert(0, str(ROOT / "tools" / "bench"))
+import bench  # noqa: E402  (its cached runtime objects, shared with the profile.py test)
+
 OUT_DIR = BUILD_DIR / "test-output" / "report"
+BENCH_CFLAGS = "-O1 -std=c99"
 RUNTIME = ROOT / "runtime"
 GEN_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 
@@ -219,8 +224,14 @@ int main(int argc, char **argv) {
 """
 
 
+@pytest.fixture(scope="module")
+def runtime_objects():
+    """The runtime compiled once (tools/bench's cache under build/bench/obj/, -O1)."""
+    return bench.Builder("cc", BENCH_CFLAGS).runtime_objects()
+
+
 @pytest.mark.parametrize("model", ["samples/digits/digits_f32.tflite", "tests/models/resnet_int8.tflite"])
-def test_profile_counts_and_outputs(model, tmp_path, seed):
+def test_profile_counts_and_outputs(model, tmp_path, seed, runtime_objects):
     model = ROOT / model
     rng = np.random.default_rng(seed)
     (tmp_path / "driver.c").write_text(DRIVER)
@@ -242,8 +253,8 @@ def test_profile_counts_and_outputs(model, tmp_path, seed):
         for cc in ("gcc", "clang"):
             run([cc] + GEN_FLAGS + ["-O1", f"-I{RUNTIME}", f"-I{d}", "-c", d / "m.c", "-o", d / f"m_{cc}.o"])
         exe = d / "drv"
-        rt = sorted(RUNTIME.glob("*.c")) + sorted((RUNTIME / "kernels").glob("*.c"))
-        run(["gcc", "-std=c99", "-O1", f"-I{RUNTIME}", f"-I{d}", "-o", exe, tmp_path / "driver.c", d / "m.c", *rt, "-lm"])
+        run(["cc", "-std=c99", "-O1", f"-I{RUNTIME}", f"-I{d}", "-o", exe, tmp_path / "driver.c", d / "m.c",
+             *runtime_objects, "-lm", "-pthread"])
         outs[variant] = run([exe, tmp_path / "plain" / "in.bin", d / "out.bin"])
         assert (d / "out.bin").is_file()
     assert (tmp_path / "plain" / "out.bin").read_bytes() == (tmp_path / "profile" / "out.bin").read_bytes()
@@ -260,11 +271,11 @@ def test_profile_counts_and_outputs(model, tmp_path, seed):
     assert sched and sched <= report_ops
 
 
-def test_profile_tool_and_report(tmp_path):
+def test_profile_tool_and_report(tmp_path, runtime_objects):
     model = DIGITS_DIR / "digits_f32.tflite"
     prof = tmp_path / "prof.tsv"
     out = run([ROOT / ".venv" / "bin" / "python", ROOT / "tools" / "bench" / "profile.py", model, "--runs", "5",
-               "--seconds", "0.1", "--cflags", "-O1 -std=c99", "--seed", "1", "--write", prof])
+               "--seconds", "0.1", "--cflags", BENCH_CFLAGS, "--seed", "1", "--write", prof])
     rows = [ln for ln in out.splitlines() if re.match(r"\s+\d+\s+-?\d+\s+\S+\s+\S+\s+\S+\s+[0-9.]+\s+[0-9.]+%", ln)]
     assert len(rows) >= 5, out
     shares = [float(r.split()[-2].rstrip("%")) for r in rows]
