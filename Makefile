@@ -27,7 +27,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models bench fuzz install clean venv unit regen-golden scale \
+.PHONY: all mpcc asan test test-full demo models bench profile fuzz install clean venv unit regen-golden scale \
         mcu-toolchain demo-mcu bench-mcu
 
 all: $(BUILD)/mpcc
@@ -88,9 +88,10 @@ scale: $(BUILD)/mpcc venv
 	$(VENV)/bin/python tests/scale/measure.py
 
 install: $(BUILD)/mpcc
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/mpcc/runtime
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/mpcc/runtime $(DESTDIR)$(PREFIX)/share/mpcc/cmake
 	install -m 755 $(BUILD)/mpcc $(DESTDIR)$(PREFIX)/bin/mpcc
 	cp -R runtime/. $(DESTDIR)$(PREFIX)/share/mpcc/runtime/
+	install -m 644 cmake/mpcc.cmake cmake/mpccConfig.cmake $(DESTDIR)$(PREFIX)/share/mpcc/cmake/
 
 clean:
 	rm -rf $(BUILD)
@@ -180,6 +181,15 @@ BENCH_ARGS ?=
 bench:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
+
+# ---- profile: per-op times of one model's generated C (mpcc --profile), sorted, with each op's share,
+# like TFLite's benchmark_model --enable_op_profiling. `make profile MODEL=m.tflite PROFILE_ARGS="--write
+# prof.tsv --mpcc-flags '-O2'"`; then `mpcc report m.tflite --profile-data prof.tsv -o report.html`.
+PROFILE_ARGS ?=
+profile:
+	@test -n "$(MODEL)" || { echo "usage: make profile MODEL=path/to/model.tflite [PROFILE_ARGS=...]"; exit 1; }
+	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
+	@$(VENV)/bin/python tools/bench/profile.py $(MODEL) $(PROFILE_ARGS)
 # ---- end bench ----
 
 # ---- Cortex-M (docs/cortex-m.md): arm-none-eabi-gcc + newlib and qemu-system-arm, installed with

@@ -27,6 +27,7 @@ struct CgCtx {
     const Graph *g;
     const char *prefix;    /* symbol prefix */
     int weights_file;      /* constants live in a caller-supplied weights blob */
+    int profile;           /* --profile: the model graph's kernels are timed (emit_c.c) */
     const char **const_name;   /* per tensor: C name of its constant array */
     int64_t *const_offset;     /* per tensor: offset in the weights blob, -1 until first referenced */
     int64_t blob_bytes;        /* weights blob size so far (header included) */

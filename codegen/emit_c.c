@@ -177,6 +177,10 @@ static void emit_parallel_api(CgBuf *h, const Graph *g, const EmitOptions *o, co
                         "    %*s const mpcc_parallel *par);\n", o->prefix, (int)strlen(o->prefix), "");
 }
 
+static int profiled_ops(const Graph *g);
+static int64_t profile_at(const Graph *g);
+static int64_t profile_bytes(const Graph *g);
+
 static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, int64_t blob_bytes,
                         uint64_t hash) {
     char guard[128];
@@ -240,7 +244,10 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     cgbuf_printf(h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     cgbuf_printf(h, "/* Bytes of working memory %s_run needs (state %lld + activations). */\n", o->prefix,
                  (long long)g->state_bytes);
-    cgbuf_printf(h, "#define %s_ARENA_BYTES %lld\n", P, (long long)g->arena_bytes);
+    if (o->profile)
+        cgbuf_printf(h, "/* (--profile: %lld planned + %lld of the timing record) */\n", (long long)profile_at(g),
+                     (long long)profile_bytes(g));
+    cgbuf_printf(h, "#define %s_ARENA_BYTES %lld\n", P, (long long)(o->profile ? profile_at(g) + profile_bytes(g) : g->arena_bytes));
     cgbuf_printf(h, "#define %s_STATE_BYTES %lld\n", P, (long long)g->state_bytes);
     cgbuf_printf(h, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
     cgbuf_printf(h, "/* dtype codes: 0 f32, 1 f16, 2 bf16, 3 i8, 4 u8, 5 i16, 6 i32, 7 i64, 8 bool */\n");
@@ -280,6 +287,21 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         cgbuf_printf(h, "int %s_run(const void *const *inputs, void *const *outputs, void *arena);\n", o->prefix);
     }
     emit_parallel_api(h, g, o, P);
+    if (o->profile)
+        cgbuf_printf(h, "\n/* Profiling (mpcc --profile). After %s_init, %s_profile_start(arena, clock)\n"
+                        " * sets the clock (any monotonic tick counter: clock_gettime in ns, a cycle\n"
+                        " * counter such as DWT->CYCCNT on a Cortex-M) and zeroes the counts; each run\n"
+                        " * then adds the ticks each op's kernel took. %s_profile returns those sums,\n"
+                        " * %s_PROFILE_OPS of them in execution order; %s_profile_runs the number of\n"
+                        " * runs; %s_profile_op(k) names op k (\"op INDEX [TFLite #N] OP kernel dtype\",\n"
+                        " * INDEX as in mpcc --report). Without a clock nothing is timed. */\n"
+                        "#define %s_PROFILE_OPS %d\n"
+                        "void %s_profile_start(void *arena, uint64_t (*clock)(void));\n"
+                        "const uint64_t *%s_profile(const void *arena);\n"
+                        "uint64_t %s_profile_runs(const void *arena);\n"
+                        "const char *%s_profile_op(int k);\n",
+                     o->prefix, o->prefix, o->prefix, P, o->prefix, o->prefix, P, profiled_ops(g), o->prefix,
+                     o->prefix, o->prefix, o->prefix);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
@@ -493,11 +515,79 @@ static int emit_ops(CgCtx *cg, int *next, int max, int *index, Diag *d) {
         if (!def || !def->emit_c)
             return diag_user(d, "operator %d (%s): the C backend has no emitter for it", op->tfl_index,
                              ir_op_name(op->kind));
+        int timed = cg->profile && !g->root;
+        if (timed) {
+            cg_open(cg, "{");
+            cg_line(cg, "const uint64_t prof_t0 = prof_now(a);");
+        }
         cg_open(cg, "{");
         rc = op->sched.kind != SCHED_REF ? cg_emit_sched(cg, g, op, d) : def->emit_c(cg, g, op, d);
         cg_close(cg, "}");
+        if (timed) {
+            cg_line(cg, "prof_add(a, %d, prof_t0);", *index - 1);
+            cg_close(cg, "}");
+        }
     }
     return rc;
+}
+
+/* --profile: live ops of the model's graph (each has a slot, elided ones stay 0). */
+static int profiled_ops(const Graph *g) {
+    int n = 0;
+    for (int i = 0; i < g->n_ops; i++) n += !g->ops[i].dead;
+    return n;
+}
+
+/* Where the timing record starts: after the planned arena, 8-byte aligned. It holds the clock
+ * (16 bytes), the run count and the ticks per op. */
+static int64_t profile_at(const Graph *g) { return (g->arena_bytes + 7) / 8 * 8; }
+static int64_t profile_bytes(const Graph *g) { return 24 + 8 * (int64_t)profiled_ops(g); }
+
+static void emit_profile_helpers(CgBuf *c, const Graph *g) {
+    cgbuf_printf(c, "/* --profile: the timing record after the planned arena: the caller's clock, the\n"
+                    " * number of runs, the ticks spent in each op summed over the runs. */\n"
+                    "#define PROF_AT %lld\n"
+                    "typedef uint64_t (*prof_clock)(void);\n"
+                    "typedef char prof_clock_fits[sizeof(prof_clock) <= 16 ? 1 : -1];\n"
+                    "static uint64_t prof_now(const unsigned char *a) {\n"
+                    "    prof_clock clock;\n"
+                    "    memcpy(&clock, a + PROF_AT, sizeof clock);\n"
+                    "    return clock ? clock() : 0;\n"
+                    "}\n"
+                    "static void prof_add(unsigned char *a, int k, uint64_t t0) {\n"
+                    "    uint64_t *ticks = (uint64_t *)(void *)(a + PROF_AT + 24);\n"
+                    "    ticks[k] += prof_now(a) - t0;\n"
+                    "}\n\n",
+                 (long long)profile_at(g));
+}
+
+static void emit_profile_api(CgBuf *c, const Graph *g, const EmitOptions *o, const char *P) {
+    int n = profiled_ops(g);
+    cgbuf_printf(c, "\nvoid %s_profile_start(void *arena, uint64_t (*clock)(void)) {\n"
+                    "    unsigned char *a = (unsigned char *)arena;\n"
+                    "    prof_clock c = clock;\n"
+                    "    memset(a + PROF_AT, 0, %lld);\n"
+                    "    memcpy(a + PROF_AT, &c, sizeof c);\n}\n",
+                 o->prefix, (long long)profile_bytes(g));
+    cgbuf_printf(c, "\nconst uint64_t *%s_profile(const void *arena) {\n"
+                    "    return (const uint64_t *)(const void *)((const unsigned char *)arena + PROF_AT + 24);\n}\n",
+                 o->prefix);
+    cgbuf_printf(c, "\nuint64_t %s_profile_runs(const void *arena) {\n"
+                    "    return *(const uint64_t *)(const void *)((const unsigned char *)arena + PROF_AT + 16);\n}\n",
+                 o->prefix);
+    cgbuf_printf(c, "\nconst char *%s_profile_op(int k) {\n    static const char *const names[%s_PROFILE_OPS] = {\n",
+                 o->prefix, P);
+    for (int i = 0; i < g->n_ops; i++) {
+        const IrOp *op = &g->ops[i];
+        if (op->dead) continue;
+        char text[256], lit[TXT_LITERAL_CAP];
+        snprintf(text, sizeof text, "op %d [TFLite #%d] %s%s%s %s %s%s", i, op->tfl_index, ir_op_name(op->kind),
+                 op->fused[0] ? "+" : "", op->fused, ir_sched_name(op->sched.kind),
+                 ir_dtype_name(g->prec_assigned ? op->prec : op->n_out ? g->tensors[op->out[0]].dtype : IR_F32),
+                 op->elided ? " (in place)" : "");
+        cgbuf_printf(c, "        %s,\n", txt_c_string(lit, sizeof lit, text));
+    }
+    cgbuf_printf(c, "    };\n    return k >= 0 && k < %d ? names[k] : NULL;\n}\n", n);
 }
 
 /* A graph output that is also an input or a constant needs a copy. */
@@ -587,6 +677,7 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
         cg_line(cg, "if (!weights) return 1;");
     }
     cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
+    if (cg->profile) cg_line(cg, "((uint64_t *)(void *)(a + PROF_AT + 16))[0]++;");
     if (o->weights_file) cg_line(cg, "if (!rt_weights_header_ok(weights, %s_WEIGHTS_HASH)) return RT_ERR_WEIGHTS_HASH;", P);
     cg_line(cg, "(void)a;");
     if (parts) {
@@ -605,6 +696,7 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
     cgbuf_printf(cg->out, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
                           "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
                  o->prefix, wblob, (int)strlen(o->prefix), "", wblob_arg);
+    if (cg->profile) emit_profile_api(cg->out, g, o, P);
     return rc;
 }
 
@@ -645,6 +737,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     P[j] = '\0';
     cg->prefix = o->prefix;
     cg->weights_file = o->weights_file;
+    cg->profile = o->profile;
     cg->blob_bytes = CG_BLOB_ALIGN; /* the header, zeros to the first constant */
     /* gcs[0]: the model (TFLite subgraph 0); gcs[k]: control-flow subgraph k, if compiled. */
     for (int k = 0; k < n_gc && !rc; k++) {
@@ -682,6 +775,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n%s\n", o->header_name,
                  ir_isa_is_mcu(g->isa) ? "#include \"cortex_m/rt_cm.h\" /* runtime/cortex_m: build its .c files too */\n" : "");
     emit_isa_check(&c, g->isa);
+    if (o->profile) emit_profile_helpers(&c, g);
     for (int k = 0; k < n_gc && !o->weights_file; k++) {
         const Graph *sg = gcs[k].g;
         if (!sg) continue;
@@ -722,6 +816,7 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
         cgbuf_printf(&c, "    memset(a + %lld, %d, %lld); /* state %s */\n", (long long)t->offset, fill,
                      (long long)ir_tensor_bytes(t), txt_comment(safe, sizeof safe, t->name));
     }
+    if (o->profile) cgbuf_printf(&c, "    memset(a + PROF_AT, 0, %lld); /* --profile: no clock yet */\n", (long long)profile_bytes(g));
     cgbuf_printf(&c, "}\n\n");
     if (o->weights_file) {
         cgbuf_printf(&c, "int %s_check_weights(const void *weights, size_t bytes) {\n", o->prefix);

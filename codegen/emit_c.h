@@ -26,6 +26,7 @@ typedef struct EmitOptions {
     int weights_file;          /* 1: constants go to a weights blob, not the .c */
     int64_t max_weights;       /* > 0: a user error when the weights take more bytes (--max-weights) */
     int64_t max_embed;         /* > 0: without weights_file, a user error above this many constant bytes */
+    int profile;               /* --profile: time each kernel of the model's graph (off: the code is unchanged) */
 } EmitOptions;
 
 /* Writes the C source to c_out and the header to h_out, streaming (the

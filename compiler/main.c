@@ -13,6 +13,7 @@
 #include "npy.h"
 #include "ops.h"
 #include "passes.h"
+#include "report_html.h"
 #include "text.h"
 #include "tfl_import.h"
 
@@ -30,6 +31,13 @@ static const char *usage =
     "                                          error of that precision against the float model, per output\n"
     "                                          (max |diff|, rel L2, SQNR) and per layer; exit 1 when an\n"
     "                                          output's rel L2 exceeds --max-error\n"
+    "       mpcc report MODEL [compile options] -o REPORT.html [--profile-data FILE]\n"
+    "                                          one self-contained HTML page (no scripts, no network): the\n"
+    "                                          graph after the passes (fused groups, precision, kernel,\n"
+    "                                          MACs, shapes), the memory plan (each buffer's lifetime and\n"
+    "                                          offset, the peak, the bytes live at each op, weights per\n"
+    "                                          op) and the --report table; FILE: per-op times written by\n"
+    "                                          tools/bench/profile.py (make profile) for the same options\n"
     "\n"
     "MODEL is a TensorFlow Lite FlatBuffer (any file name or extension).\n"
     "\n"
@@ -114,6 +122,10 @@ static const char *usage =
     "                       arena holds N scratch copies; call PREFIX_run_parallel with a parallel-for\n"
     "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded\n"
     "  --report             print the schedule (kernel per op) and the static memory plan\n"
+    "  --profile            time each kernel: PREFIX_profile_start(arena, clock) after PREFIX_init\n"
+    "                       sets your clock function (uint64_t clock(void), any tick), PREFIX_profile\n"
+    "                       (arena) returns the ticks per op summed over the runs (the arena grows by\n"
+    "                       8 bytes an op); off by default, when the code is unchanged\n"
     "  --dump-ir[=after:PASS]  print the IR (after the given pass; default: after the last)\n"
     "                       passes: import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose,\n"
     "                       fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm,\n"
@@ -452,11 +464,30 @@ static int cmd_run(int argc, char **argv) {
     return cli_finish(&d, rc);
 }
 
-static int cmd_compile(int argc, char **argv) {
+/* cmd_compile's options as one line, for the report's header (MODEL and -o left out). */
+static void join_options(int argc, char **argv, const char *model, char *out, size_t cap) {
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < argc && n + 1 < cap; i++) {
+        if (argv[i] == model) continue;
+        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--profile-data") == 0) {
+            i++;
+            continue;
+        }
+        int w = snprintf(out + n, cap - n, "%s%s", n ? " " : "", argv[i]);
+        if (w > 0) n += (size_t)w;
+    }
+    if (!out[0]) snprintf(out, cap, "(defaults: -O2)");
+}
+
+/* html: `mpcc report` (-o names the HTML page; no C is written). */
+static int cmd_compile(int argc, char **argv, int html) {
     Diag d;
     diag_init(&d);
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
     const char *custom_lib = NULL; /* calibration runs the model's custom kernels */
+    const char *profile_data = NULL;
+    int profile = 0;
     int weights_file = 0, target_cuda = 0, jit = 0, tf32 = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
     IrIsa isa = IR_ISA_GENERIC;
     int64_t max_arena = -1, max_weights = -1;
@@ -507,6 +538,8 @@ static int cmd_compile(int argc, char **argv) {
         } else if (strcmp(a, "--jit") == 0) jit = 1;
         else if (strcmp(a, "--tf32") == 0) tf32 = 1;
         else if (strcmp(a, "--report") == 0) report = 1;
+        else if (strcmp(a, "--profile") == 0) profile = 1;
+        else if (html && strcmp(a, "--profile-data") == 0 && i + 1 < argc) profile_data = argv[++i];
         else if (strcmp(a, "--dump-ir") == 0) dump_ir = 1;
         else if (strncmp(a, "--dump-ir=after:", 16) == 0) {
             dump_ir = 1;
@@ -516,7 +549,11 @@ static int cmd_compile(int argc, char **argv) {
         else return cli_finish(&d, diag_user(&d, "more than one MODEL given ('%s' and '%s')", model, a));
     }
     if (!model) return cli_finish(&d, diag_user(&d, "no MODEL given (see mpcc --help)"));
+    if (html && !out) return cli_finish(&d, diag_user(&d, "report: no output file given: use -o REPORT.html"));
+    if (html && target_cuda) return cli_finish(&d, diag_user(&d, "report: --target cuda is not available (the report shows the C target's plan)"));
     if (!out && !dump_ir && !report) return cli_finish(&d, diag_user(&d, "no output file given: use -o OUT.c"));
+    if (html && profile) return cli_finish(&d, diag_user(&d, "report: --profile changes only the generated code; give the measured times with --profile-data FILE"));
+    if (profile && target_cuda) return cli_finish(&d, diag_user(&d, "--profile is not available with --target cuda"));
     char stem[256] = "model", prefix[128];
     if (out) {
         const char *base = strrchr(out, '/');
@@ -588,7 +625,17 @@ static int cmd_compile(int argc, char **argv) {
             cu_report(g, &ro, stdout);
         }
     }
-    if (!rc && out) {
+    if (!rc && html) {
+        char opts[1024];
+        join_options(argc, argv, model, opts, sizeof opts);
+        ReportOptions ro = {model, opts, profile_data};
+        OutFile r = {0};
+        rc = out_open(&r, out, &d);
+        if (!rc) rc = report_html(g, &ro, r.f, &d);
+        int rc_r = out_close(&r, !rc, &d);
+        if (!rc) rc = rc_r;
+    }
+    if (!rc && out && !html) {
         char hpath[4096], wpath[4096], hname[4096];
         size_t olen = strlen(out);
         const char *dot = strrchr(out, '.');
@@ -603,7 +650,7 @@ static int cmd_compile(int argc, char **argv) {
                 rc = diag_user(&d, "output file name '%s': a header name in #include \"...\" cannot hold "
                                "quotes, backslashes or control characters", hname);
         const char *src = strrchr(model, '/');
-        EmitOptions eo = {prefix, hname, src ? src + 1 : model, weights_file, max_weights, CG_MAX_EMBED_BYTES};
+        EmitOptions eo = {prefix, hname, src ? src + 1 : model, weights_file, max_weights, CG_MAX_EMBED_BYTES, profile};
         CudaEmitOptions co = {prefix, hname, src ? src + 1 : model, jit, tf32};
         OutFile c = {0}, h = {0}, w = {0};
         if (!rc && (jit || tf32) && !target_cuda) rc = diag_user(&d, "%s needs --target cuda", jit ? "--jit" : "--tf32");
@@ -640,6 +687,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "inspect") == 0) return cmd_inspect(argc - 2, argv + 2);
     if (strcmp(argv[1], "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "check") == 0) return cmd_check(argc - 2, argv + 2);
-    if (strcmp(argv[1], "compile") == 0) return cmd_compile(argc - 2, argv + 2);
-    return cmd_compile(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0) return cmd_compile(argc - 2, argv + 2, 1);
+    if (strcmp(argv[1], "compile") == 0) return cmd_compile(argc - 2, argv + 2, 0);
+    return cmd_compile(argc - 1, argv + 1, 0);
 }

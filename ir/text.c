@@ -160,3 +160,25 @@ const char *txt_terminal(char *dst, size_t cap, const char *s, size_t max) {
     if (i < n) put_cut_marker(&o, n - i);
     return dst;
 }
+
+const char *txt_html(char *dst, size_t cap, const char *s, size_t max) {
+    char term[TXT_TERMINAL_MAX * 4 + 32];
+    if (!cap) return dst;
+    /* The terminal form first (controls, bidi and invalid UTF-8 made visible, length cut),
+     * then the five characters HTML gives a meaning, as entities. */
+    txt_terminal(term, sizeof term, s, max < TXT_TERMINAL_MAX ? max : TXT_TERMINAL_MAX);
+    size_t o = 0;
+    for (const char *p = term; *p;) {
+        unsigned char c = (unsigned char)*p;
+        const char *e = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '"' ? "&quot;"
+                        : c == '\'' ? "&#39;" : NULL;
+        /* an entity or a whole UTF-8 sequence (term is valid UTF-8), never a part of one */
+        size_t len = e ? strlen(e) : c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        if (o + len + 1 > cap) break;
+        memcpy(dst + o, e ? e : p, len);
+        o += len;
+        p += e ? 1 : len;
+    }
+    dst[o] = '\0';
+    return dst;
+}

@@ -16,6 +16,9 @@
  *                 included), DEL, C1 controls and invalid UTF-8 become \xhh;
  *                 valid UTF-8 is kept; cut at `max`
  *                 input bytes with a "...[+N bytes]" marker.
+ *   txt_html      text safe in HTML text and quoted attributes (mpcc report): the
+ *                 terminal form, then & < > " ' as entities; cut at `max` (at
+ *                 most TXT_TERMINAL_MAX) input bytes.
  * Identifiers are made by codegen's cg_sanitize (letters, digits, '_' only).
  *
  * Each writes at most cap - 1 bytes plus a NUL into dst (cap >= 1) and returns
@@ -33,9 +36,11 @@
 #define TXT_COMMENT_CAP (TXT_COMMENT_MAX * 4 + 32)
 #define TXT_LITERAL_CAP (TXT_LITERAL_MAX * 4 + 8)
 #define TXT_TERMINAL_CAP (TXT_TERMINAL_MAX * 4 + 32)
+#define TXT_HTML_CAP (TXT_TERMINAL_CAP * 6)
 
 const char *txt_comment(char *dst, size_t cap, const char *s);
 const char *txt_c_string(char *dst, size_t cap, const char *s);
 const char *txt_terminal(char *dst, size_t cap, const char *s, size_t max);
+const char *txt_html(char *dst, size_t cap, const char *s, size_t max);
 
 #endif

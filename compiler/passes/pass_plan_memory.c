@@ -564,3 +564,21 @@ void plan_report(const Graph *g, FILE *f) {
             (long long)g->arena_op_bound);
     free(b);
 }
+
+int plan_buffers(const Graph *g, PlanBuffer **out) {
+    Buf *b;
+    *out = NULL;
+    int n = collect(g, &b);
+    if (n < 0) return -1;
+    PlanBuffer *p = malloc(sizeof *p * (size_t)(n + 1));
+    if (!p) {
+        free(b);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        p[i] = (PlanBuffer){b[i].tensor, b[i].tensor >= 0 ? -1 : b[i].op, b[i].size, buf_offset(g, &b[i]),
+                            b[i].first, b[i].last};
+    free(b);
+    *out = p;
+    return n;
+}

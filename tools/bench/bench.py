@@ -594,6 +594,20 @@ def print_table(rows, skipped, args):
         say(s)
 
 
+def glue_values(argv, options):
+    """Values of these options may start with '-' ("--mpcc-flags -O0"): glued on as OPTION=VALUE so
+    argparse accepts them."""
+    argv, glued, i = list(argv), [], 0
+    while i < len(argv):
+        if argv[i] in options and i + 1 < len(argv):
+            glued.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            glued.append(argv[i])
+            i += 1
+    return glued
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", default="", help="comma-separated substrings of model labels/paths (default: all)")
@@ -617,17 +631,7 @@ def main(argv=None):
     ap.add_argument("--gemm-args", default="", help="extra arguments for gemm_bench (e.g. \"--shapes 256x256x256\")")
     ap.add_argument("--list", action="store_true", help="list the benchmark models and exit")
     ap.add_argument("--no-precision", action="store_true", help="skip the precision-variant table")
-    # Values of these options start with '-' ("--mpcc-flags -O0"): glue them on so argparse accepts them.
-    argv = list(sys.argv[1:] if argv is None else argv)
-    glued, i = [], 0
-    while i < len(argv):
-        if argv[i] in ("--mpcc-flags", "--cflags", "--gemm-args") and i + 1 < len(argv):
-            glued.append(f"{argv[i]}={argv[i + 1]}")
-            i += 2
-        else:
-            glued.append(argv[i])
-            i += 1
-    args = ap.parse_args(glued)
+    args = ap.parse_args(glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags", "--gemm-args")))
 
     os.chdir(ROOT)
     if args.list:

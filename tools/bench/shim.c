@@ -4,7 +4,10 @@
  * (the model is compiled with --name m). Everything else in the shared library is built with
  * -fvisibility=hidden, so calls between the generated code and the runtime kernels bind directly
  * (no PLT, inlining allowed) as in a static executable; only these functions are exported. */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #include MPCC_BENCH_HEADER
 #include "threads/mpcc_pool.h"
@@ -67,3 +70,17 @@ EXPORT int bench_run_parallel_n(const void *const *inputs, void *const *outputs,
     }
     return rc;
 }
+
+/* A model compiled with --profile (tools/bench/profile.py): its per-op tick counts, the clock in ns. */
+#ifdef M_PROFILE_OPS
+static uint64_t bench_clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+EXPORT int bench_profile_ops(void) { return M_PROFILE_OPS; }
+EXPORT void bench_profile_start(void *arena) { m_profile_start(arena, bench_clock_ns); }
+EXPORT const uint64_t *bench_profile(const void *arena) { return m_profile(arena); }
+EXPORT uint64_t bench_profile_runs(const void *arena) { return m_profile_runs(arena); }
+EXPORT const char *bench_profile_op(int k) { return m_profile_op(k); }
+#endif
