@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fail_if_internal(rc, &d, "pass_run_pipeline");
     }
     for (int weights_file = 0; !rc && weights_file < 2; weights_file++) {
-        EmitOptions eo = {"model", "model.h", "fuzz.tflite", weights_file, 0, CG_MAX_EMBED_BYTES};
+        EmitOptions eo = {"model", "model.h", "fuzz.tflite", weights_file, 0, CG_MAX_EMBED_BYTES, 0};
         FILE *c = tmpfile(), *h = tmpfile(), *w = tmpfile();
         diag_init(&d);
         int erc = c && h && w ? cg_emit_model(g, &eo, c, h, w, &d) : 0;
