@@ -669,9 +669,9 @@ static void ukr_u8_vnni(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, c
  * is widened to int16 and multiplied with the row's quad (broadcast as 4
  * int16) by pmaddwd: lanes hold (column, k0+k1) and (column, k2+k3) partial
  * sums, added pairwise at the end. */
-static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+RT_OPT_INLINE void ukr_u8_sums(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, __m256i c0[4],
+                                __m256i c1[4]) {
     const uint8_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0);
-    __m256i c0[4], c1[4];
     int32_t kk, q;
     for (q = 0; q < 4; q++) c0[q] = c1[q] = _mm256_setzero_si256();
     for (kk = 0; kk < kq; kk++) {
@@ -687,6 +687,11 @@ static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const 
             c1[q] = _mm256_add_epi32(c1[q], _mm256_madd_epi16(v1, w));
         }
     }
+}
+
+static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
+    __m256i c0[4], c1[4];
+    ukr_u8_sums(kq, a, lda, mr, b, c0, c1);
     /* lanes (c, k01), (c, k23) -> columns: hadd within 128-bit halves, then reorder */
     _mm256_storeu_si256((__m256i *)(void *)acc[0], _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[0], c0[1]), 0xD8));
     _mm256_storeu_si256((__m256i *)(void *)(acc[0] + 8), _mm256_permute4x64_epi64(_mm256_hadd_epi32(c0[2], c0[3]), 0xD8));
@@ -735,23 +740,8 @@ static inline void rq_row_store(const rq_panel *q, __m256i x0, __m256i x1, int8_
 /* ukr_u8 with the requantization fused: rows 0..mr (at most 2) of C at c (row stride ldc bytes). */
 static void ukr_u8_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, const rq_panel *q,
                       int8_t *c, int64_t ldc, int32_t nr) {
-    const uint8_t *a0 = a, *a1 = a + (mr > 1 ? lda : 0);
     __m256i c0[4], c1[4];
-    int32_t kk, j;
-    for (j = 0; j < 4; j++) c0[j] = c1[j] = _mm256_setzero_si256();
-    for (kk = 0; kk < kq; kk++) {
-        int32_t x0, x1;
-        __m256i v0, v1;
-        memcpy(&x0, a0 + 4 * kk, 4);
-        memcpy(&x1, a1 + 4 * kk, 4);
-        v0 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x0)));
-        v1 = _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(x1)));
-        for (j = 0; j < 4; j++) {
-            __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + kk * 4 * NR + j * 16)));
-            c0[j] = _mm256_add_epi32(c0[j], _mm256_madd_epi16(v0, w));
-            c1[j] = _mm256_add_epi32(c1[j], _mm256_madd_epi16(v1, w));
-        }
-    }
+    ukr_u8_sums(kq, a, lda, mr, b, c0, c1);
     rq_row_store(q, _mm256_hadd_epi32(c0[0], c0[1]), _mm256_hadd_epi32(c0[2], c0[3]), c, nr);
     if (mr > 1) rq_row_store(q, _mm256_hadd_epi32(c1[0], c1[1]), _mm256_hadd_epi32(c1[2], c1[3]), c + ldc, nr);
 }
