@@ -412,8 +412,8 @@ int report_html(const Graph *g, const ReportOptions *o, FILE *f, Diag *d) {
     int *prod = malloc(sizeof(int) * ((size_t)g->n_tensors + 1));
     PlanBuffer *b = NULL;
     int nb = plan_buffers(g, &b), rc = 0;
-    int64_t *delta = calloc((size_t)g->n_ops + 2, sizeof(int64_t));
-    if (!info || !prod || nb < 0 || !delta) {
+    int64_t *live = calloc((size_t)g->n_ops + 1, sizeof(int64_t));
+    if (!info || !prod || nb < 0 || !live || plan_live_bytes(g, 1, live) < 0) {
         rc = diag_internal(d, "out of memory");
         goto done;
     }
@@ -432,15 +432,9 @@ int report_html(const Graph *g, const ReportOptions *o, FILE *f, Diag *d) {
         for (int k = 0; k < op->n_out; k++)
             if (op->out[k] >= 0 && prod[op->out[k]] < 0) prod[op->out[k]] = i;
     }
-    for (int i = 0; i < nb; i++) {
-        delta[b[i].first] += b[i].size;
-        delta[b[i].last + 1] -= b[i].size;
-    }
     int peak_op = -1;
-    int64_t live = 0;
     for (int i = 0; i < g->n_ops; i++) {
-        live += delta[i];
-        info[i].live_bytes = live + g->state_bytes;
+        info[i].live_bytes = live[i] + g->state_bytes;
         if (info[i].live >= 0 && nb > 0 && (peak_op < 0 || info[i].live_bytes > info[peak_op].live_bytes)) peak_op = i;
     }
     double total_ns = -1;
@@ -476,6 +470,6 @@ done:
     free(info);
     free(prod);
     free(b);
-    free(delta);
+    free(live);
     return rc;
 }

@@ -403,7 +403,7 @@ int pass_plan_memory(Graph *g, Diag *d) {
     g->arena_bytes = state + best;
     g->arena_lower_bound = state + bound;
     free(b);
-    int64_t op_bound = plan_live_bytes(g, NULL);
+    int64_t op_bound = plan_live_bytes(g, 0, NULL);
     if (op_bound < 0) return diag_internal(d, "out of memory");
     g->arena_op_bound = state + op_bound;
     if (g->arena_bytes > PLAN_MAX_ARENA) {
@@ -415,7 +415,7 @@ int pass_plan_memory(Graph *g, Diag *d) {
     return plan_check_overlaps(g, d);
 }
 
-int64_t plan_live_bytes(const Graph *g, int64_t *live) {
+int64_t plan_live_bytes(const Graph *g, int with_scratch, int64_t *live) {
     Buf *b;
     int n = collect(g, &b);
     int64_t *delta = calloc((size_t)g->n_ops + 1, sizeof(int64_t)), peak = 0, sum = 0;
@@ -425,7 +425,7 @@ int64_t plan_live_bytes(const Graph *g, int64_t *live) {
         return -1;
     }
     for (int i = 0; i < n; i++)
-        if (b[i].tensor >= 0) delta[b[i].first] += b[i].size, delta[b[i].last + 1] -= b[i].size;
+        if (with_scratch || b[i].tensor >= 0) delta[b[i].first] += b[i].size, delta[b[i].last + 1] -= b[i].size;
     for (int i = 0; i < g->n_ops; i++) {
         sum += delta[i];
         if (live) live[i] = sum;

@@ -322,7 +322,7 @@ int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     if (!ir_isa_is_mcu((g->root ? g->root : g)->isa)) return schedule_ops(g, d);
     int64_t *room = malloc(sizeof(int64_t) * ((size_t)g->n_ops + 1));
-    int64_t bound = room ? plan_live_bytes(g, room) : -1;
+    int64_t bound = room ? plan_live_bytes(g, 0, room) : -1;
     if (bound < 0) {
         free(room);
         return diag_internal(d, "out of memory");

@@ -68,9 +68,9 @@ void plan_describe_peak(const Graph *g, int max_items, char *out, size_t cap);
 /* A user error naming the largest live buffers at the peak when the planned
  * arena exceeds max_arena bytes (--max-arena). */
 int plan_check_budget(const Graph *g, int64_t max_arena, Diag *d);
-/* Bytes of arena tensors (no scratch) live at each op into live[g->n_ops] (may be NULL), by the
- * lifetimes pass plan_memory uses; returns the largest, or -1 when out of memory. */
-int64_t plan_live_bytes(const Graph *g, int64_t *live);
+/* Bytes of arena tensors (and, with with_scratch, the ops' scratch) live at each op into live[g->n_ops]
+ * (may be NULL), by the lifetimes pass plan_memory uses; returns the largest, or -1 when out of memory. */
+int64_t plan_live_bytes(const Graph *g, int with_scratch, int64_t *live);
 /* The planned buffers (for mpcc report): a tensor (op -1) or an op's scratch (tensor -1), its
  * aligned size, arena offset and lifetime [first, last] in op indices. Returns the count and a
  * malloc'd array in *out (the caller frees it), -1 on OOM. */
