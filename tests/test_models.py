@@ -20,7 +20,13 @@ MODELS = all_models()
 # The fp16-weight variants of the benchmark families (tools/models/mediapipe.py, kws.py): their f32 and
 # int8 twins build the same graphs, so their five-build C matrix (~15 s a model) runs only under
 # `make test-full`; `mpcc run` checks them in `make test`.
-C_FULL_ONLY = {f"{name}_f16" for name in ("blazeface", "landmark", "segnet", "kws_conv1d", "kws_lstm")}
+# The generated-C build matrix of these runs only under make test-full: the f16 twins (their f32/int8 twins
+# cover the same graphs after fold_dequantize), and a second variant where the family already has one in
+# make test (landmark f32, kws_conv1d int8, kws_lstm int8, the up-sampling resizes stay). `mpcc run` still
+# checks every one of them against TFLite in make test.
+C_FULL_ONLY = {f"{name}_f16" for name in ("blazeface", "landmark", "segnet", "kws_conv1d", "kws_lstm")} | {
+    "landmark_int8", "kws_conv1d_f32", "kws_lstm_f32"} | {
+    f"op_resize_{kind}_down_c20_align_{dt}" for kind in ("bilinear", "nearest_neighbor") for dt in ("f32", "int8")}
 C_MODELS = [pytest.param(m, marks=pytest.mark.full) if m.stem in C_FULL_ONLY else m for m in MODELS]
 
 
