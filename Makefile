@@ -75,12 +75,15 @@ models: venv
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tools/models/requirements.txt
 	$(VENV)/bin/python tools/models/make_all.py $(if $(filter 1,$(MODELS_BIG)),--big)
 
+# The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
+TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+XDIST_ARGS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup) --durations=25
 test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
-	$(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
 test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
-	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(PYTEST_ARGS)
+	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
 # 2k..250k ops, hostile sizes, and BERT-base f32 end to end if `make models MODELS_BIG=1` made it.

@@ -3,6 +3,9 @@
 - A session seed: $MPCC_SEED, or derived from the clock; printed at the start as "mpcc test seed: N".
   Rerun a failure with MPCC_SEED=N.
 - The `seed` fixture: session seed + crc32(test node id), printed by the test that uses it.
+- `make test` runs the tests in one pytest-xdist worker per core (`--dist loadgroup`): a module whose
+  tests share an expensive module fixture marks itself `xdist_group` and stays on one worker; shared
+  build caches are guarded by mpcc_paths.BuildLock.
 - Tests marked `full` (heavy suites beyond the fixed representative sample) run only with MPCC_FULL=1
   (`make test-full`); `make test` deselects them.
 - The very last line of the run is "N passed, N failed" (", N skipped" when some were skipped).
@@ -17,7 +20,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-SESSION_SEED = int(os.environ["MPCC_SEED"]) if os.environ.get("MPCC_SEED") else int(time.time() * 1000) % 1_000_000_007
+_SEED_ENV = os.environ.get("MPCC_SEED") or os.environ.get("MPCC_SESSION_SEED")
+SESSION_SEED = int(_SEED_ENV) if _SEED_ENV else int(time.time() * 1000) % 1_000_000_007
+# pytest-xdist workers (`make test` runs one per core) inherit the controller's environment: they all
+# draw from the one printed session seed.
+os.environ.setdefault("MPCC_SESSION_SEED", str(SESSION_SEED))
 
 _outcomes = {}  # nodeid -> "passed" | "failed" | "skipped"
 

@@ -14,6 +14,20 @@ MPCC = BUILD_DIR / "mpcc"
 MPCC_ASAN = BUILD_DIR / "asan" / "mpcc"
 
 
+def _cpu_flags():
+    """The x86 feature flags of this machine (/proc/cpuinfo), empty where there are none."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+CPU_FLAGS = _cpu_flags()
+
+
 def zoo_models():
     """Generated models: tests/models/*.tflite and samples/digits/*.tflite."""
     return sorted(MODELS_DIR.glob("*.tflite")) + sorted(DIGITS_DIR.glob("*.tflite"))
@@ -43,3 +57,36 @@ def model_id(path):
         except ValueError:
             pass
     return path.name
+
+
+class BuildLock:
+    """A lock held across threads and processes (pytest-xdist workers, a bench run beside the tests):
+    a thread lock plus flock on build/locks/NAME.lock. Guards the shared build caches (runtime libraries,
+    object files) that several test processes may fill at once."""
+
+    def __init__(self, name):
+        import threading
+        self.path = BUILD_DIR / "locks" / f"{name}.lock"
+        self._thread = threading.RLock()
+        self._file = None
+        self._depth = 0
+
+    def __enter__(self):
+        import fcntl
+        self._thread.acquire()
+        if self._depth == 0:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a")
+            fcntl.flock(self._file, fcntl.LOCK_EX)
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        import fcntl
+        self._depth -= 1
+        if self._depth == 0:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file.close()
+            self._file = None
+        self._thread.release()
+        return False

@@ -10,12 +10,11 @@ import os
 import shutil
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
 
-from mpcc_paths import BUILD_DIR, MPCC, ROOT
+from mpcc_paths import BUILD_DIR, MPCC, ROOT, BuildLock
 
 GEN_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 SAN = ["-O0", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
@@ -46,7 +45,7 @@ CONTRACT_CONFIGS = {
 ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS, **CONTRACT_CONFIGS, **NATIVE_SAN_CONFIGS}
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
 
-_lock = threading.Lock()
+_lock = BuildLock("runtime")  # runtime libraries and custom kernels: shared by test processes
 _built = {}
 
 

@@ -12,6 +12,9 @@ import pytest
 
 from mpcc_paths import MPCC, ROOT, SAMPLES_DIR
 
+# one pytest-xdist worker runs this module: its module fixtures build once
+pytestmark = pytest.mark.xdist_group("cmake")
+
 # The runtime is compiled once per configuration; -O0 keeps that short on a 2-core CI machine.
 CFLAGS = "-O0"
 

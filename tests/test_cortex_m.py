@@ -25,6 +25,9 @@ from oracle import oracle
 sys.path.insert(0, str(ROOT / "tools" / "cortex_m"))
 import mcu  # noqa: E402
 
+# one pytest-xdist worker runs this module: its module fixtures build once
+pytestmark = pytest.mark.xdist_group("cortex-m")
+
 TFLM = SHARED_MODELS / "tflm"
 INT_MODELS = {
     "person_detect": TFLM / "person_detect.tflite",

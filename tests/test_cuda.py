@@ -26,6 +26,9 @@ from mpcc_paths import BUILD_DIR, MPCC, ROOT, all_models, model_id, shared_model
 from mpcc_tools import count_outputs, model_args, mpcc_run, new_workdir, run_cmd
 from oracle import draw_inputs, load
 
+# one pytest-xdist worker runs this module: its module fixtures build once
+pytestmark = pytest.mark.xdist_group("cuda")
+
 CUDA_INC = ROOT / "runtime" / "cuda"
 NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
 REFUSED = "cannot run on --target cuda"

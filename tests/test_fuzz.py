@@ -17,6 +17,9 @@ import pytest
 
 from mpcc_paths import BUILD_DIR, MODELS_DIR, ROOT, SAMPLES_DIR, shared_models
 
+# one pytest-xdist worker runs this module: its module fixtures build once
+pytestmark = pytest.mark.xdist_group("fuzz")
+
 FUZZ_DIR = ROOT / "tests" / "fuzz"
 TARGETS = ["fuzz_fb", "fuzz_import", "fuzz_compile"]
 SECONDS = int(os.environ.get("MPCC_FUZZ_SECONDS", "20"))

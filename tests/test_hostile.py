@@ -36,6 +36,9 @@ HOSTILE_DIR = TESTS_DIR / "hostile"
 sys.path.insert(0, str(HOSTILE_DIR))
 import make_hostile  # noqa: E402  (the payloads, to look for forged output lines)
 
+# one pytest-xdist worker runs this module: its module fixtures build once
+pytestmark = pytest.mark.xdist_group("hostile")
+
 TREE = Path(os.environ.get("MPCC_HOSTILE_TREE", mpcc_paths.ROOT)).resolve()
 MPCC = TREE / mpcc_paths.MPCC.relative_to(mpcc_paths.ROOT)            # build/mpcc
 MPCC_ASAN = TREE / mpcc_paths.MPCC_ASAN.relative_to(mpcc_paths.ROOT)  # build/asan/mpcc

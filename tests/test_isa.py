@@ -10,22 +10,12 @@ from pathlib import Path
 import pytest
 
 import oracle
-from mpcc_paths import MPCC, MODELS_DIR, SHARED_MODELS, TESTS_DIR
+from mpcc_paths import CPU_FLAGS, MPCC, MODELS_DIR, SHARED_MODELS, TESTS_DIR
 from mpcc_tools import compile_model, mpcc_run, new_workdir, run_cmd, run_exe, write_harness, build_exe
 from test_models import _check
 
 
-def _cpu_flags():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-FLAGS = _cpu_flags()
+FLAGS = CPU_FLAGS
 # (isa, build config) pairs this machine can run.
 ISAS = [("generic", "gcc-O2")]
 if {"avx2", "fma"} <= FLAGS:

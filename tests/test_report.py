@@ -28,6 +28,9 @@ from mpcc_paths import BUILD_DIR, DIGITS_DIR, MODELS_DIR, MPCC, ROOT, SHARED_MOD
 sys.path.insert(0, str(ROOT / "tools" / "bench"))
 import bench  # noqa: E402  (its cached runtime objects, shared with the profile.py test)
 
+# one pytest-xdist worker runs this module: its module fixtures build once
+pytestmark = pytest.mark.xdist_group("report")
+
 OUT_DIR = BUILD_DIR / "test-output" / "report"
 BENCH_CFLAGS = "-O1 -std=c99"
 RUNTIME = ROOT / "runtime"

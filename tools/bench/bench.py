@@ -36,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import oracle  # noqa: E402  (random valid inputs, person_detect's quantized_dimension workaround)
+from mpcc_paths import BuildLock  # noqa: E402  (build/bench/obj/ is shared with the test processes)
 import precision_table  # noqa: E402  (the precision variants' table)
 
 from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
@@ -128,6 +129,11 @@ class Builder:
     def runtime_objects(self):
         if self.objs is not None:
             return self.objs
+        with BuildLock("bench-obj"):
+            self.objs = self._runtime_objects()
+        return self.objs
+
+    def _runtime_objects(self):
         srcs = sorted(f for d in ("runtime", "runtime/kernels", "runtime/threads")
                       for f in _glob(os.path.join(ROOT, d), ".c"))
         hdr_mtime = max((os.path.getmtime(h) for d in ("runtime", "runtime/kernels", "runtime/threads")
@@ -147,7 +153,6 @@ class Builder:
                 list(ex.map(lambda c: run_quiet(c, "compiling the runtime"), cmds))
             say(f"built {len(todo)} runtime objects in {time.time() - t0:.1f} s "
                 f"({shlex.join(self.pic)})")
-        self.objs = objs
         return objs
 
     def model_library(self, label, model_path, mpcc_flags, weights_mode="auto"):
@@ -197,9 +202,10 @@ class Builder:
         src = os.path.join(HERE, f"{name}.c")
         exe = os.path.join(self.obj_dir, name)
         deps = [src] + (self.runtime_objects() if with_runtime else [])
-        if not os.path.exists(exe) or os.path.getmtime(exe) < max(os.path.getmtime(d) for d in deps):
-            run_quiet([self.cc] + extra_flags + ["-Iruntime", "-o", exe, src] +
-                      (self.runtime_objects() if with_runtime else []) + ["-lm"], f"building {name}")
+        with BuildLock("bench-obj"):
+            if not os.path.exists(exe) or os.path.getmtime(exe) < max(os.path.getmtime(d) for d in deps):
+                run_quiet([self.cc] + extra_flags + ["-Iruntime", "-o", exe, src] +
+                          (self.runtime_objects() if with_runtime else []) + ["-lm"], f"building {name}")
         return exe
 
 

@@ -10,11 +10,14 @@ which prints each output as hex. Used by tests/test_cortex_m.py and tools/cortex
 import os
 import shutil
 import subprocess
-import threading
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "tests"))
+from mpcc_paths import BuildLock  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 HERE = ROOT / "tools" / "cortex_m"
@@ -36,7 +39,7 @@ OPT = ["-O2"]
 LINK = ["-nostartfiles", "--specs=nano.specs", "--specs=nosys.specs", "-Wl,--gc-sections"]
 COMMON = ["-mthumb", "-std=c99", "-Wall", "-Wextra", "-Werror", "-ffunction-sections", "-fdata-sections"]
 
-_lock = threading.Lock()
+_lock = BuildLock("mcu-runtime")  # build/mcu/: shared by test processes
 
 
 def run_cmd(cmd, **kw):

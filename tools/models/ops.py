@@ -289,10 +289,12 @@ case("SIN", "basic", [[1, 6, 8]], tf.sin, ranges=[(-6.0, 6.0)], int8=False)
 # The TF converter writes clip(x, 0, 1) as MINIMUM(RELU): a converted RELU is renamed (onnx2tf emits the op).
 case("RELU_0_TO_1", "basic", [[1, 6, 6, 4]], tf.nn.relu, ranges=[(-2.0, 2.0)], patch="relu_to_relu_0_to_1")
 # Bool reductions: the float input is compared first, the bool result selects a float output.
-for op, fn in [("REDUCE_ALL", tf.reduce_all), ("REDUCE_ANY", tf.reduce_any)]:
-    case(op, "last", [[3, 4, 6]], lambda x, fn=fn: tf.where(fn(x > -0.6, axis=-1), 1.0, -1.0), int8=False)
-    case(op, "hw_keep", [[1, 3, 4, 2]], lambda x, fn=fn: tf.where(fn(x < 0.7, axis=[1, 2], keepdims=True), 2.0, 0.5),
-         int8=False)
+# Thresholds put each reduced value near an even chance of true for inputs uniform in [-1, 1] (0.89^6,
+# 1 - 0.89^6, 0.944^12, 1 - 0.944^12), so the outputs depend on the input (test_oracle's self-check).
+for op, fn, t6, t12 in [("REDUCE_ALL", tf.reduce_all, -0.78, 0.89), ("REDUCE_ANY", tf.reduce_any, 0.78, -0.89)]:
+    case(op, "last", [[3, 4, 6]], lambda x, fn=fn, t=t6: tf.where(fn(x > t, axis=-1), 1.0, -1.0), int8=False)
+    case(op, "hw_keep", [[1, 3, 4, 2]],
+         lambda x, fn=fn, t=t12: tf.where(fn(x < t, axis=[1, 2], keepdims=True), 2.0, 0.5), int8=False)
 case("GATHER_ND", "pairs", [[4, 5, 3]], lambda x: tf.gather_nd(x, tf.constant([[1, 2], [3, 0], [0, 4]], tf.int32)))
 case("GATHER_ND", "batched_rows", [[4, 6]],
      lambda x: tf.gather_nd(x, tf.constant([[[2], [0]], [[3], [3]], [[1], [2]]], tf.int32)))
