@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import oracle
-from mpcc_paths import MODELS_DIR, SHARED_MODELS, TESTS_DIR
+from mpcc_paths import CPU_FLAGS, MODELS_DIR, SHARED_MODELS, TESTS_DIR
 from mpcc_tools import build_exe, compile_model, new_workdir, run_cmd, run_exe, write_harness
 from mpcc_paths import MPCC
 
@@ -90,6 +90,10 @@ def test_patch_patterns(model, seed):
 
 @pytest.mark.full
 @pytest.mark.skipif(not PERSON.exists(), reason="shared person_detect model missing")
-@pytest.mark.parametrize("extra", [["--patch"], ["--patch", "--isa", "armv7em"], ["-O0", "--patch"]])
-def test_person_detect_patch_variants(extra, seed):
-    _run_patched(PERSON, seed, extra, config="gcc-san")
+@pytest.mark.parametrize("extra,config", [(["--patch"], "gcc-san"), (["-O0", "--patch"], "clang-san"),
+                                          (["--isa", "avx2", "--max-arena", "27648"], "gcc-avx2")])
+def test_person_detect_patch_variants(extra, config, seed):
+    """The scheduled build (optimized kernels outside the region) under ASan/UBSan, and with the AVX2 ISA."""
+    if config == "gcc-avx2" and not {"avx2", "fma"} <= CPU_FLAGS:
+        pytest.skip("this CPU has no AVX2/FMA")
+    _run_patched(PERSON, seed, extra, config=config)
