@@ -67,14 +67,18 @@ def test_mobilenet_patch(seed):
     _run_patched(MOBILENET, seed, ["-O0", "--patch"])
 
 
-def test_patch_off_by_default_and_dump():
-    """No flag: no patching. --dump-ir shows the region line, band ops and row views."""
+def test_patch_off_by_default_and_dump(tmp_path):
+    """No flag: no patching. --dump-ir shows the region line, band ops and row views; mpcc report the line."""
     _, patch, out = _report(MOBILENET)
     assert patch is None and "patch:" not in out
     proc = run_cmd([MPCC, MOBILENET, "-O0", "--patch", "--dump-ir"])
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"patch: TFLite operators #\d+\.\.#\d+ \(\d+ ops\) in \d+ bands", proc.stdout)
     assert re.search(r"\[rows \d+\.\.\d+\] .* alias-of %\d+\+\d+", proc.stdout), proc.stdout[-2000:]
+    html = tmp_path / "r.html"
+    proc = run_cmd([MPCC, "report", MOBILENET, "-O0", "--patch", "-o", html])
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r'<td id="patch">patch: TFLite operators #\d+\.\.#\d+ .* -&gt; \d+ bytes', html.read_text())
 
 
 @pytest.mark.parametrize("model", PATTERNS, ids=lambda m: m.stem)
