@@ -59,6 +59,8 @@ static int geometry(const Graph *g, int i, Geo *o) {
     const IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
     if (in->rank != 4 || out->rank != 4 || in->dims[0] != 1 || in->dtype != out->dtype) return 0;
     if (in->dtype != IR_I8 && in->dtype != IR_F32) return 0;
+    /* Views are made of arena tensors, graph inputs and outputs only; state is written in place. */
+    if (in->data || in->is_variable || out->is_variable) return 0;
     if (op->kind == OP_CONV_2D || op->kind == OP_DEPTHWISE_CONV_2D) {
         if (op->n_in < 2 || op->in[1] < 0 || g->tensors[op->in[1]].dtype != in->dtype) return 0; /* no hybrid */
     }
