@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "emit_c.h"
@@ -235,16 +236,21 @@ static int64_t parse_bytes(const char *s) {
 
 /* The outputs are written under temporary names and renamed into place only
  * when everything succeeded: a failed compile leaves nothing behind (and an
- * earlier good output stays as it was). */
+ * earlier good output stays as it was). An existing path that is not a regular
+ * file (/dev/null, a FIFO, a terminal) is written in place: renaming over it
+ * would replace a device node with a file when mpcc runs as root. */
 typedef struct OutFile {
     char path[4096], tmp[4096 + 8];
     FILE *f;
+    int direct; /* written in place (not a regular file) */
 } OutFile;
 
 static int out_open(OutFile *o, const char *path, Diag *d) {
+    struct stat st;
     snprintf(o->path, sizeof o->path, "%s", path);
-    snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path);
-    o->f = fopen(o->tmp, "w+b");
+    o->direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    snprintf(o->tmp, sizeof o->tmp, o->direct ? "%s" : "%s.tmp", path);
+    o->f = fopen(o->tmp, o->direct ? "wb" : "w+b");
     return o->f ? 0 : diag_user(d, "%s: cannot create file", o->tmp);
 }
 
@@ -252,6 +258,7 @@ static int out_close(OutFile *o, int ok, Diag *d) {
     if (!o->f) return 0;
     int rc = fclose(o->f) != 0 && ok ? diag_user(d, "%s: write failed", o->tmp) : 0;
     o->f = NULL;
+    if (o->direct) return rc;
     if (ok && !rc && rename(o->tmp, o->path) != 0) rc = diag_user(d, "%s: cannot rename to %s", o->tmp, o->path);
     if (!ok || rc) remove(o->tmp);
     return rc;

@@ -1,5 +1,6 @@
 """The command line, run as a real binary: help, version, argument errors, file names, `mpcc run` input checks."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -7,7 +8,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from mpcc_paths import MODELS_DIR, MPCC, ROOT
+from mpcc_paths import DIGITS_DIR, MODELS_DIR, MPCC, ROOT
 
 MODEL = MODELS_DIR / "mlp_f32.tflite"  # one input x [1,32] f32, one output [1,10] f32
 
@@ -208,3 +209,22 @@ def test_make_install_gives_a_working_toolchain(tmp_path):
     proc = subprocess.run([str(exe), str(ROOT / "samples" / "digits")], capture_output=True, text=True)
     print(proc.stdout[-500:])
     assert proc.returncode == 0 and "accuracy: 0.9" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_output_that_is_not_a_regular_file_is_written_in_place(tmp_path):
+    """-o naming a FIFO (or /dev/null) is written in place, not replaced by a renamed temporary file
+    (which, as root, would turn /dev/null into a regular file)."""
+    import stat
+    import threading
+    fifo = tmp_path / "out.c"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    proc = subprocess.run([str(MPCC), str(DIGITS_DIR / "digits_f32.tflite"), "-o", str(fifo)],
+                          capture_output=True, text=True, timeout=120)
+    reader.join(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode), "the FIFO was replaced"
+    assert got and b"#include" in got[0] and len(got[0]) > 1000, "the C was not written through the FIFO"
+    assert not (tmp_path / "out.c.tmp").exists() and (tmp_path / "out.h").is_file()

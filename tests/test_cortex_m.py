@@ -92,7 +92,8 @@ def test_bit_exact_under_qemu(toolchain, board, name, seed):
 
 
 def arena_of(model, *args):
-    proc = run_cmd([MPCC, model, "-o", "/dev/null", "--report", *args])
+    work = new_workdir("mcu-arena")
+    proc = run_cmd([MPCC, model, "-o", work / "m.c", "--report", *args])
     assert proc.returncode == 0, proc.stderr
     line = [x for x in proc.stdout.splitlines() if x.startswith("arena: ")][-1]
     return int(line.split()[1])
