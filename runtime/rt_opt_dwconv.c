@@ -200,23 +200,31 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
 }
 #endif
 
-/* Whether dw16_f32_row takes the convolution (and so a channel range c0..c1 of it). */
+/* Whether a vector row kernel takes the convolution (and so a channel range c0..c1 of it): dw16_f32_row
+ * (AVX-512) or rt_opt_dw8_f32_row (AVX2 + FMA, rt_opt_dwconv_f32_avx2.c). */
 static int dw16_applies(const struct rt_dwconv_params *p) {
 #if defined(RT_OPT_AVX512)
     return p->depth_mult == 1;
+#elif defined(RT_OPT_DW8_F32)
+    return p->depth_mult == 1 && p->filter_h <= RT_OPT_DW8_MAX_FH;
 #else
     (void)p;
     return 0;
 #endif
 }
 
-/* One f32 output row: the 16-lane kernel where it applies (channels c0..c1 only: dw16_applies; else
+/* One f32 output row: the vector kernel where it applies (channels c0..c1 only: dw16_applies; else
  * all of them). */
 static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
                            const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
 #if defined(RT_OPT_AVX512)
     if (dw16_applies(p)) {
         dw16_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
+        return;
+    }
+#elif defined(RT_OPT_DW8_F32)
+    if (dw16_applies(p)) {
+        rt_opt_dw8_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
         return;
     }
 #endif

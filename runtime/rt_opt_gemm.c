@@ -146,6 +146,54 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
 }
 #endif
 
+#if defined(RT_OPT_VEC) && defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
+#define RT_OPT_HALF_PANEL 1
+#define MR_HALF 10
+/* A panel's last nr <= 8 columns (N = 24, 40, 56, ...: ukr_f32 would run its 16 columns, half of the FMAs
+ * on padding): C[0..mr)[0..nr) for mr <= MR_HALF rows, one ymm per row, ten independent FMA chains. */
+static void ukr_f32_half(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias,
+                         float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const float *ar[MR_HALF];
+    __m256 acc[MR_HALF];
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), bv = _mm256_loadu_ps(bias);
+    int32_t r, kk;
+    for (r = 0; r < MR_HALF; r++) ar[r] = a + (int64_t)(r < mr ? r : 0) * lda, acc[r] = bv;
+    for (kk = 0; kk < k; kk++) {
+        const __m256 bk = _mm256_loadu_ps(b + (int64_t)kk * NR);
+        for (r = 0; r < MR_HALF; r++) acc[r] = _mm256_fmadd_ps(bk, _mm256_broadcast_ss(ar[r] + kk), acc[r]);
+    }
+    for (r = 0; r < mr; r++) {
+        const __m256 v = _mm256_min_ps(vhi, _mm256_max_ps(vlo, acc[r]));
+        if (nr == 8) {
+            _mm256_storeu_ps(c + (int64_t)r * ldc, v);
+        } else {
+            float t[8];
+            _mm256_storeu_ps(t, v);
+            memcpy(c + (int64_t)r * ldc, t, sizeof(float) * (size_t)nr);
+        }
+    }
+}
+
+/* A GEMM of one row (GEMV: a fully-connected layer on one input): ukr_f32 would run five copies of
+ * the row with one FMA chain per 8 columns (4 cycles a K step for a panel). Four full panels at once
+ * instead: eight independent chains, each column's sum still in K order from the bias (so equal, bit
+ * for bit, to ukr_f32's: the 16-bit conversions' results must equal the f32 path's). b: the first of
+ * the four panels (K x 16 each, pk floats apart). */
+static void ukr_f32_row4(int32_t k, const float *a, const float *b, int64_t pk, const float *bias, float lo, float hi,
+                         float *c) {
+    __m256 s[8];
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    int32_t kk, q;
+    for (q = 0; q < 8; q++) s[q] = _mm256_loadu_ps(bias + 8 * q);
+    for (kk = 0; kk < k; kk++) {
+        const __m256 x = _mm256_broadcast_ss(a + kk);
+        const float *r = b + (int64_t)kk * NR;
+        for (q = 0; q < 8; q++) s[q] = _mm256_fmadd_ps(_mm256_loadu_ps(r + (q >> 1) * pk + 8 * (q & 1)), x, s[q]);
+    }
+    for (q = 0; q < 8; q++) _mm256_storeu_ps(c + 8 * q, _mm256_min_ps(vhi, _mm256_max_ps(vlo, s[q])));
+}
+#endif
+
 #if defined(RT_OPT_VEC) && defined(__AVX512F__)
 #define RT_OPT_INDIRECT 1
 #define MR_512 8
@@ -471,10 +519,24 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
 #else
     /* Panel-outer: one packed panel (K x 16) stays in cache while all rows
      * of A stream past it. */
-    int32_t j, i;
-    for (j = 0; j * NR < p->n; j++) {
+    int32_t j = 0, i;
+#if defined(RT_OPT_HALF_PANEL)
+    if (p->m == 1) /* GEMV: four full panels at a time */
+        for (; (j + 4) * NR <= p->n; j += 4)
+            ukr_f32_row4(p->k, a, packed_b + (int64_t)j * p->k * NR, (int64_t)p->k * NR, bias + j * NR, p->act_min,
+                         p->act_max, c + j * NR);
+#endif
+    for (; j * NR < p->n; j++) {
         const float *bp = packed_b + (int64_t)j * p->k * NR;
         int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
+#if defined(RT_OPT_HALF_PANEL)
+        if (nr <= 8 && p->m > 1) { /* (one row: ukr_f32 runs its five copies in the time of ten) */
+            for (i = 0; i < p->m; i += MR_HALF)
+                ukr_f32_half(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_HALF ? p->m - i : MR_HALF, bp,
+                             bias + j * NR, p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+            continue;
+        }
+#endif
         for (i = 0; i < p->m; i += MR_F32)
             ukr_f32(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_F32 ? p->m - i : MR_F32, bp, bias + j * NR,
                     p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);

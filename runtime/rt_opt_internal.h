@@ -415,6 +415,16 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                        int8_t *out, int32_t r0, int32_t r1);
 #endif
 
+/* f32 depthwise convolution on AVX2 + FMA without AVX-512 (rt_opt_dwconv_f32_avx2.c): output row oy of one
+ * image, channels c0..c1, depth multiplier 1, filters at most RT_OPT_DW8_MAX_FH rows high; img holds the
+ * image's input rows from y_base on (row y at img + (y - y_base) * in_w * in_c). */
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_AVX512) && defined(__FMA__)
+#define RT_OPT_DW8_F32 1
+#define RT_OPT_DW8_MAX_FH 32
+void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
+                        const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1);
+#endif
+
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
  * [-31, 0] (rt_opt_dwconv.c's dw_s8_rows checks these and the channel counts). */
@@ -667,7 +677,28 @@ int32_t rt_opt_balanced_block(int32_t rows, int32_t images, int32_t block, int32
             }                                                                                                   \
         }                                                                                                       \
     } while (0)
-#define RUN_F32(d, s, n) memcpy((d), (s), sizeof(float) * (size_t)(n))
+/* im2col's f32 runs are short (a filter row of a 3-channel image: 9 or 15 floats; one tap: 3), so a
+ * call to memcpy per run cost more than the GEMM after it on AVX2 (MediaPipe's first layers: 4096 rows
+ * of 3 or 5 runs). With AVX, runs of 8 or more go as 8-float vectors, the last one overlapping. */
+static inline void rt_opt_copy_run_f32(float *d, const float *s, int32_t n) {
+#if defined(RT_OPT_AVX2)
+    int32_t i;
+    if (n >= 8) {
+        for (i = 0; i + 8 < n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+        _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8));
+        return;
+    }
+    if (n >= 4) {
+        _mm_storeu_ps(d, _mm_loadu_ps(s));
+        _mm_storeu_ps(d + n - 4, _mm_loadu_ps(s + n - 4));
+        return;
+    }
+    for (i = 0; i < n; i++) d[i] = s[i];
+#else
+    memcpy(d, s, sizeof(float) * (size_t)n);
+#endif
+}
+#define RUN_F32(d, s, n) rt_opt_copy_run_f32((d), (s), (n))
 
 /* One convolution's work, split into blocks of `block` output rows; task t
  * runs its contiguous share of them (rt_opt_task_share) with scratch copy t. */
