@@ -402,6 +402,13 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
     case SCHED_PAD: cg_line(cg, "/*   schedule: pad, interior rows memcpy'd, borders filled */"); break;
+    case SCHED_TCONV:
+        if (op->n_in > 2 && g->tensors[op->in[2]].dtype == IR_I8)
+            cg_line(cg, "/*   schedule: tconv int8, filter packed [fy][fx][ic][oc], int32 sums per output, then requantized */");
+        else
+            cg_line(cg, "/*   schedule: tconv f32, GEMM of %d input pixels to per-tap columns, added onto the output */",
+                    s->rows);
+        break;
     case SCHED_LAYER_NORM:
         cg_line(cg, "/*   schedule: layer-norm f32, one pass for the statistics and one for the output per row */");
         break;
@@ -457,6 +464,18 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
     case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");
+    case SCHED_TCONV: {
+        const char *bias = op->n_in > 3 && op->in[3] >= 0 ? cg_in(cg, op, 3) : "NULL";
+        tconv_emit_params(cg, op);
+        if (g->tensors[op->in[2]].dtype == IR_I8)
+            cg_line(cg, "rt_opt_transpose_conv_i8(&p, %s, %s, %s, %s, %s);", cg_tensor(cg, op->sched.packed_w, 1), bias,
+                    cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op));
+        else
+            cg_line(cg, "rt_opt_transpose_conv_f32(&p, %d, %s, %s, %s, %s, %s, %s);", op->sched.rows,
+                    cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), bias, cg_in(cg, op, 2),
+                    cg_out(cg, op, 0), cg_scratch(cg, op));
+        return 0;
+    }
     case SCHED_LUT: {
         const rt_act_params *p = op->params;
         cg_array_i8(cg, "lut", p->lut_i8, 256);

@@ -99,6 +99,7 @@ typedef enum SchedKind {
     SCHED_RESIZE,       /* RESIZE_BILINEAR f32/int8 as separable row blends, RESIZE_NEAREST_NEIGHBOR as row copies */
     SCHED_PRELU,        /* f32/int8 PRELU, innermost dim vectorized, alpha walked by an odometer */
     SCHED_PAD,          /* PAD/PADV2: interior rows memcpy'd, only the borders filled */
+    SCHED_TCONV,        /* TRANSPOSE_CONV f32 (GEMM to columns, col2im) / int8 (packed filter, int32 sums) */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -124,7 +125,7 @@ typedef struct IrSched {
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "prelu", "pad" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

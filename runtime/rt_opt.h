@@ -248,6 +248,18 @@ struct rt_prelu_params;
 void rt_opt_prelu_f32(const struct rt_prelu_params *p, const float *in, const float *alpha, float *out);
 void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out);
 
+/* TRANSPOSE_CONV with the filter packed at compile time (rt_opt_tconv.c). f32: packed_w is the filter as a
+ * [filter_h * filter_w * out_c][in_c] matrix in rt_opt_gemm_f32's panels, zeros rt_opt_tconv_columns(p)
+ * zero floats, `rows` input pixels per GEMM block; int8: packed_w is [fh][fw][in_c][out_c], bit-exact with
+ * rt_transpose_conv_i8. bias may be NULL. scratch: rt_opt_tconv_scratch_bytes(p, rows, s8). */
+struct rt_tconv_params;
+int64_t rt_opt_tconv_columns(const struct rt_tconv_params *p); /* filter_h * filter_w * out_c, padded to RT_OPT_NR */
+int64_t rt_opt_tconv_scratch_bytes(const struct rt_tconv_params *p, int32_t rows, int32_t s8);
+void rt_opt_transpose_conv_f32(const struct rt_tconv_params *p, int32_t rows, const float *packed_w,
+                               const float *zeros, const float *bias, const float *in, float *out, float *scratch);
+void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *packed_w, const int32_t *bias,
+                              const int8_t *in, int8_t *out, void *scratch);
+
 /* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
  * clamp, vectorizable: same params and result as rt_concatenation_i8. */
 struct rt_concat_params;

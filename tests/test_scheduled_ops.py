@@ -18,6 +18,7 @@ EXPECTED = {
     "op_tanh_*_f32": ("TANH", "act"),
     "op_logistic_*_int8": ("LOGISTIC", "lut"),
     "op_tanh_*_int8": ("TANH", "lut"),
+    "op_transpose_conv_*": ("TRANSPOSE_CONV", "tconv"),
 }
 CASES = [(m, *want) for pattern, want in EXPECTED.items() for m in sorted(MODELS_DIR.glob(pattern + ".tflite"))]
 

@@ -113,10 +113,9 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     }
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
+/* Also the scheduled kernels' (rt_opt_transpose_conv_*): the same params. */
+void tconv_emit_params(CgCtx *cg, const IrOp *op) {
     const rt_tconv_params *p = op->params;
-    IrDType dt = g->tensors[op->in[2]].dtype;
     if (p->mult) {
         cg_array_i32(cg, "mult", p->mult, p->out_c);
         cg_array_i32(cg, "shift", p->shift, p->out_c);
@@ -132,6 +131,12 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".mult = %s, .shift = %s,", p->mult ? "mult" : "NULL", p->mult ? "shift" : "NULL");
     cg_line(cg, ".act_qmin = %d, .act_qmax = %d", p->act_qmin, p->act_qmax);
     cg_close(cg, "};");
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    IrDType dt = g->tensors[op->in[2]].dtype;
+    tconv_emit_params(cg, op);
     const char *bias = op->n_in > 3 ? cg_in(cg, op, 3) : "NULL";
     if (dt == IR_F32)
         cg_line(cg, "rt_transpose_conv_f32(&p, %s, %s, %s, %s);", cg_in(cg, op, 1), cg_in(cg, op, 2), bias,

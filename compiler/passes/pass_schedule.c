@@ -23,6 +23,8 @@
  *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
  *                                          scratch, blended per output row; int8 bit-exact)
  *   RESIZE_NEAREST_NEIGHBOR             -> SCHED_RESIZE (repeated rows copied whole, a column table)
+ *   TRANSPOSE_CONV f32/int8             -> SCHED_TCONV (f32: GEMM to per-tap columns, added onto the
+ *                                          output; int8: filter [fy][fx][ic][oc], exact int32 sums)
  * and packs their constant weights once, here, into the micro-kernel's panel
  * layout (new constant tensors the emitters write instead of the originals),
  * with bias (int8: zero point and +128 corrections folded in) and per-column
@@ -316,6 +318,47 @@ static int schedule_mean(Graph *g, int i) {
     return 0;
 }
 
+/* TRANSPOSE_CONV f32/int8 with a constant filter [oc][fh][fw][ic]: f32 repacked as the GEMM matrix
+ * [(fy, fx, oc)][ic] in panels (plus a zero bias of the padded width), `rows` input pixels per block;
+ * int8 repacked [fy][fx][ic][oc] (runtime/rt_opt_tconv.c). */
+static int schedule_tconv(Graph *g, int i, Diag *d) {
+    const IrOp *op = &g->ops[i];
+    const rt_tconv_params *p = op->params;
+    IrDType dt = g->tensors[op->in[2]].dtype, wdt = g->tensors[op->in[1]].dtype;
+    if (!((dt == IR_F32 && wdt == IR_F32) || (dt == IR_I8 && wdt == IR_I8)) || !const_or_absent(g, op, 1) ||
+        g->tensors[op->out[0]].dtype != dt || p->in_c <= 0 || p->out_c <= 0 || p->filter_h <= 0 || p->filter_w <= 0)
+        return 0;
+    int s8 = dt == IR_I8, wid = op->in[1];
+    int32_t oc = p->out_c, ic = p->in_c, taps = p->filter_h * p->filter_w;
+    int32_t np = (int32_t)rt_opt_tconv_columns(p), rows = 0;
+    if (!s8) {
+        int64_t pixels = (int64_t)p->batches * p->in_h * p->in_w;
+        rows = block_rows(g, pixels, (int64_t)np * 4, tile_rows(g, 0));
+        while (!fits_room(i, rt_opt_tconv_scratch_bytes(p, rows, 0)) && rows > tile_rows(g, 0)) rows -= tile_rows(g, 0);
+    }
+    if (!fits_room(i, rt_opt_tconv_scratch_bytes(p, rows, s8))) return 0;
+    void *pw, *pz = NULL;
+    int pw_id = new_const(g, wid, ".packed", dt, s8 ? (int64_t)taps * oc * ic : (int64_t)np * ic, &pw);
+    int pz_id = s8 || pw_id < 0 ? -1 : new_const(g, wid, ".zero_bias", IR_F32, np, &pz);
+    if (pw_id < 0 || (!s8 && pz_id < 0)) return diag_internal(d, "out of memory");
+    const IrTensor *w = &g->tensors[wid];
+    if (s8) {
+        sched_pack_tconv_s8((const int8_t *)w->data, oc, taps, ic, pw);
+    } else {
+        sched_pack_tconv_f32((const float *)w->data, oc, taps, ic, pw);
+        memset(pz, 0, sizeof(float) * (size_t)np);
+    }
+    ir_drop_data(g, w);
+    IrOp *o = &g->ops[i];
+    o->sched.kind = SCHED_TCONV;
+    o->sched.packed_w = pw_id;
+    o->sched.packed_b = pz_id;
+    o->sched.rows = rows;
+    o->sched.n_padded = np;
+    o->scratch_bytes = (size_t)rt_opt_tconv_scratch_bytes(p, rows, s8);
+    return 0;
+}
+
 static int schedule_ops(Graph *g, Diag *d);
 
 int pass_schedule(Graph *g, Diag *d) {
@@ -396,6 +439,7 @@ static int schedule_ops(Graph *g, Diag *d) {
             if (a == IR_F32 || a == IR_I8) op->sched.kind = SCHED_PRELU;
             break;
         }
+        case OP_TRANSPOSE_CONV: rc = schedule_tconv(g, i, d); break;
         case OP_PAD:
         case OP_PADV2: op->sched.kind = SCHED_PAD; break; /* any dtype: bytes moved, borders filled */
         case OP_TRANSPOSE:

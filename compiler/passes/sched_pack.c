@@ -60,3 +60,22 @@ void sched_pack_half(const uint16_t *w, int32_t n, int32_t k, uint16_t *out) {
                     (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
             }
 }
+
+/* TRANSPOSE_CONV filter W[oc][taps][ic] as the GEMM matrix whose column t * oc + o is W[o][t][:]
+ * (rt_opt_transpose_conv_f32's per-tap columns), in f32 panels [N/NR][ic][NR], N = taps * oc. */
+void sched_pack_tconv_f32(const float *w, int32_t oc, int32_t taps, int32_t ic, float *out) {
+    int32_t n = taps * oc, np = (n + NR - 1) / NR;
+    for (int32_t j = 0; j < np; j++)
+        for (int32_t kk = 0; kk < ic; kk++)
+            for (int32_t c = 0; c < NR; c++) {
+                int32_t col = j * NR + c, t = col / oc, o = col % oc;
+                out[((int64_t)j * ic + kk) * NR + c] = col < n ? w[((int64_t)o * taps + t) * ic + kk] : 0.0f;
+            }
+}
+
+/* TRANSPOSE_CONV filter W[oc][taps][ic] int8 as [taps][ic][oc] (rt_opt_transpose_conv_i8). */
+void sched_pack_tconv_s8(const int8_t *w, int32_t oc, int32_t taps, int32_t ic, int8_t *out) {
+    for (int32_t o = 0; o < oc; o++)
+        for (int32_t t = 0; t < taps; t++)
+            for (int32_t c = 0; c < ic; c++) out[((int64_t)t * ic + c) * oc + o] = w[((int64_t)o * taps + t) * ic + c];
+}

@@ -12,6 +12,10 @@ void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out);
 void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
 /* 16-bit float panels [N/16][K2][16][2] (K2 = ceil(K/2), zero padded) for rt_opt_fc_half. */
 void sched_pack_half(const uint16_t *w, int32_t n, int32_t k, uint16_t *out);
+/* TRANSPOSE_CONV filter [oc][taps][ic]: f32 as the GEMM matrix [taps * oc][ic] in f32 panels; int8 as
+ * [taps][ic][oc] (runtime/rt_opt_tconv.c). */
+void sched_pack_tconv_f32(const float *w, int32_t oc, int32_t taps, int32_t ic, float *out);
+void sched_pack_tconv_s8(const int8_t *w, int32_t oc, int32_t taps, int32_t ic, int8_t *out);
 /* bias'[c] = bias[c] + (in_offset - 128) * sum_k W[c][k] (mod 2^32) for c < np. */
 void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,
                         int32_t *out);

@@ -1,0 +1,138 @@
+/* rt_opt_tconv.c - TRANSPOSE_CONV (NHWC) with weights packed at compile time
+ * (pass schedule), instead of the reference's scatter whose innermost loop
+ * strides through the filter by filter_h * filter_w * in_c.
+ *
+ * f32: a GEMM turns a block of input pixels into "columns", one value per
+ * (tap, output channel): cols[pixel][(fy * filter_w + fx) * out_c + oc] =
+ * sum_ic in[pixel][ic] * W[oc][fy][fx][ic] (rt_opt_gemm_f32 on the filter
+ * packed as a [filter_h * filter_w * out_c][in_c] matrix, zero bias, no
+ * clamp); each column run of out_c values is then added onto its output
+ * pixel (col2im), the output first set to the bias, the activation clamped
+ * last. Results equal the reference's up to summation order.
+ *
+ * int8: the filter packed [fy][fx][ic][oc], every input pixel's taps added
+ * into int32 sums (scratch, one per output element) four input channels at a
+ * time over contiguous output channels; then TFLite's requantization
+ * (rt_opt_requant_i8, double rounding). Integer sums are exact in any order:
+ * bit-exact with rt_transpose_conv_i8. */
+#include <math.h>
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+int64_t rt_opt_tconv_columns(const struct rt_tconv_params *p) {
+    return ((int64_t)p->filter_h * p->filter_w * p->out_c + RT_OPT_NR - 1) / RT_OPT_NR * RT_OPT_NR;
+}
+
+int64_t rt_opt_tconv_scratch_bytes(const struct rt_tconv_params *p, int32_t rows, int32_t s8) {
+    if (s8) return ((int64_t)p->batches * p->out_h * p->out_w * p->out_c + p->in_c) * (int64_t)sizeof(int32_t);
+    return (int64_t)rows * rt_opt_tconv_columns(p) * (int64_t)sizeof(float);
+}
+
+/* The output row (oy, ox) of input pixel (y, x)'s tap (fy, fx), or -1 outside the output. */
+static int64_t tap_out(const struct rt_tconv_params *p, int32_t b, int32_t y, int32_t x, int32_t fy, int32_t fx) {
+    int64_t oy = (int64_t)y * p->stride_h - p->pad_h + fy, ox = (int64_t)x * p->stride_w - p->pad_w + fx;
+    if (oy < 0 || oy >= p->out_h || ox < 0 || ox >= p->out_w) return -1;
+    return ((int64_t)b * p->out_h + oy) * p->out_w + ox;
+}
+
+static void add_row_f32(float *restrict o, const float *restrict s, int32_t n) {
+    int32_t j;
+    for (j = 0; j < n; j++) o[j] += s[j];
+}
+
+void rt_opt_transpose_conv_f32(const struct rt_tconv_params *p, int32_t rows, const float *packed_w,
+                               const float *zeros, const float *bias, const float *in, float *out, float *scratch) {
+    const int32_t oc = p->out_c, taps = p->filter_h * p->filter_w, pix_per_image = p->in_h * p->in_w;
+    const int64_t pixels = (int64_t)p->batches * pix_per_image, outs = (int64_t)p->batches * p->out_h * p->out_w;
+    const int32_t np = (int32_t)rt_opt_tconv_columns(p);
+    rt_opt_gemm_params g;
+    int64_t q, p0;
+    for (q = 0; q < outs; q++) {
+        if (bias) memcpy(out + q * oc, bias, sizeof(float) * (size_t)oc);
+        else memset(out + q * oc, 0, sizeof(float) * (size_t)oc);
+    }
+    memset(&g, 0, sizeof g);
+    g.n = taps * oc;
+    g.k = p->in_c;
+    g.lda = p->in_c;
+    g.ldc = np;
+    g.act_min = -INFINITY;
+    g.act_max = INFINITY;
+    rows = rows > 0 ? rows : 1;
+    for (p0 = 0; p0 < pixels; p0 += rows) {
+        int32_t m = pixels - p0 < rows ? (int32_t)(pixels - p0) : rows, r;
+        g.m = m;
+        rt_opt_gemm_f32(&g, in + p0 * p->in_c, packed_w, zeros, scratch);
+        for (r = 0; r < m; r++) {
+            int64_t pix = p0 + r;
+            int32_t b = (int32_t)(pix / pix_per_image), yx = (int32_t)(pix % pix_per_image);
+            int32_t y = yx / p->in_w, x = yx % p->in_w, fy, fx;
+            const float *col = scratch + (int64_t)r * np;
+            for (fy = 0; fy < p->filter_h; fy++)
+                for (fx = 0; fx < p->filter_w; fx++) {
+                    int64_t o = tap_out(p, b, y, x, fy, fx);
+                    if (o >= 0) add_row_f32(out + o * oc, col + (int64_t)(fy * p->filter_w + fx) * oc, oc);
+                }
+        }
+    }
+    if (p->act_min > -INFINITY || p->act_max < INFINITY) {
+        const float lo = p->act_min, hi = p->act_max;
+        for (q = 0; q < outs * oc; q++) {
+            float v = out[q];
+            v = v < lo ? lo : v;
+            out[q] = v > hi ? hi : v;
+        }
+    }
+}
+
+/* acc[o] += sum_ic a[ic] * w[ic][o] over o < oc; four input channels per pass over acc (one output
+ * channel: a dot product). */
+static void tap_i8(int32_t *restrict acc, const int32_t *restrict a, const int8_t *restrict w, int32_t in_c,
+                   int32_t oc) {
+    int32_t ic = 0, o;
+    if (oc == 1) { /* one output channel (a segmentation mask): a dot product, vectorized along ic */
+        int32_t sum = 0;
+        for (; ic < in_c; ic++) sum += a[ic] * w[ic];
+        acc[0] += sum;
+        return;
+    }
+    for (; ic + 4 <= in_c; ic += 4) {
+        const int32_t a0 = a[ic], a1 = a[ic + 1], a2 = a[ic + 2], a3 = a[ic + 3];
+        const int8_t *restrict w0 = w + (int64_t)ic * oc, *restrict w1 = w0 + oc, *restrict w2 = w1 + oc,
+                                   *restrict w3 = w2 + oc;
+        for (o = 0; o < oc; o++) acc[o] += a0 * w0[o] + a1 * w1[o] + a2 * w2[o] + a3 * w3[o];
+    }
+    for (; ic < in_c; ic++) {
+        const int32_t a0 = a[ic];
+        const int8_t *restrict w0 = w + (int64_t)ic * oc;
+        for (o = 0; o < oc; o++) acc[o] += a0 * w0[o];
+    }
+}
+
+void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *packed_w, const int32_t *bias,
+                              const int8_t *in, int8_t *out, void *scratch) {
+    const int32_t oc = p->out_c, in_c = p->in_c;
+    const int64_t outs = (int64_t)p->batches * p->out_h * p->out_w;
+    int32_t *acc = (int32_t *)scratch, *a = acc + outs * oc;
+    int32_t b, y, x, fy, fx, c;
+    int64_t q;
+    memset(acc, 0, sizeof(int32_t) * (size_t)(outs * oc));
+    for (b = 0; b < p->batches; b++)
+        for (y = 0; y < p->in_h; y++)
+            for (x = 0; x < p->in_w; x++) {
+                const int8_t *px = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * in_c;
+                for (c = 0; c < in_c; c++) a[c] = (int32_t)px[c] + p->in_offset;
+                for (fy = 0; fy < p->filter_h; fy++)
+                    for (fx = 0; fx < p->filter_w; fx++) {
+                        int64_t o = tap_out(p, b, y, x, fy, fx);
+                        if (o >= 0)
+                            tap_i8(acc + o * oc, a, packed_w + (int64_t)(fy * p->filter_w + fx) * in_c * oc, in_c, oc);
+                    }
+            }
+    for (q = 0; q < outs; q++)
+        rt_opt_requant_i8(acc + q * oc, bias, p->mult, p->shift, oc, RT_OPT_ROUND_DOUBLE, p->out_offset, p->act_qmin,
+                          p->act_qmax, out + q * oc);
+}
