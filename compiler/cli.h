@@ -55,6 +55,11 @@ int cli_import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d);
 int cli_precision_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d);
 int cli_calibrate(const char *model, ImportArgs *a, const char *custom_lib, Diag *d);
 void cli_warn_if_float(const Graph *g);
+
+/* precision_cost.c: --precision bf16|fp16's measured speed against fp32 on the code's target (--isa, or the
+ * CPU mpcc runs on for generic): a line of the --report (report non-NULL), else a warning on stderr when
+ * an explicit --isa makes it no faster than fp32. */
+void precision_cost_note(const Graph *g, FILE *report);
 int cmd_check(int argc, char **argv);
 
 #endif

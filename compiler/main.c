@@ -633,8 +633,10 @@ static int cmd_compile(int argc, char **argv, int html) {
                 "(--max-arena BYTES makes this an error)\n",
                 (long long)g->arena_bytes, (double)g->arena_bytes / (double)(1 << 30), peak);
     }
+    if (!rc && !report) precision_cost_note(g, NULL);
     if (!rc && report) {
         sched_report(g, stdout);
+        precision_cost_note(g, stdout);
         plan_report(g, stdout);
         if (g->patch_report) fputs(g->patch_report, stdout);
         if (target_cuda) {

@@ -49,12 +49,16 @@ int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k) {
 
 
 /* dst[0..n) = src rounded through the 16-bit type, as floats. */
-static void round_row(const float *src, int32_t n, int32_t type, float *dst) {
+void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst) {
     int32_t i = 0;
 #if defined(RT_OPT_AVX2) && defined(__F16C__)
     if (type == RT_F16)
         for (; i + 8 <= n; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT)));
+#endif
+#if defined(RT_OPT_AVX2)
+    if (type == RT_BF16)
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(rt_round8_bf16(_mm256_loadu_ps(src + i))));
 #endif
     for (; i < n; i++) dst[i] = rt_round_half(src[i], type);
 }
@@ -290,7 +294,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         float *arow = scratch;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
-            for (r = 0; r < rows; r++) round_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (r = 0; r < rows; r++) rt_opt_round_half_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
             for (j = 0; j * NR < p->n; j += 2) {
                 const uint16_t *b0, *b1;
                 float bias2[2 * NR];
@@ -302,11 +306,14 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         }
     }
 #else
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+    if (rt_opt_fc_half_avx2(p, type, a, 0, packed_b, bias, c, scratch)) return;
+#endif
     {
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
-            for (r = 0; r < rows; r++) round_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (r = 0; r < rows; r++) rt_opt_round_half_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
             for (j = 0; j * NR < p->n; j += 2) {
                 int32_t panels = (j + 1) * NR < p->n ? 2 : 1;
                 rt_opt_gemm_params sub = *p;
@@ -457,6 +464,8 @@ static void conv_half_task(void *v, int t) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         int stored = 0; /* the output block is in j->out already (bf16 stored by the pair kernels) */
+        int exact = 0;  /* the block at dst holds values of the 16-bit type (rounded in place) */
+        (void)exact;
         const char *inb = (const char *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c * si;
         const float *in = (const float *)(const void *)inb, *a = dst;
         float *out = tc == RT_F32 ? (float *)j->out + ((int64_t)b * mimg + m0) * oc : cblk;
@@ -510,10 +519,23 @@ static void conv_half_task(void *v, int t) {
 #endif
             else if (ti != RT_F32)
                 im2col_widen(p, ti, (const uint16_t *)(const void *)inb, m0, rows, dst);
-            else
+            else {
                 IM2COL(float, float, 0.0f, RUN_F32);
-            if (a) /* NULL: a bf16 block already done */
-                rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+                /* rounded in place: the kernel reads the block as it is (no second copy) */
+                rt_opt_round_half_row(dst, rows * kdim, j->half_type, dst);
+                exact = 1;
+#endif
+            }
+            if (a) { /* NULL: a bf16 block already done */
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+                /* a 16-bit input of the weights' type widened (or an f32 block rounded) is exact already */
+                if (rt_opt_fc_half_avx2(&g, j->half_type, a, exact || (ti == j->half_type && a == dst),
+                                        (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch))
+                    a = NULL;
+#endif
+                if (a) rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);
+            }
         }
         if (j->post) {
             const char *ob = (const char *)j->other + ((int64_t)b * mimg + m0) * oc * so;

@@ -97,6 +97,19 @@ static inline float rt_opt_erfcf(float z) {
 #include <immintrin.h>
 #define RT_OPT_AVX2 1
 
+/* 8 floats rounded to bf16 as rt_f32_to_bf16 does (nearest even; NaN quiet; a subnormal to a signed zero),
+ * returned as the floats' bits (the bf16 in the high halves, zero low halves). Without AVX512-BF16 this
+ * is the vector form of the rounding the 16-bit kernels do on every input row and stored activation. */
+static inline __m256i rt_round8_bf16(__m256 v) {
+    const __m256i u = _mm256_castps_si256(v), high = _mm256_set1_epi32((int32_t)0xFFFF0000u);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_and_si256(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7FFF)), lsb), high);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+    const __m256i denorm = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7F800000)), _mm256_setzero_si256());
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_and_si256(u, high), _mm256_set1_epi32(0x00400000)), nan);
+    return _mm256_blendv_epi8(r, _mm256_and_si256(u, _mm256_set1_epi32((int32_t)0x80000000u)), denorm);
+}
+
 #if defined(__AVX512F__)
 /* Lane indices of the K-pair micro-kernels (rt_opt_gemm*.c) for _mm512_permutex2var_*(x0, idx, x1): the
  * first (rt_zip_lo) or last (rt_zip_hi) 8 lanes of x0 and x1 interleaved, x0[i] x1[i] x0[i+1] ...; and
@@ -493,6 +506,16 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 
 /* 16-bit weights (rt_opt_gemm_half.c, rt_opt_gemm_bf16.c): packed panels [N/NR][K2][NR][2]. */
 #define RT_OPT_HALF_ROWS 32 /* input rows converted (or paired) per block */
+/* dst[0..n) = src rounded through the 16-bit type (RT_BF16 / RT_F16), as floats (rt_opt_gemm_half.c). */
+void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst);
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+/* rt_opt_fc_half on AVX2 + FMA without AVX-512 (rt_opt_gemm16_avx2.c): f32 arithmetic on the 16-bit
+ * weights widened in registers or once per block of rows; exact: A's values are of the 16-bit type
+ * already (a widened 16-bit input, or rounded in place), so they are read as they are (no rounded copy).
+ * Returns 0 (nothing done) where it has no kernel (fp16 without F16C). Same scratch as rt_opt_fc_half. */
+int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, int exact,
+                        const uint16_t *packed_b, const float *bias, float *c, void *scratch);
+#endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR
  * floats); returns the columns they hold. */

@@ -29,7 +29,12 @@ void rt_opt_to_f32(int32_t type, const void *src, int64_t n, float *dst) {
     }
     if (type == RT_BF16) {
         const uint16_t *s = src;
-        for (i = 0; i < n; i++) {
+#if defined(RT_OPT_AVX2)
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_si256((__m256i *)(void *)(dst + i),
+                                _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(s + i))), 16));
+#endif
+        for (; i < n; i++) {
             uint32_t u = (uint32_t)s[i] << 16;
             memcpy(dst + i, &u, sizeof u);
         }
@@ -53,6 +58,12 @@ void rt_opt_from_f32(const float *src, int64_t n, int32_t type, void *dst) {
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
         for (; i + 16 <= n; i += 16)
             _mm256_storeu_si256((__m256i *)(void *)(d + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
+#elif defined(RT_OPT_AVX2)
+        for (; i + 16 <= n; i += 16) { /* two rounded vectors' high halves, packed (packus works per 128 bits) */
+            __m256i lo = _mm256_srli_epi32(rt_round8_bf16(_mm256_loadu_ps(src + i)), 16);
+            __m256i hi = _mm256_srli_epi32(rt_round8_bf16(_mm256_loadu_ps(src + i + 8)), 16);
+            _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xD8));
+        }
 #endif
         for (; i < n; i++) d[i] = rt_f32_to_bf16(src[i]);
         return;
@@ -220,6 +231,12 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
             }
             /* columns j0.. are panels j0 / NR.. ([N / NR][k2][NR][2] halves) */
             if (direct16) rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa);
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+            /* A widened from the weights' 16-bit type is exact: read as it is, no rounded copy */
+            else if (rt_opt_fc_half_avx2(&q, type, ab, ta == type && ab == wa, packed_b + j0 * k2 * 2, bias + j0, cb,
+                                         rest)) {
+            }
+#endif
             else rt_opt_fc_half(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb, rest);
             if (tc != RT_F32)
                 for (i = 0; i < rows; i++)

@@ -48,11 +48,12 @@ static void test_convert(void) {
     char msg[120];
     for (int t = 0; t < 2; t++) {
         int32_t type = t ? RT_F16 : RT_BF16;
-        for (int i = 0; i < N; i++) { /* normal, huge, tiny (subnormal in both), exact ties */
+        for (int i = 0; i < N; i++) { /* normal, huge, tiny (subnormal in both), exact ties, NaN */
             int kind = rnd_in(0, 5);
             float v = rnd_f();
             src[i] = kind == 0 ? v * 1e5f : kind == 1 ? v * 1e-6f : kind == 2 ? v * 1e-40f : kind == 3 ? INFINITY : v;
             if (kind == 4) src[i] = ldexpf((float)(rnd_in(1, 4095) * 2 + 1), rnd_in(-20, 3)); /* ties */
+            if (kind == 5 && i % 5 == 0) src[i] = i % 2 ? NAN : -NAN;
         }
         int32_t n = rnd_in(N - 20, N);
         rt_opt_from_f32(src, n, type, got);
