@@ -43,6 +43,29 @@ static inline int8_t rt_cm_requant(int32_t acc, int32_t mult, int32_t shift, int
     return (int8_t)(y < qmin ? qmin : (y > qmax ? qmax : y));
 }
 
+/* rt_cm_requant's value for the common case, in about a dozen instructions: rounding
+ * RT_OPT_ROUND_DOUBLE, shift in [-31, 0], mult != INT32_MIN (rt_cm_requant_fast_ok says so for a
+ * whole op). TFLite's SaturatingRoundingDoublingHighMul adds 2^30 to the 64-bit product (1 - 2^30
+ * when it is negative) and divides by 2^31 truncating toward zero; both cases are
+ * floor((x * m + 2^30) / 2^31), one SMLAL and a 64-bit shift (saturation happens only for
+ * x == m == INT32_MIN). RoundingDivideByPOT by 2^right rounds half away from zero: the remainder
+ * is compared with half of the divisor, one more for a negative q. right = -shift,
+ * mask = 2^right - 1. */
+static inline int8_t rt_cm_requant_fast(int32_t acc, int32_t mult, int32_t right, int32_t mask, int32_t out_offset,
+                                        int32_t qmin, int32_t qmax) {
+    int32_t q = (int32_t)(((int64_t)acc * mult + ((int64_t)1 << 30)) >> 31);
+    int32_t y = (q >> right) + ((q & mask) > (mask >> 1) + (int32_t)((uint32_t)q >> 31) ? 1 : 0) + out_offset;
+    return (int8_t)(y < qmin ? qmin : (y > qmax ? qmax : y));
+}
+
+/* 1 when rt_cm_requant_fast gives rt_cm_requant's values for all n channels of an op. */
+static inline int rt_cm_requant_fast_ok(const int32_t *mult, const int32_t *shift, int32_t n, int32_t rounding) {
+    if (rounding != RT_OPT_ROUND_DOUBLE) return 0;
+    for (int32_t i = 0; i < n; i++)
+        if (shift[i] > 0 || shift[i] < -31 || mult[i] == INT32_MIN) return 0;
+    return 1;
+}
+
 /* int8 convolution (rt_opt_conv_s8's contract). With the DSP extension (__ARM_FEATURE_DSP:
  * Cortex-M4/M7/M33/M55) a 1x1 stride-1 convolution runs a GEMM on SMLAD: two 16x16-bit
  * products per instruction, activations widened with UXTB16 and weights with SXTB16 straight

@@ -57,31 +57,94 @@ static inline void quad_2x2(uint32_t x0, uint32_t x1, const int8_t *w, int32_t *
     s[3] = __smlad(a1o, w1o, __smlad(a1e, w1e, s[3]));
 }
 
-/* Sums of rows a0 and a1 (a1 may equal a0) against channels c and c + 1 of one panel. */
-static void dot_2x2(const int8_t *a0, const int8_t *a1, const int8_t *panel, int32_t k, int32_t c, int32_t *out) {
-    int32_t s[4] = {0, 0, 0, 0}, q, full = k / 4;
-    const int8_t *w = panel + c * 4;
+/* Rows a0 and a1 (a1 may equal a0) against the channel pair whose weights start at w, widened
+ * per k-quad (K > CM_KMAX); s[0..3] hold the starting sums. */
+static void dot_2x2(const int8_t *a0, const int8_t *a1, const int8_t *w, int32_t k, int32_t *s) {
+    int32_t q, full = k / 4;
     for (q = 0; q < full; q++, w += 4 * RT_OPT_NR) quad_2x2(load4(a0 + 4 * q), load4(a1 + 4 * q), w, s);
     if (k % 4) quad_2x2(load_tail(a0 + 4 * q, k % 4), load_tail(a1 + 4 * q, k % 4), w, s);
-    out[0] = s[0], out[1] = s[1], out[RT_OPT_NR] = s[2], out[RT_OPT_NR + 1] = s[3];
 }
 
+/* K up to this many: rows r and r + 1 widened once into 16-bit lanes on the stack (CM_KMAX words,
+ * 4 KiB; a row pair of K = 256 touches 1 KiB), read by every channel pair. Longer rows widen
+ * per channel pair (dot_2x2). */
+#define CM_KMAX 1024
+
+/* buf[4q + 0..3]: (a + 128) of rows a0 and a1, k-quad q, as the lane pairs (k0,k2) (k1,k3) of a0,
+ * then of a1. The bytes past K read as 0 (their weights are 0). */
+static void widen_2rows(const int8_t *a0, const int8_t *a1, int32_t k, uint32_t *buf) {
+    int32_t q, full = k / 4;
+    for (q = 0; q < full; q++, buf += 4) {
+        uint32_t x0 = load4(a0 + 4 * q) ^ 0x80808080u, x1 = load4(a1 + 4 * q) ^ 0x80808080u;
+        buf[0] = __uxtb16(x0), buf[1] = (uint32_t)uxtb16_ror8(x0);
+        buf[2] = __uxtb16(x1), buf[3] = (uint32_t)uxtb16_ror8(x1);
+    }
+    if (k % 4) {
+        uint32_t x0 = load_tail(a0 + 4 * q, k % 4) ^ 0x80808080u, x1 = load_tail(a1 + 4 * q, k % 4) ^ 0x80808080u;
+        buf[0] = __uxtb16(x0), buf[1] = (uint32_t)uxtb16_ror8(x0);
+        buf[2] = __uxtb16(x1), buf[3] = (uint32_t)uxtb16_ror8(x1);
+    }
+}
+
+/* 2 rows x 2 channels over the widened rows: per k-quad one pair of weight words (SXTB16 and
+ * SXTB16 ROR 8 each), four activation words and eight SMLAD, 17 instructions for 16 MACs; out[]
+ * holds the starting sums (the bias: wrapping adds, the same sums as adding it after). */
+static inline void dot_2x2w(const uint32_t *x, int32_t quads, const int8_t *w, int32_t *out) {
+    int32_t s0 = out[0], s1 = out[1], s2 = out[2], s3 = out[3];
+    const uint32_t *end = x + 4 * quads;
+    do {
+        uint32_t w0 = load4(w), w1 = load4(w + 4);
+        int16x2_t w0e = __sxtb16((int8x4_t)w0), w0o = sxtb16_ror8(w0);
+        int16x2_t w1e = __sxtb16((int8x4_t)w1), w1o = sxtb16_ror8(w1);
+        int16x2_t a0e = (int16x2_t)x[0], a0o = (int16x2_t)x[1], a1e = (int16x2_t)x[2], a1o = (int16x2_t)x[3];
+        s0 = __smlad(a0o, w0o, __smlad(a0e, w0e, s0));
+        s1 = __smlad(a0o, w1o, __smlad(a0e, w1e, s1));
+        s2 = __smlad(a1o, w0o, __smlad(a1e, w0e, s2));
+        s3 = __smlad(a1o, w1o, __smlad(a1e, w1e, s3));
+        w += 4 * RT_OPT_NR, x += 4;
+    } while (x < end);
+    out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
+}
+
+/* The 1x1 GEMM, 2 rows x 2 channels at a time, each output requantized as soon as it is summed
+ * (rt_cm_requant_fast where it holds for the op, else rt_cm_requant). */
 static void gemm_dsp(const rt_opt_gemm_params *g, int32_t m, const int8_t *a, const int8_t *packed_b,
                      const int32_t *bias, int8_t *c) {
-    const int32_t k4 = (g->k + 3) / 4 * 4, panels = (g->n + RT_OPT_NR - 1) / RT_OPT_NR;
-    int32_t acc[2 * RT_OPT_NR];
+    const int32_t n = g->n, k = g->k, k4 = (k + 3) / 4 * 4, quads = k4 / 4;
+    const int32_t zo = g->out_offset, qmin = g->act_qmin, qmax = g->act_qmax;
+    const int fast = rt_cm_requant_fast_ok(g->mult, g->shift, n, g->rounding);
+    uint32_t buf[CM_KMAX];
     for (int32_t r = 0; r < m; r += 2) {
-        const int8_t *a0 = a + (int64_t)r * g->lda, *a1 = r + 1 < m ? a0 + g->lda : a0;
-        for (int32_t j = 0; j < panels; j++) {
-            const int8_t *panel = packed_b + (int64_t)j * k4 * RT_OPT_NR;
-            int32_t cols = g->n - j * RT_OPT_NR < RT_OPT_NR ? g->n - j * RT_OPT_NR : RT_OPT_NR;
-            for (int32_t ch = 0; ch < cols; ch += 2) dot_2x2(a0, a1, panel, g->k, ch, acc + ch);
-            for (int32_t i = 0; i < 2 && r + i < m; i++) {
-                int32_t col = j * RT_OPT_NR;
-                int8_t *o = c + (int64_t)(r + i) * g->ldc + col;
-                for (int32_t q = 0; q < cols; q++)
-                    o[q] = rt_cm_requant(rt_wrap_add_i32(acc[i * RT_OPT_NR + q], bias[col + q]), g->mult[col + q],
-                                         g->shift[col + q], g->rounding, g->out_offset, g->act_qmin, g->act_qmax);
+        const int8_t *a0 = a + r * g->lda, *a1 = r + 1 < m ? a0 + g->lda : a0;
+        int8_t *o0 = c + r * g->ldc, *o1 = r + 1 < m ? o0 + g->ldc : NULL;
+        if (k <= CM_KMAX) widen_2rows(a0, a1, k, buf);
+        for (int32_t ch = 0; ch < n; ch += 2) {
+            const int8_t *w = packed_b + (ch / RT_OPT_NR) * k4 * RT_OPT_NR + (ch % RT_OPT_NR) * 4;
+            const int32_t b1 = ch + 1 < n ? bias[ch + 1] : 0;
+            int32_t s[4] = {bias[ch], b1, bias[ch], b1}, nc = ch + 1 < n ? 2 : 1;
+            if (k <= CM_KMAX)
+                dot_2x2w(buf, quads, w, s);
+            else
+                dot_2x2(a0, a1, w, k, s);
+            if (fast && nc == 2 && o1) {
+                const int32_t m0 = g->mult[ch], m1 = g->mult[ch + 1], r0 = -g->shift[ch], r1 = -g->shift[ch + 1];
+                const int32_t k0 = (int32_t)((1u << r0) - 1u), k1 = (int32_t)((1u << r1) - 1u);
+                o0[ch] = rt_cm_requant_fast(s[0], m0, r0, k0, zo, qmin, qmax);
+                o0[ch + 1] = rt_cm_requant_fast(s[1], m1, r1, k1, zo, qmin, qmax);
+                o1[ch] = rt_cm_requant_fast(s[2], m0, r0, k0, zo, qmin, qmax);
+                o1[ch + 1] = rt_cm_requant_fast(s[3], m1, r1, k1, zo, qmin, qmax);
+                continue;
+            }
+            for (int32_t i = 0; i < nc; i++) {
+                const int32_t mul = g->mult[ch + i], sh = g->shift[ch + i];
+                if (fast) {
+                    const int32_t right = -sh, mask = (int32_t)((1u << right) - 1u);
+                    o0[ch + i] = rt_cm_requant_fast(s[i], mul, right, mask, zo, qmin, qmax);
+                    if (o1) o1[ch + i] = rt_cm_requant_fast(s[2 + i], mul, right, mask, zo, qmin, qmax);
+                } else {
+                    o0[ch + i] = rt_cm_requant(s[i], mul, sh, g->rounding, zo, qmin, qmax);
+                    if (o1) o1[ch + i] = rt_cm_requant(s[2 + i], mul, sh, g->rounding, zo, qmin, qmax);
+                }
             }
         }
     }
