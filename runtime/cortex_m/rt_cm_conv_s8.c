@@ -106,16 +106,38 @@ static inline void dot_2x2w(const uint32_t *x, int32_t quads, const int8_t *w, i
     out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
 }
 
-/* The 1x1 GEMM, 2 rows x 2 channels at a time, each output requantized as soon as it is summed
- * (rt_cm_requant_fast where it holds for the op, else rt_cm_requant). */
-static void gemm_dsp(const rt_opt_gemm_params *g, int32_t m, const int8_t *a, const int8_t *packed_b,
-                     const int32_t *bias, int8_t *c) {
+/* K up to this many for a convolution other than 1x1 stride 1: the patches of two output pixels
+ * gathered (IM2COL, the input zero point outside the image) into bytes on the stack, then widened
+ * as rows of a 1x1's input. */
+#define CM_PATCH 512
+
+#define RUN_COPY(d, s, n) memcpy((d), (s), (size_t)(n))
+
+/* Patch rows m0 .. m0 + rows - 1 of convolution p (one batch) at dst, K bytes apart. */
+static void patch_rows(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows, int8_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = kdim;
+    IM2COL(int8_t, int8_t, (int8_t)p->pad_value, RUN_COPY);
+}
+
+/* The GEMM of a 1x1 stride-1 convolution (conv NULL: A is the input, rows g->lda apart) or of
+ * convolution conv's patches (gathered two at a time, K <= CM_PATCH, one batch), 2 rows x 2
+ * channels at a time, each output requantized as soon as it is summed (rt_cm_requant_fast where
+ * it holds for the op, else rt_cm_requant). */
+static void gemm_dsp(const rt_opt_gemm_params *g, const rt_opt_conv_params *conv, int32_t m, const int8_t *a,
+                     const int8_t *packed_b, const int32_t *bias, int8_t *c) {
     const int32_t n = g->n, k = g->k, k4 = (k + 3) / 4 * 4, quads = k4 / 4;
     const int32_t zo = g->out_offset, qmin = g->act_qmin, qmax = g->act_qmax;
     const int fast = rt_cm_requant_fast_ok(g->mult, g->shift, n, g->rounding);
     uint32_t buf[CM_KMAX];
+    int8_t patch[2 * CM_PATCH];
     for (int32_t r = 0; r < m; r += 2) {
-        const int8_t *a0 = a + r * g->lda, *a1 = r + 1 < m ? a0 + g->lda : a0;
+        const int8_t *a0 = patch, *a1 = patch;
+        if (conv) {
+            patch_rows(conv, a, r, r + 1 < m ? 2 : 1, patch);
+            a1 = r + 1 < m ? patch + k : patch;
+        } else {
+            a0 = a + r * g->lda, a1 = r + 1 < m ? a0 + g->lda : a0;
+        }
         int8_t *o0 = c + r * g->ldc, *o1 = r + 1 < m ? o0 + g->ldc : NULL;
         if (k <= CM_KMAX) widen_2rows(a0, a1, k, buf);
         for (int32_t ch = 0; ch < n; ch += 2) {
@@ -158,9 +180,17 @@ void rt_cm_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *
     const rt_opt_gemm_params *g = &p->gemm;
     if (p->direct && g->rounding != RT_OPT_ROUND_FLOAT && !g->out_f32) {
         int64_t n = (int64_t)p->batches * g->m * g->n; /* direct: the output is dense, ldc == n */
-        gemm_dsp(g, p->batches * g->m, in, packed_b, bias, out);
+        gemm_dsp(g, NULL, p->batches * g->m, in, packed_b, bias, out);
         if (post) /* a fused residual ADD, elementwise over the whole output */
             rt_opt_add_run_i8(post->add, post->conv_is_lhs ? out : other, 1, post->conv_is_lhs ? other : out, 1, out, n);
+        return;
+    }
+    if (!p->direct && p->batches == 1 && g->k <= CM_PATCH && g->rounding != RT_OPT_ROUND_FLOAT && !g->out_f32 &&
+        g->ldc == g->n && g->m == p->out_h * p->out_w) {
+        gemm_dsp(g, p, g->m, in, packed_b, bias, out);
+        if (post)
+            rt_opt_add_run_i8(post->add, post->conv_is_lhs ? out : other, 1, post->conv_is_lhs ? other : out, 1, out,
+                              (int64_t)g->m * g->n);
         return;
     }
 #endif

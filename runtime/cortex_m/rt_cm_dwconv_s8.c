@@ -37,27 +37,39 @@ static inline void store4(const rt_dwconv_params *p, const int32_t *bias, int32_
     o[2] = requant1(p, bias, ch + 2, s2), o[3] = requant1(p, bias, ch + 3, s3);
 }
 
+/* Taps of a filter whose widened weights fit on the stack (2 x 4 B each). */
+#define CM_DW_TAPS 128
+
+/* Four output channels' input word at x: the four channels (depth multiplier 1) or, where the
+ * multiplier is a multiple of 4, the one input channel they share in all four bytes. */
+static inline uint32_t load_in(const int8_t *x, int32_t bcast) {
+    return bcast ? (uint32_t)(uint8_t)x[0] * 0x01010101u : load4(x);
+}
+
 /* One interior tap of four channels: s[0..3] += x * w, the input offset already in s. */
-static inline void tap(const int8_t *x, int16x2_t we, int16x2_t wo, int32_t *s) {
-    uint32_t xv = load4(x);
+static inline void tap(uint32_t xv, int16x2_t we, int16x2_t wo, int32_t *s) {
     int16x2_t xe = __sxtb16((int8x4_t)xv), xo = sxtb16_ror8(xv);
     s[0] = __smlabb(xe, we, s[0]), s[2] = __smlatt(xe, we, s[2]);
     s[1] = __smlabb(xo, wo, s[1]), s[3] = __smlatt(xo, wo, s[3]);
 }
 
-/* 3x3, depth multiplier 1: four channels at a time over the whole image, their 9 taps' weights
- * widened once (lanes (c0,c2) and (c1,c3), on the stack). At an interior pixel the input offset
- * is folded into the starting sums (bias + in_offset * sum of the taps' weights: the same
- * wrapping sums), so a tap is one load, two SXTB16 and four 16x16 multiply-accumulates; a pixel
- * at the edge adds the offset per tap and skips the taps outside the image, as the reference. */
-static void dw3x3_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
-                      int8_t *out) {
-    const int32_t c = p->in_c, c4 = c / 4 * 4, cs = p->dil_w * c, rs = p->dil_h * p->in_w * c;
-    const int fast = rt_cm_requant_fast_ok(p->mult, p->shift, c, RT_OPT_ROUND_DOUBLE);
+/* Depth multiplier 1 or a multiple of 4, at most CM_DW_TAPS taps: four output channels at a time
+ * over the whole image, their taps' weights widened once (lanes (c0,c2) and (c1,c3), on the
+ * stack). At an interior pixel the input offset is folded into the starting sums (bias +
+ * in_offset * sum of the taps' weights: the same wrapping sums), so a tap is one load, two SXTB16
+ * and four 16x16 multiply-accumulates (a 3x3 filter unrolled); a pixel at the edge adds the
+ * offset per tap and skips the taps outside the image, as the reference. */
+static void dw_group_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                         int8_t *out) {
+    const int32_t cin = p->in_c, mult = p->depth_mult, cout = cin * mult, c4 = cout / 4 * 4;
+    const int32_t fh = p->filter_h, fw = p->filter_w, taps = fh * fw, bcast = mult > 1;
+    const int32_t cs = p->dil_w * cin, rs = p->dil_h * p->in_w * cin;
+    const int fast = rt_cm_requant_fast_ok(p->mult, p->shift, cout, RT_OPT_ROUND_DOUBLE);
     const int32_t zo = p->out_offset, qmin = p->act_qmin, qmax = p->act_qmax;
     const int16x2_t off = (int16x2_t)(((uint32_t)(uint16_t)p->in_offset << 16) | (uint16_t)p->in_offset);
     for (int32_t ch = 0; ch < c4; ch += 4) {
-        int16x2_t we[9], wo[9];
+        const int32_t ic = ch / mult;
+        int16x2_t we[CM_DW_TAPS], wo[CM_DW_TAPS];
         int32_t adj[4], b4[4], mul[4], right[4], mask[4];
         for (int32_t i = 0; i < 4; i++) {
             b4[i] = bias ? bias[ch + i] : 0;
@@ -65,72 +77,82 @@ static void dw3x3_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t 
             mask[i] = (int32_t)((1u << right[i]) - 1u);
         }
         for (int32_t i = 0; i < 4; i++) adj[i] = b4[i];
-        for (int32_t t = 0; t < 9; t++) {
-            uint32_t wv = load4(filter + t * c + ch);
+        for (int32_t t = 0; t < taps; t++) {
+            uint32_t wv = load4(filter + t * cout + ch);
             we[t] = __sxtb16((int8x4_t)wv), wo[t] = sxtb16_ror8(wv);
-            for (int32_t i = 0; i < 4; i++) adj[i] = rt_wrap_add_i32(adj[i], p->in_offset * filter[t * c + ch + i]);
+            for (int32_t i = 0; i < 4; i++)
+                adj[i] = rt_wrap_add_i32(adj[i], p->in_offset * filter[t * cout + ch + i]);
         }
         for (int32_t b = 0; b < p->batches; b++)
             for (int32_t oy = 0; oy < p->out_h; oy++) {
                 const int32_t y0 = oy * p->stride_h - p->pad_h;
-                const int yin = y0 >= 0 && y0 + 2 * p->dil_h < p->in_h;
-                const int8_t *xrow = in + (b * p->in_h + y0) * p->in_w * c + ch;
-                int8_t *o = out + ((b * p->out_h + oy) * p->out_w) * c + ch;
-                for (int32_t ox = 0; ox < p->out_w; ox++, o += c) {
+                const int yin = y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h;
+                const int8_t *xrow = yin ? in + (b * p->in_h + y0) * p->in_w * cin + ic : in;
+                int8_t *o = out + ((b * p->out_h + oy) * p->out_w) * cout + ch;
+                for (int32_t ox = 0; ox < p->out_w; ox++, o += cout) {
                     const int32_t x0 = ox * p->stride_w - p->pad_w;
-                    int32_t s0, s1, s2, s3;
-                    if (yin && x0 >= 0 && x0 + 2 * p->dil_w < p->in_w) {
-                        const int8_t *x = xrow + x0 * c;
-                        int32_t s[4] = {adj[0], adj[1], adj[2], adj[3]};
-                        tap(x, we[0], wo[0], s), tap(x + cs, we[1], wo[1], s), tap(x + 2 * cs, we[2], wo[2], s);
-                        x += rs;
-                        tap(x, we[3], wo[3], s), tap(x + cs, we[4], wo[4], s), tap(x + 2 * cs, we[5], wo[5], s);
-                        x += rs;
-                        tap(x, we[6], wo[6], s), tap(x + cs, we[7], wo[7], s), tap(x + 2 * cs, we[8], wo[8], s);
-                        s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+                    int32_t s[4];
+                    if (yin && x0 >= 0 && x0 + (fw - 1) * p->dil_w < p->in_w) {
+                        const int8_t *x = xrow + x0 * cin;
+                        s[0] = adj[0], s[1] = adj[1], s[2] = adj[2], s[3] = adj[3];
+                        if (fh == 3 && fw == 3) {
+                            tap(load_in(x, bcast), we[0], wo[0], s), tap(load_in(x + cs, bcast), we[1], wo[1], s);
+                            tap(load_in(x + 2 * cs, bcast), we[2], wo[2], s);
+                            x += rs;
+                            tap(load_in(x, bcast), we[3], wo[3], s), tap(load_in(x + cs, bcast), we[4], wo[4], s);
+                            tap(load_in(x + 2 * cs, bcast), we[5], wo[5], s);
+                            x += rs;
+                            tap(load_in(x, bcast), we[6], wo[6], s), tap(load_in(x + cs, bcast), we[7], wo[7], s);
+                            tap(load_in(x + 2 * cs, bcast), we[8], wo[8], s);
+                        } else {
+                            for (int32_t fy = 0, t = 0; fy < fh; fy++, x += rs)
+                                for (int32_t fx = 0; fx < fw; fx++, t++) tap(load_in(x + fx * cs, bcast), we[t], wo[t], s);
+                        }
                     } else {
-                        s0 = b4[0], s1 = b4[1], s2 = b4[2], s3 = b4[3];
-                        for (int32_t fy = 0; fy < 3; fy++) {
-                            const int32_t iy = y0 + p->dil_h * fy;
-                            if (iy < 0 || iy >= p->in_h) continue;
-                            for (int32_t fx = 0; fx < 3; fx++) {
-                                const int32_t ix = x0 + p->dil_w * fx;
-                                if (ix < 0 || ix >= p->in_w) continue;
-                                uint32_t xv = load4(in + ((b * p->in_h + iy) * p->in_w + ix) * c + ch);
+                        int32_t fy0 = 0, fy1 = fh, fx0 = 0, fx1 = fw;
+                        s[0] = b4[0], s[1] = b4[1], s[2] = b4[2], s[3] = b4[3];
+                        while (fy0 < fy1 && y0 + p->dil_h * fy0 < 0) fy0++;
+                        while (fy1 > fy0 && y0 + p->dil_h * (fy1 - 1) >= p->in_h) fy1--;
+                        while (fx0 < fx1 && x0 + p->dil_w * fx0 < 0) fx0++;
+                        while (fx1 > fx0 && x0 + p->dil_w * (fx1 - 1) >= p->in_w) fx1--;
+                        for (int32_t fy = fy0; fy < fy1; fy++) {
+                            const int8_t *x = in + ((b * p->in_h + y0 + p->dil_h * fy) * p->in_w + x0 + p->dil_w * fx0) * cin + ic;
+                            for (int32_t fx = fx0, t = fy * fw + fx0; fx < fx1; fx++, t++, x += cs) {
+                                uint32_t xv = load_in(x, bcast);
                                 int16x2_t xe = __sadd16(__sxtb16((int8x4_t)xv), off);
                                 int16x2_t xo = __sadd16(sxtb16_ror8(xv), off);
-                                s0 = __smlabb(xe, we[fy * 3 + fx], s0), s2 = __smlatt(xe, we[fy * 3 + fx], s2);
-                                s1 = __smlabb(xo, wo[fy * 3 + fx], s1), s3 = __smlatt(xo, wo[fy * 3 + fx], s3);
+                                s[0] = __smlabb(xe, we[t], s[0]), s[2] = __smlatt(xe, we[t], s[2]);
+                                s[1] = __smlabb(xo, wo[t], s[1]), s[3] = __smlatt(xo, wo[t], s[3]);
                             }
                         }
                     }
                     if (fast) {
-                        o[0] = rt_cm_requant_fast(s0, mul[0], right[0], mask[0], zo, qmin, qmax);
-                        o[1] = rt_cm_requant_fast(s1, mul[1], right[1], mask[1], zo, qmin, qmax);
-                        o[2] = rt_cm_requant_fast(s2, mul[2], right[2], mask[2], zo, qmin, qmax);
-                        o[3] = rt_cm_requant_fast(s3, mul[3], right[3], mask[3], zo, qmin, qmax);
+                        o[0] = rt_cm_requant_fast(s[0], mul[0], right[0], mask[0], zo, qmin, qmax);
+                        o[1] = rt_cm_requant_fast(s[1], mul[1], right[1], mask[1], zo, qmin, qmax);
+                        o[2] = rt_cm_requant_fast(s[2], mul[2], right[2], mask[2], zo, qmin, qmax);
+                        o[3] = rt_cm_requant_fast(s[3], mul[3], right[3], mask[3], zo, qmin, qmax);
                     } else {
-                        o[0] = requant1(p, NULL, ch, s0), o[1] = requant1(p, NULL, ch + 1, s1);
-                        o[2] = requant1(p, NULL, ch + 2, s2), o[3] = requant1(p, NULL, ch + 3, s3);
+                        o[0] = requant1(p, NULL, ch, s[0]), o[1] = requant1(p, NULL, ch + 1, s[1]);
+                        o[2] = requant1(p, NULL, ch + 2, s[2]), o[3] = requant1(p, NULL, ch + 3, s[3]);
                     }
                 }
             }
     }
-    for (int32_t ch = c4; ch < c; ch++) /* the last c % 4 channels, one at a time */
+    for (int32_t ch = c4; ch < cout; ch++) /* the last cout % 4 channels (multiplier 1), one at a time */
         for (int32_t b = 0; b < p->batches; b++)
             for (int32_t oy = 0; oy < p->out_h; oy++)
                 for (int32_t ox = 0; ox < p->out_w; ox++) {
                     int32_t s0 = 0;
-                    for (int32_t fy = 0; fy < 3; fy++)
-                        for (int32_t fx = 0; fx < 3; fx++) {
+                    for (int32_t fy = 0; fy < fh; fy++)
+                        for (int32_t fx = 0; fx < fw; fx++) {
                             const int32_t iy = oy * p->stride_h - p->pad_h + p->dil_h * fy;
                             const int32_t ix = ox * p->stride_w - p->pad_w + p->dil_w * fx;
                             if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) continue;
-                            s0 = rt_wrap_add_i32(s0, (int32_t)filter[(fy * 3 + fx) * c + ch] *
-                                                         ((int32_t)in[((b * p->in_h + iy) * p->in_w + ix) * c + ch] +
+                            s0 = rt_wrap_add_i32(s0, (int32_t)filter[(fy * fw + fx) * cout + ch] *
+                                                         ((int32_t)in[((b * p->in_h + iy) * p->in_w + ix) * cin + ch] +
                                                           p->in_offset));
                         }
-                    out[((b * p->out_h + oy) * p->out_w + ox) * c + ch] = requant1(p, bias, ch, s0);
+                    out[((b * p->out_h + oy) * p->out_w + ox) * cout + ch] = requant1(p, bias, ch, s0);
                 }
 }
 
@@ -182,8 +204,8 @@ static void dwconv_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t
 void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                      int8_t *out, void *scratch, const mpcc_parallel *par) {
 #if defined(__ARM_FEATURE_DSP)
-    if (p->depth_mult == 1 && p->filter_h == 3 && p->filter_w == 3) {
-        dw3x3_dsp(p, in, filter, bias, out);
+    if ((p->depth_mult == 1 || p->depth_mult % 4 == 0) && p->filter_h * p->filter_w <= CM_DW_TAPS) {
+        dw_group_dsp(p, in, filter, bias, out);
         return;
     }
     if (p->depth_mult == 1) {
