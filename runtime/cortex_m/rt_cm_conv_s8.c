@@ -1,4 +1,4 @@
-/* rt_cm_conv_s8.c - int8 1x1 convolution on the Armv7E-M/Armv8-M DSP extension (SMLAD).
+/* rt_cm_conv_s8.c - int8 convolution as a GEMM on the Armv7E-M/Armv8-M DSP extension (SMLAD).
  *
  * The packed weights are pass schedule's s8 panels (rt_opt.h): panel j holds channel j*16 + c,
  * k-quad q at [j][q][c][0..3], K padded to a multiple of 4 with zero weights, and the bias is
@@ -7,7 +7,7 @@
  * the four activations of a word two pairs of 16-bit lanes (k0,k2) and (k1,k3); SXTB16 and
  * SXTB16 of the word rotated by 8 do the same for the weights, and SMLAD adds both products of
  * a pair to a 32-bit accumulator. The sums are the portable kernel's exactly; the
- * requantization is rt_cm_requant (rt_opt_requant_i8's values, inline). */
+ * requantization is rt_cm_requant_hi / _fast / rt_cm_requant (rt_opt_requant_i8's values). */
 #include <string.h>
 
 #include "rt_cm.h"
@@ -87,23 +87,39 @@ static void widen_2rows(const int8_t *a0, const int8_t *a1, int32_t k, uint32_t 
 }
 
 /* 2 rows x 2 channels over the widened rows: per k-quad one pair of weight words (SXTB16 and
- * SXTB16 ROR 8 each), four activation words and eight SMLAD, 17 instructions for 16 MACs; out[]
- * holds the starting sums (the bias: wrapping adds, the same sums as adding it after). */
-static inline void dot_2x2w(const uint32_t *x, int32_t quads, const int8_t *w, int32_t *out) {
-    int32_t s0 = out[0], s1 = out[1], s2 = out[2], s3 = out[3];
+ * SXTB16 ROR 8 each), four activation words and eight SMLAD, ~20 instructions for 16 MACs, from
+ * the starting sums b0 (channel 0) and b1 (the bias: wrapping adds, the same sums as adding it
+ * after); s0 s1 row 0, s2 s3 row 1. */
+typedef struct acc4 {
+    int32_t s0, s1, s2, s3;
+} acc4;
+
+/* One k-quad of dot_2x2w: the weight words at w, the widened activations at x. */
+static inline void mac_quad(const uint32_t *x, const int8_t *w, acc4 *a) {
+    uint32_t w0 = load4(w), w1 = load4(w + 4);
+    int16x2_t w0e = __sxtb16((int8x4_t)w0), w0o = sxtb16_ror8(w0);
+    int16x2_t w1e = __sxtb16((int8x4_t)w1), w1o = sxtb16_ror8(w1);
+    int16x2_t a0e = (int16x2_t)x[0], a0o = (int16x2_t)x[1], a1e = (int16x2_t)x[2], a1o = (int16x2_t)x[3];
+    a->s0 = __smlad(a0o, w0o, __smlad(a0e, w0e, a->s0));
+    a->s1 = __smlad(a0o, w1o, __smlad(a0e, w1e, a->s1));
+    a->s2 = __smlad(a1o, w0o, __smlad(a1e, w0e, a->s2));
+    a->s3 = __smlad(a1o, w1o, __smlad(a1e, w1e, a->s3));
+}
+
+static inline acc4 dot_2x2w(const uint32_t *x, int32_t quads, const int8_t *w, int32_t b0, int32_t b1) {
     const uint32_t *end = x + 4 * quads;
-    do {
-        uint32_t w0 = load4(w), w1 = load4(w + 4);
-        int16x2_t w0e = __sxtb16((int8x4_t)w0), w0o = sxtb16_ror8(w0);
-        int16x2_t w1e = __sxtb16((int8x4_t)w1), w1o = sxtb16_ror8(w1);
-        int16x2_t a0e = (int16x2_t)x[0], a0o = (int16x2_t)x[1], a1e = (int16x2_t)x[2], a1o = (int16x2_t)x[3];
-        s0 = __smlad(a0o, w0o, __smlad(a0e, w0e, s0));
-        s1 = __smlad(a0o, w1o, __smlad(a0e, w1e, s1));
-        s2 = __smlad(a1o, w0o, __smlad(a1e, w0e, s2));
-        s3 = __smlad(a1o, w1o, __smlad(a1e, w1e, s3));
+    acc4 r;
+    r.s0 = b0, r.s1 = b1, r.s2 = b0, r.s3 = b1;
+    if (quads & 1) { /* then two k-quads per iteration */
+        mac_quad(x, w, &r);
         w += 4 * RT_OPT_NR, x += 4;
-    } while (x < end);
-    out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
+    }
+    while (x < end) {
+        mac_quad(x, w, &r);
+        mac_quad(x + 4, w + 4 * RT_OPT_NR, &r);
+        w += 8 * RT_OPT_NR, x += 8;
+    }
+    return r;
 }
 
 /* K up to this many for a convolution other than 1x1 stride 1: the patches of two output pixels
@@ -128,6 +144,7 @@ static void gemm_dsp(const rt_opt_gemm_params *g, const rt_opt_conv_params *conv
     const int32_t n = g->n, k = g->k, k4 = (k + 3) / 4 * 4, quads = k4 / 4;
     const int32_t zo = g->out_offset, qmin = g->act_qmin, qmax = g->act_qmax;
     const int fast = rt_cm_requant_fast_ok(g->mult, g->shift, n, g->rounding);
+    const int hi = rt_cm_requant_hi_ok(g->mult, g->shift, n, g->rounding), narrow = qmin > -128 || qmax < 127;
     uint32_t buf[CM_KMAX];
     int8_t patch[2 * CM_PATCH];
     for (int32_t r = 0; r < m; r += 2) {
@@ -144,18 +161,28 @@ static void gemm_dsp(const rt_opt_gemm_params *g, const rt_opt_conv_params *conv
             const int8_t *w = packed_b + (ch / RT_OPT_NR) * k4 * RT_OPT_NR + (ch % RT_OPT_NR) * 4;
             const int32_t b1 = ch + 1 < n ? bias[ch + 1] : 0;
             int32_t s[4] = {bias[ch], b1, bias[ch], b1}, nc = ch + 1 < n ? 2 : 1;
-            if (k <= CM_KMAX)
-                dot_2x2w(buf, quads, w, s);
-            else
-                dot_2x2(a0, a1, w, k, s);
-            if (fast && nc == 2 && o1) {
-                const int32_t m0 = g->mult[ch], m1 = g->mult[ch + 1], r0 = -g->shift[ch], r1 = -g->shift[ch + 1];
-                const int32_t k0 = (int32_t)((1u << r0) - 1u), k1 = (int32_t)((1u << r1) - 1u);
-                o0[ch] = rt_cm_requant_fast(s[0], m0, r0, k0, zo, qmin, qmax);
-                o0[ch + 1] = rt_cm_requant_fast(s[1], m1, r1, k1, zo, qmin, qmax);
-                o1[ch] = rt_cm_requant_fast(s[2], m0, r0, k0, zo, qmin, qmax);
-                o1[ch + 1] = rt_cm_requant_fast(s[3], m1, r1, k1, zo, qmin, qmax);
+            if (hi && nc == 2 && o1 && k <= CM_KMAX) { /* the common case, the sums in registers */
+                const acc4 t = dot_2x2w(buf, quads, w, bias[ch], b1);
+                const rt_cm_rq c0 = rt_cm_requant_hi_channel(g->mult[ch], g->shift[ch]);
+                const rt_cm_rq c1 = rt_cm_requant_hi_channel(g->mult[ch + 1], g->shift[ch + 1]);
+                if (narrow) {
+                    o0[ch] = rt_cm_requant_hi(t.s0, c0, zo, qmin, qmax, 1);
+                    o0[ch + 1] = rt_cm_requant_hi(t.s1, c1, zo, qmin, qmax, 1);
+                    o1[ch] = rt_cm_requant_hi(t.s2, c0, zo, qmin, qmax, 1);
+                    o1[ch + 1] = rt_cm_requant_hi(t.s3, c1, zo, qmin, qmax, 1);
+                } else {
+                    o0[ch] = rt_cm_requant_hi(t.s0, c0, zo, qmin, qmax, 0);
+                    o0[ch + 1] = rt_cm_requant_hi(t.s1, c1, zo, qmin, qmax, 0);
+                    o1[ch] = rt_cm_requant_hi(t.s2, c0, zo, qmin, qmax, 0);
+                    o1[ch + 1] = rt_cm_requant_hi(t.s3, c1, zo, qmin, qmax, 0);
+                }
                 continue;
+            }
+            if (k <= CM_KMAX) {
+                const acc4 t = dot_2x2w(buf, quads, w, bias[ch], b1);
+                s[0] = t.s0, s[1] = t.s1, s[2] = t.s2, s[3] = t.s3;
+            } else {
+                dot_2x2(a0, a1, w, k, s);
             }
             for (int32_t i = 0; i < nc; i++) {
                 const int32_t mul = g->mult[ch + i], sh = g->shift[ch + i];

@@ -4,8 +4,10 @@
  * channels of one output pixel and one tap, SXTB16 and SXTB16 ROR 8 widen the input word to
  * channels (0,2) and (1,3) as 16-bit lanes, SADD16 adds the input offset to both lanes, the
  * filter word is widened the same way, and SMLABB / SMLATT multiply-accumulate each channel into
- * its own 32-bit sum: 12 instructions per 4 MACs. Taps outside the image are skipped, as in the
- * reference kernel; the requantization is rt_cm_requant (TFLite's, bit-exact). */
+ * its own 32-bit sum. dw_group_dsp widens a group's filter once and folds the input offset into
+ * the sums at interior pixels (8 instructions per 4 MACs there); dwconv_dsp (more than 128 taps)
+ * widens per tap. Taps outside the image are skipped, as in the reference kernel; the
+ * requantization is TFLite's, bit-exact (rt_cm.h). */
 #include <string.h>
 
 #include "rt_cm.h"
@@ -65,21 +67,25 @@ static void dw_group_dsp(const rt_dwconv_params *p, const int8_t *in, const int8
     const int32_t fh = p->filter_h, fw = p->filter_w, taps = fh * fw, bcast = mult > 1;
     const int32_t cs = p->dil_w * cin, rs = p->dil_h * p->in_w * cin;
     const int fast = rt_cm_requant_fast_ok(p->mult, p->shift, cout, RT_OPT_ROUND_DOUBLE);
+    const int hi = rt_cm_requant_hi_ok(p->mult, p->shift, cout, RT_OPT_ROUND_DOUBLE);
+    const int narrow = p->act_qmin > -128 || p->act_qmax < 127;
     const int32_t zo = p->out_offset, qmin = p->act_qmin, qmax = p->act_qmax;
     const int16x2_t off = (int16x2_t)(((uint32_t)(uint16_t)p->in_offset << 16) | (uint16_t)p->in_offset);
     for (int32_t ch = 0; ch < c4; ch += 4) {
         const int32_t ic = ch / mult;
-        int16x2_t we[CM_DW_TAPS], wo[CM_DW_TAPS];
+        int16x2_t wv[2 * CM_DW_TAPS]; /* tap t: lanes (c0,c2) at 2t, (c1,c3) at 2t + 1 */
         int32_t adj[4], b4[4], mul[4], right[4], mask[4];
+        rt_cm_rq rq[4];
         for (int32_t i = 0; i < 4; i++) {
+            if (hi) rq[i] = rt_cm_requant_hi_channel(p->mult[ch + i], p->shift[ch + i]);
             b4[i] = bias ? bias[ch + i] : 0;
             mul[i] = p->mult[ch + i], right[i] = fast ? -p->shift[ch + i] : 0;
             mask[i] = (int32_t)((1u << right[i]) - 1u);
         }
         for (int32_t i = 0; i < 4; i++) adj[i] = b4[i];
         for (int32_t t = 0; t < taps; t++) {
-            uint32_t wv = load4(filter + t * cout + ch);
-            we[t] = __sxtb16((int8x4_t)wv), wo[t] = sxtb16_ror8(wv);
+            uint32_t wt = load4(filter + t * cout + ch);
+            wv[2 * t] = __sxtb16((int8x4_t)wt), wv[2 * t + 1] = sxtb16_ror8(wt);
             for (int32_t i = 0; i < 4; i++)
                 adj[i] = rt_wrap_add_i32(adj[i], p->in_offset * filter[t * cout + ch + i]);
         }
@@ -96,17 +102,17 @@ static void dw_group_dsp(const rt_dwconv_params *p, const int8_t *in, const int8
                         const int8_t *x = xrow + x0 * cin;
                         s[0] = adj[0], s[1] = adj[1], s[2] = adj[2], s[3] = adj[3];
                         if (fh == 3 && fw == 3) {
-                            tap(load_in(x, bcast), we[0], wo[0], s), tap(load_in(x + cs, bcast), we[1], wo[1], s);
-                            tap(load_in(x + 2 * cs, bcast), we[2], wo[2], s);
+                            tap(load_in(x, bcast), wv[0], wv[1], s), tap(load_in(x + cs, bcast), wv[2], wv[3], s);
+                            tap(load_in(x + 2 * cs, bcast), wv[4], wv[5], s);
                             x += rs;
-                            tap(load_in(x, bcast), we[3], wo[3], s), tap(load_in(x + cs, bcast), we[4], wo[4], s);
-                            tap(load_in(x + 2 * cs, bcast), we[5], wo[5], s);
+                            tap(load_in(x, bcast), wv[6], wv[7], s), tap(load_in(x + cs, bcast), wv[8], wv[9], s);
+                            tap(load_in(x + 2 * cs, bcast), wv[10], wv[11], s);
                             x += rs;
-                            tap(load_in(x, bcast), we[6], wo[6], s), tap(load_in(x + cs, bcast), we[7], wo[7], s);
-                            tap(load_in(x + 2 * cs, bcast), we[8], wo[8], s);
+                            tap(load_in(x, bcast), wv[12], wv[13], s), tap(load_in(x + cs, bcast), wv[14], wv[15], s);
+                            tap(load_in(x + 2 * cs, bcast), wv[16], wv[17], s);
                         } else {
                             for (int32_t fy = 0, t = 0; fy < fh; fy++, x += rs)
-                                for (int32_t fx = 0; fx < fw; fx++, t++) tap(load_in(x + fx * cs, bcast), we[t], wo[t], s);
+                                for (int32_t fx = 0; fx < fw; fx++, t++) tap(load_in(x + fx * cs, bcast), wv[2 * t], wv[2 * t + 1], s);
                         }
                     } else {
                         int32_t fy0 = 0, fy1 = fh, fx0 = 0, fx1 = fw;
@@ -121,12 +127,22 @@ static void dw_group_dsp(const rt_dwconv_params *p, const int8_t *in, const int8
                                 uint32_t xv = load_in(x, bcast);
                                 int16x2_t xe = __sadd16(__sxtb16((int8x4_t)xv), off);
                                 int16x2_t xo = __sadd16(sxtb16_ror8(xv), off);
-                                s[0] = __smlabb(xe, we[t], s[0]), s[2] = __smlatt(xe, we[t], s[2]);
-                                s[1] = __smlabb(xo, wo[t], s[1]), s[3] = __smlatt(xo, wo[t], s[3]);
+                                s[0] = __smlabb(xe, wv[2 * t], s[0]), s[2] = __smlatt(xe, wv[2 * t], s[2]);
+                                s[1] = __smlabb(xo, wv[2 * t + 1], s[1]), s[3] = __smlatt(xo, wv[2 * t + 1], s[3]);
                             }
                         }
                     }
-                    if (fast) {
+                    if (hi && !narrow) {
+                        o[0] = rt_cm_requant_hi(s[0], rq[0], zo, qmin, qmax, 0);
+                        o[1] = rt_cm_requant_hi(s[1], rq[1], zo, qmin, qmax, 0);
+                        o[2] = rt_cm_requant_hi(s[2], rq[2], zo, qmin, qmax, 0);
+                        o[3] = rt_cm_requant_hi(s[3], rq[3], zo, qmin, qmax, 0);
+                    } else if (hi) {
+                        o[0] = rt_cm_requant_hi(s[0], rq[0], zo, qmin, qmax, 1);
+                        o[1] = rt_cm_requant_hi(s[1], rq[1], zo, qmin, qmax, 1);
+                        o[2] = rt_cm_requant_hi(s[2], rq[2], zo, qmin, qmax, 1);
+                        o[3] = rt_cm_requant_hi(s[3], rq[3], zo, qmin, qmax, 1);
+                    } else if (fast) {
                         o[0] = rt_cm_requant_fast(s[0], mul[0], right[0], mask[0], zo, qmin, qmax);
                         o[1] = rt_cm_requant_fast(s[1], mul[1], right[1], mask[1], zo, qmin, qmax);
                         o[2] = rt_cm_requant_fast(s[2], mul[2], right[2], mask[2], zo, qmin, qmax);
