@@ -1,4 +1,4 @@
-/* rt_cm_conv_s8.c - int8 1x1 convolution on the Armv7E-M/Armv8-M DSP extension (SMLAD).
+/* rt_cm_conv_s8.c - int8 convolution as a GEMM on the Armv7E-M/Armv8-M DSP extension (SMLAD).
  *
  * The packed weights are pass schedule's s8 panels (rt_opt.h): panel j holds channel j*16 + c,
  * k-quad q at [j][q][c][0..3], K padded to a multiple of 4 with zero weights, and the bias is
@@ -7,7 +7,7 @@
  * the four activations of a word two pairs of 16-bit lanes (k0,k2) and (k1,k3); SXTB16 and
  * SXTB16 of the word rotated by 8 do the same for the weights, and SMLAD adds both products of
  * a pair to a 32-bit accumulator. The sums are the portable kernel's exactly; the
- * requantization is rt_cm_requant (rt_opt_requant_i8's values, inline). */
+ * requantization is rt_cm_requant_hi / _fast / rt_cm_requant (rt_opt_requant_i8's values). */
 #include <string.h>
 
 #include "rt_cm.h"
@@ -57,31 +57,143 @@ static inline void quad_2x2(uint32_t x0, uint32_t x1, const int8_t *w, int32_t *
     s[3] = __smlad(a1o, w1o, __smlad(a1e, w1e, s[3]));
 }
 
-/* Sums of rows a0 and a1 (a1 may equal a0) against channels c and c + 1 of one panel. */
-static void dot_2x2(const int8_t *a0, const int8_t *a1, const int8_t *panel, int32_t k, int32_t c, int32_t *out) {
-    int32_t s[4] = {0, 0, 0, 0}, q, full = k / 4;
-    const int8_t *w = panel + c * 4;
+/* Rows a0 and a1 (a1 may equal a0) against the channel pair whose weights start at w, widened
+ * per k-quad (K > CM_KMAX); s[0..3] hold the starting sums. */
+static void dot_2x2(const int8_t *a0, const int8_t *a1, const int8_t *w, int32_t k, int32_t *s) {
+    int32_t q, full = k / 4;
     for (q = 0; q < full; q++, w += 4 * RT_OPT_NR) quad_2x2(load4(a0 + 4 * q), load4(a1 + 4 * q), w, s);
     if (k % 4) quad_2x2(load_tail(a0 + 4 * q, k % 4), load_tail(a1 + 4 * q, k % 4), w, s);
-    out[0] = s[0], out[1] = s[1], out[RT_OPT_NR] = s[2], out[RT_OPT_NR + 1] = s[3];
 }
 
-static void gemm_dsp(const rt_opt_gemm_params *g, int32_t m, const int8_t *a, const int8_t *packed_b,
-                     const int32_t *bias, int8_t *c) {
-    const int32_t k4 = (g->k + 3) / 4 * 4, panels = (g->n + RT_OPT_NR - 1) / RT_OPT_NR;
-    int32_t acc[2 * RT_OPT_NR];
+/* K up to this many: rows r and r + 1 widened once into 16-bit lanes on the stack (CM_KMAX words,
+ * 4 KiB; a row pair of K = 256 touches 1 KiB), read by every channel pair. Longer rows widen
+ * per channel pair (dot_2x2). */
+#define CM_KMAX 1024
+
+/* buf[4q + 0..3]: (a + 128) of rows a0 and a1, k-quad q, as the lane pairs (k0,k2) (k1,k3) of a0,
+ * then of a1. The bytes past K read as 0 (their weights are 0). */
+static void widen_2rows(const int8_t *a0, const int8_t *a1, int32_t k, uint32_t *buf) {
+    int32_t q, full = k / 4;
+    for (q = 0; q < full; q++, buf += 4) {
+        uint32_t x0 = load4(a0 + 4 * q) ^ 0x80808080u, x1 = load4(a1 + 4 * q) ^ 0x80808080u;
+        buf[0] = __uxtb16(x0), buf[1] = (uint32_t)uxtb16_ror8(x0);
+        buf[2] = __uxtb16(x1), buf[3] = (uint32_t)uxtb16_ror8(x1);
+    }
+    if (k % 4) {
+        uint32_t x0 = load_tail(a0 + 4 * q, k % 4) ^ 0x80808080u, x1 = load_tail(a1 + 4 * q, k % 4) ^ 0x80808080u;
+        buf[0] = __uxtb16(x0), buf[1] = (uint32_t)uxtb16_ror8(x0);
+        buf[2] = __uxtb16(x1), buf[3] = (uint32_t)uxtb16_ror8(x1);
+    }
+}
+
+/* 2 rows x 2 channels over the widened rows: per k-quad one pair of weight words (SXTB16 and
+ * SXTB16 ROR 8 each), four activation words and eight SMLAD, ~20 instructions for 16 MACs, from
+ * the starting sums b0 (channel 0) and b1 (the bias: wrapping adds, the same sums as adding it
+ * after); s0 s1 row 0, s2 s3 row 1. */
+typedef struct acc4 {
+    int32_t s0, s1, s2, s3;
+} acc4;
+
+/* One k-quad of dot_2x2w: the weight words at w, the widened activations at x. */
+static inline void mac_quad(const uint32_t *x, const int8_t *w, acc4 *a) {
+    uint32_t w0 = load4(w), w1 = load4(w + 4);
+    int16x2_t w0e = __sxtb16((int8x4_t)w0), w0o = sxtb16_ror8(w0);
+    int16x2_t w1e = __sxtb16((int8x4_t)w1), w1o = sxtb16_ror8(w1);
+    int16x2_t a0e = (int16x2_t)x[0], a0o = (int16x2_t)x[1], a1e = (int16x2_t)x[2], a1o = (int16x2_t)x[3];
+    a->s0 = __smlad(a0o, w0o, __smlad(a0e, w0e, a->s0));
+    a->s1 = __smlad(a0o, w1o, __smlad(a0e, w1e, a->s1));
+    a->s2 = __smlad(a1o, w0o, __smlad(a1e, w0e, a->s2));
+    a->s3 = __smlad(a1o, w1o, __smlad(a1e, w1e, a->s3));
+}
+
+static inline acc4 dot_2x2w(const uint32_t *x, int32_t quads, const int8_t *w, int32_t b0, int32_t b1) {
+    const uint32_t *end = x + 4 * quads;
+    acc4 r;
+    r.s0 = b0, r.s1 = b1, r.s2 = b0, r.s3 = b1;
+    if (quads & 1) { /* then two k-quads per iteration */
+        mac_quad(x, w, &r);
+        w += 4 * RT_OPT_NR, x += 4;
+    }
+    while (x < end) {
+        mac_quad(x, w, &r);
+        mac_quad(x + 4, w + 4 * RT_OPT_NR, &r);
+        w += 8 * RT_OPT_NR, x += 8;
+    }
+    return r;
+}
+
+/* K up to this many for a convolution other than 1x1 stride 1: the patches of two output pixels
+ * gathered (IM2COL, the input zero point outside the image) into bytes on the stack, then widened
+ * as rows of a 1x1's input. */
+#define CM_PATCH 512
+
+#define RUN_COPY(d, s, n) memcpy((d), (s), (size_t)(n))
+
+/* Patch rows m0 .. m0 + rows - 1 of convolution p (one batch) at dst, K bytes apart. */
+static void patch_rows(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows, int8_t *dst) {
+    const int32_t kdim = p->gemm.k, ldd = kdim;
+    IM2COL(int8_t, int8_t, (int8_t)p->pad_value, RUN_COPY);
+}
+
+/* The GEMM of a 1x1 stride-1 convolution (conv NULL: A is the input, rows g->lda apart) or of
+ * convolution conv's patches (gathered two at a time, K <= CM_PATCH, one batch), 2 rows x 2
+ * channels at a time, each output requantized as soon as it is summed (rt_cm_requant_fast where
+ * it holds for the op, else rt_cm_requant). */
+static void gemm_dsp(const rt_opt_gemm_params *g, const rt_opt_conv_params *conv, int32_t m, const int8_t *a,
+                     const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+    const int32_t n = g->n, k = g->k, k4 = (k + 3) / 4 * 4, quads = k4 / 4;
+    const int32_t zo = g->out_offset, qmin = g->act_qmin, qmax = g->act_qmax;
+    const int fast = rt_cm_requant_fast_ok(g->mult, g->shift, n, g->rounding);
+    const int hi = rt_cm_requant_hi_ok(g->mult, g->shift, n, g->rounding), narrow = qmin > -128 || qmax < 127;
+    uint32_t buf[CM_KMAX];
+    int8_t patch[2 * CM_PATCH];
     for (int32_t r = 0; r < m; r += 2) {
-        const int8_t *a0 = a + (int64_t)r * g->lda, *a1 = r + 1 < m ? a0 + g->lda : a0;
-        for (int32_t j = 0; j < panels; j++) {
-            const int8_t *panel = packed_b + (int64_t)j * k4 * RT_OPT_NR;
-            int32_t cols = g->n - j * RT_OPT_NR < RT_OPT_NR ? g->n - j * RT_OPT_NR : RT_OPT_NR;
-            for (int32_t ch = 0; ch < cols; ch += 2) dot_2x2(a0, a1, panel, g->k, ch, acc + ch);
-            for (int32_t i = 0; i < 2 && r + i < m; i++) {
-                int32_t col = j * RT_OPT_NR;
-                int8_t *o = c + (int64_t)(r + i) * g->ldc + col;
-                for (int32_t q = 0; q < cols; q++)
-                    o[q] = rt_cm_requant(rt_wrap_add_i32(acc[i * RT_OPT_NR + q], bias[col + q]), g->mult[col + q],
-                                         g->shift[col + q], g->rounding, g->out_offset, g->act_qmin, g->act_qmax);
+        const int8_t *a0 = patch, *a1 = patch;
+        if (conv) {
+            patch_rows(conv, a, r, r + 1 < m ? 2 : 1, patch);
+            a1 = r + 1 < m ? patch + k : patch;
+        } else {
+            a0 = a + r * g->lda, a1 = r + 1 < m ? a0 + g->lda : a0;
+        }
+        int8_t *o0 = c + r * g->ldc, *o1 = r + 1 < m ? o0 + g->ldc : NULL;
+        if (k <= CM_KMAX) widen_2rows(a0, a1, k, buf);
+        for (int32_t ch = 0; ch < n; ch += 2) {
+            const int8_t *w = packed_b + (ch / RT_OPT_NR) * k4 * RT_OPT_NR + (ch % RT_OPT_NR) * 4;
+            const int32_t b1 = ch + 1 < n ? bias[ch + 1] : 0;
+            int32_t s[4] = {bias[ch], b1, bias[ch], b1}, nc = ch + 1 < n ? 2 : 1;
+            if (hi && nc == 2 && o1 && k <= CM_KMAX) { /* the common case, the sums in registers */
+                const acc4 t = dot_2x2w(buf, quads, w, bias[ch], b1);
+                const rt_cm_rq c0 = rt_cm_requant_hi_channel(g->mult[ch], g->shift[ch]);
+                const rt_cm_rq c1 = rt_cm_requant_hi_channel(g->mult[ch + 1], g->shift[ch + 1]);
+                if (narrow) {
+                    o0[ch] = rt_cm_requant_hi(t.s0, c0, zo, qmin, qmax, 1);
+                    o0[ch + 1] = rt_cm_requant_hi(t.s1, c1, zo, qmin, qmax, 1);
+                    o1[ch] = rt_cm_requant_hi(t.s2, c0, zo, qmin, qmax, 1);
+                    o1[ch + 1] = rt_cm_requant_hi(t.s3, c1, zo, qmin, qmax, 1);
+                } else {
+                    o0[ch] = rt_cm_requant_hi(t.s0, c0, zo, qmin, qmax, 0);
+                    o0[ch + 1] = rt_cm_requant_hi(t.s1, c1, zo, qmin, qmax, 0);
+                    o1[ch] = rt_cm_requant_hi(t.s2, c0, zo, qmin, qmax, 0);
+                    o1[ch + 1] = rt_cm_requant_hi(t.s3, c1, zo, qmin, qmax, 0);
+                }
+                continue;
+            }
+            if (k <= CM_KMAX) {
+                const acc4 t = dot_2x2w(buf, quads, w, bias[ch], b1);
+                s[0] = t.s0, s[1] = t.s1, s[2] = t.s2, s[3] = t.s3;
+            } else {
+                dot_2x2(a0, a1, w, k, s);
+            }
+            for (int32_t i = 0; i < nc; i++) {
+                const int32_t mul = g->mult[ch + i], sh = g->shift[ch + i];
+                if (fast) {
+                    const int32_t right = -sh, mask = (int32_t)((1u << right) - 1u);
+                    o0[ch + i] = rt_cm_requant_fast(s[i], mul, right, mask, zo, qmin, qmax);
+                    if (o1) o1[ch + i] = rt_cm_requant_fast(s[2 + i], mul, right, mask, zo, qmin, qmax);
+                } else {
+                    o0[ch + i] = rt_cm_requant(s[i], mul, sh, g->rounding, zo, qmin, qmax);
+                    if (o1) o1[ch + i] = rt_cm_requant(s[2 + i], mul, sh, g->rounding, zo, qmin, qmax);
+                }
             }
         }
     }
@@ -95,9 +207,17 @@ void rt_cm_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *
     const rt_opt_gemm_params *g = &p->gemm;
     if (p->direct && g->rounding != RT_OPT_ROUND_FLOAT && !g->out_f32) {
         int64_t n = (int64_t)p->batches * g->m * g->n; /* direct: the output is dense, ldc == n */
-        gemm_dsp(g, p->batches * g->m, in, packed_b, bias, out);
+        gemm_dsp(g, NULL, p->batches * g->m, in, packed_b, bias, out);
         if (post) /* a fused residual ADD, elementwise over the whole output */
             rt_opt_add_run_i8(post->add, post->conv_is_lhs ? out : other, 1, post->conv_is_lhs ? other : out, 1, out, n);
+        return;
+    }
+    if (!p->direct && p->batches == 1 && g->k <= CM_PATCH && g->rounding != RT_OPT_ROUND_FLOAT && !g->out_f32 &&
+        g->ldc == g->n && g->m == p->out_h * p->out_w) {
+        gemm_dsp(g, p, g->m, in, packed_b, bias, out);
+        if (post)
+            rt_opt_add_run_i8(post->add, post->conv_is_lhs ? out : other, 1, post->conv_is_lhs ? other : out, 1, out,
+                              (int64_t)g->m * g->n);
         return;
     }
 #endif
