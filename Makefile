@@ -28,7 +28,7 @@ HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 .PHONY: all mpcc asan test test-full demo models bench profile fuzz install clean venv unit regen-golden scale \
-        mcu-toolchain demo-mcu bench-mcu
+        mcu-toolchain demo-mcu bench-mcu a64-toolchain
 
 all: $(BUILD)/mpcc
 
@@ -78,11 +78,11 @@ models: venv
 # The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 XDIST_ARGS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup) --durations=25
-test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
+test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain a64-toolchain
 	$(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
-test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain
+test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain a64-toolchain
 	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
@@ -194,6 +194,11 @@ profile:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/profile.py $(MODEL) $(PROFILE_ARGS)
 # ---- end bench ----
+
+# ---- AArch64 (docs/arm64.md): aarch64-linux-gnu-gcc and qemu-aarch64 (user mode), installed with apt
+# if missing; tests/test_arm64.py runs a model set with and without the dot product under QEMU.
+a64-toolchain:
+	@sh tools/arm64/install.sh
 
 # ---- Cortex-M (docs/cortex-m.md): arm-none-eabi-gcc + newlib and qemu-system-arm, installed with
 # apt if missing; tests/test_cortex_m.py runs the model set bare-metal on four emulated boards.
