@@ -90,3 +90,16 @@ def test_isa_check_stops_a_wrong_build(toolchain, tmp_path):
     proc = a64.run_cmd([a64.CC, "-march=armv8-a", "-std=c99", "-I", ROOT / "runtime", "-c", work / "model.c",
                         "-o", tmp_path / "m.o"])
     assert proc.returncode != 0 and "-march=armv8.2-a+dotprod" in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_requantization_is_tflites(toolchain, target, seed, tmp_path):
+    """runtime/arm64/rt_a64.h's SQRDMULH + SRSHL requantization equals the scalar TFLite rounding
+    (double and single) on edge values, exact ties of every shift and 100000 random triples."""
+    prog = tmp_path / "rq_check"
+    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
+                        ROOT / "tests" / "arm64" / "rq_check.c", "-lm", "-o", prog])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = a64.run_cmd(a64.qemu_cmd(target, prog, [seed, 100000]), timeout=300)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert int(proc.stdout.split()[1]) > 200000, proc.stdout  # every case above ran

@@ -35,7 +35,7 @@ TARGETS = {
 }
 OPT = ["-O2"]
 COMMON = ["-std=c99", "-Wall", "-Wextra", "-Werror"]
-RUNTIME_DIRS = ("runtime", "runtime/kernels", "runtime/arm64")
+RUNTIME_DIRS = ("", "kernels", "arm64")  # under the runtime folder
 
 _lock = BuildLock("a64-runtime")  # build/arm64/: shared by test processes
 
@@ -60,13 +60,14 @@ def cflags(target, opt=OPT):
     return [*COMMON, *TARGETS[target][0], *opt]
 
 
-def runtime_lib(target, opt=OPT):
-    """build/arm64/<target>[-O..]/libmpccrt.a, rebuilt when a runtime source or header is newer."""
-    tag = target + ("" if opt == OPT else "".join(opt).replace("-", "_"))
+def runtime_lib(target, opt=OPT, runtime=ROOT / "runtime", tag=""):
+    """build/arm64/<target>[-O..][-tag]/libmpccrt.a, rebuilt when a runtime source or header is newer
+    (runtime: another copy of the runtime folder, e.g. an older commit's for a comparison, with a tag)."""
+    tag = target + ("" if opt == OPT else "".join(opt).replace("-", "_")) + (f"-{tag}" if tag else "")
     out = BUILD / tag
     lib = out / "libmpccrt.a"
-    srcs = [p for d in RUNTIME_DIRS for p in sorted((ROOT / d).glob("*.c"))]
-    hdrs = [p for d in RUNTIME_DIRS for p in (ROOT / d).glob("*.h")]
+    srcs = [p for d in RUNTIME_DIRS for p in sorted((runtime / d).glob("*.c"))]
+    hdrs = [p for d in RUNTIME_DIRS for p in (runtime / d).glob("*.h")]
     with _lock:
         newest = max(p.stat().st_mtime for p in srcs + hdrs)
         if lib.exists() and lib.stat().st_mtime >= newest:
@@ -75,7 +76,7 @@ def runtime_lib(target, opt=OPT):
 
         def compile_one(src):
             obj = out / (src.parent.name + "_" + src.stem + ".o")
-            proc = run_cmd([CC, *cflags(target, opt), "-pedantic", "-I", ROOT / "runtime", "-c", src, "-o", obj])
+            proc = run_cmd([CC, *cflags(target, opt), "-pedantic", "-I", runtime, "-c", src, "-o", obj])
             if proc.returncode != 0:
                 raise RuntimeError(f"{CC} {src} for {target} failed:\n{proc.stderr[-3000:]}")
             return obj
@@ -91,16 +92,16 @@ def runtime_lib(target, opt=OPT):
     return lib
 
 
-def build(target, workdir, n_in, n_out, opt=OPT, extra=()):
+def build(target, workdir, n_in, n_out, opt=OPT, extra=(), runtime=ROOT / "runtime", tag=""):
     """Cross-builds workdir/model.c (mpcc --name model; custom operators' kernels as
     workdir/*.user.c) with the harness for target; returns (proc, program path)."""
     workdir = Path(workdir)
     ins = " ".join(f"MODEL_INPUT{i}_BYTES," for i in range(n_in))
     outs = " ".join(f"MODEL_OUTPUT{i}_BYTES," for i in range(n_out))
     (workdir / "io_sizes.h").write_text(f"#define IO_IN_BYTES {ins}\n#define IO_OUT_BYTES {outs}\n")
-    lib = runtime_lib(target, opt)
-    prog = workdir / f"model-{target}"
-    proc = run_cmd([CC, *cflags(target, opt), "-static", "-I", ROOT / "runtime", "-I", workdir, *extra,
+    lib = runtime_lib(target, opt, runtime, tag)
+    prog = workdir / f"model-{target}{'-' + tag if tag else ''}"
+    proc = run_cmd([CC, *cflags(target, opt), "-static", "-I", runtime, "-I", workdir, *extra,
                     HERE / "harness_main.c", workdir / "model.c", *sorted(workdir.glob("*.user.c")), lib, "-lm", "-o", prog])
     return proc, prog
 
