@@ -28,7 +28,7 @@ HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 .PHONY: all mpcc asan test test-full demo models bench profile fuzz install clean venv unit regen-golden scale \
-        mcu-toolchain demo-mcu bench-mcu a64-toolchain
+        mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
 
@@ -199,6 +199,12 @@ profile:
 # if missing; tests/test_arm64.py runs a model set with and without the dot product under QEMU.
 a64-toolchain:
 	@sh tools/arm64/install.sh
+
+# `make bench-arm64`: instructions per inference under qemu-aarch64 (QEMU TCG plugin), with and
+# without the dot product; BENCH_A64_ARGS="--models person_detect,... --targets dotprod".
+BENCH_A64_ARGS ?=
+bench-arm64: $(BUILD)/mpcc venv a64-toolchain
+	@$(VENV)/bin/python tools/arm64/bench_a64.py $(BENCH_A64_ARGS)
 
 # ---- Cortex-M (docs/cortex-m.md): arm-none-eabi-gcc + newlib and qemu-system-arm, installed with
 # apt if missing; tests/test_cortex_m.py runs the model set bare-metal on four emulated boards.

@@ -10,6 +10,8 @@ the difference between the program run 11 times and once, divided by 10 (start-u
 inputs and writing the outputs cancel out). Instructions, not time: QEMU models no timing.
 --runtime DIR builds against another runtime folder (an older commit's `git archive`, for a
 before/after figure); --isa overrides the target's mpcc --isa (e.g. neon, the portable path).
+--profile N prints the N functions that retire the most instructions in one inference (the
+plugin tools/arm64/insn_prof.c counts per translated block; blocks map to functions by `nm`).
 """
 
 import argparse
@@ -42,7 +44,45 @@ def count(target, prog, inputs, work, so, runs):
     return int(m.group(1))
 
 
-def bench(name, model, target, isa, so, runtime, tag):
+def prof_plugin():
+    so = a64.BUILD / "insn_prof.so"
+    src = HERE / "insn_prof.c"
+    if so.exists() and so.stat().st_mtime >= src.stat().st_mtime:
+        return so
+    proc = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-I",
+                           str(bench_mcu.plugin_header()), "-o", str(so), str(src)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"bench-arm64: building the profiling plugin failed:\n{proc.stderr}")
+    return so
+
+
+def profile(target, prog, inputs, work, top):
+    """The top functions by instructions retired in one inference (11 runs minus 1, / 10)."""
+    import bisect
+    syms = []
+    for line in subprocess.run(["aarch64-linux-gnu-nm", "-n", str(prog)], capture_output=True, text=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+    addrs = [a for a, _ in syms]
+    per = []
+    for runs in (1, 11):
+        proc, outs = a64.run(target, prog, inputs, work, runs=runs, timeout=3600, plugin=prof_plugin())
+        if outs is None:
+            sys.exit(f"bench-arm64: {prog} failed under QEMU: {proc.stderr[-2000:]}")
+        funcs = {}
+        for m in re.finditer(r"^tb ([0-9a-f]+) (\d+)$", proc.stderr, re.M):
+            i = bisect.bisect_right(addrs, int(m.group(1), 16)) - 1
+            name = syms[i][1] if i >= 0 else "?"
+            funcs[name] = funcs.get(name, 0) + int(m.group(2))
+        per.append(funcs)
+    diff = {f: (per[1].get(f, 0) - per[0].get(f, 0)) / 10 for f in per[1]}
+    total = sum(diff.values())
+    for f, n in sorted(diff.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"    {n / 1e6:8.2f}M {100 * n / total:5.1f}%  {f}")
+
+
+def bench(name, model, target, isa, so, runtime, tag, top=0):
     from oracle import draw_inputs, load
     work = a64.BUILD / "bench" / f"{name}-{target}-{isa}{'-' + tag if tag else ''}"
     work.mkdir(parents=True, exist_ok=True)
@@ -56,6 +96,8 @@ def bench(name, model, target, isa, so, runtime, tag):
     if proc.returncode != 0:
         sys.exit(f"bench-arm64: building {name} failed:\n{proc.stderr[-3000:]}")
     one, eleven = (count(target, prog, inputs, work, so, r) for r in (1, 11))
+    if top:
+        profile(target, prog, inputs, work, top)
     return (eleven - one) / 10
 
 
@@ -66,6 +108,7 @@ def main():
     ap.add_argument("--isa", default=None, help="mpcc --isa instead of the target's")
     ap.add_argument("--runtime", type=Path, default=ROOT / "runtime")
     ap.add_argument("--tag", default="")
+    ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
     args = ap.parse_args()
     why = a64.toolchain()
     if why:
@@ -76,7 +119,7 @@ def main():
     for name in args.models.split(","):
         for target in args.targets.split(","):
             isa = args.isa or a64.TARGETS[target][2]
-            n = bench(name, MODELS[name], target, isa, so, args.runtime, args.tag)
+            n = bench(name, MODELS[name], target, isa, so, args.runtime, args.tag, args.profile)
             print(f"{name:24} {target:8} {isa:18} {n / 1e6:15.2f}M", flush=True)
 
 
