@@ -32,7 +32,8 @@ void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *m
     for (; j + 4 <= n; j += 4) {
         int32x4_t x = vld1q_s32(acc + j), s = vld1q_s32(shift + j), v;
         int16x4_t h;
-        if (vmaxvq_s32(s) > 0 || vminvq_s32(s) < -31) break; /* left shifts, exponents past 31: scalar */
+        if (vmaxvq_s32(s) > (rounding == RT_OPT_ROUND_SINGLE ? 0 : 31) || vminvq_s32(s) < -31)
+            break; /* exponents past 31 (single rounding: left shifts): scalar */
         if (bias) x = vaddq_s32(x, vld1q_s32(bias + j));
         v = rounding == RT_OPT_ROUND_SINGLE ? rt_a64_rq_single(x, vld1q_s32(mult + j), s)
                                             : rt_a64_rq_double(x, vld1q_s32(mult + j), s);

@@ -24,6 +24,13 @@ static inline int32x4_t rt_a64_rq_double(int32x4_t x, int32x4_t m, int32x4_t s) 
     return vrshlq_s32(x, right);
 }
 
+/* 1 when every one of the n shifts is in [-31, 31] (rt_a64_rq_double applies). */
+static inline int rt_a64_shifts_double(const int32_t *shift, int32_t n) {
+    int32_t i, bad = 0;
+    for (i = 0; i < n; i++) bad |= (shift[i] > 31) | (shift[i] < -31);
+    return !bad;
+}
+
 /* The single-rounding variant (rq_single): (x m + 2^(30 - s)) >> (31 - s) on 64-bit products,
  * saturated to int32; s in [-31, 0]. */
 static inline int32x4_t rt_a64_rq_single(int32x4_t x, int32x4_t m, int32x4_t s) {

@@ -59,8 +59,9 @@ int main(int argc, char **argv) {
             if (check(edge[a], (1 << 30) + 777, s, 0)) return 1;
     for (i = 0; i < n; i++) {
         int32_t x = (int32_t)next(), m = (int32_t)((next() >> 1) | (1u << 30)), sh = -(int32_t)(next() % 32);
+        int32_t left = (int32_t)(next() % 32); /* double rounding: left shifts too (saturating) */
         if (next() & 1) x >>= next() % 31; /* small magnitudes too */
-        if (check(x, m, sh, 0) || check(x, m, sh, 1)) return 1;
+        if (check(x, m, sh, 0) || check(x, m, sh, 1) || check(x >> (next() % 32), m, left, 0)) return 1;
     }
     printf("ok %ld\n", checked);
     return 0;
