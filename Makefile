@@ -36,23 +36,34 @@ $(GEN_SRC): $(CUDA_HDRS) tools/embed_cuda.sh
 	@mkdir -p $(BUILD)/gen
 	@sh tools/embed_cuda.sh $(CUDA_HDRS) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/mpcc: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
-	@mkdir -p $(BUILD)
+# Objects, one per source, built once per flavour (plain and ASan+UBSan) and shared by mpcc and the unit
+# tests; `make -j` builds them in parallel. Every object depends on every header (coarse, never stale).
+LIB_OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+CLI_OBJ      := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRC))
+ASAN_LIB_OBJ := $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(LIB_SRC))
+ASAN_CLI_OBJ := $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(CLI_SRC))
+$(BUILD)/obj/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
+$(BUILD)/asan/obj/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -c -o $@ $<
+
+$(BUILD)/mpcc: $(LIB_OBJ) $(CLI_OBJ)
 	@echo "CC $@"
-	@$(CC) $(ALL_CFLAGS) -o $@ $(LIB_SRC) $(CLI_SRC) -lm -ldl
+	@$(CC) $(CFLAGS) -o $@ $^ -lm -ldl
 
 # Sanitizer build of the compiler (used by the tests).
-$(BUILD)/asan/mpcc: $(LIB_SRC) $(CLI_SRC) $(HDRS) Makefile
-	@mkdir -p $(BUILD)/asan
+$(BUILD)/asan/mpcc: $(ASAN_LIB_OBJ) $(ASAN_CLI_OBJ)
 	@echo "CC $@ (ASan+UBSan)"
-	@$(CC) -std=c11 $(WARN) $(INC) -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $(LIB_SRC) $(CLI_SRC) -lm -ldl
+	@$(CC) $(SAN_FLAGS) -o $@ $^ -lm -ldl
 asan: $(BUILD)/asan/mpcc
 
 # C unit tests: each tests/unit/test_X.c is linked against the library, under ASan+UBSan.
-$(BUILD)/unit/%: tests/unit/%.c $(LIB_SRC) $(HDRS) $(wildcard tests/unit/*.h)
+$(BUILD)/unit/%: tests/unit/%.c $(ASAN_LIB_OBJ) $(HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(BUILD)/unit
 	@echo "CC $@"
-	@$(CC) -std=c11 $(WARN) $(INC) -Itests/unit -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $< $(LIB_SRC) -lm
+	@$(CC) -std=c11 $(WARN) $(INC) -Itests/unit -DMPCC_VERSION='"$(VERSION)"' $(SAN_FLAGS) -o $@ $< $(ASAN_LIB_OBJ) -lm
 unit: $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 
 # The run-time NVRTC JIT is an app-side loader, not part of the library: its test links only it (and -ldl).
@@ -78,11 +89,13 @@ models: venv
 # The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 XDIST_ARGS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup) --durations=25
-test: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain a64-toolchain
+test: venv mcu-toolchain a64-toolchain
+	@$(MAKE) -s -j$(TEST_JOBS) $(BUILD)/mpcc $(BUILD)/asan/mpcc unit
 	$(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
-test-full: $(BUILD)/mpcc $(BUILD)/asan/mpcc unit venv mcu-toolchain a64-toolchain
+test-full: venv mcu-toolchain a64-toolchain
+	@$(MAKE) -s -j$(TEST_JOBS) $(BUILD)/mpcc $(BUILD)/asan/mpcc unit
 	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Scale measurements (minutes; not part of `make test`): compile time and peak memory on graphs of
