@@ -28,7 +28,7 @@ HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 .PHONY: all mpcc asan test test-full demo models bench profile fuzz install clean venv unit regen-golden scale \
-        mcu-toolchain demo-mcu bench-mcu
+        mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
 
@@ -89,12 +89,12 @@ models: venv
 # The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 XDIST_ARGS := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadgroup) --durations=25
-test: venv mcu-toolchain
+test: venv mcu-toolchain a64-toolchain
 	@$(MAKE) -s -j$(TEST_JOBS) $(BUILD)/mpcc $(BUILD)/asan/mpcc unit
 	$(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
 # Everything `make test` runs plus the heavy suites marked `full` (every model on every emulated target).
-test-full: venv mcu-toolchain
+test-full: venv mcu-toolchain a64-toolchain
 	@$(MAKE) -s -j$(TEST_JOBS) $(BUILD)/mpcc $(BUILD)/asan/mpcc unit
 	MPCC_FULL=1 $(VENV)/bin/python -m pytest -q tests $(XDIST_ARGS) $(PYTEST_ARGS)
 
@@ -207,6 +207,17 @@ profile:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/profile.py $(MODEL) $(PROFILE_ARGS)
 # ---- end bench ----
+
+# ---- AArch64 (docs/arm64.md): aarch64-linux-gnu-gcc and qemu-aarch64 (user mode), installed with apt
+# if missing; tests/test_arm64.py runs a model set with and without the dot product under QEMU.
+a64-toolchain:
+	@sh tools/arm64/install.sh
+
+# `make bench-arm64`: instructions per inference under qemu-aarch64 (QEMU TCG plugin), with and
+# without the dot product; BENCH_A64_ARGS="--models person_detect,... --targets dotprod".
+BENCH_A64_ARGS ?=
+bench-arm64: $(BUILD)/mpcc venv a64-toolchain
+	@$(VENV)/bin/python tools/arm64/bench_a64.py $(BENCH_A64_ARGS)
 
 # ---- Cortex-M (docs/cortex-m.md): arm-none-eabi-gcc + newlib and qemu-system-arm, installed with
 # apt if missing; tests/test_cortex_m.py runs the model set bare-metal on four emulated boards.

@@ -137,13 +137,15 @@ static void emit_isa_check(CgBuf *c, IrIsa isa) {
 #define CG_M_PROFILE "defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'"
     static const char *const cond[IR_ISA_COUNT] = {
         NULL, "defined(__AVX2__) && defined(__FMA__)", "defined(__AVX512F__) && defined(__AVX512BW__)",
-        "defined(__ARM_NEON)", CG_M_PROFILE, CG_M_PROFILE " && __ARM_ARCH >= 7",
+        "defined(__ARM_NEON)", "defined(__aarch64__) && defined(__ARM_NEON)",
+        "defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)", CG_M_PROFILE, CG_M_PROFILE " && __ARM_ARCH >= 7",
         CG_M_PROFILE " && defined(__ARM_FEATURE_DSP)", CG_M_PROFILE " && __ARM_ARCH >= 8 && defined(__ARM_FEATURE_DSP)",
         "defined(__ARM_FEATURE_MVE)"};
     static const char *const how[IR_ISA_COUNT] = {
         NULL, "-mavx2 -mfma (or -march=haswell or newer)",
         "-mavx512f -mavx512bw -mfma (or -march=skylake-avx512 or newer)",
-        "an Arm target with NEON (e.g. -march=armv8-a)", "-mcpu=cortex-m0plus -mthumb (any Cortex-M)",
+        "an Arm target with NEON (e.g. -march=armv8-a)", "an AArch64 compiler (-march=armv8-a or later)",
+        "-march=armv8.2-a+dotprod (or -mcpu=cortex-a76, neoverse-n1 or later)", "-mcpu=cortex-m0plus -mthumb (any Cortex-M)",
         "-mcpu=cortex-m3 -mthumb (Armv7-M or later)", "-mcpu=cortex-m4 or cortex-m7 -mthumb (the DSP extension)",
         "-mcpu=cortex-m33 -mthumb (Armv8-M Mainline with DSP)", "-mcpu=cortex-m55 -mthumb (Helium)"};
 #undef CG_M_PROFILE
@@ -229,6 +231,13 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         /* neon (in parentheses: clang's -Wstring-concatenation) */
         (" * Built for --isa neon: portable GCC/Clang vector-extension code (NEON\n"
          " * registers, no hand-written intrinsics); the .c file checks __ARM_NEON."),
+        /* armv8a */
+        (" * Built for --isa armv8a: AArch64 NEON kernels (runtime/arm64, docs/arm64.md;\n"
+         " * int8 on SMULL/SADALP); the .c file stops the build unless the compiler targets AArch64."),
+        /* armv8.2a+dotprod */
+        (" * Built for --isa armv8.2a+dotprod: AArch64 NEON kernels (runtime/arm64,\n"
+         " * docs/arm64.md; int8 on SDOT); the .c file stops the build unless the compiler\n"
+         " * targets the dot product (-march=armv8.2-a+dotprod or newer)."),
         (" * Built for a Cortex-M --isa (docs/cortex-m.md): portable C kernels; no\n"
          " * kernel takes scratch memory beyond the op-by-op bound of the arena; the .c\n"
          " * file checks that the compiler targets that core.")};
@@ -236,7 +245,7 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         cgbuf_printf(h,
                      "/* Kernels: %d ops run mpcc's optimized kernels (runtime/rt_opt*.c), the rest its\n"
                      " * reference kernels.\n%s */\n",
-                     scheduled, isa_text[ir_isa_is_mcu(g->isa) ? 4 : (unsigned)g->isa < 4 ? g->isa : 0]);
+                     scheduled, isa_text[ir_isa_is_mcu(g->isa) ? IR_ISA_ARMV6M : (unsigned)g->isa < IR_ISA_ARMV6M ? g->isa : 0]);
     else
         cgbuf_printf(h, "/* Kernels: mpcc's reference kernels (runtime/kernels). */\n");
     cgbuf_printf(h, "#ifndef %s_MODEL_H\n#define %s_MODEL_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n", guard,

@@ -115,7 +115,8 @@ static const char *usage =
     "  --isa ISA            generic (default: vector paths picked from the C compiler's target when\n"
     "                       the code is built; use -march=native), avx2, avx512 (tiles for that ISA,\n"
     "                       and the build fails with a message if the compiler does not target it),\n"
-    "                       neon (portable vector code, checked for __ARM_NEON); Cortex-M (bare metal,\n"
+    "                       neon (portable vector code, checked for __ARM_NEON); AArch64 (docs/arm64.md):\n"
+    "                       armv8a (NEON kernels), armv8.2a+dotprod (SDOT int8 kernels); Cortex-M (bare metal,\n"
     "                       docs/cortex-m.md): armv6m (M0/M0+), armv7m (M3), armv7em (M4/M7), armv8m\n"
     "                       (M33), armv81m (M55, Helium), each checked for at build time; these keep the\n"
     "                       arena at the op-by-op bound (-O0's): no kernel takes scratch beyond it\n"
@@ -518,7 +519,8 @@ static int cmd_compile(int argc, char **argv, int html) {
             for (int k = IR_ISA_GENERIC; k < IR_ISA_COUNT && !found; k++)
                 if (strcmp(v, ir_isa_name((IrIsa)k)) == 0) isa = (IrIsa)k, found = 1;
             if (!found)
-                return cli_finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, or for Cortex-M "
+                return cli_finish(&d, diag_user(&d, "--isa must be generic, avx2, avx512 or neon, for AArch64 "
+                                                    "armv8a or armv8.2a+dotprod, or for Cortex-M "
                                                     "armv6m, armv7m, armv7em, armv8m or armv81m, not '%s'", v));
         } else if (strcmp(a, "--threads") == 0 && i + 1 < argc) {
             const char *t = argv[++i];

@@ -200,6 +200,8 @@ const char *ir_prec_name(IrPrecMode m);    /* "fp32", "int8" */
  * the op-by-op bound: no kernel takes scratch memory beyond it. */
 typedef enum IrIsa {
     IR_ISA_GENERIC = 0, IR_ISA_AVX2, IR_ISA_AVX512, IR_ISA_NEON,
+    IR_ISA_ARMV8A,     /* AArch64 Armv8-A: NEON, no dot product (Cortex-A53/A72) */
+    IR_ISA_ARMV82A_DOT, /* AArch64 Armv8.2-A + dot product (SDOT): Cortex-A76, Neoverse N1 and later */
     IR_ISA_ARMV6M,  /* Cortex-M0/M0+: no DSP extension, no FPU */
     IR_ISA_ARMV7M,  /* Cortex-M3: no DSP extension, no FPU */
     IR_ISA_ARMV7EM, /* Cortex-M4/M7: DSP extension (SMLAD, SXTB16, SSAT), FPU optional */

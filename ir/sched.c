@@ -8,6 +8,7 @@ const char *ir_sched_name(SchedKind k) {
 
 const char *ir_isa_name(IrIsa isa) {
     static const char *const names[IR_ISA_COUNT] = {"generic", "avx2",    "avx512",  "neon",
+                                                    "armv8a",  "armv8.2a+dotprod",
                                                     "armv6m",  "armv7m",  "armv7em", "armv8m", "armv81m"};
     return (unsigned)isa < IR_ISA_COUNT ? names[isa] : "?";
 }

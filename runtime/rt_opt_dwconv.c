@@ -476,6 +476,8 @@ static void dw_pad_copy(const struct rt_dwconv_params *p, const int8_t *in, int8
 }
 #endif
 
+#include "arm64/rt_a64_dwconv_s8.h" /* the AArch64 kernel (RT_A64; uses taps_range) */
+
 /* padded: the image is a copy inside its padding (dw_pad_copy), for the VNNI kernel's interior path. */
 static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                        int8_t *out, int32_t r0, int32_t r1, int padded) {
@@ -518,6 +520,11 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     }
     if (dw8_applies(p)) {
         dw8_s8(p, in, filter, bias, out, r0, r1);
+        return;
+    }
+#elif defined(RT_A64)
+    if (rt_a64_dw_s8_applies(p)) {
+        rt_a64_dw_s8(p, in, filter, bias, out, r0, r1);
         return;
     }
 #endif

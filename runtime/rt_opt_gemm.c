@@ -8,6 +8,7 @@
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
+#include "arm64/rt_a64_gemm_f32.h" /* the AArch64 tile (RT_A64) */
 
 #if defined(RT_OPT_VEC)
 typedef float rt_v8f __attribute__((vector_size(32)));
@@ -39,7 +40,13 @@ const char *rt_opt_isa(void) {
 
 /* ---- f32 ------------------------------------------------------------- */
 
-#if defined(RT_OPT_VEC)
+#if defined(RT_A64)
+/* AArch64: runtime/arm64/rt_a64_gemm_f32.h's 5 x 16 tile (FMLA by element). */
+static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias, float lo,
+                    float hi, float *c, int32_t ldc, int32_t nr) {
+    rt_a64_f32_tile(k, a, lda, mr, b, bias, lo, hi, c, ldc, nr);
+}
+#elif defined(RT_OPT_VEC)
 /* Unaligned vector load/store (macros: no vector values cross a call ABI). */
 #define LD8(v, p) memcpy(&(v), (p), sizeof(rt_v8f))
 #define ST8(p, v) memcpy((p), &(v), sizeof(rt_v8f))

@@ -6,6 +6,7 @@
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
+#include "arm64/rt_a64_gemm_s8.h" /* AArch64 tiles (RT_A64) */
 
 #define NR RT_OPT_NR
 #define K4(k) RT_OPT_K4(k)
@@ -144,6 +145,12 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
 #if defined(RT_OPT_AVX2)
     if (vec && p->rounding != RT_OPT_ROUND_FLOAT) {
         requant_tile(p, acc, mr, bias + col, p->mult + col, p->shift + col, c, nr);
+        return;
+    }
+#elif defined(RT_A64)
+    if (vec && p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32) {
+        rt_a64_requant_tile((const int32_t(*)[NR])acc, mr, bias + col, p->mult + col, p->shift + col,
+                            p->rounding == RT_OPT_ROUND_SINGLE, p->out_offset, p->act_qmin, p->act_qmax, c, p->ldc, nr);
         return;
     }
 #else
@@ -746,6 +753,8 @@ static void ukr_u8_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, con
     if (mr > 1) rq_row_store(q, _mm256_hadd_epi32(c1[0], c1[1]), _mm256_hadd_epi32(c1[2], c1[3]), c + ldc, nr);
 }
 #endif
+#elif defined(RT_A64)
+#define MR_S8 RT_A64_MR /* runtime/arm64/rt_a64_gemm_s8.h's tiles */
 #else
 #define MR_S8 4
 static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b, int32_t acc[MR_S8][NR]) {
@@ -860,10 +869,16 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
 #endif
 #else
     int32_t acc[MR_S8][NR];
+#if defined(RT_A64)
+    int32_t colsum[NR];
+#endif
     for (j = 0; j * NR < p->n; j++) {
         const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
         int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
         int vec = rt_opt_s8_panel_vec(p, col);
+#if defined(RT_A64)
+        rt_a64_s8_colsum(kq, bp, colsum);
+#endif
 #if defined(RT_OPT_AVX2) && !defined(RT_OPT_AVX512)
         if (vec && !row_add && p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32) {
             rq_panel q;
@@ -876,7 +891,11 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
 #endif
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+#if defined(RT_A64)
+            rt_a64_s8_tile(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, colsum, acc);
+#else
             ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
+#endif
             add_rows(acc, mr, row_add ? row_add + i : NULL);
             store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec);
         }

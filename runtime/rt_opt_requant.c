@@ -1,12 +1,13 @@
 /* rt_opt_requant.c - TFLite int32 -> int8 requantization of a row of
  * accumulators, vectorized: 8 lanes at a time with AVX2 (64-bit products of
  * even and odd lanes, TFLite's nudge and rounding shifts written with lane
- * masks), else the scalar rq_double / rq_single. Bit-identical to
+ * masks), 4 with AArch64 NEON (runtime/arm64/rt_a64.h), else the scalar rq_double / rq_single. Bit-identical to
  * rt_mul_by_quantized_multiplier(_single): lanes with a positive shift (a
  * left shift with saturation, rare) take the scalar path. */
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
+#include "arm64/rt_a64.h" /* AArch64 lanes (RT_A64) */
 
 void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *mult, const int32_t *shift, int32_t n,
                        int rounding, int32_t out_offset, int32_t qmin, int32_t qmax, int8_t *out) {
@@ -25,6 +26,19 @@ void rt_opt_requant_i8(const int32_t *acc, const int32_t *bias, const int32_t *m
         v = rounding == RT_OPT_ROUND_SINGLE ? rq_single8(x, m, s) : rq_double8(x, m, s);
         v = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v, off), lo), hi);
         _mm_storel_epi64((__m128i *)(void *)(out + j), pack8(v));
+    }
+#elif defined(RT_A64)
+    const int32x4_t off = vdupq_n_s32(out_offset), lo = vdupq_n_s32(qmin), hi = vdupq_n_s32(qmax);
+    for (; j + 4 <= n; j += 4) {
+        int32x4_t x = vld1q_s32(acc + j), s = vld1q_s32(shift + j), v;
+        int16x4_t h;
+        if (vmaxvq_s32(s) > (rounding == RT_OPT_ROUND_SINGLE ? 0 : 31) || vminvq_s32(s) < -31)
+            break; /* exponents past 31 (single rounding: left shifts): scalar */
+        if (bias) x = vaddq_s32(x, vld1q_s32(bias + j));
+        v = rounding == RT_OPT_ROUND_SINGLE ? rt_a64_rq_single(x, vld1q_s32(mult + j), s)
+                                            : rt_a64_rq_double(x, vld1q_s32(mult + j), s);
+        h = vqmovn_s32(vminq_s32(vmaxq_s32(vaddq_s32(v, off), lo), hi));
+        vst1_lane_s32((int32_t *)(void *)(out + j), vreinterpret_s32_s8(vqmovn_s16(vcombine_s16(h, h))), 0);
     }
 #endif
     for (; j < n; j++) {

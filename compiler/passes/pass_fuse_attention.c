@@ -295,7 +295,7 @@ static int fuse(Graph *g, int *readers, const Chain *c, Diag *d) {
     fold_out_transpose(g, readers, b2, p);
     b2->sched.kind = SCHED_ATTENTION;
     b2->sched.kparams = p;
-    b2->sched.mr = g->isa == IR_ISA_AVX2 || g->isa == IR_ISA_NEON ? 5 : 8;
+    b2->sched.mr = g->isa == IR_ISA_AVX2 || g->isa == IR_ISA_NEON || g->isa == IR_ISA_ARMV8A || g->isa == IR_ISA_ARMV82A_DOT ? 5 : 8;
     b2->sched.nr = RT_OPT_NR;
     b2->sched.rows = p->q_block;
     p->slots = g->threads > 1 ? g->threads : 1;

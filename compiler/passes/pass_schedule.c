@@ -52,7 +52,9 @@ static int tile_rows(const Graph *g, int s8) {
     switch (g->isa) {
     case IR_ISA_AVX512: return 8;
     case IR_ISA_AVX2: return s8 ? 2 : 5;
-    case IR_ISA_NEON: return s8 ? 4 : 5;
+    case IR_ISA_NEON:
+    case IR_ISA_ARMV8A:
+    case IR_ISA_ARMV82A_DOT: return s8 ? 4 : 5; /* int8: runtime/arm64's 4 x 16 tiles */
     default: return 8;
     }
 }

@@ -1,0 +1,105 @@
+"""AArch64: the generated C cross-built with aarch64-linux-gnu-gcc -O2 -static for two targets and
+run under qemu-aarch64 (user mode), outputs compared with the TFLite interpreter (integers
+bit-exact, floats by tests/compare.py's "opt" rule):
+- dotprod: mpcc --isa armv8.2a+dotprod, -march=armv8.2-a+dotprod, `qemu-aarch64 -cpu max`
+  (runtime/arm64's SDOT kernels);
+- base: mpcc --isa armv8a, -march=armv8-a, `qemu-aarch64 -cpu cortex-a53` (no dot product: the
+  plain NEON kernels).
+`make test` runs a representative set (person_detect and mobilenetv2_0.35 int8, digits f32 and
+int8, a ViT int8, an LSTM int8); every other zoo and shared model runs under `make test-full`.
+Inputs are drawn from the test's seed. The toolchain is installed by tools/arm64/install.sh when
+missing (`make test` runs it first).
+"""
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from compare import SCALE_FLOOR, compare_arrays
+from mpcc_paths import DIGITS_DIR, MODELS_DIR, ROOT, SHARED_MODELS, all_models, model_id
+from mpcc_tools import compile_model, new_workdir
+from oracle import oracle, sidecar
+
+sys.path.insert(0, str(ROOT / "tools" / "arm64"))
+import a64  # noqa: E402
+
+# one pytest-xdist worker runs this module: the runtime libraries build once
+pytestmark = pytest.mark.xdist_group("arm64")
+
+MODELS = {
+    "person_detect": SHARED_MODELS / "tflm" / "person_detect.tflite",
+    "mobilenetv2_0.35_int8": MODELS_DIR / "mobilenetv2_int8.tflite",
+    "digits_f32": DIGITS_DIR / "digits_f32.tflite",
+    "digits_int8": DIGITS_DIR / "digits_int8.tflite",
+    "vit_int8": MODELS_DIR / "vit_int8.tflite",
+    "lstm_int8": MODELS_DIR / "lstm_int8.tflite",
+}
+TARGETS = list(a64.TARGETS)
+CASES = [(t, MODELS[m]) for m in MODELS for t in TARGETS]
+CASES += [pytest.param(t, m, marks=pytest.mark.full) for m in all_models() if m not in MODELS.values()
+          for t in TARGETS]
+
+_compiled = {}
+_lock = threading.Lock()
+
+
+def generated(model, isa):
+    """mpcc MODEL --isa ISA -o DIR/model.c --name model (plus its sidecar's options), once per
+    model and ISA; returns (DIR, None) or (None, why not)."""
+    with _lock:
+        if (model, isa) not in _compiled:
+            work = new_workdir(f"a64-{model.stem}-{isa}")
+            proc = compile_model(model, work, extra=["--isa", isa])
+            _compiled[model, isa] = (work, None) if proc.returncode == 0 else (None, proc.stderr)
+        return _compiled[model, isa]
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    why = a64.toolchain()
+    assert why is None, why
+
+
+@pytest.mark.parametrize("target,model", CASES, ids=lambda v: model_id(v) if hasattr(v, "stem") else v)
+def test_matches_tflite_under_qemu(toolchain, target, model, seed):
+    if not model.exists():
+        pytest.skip(f"{model} is not here")
+    inputs, refs = oracle(model, seed)
+    isa = a64.TARGETS[target][2]
+    work, err = generated(model, isa)
+    assert err is None, f"mpcc --isa {isa} failed: {err}"
+    proc, prog = a64.build(target, work, len(inputs), len(refs))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, outs = a64.run(target, prog, inputs, work)
+    assert outs is not None, f"qemu-aarch64 exit {proc.returncode}: {proc.stderr[-2000:]}"
+    assert len(outs) == len(refs)
+    for i, (ref, raw) in enumerate(zip(refs, outs)):
+        assert len(raw) == ref.nbytes, f"output {i}: {len(raw)} bytes, expected {ref.nbytes}"
+        got = np.frombuffer(raw, ref.dtype).reshape(ref.shape)
+        ok, msg = compare_arrays(ref, got, mode="opt", scale_floor=sidecar(model).get("scale_floor", SCALE_FLOOR))
+        print(f"{model.name} on {target} output {i}: {msg}")
+        assert ok, f"{model.name} on {target} ({a64.TARGETS[target][1]}), output {i}: {msg}"
+
+
+def test_isa_check_stops_a_wrong_build(toolchain, tmp_path):
+    """The generated C for armv8.2a+dotprod does not build for plain Armv8-A: #error names the flags."""
+    work, err = generated(MODELS["digits_int8"], "armv8.2a+dotprod")
+    assert err is None, err
+    proc = a64.run_cmd([a64.CC, "-march=armv8-a", "-std=c99", "-I", ROOT / "runtime", "-c", work / "model.c",
+                        "-o", tmp_path / "m.o"])
+    assert proc.returncode != 0 and "-march=armv8.2-a+dotprod" in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_requantization_is_tflites(toolchain, target, seed, tmp_path):
+    """runtime/arm64/rt_a64.h's SQRDMULH + SRSHL requantization equals the scalar TFLite rounding
+    (double and single) on edge values, exact ties of every shift and 100000 random triples."""
+    prog = tmp_path / "rq_check"
+    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
+                        ROOT / "tests" / "arm64" / "rq_check.c", "-lm", "-o", prog])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = a64.run_cmd(a64.qemu_cmd(target, prog, [seed, 100000]), timeout=300)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert int(proc.stdout.split()[1]) > 200000, proc.stdout  # every case above ran

@@ -1,0 +1,52 @@
+/* insn_prof.c - a QEMU TCG plugin that counts the guest instructions retired per translated
+ * block, for finding where an AArch64 program spends them (tools/arm64/bench_a64.py --profile
+ * maps the block addresses to functions). At exit it writes "tb PC INSNS" per block (blocks
+ * translated more than once appear more than once) to QEMU's plugin log (-d plugin: stderr).
+ * Built like tools/cortex_m/insn_count.c, against qemu-plugin.h of Debian's qemu source:
+ *   cc -shared -fPIC -I DIR_WITH_qemu-plugin.h -o insn_prof.so insn_prof.c */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <qemu-plugin.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+typedef struct block {
+    uint64_t pc, insns, runs;
+    struct block *next;
+} block;
+
+static block *blocks;
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+    block *b = calloc(1, sizeof *b);
+    (void)id;
+    if (!b) return;
+    b->pc = qemu_plugin_tb_vaddr(tb);
+    b->insns = qemu_plugin_tb_n_insns(tb);
+    b->next = blocks; /* (qemu-user translates on one thread at a time here: the program is single-threaded) */
+    blocks = b;
+    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->runs, 1);
+}
+
+static void report_at_exit(qemu_plugin_id_t id, void *data) {
+    char line[96];
+    const block *b;
+    (void)id;
+    (void)data;
+    for (b = blocks; b; b = b->next)
+        if (b->runs) {
+            snprintf(line, sizeof line, "tb %" PRIx64 " %" PRIu64 "\n", b->pc, b->insns * b->runs);
+            qemu_plugin_outs(line);
+        }
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
+    (void)info;
+    (void)argc;
+    (void)argv;
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+    qemu_plugin_register_atexit_cb(id, report_at_exit, NULL);
+    return 0;
+}
