@@ -499,6 +499,7 @@ static int write_weights(const CgCtx *cg, const GraphCode *gcs, int n_gc, FILE *
     for (int i = 0; i < n && ok; i++) {
         const Graph *g = gcs[r[i].k].g;
         const IrTensor *t = &g->tensors[r[i].id];
+        if (r[i].key < pos) continue; /* another graph's same constant (share_blob_constants) */
         if (r[i].key != pos) {
             int rc = diag_internal(d, "weights blob: tensor %d of subgraph %d at %lld, expected %lld", r[i].id,
                                    r[i].k, (long long)r[i].key, (long long)pos);
@@ -782,6 +783,35 @@ static const char *same_constant(const GraphCode *gcs, int k, const IrTensor *t)
     return NULL;
 }
 
+/* With --weights file, lays the blob out again (after the dry run gave every
+ * constant an offset) so that a constant with the same dtype and bytes as one
+ * of another graph placed before it takes that one's offset: stored once.
+ * -1 on OOM. */
+static int share_blob_constants(CgCtx *cg, GraphCode *gcs, int n_gc) {
+    int n;
+    ConstRef *r = used_constants(gcs, n_gc, 0, &n);
+    if (!r) return -1;
+    int64_t pos = CG_BLOB_ALIGN;
+    for (int i = 0; i < n; i++) {
+        const IrTensor *t = &gcs[r[i].k].g->tensors[r[i].id];
+        int64_t at = -1;
+        for (int j = 0; j < i && at < 0; j++) {
+            const IrTensor *u = &gcs[r[j].k].g->tensors[r[j].id];
+            if (r[j].k != r[i].k && u->dtype == t->dtype && u->data_size == t->data_size && u->data && t->data &&
+                memcmp(u->data, t->data, t->data_size) == 0)
+                at = gcs[r[j].k].woff[r[j].id];
+        }
+        if (at < 0) {
+            at = pos;
+            pos += ((int64_t)t->data_size + CG_BLOB_ALIGN - 1) / CG_BLOB_ALIGN * CG_BLOB_ALIGN;
+        }
+        gcs[r[i].k].woff[r[i].id] = at;
+    }
+    cg->blob_bytes = pos;
+    free(r);
+    return 0;
+}
+
 int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, FILE *weights_out, Diag *d) {
     CgBuf c = {0}, h = {0};
     CgCtx *cg = calloc(1, sizeof *cg);
@@ -816,6 +846,10 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     rc = emit_code(cg, gcs, n_gc, o, P, d);
     if (rc) goto done;
 
+    if (o->weights_file && n_gc > 1 && share_blob_constants(cg, gcs, n_gc)) {
+        rc = diag_internal(d, "out of memory");
+        goto done;
+    }
     int64_t const_bytes = 0;
     for (int k = 0; k < n_gc; k++)
         for (int i = 0; gcs[k].g && i < gcs[k].g->n_tensors; i++)

@@ -39,9 +39,10 @@ def header_names(header, E, kind):
             for m in re.finditer(rf'#define MODEL_{E}_{kind}(\d+)_NAME "((?:[^"\\]|\\.)*)"', header)]
 
 
-def harness(entries, n_io):
+def harness(entries, n_io, weights=False):
     """A main that runs each entry point (and model_run as the first one) on the files
-    in/E_in<i>.bin, writing out/E_out<i>.bin; one arena for all of them."""
+    DIR/E_in<i>.bin, writing DIR/E_out<i>.bin; one arena for all of them; with weights, the
+    blob DIR/model.weights.bin, checked."""
     src = ['#include <stdio.h>', '#include "model.h"', "static double arena[MODEL_ARENA_BYTES / 8 + 1];",
            "static int io(const char *dir, const char *e, const char *k, int i, void *p, size_t n, int w) {",
            "    char path[512]; FILE *f; size_t got;",
@@ -50,6 +51,12 @@ def harness(entries, n_io):
            "    got = w ? fwrite(p, 1, n, f) : fread(p, 1, n, f); fclose(f); return got != n;", "}",
            "int main(int argc, char **argv) {", "    int bad = 0;", "    if (argc != 2) return 2;",
            "    model_init(arena);"]
+    if weights:
+        src[2] += "\nstatic double w[MODEL_WEIGHTS_BYTES / 8 + 1];"
+        src += ['    { char path[512]; FILE *f; size_t got;',
+                '      sprintf(path, "%s/model.weights.bin", argv[1]); f = fopen(path, "rb"); if (!f) return 3;',
+                "      got = fread(w, 1, MODEL_WEIGHTS_BYTES, f); fclose(f); if (got != MODEL_WEIGHTS_BYTES) return 3; }",
+                "    if (model_check_weights(w, MODEL_WEIGHTS_BYTES)) return 4;"]
     for c, (n_in, n_out) in zip(entries, n_io):
         E = c.upper()
         for fn, tag in ((f"model_{c}_run", c), ("model_run", "plain") if c == entries[0] else (None, None)):
@@ -61,19 +68,19 @@ def harness(entries, n_io):
             src.append(f"        const void *ins[] = {{{', '.join(f'in{i}' for i in range(n_in))}}};")
             src.append(f"        void *outs[] = {{{', '.join(f'out{i}' for i in range(n_out))}}};")
             src += [f'        bad |= io(argv[1], "{c}", "in", {i}, in{i}, sizeof in{i}, 0);' for i in range(n_in)]
-            src.append(f"        bad |= {fn}(ins, outs, arena);")
+            src.append(f"        bad |= {fn}(ins, outs, arena{', w' if weights else ''});")
             src += [f'        bad |= io(argv[1], "{tag}", "out", {i}, out{i}, sizeof out{i}, 1);' for i in range(n_out)]
             src.append("    }")
     src += ["    return bad;", "}", ""]
     return "\n".join(src)
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_every_signature_matches_tflite(name, seed, tmp_path):
+@pytest.mark.parametrize("name,weights", [(n, False) for n in CASES] + [("sig_shared_f32", True)])
+def test_every_signature_matches_tflite(name, weights, seed, tmp_path):
     from ai_edge_litert.interpreter import Interpreter
     model = renamed_model(tmp_path / "renamed.tflite") if name == "renamed" else MODELS_DIR / f"{name}.tflite"
     work = new_workdir(f"sig_{name}")
-    p = compile_model(model, work)
+    p = compile_model(model, work, extra=["--weights", "file"] if weights else [])
     assert p.returncode == 0, p.stderr
     assert "warning" not in p.stderr, p.stderr
     header = (work / "model.h").read_text()
@@ -83,9 +90,10 @@ def test_every_signature_matches_tflite(name, seed, tmp_path):
     assert sorted(interp.get_signature_list()) == sorted(keys)
     n_io = []
     for c in entries:
-        assert f"int model_{c}_run(const void *const *inputs, void *const *outputs, void *arena);" in header
+        assert f"int model_{c}_run(const void *const *inputs, void *const *outputs, void *arena" \
+               f"{', const void *weights' if weights else ''});" in header
         n_io.append((len(header_names(header, c.upper(), "INPUT")), len(header_names(header, c.upper(), "OUTPUT"))))
-    proc, exe = build_with_main(work, harness(entries, n_io), config="gcc-O2")
+    proc, exe = build_with_main(work, harness(entries, n_io, weights), config="gcc-O2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     rng = np.random.default_rng(seed)
     refs = {}
@@ -142,6 +150,20 @@ def test_shared_weight_emitted_once(opt, tmp_path):
         sub1 = code[code.index("static int m_subgraph1("):]
         sub1 = sub1[:sub1.index("\n}\n")]
         assert any(n in sub1 for n in w) and not any(n.startswith("m_s1_") for n in w), (w, sub1)
+
+
+def test_shared_weight_stored_once_in_the_blob(tmp_path):
+    """--weights file: the blob of all three signatures is smaller than the blobs of decode and
+    decode-v2! compiled alone, which both hold the same packed weight W (512 bytes)."""
+    model = MODELS_DIR / "sig_shared_f32.tflite"
+    size = {}
+    for sig in ("decode", "decode-v2!", "encode", "decode,decode-v2!,encode"):
+        p = mpcc(model, "-o", tmp_path / "m.c", "--weights", "file", "--signature", sig)
+        assert p.returncode == 0, p.stderr
+        size[sig] = (tmp_path / "m.weights.bin").stat().st_size
+    header = 64  # the blob's header, padded
+    parts = sum(size[s] - header for s in ("decode", "decode-v2!", "encode"))
+    assert size["decode,decode-v2!,encode"] - header <= parts - 512, size
 
 
 def test_signature_selection_and_unknown_names(tmp_path):
