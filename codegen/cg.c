@@ -157,6 +157,20 @@ static const char *tensor_expr(CgCtx *cg, int id, int is_input) {
             snprintf(s, CG_POOL_LEN, "%s", cg->const_name[id]);
         return s;
     }
+    if (t->alias_of >= 0) { /* a view (pass patch) of a graph input's or output's rows */
+        const IrTensor *r = &g->tensors[ir_storage_root(g, id)];
+        long long at = (long long)ir_storage_at(g, id);
+        for (int i = 0; r->is_input && i < g->n_inputs; i++)
+            if (g->inputs[i] == r->id) {
+                snprintf(s, CG_POOL_LEN, "(%s%s *)((const char *)inputs[%d] + %lld)", q, ct, i, at);
+                return s;
+            }
+        for (int i = 0; r->is_output && i < g->n_outputs; i++)
+            if (g->outputs[i] == r->id) {
+                snprintf(s, CG_POOL_LEN, "(%s%s *)((char *)outputs[%d] + %lld)", q, ct, i, at);
+                return s;
+            }
+    }
     for (int i = 0; t->is_input && i < g->n_inputs; i++)
         if (g->inputs[i] == id) {
             snprintf(s, CG_POOL_LEN, "(%s%s *)inputs[%d]", q, ct, i);

@@ -124,6 +124,12 @@ static const char *usage =
     "  --threads N          let the big kernels split over up to N threads (1..64, default 1): the\n"
     "                       arena holds N scratch copies; call PREFIX_run_parallel with a parallel-for\n"
     "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded\n"
+    "  --patch              run the memory-peak region (a chain of conv/depthwise/pool ops near the\n"
+    "                       input) in bands of output rows, each computing its halo rows again, so\n"
+    "                       its big activations are never stored whole: the smallest arena peak for\n"
+    "                       at most 15% more MACs, on the reference kernels (slower; docs/patch-exec.md).\n"
+    "                       --max-arena does the same, with the fewest extra MACs, when the plan\n"
+    "                       would exceed it\n"
     "  --report             print the schedule (kernel per op) and the static memory plan\n"
     "  --profile            time each kernel: PREFIX_profile_start(arena, clock) after PREFIX_init\n"
     "                       sets your clock function (uint64_t clock(void), any tick), PREFIX_profile\n"
@@ -132,7 +138,7 @@ static const char *usage =
     "  --dump-ir[=after:PASS]  print the IR (after the given pass; default: after the last)\n"
     "                       passes: import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose,\n"
     "                       fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm,\n"
-    "                       half_storage, alias, plan_memory\n"
+    "                       half_storage, patch, alias, plan_memory\n"
     "  -h, --help           this text\n"
     "  --version            print the version\n"
     "\n"
@@ -493,7 +499,7 @@ static int cmd_compile(int argc, char **argv, int html) {
     const char *model = NULL, *out = NULL, *name = NULL, *dump = NULL;
     const char *custom_lib = NULL; /* calibration runs the model's custom kernels */
     const char *profile_data = NULL;
-    int profile = 0;
+    int profile = 0, patch = 0;
     int weights_file = 0, target_cuda = 0, jit = 0, tf32 = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
     IrIsa isa = IR_ISA_GENERIC;
     int64_t max_arena = -1, max_weights = -1;
@@ -544,6 +550,7 @@ static int cmd_compile(int argc, char **argv, int html) {
         } else if (strcmp(a, "--jit") == 0) jit = 1;
         else if (strcmp(a, "--tf32") == 0) tf32 = 1;
         else if (strcmp(a, "--report") == 0) report = 1;
+        else if (strcmp(a, "--patch") == 0) patch = 1;
         else if (strcmp(a, "--profile") == 0) profile = 1;
         else if (html && strcmp(a, "--profile-data") == 0 && i + 1 < argc) profile_data = argv[++i];
         else if (strcmp(a, "--dump-ir") == 0) dump_ir = 1;
@@ -598,6 +605,8 @@ static int cmd_compile(int argc, char **argv, int html) {
         if (!rc) {
             g->scratch_budget = scratch_budgets[attempt];
             g->target_cuda = target_cuda;
+            g->patch = patch;
+            g->max_arena = max_arena;
             rc = cli_compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
         }
         int scratch = 0;
@@ -626,6 +635,7 @@ static int cmd_compile(int argc, char **argv, int html) {
     if (!rc && report) {
         sched_report(g, stdout);
         plan_report(g, stdout);
+        if (g->patch_report) fputs(g->patch_report, stdout);
         if (target_cuda) {
             CudaEmitOptions ro = {prefix, "", model, jit, tf32};
             cu_report(g, &ro, stdout);

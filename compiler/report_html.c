@@ -155,6 +155,11 @@ static void summary(FILE *f, const Graph *g, const ReportOptions *o, const OpInf
         fprintf(f, "<tr><td>peak</td><td id=\"peak\">Peak: %lld bytes live at op %d (TFLite operator #%d, %s)</td></tr>\n",
                 (long long)info[peak_op].live_bytes, peak_op, g->ops[peak_op].tfl_index, ir_op_name(g->ops[peak_op].kind));
     else fprintf(f, "<tr><td>peak</td><td id=\"peak\">Peak: no activation buffers</td></tr>\n");
+    if (g->patch_report) { /* pass patch's line, without its newline */
+        char line[400], pr[1024];
+        snprintf(line, sizeof line, "%.*s", (int)strcspn(g->patch_report, "\n"), g->patch_report);
+        fprintf(f, "<tr><td>patch</td><td id=\"patch\">%s</td></tr>\n", txt_html(pr, sizeof pr, line, 400));
+    }
     fprintf(f, "<tr><td>weights</td><td>%lld bytes read by the kernels (%s)</td></tr>\n", (long long)weights,
             human(weights, b1, sizeof b1));
     if (total_ns >= 0)

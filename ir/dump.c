@@ -22,6 +22,7 @@ void ir_dump(const Graph *g, void *file) {
     FILE *f = file;
     char buf[160], nb[TXT_TERMINAL_CAP];
     fprintf(f, "graph %s: %d tensors, %d ops\n", safe(nb, sizeof nb, g->source), g->n_tensors, g->n_ops);
+    if (g->patch_report) fprintf(f, "  %s", g->patch_report);
     for (int i = 0; i < g->n_inputs; i++) {
         fprintf(f, "  input %d (%s): ", i, safe(nb, sizeof nb, g->input_names ? g->input_names[i] : ""));
         dump_tensor_ref(g, g->inputs[i], f);
@@ -43,6 +44,7 @@ void ir_dump(const Graph *g, void *file) {
         if (t->is_variable) fprintf(f, " variable");
         if (t->offset >= 0) fprintf(f, " @arena+%lld", (long long)t->offset);
         if (t->alias_of >= 0) fprintf(f, " alias-of %%%d", t->alias_of);
+        if (t->alias_at) fprintf(f, "+%lld", (long long)t->alias_at);
         fprintf(f, "\n");
     }
     for (int i = 0; i < g->n_ops; i++) {

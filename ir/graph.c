@@ -16,6 +16,7 @@ Graph *ir_graph_new(const char *source) {
     Graph *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->source = source ? source : "<model>";
+    g->max_arena = -1;
     return g;
 }
 
@@ -177,6 +178,12 @@ int64_t ir_tensor_bytes(const IrTensor *t) {
 }
 
 int ir_tensor_is_const(const IrTensor *t) { return t->data != NULL; }
+
+int64_t ir_storage_at(const Graph *g, int id) {
+    int64_t at = 0;
+    for (; g->tensors[id].alias_of >= 0; id = g->tensors[id].alias_of) at += g->tensors[id].alias_at;
+    return at;
+}
 
 int ir_storage_root(const Graph *g, int id) {
     while (g->tensors[id].alias_of >= 0) id = g->tensors[id].alias_of;

@@ -70,6 +70,8 @@ typedef struct IrTensor {
     /* Memory plan (filled by pass plan_memory). */
     int64_t offset;             /* byte offset in the arena, -1 = not planned */
     int alias_of;               /* shares storage with this tensor id (in-place), -1 if none */
+    int64_t alias_at;           /* alias_of: byte offset in that tensor's storage (a view of some of
+                                   its rows, pass patch), else 0 */
 } IrTensor;
 
 /* How an op runs: decided by pass schedule, read by the emitters. SCHED_REF
@@ -241,6 +243,9 @@ typedef struct Graph {
     const IrPrecision *precision; /* --precision (root graph only), NULL: the model's own dtypes */
     int prec_assigned;          /* pass precision ran: op->prec is meaningful */
     const char *half_report;    /* pass half_storage's summary for --report (text, terminal-safe), or NULL */
+    int patch;                  /* root: --patch (pass patch runs the peak region in bands when cheap) */
+    int64_t max_arena;          /* root: --max-arena bytes (pass patch fits the plan under it), -1 none */
+    const char *patch_report;   /* pass patch's summary for --report and --dump-ir (terminal-safe), or NULL */
     int64_t scratch_budget;     /* bytes per im2col/widening block of pass schedule; 0: its default */
     /* Set by the loader when constant data lives in a mapped model file:
      * drops the resident pages of [p, p + n) (they are read back from the
@@ -275,6 +280,8 @@ int64_t ir_tensor_bytes(const IrTensor *t);  /* numel * dtype size, -1 on overfl
 int ir_tensor_is_const(const IrTensor *t);
 /* The tensor whose storage `id` shares (following alias_of), or id itself. */
 int ir_storage_root(const Graph *g, int id);
+/* Byte offset of id's data in its storage root's (the alias_at along the alias_of chain). */
+int64_t ir_storage_at(const Graph *g, int id);
 /* Value every byte of a variable (state) tensor is reset to, as TFLite does:
  * the zero point for int8, else 0. */
 int ir_variable_reset_value(const IrTensor *t);

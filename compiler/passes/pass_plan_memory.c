@@ -398,7 +398,10 @@ int pass_plan_memory(Graph *g, Diag *d) {
         else g->ops[b[i].op].scratch_offset = state + b[i].offset;
     }
     for (int i = 0; i < g->n_tensors; i++)
-        if (g->tensors[i].alias_of >= 0) g->tensors[i].offset = g->tensors[ir_storage_root(g, i)].offset;
+        if (g->tensors[i].alias_of >= 0) {
+            const IrTensor *root = &g->tensors[ir_storage_root(g, i)];
+            g->tensors[i].offset = root->offset < 0 ? -1 : root->offset + ir_storage_at(g, i);
+        }
     g->state_bytes = state;
     g->arena_bytes = state + best;
     g->arena_lower_bound = state + bound;

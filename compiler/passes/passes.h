@@ -30,6 +30,7 @@ int pass_fuse_dw(Graph *g, Diag *d);       /* after: fuse_add. A 1x1 expansion c
 int pass_fuse_attention(Graph *g, Diag *d); /* after: schedule. BMM-scale-mask-SOFTMAX-BMM into one online-softmax kernel. */
 int pass_fuse_layer_norm(Graph *g, Diag *d); /* after: schedule. The converter's LayerNorm chain into one row kernel. */
 int pass_half_storage(Graph *g, Diag *d);  /* after: fuse_layer_norm. bf16/fp16: activations between 16-bit-capable kernels stored in 16 bits. */
+int pass_patch(Graph *g, Diag *d);         /* after: fuse_dw. With --patch / --max-arena: the peak region's conv chain run in row bands. */
 int pass_alias(Graph *g, Diag *d);         /* after: fuse_add. Reshape-like ops share their input's storage. */
 int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for every non-constant tensor. */
 

@@ -25,12 +25,13 @@ static const Pass pipeline[] = {
     {"fuse_attention", pass_fuse_attention, "schedule"},
     {"fuse_layer_norm", pass_fuse_layer_norm, "schedule"},
     {"half_storage", pass_half_storage, "fuse_layer_norm"},
+    {"patch", pass_patch, "fuse_dw"},
     {"alias", pass_alias, "fuse_add"},
     {"plan_memory", pass_plan_memory, "alias"},
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm, half_storage, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm, half_storage, patch, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-FAMILIES = ["digits", "ops", "mlp", "cnn", "resnet", "mobilenetv2", "bert", "vit", "lstm", "lstm_ln", "dynamic", "custom", "sparse", "streaming", "svdf", "control_flow", "int16", "hybrid", "guard", "mediapipe", "kws", "signatures", "deep"]
+FAMILIES = ["digits", "ops", "mlp", "cnn", "resnet", "mobilenetv2", "bert", "vit", "lstm", "lstm_ln", "dynamic", "custom", "sparse", "streaming", "svdf", "control_flow", "int16", "hybrid", "guard", "mediapipe", "kws", "signatures", "deep", "patch"]
 TOTAL_LIMIT = 15 << 20
 
 
