@@ -183,6 +183,31 @@ static int profiled_ops(const Graph *g);
 static int64_t profile_at(const Graph *g);
 static int64_t profile_bytes(const Graph *g);
 
+/* The signatures' entry points (docs/signatures.md), after <prefix>_run's API. */
+static void emit_entries_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P) {
+    const char *wparam = o->weights_file ? ", const void *weights" : "";
+    for (int e = 0; e < g->n_entries; e++) {
+        const Graph *sg = g->entry_sub[e] == 0 ? g : ir_subgraph(g, g->entry_sub[e]);
+        if (!sg) continue;
+        char kb[TXT_COMMENT_CAP], EP[TXT_IDENT_MAX + 160];
+        snprintf(EP, sizeof EP, "%s_", P);
+        size_t j = strlen(EP);
+        for (const char *c = g->entry_c[e]; *c && j + 1 < sizeof EP; c++) EP[j++] = (char)toupper((unsigned char)*c);
+        EP[j] = '\0';
+        cgbuf_printf(h,
+                     "\n/* Signature %d \"%s\" (TFLite subgraph %d): %s_%s_run, same arguments, arena\n"
+                     " * (%s_ARENA_BYTES, one %s_init for all signatures) and return codes as %s_run%s.\n"
+                     " * Its inputs and outputs, in this order, are named by the signature: */\n",
+                     e, txt_comment(kb, sizeof kb, g->entry_key[e]), g->entry_sub[e], o->prefix, g->entry_c[e], P,
+                     o->prefix, o->prefix, g->entry_sub[e] == 0 ? " (it is the same function)" : "");
+        cgbuf_printf(h, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", EP, sg->n_inputs, EP, sg->n_outputs);
+        cg_emit_io_macros(h, sg, EP, 0);
+        cg_emit_io_macros(h, sg, EP, 1);
+        cgbuf_printf(h, "int %s_%s_run(const void *const *inputs, void *const *outputs, void *arena%s);\n", o->prefix,
+                     g->entry_c[e], wparam);
+    }
+}
+
 static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const char *P, int64_t blob_bytes,
                         uint64_t hash) {
     char guard[128];
@@ -296,6 +321,7 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
         cgbuf_printf(h, "int %s_run(const void *const *inputs, void *const *outputs, void *arena);\n", o->prefix);
     }
     emit_parallel_api(h, g, o, P);
+    emit_entries_header(h, g, o, P);
     if (o->profile)
         cgbuf_printf(h, "\n/* Profiling (mpcc --profile). After %s_init, %s_profile_start(arena, clock)\n"
                         " * sets the clock (any monotonic tick counter: clock_gettime in ns, a cycle\n"
@@ -482,6 +508,7 @@ static int write_weights(const CgCtx *cg, const GraphCode *gcs, int n_gc, FILE *
     for (int i = 0; i < n && ok; i++) {
         const Graph *g = gcs[r[i].k].g;
         const IrTensor *t = &g->tensors[r[i].id];
+        if (r[i].key < pos) continue; /* another graph's same constant (share_blob_constants) */
         if (r[i].key != pos) {
             int rc = diag_internal(d, "weights blob: tensor %d of subgraph %d at %lld, expected %lld", r[i].id,
                                    r[i].k, (long long)r[i].key, (long long)pos);
@@ -631,7 +658,7 @@ static void subgraph_signature(CgBuf *c, const EmitOptions *o, int k) {
  * inputs and outputs as for <prefix>_run, a: its part of the arena. */
 static int emit_subgraph(CgCtx *cg, const EmitOptions *o, int k, Diag *d) {
     int next = 0, index = 0;
-    cgbuf_printf(cg->out, "\n/* TFLite subgraph %d, run by control flow: inputs and outputs as for %s_run, a: its arena. */\n",
+    cgbuf_printf(cg->out, "\n/* TFLite subgraph %d, run by control flow or a signature entry point: inputs and outputs as for %s_run, a: its arena. */\n",
                  k, o->prefix);
     subgraph_signature(cg->out, o, k);
     cgbuf_printf(cg->out, " {\n");
@@ -643,6 +670,19 @@ static int emit_subgraph(CgCtx *cg, const EmitOptions *o, int k, Diag *d) {
     cg->depth = 0;
     cg_line(cg, "}");
     return rc;
+}
+
+/* The start of an entry point: the arena and weights pointers, the argument
+ * checks (return 1, or RT_ERR_WEIGHTS_HASH), with profile the run count. */
+static void emit_entry_checks(CgCtx *cg, const EmitOptions *o, const char *P, int profile) {
+    cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
+    if (o->weights_file) {
+        cg_line(cg, "const unsigned char *weights = (const unsigned char *)weights_blob;");
+        cg_line(cg, "if (!weights) return 1;");
+    }
+    cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
+    if (profile) cg_line(cg, "((uint64_t *)(void *)(a + PROF_AT + 16))[0]++;");
+    if (o->weights_file) cg_line(cg, "if (!rt_weights_header_ok(weights, %s_WEIGHTS_HASH)) return RT_ERR_WEIGHTS_HASH;", P);
 }
 
 /* run_graph and the two entry points <prefix>_run and <prefix>_run_parallel,
@@ -680,14 +720,7 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
     cgbuf_printf(cg->out, "static int run_graph(const void *const *inputs, void *const *outputs, void *arena%s,\n"
                           "                     const mpcc_parallel *par) {\n    (void)par;\n", wblob);
     cg->depth = 1;
-    cg_line(cg, "unsigned char *a = (unsigned char *)arena;");
-    if (o->weights_file) {
-        cg_line(cg, "const unsigned char *weights = (const unsigned char *)weights_blob;");
-        cg_line(cg, "if (!weights) return 1;");
-    }
-    cg_line(cg, "if (!inputs || !outputs || !arena) return 1;");
-    if (cg->profile) cg_line(cg, "((uint64_t *)(void *)(a + PROF_AT + 16))[0]++;");
-    if (o->weights_file) cg_line(cg, "if (!rt_weights_header_ok(weights, %s_WEIGHTS_HASH)) return RT_ERR_WEIGHTS_HASH;", P);
+    emit_entry_checks(cg, o, P, cg->profile);
     cg_line(cg, "(void)a;");
     if (parts) {
         cgbuf_append(cg->out, "\n", 1);
@@ -705,6 +738,22 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
     cgbuf_printf(cg->out, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
                           "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
                  o->prefix, wblob, (int)strlen(o->prefix), "", wblob_arg);
+    for (int e = 0; e < g->n_entries; e++) {
+        int k = g->entry_sub[e];
+        if (k > 0 && !ir_subgraph(g, k)) continue;
+        cgbuf_printf(cg->out, "\nint %s_%s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n",
+                     o->prefix, g->entry_c[e], wblob);
+        if (k == 0) {
+            cgbuf_printf(cg->out, "    return run_graph(inputs, outputs, arena%s, NULL);\n}\n", wblob_arg);
+            continue;
+        }
+        cg->depth = 1;
+        emit_entry_checks(cg, o, P, 0);
+        cg_line(cg, "/* after the state (%lld bytes): the arena of TFLite subgraph %d */", (long long)g->state_bytes, k);
+        cg_line(cg, "return %s_subgraph%d(inputs, outputs, a + %lld%s, NULL);", o->prefix, k, (long long)ir_entry_at(g), warg);
+        cg->depth = 0;
+        cg_line(cg, "}");
+    }
     if (cg->profile) emit_profile_api(cg->out, g, o, P);
     return rc;
 }
@@ -728,6 +777,48 @@ static int emit_code(CgCtx *cg, GraphCode *gcs, int n_gc, const EmitOptions *o, 
     use_graph(cg, &gcs[0]);
     if (!rc) rc = emit_run(cg, o, P, d);
     return rc;
+}
+
+/* The C name of a constant of an earlier graph (gcs[0 .. k-1]) with t's dtype and bytes, or
+ * NULL: a weight that several signatures' (or control-flow) subgraphs read is emitted once. */
+static const char *same_constant(const GraphCode *gcs, int k, const IrTensor *t) {
+    for (int j = 0; j < k; j++)
+        for (int i = 0; gcs[j].g && i < gcs[j].g->n_tensors; i++) {
+            const IrTensor *u = &gcs[j].g->tensors[i];
+            if (gcs[j].const_used[i] && u->dtype == t->dtype && u->data_size == t->data_size && u->data && t->data &&
+                memcmp(u->data, t->data, t->data_size) == 0)
+                return gcs[j].names[i];
+        }
+    return NULL;
+}
+
+/* With --weights file, lays the blob out again (after the dry run gave every
+ * constant an offset) so that a constant with the same dtype and bytes as one
+ * of another graph placed before it takes that one's offset: stored once.
+ * -1 on OOM. */
+static int share_blob_constants(CgCtx *cg, GraphCode *gcs, int n_gc) {
+    int n;
+    ConstRef *r = used_constants(gcs, n_gc, 0, &n);
+    if (!r) return -1;
+    int64_t pos = CG_BLOB_ALIGN;
+    for (int i = 0; i < n; i++) {
+        const IrTensor *t = &gcs[r[i].k].g->tensors[r[i].id];
+        int64_t at = -1;
+        for (int j = 0; j < i && at < 0; j++) {
+            const IrTensor *u = &gcs[r[j].k].g->tensors[r[j].id];
+            if (r[j].k != r[i].k && u->dtype == t->dtype && u->data_size == t->data_size && u->data && t->data &&
+                memcmp(u->data, t->data, t->data_size) == 0)
+                at = gcs[r[j].k].woff[r[j].id];
+        }
+        if (at < 0) {
+            at = pos;
+            pos += ((int64_t)t->data_size + CG_BLOB_ALIGN - 1) / CG_BLOB_ALIGN * CG_BLOB_ALIGN;
+        }
+        gcs[r[i].k].woff[r[i].id] = at;
+    }
+    cg->blob_bytes = pos;
+    free(r);
+    return 0;
 }
 
 int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, FILE *weights_out, Diag *d) {
@@ -764,6 +855,10 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
     rc = emit_code(cg, gcs, n_gc, o, P, d);
     if (rc) goto done;
 
+    if (o->weights_file && n_gc > 1 && share_blob_constants(cg, gcs, n_gc)) {
+        rc = diag_internal(d, "out of memory");
+        goto done;
+    }
     int64_t const_bytes = 0;
     for (int k = 0; k < n_gc; k++)
         for (int i = 0; gcs[k].g && i < gcs[k].g->n_tensors; i++)
@@ -792,6 +887,11 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
         for (int i = 0; i < sg->n_tensors; i++) {
             if (!gcs[k].const_used[i]) continue;
             const IrTensor *t = &sg->tensors[i];
+            const char *same = same_constant(gcs, k, t);
+            if (same) {
+                gcs[k].names[i] = same; /* the code below reads the one copy */
+                continue;
+            }
             char buf[160], qb[128], safe[TXT_COMMENT_CAP];
             if (sg->root) cgbuf_printf(&c, "/* subgraph %d ", sg->tfl_subgraph);
             else cgbuf_printf(&c, "/* ");

@@ -36,6 +36,7 @@ typedef struct ImportArgs {
     int n_data;
     char auto_keep[MAX_KEEP][24];     /* operators auto promoted */
     double percentile;                /* --observer percentile=P: P, 0: min/max */
+    char signature_list[4096];        /* --signature NAMES, joined with commas */
 } ImportArgs;
 
 /* Prints the diagnostic of a failed command; the exit status (0, 1 user error, 2 internal). */

@@ -56,6 +56,9 @@ static const char *usage =
     "                       compile for this shape of a graph input whose shape is dynamic in the model\n"
     "                       (shape_signature -1; stored as 1 by the converter); repeatable, also for run.\n"
     "                       Every other shape is re-inferred; shape arithmetic (SHAPE, ...) is folded\n"
+    "  --signature NAME     compile only these signatures' entry points (PREFIX_NAME_run; default:\n"
+    "                       every signature; docs/signatures.md); repeatable or a comma list; an\n"
+    "                       unknown name is an error. PREFIX_run always runs subgraph 0\n"
     "  --custom-op NAME=FUNC\n"
     "                       run the model's custom operator NAME (its custom_code) with your C function\n"
     "                       int FUNC(const mpcc_custom_ctx *, const void *const *inputs, void *const *outputs)\n"
@@ -164,16 +167,6 @@ int cli_load(const char *path, const TflImportOptions *o, Graph **g, TflFile *fi
     TflInfo own;
     if (!info) info = &own;
     int rc = tfl_import_with(*g, file->data, file->size, o, info, d);
-    /* A signature of another subgraph is an entry point the generated code does not have
-     * (docs/llm-exports.md): say so, never drop it silently. */
-    for (int k = 0; !rc && !o->lenient && k < info->n_signatures && info->signature_keys; k++) {
-        if (!info->signature_keys[k] || info->signature_subgraphs[k] == 0) continue;
-        char nb[TXT_TERMINAL_CAP];
-        fprintf(stderr,
-                "mpcc: warning: signature '%s' (subgraph %d) is not compiled: only subgraph 0 is an entry point "
-                "(one per signature is not supported yet)\n",
-                txt_terminal(nb, sizeof nb, info->signature_keys[k], TXT_TERMINAL_MAX), info->signature_subgraphs[k]);
-    }
     return rc;
 }
 
@@ -202,6 +195,18 @@ static int input_shape_arg(const char *arg, ImportArgs *a, Diag *d) {
     return 0;
 }
 
+/* --signature NAME[,NAME...] (repeatable): the signatures compiled as entry points. */
+static int signature_arg(const char *arg, ImportArgs *a, Diag *d) {
+    size_t have = strlen(a->signature_list), n = strlen(arg);
+    if (!n || arg[0] == ',' || arg[n - 1] == ',' || strstr(arg, ",,"))
+        return diag_user(d, "--signature: an empty signature name");
+    if (have + n + 2 > sizeof a->signature_list) return diag_user(d, "--signature: the names are too long");
+    if (have) a->signature_list[have++] = ',';
+    memcpy(a->signature_list + have, arg, n + 1);
+    a->o.signatures = a->signature_list;
+    return 0;
+}
+
 /* The import options shared by compile and run: consumes argv[*i] (and its
  * value) when it is one; returns -1 if it is not, else 0 or an error. */
 int cli_import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
@@ -210,6 +215,7 @@ int cli_import_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
     if (*i + 1 >= argc) return -1;
     if (strcmp(argv[*i], "--input-shape") == 0) return input_shape_arg(argv[++*i], a, d);
     if (strcmp(argv[*i], "--custom-op") == 0) return custom_op_arg(argv[++*i], a, d);
+    if (strcmp(argv[*i], "--signature") == 0) return signature_arg(argv[++*i], a, d);
     return -1;
 }
 
@@ -275,7 +281,7 @@ static int cmd_inspect(int argc, char **argv) {
     Graph *g;
     TflFile file;
     TflInfo info;
-    TflImportOptions io = {1, NULL, 0, NULL, 0};
+    TflImportOptions io = {1, NULL, 0, NULL, 0, NULL};
     int rc = cli_load(argv[0], &io, &g, &file, &info, &d);
     if (rc) {
         ir_graph_free(g);
@@ -293,7 +299,7 @@ static int cmd_inspect(int argc, char **argv) {
         if (!key) continue;
         printf("signature %d '%s': subgraph %d%s\n", k, txt_terminal(nb, sizeof nb, key, TXT_TERMINAL_MAX),
                info.signature_subgraphs[k],
-               info.signature_subgraphs[k] == 0 ? " (compiled)" : " (not compiled: only subgraph 0's entry point is)");
+               " (compiled: an entry point, docs/signatures.md)");
     }
     if (info.n_subgraphs > 1) {
         printf("operators per subgraph:");

@@ -3,6 +3,7 @@
  * and this file checks indices, counts, dtypes and sizes before use. */
 #include "tfl_import.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "tfl_import_internal.h"
 #include "tfl_schema.h"
 #include "tfl_sparsity.h"
+#include "text.h"
 
 static int map_dtype(int tfl_type, IrDType *out) {
     switch (tfl_type) {
@@ -253,13 +255,17 @@ int tfl_read_index_list(Importer *im, FbTable *t, int field, int n_tensors, int 
     return 0;
 }
 
-/* Public I/O names from the first signature of subgraph 0. Every signature's
- * subgraph index and tensor indices are checked, though only that one is used. */
-static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
+/* The model's signatures. Pass 0 records every signature's key and subgraph
+ * (checking the index); pass 1 gives each compiled subgraph (0, and those of
+ * the entry points) the public I/O names of its first signature, checking its
+ * tensor indices. */
+static int import_signatures(Importer *im, FbTable *model, int n_subgraphs, int pass) {
     FbVec sigs;
-    int present = 0, named = 0;
+    int present = 0;
     Graph *g = im->g;
-    if (fb_vector(model, TFL_MODEL_SIGNATURE_DEFS, 4, &sigs, &present, im->d)) return DIAG_USER;
+    char *named = calloc((size_t)n_subgraphs, 1);
+    if (!named) return diag_internal(im->d, "out of memory");
+    if (fb_vector(model, TFL_MODEL_SIGNATURE_DEFS, 4, &sigs, &present, im->d)) goto user;
     for (uint32_t s = 0; present && s < sigs.len; s++) {
         FbTable st;
         uint32_t sub = 0, klen = 0;
@@ -267,21 +273,29 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
         int has_key = 0;
         if (fb_vec_table(&sigs, s, &st, im->d) || fb_u32(&st, TFL_SIGNATURE_DEF_SUBGRAPH_INDEX, 0, &sub, im->d) ||
             fb_string(&st, TFL_SIGNATURE_DEF_SIGNATURE_KEY, &key, &klen, &has_key, im->d))
-            return DIAG_USER;
+            goto user;
         if (!has_key) key = "", klen = 0;
-        if (sub >= (uint32_t)n_subgraphs)
-            return diag_user(im->d, "signature %u '%.*s': subgraph index %u out of range (model has %d subgraph%s)", s,
-                             (int)klen, key, sub, n_subgraphs, n_subgraphs == 1 ? "" : "s");
-        if (s < (uint32_t)im->info->n_signatures) {
-            im->info->signature_keys[s] = ir_strndup(g, key, klen);
-            im->info->signature_subgraphs[s] = (int)sub;
+        if (sub >= (uint32_t)n_subgraphs) {
+            char kb[TXT_TERMINAL_CAP];
+            diag_user(im->d, "signature %u '%s': subgraph index %u out of range (model has %d subgraph%s)", s,
+                      txt_terminal(kb, sizeof kb, ir_strndup(g, key, klen), TXT_TERMINAL_MAX), sub, n_subgraphs,
+                      n_subgraphs == 1 ? "" : "s");
+            goto user;
         }
-        if (sub != 0) continue;
+        if (pass == 0) {
+            if (s < (uint32_t)im->info->n_signatures) {
+                im->info->signature_keys[s] = ir_strndup(g, key, klen);
+                im->info->signature_subgraphs[s] = (int)sub;
+            }
+            continue;
+        }
+        Graph *sg = sub == 0 ? g : g->sub[sub];
+        if (!sg || named[sub]) continue; /* not compiled, or named by an earlier signature */
         for (int io = 0; io < 2; io++) {
             FbVec maps;
             int has = 0;
             if (fb_vector(&st, io ? TFL_SIGNATURE_DEF_OUTPUTS : TFL_SIGNATURE_DEF_INPUTS, 4, &maps, &has, im->d))
-                return DIAG_USER;
+                goto user;
             for (uint32_t m = 0; has && m < maps.len; m++) {
                 FbTable mt;
                 const char *name;
@@ -290,24 +304,111 @@ static int import_signatures(Importer *im, FbTable *model, int n_subgraphs) {
                 if (fb_vec_table(&maps, m, &mt, im->d) ||
                     fb_string(&mt, TFL_TENSOR_MAP_NAME, &name, &len, &has_name, im->d) ||
                     fb_u32(&mt, TFL_TENSOR_MAP_TENSOR_INDEX, 0, &ti, im->d))
-                    return DIAG_USER;
-                if (ti >= (uint32_t)g->n_tensors)
-                    return diag_user(im->d, "signature %u '%s': %s '%s' refers to tensor %u, but subgraph 0 has %d tensors",
-                                     s, key, io ? "output" : "input", has_name ? name : "", ti, g->n_tensors);
-                if (!has_name || named) continue;
-                int n = io ? g->n_outputs : g->n_inputs;
+                    goto user;
+                if (!has_name) continue;
+                int found = 0;
+                int n = io ? sg->n_outputs : sg->n_inputs;
                 for (int k = 0; k < n; k++) {
-                    int tid = io ? g->outputs[k] : g->inputs[k];
-                    if (g->tensors[tid].tfl_index == (int)ti) {
-                        const char **names = io ? g->output_names : g->input_names;
-                        names[k] = ir_strndup(g, name, len);
+                    int tid = io ? sg->outputs[k] : sg->inputs[k];
+                    if (sg->tensors[tid].tfl_index == (int)ti) {
+                        const char **names = io ? sg->output_names : sg->input_names;
+                        names[k] = ir_strndup(sg, name, len);
+                        found = 1;
                     }
+                }
+                if (!found && sub == 0 && ti >= (uint32_t)g->n_tensors) {
+                    char kb[TXT_TERMINAL_CAP], nb[TXT_TERMINAL_CAP];
+                    diag_user(im->d, "signature %u '%s': %s '%s' refers to tensor %u, but subgraph 0 has %d tensors", s,
+                              txt_terminal(kb, sizeof kb, im->info->signature_keys[s], TXT_TERMINAL_MAX),
+                              io ? "output" : "input",
+                              txt_terminal(nb, sizeof nb, ir_strndup(g, name, len), TXT_TERMINAL_MAX), ti, g->n_tensors);
+                    goto user;
                 }
             }
         }
-        named = 1; /* names come from the first signature of subgraph 0 */
+        named[sub] = 1;
+    }
+    free(named);
+    return 0;
+user:
+    free(named);
+    return DIAG_USER;
+}
+
+/* 1 if key is one of the comma-separated names of list. */
+static int in_list(const char *list, const char *key) {
+    size_t n = strlen(key);
+    for (const char *p = list; p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0) return 1;
+        p = e ? e + 1 : NULL;
     }
     return 0;
+}
+
+static int import_child(Importer *parent, int index);
+
+/* 1 if a and b are the same identifier but for case. */
+static int same_ident(const char *a, const char *b) {
+    for (; *a && *b; a++, b++)
+        if (toupper((unsigned char)*a) != toupper((unsigned char)*b)) return 0;
+    return *a == *b;
+}
+
+/* The entry points: every signature (or those --signature names), each with a
+ * C identifier made of its key, unique (compared case-insensitively, as the
+ * header's macros are upper case: a later duplicate gets _2, _3, ...); the
+ * subgraph of each is imported. */
+static int select_entries(Importer *im, const char *list) {
+    Graph *g = im->g;
+    TflInfo *info = im->info;
+    int n = info->n_signatures;
+    char kb[TXT_TERMINAL_CAP];
+    for (const char *p = list; p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *want = ir_strndup(g, p, len);
+        int found = 0;
+        for (int s = 0; s < n; s++) found |= info->signature_keys[s] && strcmp(info->signature_keys[s], want) == 0;
+        if (!found) {
+            char *all = ir_strndup(g, "", 0);
+            for (int s = 0; s < n; s++)
+                all = ir_sprintf(g, "%s%s'%s'", all, s ? ", " : "",
+                                 txt_terminal(kb, sizeof kb, info->signature_keys[s], TXT_TERMINAL_MAX));
+            return diag_user(im->d, "--signature %s: the model has no signature of that name (it has %s%s)",
+                             txt_terminal(kb, sizeof kb, want, TXT_TERMINAL_MAX), n ? "" : "none", all);
+        }
+        p = e ? e + 1 : NULL;
+    }
+    g->entry_key = ir_alloc(g, sizeof(char *) * (size_t)(n + 1));
+    g->entry_c = ir_alloc(g, sizeof(char *) * (size_t)(n + 1));
+    g->entry_sub = ir_alloc(g, sizeof(int) * (size_t)(n + 1));
+    if (!g->entry_key || !g->entry_c || !g->entry_sub) return diag_internal(im->d, "out of memory");
+    int rc = 0;
+    for (int s = 0; s < n; s++) {
+        const char *key = info->signature_keys[s];
+        if (!key || (list && !in_list(list, key))) continue;
+        char id[TXT_IDENT_MAX + 8];
+        txt_c_ident(id, sizeof id, key);
+        const char *c = ir_strndup(g, id, strlen(id));
+        for (int dup = 2;; dup++) {
+            int clash = 0;
+            for (int e = 0; e < g->n_entries; e++) clash |= same_ident(g->entry_c[e], c);
+            if (!clash) break;
+            c = ir_sprintf(g, "%s_%d", id, dup);
+        }
+        int k = g->n_entries++;
+        g->entry_key[k] = key;
+        g->entry_c[k] = c;
+        g->entry_sub[k] = info->signature_subgraphs[s];
+        if (g->entry_sub[k] > 0) {
+            int crc = import_child(im, g->entry_sub[k]);
+            if (crc == DIAG_INTERNAL) return crc;
+            if (crc && !rc) rc = crc;
+        }
+    }
+    return rc;
 }
 
 /* Marks the outputs of an operator that was not imported or not checked as
@@ -665,7 +766,7 @@ static int import_child(Importer *parent, int index) {
 }
 
 int tfl_import(Graph *g, const uint8_t *data, size_t size, int lenient, TflInfo *info, Diag *d) {
-    TflImportOptions o = {lenient, NULL, 0, NULL, 0};
+    TflImportOptions o = {lenient, NULL, 0, NULL, 0, NULL};
     return tfl_import_with(g, data, size, &o, info, d);
 }
 
@@ -781,7 +882,14 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     info->signature_subgraphs = ir_alloc(g, sizeof(int) * (size_t)(info->n_signatures + 1));
     if (!info->signature_keys || !info->signature_subgraphs) return diag_internal(d, "out of memory");
     for (int s = 0; s < info->n_signatures; s++) info->signature_keys[s] = NULL, info->signature_subgraphs[s] = -1;
-    if (!rc0 && import_signatures(&im, &model, info->n_subgraphs)) return DIAG_USER;
+    if (!rc0 && import_signatures(&im, &model, info->n_subgraphs, 0)) return DIAG_USER;
+    /* Every signature is an entry point (docs/signatures.md); inspect only lists them. */
+    if (!rc0 && !lenient) {
+        int src = select_entries(&im, o->signatures);
+        if (src == DIAG_INTERNAL) return src;
+        if (src && !rc) rc = src;
+    }
+    if (!rc0 && import_signatures(&im, &model, info->n_subgraphs, 1)) return DIAG_USER;
     /* inspect describes every subgraph, called or not. */
     for (int k = 1; lenient && k < g->n_sub; k++) {
         if (g->sub[k] || im.init_subgraph[k]) continue; /* an init subgraph is read by its CALL_ONCE */

@@ -58,6 +58,7 @@ typedef struct TflImportOptions {
     const TflCustomOp *custom_ops;      /* kernels for custom operators; a custom op without one is
                                            unsupported (listed per name with its uses) */
     int n_custom_ops;
+    const char *signatures;             /* --signature: comma list of keys to compile; NULL: all */
 } TflImportOptions;
 
 /* A model file's bytes: mapped read-only where the system can (POSIX), else

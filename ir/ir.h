@@ -234,6 +234,12 @@ typedef struct Graph {
     struct Graph *root;         /* the graph of subgraph 0 (NULL in the root itself): owns sub[] */
     struct Graph **sub;         /* root only: sub[k] is TFLite subgraph k when imported (k >= 1), else NULL */
     int n_sub;                  /* length of sub (the model's subgraph count) */
+    /* root only: the model's signatures compiled as entry points <prefix>_<entry_c[i]>_run
+     * (docs/signatures.md), in model order: key (raw, untrusted), C identifier, subgraph. */
+    int n_entries;
+    const char **entry_key;
+    const char **entry_c;
+    int *entry_sub;
     int threads;                /* most threads the generated code may split kernels over (--threads) */
     int target_cuda;            /* root only: --target cuda (passes keep to fusions its emitter runs) */
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
@@ -290,6 +296,9 @@ void ir_set_producers(Graph *g);
 /* Formats "[1,96,96,1] i8" into buf. */
 const char *ir_tensor_desc(const IrTensor *t, char *buf, size_t n);
 static inline IrTensor *ir_t(Graph *g, int id) { return &g->tensors[id]; }
+/* Byte offset in the arena where a signature's entry point runs its subgraph:
+ * after the root's state, 64-byte aligned (docs/signatures.md). */
+static inline int64_t ir_entry_at(const Graph *root) { return (root->state_bytes + 63) / 64 * 64; }
 /* The graph of TFLite subgraph k that a control-flow op of g runs (NULL if not imported). */
 static inline Graph *ir_subgraph(const Graph *g, int k) {
     const Graph *r = g->root ? g->root : g;

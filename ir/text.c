@@ -182,3 +182,18 @@ const char *txt_html(char *dst, size_t cap, const char *s, size_t max) {
     dst[o] = '\0';
     return dst;
 }
+
+const char *txt_c_ident(char *dst, size_t cap, const char *s) {
+    size_t j = 0;
+    if (cap == 0) return dst;
+    if ((*s >= '0' && *s <= '9') || !*s) {
+        if (j + 1 < cap) dst[j++] = 's';
+    }
+    for (; *s && j + 1 < cap && j < TXT_IDENT_MAX; s++) {
+        unsigned char c = (unsigned char)*s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        dst[j++] = ok ? (char)c : '_';
+    }
+    dst[j] = '\0';
+    return dst;
+}

@@ -42,5 +42,11 @@ const char *txt_comment(char *dst, size_t cap, const char *s);
 const char *txt_c_string(char *dst, size_t cap, const char *s);
 const char *txt_terminal(char *dst, size_t cap, const char *s, size_t max);
 const char *txt_html(char *dst, size_t cap, const char *s, size_t max);
+/* A C identifier made of s (a signature key): ASCII letters, digits and '_' kept,
+ * any other byte '_', a leading digit or an empty s prefixed with "s", at most
+ * TXT_IDENT_MAX characters. Different s may give the same identifier: the
+ * caller resolves collisions. */
+#define TXT_IDENT_MAX 48
+const char *txt_c_ident(char *dst, size_t cap, const char *s);
 
 #endif

@@ -98,5 +98,13 @@ int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
     free(done);
     if (rc) return rc;
     if (g->n_sub > 1 && o->dump_after && o->dump_to) fprintf(o->dump_to, "== subgraph 0\n");
-    return run_passes(g, o, d);
+    rc = run_passes(g, o, d);
+    /* A signature's entry point runs its subgraph in the arena after the model's state
+     * (docs/signatures.md): the arena is the largest of them. */
+    for (int e = 0; !rc && e < g->n_entries; e++) {
+        const Graph *sub = ir_subgraph(g, g->entry_sub[e]);
+        int64_t need = sub ? ir_entry_at(g) + sub->arena_bytes : 0;
+        if (need > g->arena_bytes) g->arena_bytes = need;
+    }
+    return rc;
 }
