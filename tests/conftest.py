@@ -47,8 +47,26 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "full: heavy checks that only `make test-full` (MPCC_FULL=1) runs")
 
 
+def _xdist_groups(config, items):
+    """pytest-xdist 3.8 marks an `xdist_group` test for `--dist loadgroup` by appending "@group" to
+    item._nodeid, which pytest 9 no longer reads (the node id lives in item._id): do it here, in the
+    workers, so a group really stays on one worker."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:  # an older pytest: xdist's own suffix works there
+        return
+    for it in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in it.iter_markers("xdist_group")})
+        if names and "@" not in it.nodeid and hasattr(it, "_id"):
+            it._id = coerce_node_id(f"{it.nodeid}@{'_'.join(names)}")
+
+
 def pytest_collection_modifyitems(config, items):
     """`make test` runs a fixed representative sample; tests marked `full` run under `make test-full`."""
+    _xdist_groups(config, items)
     if FULL:
         return
     kept = [it for it in items if it.get_closest_marker("full") is None]

@@ -16,11 +16,16 @@ from mpcc_paths import BUILD_DIR, ROOT
 INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 
-@pytest.mark.parametrize("unit,min_checks", [("test_opt_kernels", 300), ("test_conv_kernels", 300),
-                                             ("test_typed_kernels", 100), ("test_attention_kernels", 60),
-                                             ("test_cnn_ops_kernels", 300)])
-@pytest.mark.parametrize("cc,opt", [("gcc", "-O3"), ("clang", "-O2"),
-                                    ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")])
+UNITS = [("test_opt_kernels", 300), ("test_conv_kernels", 300), ("test_typed_kernels", 100),
+         ("test_attention_kernels", 60), ("test_cnn_ops_kernels", 300)]
+BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")]
+# Every unit with gcc -O3 and gcc + ASan/UBSan; clang -O2 for test_opt_kernels in make test, for the
+# others in make test-full (about a minute of CPU each).
+CASES = [pytest.param(cc, opt, unit, n, marks=pytest.mark.full) if cc == "clang" and unit != "test_opt_kernels"
+         else (cc, opt, unit, n) for unit, n in UNITS for cc, opt in BUILDS]
+
+
+@pytest.mark.parametrize("cc,opt,unit,min_checks", CASES)
 def test_opt_kernels_native(cc, opt, unit, min_checks):
     srcs = ["compiler/passes/sched_pack.c", "compiler/passes/sched_float_rq.c"] + \
         [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels") for p in sorted((ROOT / d).glob("*.c"))]

@@ -103,8 +103,13 @@ int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
      * (docs/signatures.md): the arena is the largest of them. */
     for (int e = 0; !rc && e < g->n_entries; e++) {
         const Graph *sub = ir_subgraph(g, g->entry_sub[e]);
-        int64_t need = sub ? ir_entry_at(g) + sub->arena_bytes : 0;
+        if (!sub) continue;
+        int64_t need = ir_entry_at(g) + sub->arena_bytes;
+        int64_t lower = ir_entry_at(g) + sub->arena_lower_bound, tensors = ir_entry_at(g) + sub->arena_op_bound;
         if (need > g->arena_bytes) g->arena_bytes = need;
+        /* and so are the bounds --report compares the arena with */
+        if (lower > g->arena_lower_bound) g->arena_lower_bound = lower;
+        if (tensors > g->arena_op_bound) g->arena_op_bound = tensors;
     }
     return rc;
 }
