@@ -47,10 +47,12 @@ static int run_subgraph(const Graph *g, int k, const void *const *inputs, void *
     return rc;
 }
 
-/* Control flow (op->n_callee > 0: IF, WHILE; op_if.c, op_while.c): the
- * interpreter runs their subgraphs itself. */
+/* Control flow (op->n_callee > 0: IF, WHILE, STABLEHLO_COMPOSITE; op_if.c,
+ * op_while.c, op_stablehlo_composite.c): the interpreter runs their subgraphs
+ * itself. */
 static int run_control_flow(const Graph *g, const IrOp *op, const void *const *in, void *const *out, Diag *d) {
     if (op->kind == OP_IF) return run_subgraph(g, op->callee[*(const uint8_t *)in[0] ? 0 : 1], in + 1, out, d);
+    if (op->kind == OP_STABLEHLO_COMPOSITE) return run_subgraph(g, op->callee[0], in, out, d);
     int n = op->n_out, rc = 0;
     void **next = calloc((size_t)n + 1, sizeof(void *));
     uint8_t cond = 0;

@@ -356,6 +356,25 @@ static int same_ident(const char *a, const char *b) {
     return *a == *b;
 }
 
+
+static int import_child(Importer *parent, int index);
+
+/* Imports a signature's subgraph s, the subgraphs it calls first (as for
+ * subgraph 0); every one of them even when one fails. */
+static int import_entry(Importer *im, int s) {
+    int n = 0, rc = 0, *order = malloc(sizeof(int) * (size_t)im->g->n_sub);
+    unsigned char *state = calloc((size_t)im->g->n_sub, 1);
+    if (!order || !state) rc = diag_internal(im->d, "out of memory");
+    if (!rc) rc = tfl_call_order(im, s, 0, state, order, &n);
+    for (int i = 0; !rc && i < n; i++) {
+        int crc = import_child(im, order[i]);
+        if (crc == DIAG_INTERNAL || (crc && order[i] == s)) rc = crc;
+    }
+    free(order);
+    free(state);
+    return rc;
+}
+
 /* The entry points: every signature (or those --signature names), each with a
  * C identifier made of its key, unique (compared case-insensitively, as the
  * header's macros are upper case: a later duplicate gets _2, _3, ...); the
@@ -403,7 +422,7 @@ static int select_entries(Importer *im, const char *list) {
         g->entry_c[k] = c;
         g->entry_sub[k] = info->signature_subgraphs[s];
         if (g->entry_sub[k] > 0) {
-            int crc = import_child(im, g->entry_sub[k]);
+            int crc = import_entry(im, g->entry_sub[k]);
             if (crc == DIAG_INTERNAL) return crc;
             if (crc && !rc) rc = crc;
         }
@@ -479,7 +498,9 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
         return DIAG_USER;
     FbTable opts;
     int has_opts = 0;
-    if (fb_table(ot, TFL_OPERATOR_BUILTIN_OPTIONS, &opts, &has_opts, d)) return DIAG_USER;
+    /* STABLEHLO_COMPOSITE keeps its options in builtin_options_2. */
+    int opt_field = code == TFL_OP_STABLEHLO_COMPOSITE ? TFL_OPERATOR_BUILTIN_OPTIONS_2 : TFL_OPERATOR_BUILTIN_OPTIONS;
+    if (fb_table(ot, opt_field, &opts, &has_opts, d)) return DIAG_USER;
     if (def->parse(g, op, has_opts ? &opts : NULL, d)) {
         im->info->unsupported++;
         op->dead = 1;
@@ -838,7 +859,12 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     if (!rc && (!order || !state)) rc = diag_internal(d, "out of memory");
     if (!rc && im.n_calls) qsort(im.calls, (size_t)im.n_calls, 2 * sizeof(int), tfl_cmp_edge);
     if (!rc) rc = tfl_call_order(&im, 0, 0, state, order, &n_order);
+    /* The edges stay (graph-owned) for the signatures' subgraphs (import_entry). */
+    int *calls = !rc && im.n_calls ? ir_alloc(g, sizeof(int) * 2 * (size_t)im.n_calls) : NULL;
+    if (calls) memcpy(calls, im.calls, sizeof(int) * 2 * (size_t)im.n_calls);
+    else if (!rc && im.n_calls) rc = diag_internal(d, "out of memory");
     free(im.calls);
+    im.calls = calls;
     free(state);
     if (rc) {
         free(order);

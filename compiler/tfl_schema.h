@@ -628,6 +628,14 @@ enum {
 enum {
     TFL_CALL_ONCE_OPTIONS_INIT_SUBGRAPH_INDEX = 0, /* int32 */
 };
+/* StableHLOCompositeOptions (in Operator.builtin_options_2). */
+enum {
+    TFL_COMPOSITE_OPTIONS_NAME = 0, /* string */
+    TFL_COMPOSITE_OPTIONS_DECOMPOSITION_SUBGRAPH_INDEX = 1, /* int32 */
+    TFL_COMPOSITE_OPTIONS_COMPOSITE_ATTRIBUTES = 2, /* vector<uint8> */
+    TFL_COMPOSITE_OPTIONS_COMPOSITE_ATTRIBUTES_FORMAT = 3, /* int8 */
+    TFL_COMPOSITE_OPTIONS_VERSION = 4, /* int32 */
+};
 
 /* VarHandleOptions: a resource variable's key. */
 enum {

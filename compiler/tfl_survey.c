@@ -18,10 +18,10 @@ static const char *code_label(Graph *g, int code, const char *custom) {
     return name ? name : ir_sprintf(g, "builtin code %d", code);
 }
 
-/* Records which subgraphs an IF / WHILE / CALL_ONCE operator of subgraph s
+/* Records which subgraphs an IF / WHILE / CALL_ONCE / STABLEHLO_COMPOSITE operator of subgraph s
  * calls, as edges in im->calls (each index checked against the subgraph count). */
 static int called_subgraphs(Importer *im, FbTable *ot, int s, int index, int code) {
-    int fields[2], n = 0;
+    int fields[2], n = 0, opt_field = TFL_OPERATOR_BUILTIN_OPTIONS;
     if (code == TFL_OP_IF) {
         fields[n++] = TFL_IF_OPTIONS_THEN_SUBGRAPH_INDEX;
         fields[n++] = TFL_IF_OPTIONS_ELSE_SUBGRAPH_INDEX;
@@ -30,12 +30,15 @@ static int called_subgraphs(Importer *im, FbTable *ot, int s, int index, int cod
         fields[n++] = TFL_WHILE_OPTIONS_BODY_SUBGRAPH_INDEX;
     } else if (code == TFL_OP_CALL_ONCE) {
         fields[n++] = TFL_CALL_ONCE_OPTIONS_INIT_SUBGRAPH_INDEX;
+    } else if (code == TFL_OP_STABLEHLO_COMPOSITE) {
+        fields[n++] = TFL_COMPOSITE_OPTIONS_DECOMPOSITION_SUBGRAPH_INDEX;
+        opt_field = TFL_OPERATOR_BUILTIN_OPTIONS_2;
     } else {
         return 0;
     }
     FbTable opts;
     int has = 0;
-    if (fb_table(ot, TFL_OPERATOR_BUILTIN_OPTIONS, &opts, &has, im->d)) return DIAG_USER;
+    if (fb_table(ot, opt_field, &opts, &has, im->d)) return DIAG_USER;
     for (int k = 0; has && k < n; k++) {
         int32_t sub = 0;
         if (fb_i32(&opts, fields[k], 0, &sub, im->d)) return DIAG_USER;

@@ -91,6 +91,7 @@ TABLE_PREFIXES = {
     "TFL_IF_OPTIONS_": "IfOptions",
     "TFL_WHILE_OPTIONS_": "WhileOptions",
     "TFL_CALL_ONCE_OPTIONS_": "CallOnceOptions",
+    "TFL_COMPOSITE_OPTIONS_": "StableHLOCompositeOptions",
     "TFL_VAR_HANDLE_OPTIONS_": "VarHandleOptions",
     "TFL_SPARSITY_PARAMETERS_": "SparsityParameters",
     "TFL_DIMENSION_METADATA_": "DimensionMetadata",

@@ -1,0 +1,178 @@
+"""The tiny Llama-style decoder exported by litert-torch (tools/models/llm.py): greedy generation
+with mpcc's generated C against the TFLite interpreter on the same file (docs/llm-exports.md).
+
+A random prompt of 9 tokens (printed seed): the `prefill_8` signature writes the first 8 into the
+KV caches (positions 0..7), then `decode` steps carry the caches: the 9th prompt token at position
+8, then each generated token, 32 in all. mpcc's side is one C program (the generated code built
+with -Werror -pedantic) running the whole loop, TFLite's the same loop over its signature
+runners. The tokens must be identical and every step's logits within the float rule (mode opt).
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from compare import compare_arrays
+from mpcc_paths import MODELS_DIR
+from mpcc_tools import build_with_main, compile_model, new_workdir, run_cmd
+
+PROMPT = 9          # prefill 8 + the first decode input
+STEPS = 32
+CACHE = re.compile(r"kv_cache_[kv]_\d+$")
+
+
+def names(header, entry, kind):
+    return [m.group(2) for m in re.finditer(rf'#define MODEL_{entry}_{kind}(\d+)_NAME "([^"]*)"', header)]
+
+
+def generation_main(header, aliased=False):
+    """A C main running prefill_8 then STEPS decode steps greedily: reads DIR/prompt.bin (int32
+    [PROMPT]), writes DIR/tokens.bin (int32 [STEPS]) and DIR/logits.bin (f32 [STEPS, vocab]).
+    The caches are carried by copying each step's cache outputs onto its cache inputs."""
+    pi, po = names(header, "PREFILL_8", "INPUT"), names(header, "PREFILL_8", "OUTPUT")
+    di, do = names(header, "DECODE", "INPUT"), names(header, "DECODE", "OUTPUT")
+    caches = [n for n in di if CACHE.match(n)]
+    assert caches and sorted(caches) == sorted(n for n in pi if CACHE.match(n)), (pi, di)
+    assert sorted(caches) == sorted(n for n in po if CACHE.match(n)) == sorted(n for n in do if CACHE.match(n))
+    logits = [n for n in do if not CACHE.match(n)]
+    assert logits == ["logits"], do
+    src = ["#include <stdio.h>", "#include <string.h>", '#include "model.h"',
+           "static double arena[MODEL_ARENA_BYTES / 8 + 1];"]
+    for c, n in enumerate(caches):
+        k = di.index(n)
+        src.append(f"static float cache{c}[MODEL_DECODE_INPUT{k}_SIZE], next{c}[MODEL_DECODE_INPUT{k}_SIZE];")
+    src += [f"static float logits[MODEL_DECODE_OUTPUT{do.index('logits')}_SIZE];",
+            "static int io(const char *dir, const char *name, void *p, size_t n, int w) {",
+            "    char path[512]; FILE *f; size_t got;",
+            '    sprintf(path, "%s/%s", dir, name);',
+            '    f = fopen(path, w ? "wb" : "rb"); if (!f) return 1;',
+            "    got = w ? fwrite(p, 1, n, f) : fread(p, 1, n, f); fclose(f); return got != n;", "}",
+            "int main(int argc, char **argv) {",
+            f"    static int prompt[{PROMPT}], out_tokens[{STEPS}];",
+            f"    static float all_logits[{STEPS}][sizeof logits / sizeof logits[0]];",
+            "    int tok[8], pos[8], step, i, c;",
+            "    const void *in[16]; void *out[16];",
+            "    if (argc != 2 || io(argv[1], \"prompt.bin\", prompt, sizeof prompt, 0)) return 2;",
+            "    model_init(arena);",
+            "    for (i = 0; i < 8; i++) tok[i] = prompt[i], pos[i] = i;"]
+
+    def bind(ins, outs):
+        lines = []
+        for k, n in enumerate(ins):
+            buf = "tok" if n == "tokens" else "pos" if n == "input_pos" else f"cache{caches.index(n)}"
+            lines.append(f"    in[{k}] = {buf};")
+        for k, n in enumerate(outs):
+            buf = "logits" if n == "logits" else f"next{caches.index(n)}"
+            lines.append(f"    out[{k}] = {buf};")
+        return lines
+
+    copy = [f"        memcpy(cache{c}, next{c}, sizeof cache{c});" for c in range(len(caches))]
+    src += bind(pi, po)
+    src += ["    if (model_prefill_8_run(in, out, arena)) return 3;", "    {"] + copy + ["    }"]
+    src += bind(di, do)
+    src += [f"    tok[0] = prompt[{PROMPT - 1}];",
+            f"    for (step = 0; step < {STEPS}; step++) {{",
+            f"        int best = 0; pos[0] = {PROMPT - 1} + step;",
+            "        if (model_decode_run(in, out, arena)) return 4;"] + copy + [
+            "        for (c = 1; c < (int)(sizeof logits / sizeof logits[0]); c++) if (logits[c] > logits[best]) best = c;",
+            "        memcpy(all_logits[step], logits, sizeof logits);",
+            "        out_tokens[step] = tok[0] = best;",
+            "    }",
+            "    if (io(argv[1], \"tokens.bin\", out_tokens, sizeof out_tokens, 1)) return 5;",
+            "    return io(argv[1], \"logits.bin\", all_logits, sizeof all_logits, 1) ? 5 : 0;", "}", ""]
+    return "\n".join(src)
+
+
+def tflite_generate(model, prompt):
+    from ai_edge_litert.interpreter import Interpreter
+    interp = Interpreter(model_path=str(model))
+    prefill, decode = interp.get_signature_runner("prefill_8"), interp.get_signature_runner("decode")
+    caches = {n: np.zeros(d["shape"], d["dtype"]) for n, d in decode.get_input_details().items() if CACHE.match(n)}
+    out = prefill(tokens=prompt[None, :8].astype(np.int32), input_pos=np.arange(8, dtype=np.int32), **caches)
+    caches = {n: out[n] for n in caches}
+    tok, tokens, logits = int(prompt[-1]), [], []
+    for step in range(STEPS):
+        out = decode(tokens=np.array([[tok]], np.int32), input_pos=np.array([PROMPT - 1 + step], np.int32), **caches)
+        caches = {n: out[n] for n in caches}
+        lg = out["logits"].reshape(-1)
+        tok = int(np.argmax(lg))
+        tokens.append(tok)
+        logits.append(lg)
+    return np.array(tokens, np.int32), np.array(logits, np.float32)
+
+
+@pytest.mark.parametrize("name", ["llm_tiny_llama_f32"])
+def test_greedy_generation_matches_tflite(name, seed):
+    model = MODELS_DIR / f"{name}.tflite"
+    work = new_workdir(name)
+    p = compile_model(model, work)
+    assert p.returncode == 0, p.stderr
+    assert "warning" not in p.stderr, p.stderr
+    header = (work / "model.h").read_text()
+    proc, exe = build_with_main(work, generation_main(header), config="gcc-O2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rng = np.random.default_rng(seed)
+    prompt = rng.integers(0, 256, PROMPT, dtype=np.int32)
+    prompt.tofile(work / "prompt.bin")
+    proc = run_cmd([exe, work], timeout=300)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    ref_tokens, ref_logits = tflite_generate(model, prompt)
+    got_tokens = np.fromfile(work / "tokens.bin", np.int32)
+    got_logits = np.fromfile(work / "logits.bin", np.float32).reshape(ref_logits.shape)
+    top2 = np.sort(ref_logits, axis=1)[:, -2:]
+    print(f"prompt {prompt.tolist()}\ntokens {ref_tokens.tolist()}\nsmallest top-2 logit gap "
+          f"{float(np.min(top2[:, 1] - top2[:, 0])):.3g}, max |logit diff| "
+          f"{float(np.max(np.abs(got_logits - ref_logits))):.3g}")
+    assert len(set(ref_tokens.tolist())) > 1, "degenerate model: one token repeated"
+    assert got_tokens.tolist() == ref_tokens.tolist(), f"mpcc {got_tokens.tolist()}\ntflite {ref_tokens.tolist()}"
+    for step in range(STEPS):
+        ok, msg = compare_arrays(ref_logits[step], got_logits[step], mode="opt")
+        assert ok, f"decode step {step}: {msg}"
+
+
+def edited_model(path, edit):
+    """llm_tiny_llama_f32 with edit(model, composites) applied; composites: (subgraph, op index,
+    operator) of every STABLEHLO_COMPOSITE, in model order."""
+    from ai_edge_litert import schema_py_generated as S
+    from schema_models import pack
+    m = S.ModelT.InitFromPackedBuf((MODELS_DIR / "llm_tiny_llama_f32.tflite").read_bytes(), 0)
+    codes = [max(c.builtinCode, c.deprecatedBuiltinCode) for c in m.operatorCodes]
+    comps = [(s, i, op) for s, sg in enumerate(m.subgraphs) for i, op in enumerate(sg.operators)
+             if codes[op.opcodeIndex] == S.BuiltinOperator.STABLEHLO_COMPOSITE]
+    edit(m, comps)
+    path.write_bytes(pack(m))
+    return path
+
+
+def composite_name(op):
+    return op.builtinOptions2.name.decode()
+
+
+def test_composite_errors_name_the_operator(tmp_path):
+    """A decomposition index out of range, a composite that calls its own subgraph, and one whose
+    decomposition does not take its inputs: exit 1, the operator and subgraph named."""
+    from test_cli import mpcc
+
+    def out_of_range(m, comps):
+        comps[0][2].builtinOptions2.decompositionSubgraphIndex = 99
+
+    def recursive(m, comps):
+        s, _, op = comps[0]
+        op.builtinOptions2.decompositionSubgraphIndex = s
+
+    def mismatched(m, comps):
+        # An RMSNorm composite pointed at an attention decomposition (other inputs).
+        norm = next(c for c in comps if composite_name(c[2]) == "odml.rms_norm")
+        sdpa = next(c for c in comps if composite_name(c[2]) == "odml.scaled_dot_product_attention")
+        norm[2].builtinOptions2.decompositionSubgraphIndex = sdpa[2].builtinOptions2.decompositionSubgraphIndex
+
+    for edit, want in ((out_of_range, r"operator \d+ \(STABLEHLO_COMPOSITE\): subgraph index 99 out of range"),
+                       (recursive, r"subgraph \d+ is called from subgraph \d+ while it runs"),
+                       (mismatched, r"operator \d+ \(STABLEHLO_COMPOSITE\): decomposition \(subgraph \d+\) has "
+                                    r"\d+ inputs and \d+ outputs, the op passes \d+ and takes \d+")):
+        model = edited_model(tmp_path / f"{edit.__name__}.tflite", edit)
+        p = mpcc(model, "-o", tmp_path / "m.c")
+        assert p.returncode == 1, (edit.__name__, p.returncode, p.stderr)
+        assert re.search(want, p.stderr), (edit.__name__, p.stderr)
+        assert "internal error" not in p.stderr and not (tmp_path / "m.c").exists(), p.stderr
