@@ -27,7 +27,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models bench profile fuzz install clean venv unit regen-golden scale \
+.PHONY: all mpcc asan test test-full demo models models-llm bench profile fuzz install clean venv unit regen-golden scale \
         mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
@@ -85,6 +85,12 @@ venv: $(VENV)/.stamp
 models: venv
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tools/models/requirements.txt
 	$(VENV)/bin/python tools/models/make_all.py $(if $(filter 1,$(MODELS_BIG)),--big)
+
+# The litert-torch decoder (tools/models/llm.py): torch is a large install, so it has its own venv.
+models-llm:
+	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
+	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
+	.venv-llm/bin/python tools/models/llm.py --int8
 
 # The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)

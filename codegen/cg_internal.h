@@ -53,6 +53,10 @@ char *cg_pool_str(CgCtx *cg);
 /* The header's per-input (is_out 0) or per-output macros: NAME, DTYPE, RANK,
  * DIMS, SIZE, BYTES, SCALE/ZERO_POINT (C and CUDA headers alike). */
 void cg_emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out);
+/* The graph input whose buffer the caller may also pass as output j's (the
+ * output is a DYNAMIC_UPDATE_SLICE of that input, which nothing else reads),
+ * or -1 (emit_inplace.c). */
+int cg_inplace_input(const Graph *g, int j);
 /* C identifier from a tensor name: "w<id>_<sanitized>", at most ~48 chars. */
 const char *cg_sanitize(CgCtx *cg, const char *name, int id);
 

@@ -115,6 +115,11 @@ void cg_emit_io_macros(CgBuf *h, const Graph *g, const char *P, int is_out) {
             cgbuf_printf(h, "#define %s_%s%d_SCALE %sf\n#define %s_%s%d_ZERO_POINT %lld\n", P, kind, i, lit, P, kind,
                          i, (long long)t->q.zero_point[0]);
         }
+        int in_place = is_out ? cg_inplace_input(g, i) : -1;
+        if (in_place >= 0)
+            cgbuf_printf(h, "/* In place: inputs[%d] may be this output's buffer too (an update of that input, which\n"
+                            " * nothing else reads: a KV cache); the step then writes only the new rows. */\n"
+                            "#define %s_%s%d_IN_PLACE_OF_INPUT %d\n", in_place, P, kind, i, in_place);
     }
 }
 

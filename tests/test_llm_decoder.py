@@ -26,10 +26,12 @@ def names(header, entry, kind):
     return [m.group(2) for m in re.finditer(rf'#define MODEL_{entry}_{kind}(\d+)_NAME "([^"]*)"', header)]
 
 
-def generation_main(header, aliased=False):
+def generation_main(header):
     """A C main running prefill_8 then STEPS decode steps greedily: reads DIR/prompt.bin (int32
     [PROMPT]), writes DIR/tokens.bin (int32 [STEPS]) and DIR/logits.bin (f32 [STEPS, vocab]).
-    The caches are carried by copying each step's cache outputs onto its cache inputs."""
+    `main DIR`: the caches are carried by copying each step's cache outputs onto its cache inputs;
+    `main DIR inplace`: each cache is one buffer passed as both input and output (the header's
+    _IN_PLACE_OF_INPUT), nothing copied."""
     pi, po = names(header, "PREFILL_8", "INPUT"), names(header, "PREFILL_8", "OUTPUT")
     di, do = names(header, "DECODE", "INPUT"), names(header, "DECODE", "OUTPUT")
     caches = [n for n in di if CACHE.match(n)]
@@ -53,7 +55,8 @@ def generation_main(header, aliased=False):
             f"    static float all_logits[{STEPS}][sizeof logits / sizeof logits[0]];",
             "    int tok[8], pos[8], step, i, c;",
             "    const void *in[16]; void *out[16];",
-            "    if (argc != 2 || io(argv[1], \"prompt.bin\", prompt, sizeof prompt, 0)) return 2;",
+            "    int inplace = argc == 3 && !strcmp(argv[2], \"inplace\");",
+            "    if (argc < 2 || io(argv[1], \"prompt.bin\", prompt, sizeof prompt, 0)) return 2;",
             "    model_init(arena);",
             "    for (i = 0; i < 8; i++) tok[i] = prompt[i], pos[i] = i;"]
 
@@ -63,11 +66,12 @@ def generation_main(header, aliased=False):
             buf = "tok" if n == "tokens" else "pos" if n == "input_pos" else f"cache{caches.index(n)}"
             lines.append(f"    in[{k}] = {buf};")
         for k, n in enumerate(outs):
-            buf = "logits" if n == "logits" else f"next{caches.index(n)}"
-            lines.append(f"    out[{k}] = {buf};")
+            c = caches.index(n) if n != "logits" else -1
+            lines.append(f"    out[{k}] = {'logits' if c < 0 else f'inplace ? cache{c} : next{c}'};")
         return lines
 
-    copy = [f"        memcpy(cache{c}, next{c}, sizeof cache{c});" for c in range(len(caches))]
+    copy = ["        if (!inplace) {"] + [f"            memcpy(cache{c}, next{c}, sizeof cache{c});"
+                                           for c in range(len(caches))] + ["        }"]
     src += bind(pi, po)
     src += ["    if (model_prefill_8_run(in, out, arena)) return 3;", "    {"] + copy + ["    }"]
     src += bind(di, do)
@@ -112,14 +116,28 @@ def test_greedy_generation_matches_tflite(name, seed):
     header = (work / "model.h").read_text()
     proc, exe = build_with_main(work, generation_main(header), config="gcc-O2")
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # Every cache output of both signatures may share its input's buffer.
+    for entry in ("PREFILL_8", "DECODE"):
+        ins, outs = names(header, entry, "INPUT"), names(header, entry, "OUTPUT")
+        for j, n in enumerate(outs):
+            m = re.search(rf"#define MODEL_{entry}_OUTPUT{j}_IN_PLACE_OF_INPUT (\d+)", header)
+            assert (m is not None) == bool(CACHE.match(n)), (entry, n)
+            assert m is None or ins[int(m.group(1))] == n, (entry, n, m.group(1))
     rng = np.random.default_rng(seed)
     prompt = rng.integers(0, 256, PROMPT, dtype=np.int32)
     prompt.tofile(work / "prompt.bin")
+    proc = run_cmd([exe, work, "inplace"], timeout=300)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    inplace_tokens = np.fromfile(work / "tokens.bin", np.int32)
+    inplace_logits = np.fromfile(work / "logits.bin", np.float32)
     proc = run_cmd([exe, work], timeout=300)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     ref_tokens, ref_logits = tflite_generate(model, prompt)
     got_tokens = np.fromfile(work / "tokens.bin", np.int32)
     got_logits = np.fromfile(work / "logits.bin", np.float32).reshape(ref_logits.shape)
+    # In place and copied give the same bits.
+    assert inplace_tokens.tolist() == got_tokens.tolist()
+    assert inplace_logits.tobytes() == got_logits.tobytes()
     top2 = np.sort(ref_logits, axis=1)[:, -2:]
     print(f"prompt {prompt.tolist()}\ntokens {ref_tokens.tolist()}\nsmallest top-2 logit gap "
           f"{float(np.min(top2[:, 1] - top2[:, 0])):.3g}, max |logit diff| "
