@@ -919,7 +919,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     /* inspect describes every subgraph, called or not. */
     for (int k = 1; lenient && k < g->n_sub; k++) {
         if (g->sub[k] || im.init_subgraph[k]) continue; /* an init subgraph is read by its CALL_ONCE */
-        int crc = import_child(&im, k);
+        int crc = import_entry(&im, k);
         if (crc == DIAG_INTERNAL) return crc;
         if (crc && !rc) rc = crc;
     }
