@@ -2,7 +2,8 @@
 output rows. The generated C with --patch or a --max-arena the unpatched plan exceeds equals TFLite
 bit for bit (int8) on random inputs (seed printed), its arena is below the op-by-op bound, and
 --report / --dump-ir show the region. Patterns (tests/patch/*.tflite, tools/models/patch.py):
-stride 2, SAME and VALID padding, dilation, max and average pooling, f32."""
+stride 2, SAME and VALID padding, dilation, max and average pooling, residual ADDs inside the region
+(also at -O2, where fuse_add / fuse_dw fused them into the convolutions), f32."""
 
 import re
 import shutil
@@ -90,6 +91,22 @@ def test_patch_patterns(model, seed):
         arena, patch, out = _report(model, "-O0", *extra)
         assert patch is not None and arena < arena0, out
         _run_patched(model, seed, ["-O0", *extra])
+
+
+@pytest.mark.parametrize("model", [m for m in PATTERNS if "residual" in m.stem], ids=lambda m: m.stem)
+def test_patch_residual_fused(model, seed):
+    """-O2: the ADDs (int8: fuse_add; f32: fuse_add and fuse_dw) are fused into the convolutions; the region
+    holds the fused ops as their two ops each, ADDs included, and stays equal to TFLite."""
+    arena0, _, out0 = _report(model)
+    assert re.search(r"\+ADD\(op \d+\)", out0), out0[-2000:]
+    arena, patch, out = _report(model, "--max-arena", str(arena0 * 2 // 3))
+    assert patch is not None and arena <= arena0 * 2 // 3, out
+    proc = run_cmd([MPCC, model, "--max-arena", str(arena0 * 2 // 3), "--dump-ir"])
+    assert proc.returncode == 0, proc.stderr
+    bands = int(re.search(r"patch: .* in (\d+) bands", proc.stdout).group(1))
+    adds = len(re.findall(r"^\s*op \d+ \[tflite #\d+\] ADD ", proc.stdout, re.M))
+    assert adds == 2 * bands, f"{adds} ADD ops for 2 ADDs in {bands} bands:\n" + proc.stdout[-3000:]
+    _run_patched(model, seed, ["--max-arena", str(arena0 * 2 // 3)])
 
 
 @pytest.mark.full

@@ -112,7 +112,7 @@ static int node_geometry(const Graph *g, int src, int in, int out, Node *n) {
     n->in_h = (int32_t)g->tensors[in].dims[1];
     n->out_h = (int32_t)g->tensors[out].dims[1];
     const OpDef *def = op_def(op->kind);
-    n->macs = def && def->macs && op->kind != OP_ADD ? def->macs(g, op) : 0;
+    n->macs = def && def->macs ? def->macs(g, op) : 0;
     return n->in_h > 0 && n->out_h > 0 && n->stride > 0 && n->dil > 0 && n->filter > 0;
 }
 
@@ -404,15 +404,18 @@ int pass_patch(Graph *g, Diag *d) {
         for (int k = 0; !g->ops[i].dead && k < g->ops[i].n_in; k++)
             if (g->ops[i].in[k] >= 0) to[g->ops[i].in[k]] = i > to[g->ops[i].in[k]] ? i : to[g->ops[i].in[k]];
     int64_t before = 0, total_macs = 0;
+    Node nodes[2];
     for (int i = 0; i < g->n_ops; i++) {
         if (g->ops[i].dead) continue;
         if (live_ws[i] > before) before = live_ws[i];
+        /* A fused convolution: its ops' MACs (the depthwise's are not in the convolution's count). */
+        int m = op_nodes(g, i, nodes);
         const OpDef *def = op_def(g->ops[i].kind);
-        total_macs += def && def->macs ? def->macs(g, &g->ops[i]) : 0;
+        if (m == 2) total_macs += nodes[0].macs + nodes[1].macs;
+        else total_macs += def && def->macs ? def->macs(g, &g->ops[i]) : 0;
     }
     int budget = g->max_arena >= 0;
     Choice best = {-1, 0, 0, before, 0};
-    Node nodes[2];
     for (int i = 0; (!budget || before > g->max_arena) && i < g->n_ops; i++) {
         if (!op_nodes(g, i, nodes)) continue;
         memset(cand, 0, sizeof *cand);
