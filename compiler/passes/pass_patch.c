@@ -138,6 +138,37 @@ static int op_nodes(const Graph *g, int i, Node *n) {
     return 2;
 }
 
+/* The copies of node q keep its op's optimized kernel where that takes any band of rows: convolution
+ * (int8 or f32 weights; not one a depthwise was fused into), depthwise, pooling, ADD. */
+static int keeps_schedule(const Graph *g, const Node *q) {
+    const IrOp *op = &g->ops[q->src];
+    switch (op->sched.kind) {
+    case SCHED_CONV_GEMM:
+        return op->kind == OP_CONV_2D && op->sched.post_dw < 0 && g->tensors[op->in[1]].dtype == g->tensors[op->in[0]].dtype;
+    case SCHED_DWCONV: return op->kind == OP_DEPTHWISE_CONV_2D;
+    case SCHED_POOL: return op->kind == OP_MAX_POOL_2D || op->kind == OP_AVERAGE_POOL_2D;
+    case SCHED_BINARY: return op->kind == OP_ADD;
+    default: return 0;
+    }
+}
+
+/* A tap reads image row (o0 + y) * stride - pad + ky * dil; the band's input starts at image row lo, so
+ * in band coordinates that is y * stride - pad' + ky * dil with pad' = lo - (o0 * stride - pad) >= 0. */
+static void cut_conv(rt_conv_params *c, const Node *q, int32_t o0, int32_t o1, int32_t lo, int32_t hi) {
+    c->in_h = hi - lo, c->out_h = o1 - o0, c->pad_h = (int32_t)((int64_t)lo - ((int64_t)o0 * q->stride - q->pad));
+}
+
+/* Scratch of node q's copy for output rows [o0, o1) from input rows [lo, hi): a scheduled convolution's. */
+static int64_t band_scratch(const Graph *g, const Node *q, int32_t o0, int32_t o1, int32_t lo, int32_t hi) {
+    const IrOp *src = &g->ops[q->src];
+    if (src->kind != OP_CONV_2D || !keeps_schedule(g, q)) return 0;
+    IrOp tmp = *src;
+    rt_conv_params c = *(const rt_conv_params *)src->params;
+    cut_conv(&c, q, o0, o1, lo, hi);
+    tmp.params = &c;
+    return ALIGN16(pass_conv_band_scratch(g, &tmp));
+}
+
 /* Input rows [*lo, *hi) (clipped to the image) that output rows [o0, o1) read. */
 static void rows_needed(const Node *q, int32_t o0, int32_t o1, int32_t *lo, int32_t *hi) {
     int64_t a = (int64_t)o0 * q->stride - q->pad, b = (int64_t)(o1 - 1) * q->stride - q->pad + (int64_t)(q->filter - 1) * q->dil + 1;
@@ -228,7 +259,9 @@ static void estimate(const Graph *g, const Region *r, int n, const int64_t *live
         for (int k = 0; k < r->len; k++) {
             int o = r->out_slot[k];
             computed[k] += need[2 * o + 1] - need[2 * o];
-            int64_t live = 0;
+            int32_t lo, hi;
+            rows_needed(&r->node[k], need[2 * o], need[2 * o + 1], &lo, &hi);
+            int64_t live = band_scratch(g, &r->node[k], need[2 * o], need[2 * o + 1], lo, hi);
             for (int s = 0; s < r->n_slots; s++)
                 if (r->made[s] >= 0 && s != y && r->made[s] <= k && k <= r->used_last[s])
                     live += ALIGN16((int64_t)(need[2 * s + 1] - need[2 * s]) * row_bytes(g, r->slot[s]));
@@ -279,15 +312,18 @@ static int add_band_op(Graph *g, const Node *q, const int *data, int out, int32_
     *op = src;
     op->in = pin, op->out = pout, op->n_in = q->n_in, op->dead = 0;
     op->fused[0] = '\0';
-    memset(&op->sched, 0, sizeof op->sched);
-    op->sched.kind = SCHED_REF;
-    op->sched.post_add = op->sched.post_dw = op->sched.packed_w = op->sched.packed_b = -1;
-    op->sched.slots = 1;
-    op->scratch_bytes = 0;
     op->scratch_offset = -1;
-    /* A tap reads image row (o0 + y) * stride - pad + ky * dil; the band's input starts at image row lo, so
-     * in band coordinates that is y * stride - pad' + ky * dil with pad' = lo - (o0 * stride - pad) >= 0. */
-    int32_t pad = (int32_t)((int64_t)lo - ((int64_t)o0 * q->stride - q->pad));
+    int keep = keeps_schedule(g, q);
+    if (keep) {
+        op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;
+        op->sched.conv_is_lhs = 0;
+    } else {
+        memset(&op->sched, 0, sizeof op->sched);
+        op->sched.kind = SCHED_REF;
+        op->sched.post_add = op->sched.post_other = op->sched.post_dw = op->sched.packed_w = op->sched.packed_b = -1;
+        op->sched.slots = 1;
+    }
+    op->scratch_bytes = 0; /* a depthwise's is optional */
     size_t size = src.kind == OP_CONV_2D ? sizeof(rt_conv_params)
                   : src.kind == OP_DEPTHWISE_CONV_2D ? sizeof(rt_dwconv_params)
                   : src.kind == OP_ADD ? sizeof(rt_binary_params) : sizeof(rt_pool_params);
@@ -296,16 +332,17 @@ static int add_band_op(Graph *g, const Node *q, const int *data, int out, int32_
     memcpy(p, src.params, size);
     op = &g->ops[id];
     op->params = p;
+    int32_t pad = (int32_t)((int64_t)lo - ((int64_t)o0 * q->stride - q->pad));
     if (src.kind == OP_CONV_2D) {
-        rt_conv_params *c = p;
-        c->in_h = hi - lo, c->out_h = o1 - o0, c->pad_h = pad;
+        cut_conv(p, q, o0, o1, lo, hi);
+        if (keep) op->scratch_bytes = (size_t)pass_conv_band_scratch(g, op);
     } else if (src.kind == OP_DEPTHWISE_CONV_2D) {
         rt_dwconv_params *c = p;
         c->in_h = hi - lo, c->out_h = o1 - o0, c->pad_h = pad;
     } else if (src.kind == OP_ADD) {
         rt_binary_params *c = p;
         ew_bcast_init(&c->bc, g, op);
-        c->fq_mode = 0, c->fq_a = c->fq_b = c->fq_c = 0.0f; /* the optimized kernels' float path */
+        if (!keep) c->fq_mode = 0, c->fq_a = c->fq_b = c->fq_c = 0.0f; /* the optimized kernel's float path */
     } else {
         rt_pool_params *c = p;
         c->in_h = hi - lo, c->out_h = o1 - o0, c->pad_h = pad;
