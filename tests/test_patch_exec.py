@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import oracle
-from mpcc_paths import CPU_FLAGS, MODELS_DIR, SHARED_MODELS, TESTS_DIR
+from mpcc_paths import BIG_MODELS_DIR, CPU_FLAGS, MODELS_DIR, SHARED_MODELS, TESTS_DIR
 from mpcc_tools import build_exe, compile_model, new_workdir, run_cmd, run_exe, write_harness
 from mpcc_paths import MPCC
 
@@ -118,3 +118,19 @@ def test_person_detect_patch_variants(extra, config, seed):
     if config == "gcc-avx2" and not {"avx2", "fma"} <= CPU_FLAGS:
         pytest.skip("this CPU has no AVX2/FMA")
     _run_patched(PERSON, seed, extra, config=config)
+
+
+BIG = [BIG_MODELS_DIR / "mobilenetv2_1.0_224_int8.tflite", SHARED_MODELS / "tflm" / "mobilenet_v2_int8_from_pytorch.tflite"]
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("model", BIG, ids=lambda m: m.stem)
+def test_mobilenet_224_patch(model, seed):
+    """MobileNetV2 1.0/224 int8 (`make models MODELS_BIG=1`, and the PyTorch export): --patch at -O2 below
+    half the op-by-op bound for at most 15% more MACs, equal to TFLite."""
+    if not model.exists():
+        pytest.skip(f"{model} missing (make models MODELS_BIG=1 makes the first)")
+    bound, _, _ = _report(model)
+    arena, patch, out = _report(model, "--patch")
+    assert patch is not None and arena <= bound // 2 and patch[1] <= 15.0, out
+    _run_patched(model, seed, ["--patch"])

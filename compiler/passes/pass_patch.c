@@ -37,6 +37,7 @@
 #include "elementwise_common.h"
 #include "ops.h"
 #include "passes.h"
+#include "shape_common.h"
 
 #define PATCH_MAX_NODES 48    /* ops in one region (a fused convolution counts 2) */
 #define PATCH_MAX_SLOTS (2 * PATCH_MAX_NODES + 2)
@@ -72,6 +73,18 @@ static int banded_tensor(const Graph *g, int t, const IrTensor *like) {
     return a->dtype == IR_I8 || a->dtype == IR_F32;
 }
 
+/* A PAD's constant paddings before (lo) and after (hi) each of the 4 dimensions; 0 when not such. */
+static int pad_amounts(const Graph *g, const IrOp *op, int64_t *lo, int64_t *hi) {
+    const IrTensor *t = op->n_in == 2 && op->in[1] >= 0 ? &g->tensors[op->in[1]] : NULL;
+    if (!t || !t->data || t->rank != 2 || t->dims[0] != 4 || t->dims[1] != 2 || (t->dtype != IR_I32 && t->dtype != IR_I64))
+        return 0;
+    for (int k = 0; k < 8; k++) {
+        int64_t v = t->dtype == IR_I32 ? ((const int32_t *)t->data)[k] : ((const int64_t *)t->data)[k];
+        *(k % 2 ? &hi[k / 2] : &lo[k / 2]) = v;
+    }
+    return 1;
+}
+
 /* Fills n for a conv / depthwise / pool (src's kind and params) reading in, writing out, or an ADD of two
  * same-shaped inputs (no broadcast). 0 when the pass cannot run it in bands. */
 static int node_geometry(const Graph *g, int src, int in, int out, Node *n) {
@@ -92,6 +105,12 @@ static int node_geometry(const Graph *g, int src, int in, int out, Node *n) {
     case OP_MAX_POOL_2D: case OP_AVERAGE_POOL_2D: {
         const rt_pool_params *p = op->params;
         n->stride = p->stride_h, n->filter = p->filter_h, n->pad = p->pad_h;
+        break;
+    }
+    case OP_PAD: { /* rows: a 1x1 stride-1 window with the top padding as its pad */
+        int64_t lo[4], hi[4];
+        if (!pad_amounts(g, op, lo, hi) || lo[0] || hi[0]) return 0;
+        n->stride = n->filter = 1, n->pad = (int32_t)lo[1];
         break;
     }
     case OP_ADD: {
@@ -148,6 +167,7 @@ static int keeps_schedule(const Graph *g, const Node *q) {
     case SCHED_DWCONV: return op->kind == OP_DEPTHWISE_CONV_2D;
     case SCHED_POOL: return op->kind == OP_MAX_POOL_2D || op->kind == OP_AVERAGE_POOL_2D;
     case SCHED_BINARY: return op->kind == OP_ADD;
+    case SCHED_PAD: return op->kind == OP_PAD;
     default: return 0;
     }
 }
@@ -326,7 +346,8 @@ static int add_band_op(Graph *g, const Node *q, const int *data, int out, int32_
     op->scratch_bytes = 0; /* a depthwise's is optional */
     size_t size = src.kind == OP_CONV_2D ? sizeof(rt_conv_params)
                   : src.kind == OP_DEPTHWISE_CONV_2D ? sizeof(rt_dwconv_params)
-                  : src.kind == OP_ADD ? sizeof(rt_binary_params) : sizeof(rt_pool_params);
+                  : src.kind == OP_ADD ? sizeof(rt_binary_params)
+                  : src.kind == OP_PAD ? sizeof(rt_pad_params) : sizeof(rt_pool_params);
     void *p = ir_alloc(g, size);
     if (!p) return -1;
     memcpy(p, src.params, size);
@@ -339,6 +360,18 @@ static int add_band_op(Graph *g, const Node *q, const int *data, int out, int32_
     } else if (src.kind == OP_DEPTHWISE_CONV_2D) {
         rt_dwconv_params *c = p;
         c->in_h = hi - lo, c->out_h = o1 - o0, c->pad_h = pad;
+    } else if (src.kind == OP_PAD) {
+        /* The band's rows inside the output: top padding pad' (bottom: what the output rows leave). */
+        rt_pad_params *c = p;
+        int64_t plo[4], phi[4], is[4], os[4], off = 0;
+        const IrTensor *a = &g->tensors[op->in[0]], *o = &g->tensors[out];
+        pad_amounts(g, &src, plo, phi);
+        plo[1] = pad;
+        shape_contig_strides(4, a->dims, is);
+        shape_contig_strides(4, o->dims, os);
+        for (int k = 0; k < 4; k++) off += plo[k] * os[k];
+        if (shape_copy_init(&c->interior, 4, a->dims, is, 0, os, off, c->elem_size)) return -1;
+        c->out_bytes = ir_tensor_bytes(o);
     } else if (src.kind == OP_ADD) {
         rt_binary_params *c = p;
         ew_bcast_init(&c->bc, g, op);
