@@ -7,12 +7,13 @@ stride 2, SAME and VALID padding, dilation, max and average pooling, residual AD
 
 import re
 import shutil
+import sys
 
 import numpy as np
 import pytest
 
 import oracle
-from mpcc_paths import BIG_MODELS_DIR, CPU_FLAGS, MODELS_DIR, SHARED_MODELS, TESTS_DIR
+from mpcc_paths import BIG_MODELS_DIR, CPU_FLAGS, MODELS_DIR, ROOT, SHARED_MODELS, TESTS_DIR
 from mpcc_tools import build_exe, compile_model, new_workdir, run_cmd, run_exe, write_harness
 from mpcc_paths import MPCC
 
@@ -134,3 +135,30 @@ def test_mobilenet_224_patch(model, seed):
     arena, patch, out = _report(model, "--patch")
     assert patch is not None and arena <= bound // 2 and patch[1] <= 15.0, out
     _run_patched(model, seed, ["--patch"])
+
+
+@pytest.mark.parametrize("name,model", [("mobilenetv2_0.35", MOBILENET),
+                                        pytest.param("person_detect", PERSON, marks=pytest.mark.full)])
+def test_patch_cortex_m(name, model, seed):
+    """--isa armv7em --patch: the band copies keep the Cortex-M kernels; cross-built for Cortex-M4 and run
+    under qemu (tools/cortex_m), equal to TFLite bit for bit."""
+    sys.path.insert(0, str(ROOT / "tools" / "cortex_m"))
+    import mcu
+
+    why = mcu.toolchain()
+    assert why is None, why
+    if not model.exists():
+        pytest.skip(f"{model} is not here")
+    inputs, refs = oracle.oracle(model, seed)
+    work = new_workdir(f"patch-m4-{name}")
+    proc = run_cmd([MPCC, model, "-o", work / "model.c", "--name", "model", "--isa", "armv7em", "--patch", "--report"])
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^patch: TFLite operators", proc.stdout, re.M), proc.stdout[-2000:]
+    proc, elf = mcu.build("m4", work, inputs, len(refs))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, result = mcu.run("m4", elf)
+    assert result is not None and len(result["out"]) == len(refs), f"qemu exit {proc.returncode}: {proc.stdout[-2000:]}"
+    for i, (ref, raw) in enumerate(zip(refs, result["out"])):
+        got = np.frombuffer(raw, ref.dtype).reshape(ref.shape)
+        assert np.array_equal(got, ref), f"output {i}: {int((got != ref).sum())} of {ref.size} elements differ"
+    shutil.rmtree(work, ignore_errors=True)
