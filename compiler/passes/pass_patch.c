@@ -276,6 +276,12 @@ static void estimate(const Graph *g, const Region *r, int n, const int64_t *live
     int64_t computed[PATCH_MAX_NODES] = {0};
     for (int b = 0; b < n; b++) {
         band_need(r, b, n, need);
+        /* A band whose rows of some tensor are none (a band of a PAD's padding rows only): not this n. */
+        for (int s = 0; s < r->n_slots; s++)
+            if (need[2 * s + 1] <= need[2 * s]) {
+                *c = (Choice){r->first, r->len, n, INT64_MAX, INT64_MAX};
+                return;
+            }
         for (int k = 0; k < r->len; k++) {
             int o = r->out_slot[k];
             computed[k] += need[2 * o + 1] - need[2 * o];
