@@ -277,6 +277,13 @@ static void conv_s8_task(void *v, int t) {
         } else
 #endif
         {
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
+            if (p->direct && rt_opt_s8_avx2_applies(&p->gemm)) { /* the pixels' int8 rows widened by the kernel */
+                rt_opt_s8_avx2_gemm(&p->gemm, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, 1,
+                                    (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+                goto post;
+            }
+#endif
             if (p->direct) rt_opt_s8_widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
 #if defined(RT_OPT_AVX512)
             else if (padded && p->gemm.slot_bytes >= (int64_t)p->rows * ldd + padded) {
@@ -290,6 +297,9 @@ static void conv_s8_task(void *v, int t) {
             rt_opt_s8_gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc,
                     NULL);
         }
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
+    post:
+#endif
         if (j->post)
             post_add_s8(j->post, out + (int64_t)m0 * oc, (const int8_t *)j->other + ((int64_t)b * mimg + m0) * oc,
                         (int64_t)rows * oc);

@@ -1,7 +1,8 @@
 /* rt_opt_dwconv_s8_avx2.c - the int8 depthwise convolution on AVX2 without VNNI (rt_opt_dwconv.c's
  * dw_s8_rows calls it where no AVX-512 kernel applies).
  *
- * 16 channels per step (a last group of 8 alone), two taps per vpmaddwd, depth multiplier 1 or one input
+ * 16 channels per step (a last group of 8 alone; a count not a multiple of 8 ends with a group that overlaps
+ * the one before it), two taps per vpmaddwd, depth multiplier 1 (at least 8 channels) or one input
  * channel (a convolution of a one-channel image written as a depthwise one, as person_detect's first): the taps' input bytes plus the
  * input offset as int16 (|x + off| <= 255), interleaved with unpacklo / unpackhi so that each int32 lane
  * sums (x_t + off) w_t + (x_t+1 + off) w_t+1 of one channel, exactly (2 * 255 * 128 < 2^31). The weight
@@ -10,7 +11,7 @@
  * taps is the same at the borders. The unpacks put channels 0-3 and 8-11 in one accumulator and 4-7,
  * 12-15 in the other; the bias and requantization constants are loaded in that order, and packs_epi32
  * of the two restores the channel order. The sums wrap like TFLite's int32 accumulators; each lane
- * is requantized with rq_double8 (TFLite's double rounding). */
+ * is requantized with rq8k (TFLite's double rounding, one 64-bit shift per product). */
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
@@ -22,7 +23,8 @@
 /* One group's constants: weight pairs and the requantization constants in accumulator order. */
 typedef struct dw_group {
     __m256i wlo[DW_MAX_PAIRS], whi[DW_MAX_PAIRS];
-    __m256i blo, bhi, mlo, mhi, slo, shi;
+    __m256i blo, bhi;
+    rq8k klo, khi; /* the requantization with the output zero point */
 } dw_group;
 
 /* 16 (n8: 8, the rest zero) int8 values from src as int16. */
@@ -51,8 +53,20 @@ static void dw_group_init(const struct rt_dwconv_params *p, const int8_t *filter
     }
     if (bias) dw_split16(bias + c0, n8, &g->blo, &g->bhi);
     else g->blo = g->bhi = _mm256_setzero_si256();
-    dw_split16(p->mult + c0, n8, &g->mlo, &g->mhi);
-    dw_split16(p->shift + c0, n8, &g->slo, &g->shi);
+    {
+        __m256i mlo, mhi, slo, shi;
+        dw_split16(p->mult + c0, n8, &mlo, &mhi);
+        dw_split16(p->shift + c0, n8, &slo, &shi);
+        if (n8) { /* the 8 channels' constants in both 128-bit lanes: two pixels a vector (dw_pixel2) */
+            for (t = 0; t < (taps + 1) / 2; t++)
+                g->wlo[t] = _mm256_permute2x128_si256(g->wlo[t], g->wlo[t], 0x00),
+                g->whi[t] = _mm256_permute2x128_si256(g->whi[t], g->whi[t], 0x00);
+            g->blo = _mm256_permute2x128_si256(g->blo, g->blo, 0x00), g->bhi = _mm256_permute2x128_si256(g->bhi, g->bhi, 0x00);
+            mlo = _mm256_permute2x128_si256(mlo, mlo, 0x00), mhi = _mm256_permute2x128_si256(mhi, mhi, 0x00);
+            slo = _mm256_permute2x128_si256(slo, slo, 0x00), shi = _mm256_permute2x128_si256(shi, shi, 0x00);
+        }
+        g->klo = rq8k_prepare(mlo, slo, p->out_offset, 0), g->khi = rq8k_prepare(mhi, shi, p->out_offset, 0);
+    }
 }
 
 /* A tap's input as 16 int16: 16 (8) channels, or (bc: one input channel, depth multiplier 8k) its byte in
@@ -65,7 +79,7 @@ static inline __m256i dw_in(const int8_t *src, int n8, int bc) {
  * possibly outside the image); inside: every tap in the image, else valid[t] says. */
 static inline void dw_pixel(const dw_group *g, int32_t pairs, const int8_t *img, int64_t at, const int64_t *toff,
                             int inside,
-                            const unsigned char *valid, __m256i voff, int n8, int bc, __m256i oo, __m256i lo, __m256i hi,
+                            const unsigned char *valid, __m256i voff, int n8, int bc, int plain, __m256i lo, __m256i hi,
                             int8_t *o) {
     __m256i alo = g->blo, ahi = g->bhi, vlo, vhi, t16;
     int32_t q;
@@ -83,16 +97,50 @@ static inline void dw_pixel(const dw_group *g, int32_t pairs, const int8_t *img,
         alo = _mm256_add_epi32(alo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), g->wlo[q]));
         ahi = _mm256_add_epi32(ahi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), g->whi[q]));
     }
-    vlo = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq_double8(alo, g->mlo, g->slo), oo), lo), hi);
-    vhi = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(rq_double8(ahi, g->mhi, g->shi), oo), lo), hi);
+    vlo = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(alo, &g->klo, plain), lo), hi);
+    vhi = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(ahi, &g->khi, plain), lo), hi);
     t16 = _mm256_packs_epi32(vlo, vhi); /* channels 0-7 | 8-15 as int16 */
     t16 = _mm256_permute4x64_epi64(_mm256_packs_epi16(t16, t16), 0x08);
     if (n8) _mm_storel_epi64((__m128i *)(void *)o, _mm256_castsi256_si128(t16));
     else _mm_storeu_si128((__m128i *)(void *)o, _mm256_castsi256_si128(t16));
 }
 
+/* Two output pixels of an 8-channel group (n8), both inside the image: pixel a's taps at img + at + toff[t]
+ * in the low 128-bit lane, pixel b's (at + bstep) in the high one, against the group's constants duplicated
+ * in both lanes; the 16 results stored at o (b's 8 bytes right after a's: adjacent output pixels). Half the
+ * work a pixel of dw_pixel's 8-channel case, whose high lane held nothing. */
+static inline void dw_pixel2(const dw_group *g, int32_t pairs, const int8_t *img, int64_t at, int64_t bstep,
+                             const int64_t *toff, __m256i voff, int bc, int plain, __m256i lo, __m256i hi, int8_t *o) {
+    __m256i alo = g->blo, ahi = g->bhi, vlo, vhi, t16;
+    int32_t q;
+    for (q = 0; q < pairs; q++) {
+        const int8_t *s0 = img + (at + toff[2 * q]), *s1 = img + (at + toff[2 * q + 1]);
+        __m128i b0, b1;
+        __m256i x0, x1;
+        if (bc) {
+            b0 = _mm_unpacklo_epi64(_mm_set1_epi8((char)s0[0]), _mm_set1_epi8((char)s0[bstep]));
+            b1 = _mm_unpacklo_epi64(_mm_set1_epi8((char)s1[0]), _mm_set1_epi8((char)s1[bstep]));
+        } else {
+            b0 = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s0),
+                                    _mm_loadl_epi64((const __m128i *)(const void *)(s0 + bstep)));
+            b1 = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)s1),
+                                    _mm_loadl_epi64((const __m128i *)(const void *)(s1 + bstep)));
+        }
+        x0 = _mm256_add_epi16(_mm256_cvtepi8_epi16(b0), voff);
+        x1 = _mm256_add_epi16(_mm256_cvtepi8_epi16(b1), voff);
+        alo = _mm256_add_epi32(alo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), g->wlo[q]));
+        ahi = _mm256_add_epi32(ahi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), g->whi[q]));
+    }
+    vlo = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(alo, &g->klo, plain), lo), hi);
+    vhi = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(ahi, &g->khi, plain), lo), hi);
+    t16 = _mm256_packs_epi32(vlo, vhi); /* pixel a's channels 0-7 | pixel b's, as int16 */
+    t16 = _mm256_permute4x64_epi64(_mm256_packs_epi16(t16, t16), 0x08);
+    _mm_storeu_si128((__m128i *)(void *)o, _mm256_castsi256_si128(t16));
+}
+
 int rt_opt_dw_avx2_applies(const struct rt_dwconv_params *p) {
-    return (p->depth_mult == 1 || p->in_c == 1) && p->in_c * p->depth_mult % 8 == 0 && p->filter_h * p->filter_w <= 2 * DW_MAX_PAIRS &&
+    const int32_t CO = p->in_c * p->depth_mult;
+    return ((p->depth_mult == 1 && CO >= 8) || (p->in_c == 1 && CO % 8 == 0)) && p->filter_h * p->filter_w <= 2 * DW_MAX_PAIRS &&
            p->in_offset >= -127 && p->in_offset <= 128 && rt_opt_shifts_vec(p->shift, p->in_c * p->depth_mult);
 }
 
@@ -100,7 +148,8 @@ int rt_opt_dw_avx2_applies(const struct rt_dwconv_params *p) {
 static inline void dw_group_rows(const struct rt_dwconv_params *p, const dw_group *g, int32_t pairs, const int8_t *in,
                                  int8_t *out, int32_t c0, int n8, const int64_t *toff, int32_t r0, int32_t r1) {
     const int32_t C = p->in_c, CO = C * p->depth_mult, fw = p->filter_w, taps = p->filter_h * fw, bc = C == 1 && CO > 1;
-    const __m256i voff = _mm256_set1_epi16((int16_t)p->in_offset), oo = _mm256_set1_epi32(p->out_offset);
+    const __m256i voff = _mm256_set1_epi16((int16_t)p->in_offset);
+    const int plain = p->act_qmin >= p->out_offset; /* see rq8k */
     const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
     unsigned char valid[2 * DW_MAX_PAIRS];
     int32_t r, ox, t;
@@ -116,14 +165,20 @@ static inline void dw_group_rows(const struct rt_dwconv_params *p, const dw_grou
             const int64_t at = ((int64_t)y0 * p->in_w + x0) * C;
             const int inside = ylo == 0 && yhi == p->filter_h && x0 >= 0 && x0 + (fw - 1) * p->dil_w < p->in_w;
             if (inside) {
-                dw_pixel(g, pairs, img, at, toff, 1, valid, voff, n8, bc, oo, lo, hi, orow + (int64_t)ox * CO);
+                if (n8 && CO == 8 && ox + 1 < p->out_w && x0 + p->stride_w + (fw - 1) * p->dil_w < p->in_w) {
+                    dw_pixel2(g, pairs, img, at, (int64_t)p->stride_w * C, toff, voff, bc, plain, lo, hi,
+                              orow + (int64_t)ox * CO);
+                    ox++;
+                    continue;
+                }
+                dw_pixel(g, pairs, img, at, toff, 1, valid, voff, n8, bc, plain, lo, hi, orow + (int64_t)ox * CO);
                 continue;
             }
             for (t = 0; t < 2 * pairs; t++) {
                 const int32_t fy = t / fw, x = x0 + t % fw * p->dil_w;
                 valid[t] = t < taps && fy >= ylo && fy < yhi && x >= 0 && x < p->in_w;
             }
-            dw_pixel(g, pairs, img, at, toff, 0, valid, voff, n8, bc, oo, lo, hi, orow + (int64_t)ox * CO);
+            dw_pixel(g, pairs, img, at, toff, 0, valid, voff, n8, bc, plain, lo, hi, orow + (int64_t)ox * CO);
         }
     }
 }
@@ -133,12 +188,15 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     const int32_t C = p->in_c, CO = C * p->depth_mult, taps = p->filter_h * p->filter_w, pairs = (taps + 1) / 2;
     int64_t toff[2 * DW_MAX_PAIRS];
     dw_group g;
-    int32_t c0, t;
+    int32_t c, t;
     for (t = 0; t < 2 * pairs; t++) /* (a last odd tap's partner: its weights are zero, it reads tap 0) */
         toff[t] = t < taps ? ((int64_t)(t / p->filter_w) * p->dil_h * p->in_w + (int64_t)(t % p->filter_w) * p->dil_w) * C
                            : 0;
-    for (c0 = 0; c0 < CO; c0 += 16) {
-        const int n8 = CO - c0 < 16;
+    for (c = 0; c < CO; c += CO - c < 16 ? 8 : 16) {
+        /* under 16 channels left: groups of 8, the last moved back to end at CO (depth multiplier 1, CO >= 8),
+         * overlapping the one before: those channels are computed twice, to the same bytes */
+        const int n8 = CO - c < 16;
+        const int32_t c0 = n8 && CO - c < 8 ? CO - 8 : c;
         dw_group_init(p, filter, bias, c0, n8, &g);
         if (pairs == 5) /* 3x3: the pair loop unrolled, the weights in registers */
             dw_group_rows(p, &g, 5, in, out, c0, n8, toff, r0, r1);

@@ -872,6 +872,12 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
 #if defined(RT_A64)
     int32_t colsum[NR];
 #endif
+#if defined(RT_OPT_AVX2)
+    if (!row_add && rt_opt_s8_avx2_applies(p)) { /* rt_opt_gemm_s8_avx2.c */
+        rt_opt_s8_avx2_gemm(p, m, a8, lda8, 0, packed_b, bias, c);
+        return;
+    }
+#endif
     for (j = 0; j * NR < p->n; j++) {
         const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
         int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
@@ -933,6 +939,12 @@ static void gemm_s8_task(void *v, int t) {
             const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, p->k);
             rt_opt_s8_pairs_rows(p, 0, (p->n + NR - 1) / NR, 1, mr, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
                                  (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p));
+            continue;
+        }
+#elif defined(RT_OPT_AVX2)
+        if (rt_opt_s8_avx2_applies(p)) { /* A's int8 rows widened by the kernel, not copied first */
+            rt_opt_s8_avx2_gemm(p, mr, (const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, 1, (const int8_t *)j->b,
+                                (const int32_t *)j->bias, (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p));
             continue;
         }
 #endif

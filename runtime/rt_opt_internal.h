@@ -175,6 +175,57 @@ static inline __m256i rq_single8(__m256i x, __m256i m, __m256i s) {
     return join_lanes(e, o);
 }
 
+/* TFLite's double (or single) rounding of 8 lanes with the output zero point z, as one logical shift per
+ * 64-bit product, its constants made once per channel group (rq8k_prepare; m and s: the lanes' multipliers
+ * and shifts, every shift in [-31, 0]). Double: floor((x m + 2^30 + 2^(e-1) 2^31 - [x m < -2^30] 2^31) /
+ * 2^(31+e)) (rq16_prepare_z's derivation; e = -s); single: floor((x m + 2^(t-1)) / 2^t), t = 31 + e. AVX2 has
+ * no arithmetic 64-bit shift, so 2^62 is added first (|x m| < 2^62: the sum is never negative) and 2^(31-e)
+ * subtracted after the logical shift, with z (post). plain: the negative-product correction left out, which
+ * changes nothing for the single rounding or where the lower bound is at or above z (the result <= z then
+ * either way). */
+typedef struct rq8k {
+    __m256i m, m_o, k_e, k_o, t_e, t_o, c_e, c_o, post;
+} rq8k;
+
+static inline rq8k rq8k_prepare(__m256i m, __m256i s, int32_t z, int single) {
+    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+    const __m256i big = _mm256_set1_epi64x((int64_t)1 << 62), nudge = _mm256_set1_epi64x((int64_t)1 << 30);
+    const __m256i right = _mm256_sub_epi32(zero, s);
+    const __m256i r_e = _mm256_and_si256(right, _mm256_set1_epi64x(0xFFFFFFFF)), r_o = _mm256_srli_epi64(right, 32);
+    const __m256i r31 = _mm256_set1_epi64x(31), two31 = _mm256_set1_epi64x((int64_t)1 << 31);
+    __m256i h_e, h_o;
+    rq8k k;
+    k.m = m, k.m_o = _mm256_srli_epi64(m, 32);
+    k.t_e = _mm256_add_epi64(r_e, r31), k.t_o = _mm256_add_epi64(r_o, r31);
+    if (single) {
+        h_e = _mm256_sllv_epi64(one, _mm256_sub_epi64(k.t_e, one));
+        h_o = _mm256_sllv_epi64(one, _mm256_sub_epi64(k.t_o, one));
+        k.c_e = k.c_o = zero;
+    } else {
+        h_e = _mm256_add_epi64(nudge, _mm256_slli_epi64(_mm256_srli_epi64(_mm256_sllv_epi64(one, r_e), 1), 31));
+        h_o = _mm256_add_epi64(nudge, _mm256_slli_epi64(_mm256_srli_epi64(_mm256_sllv_epi64(one, r_o), 1), 31));
+        k.c_e = _mm256_andnot_si256(_mm256_cmpeq_epi64(r_e, zero), two31);
+        k.c_o = _mm256_andnot_si256(_mm256_cmpeq_epi64(r_o, zero), two31);
+    }
+    k.k_e = _mm256_add_epi64(h_e, big), k.k_o = _mm256_add_epi64(h_o, big);
+    /* z - 2^(31-e) in 32-bit lanes (2^31 wraps, as the low half of the shifted sum does) */
+    k.post = _mm256_sub_epi32(_mm256_set1_epi32(z),
+                              _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_sub_epi32(_mm256_set1_epi32(31), right)));
+    return k;
+}
+
+static inline __m256i rq8k_apply(__m256i x, const rq8k *k, int plain) {
+    const __m256i lim = _mm256_set1_epi64x(-((int64_t)1 << 30));
+    __m256i e = _mm256_mul_epi32(x, k->m), o = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), k->m_o);
+    if (!plain) {
+        e = _mm256_sub_epi64(e, _mm256_and_si256(_mm256_cmpgt_epi64(lim, e), k->c_e));
+        o = _mm256_sub_epi64(o, _mm256_and_si256(_mm256_cmpgt_epi64(lim, o), k->c_o));
+    }
+    e = _mm256_srlv_epi64(_mm256_add_epi64(e, k->k_e), k->t_e);
+    o = _mm256_srlv_epi64(_mm256_add_epi64(o, k->k_o), k->t_o);
+    return _mm256_add_epi32(_mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xAA), k->post);
+}
+
 /* 8 int32 lanes already clamped to [-128, 127] -> 8 int8 in the low 64 bits. */
 static inline __m128i pack8(__m256i v) {
     __m256i h = _mm256_packs_epi32(v, v);
@@ -605,6 +656,14 @@ int rt_opt_s8_in_registers(const rt_opt_gemm_params *p);
  * added before the requantization, or NULL. */
 void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8,
                        const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add);
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
+/* The AVX2 GEMM without VNNI (rt_opt_gemm_s8_avx2.c): 1 when it takes p (integer requantization with every
+ * shift in [-31, 0], int8 results, K4 <= 2048). C's rows 0..m from A's rows (lda bytes apart, k bytes
+ * each: int8 with flip, else + 128 bytes). */
+int rt_opt_s8_avx2_applies(const rt_opt_gemm_params *p);
+void rt_opt_s8_avx2_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int64_t lda, int flip,
+                         const int8_t *packed_b, const int32_t *bias, int8_t *c);
+#endif
 
 #if defined(RT_OPT_S8_VNNI)
 /* Where a micro-tile's A rows are: row r at ap[r] (rows past mr repeat row 0), K as `n` runs of `quads`

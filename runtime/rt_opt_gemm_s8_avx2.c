@@ -1,0 +1,185 @@
+/* rt_opt_gemm_s8_avx2.c - the int8 GEMM on AVX2 without VNNI (rt_opt_gemm_s8.c's rt_opt_s8_gemm_u8 and
+ * the int8 convolution call it where no VNNI kernel is built).
+ *
+ * Exact products through vpmaddwd (int16 pairs summed into int32 lanes; no vpmaddubsw, which saturates):
+ * a block of up to S8A_MR rows of A is widened once to int16 (+ 128 added: 0..255) in a buffer on the
+ * stack, K padded to whole quads with zeros; then every 8-column half of every 16-column panel of the
+ * packed weights ([N/16][K4/4][16][4] int8, as packed at compile time for every x86 int8 kernel) runs
+ * against it: per quad of K, the half's 32 weight bytes are sign-extended to two int16 vectors (columns
+ * 0-3 and 4-7, four k each) and each row's quad, broadcast as four int16 by one vpbroadcastq from the
+ * buffer, meets both in one vpmaddwd each: 2 widenings per 2 R vpmaddwd (the earlier 2 x 16 kernel
+ * widened 4 weight vectors and 2 rows of bytes per 8). Lanes hold (column, k0 + k1) and (column, k2 +
+ * k3); one hadd per row leaves the columns as [0 1 4 5 | 2 3 6 7], the order the panel's bias,
+ * multipliers and shifts are loaded in, and the requantization (TFLite's double or single rounding,
+ * every shift in [-31, 0]; rq8k: one 64-bit shift per product) runs in registers before two rows are
+ * packed and stored together. The sums
+ * wrap like TFLite's int32 accumulators (each product pair is at most 2 x 255 x 128). */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
+
+#define NR RT_OPT_NR
+#define S8A_MR 6         /* rows per block: 12 accumulators, 2 weight vectors and a broadcast in 16 ymm */
+#define S8A_MAX_K4 2048 /* the int16 rows on the stack: 6 x 2048 x 2 = 24 KiB (more rows when K is shorter) */
+
+int rt_opt_s8_avx2_applies(const rt_opt_gemm_params *p) {
+    return p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32 && RT_OPT_K4(p->k) <= S8A_MAX_K4 &&
+           rt_opt_shifts_vec(p->shift, (p->n + NR - 1) / NR * NR);
+}
+
+/* One half panel's bias and requantization constants, in the hadd order [0 1 4 5 | 2 3 6 7]. */
+typedef struct s8a_q {
+    __m256i b;
+    rq8k k;
+} s8a_q;
+
+static inline __m256i s8a_order(const int32_t *src) {
+    return _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(const void *)src), 0xD8);
+}
+
+static void s8a_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, s8a_q *q) {
+    q->b = s8a_order(bias + col);
+    q->k = rq8k_prepare(s8a_order(p->mult + col), s8a_order(p->shift + col), p->out_offset,
+                        p->rounding == RT_OPT_ROUND_SINGLE);
+}
+
+/* Rows rows of k bytes (lda apart) as int16 rows of k4 values at d (k4 apart), + 128 added (flip: the
+ * bytes are int8) or zero-extended (+ 128 bytes already); the padding k..k4 zero. */
+static void s8a_widen(const uint8_t *a, int64_t lda, int32_t rows, int32_t k, int32_t k4, int flip, int16_t *d) {
+    const __m256i off = _mm256_set1_epi16(flip ? 128 : 0);
+    int32_t r, i;
+    for (r = 0; r < rows; r++, a += lda, d += k4) {
+        for (i = 0; i + 16 <= k; i += 16) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+            const __m256i w = flip ? _mm256_add_epi16(_mm256_cvtepi8_epi16(x), off) : _mm256_cvtepu8_epi16(x);
+            _mm256_storeu_si256((__m256i *)(void *)(d + i), w);
+        }
+        for (; i < k; i++) d[i] = (int16_t)(flip ? (int32_t)(int8_t)a[i] + 128 : (int32_t)a[i]);
+        for (; i < k4; i++) d[i] = 0;
+    }
+}
+
+/* The requantized row x (hadd order) with the zero point; clamped to [lo, hi] where clamp (else the
+ * saturating packs apply the int8 range). plain: see rq8k. */
+static inline __m256i s8a_rq(__m256i x, const s8a_q *q, int plain, int clamp, __m256i lo, __m256i hi) {
+    x = rq8k_apply(_mm256_add_epi32(x, q->b), &q->k, plain);
+    return clamp ? _mm256_min_epi32(_mm256_max_epi32(x, lo), hi) : x;
+}
+
+/* Two requantized rows (hadd order) as 8 bytes each in column order: row a low, row b high. */
+static inline __m128i s8a_pack2(__m256i a, __m256i b) {
+    const __m256i t = _mm256_packs_epi32(a, b); /* [a0 a1 a4 a5 b0 b1 b4 b5 | a2 a3 a6 a7 b2 b3 b6 b7] */
+    const __m256i u = _mm256_packs_epi16(t, t);
+    return _mm_unpacklo_epi16(_mm256_castsi256_si128(u), _mm256_extracti128_si256(u, 1));
+}
+
+static inline void s8a_store8(int8_t *d, __m128i v, int hi, int32_t nr) {
+    if (hi) v = _mm_unpackhi_epi64(v, v);
+    if (nr == 8) _mm_storel_epi64((__m128i *)(void *)d, v);
+    else {
+        int8_t t[16];
+        _mm_storeu_si128((__m128i *)(void *)t, v);
+        memcpy(d, t, (size_t)nr);
+    }
+}
+
+/* R rows (a: int16, lda16 apart) x one 8-column half (b: its first quad's 32 bytes, 64 apart), kq quads;
+ * the nr <= 8 results of each row requantized and stored at c + r ldc. */
+RT_OPT_INLINE void s8a_kernel(const int R, const int16_t *a, int64_t lda16, int32_t kq, const int8_t *b,
+                              const s8a_q *q, const rt_opt_gemm_params *p, int8_t *c, int64_t ldc, int32_t nr) {
+    const int16_t *a0 = a, *a1 = a + lda16, *a2 = a + 2 * lda16, *a3 = a + 3 * lda16, *a4 = a + 4 * lda16,
+                  *a5 = a + 5 * lda16;
+    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+            c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    int32_t kk;
+    for (kk = 0; kk < kq; kk++, b += 4 * NR) {
+        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)b));
+        const __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
+        int64_t x;
+        __m256i v;
+#define S8A_ROW(r)                                                                                                    \
+    if ((r) < R) {                                                                                                    \
+        memcpy(&x, a##r + 4 * kk, 8);                                                                                 \
+        v = _mm256_set1_epi64x(x);                                                                                    \
+        c##r##0 = _mm256_add_epi32(c##r##0, _mm256_madd_epi16(v, w0));                                               \
+        c##r##1 = _mm256_add_epi32(c##r##1, _mm256_madd_epi16(v, w1));                                               \
+    }
+        S8A_ROW(0) S8A_ROW(1) S8A_ROW(2) S8A_ROW(3) S8A_ROW(4) S8A_ROW(5)
+#undef S8A_ROW
+    }
+    {
+        const int plain = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset;
+        const int clamp = p->act_qmin > -128 || p->act_qmax < 127;
+        const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
+        __m256i r0 = s8a_rq(_mm256_hadd_epi32(c00, c01), q, plain, clamp, lo, hi), r1 = r0;
+        __m128i t;
+        if (R > 1) r1 = s8a_rq(_mm256_hadd_epi32(c10, c11), q, plain, clamp, lo, hi);
+        t = s8a_pack2(r0, r1);
+        s8a_store8(c, t, 0, nr);
+        if (R > 1) s8a_store8(c + ldc, t, 1, nr);
+        if (R > 2) {
+            r0 = s8a_rq(_mm256_hadd_epi32(c20, c21), q, plain, clamp, lo, hi), r1 = r0;
+            if (R > 3) r1 = s8a_rq(_mm256_hadd_epi32(c30, c31), q, plain, clamp, lo, hi);
+            t = s8a_pack2(r0, r1);
+            s8a_store8(c + 2 * ldc, t, 0, nr);
+            if (R > 3) s8a_store8(c + 3 * ldc, t, 1, nr);
+        }
+        if (R > 4) {
+            r0 = s8a_rq(_mm256_hadd_epi32(c40, c41), q, plain, clamp, lo, hi), r1 = r0;
+            if (R > 5) r1 = s8a_rq(_mm256_hadd_epi32(c50, c51), q, plain, clamp, lo, hi);
+            t = s8a_pack2(r0, r1);
+            s8a_store8(c + 4 * ldc, t, 0, nr);
+            if (R > 5) s8a_store8(c + 5 * ldc, t, 1, nr);
+        }
+    }
+}
+
+#define S8A_K(R)                                                                                                      \
+    static void s8a_kernel_##R(const int16_t *a, int64_t lda16, int32_t kq, const int8_t *b, const s8a_q *q,       \
+                               const rt_opt_gemm_params *p, int8_t *c, int64_t ldc, int32_t nr) {                  \
+        s8a_kernel(R, a, lda16, kq, b, q, p, c, ldc, nr);                                                            \
+    }
+S8A_K(1)
+S8A_K(2)
+S8A_K(3)
+S8A_K(4)
+S8A_K(5)
+S8A_K(6)
+#undef S8A_K
+
+typedef void (*s8a_fn)(const int16_t *, int64_t, int32_t, const int8_t *, const s8a_q *, const rt_opt_gemm_params *,
+                       int8_t *, int64_t, int32_t);
+
+void rt_opt_s8_avx2_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int64_t lda, int flip,
+                         const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+    static const s8a_fn kern[S8A_MR + 1] = {NULL,          s8a_kernel_1, s8a_kernel_2, s8a_kernel_3,
+                                            s8a_kernel_4, s8a_kernel_5, s8a_kernel_6};
+    const int32_t k4 = RT_OPT_K4(p->k), kq = k4 / 4;
+    /* as many whole blocks of rows as the buffer holds, so that each half panel's weights, read once
+     * per group from L2, stay in L1 across the group's blocks */
+    const int32_t group = S8A_MAX_K4 / k4 * S8A_MR;
+    int16_t a16[S8A_MR * S8A_MAX_K4];
+    int32_t g, i, j, h;
+    for (g = 0; g < m; g += group) {
+        const int32_t gm = m - g < group ? m - g : group;
+        s8a_widen(a + (int64_t)g * lda, lda, gm, p->k, k4, flip, a16);
+        for (j = 0; j * NR < p->n; j++)
+            for (h = 0; h < 2 && j * NR + 8 * h < p->n; h++) {
+                const int32_t col = j * NR + 8 * h, nr = p->n - col < 8 ? p->n - col : 8;
+                const int8_t *b = packed_b + (int64_t)j * kq * 4 * NR + 32 * h;
+                s8a_q q;
+                s8a_q_init(p, bias, col, &q);
+                for (i = 0; i < gm; i += S8A_MR) {
+                    const int32_t mr = gm - i < S8A_MR ? gm - i : S8A_MR;
+                    kern[mr](a16 + (int64_t)i * k4, k4, kq, b, &q, p, c + (int64_t)(g + i) * p->ldc + col, p->ldc,
+                             nr);
+                }
+            }
+    }
+}
+
+#endif
