@@ -246,7 +246,7 @@ static void run_row(const rt_lstm_q_params *p, const void *const *t, int32_t b, 
         for (i = 0; i < n8; i += LANES) {
             lstm_vi cv, fv = load_i16(fg + i), iv, v, th;
             int16_t cbuf[LANES];
-            int32_t k, m = n - i < LANES ? n - i : LANES;
+            int32_t k, m = n - i < LANES ? (n > i ? n - i : 0) : LANES; /* cells in this vector */
             memset(cbuf, 0, sizeof cbuf);
             memcpy(cbuf, c + i, (size_t)m * sizeof(int16_t));
             cv = load_i16(cbuf);
