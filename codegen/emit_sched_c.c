@@ -389,7 +389,12 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     case SCHED_SOFTMAX: cg_line(cg, "/*   schedule: softmax f32, vectorized exp */"); break;
     case SCHED_CAST: cg_line(cg, "/*   schedule: cast, vectorizable, per tensor */"); break;
     case SCHED_POOL: cg_line(cg, "/*   schedule: pool %s, vectorized over channels */", dt); break;
-    case SCHED_LSTM: cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */"); break;
+    case SCHED_LSTM:
+        if (g->tensors[op->in[0]].dtype == IR_I8)
+            cg_line(cg, "/*   schedule: lstm int8, input products hoisted, vector dots and fixed-point sigmoid/tanh */");
+        else
+            cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */");
+        break;
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
     case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
     case SCHED_LUT: cg_line(cg, "/*   schedule: lut int8, the 256-entry table looked up 64 lanes a step */"); break;
@@ -460,7 +465,9 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
     case SCHED_POOL:
         return pool_emit_c(cg, g, op, op->kind == OP_AVERAGE_POOL_2D ? "rt_opt_average_pool_2d" : "rt_opt_max_pool_2d");
-    case SCHED_LSTM: return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
+    case SCHED_LSTM:
+        if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_emit_i8(cg, op, "rt_opt_lstm_i8");
+        return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
     case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");

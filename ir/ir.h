@@ -92,7 +92,7 @@ typedef enum SchedKind {
     SCHED_LAYER_NORM,   /* the converter's LayerNorm chain (10 ops) as one row kernel */
     SCHED_CAST,         /* per-tensor QUANTIZE f32->int8 / DEQUANTIZE int8->f32, vectorizable */
     SCHED_POOL,         /* MAX_POOL_2D / AVERAGE_POOL_2D f32/int8 vectorized over channels */
-    SCHED_LSTM,         /* float UNIDIRECTIONAL_SEQUENCE_LSTM, vectorizable dots and activations */
+    SCHED_LSTM,         /* UNIDIRECTIONAL_SEQUENCE_LSTM f32, int8 (no peephole/layer norm): vector dots and activations */
     SCHED_MEAN_BLOCKS,  /* MEAN f32/int8 over adjacent axes (global average pooling), kept axis vectorized */
     SCHED_CONCAT,       /* int8 CONCATENATION with rescaled or clamped parts, vectorizable rounding */
     SCHED_LUT,          /* int8 GELU/LOGISTIC/TANH through their 256-entry table, 64 lanes a step */

@@ -212,6 +212,14 @@ void rt_opt_mean_i8(const struct rt_reduce_params *p, const int8_t *in, int8_t *
 struct rt_lstm_params;
 void rt_opt_lstm_f32(const struct rt_lstm_params *p, const float *const *t, float *output_state, float *cell_state,
                      float *out, float *scratch);
+/* int8 (8x8->16) UNIDIRECTIONAL_SEQUENCE_LSTM without peephole and layer norm, the reference's
+ * interface (rt_unidirectional_sequence_lstm_i8) and integers; input products hoisted out of the
+ * recurrence, vector dot products and fixed-point sigmoid/tanh (runtime/rt_opt_lstm_s8.c).
+ * scratch: rt_opt_lstm_i8_scratch_bytes(p). */
+struct rt_lstm_q_params;
+int64_t rt_opt_lstm_i8_scratch_bytes(const struct rt_lstm_q_params *p);
+void rt_opt_lstm_i8(const struct rt_lstm_q_params *p, const void *const *t, int8_t *output_state, int16_t *cell_state,
+                    int8_t *out, void *scratch);
 
 /* MAX_POOL_2D and AVERAGE_POOL_2D vectorized over channels, same results as the reference. */
 struct rt_pool_params;

@@ -236,7 +236,7 @@ static void emit_gate_bias(CgCtx *cg, const char *name, int gi, const int32_t *v
     cg_array_i32(cg, buf, v, n);
 }
 
-static int lstm_q_emit_c(CgCtx *cg, const IrOp *op) {
+int lstm_emit_i8(CgCtx *cg, const IrOp *op, const char *kernel) {
     const rt_lstm_q_params *p = op->params;
     for (int gi = 0; gi < 4; gi++) {
         emit_gate_bias(cg, "in_bias", gi, p->gate[gi].in_bias, p->n_cell);
@@ -275,7 +275,7 @@ static int lstm_q_emit_c(CgCtx *cg, const IrOp *op) {
         cg_line(cg, "%s%s /* input %d */", (k == IN_OUT_STATE || k == IN_CELL_STATE) ? "NULL" : cg_in(cg, op, k),
                 k + 1 < N_IN ? "," : "", k);
     cg_close(cg, "};");
-    cg_line(cg, "rt_unidirectional_sequence_lstm_i8(&p, t, %s, %s, %s, %s);", cg_in(cg, op, IN_OUT_STATE),
+    cg_line(cg, "%s(&p, t, %s, %s, %s, %s);", kernel, cg_in(cg, op, IN_OUT_STATE),
             cg_in(cg, op, IN_CELL_STATE), cg_out(cg, op, 0), cg_scratch(cg, op));
     return 0;
 }
@@ -380,7 +380,7 @@ int lstm_emit_f32(CgCtx *cg, const IrOp *op, const char *kernel) {
 
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
-    if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_q_emit_c(cg, op);
+    if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_emit_i8(cg, op, "rt_unidirectional_sequence_lstm_i8");
     return lstm_emit_f32(cg, op, "rt_unidirectional_sequence_lstm_f32");
 }
 

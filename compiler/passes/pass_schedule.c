@@ -14,6 +14,8 @@
  *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
  *   MAX_POOL_2D, AVERAGE_POOL_2D f32/int8 -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
+ *   UNIDIRECTIONAL_SEQUENCE_LSTM int8,  -> SCHED_LSTM (input products hoisted over all steps, vector
+ *     no peephole/layer norm              dots, fixed-point sigmoid/tanh on 8 lanes; bit-exact)
  *   GELU, LOGISTIC, TANH f32            -> SCHED_ACT (vectorizable erfc/exp)
  *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
@@ -373,6 +375,22 @@ static int schedule_tconv(Graph *g, int i, Diag *d) {
 
 static int schedule_ops(Graph *g, Diag *d);
 
+/* f32: SCHED_LSTM always; int8 without peephole (input 10) and layer norm (input 21), where its
+ * scratch (the hoisted input products of every step) fits. */
+static void schedule_lstm(Graph *g, int i) {
+    IrOp *op = &g->ops[i];
+    IrDType a = g->tensors[op->in[0]].dtype;
+    if (a == IR_F32) {
+        op->sched.kind = SCHED_LSTM;
+        return;
+    }
+    if (a != IR_I8 || op_cin(g, op, 10) || op_cin(g, op, 21)) return;
+    int64_t bytes = rt_opt_lstm_i8_scratch_bytes(op->params);
+    if (!fits_room(i, bytes)) return;
+    op->sched.kind = SCHED_LSTM;
+    op->scratch_bytes = (size_t)bytes;
+}
+
 int pass_schedule(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     if (!ir_isa_is_mcu((g->root ? g->root : g)->isa)) return schedule_ops(g, d);
@@ -442,9 +460,7 @@ static int schedule_ops(Graph *g, Diag *d) {
             if ((a == IR_F32 || a == IR_I8) && g->tensors[op->out[0]].dtype == a) op->sched.kind = SCHED_POOL;
             break;
         }
-        case OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
-            if (g->tensors[op->in[0]].dtype == IR_F32) op->sched.kind = SCHED_LSTM;
-            break;
+        case OP_UNIDIRECTIONAL_SEQUENCE_LSTM: schedule_lstm(g, i); break;
         case OP_PRELU: {
             /* f32 and int8 (int16 stays on the reference kernel); same results (docs/weights-and-ops.md) */
             IrDType a = g->tensors[op->in[0]].dtype;
