@@ -214,7 +214,7 @@ static void gemm_dsp(const rt_opt_gemm_params *g, const rt_opt_conv_params *conv
         for (int32_t ch = 0; ch < n; ch += 2) {
             const int8_t *w = packed_b + (ch / RT_OPT_NR) * k4 * RT_OPT_NR + (ch % RT_OPT_NR) * 4;
             const int32_t b1 = ch + 1 < n ? bias[ch + 1] : 0;
-            int32_t s[4] = {bias[ch], b1, bias[ch], b1}, nc = ch + 1 < n ? 2 : 1;
+            const int32_t nc = ch + 1 < n ? 2 : 1;
 #if defined(__thumb2__)
             if (hi2 && nc == 2 && o1) { /* the common case: the tile in assembly, 7 instructions an output */
                 const acc4 t = dot_2x2w_asm(buf, quads, w, bias[ch], b1);
@@ -229,6 +229,7 @@ static void gemm_dsp(const rt_opt_gemm_params *g, const rt_opt_conv_params *conv
                 continue;
             }
 #endif
+            int32_t s[4] = {bias[ch], b1, bias[ch], b1};
             if (hi && nc == 2 && o1 && k <= CM_KMAX) { /* the sums in registers */
                 const acc4 t = dot_2x2w(buf, quads, w, bias[ch], b1);
                 const rt_cm_rq c0 = rt_cm_requant_hi_channel(g->mult[ch], g->shift[ch]);
