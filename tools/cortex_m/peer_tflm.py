@@ -63,7 +63,8 @@ def sources(root):
     srcs += [t / "kernels" / "internal" / f for f in ("common.cc", "portable_tensor_utils.cc", "quantization_util.cc",
                                                         "runtime_shape.cc", "tensor_ctypes.cc", "tensor_utils.cc")]
     srcs += [t / "kernels" / "kernel_util.cc"] if (t / "kernels" / "kernel_util.cc").exists() else []
-    srcs += [t / "schema" / "schema_utils.cc"] if (t / "schema" / "schema_utils.cc").exists() else []
+    srcs += sorted(p for p in (t / "core" / "api").glob("schema_utils*.cc")) + sorted((t / "schema").glob("*.cc"))
+    srcs += sorted((t.parent.parent / "tensorflow" / "compiler" / "mlir" / "lite" / "schema").glob("schema_utils.cc"))
     srcs = [s for s in srcs if s.exists() and not s.name.endswith("_test.cc")]
     nn = sorted(p for p in (root / "CMSIS-NN" / "Source").rglob("*.c")
                 if not p.name.endswith(("_f16.c", "_f32.c")) and p.name != "arm_nntables_flt.c")
@@ -89,8 +90,7 @@ def flags(board):
 def library(board, root):
     out = mcu.BUILD / "peer" / board
     lib = out / "libpeer.a"
-    if lib.exists():
-        return lib
+    srcs = sources(root)
     out.mkdir(parents=True, exist_ok=True)
 
     def compile_one(src):
@@ -104,7 +104,9 @@ def library(board, root):
         return obj
 
     with ThreadPoolExecutor(max_workers=max(3, os.cpu_count() or 2)) as pool:
-        objs = list(pool.map(compile_one, sources(root)))
+        objs = list(pool.map(compile_one, srcs))  # each object is kept until its source changes
+    if lib.exists() and lib.stat().st_mtime >= max(o.stat().st_mtime for o in objs):
+        return lib
     tmp = out / "libpeer.a.tmp"
     tmp.unlink(missing_ok=True)
     proc = mcu.run_cmd(["arm-none-eabi-ar", "rcs", tmp, *objs])
@@ -137,7 +139,10 @@ def build(board, name, model, workdir, inputs, runs, root):
     if proc.returncode != 0:
         return proc, None
     elf = workdir / f"peer-{board}-r{runs}.elf"
-    proc = mcu.run_cmd(["arm-none-eabi-g++", *flags(board), "-I", mcu.SAMPLE, mcu.SAMPLE / "startup.c",
-                        workdir / "peer_data.c", main_obj, lib, *mcu.LINK, "-L", mcu.SAMPLE / "boards",
-                        "-T", mcu.SAMPLE / "boards" / mcu.BOARDS[board][2], "-lm", "-o", elf])
+    # startup.c and the data are C (-x c); the board scripts have no .ARM.exidx, which libgcc's
+    # unwinder names although nothing here throws
+    proc = mcu.run_cmd(["arm-none-eabi-g++", *flags(board), "-I", mcu.SAMPLE, "-x", "c", mcu.SAMPLE / "startup.c",
+                        workdir / "peer_data.c", "-x", "none", main_obj, lib, *mcu.LINK, "-L", mcu.SAMPLE / "boards",
+                        "-T", mcu.SAMPLE / "boards" / mcu.BOARDS[board][2], "-Wl,--defsym=__exidx_start=0",
+                        "-Wl,--defsym=__exidx_end=0", "-lm", "-o", elf])
     return proc, elf
