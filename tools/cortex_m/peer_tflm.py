@@ -121,7 +121,7 @@ def build(board, name, model, workdir, inputs, runs, root):
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     data = Path(model).read_bytes()
-    lines = ["#include <stdint.h>",
+    lines = ["#include <stdint.h>", "extern const unsigned char peer_model[];", "extern const void *const mcu_inputs[];",
              f"const unsigned char peer_model[{len(data)}] __attribute__((aligned(16))) = {{",
              "    " + mcu._c_bytes(data), "};"]
     for i, a in enumerate(inputs):
