@@ -231,6 +231,8 @@ mcu-toolchain:
 	@sh tools/cortex_m/install.sh
 
 # `make bench-mcu`: instructions per inference (QEMU TCG plugin), flash and RAM on Cortex-M4 and M55;
+# with MCU_PEER_DIR=<folder of TFLite Micro + CMSIS-NN sources> (tools/cortex_m/peer_tflm.py) the
+# peer's columns too (a command-line variable reaches the script through the environment);
 # not a test. Options in BENCH_MCU_ARGS, e.g. "--boards m4,m7,m33,m55 --models person_detect".
 BENCH_MCU_ARGS ?=
 bench-mcu: $(BUILD)/mpcc venv mcu-toolchain

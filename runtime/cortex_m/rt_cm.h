@@ -112,6 +112,123 @@ static inline int rt_cm_requant_hi_ok(const int32_t *mult, const int32_t *shift,
     return 1;
 }
 
+/* rt_cm_requant_hi with the output offset folded in, for ops whose shifts are in [-23, -2]
+ * (rt_cm_requant_hi2_ok): in rt_cm_requant_hi's sum T = x m + 2^30 - [x < 0] 2^31 + 2^(r+30),
+ * the part below 2^32 and the sign term are one 64-bit addend whose low word is
+ * 2^30 | (x & 2^31) and whose high word is x >> 31 (r >= 2 keeps 2^(r+30) in the high word),
+ * so an AND, an ORR and an ADD set up the SMLAL; and floor(h / 2^(r-1)) + zo is
+ * floor((h + zo 2^(r-1)) / 2^(r-1)), so zo joins the high word's constant: hadd = 2^(r-2) +
+ * zo 2^(r-1) (|h| <= 2^30 and r <= 23 keep the sum inside int32). Then one shift and SSAT:
+ * seven instructions with the store. Returns the value saturated to int8 (the caller clamps a
+ * narrower activation range). */
+typedef struct rt_cm_rq2 {
+    int32_t mult, hadd, sh1;
+} rt_cm_rq2;
+
+static inline rt_cm_rq2 rt_cm_requant_hi2_channel(int32_t mult, int32_t shift, int32_t out_offset) {
+    rt_cm_rq2 c;
+    c.mult = mult, c.sh1 = -shift - 1;
+    c.hadd = (int32_t)((shift == -1 ? 0u : 1u << (-shift - 2)) + ((uint32_t)out_offset << (-shift - 1)));
+    return c;
+}
+
+static inline int32_t rt_cm_requant_hi2(int32_t acc, int32_t mult, int32_t hadd, int32_t sh1) {
+    int32_t y;
+#if defined(__ARM_FEATURE_DSP) && defined(__thumb2__)
+    uint32_t lo;
+    __asm__("and %0, %2, #0x80000000\n\t"
+            "orr %0, %0, #0x40000000\n\t"
+            "add %1, %4, %2, asr #31\n\t"
+            "smlal %0, %1, %2, %3"
+            : "=&r"(lo), "=&r"(y)
+            : "r"(acc), "r"(mult), "r"(hadd));
+    (void)lo;
+    return __ssat(y >> sh1, 8);
+#else
+    const int64_t t = (int64_t)acc * mult + (acc < 0 ? -((int64_t)1 << 30) : ((int64_t)1 << 30)) +
+                      (int64_t)hadd * ((int64_t)1 << 32);
+    y = (int32_t)(t >> 32) >> sh1;
+    return y < -128 ? -128 : (y > 127 ? 127 : y);
+#endif
+}
+
+/* rt_cm_requant_hi2 for channels with shift -1 too: rt_cm_requant_hi's sum with the low word
+ * rlo (rt_cm_requant_hi2_rlo: 2^30, or 2^30 + 2^31 for shift -1, whose 2^(r+30) does not reach
+ * the high word) and the high word hadd (rt_cm_requant_hi2_channel: 0 + zo for shift -1), minus
+ * [x < 0] 2^31 after the SMLAL: nine instructions with the store. */
+static inline uint32_t rt_cm_requant_hi2_rlo(int32_t shift) {
+    return shift == -1 ? 0xC0000000u : 0x40000000u;
+}
+
+static inline int32_t rt_cm_requant_hi2g(int32_t acc, int32_t mult, int32_t hadd, int32_t sh1, uint32_t rlo) {
+    int32_t y;
+#if defined(__ARM_FEATURE_DSP) && defined(__thumb2__)
+    uint32_t lo, t;
+    __asm__("mov %0, %4\n\t"
+            "mov %1, %5\n\t"
+            "smlal %0, %1, %3, %6\n\t"
+            "and %2, %3, #0x80000000\n\t"
+            "subs %0, %0, %2\n\t"
+            "sbc %1, %1, #0"
+            : "=&r"(lo), "=&r"(y), "=&r"(t)
+            : "r"(acc), "r"(rlo), "r"(hadd), "r"(mult)
+            : "cc");
+    (void)lo;
+    return __ssat(y >> sh1, 8);
+#else
+    const int64_t t = (int64_t)acc * mult + (int64_t)rlo - (acc < 0 ? ((int64_t)1 << 31) : 0) +
+                      (int64_t)hadd * ((int64_t)1 << 32);
+    y = (int32_t)(t >> 32) >> sh1;
+    return y < -128 ? -128 : (y > 127 ? 127 : y);
+#endif
+}
+
+/* For all n channels of an op: 1 when rt_cm_requant_hi2 gives rt_cm_requant's values (rounding
+ * RT_OPT_ROUND_DOUBLE, shift in [-23, -2], 2^30 < mult), 2 when only rt_cm_requant_hi2g does (a
+ * shift of -1 among them), else 0. */
+static inline int rt_cm_requant_hi2_ok(const int32_t *mult, const int32_t *shift, int32_t n, int32_t rounding) {
+    int r1 = 0;
+    if (rounding != RT_OPT_ROUND_DOUBLE) return 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (shift[i] > -1 || shift[i] < -23 || mult[i] <= (1 << 30)) return 0;
+        r1 |= shift[i] == -1;
+    }
+    return r1 ? 2 : 1;
+}
+
+/* Four int8 values (y0 in the low byte) in one word, each clamped to [qmin, qmax] where
+ * narrow (lo4, hi4: qmin and qmax in all four bytes): three BFI, then SSUB8 sets a lane's GE
+ * flag where it is at least the bound and SEL keeps it or takes the bound, twice. */
+static inline uint32_t rt_cm_pack4(int32_t y0, int32_t y1, int32_t y2, int32_t y3, uint32_t lo4, uint32_t hi4,
+                                   int narrow) {
+#if defined(__ARM_FEATURE_DSP) && defined(__thumb2__)
+    uint32_t v = (uint32_t)y0, t;
+    __asm__("bfi %0, %1, #8, #8\n\t"
+            "bfi %0, %2, #16, #8\n\t"
+            "bfi %0, %3, #24, #8"
+            : "+r"(v)
+            : "r"(y1), "r"(y2), "r"(y3));
+    if (narrow)
+        __asm__("ssub8 %1, %0, %2\n\t"
+                "sel %0, %0, %2\n\t"
+                "ssub8 %1, %3, %0\n\t"
+                "sel %0, %0, %3"
+                : "+r"(v), "=&r"(t)
+                : "r"(lo4), "r"(hi4)
+                : "cc");
+    return v;
+#else
+    const int32_t y[4] = {y0, y1, y2, y3};
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        const int32_t lo = (int8_t)(lo4 >> (8 * i)), hi = (int8_t)(hi4 >> (8 * i));
+        const int32_t c = narrow ? (y[i] < lo ? lo : (y[i] > hi ? hi : y[i])) : y[i];
+        v |= (uint32_t)(uint8_t)c << (8 * i);
+    }
+    return v;
+#endif
+}
+
 /* int8 convolution (rt_opt_conv_s8's contract). With the DSP extension (__ARM_FEATURE_DSP:
  * Cortex-M4/M7/M33/M55) a 1x1 stride-1 convolution runs a GEMM on SMLAD: two 16x16-bit
  * products per instruction, activations widened with UXTB16 and weights with SXTB16 straight

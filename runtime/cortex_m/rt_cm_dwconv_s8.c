@@ -172,6 +172,122 @@ static void dw_group_dsp(const rt_dwconv_params *p, const int8_t *in, const int8
                 }
 }
 
+#if defined(__thumb2__)
+/* One row of three taps in assembly: x the first tap's input word (cs bytes to the next), the
+ * widened weights at wp + OFF (lanes (c0,c2), (c1,c3) of each tap, 8 bytes a tap). A tap is a
+ * word load, an LDRD of its weights, two SXTB16 and four SMLABB/SMLATT; BC (a depth
+ * multiplier of 4 or more: one input byte for all four channels): LDRSB and PKHBT make the
+ * byte both lanes. */
+#define CM_DW_TAP(LOAD, XO, OFF)                                                                 \
+    LOAD "ldrd %[we], %[wo], [%[wp], #" OFF "]\n\t"                                               \
+         "smlabb %[s0], %[xe], %[we], %[s0]\n\t"                                                  \
+         "smlatt %[s2], %[xe], %[we], %[s2]\n\t"                                                  \
+         "smlabb %[s1], " XO ", %[wo], %[s1]\n\t"                                                 \
+         "smlatt %[s3], " XO ", %[wo], %[s3]\n\t"
+#define CM_DW_LD(ADDR) "ldr %[xo], " ADDR "\n\tsxtb16 %[xe], %[xo]\n\tsxtb16 %[xo], %[xo], ror #8\n\t"
+#define CM_DW_LB(ADDR) "ldrsb %[xe], " ADDR "\n\tpkhbt %[xe], %[xe], %[xe], lsl #16\n\t"
+#define CM_DW_ROW(L, XO, O0, O1, O2)                                                             \
+    CM_DW_TAP(L("[%[x]]"), XO, O0) CM_DW_TAP(L("[%[x], %[cs]]"), XO, O1)                          \
+    CM_DW_TAP(L("[%[x], %[cs], lsl #1]"), XO, O2)
+#define CM_DW_OPS                                                                                \
+    : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "+r"(x), [xe] "=&r"(xe), [xo] "=&r"(xo), \
+      [we] "=&r"(we), [wo] "=&r"(wo)                                                              \
+    : [cs] "r"(cs), [rs] "r"(rs), [wp] "r"(wp)                                                    \
+    : "memory"
+
+/* The nine taps of four channels onto s[0..3]; bcast: the byte-broadcast loads. */
+static inline __attribute__((always_inline)) void taps3x3(const int8_t *x, int32_t cs, int32_t rs, const uint32_t *wp, int bcast, int32_t *s) {
+    int32_t s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+    uint32_t xe, xo, we, wo;
+    if (bcast)
+        __asm__(CM_DW_ROW(CM_DW_LB, "%[xe]", "0", "8", "16") "add %[x], %[x], %[rs]\n\t"
+                    CM_DW_ROW(CM_DW_LB, "%[xe]", "24", "32", "40") "add %[x], %[x], %[rs]\n\t"
+                        CM_DW_ROW(CM_DW_LB, "%[xe]", "48", "56", "64") CM_DW_OPS);
+    else
+        __asm__(CM_DW_ROW(CM_DW_LD, "%[xo]", "0", "8", "16") "add %[x], %[x], %[rs]\n\t"
+                    CM_DW_ROW(CM_DW_LD, "%[xo]", "24", "32", "40") "add %[x], %[x], %[rs]\n\t"
+                        CM_DW_ROW(CM_DW_LD, "%[xo]", "48", "56", "64") CM_DW_OPS);
+    s[0] = s0, s[1] = s1, s[2] = s2, s[3] = s3;
+}
+
+/* A 3x3 depthwise convolution (multiplier 1 or a multiple of 4) whose requantization
+ * rt_cm_requant_hi2 takes and whose input zero point is an int8: dw_group_dsp's scheme with
+ * the taps in assembly and one path for every pixel. At an edge the pixel's nine input words are
+ * gathered first, the input zero point in every byte outside the image: such a tap adds
+ * w * (zp + in_offset) = 0 to the folded sums, so the sums are the reference's (which skips it). */
+static void dw3x3_hi2(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                      int8_t *out) {
+    const int32_t cin = p->in_c, mult = p->depth_mult, cout = cin * mult, bcast = mult > 1;
+    const int32_t cs = p->dil_w * cin, rs = p->dil_h * p->in_w * cin;
+    const int narrow = p->act_qmin > -128 || p->act_qmax < 127;
+    const uint32_t lo4 = (uint32_t)(uint8_t)p->act_qmin * 0x01010101u, hi4 = (uint32_t)(uint8_t)p->act_qmax * 0x01010101u;
+    const uint32_t pad = (uint32_t)(uint8_t)(-p->in_offset) * 0x01010101u;
+    const int r1 = rt_cm_requant_hi2_ok(p->mult, p->shift, cout, RT_OPT_ROUND_DOUBLE) == 2;
+    const int32_t in_row = p->in_w * cin;
+    for (int32_t ch = 0; ch + 4 <= cout; ch += 4) {
+        const int32_t ic = ch / mult;
+        uint32_t wv[18], patch[9];
+        int32_t adj[4], m[4], h[4], e[4];
+        uint32_t l[4];
+        for (int32_t i = 0; i < 4; i++) {
+            const rt_cm_rq2 c = rt_cm_requant_hi2_channel(p->mult[ch + i], p->shift[ch + i], p->out_offset);
+            m[i] = c.mult, h[i] = c.hadd, e[i] = c.sh1, l[i] = rt_cm_requant_hi2_rlo(p->shift[ch + i]);
+            adj[i] = bias ? bias[ch + i] : 0;
+        }
+        for (int32_t t = 0; t < 9; t++) {
+            uint32_t wt = load4(filter + t * cout + ch);
+            wv[2 * t] = (uint32_t)__sxtb16((int8x4_t)wt), wv[2 * t + 1] = (uint32_t)sxtb16_ror8(wt);
+            for (int32_t i = 0; i < 4; i++)
+                adj[i] = rt_wrap_add_i32(adj[i], p->in_offset * filter[t * cout + ch + i]);
+        }
+        for (int32_t b = 0; b < p->batches; b++)
+            for (int32_t oy = 0; oy < p->out_h; oy++) {
+                const int32_t y0 = oy * p->stride_h - p->pad_h;
+                const int yin = y0 >= 0 && y0 + 2 * p->dil_h < p->in_h;
+                int8_t *o = out + ((b * p->out_h + oy) * p->out_w) * cout + ch;
+                for (int32_t ox = 0; ox < p->out_w; ox++, o += cout) {
+                    const int32_t x0 = ox * p->stride_w - p->pad_w;
+                    int32_t s[4] = {adj[0], adj[1], adj[2], adj[3]};
+                    if (yin && x0 >= 0 && x0 + 2 * p->dil_w < p->in_w) {
+                        const int8_t *x = in + ((b * p->in_h + y0) * p->in_w + x0) * cin + ic;
+                        if (bcast)
+                            taps3x3(x, cs, rs, wv, 1, s);
+                        else
+                            taps3x3(x, cs, rs, wv, 0, s);
+                    } else { /* the nine words, row by row, the padding outside the image */
+                        const int8_t *img = in + b * p->in_h * in_row + ic;
+                        const int32_t x1 = x0 + p->dil_w, x2 = x1 + p->dil_w;
+                        const int c0 = x0 >= 0 && x0 < p->in_w, c1 = x1 >= 0 && x1 < p->in_w, c2 = x2 >= 0 && x2 < p->in_w;
+                        for (int32_t fy = 0, iy = y0; fy < 3; fy++, iy += p->dil_h) {
+                            uint32_t *d = patch + 3 * fy;
+                            if (iy < 0 || iy >= p->in_h) {
+                                d[0] = d[1] = d[2] = pad;
+                                continue;
+                            }
+                            const int8_t *r = img + iy * in_row;
+                            d[0] = c0 ? load_in(r + x0 * cin, bcast) : pad;
+                            d[1] = c1 ? load_in(r + x1 * cin, bcast) : pad;
+                            d[2] = c2 ? load_in(r + x2 * cin, bcast) : pad;
+                        }
+                        taps3x3((const int8_t *)patch, 4, 12, wv, 0, s);
+                    }
+                    uint32_t v;
+                    if (r1)
+                        v = rt_cm_pack4(rt_cm_requant_hi2g(s[0], m[0], h[0], e[0], l[0]),
+                                        rt_cm_requant_hi2g(s[1], m[1], h[1], e[1], l[1]),
+                                        rt_cm_requant_hi2g(s[2], m[2], h[2], e[2], l[2]),
+                                        rt_cm_requant_hi2g(s[3], m[3], h[3], e[3], l[3]), lo4, hi4, narrow);
+                    else
+                        v = rt_cm_pack4(rt_cm_requant_hi2(s[0], m[0], h[0], e[0]), rt_cm_requant_hi2(s[1], m[1], h[1], e[1]),
+                                        rt_cm_requant_hi2(s[2], m[2], h[2], e[2]), rt_cm_requant_hi2(s[3], m[3], h[3], e[3]),
+                                        lo4, hi4, narrow);
+                    memcpy(o, &v, 4); /* one STR: unaligned stores are allowed */
+                }
+            }
+    }
+}
+#endif
+
 static void dwconv_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                        int8_t *out) {
     const int32_t c = p->in_c, c4 = c / 4 * 4;
@@ -220,6 +336,14 @@ static void dwconv_dsp(const rt_dwconv_params *p, const int8_t *in, const int8_t
 void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                      int8_t *out, void *scratch, const mpcc_parallel *par) {
 #if defined(__ARM_FEATURE_DSP)
+#if defined(__thumb2__)
+    if ((p->depth_mult == 1 || p->depth_mult % 4 == 0) && p->filter_h == 3 && p->filter_w == 3 &&
+        p->in_c * p->depth_mult % 4 == 0 && -p->in_offset >= -128 && -p->in_offset <= 127 &&
+        rt_cm_requant_hi2_ok(p->mult, p->shift, p->in_c * p->depth_mult, RT_OPT_ROUND_DOUBLE)) {
+        dw3x3_hi2(p, in, filter, bias, out);
+        return;
+    }
+#endif
     if ((p->depth_mult == 1 || p->depth_mult % 4 == 0) && p->filter_h * p->filter_w <= CM_DW_TAPS) {
         dw_group_dsp(p, in, filter, bias, out);
         return;

@@ -67,6 +67,55 @@ int main(void) {
             }
         }
     }
+    /* rt_cm_requant_hi2 (shift -2..-23, the output offset in the high word) and _hi2g (shift -1
+     * too, its low-word constant), each result then clamped four at a time by rt_cm_pack4 */
+    {
+        int bad2 = 0, n2 = 0, n2g = 0;
+        for (int i = 0; i < N; i++) {
+            const int32_t acc = draw_acc();
+            const int32_t kind = rnd_in(0, 3);
+            const int32_t mult = kind == 0   ? (1 << 30) + rnd_in(1, 3)
+                                 : kind == 1 ? INT32_MAX - rnd_in(0, 3)
+                                             : (int32_t)((1u << 30) + 1u + rnd() % ((1u << 30) - 1u));
+            const int32_t shift = rnd_in(0, 3) == 0 ? (rnd_in(0, 1) ? -1 : -23) : -rnd_in(1, 23);
+            const int32_t zo = rnd_in(0, 3) == 0 ? (rnd_in(0, 1) ? -128 : 127) : rnd_in(-128, 127);
+            const int32_t qmin = rnd_in(0, 1) ? -128 : rnd_in(-128, 0), qmax = rnd_in(0, 1) ? 127 : rnd_in(qmin, 127);
+            const int narrow = qmin > -128 || qmax < 127;
+            const int ok = rt_cm_requant_hi2_ok(&mult, &shift, 1, RT_OPT_ROUND_DOUBLE);
+            const rt_cm_rq2 c = rt_cm_requant_hi2_channel(mult, shift, zo);
+            const uint32_t lo4 = (uint32_t)(uint8_t)qmin * 0x01010101u, hi4 = (uint32_t)(uint8_t)qmax * 0x01010101u;
+            int32_t y;
+            if (ok == 0) continue;
+            if (ok == 1) {
+                y = rt_cm_requant_hi2(acc, c.mult, c.hadd, c.sh1);
+                n2++;
+            } else {
+                y = rt_cm_requant_hi2g(acc, c.mult, c.hadd, c.sh1, rt_cm_requant_hi2_rlo(shift));
+                n2g++;
+            }
+            const uint32_t v = rt_cm_pack4(0, 0, y, 0, lo4, hi4, narrow);
+            const int32_t want = reference(acc, mult, shift, zo, qmin, qmax);
+            if ((int8_t)(v >> 16) != want && bad2++ == 0) {
+                snprintf(msg, sizeof msg, "acc %ld mult %ld shift %ld zo %ld: %d, want %ld", (long)acc, (long)mult,
+                         (long)shift, (long)zo, (int8_t)(v >> 16), (long)want);
+                check(0, "rt_cm_requant_hi2", msg);
+            }
+            /* the general form gives the same values on the shorter range */
+            if (ok == 1 && rt_cm_requant_hi2g(acc, c.mult, c.hadd, c.sh1, rt_cm_requant_hi2_rlo(shift)) != y &&
+                bad2++ == 0)
+                check(0, "rt_cm_requant_hi2g", "differs from rt_cm_requant_hi2");
+        }
+        snprintf(msg, sizeof msg, "%d + %d cases, %d mismatches", n2, n2g, bad2);
+        check(bad2 == 0 && n2 > N / 2 && n2g > N / 50,
+              "rt_cm_requant_hi2/_hi2g + rt_cm_pack4 equal rt_mul_by_quantized_multiplier + offset + clamp", msg);
+        const int32_t m1 = 1 << 30 | 5, s0 = 0, s24 = -24, sm1 = -1, s5 = -5, m0 = 1 << 30;
+        check(rt_cm_requant_hi2_ok(&m1, &s0, 1, RT_OPT_ROUND_DOUBLE) == 0 &&
+                  rt_cm_requant_hi2_ok(&m1, &s24, 1, RT_OPT_ROUND_DOUBLE) == 0 &&
+                  rt_cm_requant_hi2_ok(&m0, &s5, 1, RT_OPT_ROUND_DOUBLE) == 0 &&
+                  rt_cm_requant_hi2_ok(&m1, &sm1, 1, RT_OPT_ROUND_DOUBLE) == 2 &&
+                  rt_cm_requant_hi2_ok(&m1, &s5, 1, RT_OPT_ROUND_SINGLE) == 0,
+              "rt_cm_requant_hi2_ok refuses what it does not cover", "");
+    }
     snprintf(msg, sizeof msg, "%d cases, %d mismatches", n_hi, bad_hi);
     check(bad_hi == 0 && n_hi > N / 2, "rt_cm_requant_hi equals rt_mul_by_quantized_multiplier + clamp", msg);
     snprintf(msg, sizeof msg, "%d mismatches", bad_fast);

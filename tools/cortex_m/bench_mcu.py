@@ -10,6 +10,11 @@ times (start-up, input set-up and printing cancel out). Instructions, not cycles
 model timing. Flash: .text + .rodata + .data of the program (the model's weights included; the
 test harness and libc are a few KB of it). RAM: the arena (.bss) + the stack high-water mark
 measured on the board (startup.c paints the stack).
+
+The peer: with MCU_PEER_DIR (or --peer-dir) naming a folder of TensorFlow Lite Micro, CMSIS-NN,
+flatbuffers, gemmlowp and ruy sources (tools/cortex_m/peer_tflm.py says which), each row also
+gets TFLM + CMSIS-NN's program for the same model, board, compiler and flags, counted the same
+way, and the ratio; without it the table says the peer columns are left out.
 """
 
 import argparse
@@ -26,6 +31,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests"))
 import mcu  # noqa: E402
+import peer_tflm  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "models" / "tflm"
 MODELS = {
@@ -113,13 +119,32 @@ def bench_mpcc(name, model, board, opt, so, runs):
             "static_ram": static_ram - result["stack_size"]}
 
 
+def bench_peer(name, model, board, so, runs, root):
+    """TFLite Micro + CMSIS-NN's figures for the same model and board (peer_tflm.py)."""
+    from oracle import draw_inputs
+    work = mcu.BUILD / "bench" / f"peer-{name}-{board}"
+    inputs = draw_inputs(model, 1)
+    counts = []
+    for r in (runs, 2 * runs):
+        proc, elf = peer_tflm.build(board, name, model, work, inputs, r, root)
+        if elf is None or proc.returncode != 0:
+            sys.exit(f"bench-mcu: the peer's build for {name} on {board} failed:\n{proc.stderr[-3000:]}")
+        n, result = count(board, elf, so)
+        counts.append(n)
+    flash, _ = mcu.size(elf)
+    return {"insns": (counts[1] - counts[0]) / runs, "flash": flash, "arena": result["arena"],
+            "stack": result["stack"], "out": result["out"]}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", default="m4,m55")
     ap.add_argument("--models", default="person_detect,micro_speech,mobilenetv2_0.35_int8")
     ap.add_argument("--opt", default="-O2", help="mpcc's -O level (-O0: reference kernels only)")
     ap.add_argument("--runs", type=int, default=1, help="N: inferences = (count(2N) - count(N)) / N")
+    ap.add_argument("--peer-dir", default=None, help="TFLM + CMSIS-NN sources (default: $MCU_PEER_DIR)")
     a = ap.parse_args(argv)
+    peer = peer_tflm.peer_dir(a.peer_dir)
     why = mcu.toolchain()
     if why:
         sys.exit(f"bench-mcu: {why}")
@@ -127,14 +152,29 @@ def main(argv=None):
     rows = []
     print("Instructions retired per inference under QEMU (TCG plugin), not cycles; "
           "arm-none-eabi-gcc -O2, -mthumb -mcpu=<core> -mfloat-abi=hard")
-    print(f"| model | board | mpcc {a.opt} instructions | MACs | instr/MAC | flash B | arena B | stack B |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    if peer:
+        print(f"Peer: TFLite Micro + CMSIS-NN from {peer} (peer_tflm.py), same board, compiler, flags and inputs")
+        print(f"| model | board | mpcc {a.opt} instructions | TFLM+CMSIS-NN | ratio | MACs | instr/MAC | "
+              "flash B mpcc / TFLM | arena B mpcc / TFLM | stack B mpcc / TFLM |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    else:
+        print("Peer columns left out: MCU_PEER_DIR (or --peer-dir) does not name the TFLite Micro + CMSIS-NN "
+              "sources (tools/cortex_m/peer_tflm.py)")
+        print(f"| model | board | mpcc {a.opt} instructions | MACs | instr/MAC | flash B | arena B | stack B |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name in a.models.split(","):
         model = MODELS[name]
         macs = model_macs(model)
         for board in a.boards.split(","):
             r = bench_mpcc(name, model, board, a.opt, so, a.runs)
             rows.append((name, board, r))
+            if peer and name in peer_tflm.OPS:
+                q = bench_peer(name, model, board, so, a.runs, peer)
+                print(f"| {name} | {board} ({mcu.BOARDS[board][0]}) | {r['insns'] / 1e6:.2f} M | "
+                      f"{q['insns'] / 1e6:.2f} M | {r['insns'] / q['insns']:.2f}x | {macs / 1e6:.2f} M | "
+                      f"{r['insns'] / macs:.2f} | {r['flash']:,} / {q['flash']:,} | {r['arena']:,} / {q['arena']:,} | "
+                      f"{r['stack']:,} / {q['stack']:,} |", flush=True)
+                continue
             print(f"| {name} | {board} ({mcu.BOARDS[board][0]}) | {r['insns'] / 1e6:.2f} M | {macs / 1e6:.2f} M | "
                   f"{r['insns'] / macs:.2f} | {r['flash']:,} | {r['arena']:,} | {r['stack']:,} |", flush=True)
     return 0
