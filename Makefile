@@ -219,8 +219,10 @@ profile:
 a64-toolchain:
 	@sh tools/arm64/install.sh
 
-# `make bench-arm64`: instructions per inference under qemu-aarch64 (QEMU TCG plugin), with and
-# without the dot product; BENCH_A64_ARGS="--models person_detect,... --targets dotprod".
+# `make bench-arm64`: instructions per inference under qemu-aarch64 (QEMU TCG plugin), mpcc and
+# TFLite + XNNPACK (an arm64 CPython and the ai-edge-litert wheel, installed into build/arm64/peer by
+# tools/arm64/peer_install.sh), with and without the dot product;
+# BENCH_A64_ARGS="--models person_detect,... --targets dotprod --no-peer --profile 10".
 BENCH_A64_ARGS ?=
 bench-arm64: $(BUILD)/mpcc venv a64-toolchain
 	@$(VENV)/bin/python tools/arm64/bench_a64.py $(BENCH_A64_ARGS)

@@ -356,6 +356,8 @@ static int64_t addsub8_float(const rt_binary_params *p, const int8_t *a, int64_t
 }
 #endif
 
+#include "arm64/rt_a64_addsub_s8.h" /* the AArch64 lanes (RT_A64) */
+
 static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
                        int64_t n, int sign) {
     int64_t i = 0;
@@ -385,6 +387,9 @@ static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
             _mm_storel_epi64((__m128i *)(void *)(o + i), pack8(r));
         }
     }
+#endif
+#if defined(RT_A64)
+    if (rt_a64_addsub_s8_ok(p, sa, sb)) i = rt_a64_addsub_s8(p, a, sa, b, sb, o, n, sign);
 #endif
     for (; i < n; i++) o[i] = (int8_t)rt_addsub_q(p, a[i * sa], b[i * sb], sign);
 }

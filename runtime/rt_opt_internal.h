@@ -623,6 +623,8 @@ void rt_opt_exp_rows_s8(int32_t n, int32_t d, float beta, const float *sub, cons
 
 /* d[0..n) = s[0..n) + 128 as bytes (the kernels' unsigned operand); short runs (a few channels) in one
  * masked vector op. */
+#include "arm64/rt_a64.h" /* RT_A64: the AArch64 lanes below */
+
 static inline void rt_opt_flip_s8(uint8_t *d, const int8_t *s, int32_t n) {
     int32_t i = 0;
 #if defined(RT_OPT_AVX512)
@@ -634,6 +636,9 @@ static inline void rt_opt_flip_s8(uint8_t *d, const int8_t *s, int32_t n) {
         _mm512_mask_storeu_epi8((void *)(d + i), k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, (const void *)(s + i)), flip));
         return;
     }
+#endif
+#if defined(RT_A64)
+    for (; i + 16 <= n; i += 16) vst1q_u8(d + i, veorq_u8(vld1q_u8((const uint8_t *)s + i), vdupq_n_u8(0x80)));
 #endif
     for (; i < n; i++) d[i] = (uint8_t)(s[i] + 128);
 }

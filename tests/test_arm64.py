@@ -5,8 +5,10 @@ bit-exact, floats by tests/compare.py's "opt" rule):
   (runtime/arm64's SDOT kernels);
 - base: mpcc --isa armv8a, -march=armv8-a, `qemu-aarch64 -cpu cortex-a53` (no dot product: the
   plain NEON kernels).
-`make test` runs a representative set (person_detect and mobilenetv2_0.35 int8, digits f32 and
-int8, a ViT int8, an LSTM int8); every other zoo and shared model runs under `make test-full`.
+`make test` runs a representative set: person_detect and mobilenetv2_0.35 int8, digits f32 and
+int8, a ViT int8, an LSTM int8, and the first single-operator model (op_*) of each operator set
+(76 of the 375, whatever their type; the kinds of tests/test_models.py without the type); every
+other zoo, sample and shared model runs under `make test-full`.
 Inputs are drawn from the test's seed. The toolchain is installed by tools/arm64/install.sh when
 missing (`make test` runs it first).
 """
@@ -37,9 +39,23 @@ MODELS = {
     "lstm_int8": MODELS_DIR / "lstm_int8.tflite",
 }
 TARGETS = list(a64.TARGETS)
-CASES = [(t, MODELS[m]) for m in MODELS for t in TARGETS]
-CASES += [pytest.param(t, m, marks=pytest.mark.full) for m in all_models() if m not in MODELS.values()
-          for t in TARGETS]
+
+
+def _sample():
+    """The first op_* model of each operator set (in name order), besides MODELS."""
+    from test_models import _op_kind
+    seen, picked = set(), []
+    for m in sorted(all_models(), key=lambda p: p.stem):
+        ops = _op_kind(m)[0] if m.stem.startswith("op_") and m.exists() else None
+        if ops is not None and ops not in seen:
+            seen.add(ops)
+            picked.append(m)
+    return picked
+
+
+SAMPLE = list(MODELS.values()) + _sample()
+CASES = [(t, m) for m in SAMPLE for t in TARGETS]
+CASES += [pytest.param(t, m, marks=pytest.mark.full) for m in all_models() if m not in SAMPLE for t in TARGETS]
 
 _compiled = {}
 _lock = threading.Lock()

@@ -7,16 +7,16 @@ files and writes each output to OUTDIR/outI.bin. Used by tests/test_arm64.py and
 tools/arm64/bench_a64.py. The toolchain comes from tools/arm64/install.sh (Debian packages).
 """
 
-import os
 import shutil
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cross"))
+import cross  # noqa: E402
+from cross import run_cmd  # noqa: E402  (also a64.run_cmd for tests/test_arm64.py)
 from mpcc_paths import BuildLock  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -40,10 +40,6 @@ RUNTIME_DIRS = ("", "kernels", "arm64")  # under the runtime folder
 _lock = BuildLock("a64-runtime")  # build/arm64/: shared by test processes
 
 
-def run_cmd(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-
-
 def toolchain():
     """Installs the cross compiler and QEMU if they are missing (tools/arm64/install.sh);
     returns None, or why they are not there."""
@@ -64,32 +60,7 @@ def runtime_lib(target, opt=OPT, runtime=ROOT / "runtime", tag=""):
     """build/arm64/<target>[-O..][-tag]/libmpccrt.a, rebuilt when a runtime source or header is newer
     (runtime: another copy of the runtime folder, e.g. an older commit's for a comparison, with a tag)."""
     tag = target + ("" if opt == OPT else "".join(opt).replace("-", "_")) + (f"-{tag}" if tag else "")
-    out = BUILD / tag
-    lib = out / "libmpccrt.a"
-    srcs = [p for d in RUNTIME_DIRS for p in sorted((runtime / d).glob("*.c"))]
-    hdrs = [p for d in RUNTIME_DIRS for p in (runtime / d).glob("*.h")]
-    with _lock:
-        newest = max(p.stat().st_mtime for p in srcs + hdrs)
-        if lib.exists() and lib.stat().st_mtime >= newest:
-            return lib
-        out.mkdir(parents=True, exist_ok=True)
-
-        def compile_one(src):
-            obj = out / (src.parent.name + "_" + src.stem + ".o")
-            proc = run_cmd([CC, *cflags(target, opt), "-pedantic", "-I", runtime, "-c", src, "-o", obj])
-            if proc.returncode != 0:
-                raise RuntimeError(f"{CC} {src} for {target} failed:\n{proc.stderr[-3000:]}")
-            return obj
-
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            objs = list(pool.map(compile_one, srcs))
-        tmp = out / "libmpccrt.a.tmp"
-        tmp.unlink(missing_ok=True)
-        proc = run_cmd([AR, "rcs", tmp, *objs])
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr)
-        tmp.replace(lib)
-    return lib
+    return cross.runtime_lib(BUILD / tag, runtime, RUNTIME_DIRS, CC, AR, cflags(target, opt), target, _lock)
 
 
 def build(target, workdir, n_in, n_out, opt=OPT, extra=(), runtime=ROOT / "runtime", tag=""):
@@ -106,27 +77,33 @@ def build(target, workdir, n_in, n_out, opt=OPT, extra=(), runtime=ROOT / "runti
     return proc, prog
 
 
-def qemu_cmd(target, prog, args, plugin=None):
-    cmd = [QEMU, "-cpu", TARGETS[target][1]]
+def qemu_cmd(target, prog, args, plugin=None, cpu=None):
+    cmd = [QEMU, "-cpu", cpu or TARGETS[target][1]]
     if plugin:
         cmd += ["-plugin", plugin, "-d", "plugin"]
     return cmd + [prog, *args]
 
 
-def run(target, prog, inputs, workdir, runs=1, timeout=600, plugin=None):
-    """Runs prog under qemu-aarch64 on inputs (arrays, written to workdir/inI.bin); returns
-    (proc, [bytes per output] or None)."""
-    workdir = Path(workdir)
+def write_inputs(inputs, workdir):
+    """The input arrays as raw bytes in workdir/inI.bin; returns the paths."""
     files = []
     for i, a in enumerate(inputs):
-        f = workdir / f"in{i}.bin"
+        f = Path(workdir) / f"in{i}.bin"
         f.write_bytes(np.ascontiguousarray(a).tobytes())
         files.append(f)
+    return files
+
+
+def run(target, prog, inputs, workdir, runs=1, timeout=600, plugin=None, cpu=None):
+    """Runs prog under qemu-aarch64 (the target's CPU model, or cpu) on inputs (arrays, written to
+    workdir/inI.bin); returns (proc, [bytes per output] or None)."""
+    workdir = Path(workdir)
+    files = write_inputs(inputs, workdir)
     outdir = workdir / f"out-{target}"
     outdir.mkdir(exist_ok=True)
     for old in outdir.glob("out*.bin"):
         old.unlink()
-    proc = run_cmd(qemu_cmd(target, prog, [runs, outdir, *files], plugin), timeout=timeout)
+    proc = run_cmd(qemu_cmd(target, prog, [runs, outdir, *files], plugin, cpu), timeout=timeout)
     if proc.returncode != 0:
         return proc, None
     outs = []

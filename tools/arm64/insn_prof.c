@@ -1,7 +1,8 @@
 /* insn_prof.c - a QEMU TCG plugin that counts the guest instructions retired per translated
  * block, for finding where an AArch64 program spends them (tools/arm64/bench_a64.py --profile
  * maps the block addresses to functions). At exit it writes "tb PC INSNS" per block (blocks
- * translated more than once appear more than once) to QEMU's plugin log (-d plugin: stderr).
+ * translated more than once appear more than once) to QEMU's plugin log (-d plugin: stderr),
+ * after a line "exit"; at a guest's mark (tools/cross/insn_plugin.h) "mark K" and the lines so far.
  * Built like tools/cortex_m/insn_count.c, against qemu-plugin.h of Debian's qemu source:
  *   cc -shared -fPIC -I DIR_WITH_qemu-plugin.h -o insn_prof.so insn_prof.c */
 #include <inttypes.h>
@@ -10,7 +11,7 @@
 
 #include <qemu-plugin.h>
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+#include "../cross/insn_plugin.h"
 
 typedef struct block {
     uint64_t pc, insns, runs;
@@ -30,11 +31,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->runs, 1);
 }
 
-static void report_at_exit(qemu_plugin_id_t id, void *data) {
+static void report(void) {
     char line[96];
     const block *b;
-    (void)id;
-    (void)data;
     for (b = blocks; b; b = b->next)
         if (b->runs) {
             snprintf(line, sizeof line, "tb %" PRIx64 " %" PRIu64 "\n", b->pc, b->insns * b->runs);
@@ -42,11 +41,16 @@ static void report_at_exit(qemu_plugin_id_t id, void *data) {
         }
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
-    (void)info;
-    (void)argc;
-    (void)argv;
-    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    qemu_plugin_register_atexit_cb(id, report_at_exit, NULL);
-    return 0;
+static void on_mark(unsigned mark) {
+    char line[32];
+    snprintf(line, sizeof line, "mark %u\n", mark);
+    qemu_plugin_outs(line);
+    report();
+}
+
+static void report_at_exit(qemu_plugin_id_t id, void *data) {
+    (void)id;
+    (void)data;
+    qemu_plugin_outs("exit\n");
+    report();
 }

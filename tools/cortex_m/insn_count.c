@@ -1,7 +1,9 @@
 /* insn_count.c - a QEMU TCG plugin that counts the guest instructions retired, for
- * `make bench-mcu` (tools/cortex_m/bench_mcu.py). At exit it writes "insns N" to QEMU's
- * plugin log (-d plugin: stderr). Each translated block adds its instruction count, inline,
- * every time it runs (no callback per instruction, so the count costs little time).
+ * `make bench-mcu` and `make bench-arm64`. At exit it writes "insns N" to QEMU's plugin log
+ * (-d plugin: stderr). Each translated block adds its instruction count, inline, every time it
+ * runs (no callback per instruction, so the count costs little time).
+ *
+ * A guest's mark (tools/cross/insn_plugin.h) writes "mark K N": the instructions retired so far.
  *
  * Built against qemu-plugin.h from Debian's qemu source package (the bench script fetches it
  * with `apt-get source`; the header is not part of the repository):
@@ -11,7 +13,7 @@
 
 #include <qemu-plugin.h>
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+#include "../cross/insn_plugin.h"
 
 static uint64_t insns;
 
@@ -20,19 +22,16 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insns, qemu_plugin_tb_n_insns(tb));
 }
 
+static void on_mark(unsigned mark) {
+    char line[64];
+    snprintf(line, sizeof line, "mark %u %" PRIu64 "\n", mark, insns);
+    qemu_plugin_outs(line);
+}
+
 static void report_at_exit(qemu_plugin_id_t id, void *data) {
     char line[64];
     (void)id;
     (void)data;
     snprintf(line, sizeof line, "insns %" PRIu64 "\n", insns);
     qemu_plugin_outs(line);
-}
-
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
-    (void)info;
-    (void)argc;
-    (void)argv;
-    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-    qemu_plugin_register_atexit_cb(id, report_at_exit, NULL);
-    return 0;
 }

@@ -7,16 +7,16 @@ samples/cortex-m/startup.c and tools/cortex_m/harness_main.c; run with `qemu-sys
 which prints each output as hex. Used by tests/test_cortex_m.py and tools/cortex_m/bench_mcu.py.
 """
 
-import os
 import shutil
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cross"))
+import cross  # noqa: E402
+from cross import run_cmd  # noqa: E402
 from mpcc_paths import BuildLock  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -42,10 +42,6 @@ COMMON = ["-mthumb", "-std=c99", "-Wall", "-Wextra", "-Werror", "-ffunction-sect
 _lock = BuildLock("mcu-runtime")  # build/mcu/: shared by test processes
 
 
-def run_cmd(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-
-
 def toolchain():
     """Installs the cross compiler and QEMU if they are missing (tools/cortex_m/install.sh);
     returns None, or why they are not there."""
@@ -64,33 +60,8 @@ def cflags(board, opt=OPT):
 def runtime_lib(board, opt=OPT):
     """build/mcu/<board>[-O..]/libmpccrt.a, rebuilt when a runtime source or header is newer."""
     tag = board + ("" if opt == OPT else "".join(opt).replace("-", "_"))
-    out = BUILD / tag
-    lib = out / "libmpccrt.a"
-    srcs = sorted((ROOT / "runtime").glob("*.c")) + sorted((ROOT / "runtime" / "kernels").glob("*.c"))
-    srcs += sorted((ROOT / "runtime" / "cortex_m").glob("*.c"))
-    hdrs = [p for d in ("runtime", "runtime/kernels", "runtime/cortex_m") for p in (ROOT / d).glob("*.h")]
-    with _lock:
-        newest = max(p.stat().st_mtime for p in srcs + hdrs)
-        if lib.exists() and lib.stat().st_mtime >= newest:
-            return lib
-        out.mkdir(parents=True, exist_ok=True)
-
-        def compile_one(src):
-            obj = out / (src.parent.name + "_" + src.stem + ".o")
-            proc = run_cmd([CC, *cflags(board, opt), "-pedantic", "-I", ROOT / "runtime", "-c", src, "-o", obj])
-            if proc.returncode != 0:
-                raise RuntimeError(f"{CC} {src} for {board} failed:\n{proc.stderr[-3000:]}")
-            return obj
-
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            objs = list(pool.map(compile_one, srcs))
-        tmp = out / "libmpccrt.a.tmp"
-        tmp.unlink(missing_ok=True)
-        proc = run_cmd(["arm-none-eabi-ar", "rcs", tmp, *objs])
-        if proc.returncode != 0:
-            raise RuntimeError(proc.stderr)
-        tmp.replace(lib)
-    return lib
+    return cross.runtime_lib(BUILD / tag, ROOT / "runtime", ("", "kernels", "cortex_m"), CC, "arm-none-eabi-ar",
+                             cflags(board, opt), board, _lock)
 
 
 def _c_bytes(data):
