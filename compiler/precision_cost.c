@@ -26,8 +26,8 @@ static const PrecCost cost_table[COST_COUNT] = {
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
     [COST_AVX512] = {"AVX-512 without BF16", 0.9f, 1.1f, 0.9f, 1.1f,
                      "16-bit weights widened in registers, f32 FMAs"},
-    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0.7f, 1.0f, 0.7f, 1.0f,
-                   "no 16-bit arithmetic: 16-bit weights stored, widened per row block, f32 FMAs"},
+    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0.9f, 1.0f, 0.9f, 1.0f,
+                   "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs"},
 };
 
 /* The row of the CPU mpcc runs on, from /proc/cpuinfo's flags (COST_UNKNOWN elsewhere). */

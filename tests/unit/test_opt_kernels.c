@@ -606,6 +606,46 @@ static void test_fc_half(void) {
     }
 }
 
+/* 16-bit storage with f32 arithmetic (no AVX-512: the weights widened in registers by rt_opt_gemm16_avx2.c's
+ * micro-kernels, or per panel elsewhere): rt_opt_fc_half equals, bit for bit, the f32 GEMM on the rounded
+ * inputs and the widened weights, for every row count (its 5-row tiles, their 6..8-row splits, the one-row
+ * kernel over four panels: n = 64, 128) and odd depths and partial panels. */
+static void test_fc_half_as_f32(void) {
+#if !defined(RT_OPT_AVX512)
+    char msg[200];
+    for (int t = 0; t < 24; t++) {
+        int32_t m = t < 8 ? 1 + t : rnd_in(1, 40), n = t % 3 == 0 ? 64 * rnd_in(1, 2) : rnd_in(1, 80);
+        int32_t k = rnd_in(1, 70), np = (n + 15) / 16 * 16, k2 = (k + 1) / 2, type = t % 2 ? RT_F16 : RT_BF16;
+        float *a = malloc(sizeof(float) * (size_t)(m * k)), *ar = malloc(sizeof(float) * (size_t)(m * k));
+        float *bias = malloc(sizeof(float) * (size_t)np), *wf = malloc(sizeof(float) * (size_t)(n * k));
+        float *pf = malloc(sizeof(float) * (size_t)(np * k)), *got = malloc(sizeof(float) * (size_t)(m * n));
+        float *want = malloc(sizeof(float) * (size_t)(m * n));
+        uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * 2 * k2));
+        void *scratch = malloc((size_t)rt_opt_fc_half_scratch(type, m, n, k));
+        int64_t diff = 0;
+        for (int i = 0; i < m * k; i++) a[i] = rnd_f();
+        for (int i = 0; i < n * k; i++) {
+            w[i] = type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
+            wf[i] = type == RT_BF16 ? rt_bf16_to_f32(w[i]) : rt_f16_to_f32(w[i]);
+        }
+        for (int i = 0; i < np; i++) bias[i] = i < n ? rnd_f() : 0.0f;
+        rt_opt_round_half_row(a, m * k, type, ar);
+        sched_pack_half(w, n, k, pw);
+        sched_pack_f32(wf, n, k, pf);
+        rt_opt_gemm_params g;
+        memset(&g, 0, sizeof g);
+        g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -2.5f, g.act_max = 3.0f;
+        rt_opt_fc_half(&g, type, a, pw, bias, got, scratch);
+        rt_opt_gemm_f32(&g, ar, pf, bias, want);
+        for (int i = 0; i < m * n; i++) diff += memcmp(&got[i], &want[i], sizeof(float)) != 0;
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d: %lld of %d values differ", type == RT_BF16 ? "bf16" : "f16", m,
+                 n, k, (long long)diff, m * n);
+        check(diff == 0, "fc 16-bit weights = f32 GEMM on the widened weights", msg);
+        free(a), free(ar), free(bias), free(wf), free(pf), free(got), free(want), free(w), free(pw), free(scratch);
+    }
+#endif
+}
+
 /* Per-tensor QUANTIZE/DEQUANTIZE: identical to the reference on random values, exact halves,
  * values far out of range, infinities and NaN. */
 static void test_cast(void) {
@@ -679,6 +719,7 @@ int main(void) {
     test_addsub_float();
     test_cast();
     test_fc_half();
+    test_fc_half_as_f32();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }
