@@ -428,6 +428,28 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                        int8_t *out, int32_t r0, int32_t r1);
 #endif
 
+/* Depthwise convolution shapes shared by the row kernels (rt_opt_dwconv.c, rt_opt_dwconv_f32_avx2.c).
+ * The taps [lo, hi) of a filter of `filter` taps `dil` apart at `origin` that fall inside [0, size). */
+static inline void rt_opt_taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size, int32_t *lo,
+                                     int32_t *hi) {
+    int32_t t = 0;
+    while (t < filter && origin + t * dil < 0) t++;
+    *lo = t;
+    t = filter;
+    while (t > *lo && origin + (t - 1) * dil >= size) t--;
+    *hi = t;
+}
+
+/* The interior output columns [lo, hi) of a row: every tap inside the image's width (lo <= hi). */
+static inline void rt_opt_dw_interior(int32_t in_w, int32_t out_w, int32_t filter_w, int32_t stride_w,
+                                      int32_t dil_w, int32_t pad_w, int32_t *lo, int32_t *hi) {
+    const int32_t last = in_w - 1 + pad_w - (filter_w - 1) * dil_w;
+    *hi = last < 0 ? 0 : last / stride_w + 1;
+    if (*hi > out_w) *hi = out_w;
+    *lo = (pad_w + stride_w - 1) / stride_w;
+    if (*lo > *hi) *lo = *hi;
+}
+
 /* f32 depthwise convolution on AVX2 + FMA without AVX-512 (rt_opt_dwconv_f32_avx2.c): output row oy of one
  * image, channels c0..c1, depth multiplier 1, filters at most RT_OPT_DW8_MAX_FH rows high; img holds the
  * image's input rows from y_base on (row y at img + (y - y_base) * in_w * in_c). */
