@@ -428,6 +428,12 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                        int8_t *out, int32_t r0, int32_t r1);
 #endif
 
+/* PRELU over n floats (rt_opt_prelu.c): o = x >= 0 ? x : x * a, a_step 1 (a per element) or 0 (a[0] for
+ * all); o may be x. */
+void rt_opt_prelu_row_f32(const float *x, const float *a, int a_step, float *o, int64_t n);
+/* The same in place on rows x c floats with one slope per column, a[0..c). */
+void rt_opt_prelu_rows_f32(float *o, const float *a, int64_t rows, int32_t c);
+
 /* Depthwise convolution shapes shared by the row kernels (rt_opt_dwconv.c, rt_opt_dwconv_f32_avx2.c).
  * The taps [lo, hi) of a filter of `filter` taps `dil` apart at `origin` that fall inside [0, size). */
 static inline void rt_opt_taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size, int32_t *lo,

@@ -55,7 +55,8 @@ static int geometry(const Graph *g, int i, Geo *o) {
     const IrOp *op = &g->ops[i];
     if (op->dead || op->elided || op->n_out != 1 || op->n_in < 1 || op->in[0] < 0 || !op->params) return 0;
     /* The fusion fields mean something only on scheduled ops (pass schedule sets them to -1). */
-    if ((op->sched.kind != SCHED_REF && (op->sched.post_add >= 0 || op->sched.post_dw >= 0)) || op->guard) return 0;
+    if ((op->sched.kind != SCHED_REF && (op->sched.post_add >= 0 || op->sched.post_dw >= 0 || op->sched.post_alpha)) || op->guard)
+        return 0;
     const IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
     if (in->rank != 4 || out->rank != 4 || in->dims[0] != 1 || in->dtype != out->dtype) return 0;
     if (in->dtype != IR_I8 && in->dtype != IR_F32) return 0;
