@@ -2,16 +2,18 @@
 output rows. The generated C with --patch or a --max-arena the unpatched plan exceeds equals TFLite
 bit for bit (int8) on random inputs (seed printed), its arena is below the op-by-op bound, and
 --report / --dump-ir show the region. Patterns (tests/patch/*.tflite, tools/models/patch.py):
-stride 2, SAME and VALID padding, dilation, max and average pooling, f32."""
+stride 2, SAME and VALID padding, dilation, max and average pooling, residual ADDs inside the region
+(also at -O2, where fuse_add / fuse_dw fused them into the convolutions), f32."""
 
 import re
 import shutil
+import sys
 
 import numpy as np
 import pytest
 
 import oracle
-from mpcc_paths import CPU_FLAGS, MODELS_DIR, SHARED_MODELS, TESTS_DIR
+from mpcc_paths import BIG_MODELS_DIR, CPU_FLAGS, MODELS_DIR, ROOT, SHARED_MODELS, TESTS_DIR
 from mpcc_tools import build_exe, compile_model, new_workdir, run_cmd, run_exe, write_harness
 from mpcc_paths import MPCC
 
@@ -92,6 +94,22 @@ def test_patch_patterns(model, seed):
         _run_patched(model, seed, ["-O0", *extra])
 
 
+@pytest.mark.parametrize("model", [m for m in PATTERNS if "residual" in m.stem], ids=lambda m: m.stem)
+def test_patch_residual_fused(model, seed):
+    """-O2: the ADDs (int8: fuse_add; f32: fuse_add and fuse_dw) are fused into the convolutions; the region
+    holds the fused ops as their two ops each, ADDs included, their copies on the optimized kernels, and
+    stays equal to TFLite."""
+    arena0, _, out0 = _report(model)
+    assert re.search(r"\+ADD\(op \d+\)", out0), out0[-2000:]
+    arena, patch, out = _report(model, "--max-arena", str(arena0 * 2 // 3))
+    assert patch is not None and arena <= arena0 * 2 // 3, out
+    # The band copies of the ADDs keep their optimized kernel (the schedule lists it; reference ops are not).
+    bands = int(re.search(r"^patch: .* in (\d+) bands", out, re.M).group(1))
+    adds = len(re.findall(r"^\s*op \d+\s+ADD\s+binary ", out, re.M))
+    assert adds == 2 * bands, f"{adds} scheduled ADD ops for 2 ADDs in {bands} bands:\n" + out[-3000:]
+    _run_patched(model, seed, ["--max-arena", str(arena0 * 2 // 3)])
+
+
 @pytest.mark.full
 @pytest.mark.skipif(not PERSON.exists(), reason="shared person_detect model missing")
 @pytest.mark.parametrize("extra,config", [(["--patch"], "gcc-san"), (["-O0", "--patch"], "clang-san"),
@@ -101,3 +119,46 @@ def test_person_detect_patch_variants(extra, config, seed):
     if config == "gcc-avx2" and not {"avx2", "fma"} <= CPU_FLAGS:
         pytest.skip("this CPU has no AVX2/FMA")
     _run_patched(PERSON, seed, extra, config=config)
+
+
+BIG = [BIG_MODELS_DIR / "mobilenetv2_1.0_224_int8.tflite", SHARED_MODELS / "tflm" / "mobilenet_v2_int8_from_pytorch.tflite"]
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("model", BIG, ids=lambda m: m.stem)
+def test_mobilenet_224_patch(model, seed):
+    """MobileNetV2 1.0/224 int8 (`make models MODELS_BIG=1`, and the PyTorch export): --patch at -O2 below
+    half the op-by-op bound for at most 15% more MACs, equal to TFLite."""
+    if not model.exists():
+        pytest.skip(f"{model} missing (make models MODELS_BIG=1 makes the first)")
+    bound, _, _ = _report(model)
+    arena, patch, out = _report(model, "--patch")
+    assert patch is not None and arena <= bound // 2 and patch[1] <= 15.0, out
+    _run_patched(model, seed, ["--patch"])
+
+
+@pytest.mark.parametrize("name,model", [("mobilenetv2_0.35", MOBILENET),
+                                        pytest.param("person_detect", PERSON, marks=pytest.mark.full)])
+def test_patch_cortex_m(name, model, seed):
+    """--isa armv7em --patch: the band copies keep the Cortex-M kernels; cross-built for Cortex-M4 and run
+    under qemu (tools/cortex_m), equal to TFLite bit for bit."""
+    sys.path.insert(0, str(ROOT / "tools" / "cortex_m"))
+    import mcu
+
+    why = mcu.toolchain()
+    assert why is None, why
+    if not model.exists():
+        pytest.skip(f"{model} is not here")
+    inputs, refs = oracle.oracle(model, seed)
+    work = new_workdir(f"patch-m4-{name}")
+    proc = run_cmd([MPCC, model, "-o", work / "model.c", "--name", "model", "--isa", "armv7em", "--patch", "--report"])
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"^patch: TFLite operators", proc.stdout, re.M), proc.stdout[-2000:]
+    proc, elf = mcu.build("m4", work, inputs, len(refs))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, result = mcu.run("m4", elf)
+    assert result is not None and len(result["out"]) == len(refs), f"qemu exit {proc.returncode}: {proc.stdout[-2000:]}"
+    for i, (ref, raw) in enumerate(zip(refs, result["out"])):
+        got = np.frombuffer(raw, ref.dtype).reshape(ref.shape)
+        assert np.array_equal(got, ref), f"output {i}: {int((got != ref).sum())} of {ref.size} elements differ"
+    shutil.rmtree(work, ignore_errors=True)

@@ -209,6 +209,16 @@ static int64_t conv_slot_bytes(const Graph *g, const IrOp *op, int32_t k, int32_
               : rt_opt_conv_f32_slot_bytes(rows, k, p->filter_h, p->filter_w, p->in_c);
 }
 
+/* A copy of a SCHED_CONV_GEMM convolution (int8 or f32) whose params pass patch cut to a band of rows:
+ * its blocks cut to the band's output pixels; returns its scratch bytes. */
+int64_t pass_conv_band_scratch(const Graph *g, IrOp *op) {
+    const rt_conv_params *p = op->params;
+    int s8 = g->tensors[op->in[0]].dtype == IR_I8;
+    int64_t mr = block_multiple(g, s8), m = ((int64_t)p->out_h * p->out_w + mr - 1) / mr * mr;
+    if (op->sched.rows > m) op->sched.rows = (int32_t)m;
+    return conv_slot_bytes(g, op, p->filter_h * p->filter_w * p->in_c, op->sched.rows) * op->sched.slots;
+}
+
 /* A 1x1 stride-1 int8 convolution (TFLite's requantization) on a Cortex-M ISA with the DSP
  * extension: runtime/cortex_m's kernel reads its rows in place and needs no scratch. */
 static int cm_direct_s8(const Graph *g, const IrOp *op) {

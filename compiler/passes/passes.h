@@ -56,6 +56,7 @@ int pass_keep_fp32(const Graph *g, const IrPrecision *p, const IrOp *op);
 
 /* One line per scheduled op (kernel class, tiles, packed bytes), for --report. */
 void sched_report(const Graph *g, FILE *f);
+int64_t pass_conv_band_scratch(const Graph *g, IrOp *op); /* pass_schedule.c: pass patch's band copies */
 
 int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d);
 /* Comma-separated pass names, for --help and error messages. */

@@ -62,14 +62,19 @@ MODELS = [
     ("bert_int8", "tests/models/bert_int8.tflite", None),
     ("lstm_f32", "tests/models/lstm_f32.tflite", None),
     ("blazeface_f32", "tests/models/blazeface_f32.tflite", None),
+    ("blazeface_f16", "tests/models/blazeface_f16.tflite", None),
     ("blazeface_int8", "tests/models/blazeface_int8.tflite", None),
     ("landmark_f32", "tests/models/landmark_f32.tflite", None),
+    ("landmark_f16", "tests/models/landmark_f16.tflite", None),
     ("landmark_int8", "tests/models/landmark_int8.tflite", None),
     ("segnet_f32", "tests/models/segnet_f32.tflite", None),
+    ("segnet_f16", "tests/models/segnet_f16.tflite", None),
     ("segnet_int8", "tests/models/segnet_int8.tflite", None),
     ("kws_conv1d_f32", "tests/models/kws_conv1d_f32.tflite", None),
+    ("kws_conv1d_f16", "tests/models/kws_conv1d_f16.tflite", None),
     ("kws_conv1d_int8", "tests/models/kws_conv1d_int8.tflite", None),
     ("kws_lstm_f32", "tests/models/kws_lstm_f32.tflite", None),
+    ("kws_lstm_f16", "tests/models/kws_lstm_f16.tflite", None),
     ("kws_lstm_int8", "tests/models/kws_lstm_int8.tflite", None),
     ("mobilenetv2_1.0_224_f32", "build/models/mobilenetv2_1.0_224_f32.tflite", BIG_HINT),
     ("mobilenetv2_1.0_224_int8", "build/models/mobilenetv2_1.0_224_int8.tflite", BIG_HINT),
@@ -164,8 +169,8 @@ class Builder:
         gen = tempfile.mkdtemp(prefix="gen-", dir=out)
         try:
             cmd = [MPCC] + mpcc_flags + (["--weights", "file"] if weights else []) + \
-                  [model_path, "-o", os.path.join(gen, "m.c"), "--name", "m"]
-            run_quiet(cmd, "mpcc")
+                  [model_path, "-o", os.path.join(gen, "m.c"), "--name", "m", "--report"]
+            self.last_report = run_quiet(cmd, "mpcc")
             files = ["m.c", "m.h"] + (["m.weights.bin"] if weights else [])
             h = hashlib.sha256(repr((self.cc, self.pic, weights)).encode())
             for f in files[:2] + [os.path.join(HERE, "shim.c")]:
@@ -470,10 +475,17 @@ def inspect_macs(path):
     return int(m.group(1)) if m else None
 
 
+def reference_share(report):
+    """The estimated share of the time (%) on reference kernels, summed from --report's list."""
+    m = re.search(r"^reference kernels \(estimated share.*?\n((?:  op .*\n)*)", report, re.M)
+    return sum(float(x) for x in re.findall(r"([\d.]+)%\s*$", m.group(1), re.M)) if m else 0.0
+
+
 def bench_model(label, path, args, builder, mpcc_flags, seed):
     row = {"model": label}
     row["macs"] = inspect_macs(path)
     so, header, weights = builder.model_library(label, path, mpcc_flags, args.weights)
+    row["ref"] = reference_share(builder.last_report)
     mp = MpccModel(so, header, weights)
 
     tf1 = load_tflite(path, 1)
@@ -555,13 +567,13 @@ def print_table(rows, skipped, args):
     cols = ["model", "dtype", "MACs", "mpcc ms", "XNN ms", "XNN/mpcc", "mpcc GF/s", "XNN GF/s"]
     if two:
         cols += ["mpccx2 ms", "XNNx2 ms", "XNNx2/mpccx2", "XNNx2 GF/s"]
-    cols += ["xnn ops", "k", "R", "check"]
+    cols += ["ref %", "xnn ops", "k", "R", "check"]
     lines = []
     ratios, ratios2 = [], []
     for r in rows:
         if "error" in r:
             lines.append([r["model"], "", "", "", "", "", "", ""] + (["", "", "", ""] if two else []) +
-                         ["", "", "", "ERROR: " + r["error"]])
+                         ["", "", "", "", "ERROR: " + r["error"]])
             continue
         g = (lambda t: f"{2 * r['macs'] / t / 1e9:.2f}" if r["macs"] else "?")
         ratio = r["t_xnn"] / r["t_mpcc"]
@@ -574,10 +586,10 @@ def print_table(rows, skipped, args):
             if r["ok"]:
                 ratios2.append(ratio2)
             line += [f"{r['t_mpcc2'] * 1e3:.3f}", f"{r['t_xnn2'] * 1e3:.3f}", f"{ratio2:.3f}", g(r["t_xnn2"])]
-        line += [r["xnn"], r["k"], str(r["rounds"]), r["check"]]
+        line += [f"{r['ref']:.1f}", r["xnn"], r["k"], str(r["rounds"]), r["check"]]
         lines.append(line)
     widths = [max(len(c), *(len(ln[i]) for ln in lines)) if lines else len(c) for i, c in enumerate(cols)]
-    right = {2, 3, 4, 5, 6, 7} | ({8, 9, 10, 11} if two else set())
+    right = {2, 3, 4, 5, 6, 7} | ({8, 9, 10, 11, 12} if two else {8})
 
     def fmt(vals):
         return "  ".join((v.rjust(w) if i in right else v.ljust(w)) for i, (v, w) in enumerate(zip(vals, widths))
@@ -595,7 +607,16 @@ def print_table(rows, skipped, args):
     if two:
         msg += f";  XNNx2/mpccx2 (2 threads vs 2 threads): {gm(ratios2):.3f}"
     say(msg)
-    say("(ratio = time_XNNPACK / time_mpcc: > 1 means mpcc is faster; GF/s = 2*MACs/time)")
+    say("(ratio = time_XNNPACK / time_mpcc: > 1 means mpcc is faster; GF/s = 2*MACs/time; ref % = --report's "
+        "estimated share of the time on reference kernels)")
+    by = {r["model"]: r for r in rows if "error" not in r}
+    twins = [(lab, lab[:-4] + "_f32") for lab in by if lab.endswith("_f16") and lab[:-4] + "_f32" in by]
+    if twins:
+        say("fp16-weight models against their f32 twins (mpcc time f16 / f32, 1 thread; <= 1.10 is the goal): " +
+            ", ".join(f"{a} {by[a]['t_mpcc'] / by[b]['t_mpcc']:.3f}" for a, b in twins))
+    worst = max(by.values(), key=lambda r: r["ref"], default=None)
+    if worst is not None:
+        say(f"largest reference-kernel share: {worst['model']} {worst['ref']:.1f}%")
     for s in skipped:
         say(s)
 
