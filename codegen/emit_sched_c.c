@@ -136,10 +136,14 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
                 op->sched.post_add >= 0 ? st(g, op->sched.post_other) : "RT_F32");
     cg_line(cg, ".direct = %d, .rows = %d, .pad_value = %d", op->sched.direct, op->sched.rows, -p->in_offset);
     cg_close(cg, "};");
-    if (op->sched.post_add >= 0) {
-        ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
+    if (op->sched.post_add >= 0) ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
+    if (op->sched.post_alpha) /* pass fuse_prelu: the slopes (a weight: not a constant expression with --weights file) */
+        cg_line(cg, "const rt_opt_post_add post = {.add = %s, .conv_is_lhs = %d, .alpha = %s};",
+                op->sched.post_add >= 0 ? "&add" : "NULL", op->sched.conv_is_lhs,
+                cg_tensor(cg, op->sched.post_alpha - 1, 1));
+    else if (op->sched.post_add >= 0)
         cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
-    }
+    const int post = op->sched.post_add >= 0 || op->sched.post_alpha;
     IrDType wdt = g->tensors[op->in[1]].dtype;
     if (op->sched.post_dw >= 0) { /* pass fuse_dw: inputs x, w, b, dw filter, dw bias */
         dwconv_emit_params(cg, g->ops[op->sched.post_dw].params, 0, "dw");
@@ -156,7 +160,7 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
             s8 ? "s8" : wdt == IR_BF16 || wdt == IR_F16 ? "half" : "f32",
             wdt == IR_BF16 ? "RT_BF16, " : wdt == IR_F16 ? "RT_F16, " : "", cg_in(cg, op, 0),
             cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
-            cg_scratch(cg, op), op->sched.post_add >= 0 ? "&post" : "NULL",
+            cg_scratch(cg, op), post ? "&post" : "NULL",
             op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL", par_arg(g, op));
     return 0;
 }

@@ -118,6 +118,8 @@ typedef struct IrSched {
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */
+    int post_alpha;             /* f32 conv: 1 + tensor id of a PRELU's per-channel slopes applied in the
+                                 * epilogue (pass fuse_prelu), 0 none */
     int post_dw;                /* op index of a DEPTHWISE_CONV_2D fused after this 1x1 conv (pass fuse_dw), -1 none */
     int band;                   /* post_dw: depthwise output rows per band */
     int near_ties;              /* int8 ADD/SUB with a float requantization: input pairs near a tie (sched_float_rq) */

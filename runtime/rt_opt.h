@@ -133,6 +133,9 @@ struct rt_binary_params;
 typedef struct rt_opt_post_add {
     const struct rt_binary_params *add;
     int32_t conv_is_lhs;
+    /* f32 only (pass fuse_prelu): then out = out >= 0 ? out : alpha[c] * out per output channel c, after the
+     * ADD; add may be NULL when only this applies. */
+    const float *alpha;
 } rt_opt_post_add;
 
 /* post / other: the fused ADD and its other input, or NULL. */

@@ -10,15 +10,8 @@
 
 #define CHUNK 512 /* channels per pass; the accumulators stay in L1 */
 
-/* Clipped tap range [lo, hi) of a filter along one axis at `origin`. */
-static void taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size, int32_t *lo, int32_t *hi) {
-    int32_t t = 0;
-    while (t < filter && origin + t * dil < 0) t++;
-    *lo = t;
-    t = filter;
-    while (t > *lo && origin + (t - 1) * dil >= size) t--;
-    *hi = t;
-}
+/* (also used by arm64/rt_a64_dwconv_s8.h) */
+#define taps_range rt_opt_taps_range
 
 /* One output row oy of one image: img holds the image's input rows from
  * y_base on (row y at img + (y - y_base) * in_w * in_c). */
@@ -162,12 +155,8 @@ static void dw16_f32_row(const struct rt_dwconv_params *p, const float *img, int
     const int32_t C = p->in_c, sw = p->stride_w;
     const __m512 lo = _mm512_set1_ps(p->act_min), hi = _mm512_set1_ps(p->act_max);
     int32_t c, ox, k, fy, y0 = oy * p->stride_h - p->pad_h, ylo, yhi;
-    /* Interior columns: every tap inside the image's width. */
-    int32_t ox_lo = (p->pad_w + sw - 1) / sw;
-    int32_t last = p->in_w - 1 + p->pad_w - (p->filter_w - 1) * p->dil_w;
-    int32_t ox_hi = last < 0 ? 0 : last / sw + 1;
-    if (ox_hi > p->out_w) ox_hi = p->out_w;
-    if (ox_lo > ox_hi) ox_lo = ox_hi;
+    int32_t ox_lo, ox_hi; /* interior columns: every tap inside the image's width */
+    rt_opt_dw_interior(p->in_w, p->out_w, p->filter_w, sw, p->dil_w, p->pad_w, &ox_lo, &ox_hi);
     taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
     const int is3 = p->filter_h == 3 && p->filter_w == 3 && ylo < yhi;
     for (c = c0; c < c1; c += 16) {

@@ -28,6 +28,20 @@ static __m256i lanes(int32_t n) {
 #define LDV(q) (full ? _mm256_loadu_ps(q) : _mm256_maskload_ps((q), m))
 #define STV(q, v) (full ? _mm256_storeu_ps((q), (v)) : _mm256_maskstore_ps((q), m, (v)))
 
+/* Stores acc clamped to [lo, hi] at o (all 8 lanes, or those under m when !full). */
+RT_OPT_INLINE void dw8_store(float *o, __m256 acc, __m256 lo, __m256 hi, __m256i m, const int full) {
+    STV(o, _mm256_min_ps(hi, _mm256_max_ps(lo, acc)));
+}
+
+/* The same for four pixels C floats apart. */
+RT_OPT_INLINE void dw8_store4(float *o, int64_t C, __m256 a0, __m256 a1, __m256 a2, __m256 a3, __m256 lo, __m256 hi,
+                              __m256i m, const int full) {
+    dw8_store(o, a0, lo, hi, m, full);
+    dw8_store(o + C, a1, lo, hi, m, full);
+    dw8_store(o + 2 * C, a2, lo, hi, m, full);
+    dw8_store(o + 3 * C, a3, lo, hi, m, full);
+}
+
 /* One pixel (x0: its first tap's column) over its taps inside the image, weights from memory. */
 RT_OPT_INLINE __m256 dw8_pixel(const struct rt_dwconv_params *p, const float *const *rp, int32_t ylo, int32_t yhi,
                                const float *w, int32_t x0, __m256 acc, __m256i m, const int full) {
@@ -64,11 +78,7 @@ RT_OPT_INLINE int32_t dw8_quads(const struct rt_dwconv_params *p, const float *c
                 a3 = _mm256_fmadd_ps(LDV(q + 3 * xs), wv, a3);
             }
         }
-        float *o = orow + (int64_t)ox * C;
-        STV(o, _mm256_min_ps(hi, _mm256_max_ps(lo, a0)));
-        STV(o + C, _mm256_min_ps(hi, _mm256_max_ps(lo, a1)));
-        STV(o + 2 * C, _mm256_min_ps(hi, _mm256_max_ps(lo, a2)));
-        STV(o + 3 * C, _mm256_min_ps(hi, _mm256_max_ps(lo, a3)));
+        dw8_store4(orow + (int64_t)ox * C, C, a0, a1, a2, a3, lo, hi, m, full);
     }
     return ox;
 }
@@ -94,11 +104,7 @@ RT_OPT_INLINE int32_t dw8_quads3(const struct rt_dwconv_params *p, const float *
             a2 = _mm256_fmadd_ps(z, x[2 * st + 2], _mm256_fmadd_ps(v, x[2 * st + 1], _mm256_fmadd_ps(u, x[2 * st], a2)));
             a3 = _mm256_fmadd_ps(z, x[3 * st + 2], _mm256_fmadd_ps(v, x[3 * st + 1], _mm256_fmadd_ps(u, x[3 * st], a3)));
         }
-        float *o = orow + (int64_t)ox * C;
-        STV(o, _mm256_min_ps(hi, _mm256_max_ps(lo, a0)));
-        STV(o + C, _mm256_min_ps(hi, _mm256_max_ps(lo, a1)));
-        STV(o + 2 * C, _mm256_min_ps(hi, _mm256_max_ps(lo, a2)));
-        STV(o + 3 * C, _mm256_min_ps(hi, _mm256_max_ps(lo, a3)));
+        dw8_store4(orow + (int64_t)ox * C, C, a0, a1, a2, a3, lo, hi, m, full);
     }
     return ox;
 }
@@ -137,7 +143,7 @@ RT_OPT_INLINE void dw8_group(const struct rt_dwconv_params *p, const float *cons
                 if (ox >= p->out_w) break;
             }
             const __m256 acc = dw8_pixel3(p, rp, ylo, yhi, w9, ox * p->stride_w - p->pad_w, bv, m, full);
-            STV(orow + (int64_t)ox * C, _mm256_min_ps(hi, _mm256_max_ps(lo, acc)));
+            dw8_store(orow + (int64_t)ox * C, acc, lo, hi, m, full);
         }
         return;
     }
@@ -148,7 +154,7 @@ RT_OPT_INLINE void dw8_group(const struct rt_dwconv_params *p, const float *cons
             if (ox >= p->out_w) break;
         }
         const __m256 acc = dw8_pixel(p, rp, ylo, yhi, w, ox * p->stride_w - p->pad_w, bv, m, full);
-        STV(orow + (int64_t)ox * C, _mm256_min_ps(hi, _mm256_max_ps(lo, acc)));
+        dw8_store(orow + (int64_t)ox * C, acc, lo, hi, m, full);
     }
 }
 #undef LDV
@@ -156,17 +162,11 @@ RT_OPT_INLINE void dw8_group(const struct rt_dwconv_params *p, const float *cons
 
 void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int32_t y_base, const float *filter,
                         const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
-    const int32_t C = p->in_c, sw = p->stride_w, y0 = oy * p->stride_h - p->pad_h;
-    /* interior columns: every tap inside the image's width */
-    const int32_t last = p->in_w - 1 + p->pad_w - (p->filter_w - 1) * p->dil_w;
-    int32_t ox_lo = (p->pad_w + sw - 1) / sw, ox_hi = last < 0 ? 0 : last / sw + 1, ylo, yhi, fy, c;
+    const int32_t C = p->in_c, y0 = oy * p->stride_h - p->pad_h;
+    int32_t ox_lo, ox_hi, ylo, yhi, fy, c; /* ox_lo..ox_hi: every tap inside the image's width */
     const float *rp[RT_OPT_DW8_MAX_FH];
-    if (ox_hi > p->out_w) ox_hi = p->out_w;
-    if (ox_lo > ox_hi) ox_lo = ox_hi;
-    ylo = 0;
-    while (ylo < p->filter_h && y0 + ylo * p->dil_h < 0) ylo++;
-    yhi = p->filter_h;
-    while (yhi > ylo && y0 + (yhi - 1) * p->dil_h >= p->in_h) yhi--;
+    rt_opt_dw_interior(p->in_w, p->out_w, p->filter_w, p->stride_w, p->dil_w, p->pad_w, &ox_lo, &ox_hi);
+    rt_opt_taps_range(y0, p->dil_h, p->filter_h, p->in_h, &ylo, &yhi);
     for (fy = 0; fy < p->filter_h; fy++) rp[fy] = img; /* (read only for ylo <= fy < yhi) */
     for (fy = ylo; fy < yhi; fy++) rp[fy] = img + (int64_t)(y0 + fy * p->dil_h - y_base) * p->in_w * C;
     for (c = c0; c + 8 <= c1; c += 8) {

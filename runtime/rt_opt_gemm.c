@@ -716,9 +716,11 @@ static void conv_f32_task(void *v, int t) {
                 rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
             }
         }
-        if (j->post)
+        if (j->post && j->post->add)
             rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
                          (int64_t)rows * oc);
+        if (j->post && j->post->alpha) /* a fused PRELU (pass fuse_prelu) */
+            rt_opt_prelu_rows_f32(out + (int64_t)m0 * oc, j->post->alpha, rows, oc);
     }
 }
 

@@ -479,6 +479,34 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                        int8_t *out, int32_t r0, int32_t r1);
 #endif
 
+/* PRELU over n floats (rt_opt_prelu.c): o = x >= 0 ? x : x * a, a_step 1 (a per element) or 0 (a[0] for
+ * all); o may be x. */
+void rt_opt_prelu_row_f32(const float *x, const float *a, int a_step, float *o, int64_t n);
+/* The same in place on rows x c floats with one slope per column, a[0..c). */
+void rt_opt_prelu_rows_f32(float *o, const float *a, int64_t rows, int32_t c);
+
+/* Depthwise convolution shapes shared by the row kernels (rt_opt_dwconv.c, rt_opt_dwconv_f32_avx2.c).
+ * The taps [lo, hi) of a filter of `filter` taps `dil` apart at `origin` that fall inside [0, size). */
+static inline void rt_opt_taps_range(int32_t origin, int32_t dil, int32_t filter, int32_t size, int32_t *lo,
+                                     int32_t *hi) {
+    int32_t t = 0;
+    while (t < filter && origin + t * dil < 0) t++;
+    *lo = t;
+    t = filter;
+    while (t > *lo && origin + (t - 1) * dil >= size) t--;
+    *hi = t;
+}
+
+/* The interior output columns [lo, hi) of a row: every tap inside the image's width (lo <= hi). */
+static inline void rt_opt_dw_interior(int32_t in_w, int32_t out_w, int32_t filter_w, int32_t stride_w,
+                                      int32_t dil_w, int32_t pad_w, int32_t *lo, int32_t *hi) {
+    const int32_t last = in_w - 1 + pad_w - (filter_w - 1) * dil_w;
+    *hi = last < 0 ? 0 : last / stride_w + 1;
+    if (*hi > out_w) *hi = out_w;
+    *lo = (pad_w + stride_w - 1) / stride_w;
+    if (*lo > *hi) *lo = *hi;
+}
+
 /* f32 depthwise convolution on AVX2 + FMA without AVX-512 (rt_opt_dwconv_f32_avx2.c): output row oy of one
  * image, channels c0..c1, depth multiplier 1, filters at most RT_OPT_DW8_MAX_FH rows high; img holds the
  * image's input rows from y_base on (row y at img + (y - y_base) * in_w * in_c). */

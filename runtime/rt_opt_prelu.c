@@ -37,9 +37,9 @@ typedef float prelu_v8f __attribute__((vector_size(32)));
 typedef int32_t prelu_v8i __attribute__((vector_size(32)));
 #endif
 
-/* o = x >= 0 ? x : x * a over n elements; a_step 1 (per element) or 0 (a[0] for all). The vector path
- * selects with the comparison's mask, so a NaN takes x * a as in the scalar form. */
-static void prelu_row_f32(const float *x, const float *a, int a_step, float *o, int64_t n) {
+/* o = x >= 0 ? x : x * a over n elements (rt_opt_internal.h). The vector path selects with the
+ * comparison's mask, so a NaN takes x * a as in the scalar form. */
+void rt_opt_prelu_row_f32(const float *x, const float *a, int a_step, float *o, int64_t n) {
     int64_t j = 0;
 #ifdef RT_OPT_VEC
     prelu_v8f va = {a[0], a[0], a[0], a[0], a[0], a[0], a[0], a[0]};
@@ -61,11 +61,35 @@ static void prelu_row_f32(const float *x, const float *a, int a_step, float *o, 
     }
 }
 
+void rt_opt_prelu_rows_f32(float *o, const float *a, int64_t rows, int32_t c) {
+    int64_t r;
+#ifdef RT_OPT_VEC
+    if (c % 8 == 0 && c <= 64) { /* the slopes in registers for all rows */
+        prelu_v8f va[8];
+        const prelu_v8f zero = {0};
+        int32_t q, nq = c / 8;
+        for (q = 0; q < nq; q++) memcpy(&va[q], a + 8 * q, sizeof va[q]);
+        for (r = 0; r < rows; r++, o += c)
+            for (q = 0; q < nq; q++) {
+                prelu_v8f v, neg;
+                prelu_v8i m;
+                memcpy(&v, o + 8 * q, sizeof v);
+                neg = v * va[q];
+                m = v >= zero;
+                v = (prelu_v8f)(((prelu_v8i)v & m) | ((prelu_v8i)neg & ~m));
+                memcpy(o + 8 * q, &v, sizeof v);
+            }
+        return;
+    }
+#endif
+    for (r = 0; r < rows; r++, o += c) rt_opt_prelu_row_f32(o, a, 1, o, c);
+}
+
 void rt_opt_prelu_f32(const struct rt_prelu_params *p, const float *in, const float *alpha, float *out) {
     int32_t idx[RT_MAX_RANK] = {0}, stride;
     int64_t row, rows = rows_of(p, &row, &stride), r, at = 0, ai = 0;
     for (r = 0; r < rows; r++, at += row) {
-        prelu_row_f32(in + at, alpha + ai, stride != 0, out + at, row);
+        rt_opt_prelu_row_f32(in + at, alpha + ai, stride != 0, out + at, row);
         next_row(p, idx, &ai);
     }
 }

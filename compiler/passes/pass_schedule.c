@@ -416,6 +416,7 @@ static int schedule_ops(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;
+        op->sched.post_alpha = 0;
         /* Threaded kernels get one scratch copy per thread. */
         op->sched.slots = g->threads > 1 ? g->threads : 1;
         if (op->dead || op->elided || !op->params) continue;
@@ -559,6 +560,7 @@ void sched_report(const Graph *g, FILE *f) {
             fprintf(f, s->direct ? " direct" : s->runs ? " runs (VNNI; else im2col-rows %d)" : " im2col-rows %d", s->rows);
         if (s->packed_w >= 0) fprintf(f, " packed %zu B", g->tensors[s->packed_w].data_size);
         if (s->post_add >= 0) fprintf(f, " +ADD(op %d)", s->post_add);
+        if (s->post_alpha) fprintf(f, " +PRELU");
         const IrOp *bin = s->post_add >= 0 ? &g->ops[s->post_add] : s->kind == SCHED_BINARY ? op : NULL;
         const rt_binary_params *bp = bin && (bin->kind == OP_ADD || bin->kind == OP_SUB) ? bin->params : NULL;
         if (bp && bp->fq_mode == 2) fprintf(f, " float-requant (every input pair)");

@@ -27,6 +27,7 @@ int pass_fold_pad(Graph *g, Diag *d);      /* after: prepare. Spatial PAD into t
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
 int pass_fuse_dw(Graph *g, Diag *d);       /* after: fuse_add. A 1x1 expansion conv and the depthwise conv reading it, band by band. */
+int pass_fuse_prelu(Graph *g, Diag *d);    /* after: fuse_dw. A per-channel PRELU into an f32 convolution's epilogue. */
 int pass_fuse_attention(Graph *g, Diag *d); /* after: schedule. BMM-scale-mask-SOFTMAX-BMM into one online-softmax kernel. */
 int pass_fuse_layer_norm(Graph *g, Diag *d); /* after: schedule. The converter's LayerNorm chain into one row kernel. */
 int pass_half_storage(Graph *g, Diag *d);  /* after: fuse_layer_norm. bf16/fp16: activations between 16-bit-capable kernels stored in 16 bits. */

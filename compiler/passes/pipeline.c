@@ -22,6 +22,7 @@ static const Pass pipeline[] = {
     {"schedule", pass_schedule, "fold_transpose"},
     {"fuse_add", pass_fuse_add, "schedule"},
     {"fuse_dw", pass_fuse_dw, "fuse_add"},
+    {"fuse_prelu", pass_fuse_prelu, "fuse_dw"},
     {"fuse_attention", pass_fuse_attention, "schedule"},
     {"fuse_layer_norm", pass_fuse_layer_norm, "schedule"},
     {"half_storage", pass_half_storage, "fuse_layer_norm"},
@@ -31,7 +32,7 @@ static const Pass pipeline[] = {
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_attention, fuse_layer_norm, half_storage, patch, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, schedule, fuse_add, fuse_dw, fuse_prelu, fuse_attention, fuse_layer_norm, half_storage, patch, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};

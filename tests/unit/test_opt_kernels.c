@@ -271,6 +271,29 @@ static void test_pool(void) {
     }
 }
 
+/* A convolution's fused PRELU (rt_opt_prelu_rows_f32, pass fuse_prelu): rows x c in place equal PRELU's
+ * reference with one slope per channel (c with and without a tail of fewer than 8, past 64: the slopes
+ * in registers or not; NaN, -0 and 0 among the inputs). */
+static void test_prelu_rows(void) {
+    char msg[96];
+    for (int t = 0; t < 40; t++) {
+        int32_t rows = rnd_in(1, 9), c = t % 4 == 0 ? rnd_in(65, 140) : rnd_in(1, 64);
+        int64_t n = (int64_t)rows * c;
+        rt_prelu_params p;
+        memset(&p, 0, sizeof p);
+        p.shape.rank = 2, p.shape.dims[0] = rows, p.shape.dims[1] = c, p.alpha_stride[1] = 1;
+        float *x = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
+        float *a = malloc(sizeof(float) * (size_t)c);
+        for (int64_t i = 0; i < n; i++) x[i] = i % 11 == 3 ? NAN : i % 11 == 5 ? -0.0f : i % 11 == 7 ? 0.0f : rnd_f();
+        for (int32_t i = 0; i < c; i++) a[i] = rnd_f();
+        rt_prelu_f32(&p, x, a, want);
+        rt_opt_prelu_rows_f32(x, a, rows, c);
+        snprintf(msg, sizeof msg, "%d rows x %d channels", rows, c);
+        check(memcmp(x, want, sizeof(float) * (size_t)n) == 0, "fused PRELU rows vs PRELU", msg);
+        free(x), free(want), free(a);
+    }
+}
+
 /* MEAN int8 and f32 over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
 static void test_mean(void) {
     char msg[160];
@@ -710,6 +733,7 @@ int main(void) {
 #endif
     test_gemm();
     test_pool();
+    test_prelu_rows();
     test_mean();
     test_copy();
     test_concat_i8();

@@ -30,6 +30,7 @@ static inline void unit_post_add(rt_binary_params *ap, rt_opt_post_add *post, in
         if (rnd_in(0, 1)) ap->in1_mult = (int32_t)1 << 30, ap->in1_shift = 0;
         else ap->in2_mult = (int32_t)1 << 30, ap->in2_shift = 0;
     }
+    memset(post, 0, sizeof *post); /* (no fused PRELU: alpha NULL) */
     post->add = ap, post->conv_is_lhs = conv_is_lhs;
 }
 

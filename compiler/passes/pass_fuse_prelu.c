@@ -1,0 +1,72 @@
+/* pass_fuse_prelu.c - fuses a PRELU with one slope per channel into the f32
+ * convolution that feeds it (MediaPipe's landmark and face models follow
+ * most convolutions with one): the convolution applies x >= 0 ? x : alpha * x
+ * to each block of output rows while the block is still in cache, after its
+ * own clamp and a fused residual ADD, and writes the PRELU's output; the
+ * PRELU and the intermediate tensor disappear. Results equal the two ops'
+ * (the same comparison and product per element).
+ *
+ * Needs: fuse_dw (a convolution that runs the fused depthwise kernel is
+ * left alone). Conditions: the convolution is SCHED_CONV_GEMM with f32
+ * input, weights and output (so no 16-bit kernel of --precision bf16/fp16
+ * takes it); its output has the PRELU (SCHED_PRELU, f32) as its only reader
+ * and is not a graph output; the slopes are a constant with one value per
+ * output channel (broadcast over every other dimension). The slopes are
+ * appended to the convolution's inputs, their tensor id + 1 kept in
+ * sched.post_alpha. Not for --target cuda (its emitter runs the ops as they
+ * are) nor Cortex-M (int8 convolutions only there). */
+#include <string.h>
+
+#include "ops.h"
+#include "passes.h"
+
+static int is_f32(const Graph *g, int t) { return t >= 0 && g->tensors[t].dtype == IR_F32; }
+
+/* The PRELU's slopes when they are a constant f32 vector of c values along the output's last dimension. */
+static int channel_alpha(const Graph *g, const IrOp *pr, int32_t c) {
+    const rt_prelu_params *p = pr->params;
+    if (!p || pr->n_in < 2 || !is_f32(g, pr->in[1]) || !g->tensors[pr->in[1]].data) return -1;
+    const IrTensor *a = &g->tensors[pr->in[1]], *o = &g->tensors[pr->out[0]];
+    int r = p->shape.rank;
+    if (r < 1 || r != o->rank || o->dims[r - 1] != c || ir_tensor_numel(a) != c) return -1;
+    for (int k = 0; k < r; k++)
+        if (k < r - 1 ? p->alpha_stride[k] != 0 : c > 1 && p->alpha_stride[k] != 1) return -1;
+    return pr->in[1];
+}
+
+int pass_fuse_prelu(Graph *g, Diag *d) {
+    const Graph *root = g->root ? g->root : g;
+    if (g->opt_level < 1 || root->target_cuda || ir_isa_is_mcu(root->isa)) return 0;
+    int *readers = pass_count_readers(g);
+    if (!readers) return diag_internal(d, "out of memory");
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *conv = &g->ops[i];
+        if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || conv->sched.post_dw >= 0 ||
+            conv->sched.post_alpha || conv->n_in < 2 || !is_f32(g, conv->in[0]) || !is_f32(g, conv->in[1]) ||
+            !is_f32(g, conv->out[0]))
+            continue;
+        int t = conv->out[0], j = pass_only_reader(g, readers, t);
+        if (j <= i || g->tensors[t].is_variable) continue;
+        IrOp *pr = &g->ops[j];
+        if (pr->kind != OP_PRELU || pr->sched.kind != SCHED_PRELU || pr->in[0] != t || pr->n_out != 1 ||
+            !is_f32(g, pr->out[0]) || g->tensors[pr->out[0]].is_variable)
+            continue;
+        const rt_conv_params *cp = conv->params;
+        int alpha = channel_alpha(g, pr, cp->out_c);
+        if (alpha < 0) continue;
+        int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 1));
+        if (!in) return diag_internal(d, "out of memory");
+        memcpy(in, conv->in, sizeof(int) * (size_t)conv->n_in);
+        in[conv->n_in] = alpha;
+        conv->in = in;
+        conv->n_in++;
+        pass_add_reader(g, readers, alpha, i);
+        conv->out[0] = pr->out[0];
+        conv->sched.post_alpha = alpha + 1;
+        pr->dead = 1;
+        pass_add_fused_name(conv, "PRELU");
+        g->tensors[conv->out[0]].producer = i;
+        g->tensors[t].producer = -1;
+    }
+    return 0;
+}
