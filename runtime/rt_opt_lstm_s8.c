@@ -91,7 +91,7 @@ typedef uint32_t lstm_vu __attribute__((vector_size(4 * LANES)));
 typedef int16_t lstm_vh __attribute__((vector_size(2 * LANES)));
 
 RT_OPT_INLINE lstm_vi splat(int32_t x) {
-    lstm_vi v;
+    lstm_vi v = {0};
     int k;
     for (k = 0; k < LANES; k++) v[k] = x;
     return v;
