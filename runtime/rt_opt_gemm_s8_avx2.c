@@ -89,6 +89,18 @@ static inline void s8a_store8(int8_t *d, __m128i v, int hi, int32_t nr) {
 
 /* R rows (a: int16, lda16 apart) x one 8-column half (b: its first quad's 32 bytes, 64 apart), kq quads;
  * the nr <= 8 results of each row requantized and stored at c + r ldc. */
+/* Rows c and c + ldc (the second only when two) of a tile requantized from their sum pairs, packed
+ * together and stored. */
+RT_OPT_INLINE void s8a_store_rows(int8_t *c, int64_t ldc, int two, __m256i a0, __m256i a1, __m256i b0,
+                                  __m256i b1, const s8a_q *q, int plain, int clamp, __m256i lo, __m256i hi,
+                                  int32_t nr) {
+    const __m256i r0 = s8a_rq(_mm256_hadd_epi32(a0, a1), q, plain, clamp, lo, hi);
+    const __m256i r1 = two ? s8a_rq(_mm256_hadd_epi32(b0, b1), q, plain, clamp, lo, hi) : r0;
+    const __m128i t = s8a_pack2(r0, r1);
+    s8a_store8(c, t, 0, nr);
+    if (two) s8a_store8(c + ldc, t, 1, nr);
+}
+
 RT_OPT_INLINE void s8a_kernel(const int R, const int16_t *a, int64_t lda16, int32_t kq, const int8_t *b,
                               const s8a_q *q, const rt_opt_gemm_params *p, int8_t *c, int64_t ldc, int32_t nr) {
     const int16_t *a0 = a, *a1 = a + lda16, *a2 = a + 2 * lda16, *a3 = a + 3 * lda16, *a4 = a + 4 * lda16,
@@ -115,26 +127,9 @@ RT_OPT_INLINE void s8a_kernel(const int R, const int16_t *a, int64_t lda16, int3
         const int plain = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset;
         const int clamp = p->act_qmin > -128 || p->act_qmax < 127;
         const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
-        __m256i r0 = s8a_rq(_mm256_hadd_epi32(c00, c01), q, plain, clamp, lo, hi), r1 = r0;
-        __m128i t;
-        if (R > 1) r1 = s8a_rq(_mm256_hadd_epi32(c10, c11), q, plain, clamp, lo, hi);
-        t = s8a_pack2(r0, r1);
-        s8a_store8(c, t, 0, nr);
-        if (R > 1) s8a_store8(c + ldc, t, 1, nr);
-        if (R > 2) {
-            r0 = s8a_rq(_mm256_hadd_epi32(c20, c21), q, plain, clamp, lo, hi), r1 = r0;
-            if (R > 3) r1 = s8a_rq(_mm256_hadd_epi32(c30, c31), q, plain, clamp, lo, hi);
-            t = s8a_pack2(r0, r1);
-            s8a_store8(c + 2 * ldc, t, 0, nr);
-            if (R > 3) s8a_store8(c + 3 * ldc, t, 1, nr);
-        }
-        if (R > 4) {
-            r0 = s8a_rq(_mm256_hadd_epi32(c40, c41), q, plain, clamp, lo, hi), r1 = r0;
-            if (R > 5) r1 = s8a_rq(_mm256_hadd_epi32(c50, c51), q, plain, clamp, lo, hi);
-            t = s8a_pack2(r0, r1);
-            s8a_store8(c + 4 * ldc, t, 0, nr);
-            if (R > 5) s8a_store8(c + 5 * ldc, t, 1, nr);
-        }
+        s8a_store_rows(c, ldc, R > 1, c00, c01, c10, c11, q, plain, clamp, lo, hi, nr);
+        if (R > 2) s8a_store_rows(c + 2 * ldc, ldc, R > 3, c20, c21, c30, c31, q, plain, clamp, lo, hi, nr);
+        if (R > 4) s8a_store_rows(c + 4 * ldc, ldc, R > 5, c40, c41, c50, c51, q, plain, clamp, lo, hi, nr);
     }
 }
 

@@ -27,6 +27,14 @@ static int32_t draw_acc(void) {
     }
 }
 
+/* A multiplier in [2^30, 2^31): near either end a quarter of the time each, else uniform. */
+static int32_t draw_mult(void) {
+    const int32_t kind = rnd_in(0, 3);
+    return kind == 0   ? (1 << 30) + rnd_in(1, 3)
+           : kind == 1 ? INT32_MAX - rnd_in(0, 3)
+                       : (int32_t)((1u << 30) + 1u + rnd() % ((1u << 30) - 1u));
+}
+
 int main(void) {
     enum { N = 200000 };
     char msg[200];
@@ -35,10 +43,7 @@ int main(void) {
     unit_seed(20261129, "host (portable C)");
     for (int i = 0; i < N; i++) {
         const int32_t acc = draw_acc();
-        const int32_t kind = rnd_in(0, 3);
-        const int32_t mult = kind == 0   ? (1 << 30) + rnd_in(1, 3)
-                             : kind == 1 ? INT32_MAX - rnd_in(0, 3)
-                                         : (int32_t)((1u << 30) + 1u + rnd() % ((1u << 30) - 1u));
+        const int32_t mult = draw_mult();
         const int32_t shift = rnd_in(0, 3) == 0 ? (rnd_in(0, 1) ? -1 : -31) : -rnd_in(1, 12);
         const int32_t zo = rnd_in(-128, 127), qmin = rnd_in(0, 1) ? -128 : rnd_in(-128, 0);
         const int32_t qmax = rnd_in(0, 1) ? 127 : rnd_in(qmin, 127);
@@ -73,10 +78,7 @@ int main(void) {
         int bad2 = 0, n2 = 0, n2g = 0;
         for (int i = 0; i < N; i++) {
             const int32_t acc = draw_acc();
-            const int32_t kind = rnd_in(0, 3);
-            const int32_t mult = kind == 0   ? (1 << 30) + rnd_in(1, 3)
-                                 : kind == 1 ? INT32_MAX - rnd_in(0, 3)
-                                             : (int32_t)((1u << 30) + 1u + rnd() % ((1u << 30) - 1u));
+            const int32_t mult = draw_mult();
             const int32_t shift = rnd_in(0, 3) == 0 ? (rnd_in(0, 1) ? -1 : -23) : -rnd_in(1, 23);
             const int32_t zo = rnd_in(0, 3) == 0 ? (rnd_in(0, 1) ? -128 : 127) : rnd_in(-128, 127);
             const int32_t qmin = rnd_in(0, 1) ? -128 : rnd_in(-128, 0), qmax = rnd_in(0, 1) ? 127 : rnd_in(qmin, 127);
