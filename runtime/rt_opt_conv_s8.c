@@ -283,6 +283,12 @@ static void conv_s8_task(void *v, int t) {
                                     (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
                 goto post;
             }
+#elif defined(RT_A64)
+            if (p->direct && kdim % 4 == 0) { /* the pixels' int8 rows read in place, not widened first */
+                rt_opt_s8_a64_gemm(&p->gemm, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, 0,
+                                   (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
+                goto post;
+            }
 #endif
             if (p->direct) rt_opt_s8_widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
 #if defined(RT_OPT_AVX512)
@@ -297,7 +303,7 @@ static void conv_s8_task(void *v, int t) {
             rt_opt_s8_gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc,
                     NULL);
         }
-#if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
+#if (defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)) || defined(RT_A64)
     post:
 #endif
         if (j->post)

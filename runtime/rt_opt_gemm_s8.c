@@ -137,6 +137,15 @@ static void add_rows(int32_t (*acc)[NR], int32_t mr, const int32_t *row_add) {
         for (c = 0; c < NR; c++) acc[r][c] = (int32_t)((uint32_t)acc[r][c] + (uint32_t)row_add[r]);
 }
 
+#if defined(RT_A64)
+/* The requantization of rt_a64_gemm_s8.h applies (with every shift of a panel in [-31, 0]): integer
+ * rounding, int8 results, the offset and the clamp within int8. */
+static int a64_rq_applies(const rt_opt_gemm_params *p) {
+    return p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32 && p->out_offset >= -128 && p->out_offset <= 127 &&
+           p->act_qmin >= -128 && p->act_qmax <= 127 && p->act_qmin <= p->act_qmax;
+}
+#endif
+
 /* Requantizes an mr x 16 accumulator tile into C (vector path when every
  * shift of the panel is in [-31, 0]). */
 static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t mr, const int32_t *bias, int32_t col,
@@ -148,9 +157,17 @@ static void store_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_t 
         return;
     }
 #elif defined(RT_A64)
-    if (vec && p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32) {
-        rt_a64_requant_tile((const int32_t(*)[NR])acc, mr, bias + col, p->mult + col, p->shift + col,
-                            p->rounding == RT_OPT_ROUND_SINGLE, p->out_offset, p->act_qmin, p->act_qmax, c, p->ldc, nr);
+    if (vec && a64_rq_applies(p)) {
+        const rt_a64_rq_cols q = {p->mult + col, p->shift + col, p->rounding == RT_OPT_ROUND_SINGLE, p->out_offset,
+                                  p->act_qmin, p->act_qmax};
+        rt_a64_rq_regs k;
+        rt_a64_rq_load(&q, &k);
+        for (r = 0; r < mr; r++) {
+            int32x4_t v[4];
+            int32_t i;
+            for (i = 0; i < 4; i++) v[i] = vaddq_s32(vld1q_s32(acc[r] + 4 * i), vld1q_s32(bias + col + 4 * i));
+            rt_a64_rq_row(v, &k, c + (int64_t)r * p->ldc, nr);
+        }
         return;
     }
 #else
@@ -817,10 +834,46 @@ void rt_opt_s8_pairs_rows(const rt_opt_gemm_params *p, int32_t j0, int32_t j1, i
 
 #endif
 
+#if defined(RT_A64)
+/* (rt_opt_internal.h) Where a panel's shifts allow and there is
+ * no per-row term or float output, the tiles requantize in registers, starting from bias + 128 *
+ * colsum (one pass over the panel a call); else they store int32 sums for store_tile. */
+void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int32_t lda, int flip,
+                        const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add) {
+    int32_t j, i, kq = K4(p->k) / 4;
+    int32_t acc[MR_S8][NR], init[NR];
+    for (j = 0; j * NR < p->n; j++) {
+        const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
+        int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
+        int vec = rt_opt_s8_panel_vec(p, col);
+        if (vec && !row_add && a64_rq_applies(p)) {
+            const rt_a64_rq_cols q = {p->mult + col, p->shift + col, p->rounding == RT_OPT_ROUND_SINGLE,
+                                      p->out_offset, p->act_qmin, p->act_qmax};
+            rt_a64_s8_init(kq, bp, bias + col, init);
+            for (i = 0; i + MR_S8 <= m || (i < m && m - i > 1); i += MR_S8)
+                rt_a64_s8_tile_rq(kq, a + (int64_t)i * lda, lda, m - i < MR_S8 ? m - i : MR_S8, flip, bp, init, &q,
+                                  c + (int64_t)i * p->ldc + col, p->ldc, nr);
+            if (i < m) rt_a64_s8_tile_rq1(kq, a + (int64_t)i * lda, flip, bp, init, &q, c + (int64_t)i * p->ldc + col, nr);
+            continue;
+        }
+        rt_a64_s8_init(kq, bp, NULL, init);
+        for (i = 0; i < m; i += MR_S8) {
+            int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
+            rt_a64_s8_tile(kq, a + (int64_t)i * lda, lda, mr, flip, bp, init, acc);
+            add_rows(acc, mr, row_add ? row_add + i : NULL);
+            store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec);
+        }
+    }
+}
+#endif
+
 /* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
  * row term added before requantization, or NULL. */
 void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8, const int8_t *packed_b,
                        const int32_t *bias, int8_t *c, const int32_t *row_add) {
+#if defined(RT_A64)
+    rt_opt_s8_a64_gemm(p, m, a8, lda8, 1, packed_b, bias, c, row_add);
+#else
     int32_t j, i, kq = K4(p->k) / 4;
 #if defined(RT_OPT_S8_VNNI)
     /* Two panels at a time; each 8 x 16 half is requantized on its own. With AMX, groups of 16 rows run
@@ -869,9 +922,6 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
 #endif
 #else
     int32_t acc[MR_S8][NR];
-#if defined(RT_A64)
-    int32_t colsum[NR];
-#endif
 #if defined(RT_OPT_AVX2)
     if (!row_add && rt_opt_s8_avx2_applies(p)) { /* rt_opt_gemm_s8_avx2.c */
         rt_opt_s8_avx2_gemm(p, m, a8, lda8, 0, packed_b, bias, c);
@@ -882,9 +932,6 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
         const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
         int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
         int vec = rt_opt_s8_panel_vec(p, col);
-#if defined(RT_A64)
-        rt_a64_s8_colsum(kq, bp, colsum);
-#endif
 #if defined(RT_OPT_AVX2) && !defined(RT_OPT_AVX512)
         if (vec && !row_add && p->rounding != RT_OPT_ROUND_FLOAT && !p->out_f32) {
             rq_panel q;
@@ -897,15 +944,12 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
 #endif
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
-#if defined(RT_A64)
-            rt_a64_s8_tile(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, colsum, acc);
-#else
             ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
-#endif
             add_rows(acc, mr, row_add ? row_add + i : NULL);
             store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec);
         }
     }
+#endif
 #endif
 }
 
@@ -939,6 +983,12 @@ static void gemm_s8_task(void *v, int t) {
             const rt_opt_a_rows src = rt_opt_s8_gemm_rows((const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, p->k);
             rt_opt_s8_pairs_rows(p, 0, (p->n + NR - 1) / NR, 1, mr, &src, (const int8_t *)j->b, (const int32_t *)j->bias,
                                  (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p));
+            continue;
+        }
+#elif defined(RT_A64)
+        if (p->k % 4 == 0) { /* A's int8 rows read in place (whole quads), not widened into a copy first */
+            rt_opt_s8_a64_gemm(p, mr, (const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, 0, (const int8_t *)j->b,
+                               (const int32_t *)j->bias, (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p), NULL);
             continue;
         }
 #elif defined(RT_OPT_AVX2)

@@ -689,6 +689,12 @@ int rt_opt_s8_in_registers(const rt_opt_gemm_params *p);
  * added before the requantization, or NULL. */
 void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8,
                        const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add);
+#if defined(RT_A64)
+/* rt_opt_s8_gemm_u8 on AArch64 (runtime/arm64/rt_a64_gemm_s8.h) with A's rows lda bytes apart as
+ * + 128 bytes (flip), or (flip 0) int8 rows read in place, K a multiple of 4. */
+void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int32_t lda, int flip,
+                        const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add);
+#endif
 #if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
 /* The AVX2 GEMM without VNNI (rt_opt_gemm_s8_avx2.c): 1 when it takes p (integer requantization with every
  * shift in [-31, 0], int8 results, K4 <= 2048). C's rows 0..m from A's rows (lda bytes apart, k bytes

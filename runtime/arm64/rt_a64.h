@@ -10,6 +10,9 @@
 #if defined(__aarch64__) && defined(__ARM_NEON) && defined(__GNUC__) && !defined(RT_OPT_SCALAR)
 #include <arm_neon.h>
 #define RT_A64 1
+/* Before a loop over a tile's rows or columns: unrolled whole (GCC 8+, clang), so that arrays of
+ * vectors indexed by it stay in registers (at -O2 GCC kept a tile's accumulators in memory). */
+#define RT_A64_UNROLL _Pragma("GCC unroll 16")
 
 /* TFLite's MultiplyByQuantizedMultiplier on four lanes: x * 2^max(s, 0) saturated (SQSHL), the
  * rounding doubling high product with m (SQRDMULH: floor((x m + 2^30) / 2^31), saturated, which is

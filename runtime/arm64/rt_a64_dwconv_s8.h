@@ -7,7 +7,11 @@
  * ((in + offset) stays within +-255) and SMLAL/SMLAL2 of the int16 products into two int32x4
  * sums (wrapping like TFLite's); then TFLite's requantization on the lanes (rt_a64_rq_double).
  * Taps outside the image are skipped, as in the reference kernel; a 3x3 filter (unit dilation)
- * wholly inside the image takes an unrolled path with its nine weight vectors in registers. */
+ * wholly inside the image takes an unrolled path with its nine int8 weight vectors in registers
+ * and the offset folded into the sums' start (bias + offset * the taps' weight sum, wrapping):
+ * per tap SMULL of the raw int8 input by the weights (exact in int16) and SADDW/SADDW2 into the
+ * sums, or, when no weight of the 8 channels is -128, two taps' products added in int16 first
+ * (SMULL + SMLAL: |sum| <= 2 * 128 * 127) and widened once. */
 #ifndef MPCC_RT_A64_DWCONV_S8_H
 #define MPCC_RT_A64_DWCONV_S8_H
 
@@ -27,6 +31,22 @@ static int rt_a64_dw_s8_applies(const struct rt_dwconv_params *p) {
         acc1 = vmlal_high_s16(acc1, x_, wt);                                                                           \
     } while (0)
 
+/* One tap of 8 channels without the offset (folded into the start): in * w (int16, exact) added to
+ * the sums. */
+#define RT_A64_DW_ONE(ptr, wt)                                                                                         \
+    do {                                                                                                               \
+        const int16x8_t p_ = vmull_s8(vld1_s8(ptr), wt);                                                             \
+        acc0 = vaddw_s16(acc0, vget_low_s16(p_));                                                                      \
+        acc1 = vaddw_high_s16(acc1, p_);                                                                               \
+    } while (0)
+/* Two taps: their products added in int16 first (no weight -128: |sum| <= 32512). */
+#define RT_A64_DW_PAIR(pa, wa, pb, wb)                                                                                 \
+    do {                                                                                                               \
+        const int16x8_t p_ = vmlal_s8(vmull_s8(vld1_s8(pa), wa), vld1_s8(pb), wb);                                    \
+        acc0 = vaddw_s16(acc0, vget_low_s16(p_));                                                                      \
+        acc1 = vaddw_high_s16(acc1, p_);                                                                               \
+    } while (0)
+
 /* Output rows [r0, r1) (of all images) of the depthwise convolution. */
 static void rt_a64_dw_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter,
                          const int32_t *bias, int8_t *out, int32_t r0, int32_t r1) {
@@ -42,10 +62,22 @@ static void rt_a64_dw_s8(const struct rt_dwconv_params *p, const int8_t *in, con
         const int32x4_t b1 = bias ? vld1q_s32(bias + c0 + 4) : vdupq_n_s32(0);
         const int32x4_t m0 = vld1q_s32(p->mult + c0), m1 = vld1q_s32(p->mult + c0 + 4);
         const int32x4_t s0 = vld1q_s32(p->shift + c0), s1 = vld1q_s32(p->shift + c0 + 4);
-        int16x8_t w0, w1, w2, w3, w4, w5, w6, w7, w8; /* a 3x3 filter's, named: kept in registers */
+        int8x8_t w0, w1, w2, w3, w4, w5, w6, w7, w8; /* a 3x3 filter's, named: kept in registers */
+        int16x8_t wsum = vdupq_n_s16(0);
+        int32x4_t i0 = b0, i1 = b1; /* the interior's start: bias + offset * (sum of the nine taps) */
+        int pairs;                  /* no weight is -128: two products add up in int16 (|sum| <= 2 * 128 * 127) */
         for (t = 0; t < taps; t++) w[t] = vmovl_s8(vld1_s8(filter + (int64_t)t * C + c0));
         for (t = taps; t < 9; t++) w[t] = w[0];
-        w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7], w8 = w[8];
+        for (t = 0; t < 9; t++) wsum = vaddq_s16(wsum, w[t]); /* |sum| <= 9 * 128 */
+        i0 = vmlaq_s32(i0, vmovl_s16(vget_low_s16(wsum)), vdupq_n_s32(p->in_offset));
+        i1 = vmlaq_s32(i1, vmovl_high_s16(wsum), vdupq_n_s32(p->in_offset));
+        w0 = vmovn_s16(w[0]), w1 = vmovn_s16(w[1]), w2 = vmovn_s16(w[2]), w3 = vmovn_s16(w[3]), w4 = vmovn_s16(w[4]);
+        w5 = vmovn_s16(w[5]), w6 = vmovn_s16(w[6]), w7 = vmovn_s16(w[7]), w8 = vmovn_s16(w[8]);
+        {
+            int16x8_t lowest = w[0];
+            for (t = 1; t < 9; t++) lowest = vminq_s16(lowest, w[t]);
+            pairs = vminvq_s16(lowest) > -128;
+        }
         for (r = r0; r < r1; r++) {
             const int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
             int32_t ylo, yhi;
@@ -56,17 +88,24 @@ static void rt_a64_dw_s8(const struct rt_dwconv_params *p, const int8_t *in, con
                 int32_t xlo, xhi;
                 if (full3 && ylo == 0 && yhi == 3 && x0 >= 0 && x0 + 3 <= p->in_w) { /* all nine taps inside */
                     const int8_t *q = in + (((int64_t)b * p->in_h + y0) * p->in_w + x0) * C + c0;
-                    RT_A64_DW_TAP(q, w0);
-                    RT_A64_DW_TAP(q + C, w1);
-                    RT_A64_DW_TAP(q + 2 * C, w2);
-                    q += row_bytes;
-                    RT_A64_DW_TAP(q, w3);
-                    RT_A64_DW_TAP(q + C, w4);
-                    RT_A64_DW_TAP(q + 2 * C, w5);
-                    q += row_bytes;
-                    RT_A64_DW_TAP(q, w6);
-                    RT_A64_DW_TAP(q + C, w7);
-                    RT_A64_DW_TAP(q + 2 * C, w8);
+                    const int8_t *q1 = q + row_bytes, *q2 = q1 + row_bytes;
+                    acc0 = i0, acc1 = i1;
+                    if (pairs) {
+                        RT_A64_DW_PAIR(q, w0, q + C, w1);
+                        RT_A64_DW_PAIR(q + 2 * C, w2, q1, w3);
+                        RT_A64_DW_PAIR(q1 + C, w4, q1 + 2 * C, w5);
+                        RT_A64_DW_PAIR(q2, w6, q2 + C, w7);
+                    } else {
+                        RT_A64_DW_ONE(q, w0);
+                        RT_A64_DW_ONE(q + C, w1);
+                        RT_A64_DW_ONE(q + 2 * C, w2);
+                        RT_A64_DW_ONE(q1, w3);
+                        RT_A64_DW_ONE(q1 + C, w4);
+                        RT_A64_DW_ONE(q1 + 2 * C, w5);
+                        RT_A64_DW_ONE(q2, w6);
+                        RT_A64_DW_ONE(q2 + C, w7);
+                    }
+                    RT_A64_DW_ONE(q2 + 2 * C, w8);
                 } else {
                     taps_range(x0, p->dil_w, p->filter_w, p->in_w, &xlo, &xhi);
                     for (fy = ylo; fy < yhi; fy++) {
@@ -84,6 +123,8 @@ static void rt_a64_dw_s8(const struct rt_dwconv_params *p, const int8_t *in, con
     }
 }
 #undef RT_A64_DW_TAP
+#undef RT_A64_DW_ONE
+#undef RT_A64_DW_PAIR
 #endif
 
 #endif

@@ -24,14 +24,14 @@ static void rt_a64_f32_tile(int32_t k, const float *a, int32_t lda, int32_t mr, 
     float32x4_t acc[RT_A64_MR_F32][4];
     const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
     int32_t r, q, kk = 0;
-    for (r = 0; r < RT_A64_MR_F32; r++) {
+    RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++) {
         ap[r] = a + (int64_t)(r < mr ? r : 0) * lda;
-        for (q = 0; q < 4; q++) acc[r][q] = vld1q_f32(bias + 4 * q);
+        RT_A64_UNROLL for (q = 0; q < 4; q++) acc[r][q] = vld1q_f32(bias + 4 * q);
     }
 #define RT_A64_FMA_LANE(L)                                                                                           \
     do {                                                                                                               \
         const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8), b3 = vld1q_f32(b + 12);    \
-        for (r = 0; r < RT_A64_MR_F32; r++) {                                                                          \
+        RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++) {                                                             \
             acc[r][0] = vfmaq_laneq_f32(acc[r][0], b0, av[r], L);                                                      \
             acc[r][1] = vfmaq_laneq_f32(acc[r][1], b1, av[r], L);                                                      \
             acc[r][2] = vfmaq_laneq_f32(acc[r][2], b2, av[r], L);                                                      \
@@ -41,7 +41,7 @@ static void rt_a64_f32_tile(int32_t k, const float *a, int32_t lda, int32_t mr, 
     } while (0)
     for (; kk + 4 <= k; kk += 4) {
         float32x4_t av[RT_A64_MR_F32];
-        for (r = 0; r < RT_A64_MR_F32; r++) av[r] = vld1q_f32(ap[r] + kk);
+        RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++) av[r] = vld1q_f32(ap[r] + kk);
         RT_A64_FMA_LANE(0);
         RT_A64_FMA_LANE(1);
         RT_A64_FMA_LANE(2);
@@ -49,13 +49,14 @@ static void rt_a64_f32_tile(int32_t k, const float *a, int32_t lda, int32_t mr, 
     }
 #undef RT_A64_FMA_LANE
     for (; kk < k; kk++, b += 16)
-        for (r = 0; r < RT_A64_MR_F32; r++)
-            for (q = 0; q < 4; q++) acc[r][q] = vfmaq_n_f32(acc[r][q], vld1q_f32(b + 4 * q), ap[r][kk]);
-    for (r = 0; r < mr; r++) {
+        RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++)
+            RT_A64_UNROLL for (q = 0; q < 4; q++) acc[r][q] = vfmaq_n_f32(acc[r][q], vld1q_f32(b + 4 * q), ap[r][kk]);
+    RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++) {
         float *d = c + (int64_t)r * ldc, t[16];
-        for (q = 0; q < 4; q++) acc[r][q] = vminq_f32(vmaxq_f32(acc[r][q], vlo), vhi);
+        if (r >= mr) break;
+        RT_A64_UNROLL for (q = 0; q < 4; q++) acc[r][q] = vminq_f32(vmaxq_f32(acc[r][q], vlo), vhi);
         if (nr < 16) d = t;
-        for (q = 0; q < 4; q++) vst1q_f32(d + 4 * q, acc[r][q]);
+        RT_A64_UNROLL for (q = 0; q < 4; q++) vst1q_f32(d + 4 * q, acc[r][q]);
         if (nr < 16) memcpy(c + (int64_t)r * ldc, t, sizeof(float) * (size_t)nr);
     }
 }

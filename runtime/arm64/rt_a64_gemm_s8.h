@@ -2,15 +2,19 @@
  * not API, included by that file only).
  *
  * The panels are pass schedule's (rt_opt.h): panel j holds column j*16 + c, k-quad q at
- * [q][c][0..3], K padded to a multiple of 4 with zero weights. The activations come as a + 128
- * bytes (0..255); the kernels flip the top bit back (a, int8), multiply int8 by int8 and add
- * 128 * (the column's weight sum) once: the sums of (a + 128) * w exactly, wrapping like TFLite's
- * int32 sums. With the dot product (__ARM_FEATURE_DOTPROD: --isa armv8.2a+dotprod) one SDOT
- * multiplies one row's quad by four columns (16 MACs); without it (--isa armv8a) SMULL/SMULL2
- * make the sixteen int16 products and two SADALP add them pairwise into int32 lanes (exact: a pair
- * of int8 products can reach 32768, one alone cannot leave int16). The tile is 4 rows x 16
- * columns: with the dot product 16 accumulators, 4 weight vectors and 4 activation vectors of
- * the 32 NEON registers. */
+ * [q][c][0..3], K padded to a multiple of 4 with zero weights. The activations come either as
+ * a + 128 bytes (0..255; flip set: the widened rows and im2col blocks), which the kernels flip
+ * back to int8 (EOR of the top bit), or as the int8 rows themselves (read in place). The kernels
+ * multiply int8 by int8 and start the accumulators at the panel's init = bias + 128 * (the column's
+ * weight sum): the sums of (a + 128) * w exactly, wrapping like TFLite's int32 sums. With the dot
+ * product (__ARM_FEATURE_DOTPROD: --isa armv8.2a+dotprod) one SDOT multiplies one row's quad by
+ * four columns (16 MACs); without it (--isa armv8a) SMULL/SMULL2 make the sixteen int16 products
+ * and two SADALP add them pairwise into int32 lanes (exact: a pair of int8 products can reach
+ * 32768, one alone cannot leave int16). The tile is 4 rows x 16 columns (1 x 16 for a single row):
+ * with the dot product 16 accumulators, 4 weight vectors and 4 activation vectors of the 32 NEON
+ * registers. The loops over rows and columns are unrolled (RT_A64_UNROLL) so that the
+ * accumulators stay in registers; the requantization runs on them in registers (rt_a64_s8_tile_rq)
+ * or they are stored as int32 (rt_a64_s8_tile, for the per-row terms and float outputs). */
 #ifndef MPCC_RT_A64_GEMM_S8_H
 #define MPCC_RT_A64_GEMM_S8_H
 
@@ -21,48 +25,114 @@
 #if defined(RT_A64)
 #define RT_A64_MR 4 /* rows of an int8 tile */
 
-static inline int8x16_t rt_a64_flip(uint8x16_t a) { return vreinterpretq_s8_u8(veorq_u8(a, vdupq_n_u8(0x80))); }
+/* The requantization of a panel's 16 columns (rt_a64_s8_tile_rq): every shift in [-31, 0], the offset
+ * and the clamp within int8. */
+typedef struct rt_a64_rq_cols {
+    const int32_t *mult, *shift;
+    int single; /* rt_a64_rq_single, else rt_a64_rq_double */
+    int32_t offset, qmin, qmax;
+} rt_a64_rq_cols;
 
-/* One quad of a + 128 bytes (unaligned), flipped to int8 and repeated in the four lanes. */
-static inline int8x16_t rt_a64_quad(const uint8_t *a) {
-    uint32_t w;
-    memcpy(&w, a, 4);
-    return vreinterpretq_s8_u32(vdupq_n_u32(w ^ 0x80808080u));
-}
-
-/* colsum[c] = 128 * (sum of panel b's column c over kq quads), wrapping. */
-static void rt_a64_s8_colsum(int32_t kq, const int8_t *b, int32_t colsum[16]) {
+/* init[c] = bias[c] (0 where bias is NULL) + 128 * (sum of panel b's column c over kq quads), wrapping. */
+static void rt_a64_s8_init(int32_t kq, const int8_t *b, const int32_t *bias, int32_t init[16]) {
     int32x4_t s[4];
     int32_t kk, q;
-    for (q = 0; q < 4; q++) s[q] = vdupq_n_s32(0);
+    RT_A64_UNROLL for (q = 0; q < 4; q++) s[q] = vdupq_n_s32(0);
     for (kk = 0; kk < kq; kk++, b += 64)
-        for (q = 0; q < 4; q++) {
+        RT_A64_UNROLL for (q = 0; q < 4; q++) {
 #if defined(__ARM_FEATURE_DOTPROD)
             s[q] = vdotq_s32(s[q], vld1q_s8(b + 16 * q), vdupq_n_s8(1));
 #else
             s[q] = vpadalq_s16(s[q], vpaddlq_s8(vld1q_s8(b + 16 * q)));
 #endif
         }
-    for (q = 0; q < 4; q++) vst1q_s32(colsum + 4 * q, vshlq_n_s32(s[q], 7));
+    RT_A64_UNROLL for (q = 0; q < 4; q++)
+        vst1q_s32(init + 4 * q, vaddq_s32(vshlq_n_s32(s[q], 7), bias ? vld1q_s32(bias + 4 * q) : vdupq_n_s32(0)));
+}
+
+/* One quad of row bytes (unaligned) xor fl, repeated in the four lanes. */
+static inline int8x16_t rt_a64_quad(const uint8_t *a, uint32_t fl) {
+    uint32_t w;
+    memcpy(&w, a, 4);
+    return vreinterpretq_s8_u32(vdupq_n_u32(w ^ fl));
+}
+
+/* A panel's requantization in registers: its columns' multipliers and shifts (every shift in
+ * [-31, 0]: no left shift), the offset (int16) and the clamp (int8). */
+typedef struct rt_a64_rq_regs {
+    int32x4_t m[4], s[4];
+    int16x8_t off;
+    int8x16_t lo, hi;
+    int single;
+} rt_a64_rq_regs;
+
+static inline __attribute__((always_inline)) void rt_a64_rq_load(const rt_a64_rq_cols *q, rt_a64_rq_regs *k) {
+    int32_t i;
+    RT_A64_UNROLL for (i = 0; i < 4; i++) {
+        k->m[i] = vld1q_s32(q->mult + 4 * i);
+        k->s[i] = vld1q_s32(q->shift + 4 * i);
+    }
+    k->off = vdupq_n_s16((int16_t)q->offset);
+    k->lo = vdupq_n_s8((int8_t)q->qmin);
+    k->hi = vdupq_n_s8((int8_t)q->qmax);
+    k->single = q->single;
+}
+
+/* Requantizes a row's four sums (rt_a64_rq_double without its left shift, or rt_a64_rq_single) and
+ * stores its nr bytes at d. The offset is added after narrowing to int16 with saturation, and the
+ * clamp applied after narrowing to int8 with saturation: the same bytes as clamping v + offset in
+ * int32 (offset and clamp within int8: a value that saturates lies outside the clamp, on its side). */
+static inline __attribute__((always_inline)) void rt_a64_rq_row(const int32x4_t v[4], const rt_a64_rq_regs *k,
+                                                                int8_t *d, int32_t nr) {
+    int32x4_t y[4];
+    int16x8_t h0, h1;
+    int8x16_t packed;
+    int32_t i;
+    RT_A64_UNROLL for (i = 0; i < 4; i++) {
+        if (k->single) {
+            y[i] = rt_a64_rq_single(v[i], k->m[i], k->s[i]);
+        } else {
+            const int32x4_t x = vqrdmulhq_s32(v[i], k->m[i]);
+            y[i] = vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, k->s[i]), 31)), k->s[i]);
+        }
+    }
+    h0 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(y[0]), y[1]), k->off);
+    h1 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(y[2]), y[3]), k->off);
+    packed = vminq_s8(vmaxq_s8(vqmovn_high_s16(vqmovn_s16(h0), h1), k->lo), k->hi);
+    if (nr == 16) {
+        vst1q_s8(d, packed);
+    } else {
+        int8_t t[16];
+        vst1q_s8(t, packed);
+        memcpy(d, t, (size_t)nr);
+    }
+}
+
+/* Stores row r's four sums as int32 at d. */
+static inline __attribute__((always_inline)) void rt_a64_acc_row(const int32x4_t v[4], int32_t *d) {
+    int32_t i;
+    RT_A64_UNROLL for (i = 0; i < 4; i++) vst1q_s32(d + 4 * i, v[i]);
 }
 
 #if defined(__ARM_FEATURE_DOTPROD)
-/* acc[r][c] = sum over kq quads of a + 128 row r (r < mr <= 4, rows lda bytes apart) times panel
- * b's column c, given the panel's rt_a64_s8_colsum. Rows past mr repeat row 0 (never stored). */
-static void rt_a64_s8_tile(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b,
-                           const int32_t colsum[16], int32_t acc[RT_A64_MR][16]) {
+/* The sums of rows 0..mr (mr <= MR, rows lda bytes apart; rows past mr repeat row 0) times panel b
+ * over kq quads, started at init, into c; flip: the rows are a + 128 bytes. MR is a constant
+ * (the callers below), so that the unrolled loops index c with constants: registers. */
+static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t MR, int32_t kq, const uint8_t *a,
+                                                                 int32_t lda, int32_t mr, int flip, const int8_t *b,
+                                                                 const int32_t init[16], int32x4_t c[RT_A64_MR][4]) {
     const uint8_t *ap[RT_A64_MR];
-    int32x4_t c[RT_A64_MR][4];
+    const uint8x16_t fl = vdupq_n_u8(flip ? 0x80 : 0);
     int32_t r, q, kk = 0;
-    for (r = 0; r < RT_A64_MR; r++) {
+    RT_A64_UNROLL for (r = 0; r < MR; r++) {
         ap[r] = a + (int64_t)(r < mr ? r : 0) * lda;
-        for (q = 0; q < 4; q++) c[r][q] = vld1q_s32(colsum + 4 * q);
+        RT_A64_UNROLL for (q = 0; q < 4; q++) c[r][q] = vld1q_s32(init + 4 * q);
     }
     /* four quads of each row in one vector: SDOT by lane */
 #define RT_A64_DOT_LANE(L)                                                                                           \
     do {                                                                                                               \
         const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16), b2 = vld1q_s8(b + 32), b3 = vld1q_s8(b + 48);        \
-        for (r = 0; r < RT_A64_MR; r++) {                                                                              \
+        RT_A64_UNROLL for (r = 0; r < MR; r++) {                                                                       \
             c[r][0] = vdotq_laneq_s32(c[r][0], b0, av[r], L);                                                          \
             c[r][1] = vdotq_laneq_s32(c[r][1], b1, av[r], L);                                                          \
             c[r][2] = vdotq_laneq_s32(c[r][2], b2, av[r], L);                                                          \
@@ -72,82 +142,111 @@ static void rt_a64_s8_tile(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr
     } while (0)
     for (; kk + 4 <= kq; kk += 4) {
         int8x16_t av[RT_A64_MR];
-        for (r = 0; r < RT_A64_MR; r++) av[r] = rt_a64_flip(vld1q_u8(ap[r] + 4 * kk));
+        RT_A64_UNROLL for (r = 0; r < MR; r++) av[r] = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(ap[r] + 4 * kk), fl));
         RT_A64_DOT_LANE(0);
         RT_A64_DOT_LANE(1);
         RT_A64_DOT_LANE(2);
         RT_A64_DOT_LANE(3);
     }
 #undef RT_A64_DOT_LANE
-    for (; kk < kq; kk++, b += 64)
-        for (r = 0; r < RT_A64_MR; r++) {
-            const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk);
-            for (q = 0; q < 4; q++) c[r][q] = vdotq_s32(c[r][q], vld1q_s8(b + 16 * q), av);
+    for (; kk < kq; kk++, b += 64) {
+        const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16), b2 = vld1q_s8(b + 32), b3 = vld1q_s8(b + 48);
+        RT_A64_UNROLL for (r = 0; r < MR; r++) {
+            const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk, flip ? 0x80808080u : 0);
+            c[r][0] = vdotq_s32(c[r][0], b0, av);
+            c[r][1] = vdotq_s32(c[r][1], b1, av);
+            c[r][2] = vdotq_s32(c[r][2], b2, av);
+            c[r][3] = vdotq_s32(c[r][3], b3, av);
         }
-    for (r = 0; r < mr; r++)
-        for (q = 0; q < 4; q++) vst1q_s32(acc[r] + 4 * q, c[r][q]);
+    }
+}
+
+/* The tile, requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or (q NULL) stored as
+ * int32 into acc. */
+static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t kq, const uint8_t *a,
+                                                                    int32_t lda, int32_t mr, int flip, const int8_t *b,
+                                                                    const int32_t init[16], const rt_a64_rq_cols *q,
+                                                                    int8_t *c, int64_t ldc, int32_t nr,
+                                                                    int32_t (*acc)[16]) {
+    int32x4_t v[RT_A64_MR][4];
+    rt_a64_rq_regs k;
+    int32_t r;
+    rt_a64_s8_sums(MR, kq, a, lda, mr, flip, b, init, v);
+    if (q) rt_a64_rq_load(q, &k);
+    RT_A64_UNROLL for (r = 0; r < MR; r++) {
+        if (r >= mr) break;
+        if (q) rt_a64_rq_row(v[r], &k, c + (int64_t)r * ldc, nr);
+        else rt_a64_acc_row(v[r], acc[r]);
+    }
 }
 #else
 /* The same without the dot product, two rows at a time (eight accumulators a row: columns
  * (c, k01) and (c, k23) of each pair of columns, added pairwise at the end). */
-static void rt_a64_s8_tile(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const int8_t *b,
-                           const int32_t colsum[16], int32_t acc[RT_A64_MR][16]) {
-    int32_t r0, r, q, kk;
+static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t kq, const uint8_t *a,
+                                                                    int32_t lda, int32_t mr, int flip, const int8_t *b,
+                                                                    const int32_t init[16], const rt_a64_rq_cols *q,
+                                                                    int8_t *c, int64_t ldc, int32_t nr,
+                                                                    int32_t (*acc)[16]) {
+    const uint32_t fl = flip ? 0x80808080u : 0;
+    rt_a64_rq_regs k;
+    int32_t r0, r, i, kk;
+    if (q) rt_a64_rq_load(q, &k);
     for (r0 = 0; r0 < mr; r0 += 2) {
         const uint8_t *ap[2];
         const int8_t *bp = b;
-        int32x4_t c[2][8];
+        int32x4_t s[2][8], v[2][4];
         ap[0] = a + (int64_t)r0 * lda;
         ap[1] = r0 + 1 < mr ? ap[0] + lda : ap[0];
-        for (r = 0; r < 2; r++)
-            for (q = 0; q < 8; q++) c[r][q] = vdupq_n_s32(0);
-        for (kk = 0; kk < kq; kk++, bp += 64)
-            for (r = 0; r < 2; r++) {
-                const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk);
-                for (q = 0; q < 4; q++) {
-                    const int8x16_t w = vld1q_s8(bp + 16 * q);
-                    c[r][2 * q] = vpadalq_s16(c[r][2 * q], vmull_s8(vget_low_s8(w), vget_low_s8(av)));
-                    c[r][2 * q + 1] = vpadalq_s16(c[r][2 * q + 1], vmull_high_s8(w, av));
-                }
+        RT_A64_UNROLL for (r = 0; r < 2; r++)
+            RT_A64_UNROLL for (i = 0; i < 8; i++) s[r][i] = vdupq_n_s32(0);
+        for (kk = 0; kk < kq; kk++, bp += 64) {
+            const int8x16_t w0 = vld1q_s8(bp), w1 = vld1q_s8(bp + 16), w2 = vld1q_s8(bp + 32), w3 = vld1q_s8(bp + 48);
+            RT_A64_UNROLL for (r = 0; r < 2; r++) {
+                const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk, fl);
+                s[r][0] = vpadalq_s16(s[r][0], vmull_s8(vget_low_s8(w0), vget_low_s8(av)));
+                s[r][1] = vpadalq_s16(s[r][1], vmull_high_s8(w0, av));
+                s[r][2] = vpadalq_s16(s[r][2], vmull_s8(vget_low_s8(w1), vget_low_s8(av)));
+                s[r][3] = vpadalq_s16(s[r][3], vmull_high_s8(w1, av));
+                s[r][4] = vpadalq_s16(s[r][4], vmull_s8(vget_low_s8(w2), vget_low_s8(av)));
+                s[r][5] = vpadalq_s16(s[r][5], vmull_high_s8(w2, av));
+                s[r][6] = vpadalq_s16(s[r][6], vmull_s8(vget_low_s8(w3), vget_low_s8(av)));
+                s[r][7] = vpadalq_s16(s[r][7], vmull_high_s8(w3, av));
             }
-        for (r = 0; r < 2 && r0 + r < mr; r++)
-            for (q = 0; q < 4; q++)
-                vst1q_s32(acc[r0 + r] + 4 * q,
-                          vaddq_s32(vpaddq_s32(c[r][2 * q], c[r][2 * q + 1]), vld1q_s32(colsum + 4 * q)));
+        }
+        RT_A64_UNROLL for (r = 0; r < 2; r++)
+            RT_A64_UNROLL for (i = 0; i < 4; i++)
+                v[r][i] = vaddq_s32(vpaddq_s32(s[r][2 * i], s[r][2 * i + 1]), vld1q_s32(init + 4 * i));
+        RT_A64_UNROLL for (r = 0; r < 2; r++) {
+            if (r0 + r >= mr) break;
+            if (q) rt_a64_rq_row(v[r], &k, c + (int64_t)(r0 + r) * ldc, nr);
+            else rt_a64_acc_row(v[r], acc[r0 + r]);
+        }
     }
+    (void)MR;
 }
 #endif
 
-/* Requantizes mr rows of a 16-column tile: acc + bias, then rt_a64_rq_single or _double with the
- * columns' mult and shift (every shift in [-31, 0]), + offset, clamped to [qmin, qmax]; stores nr
- * bytes of each row, rows ldc bytes apart. */
-static void rt_a64_requant_tile(const int32_t (*acc)[16], int32_t mr, const int32_t *bias, const int32_t *mult,
-                                const int32_t *shift, int single, int32_t offset, int32_t qmin, int32_t qmax,
-                                int8_t *c, int64_t ldc, int32_t nr) {
-    const int32x4_t off = vdupq_n_s32(offset), lo = vdupq_n_s32(qmin), hi = vdupq_n_s32(qmax);
-    int32x4_t m[4], s[4], bi[4], v[4];
-    int32_t r, q;
-    for (q = 0; q < 4; q++) {
-        m[q] = vld1q_s32(mult + 4 * q);
-        s[q] = vld1q_s32(shift + 4 * q);
-        bi[q] = vld1q_s32(bias + 4 * q);
-    }
-    for (r = 0; r < mr; r++) {
-        int8x16_t packed;
-        for (q = 0; q < 4; q++) {
-            const int32x4_t x = vaddq_s32(vld1q_s32(acc[r] + 4 * q), bi[q]);
-            v[q] = single ? rt_a64_rq_single(x, m[q], s[q]) : rt_a64_rq_double(x, m[q], s[q]);
-            v[q] = vminq_s32(vmaxq_s32(vaddq_s32(v[q], off), lo), hi);
-        }
-        packed = rt_a64_narrow16(v[0], v[1], v[2], v[3]);
-        if (nr == 16) {
-            vst1q_s8(c + (int64_t)r * ldc, packed);
-        } else {
-            int8_t t[16];
-            vst1q_s8(t, packed);
-            memcpy(c + (int64_t)r * ldc, t, (size_t)nr);
-        }
-    }
+/* acc[r][c] = the sums of rows 0..mr (at most 4; a + 128 bytes with flip, else int8) times panel b, from
+ * init (int32). */
+static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, int flip,
+                                                     const int8_t *b, const int32_t init[16],
+                                                     int32_t acc[RT_A64_MR][16]) {
+    rt_a64_s8_tile_mr(RT_A64_MR, kq, a, lda, mr, flip, b, init, NULL, NULL, 0, 16, acc);
+}
+
+/* Rows 0..mr (at most 4) requantized (q) into nr bytes a row at c (rows ldc bytes apart); flip: a
+ * holds a + 128 bytes, else int8. */
+static __attribute__((noinline)) void rt_a64_s8_tile_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
+                                                        int flip, const int8_t *b, const int32_t init[16],
+                                                        const rt_a64_rq_cols *q, int8_t *c, int64_t ldc, int32_t nr) {
+    rt_a64_s8_tile_mr(RT_A64_MR, kq, a, lda, mr, flip, b, init, q, c, ldc, nr, NULL);
+}
+
+/* The same for one row (its 1 x 16 tile: no rows repeated). */
+static __attribute__((noinline)) void rt_a64_s8_tile_rq1(int32_t kq, const uint8_t *a, int flip, const int8_t *b,
+                                                         const int32_t init[16], const rt_a64_rq_cols *q, int8_t *c,
+                                                         int32_t nr) {
+    rt_a64_s8_tile_mr(1, kq, a, 0, 1, flip, b, init, q, c, 0, nr, NULL);
 }
 #endif
 
