@@ -110,8 +110,9 @@ def test_isa_check_stops_a_wrong_build(toolchain, tmp_path):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_neon_requantization_is_tflites(toolchain, target, seed, tmp_path):
-    """runtime/arm64/rt_a64.h's SQRDMULH + SRSHL requantization equals the scalar TFLite rounding
-    (double and single) on edge values, exact ties of every shift and 100000 random triples."""
+    """runtime/arm64/rt_a64.h's SQRDMULH + SRSHL requantization (and the int8 GEMM tile's rows with
+    their offset and clamp) equals the scalar TFLite rounding (double and single) on edge values,
+    exact ties of every shift and 100000 random triples."""
     prog = tmp_path / "rq_check"
     proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
                         ROOT / "tests" / "arm64" / "rq_check.c", "-lm", "-o", prog])

@@ -6,6 +6,7 @@
 #define MPCC_RT_A64_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__aarch64__) && defined(__ARM_NEON) && defined(__GNUC__) && !defined(RT_OPT_SCALAR)
 #include <arm_neon.h>
@@ -47,6 +48,65 @@ static inline int32x4_t rt_a64_rq_single(int32x4_t x, int32x4_t m, int32x4_t s) 
 static inline int8x16_t rt_a64_narrow16(int32x4_t v0, int32x4_t v1, int32x4_t v2, int32x4_t v3) {
     return vcombine_s8(vqmovn_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))),
                        vqmovn_s16(vcombine_s16(vqmovn_s32(v2), vqmovn_s32(v3))));
+}
+
+/* The requantization of a panel's 16 columns (rt_a64_gemm_s8.h's rt_a64_s8_tile_rq): every shift
+ * in [-31, 0], the offset and the clamp within int8. */
+typedef struct rt_a64_rq_cols {
+    const int32_t *mult, *shift;
+    int single; /* rt_a64_rq_single, else rt_a64_rq_double */
+    int32_t offset, qmin, qmax;
+} rt_a64_rq_cols;
+
+/* A panel's requantization in registers: its columns' multipliers and shifts (every shift in
+ * [-31, 0]: no left shift), the offset (int16) and the clamp (int8). */
+typedef struct rt_a64_rq_regs {
+    int32x4_t m[4], s[4];
+    int16x8_t off;
+    int8x16_t lo, hi;
+    int single;
+} rt_a64_rq_regs;
+
+static inline __attribute__((always_inline)) void rt_a64_rq_load(const rt_a64_rq_cols *q, rt_a64_rq_regs *k) {
+    int32_t i;
+    RT_A64_UNROLL for (i = 0; i < 4; i++) {
+        k->m[i] = vld1q_s32(q->mult + 4 * i);
+        k->s[i] = vld1q_s32(q->shift + 4 * i);
+    }
+    k->off = vdupq_n_s16((int16_t)q->offset);
+    k->lo = vdupq_n_s8((int8_t)q->qmin);
+    k->hi = vdupq_n_s8((int8_t)q->qmax);
+    k->single = q->single;
+}
+
+/* Requantizes a row's four sums (rt_a64_rq_double without its left shift, or rt_a64_rq_single) and
+ * stores its nr bytes at d. The offset is added after narrowing to int16 with saturation, and the
+ * clamp applied after narrowing to int8 with saturation: the same bytes as clamping v + offset in
+ * int32 (offset and clamp within int8: a value that saturates lies outside the clamp, on its side). */
+static inline __attribute__((always_inline)) void rt_a64_rq_row(const int32x4_t v[4], const rt_a64_rq_regs *k,
+                                                                int8_t *d, int32_t nr) {
+    int32x4_t y[4];
+    int16x8_t h0, h1;
+    int8x16_t packed;
+    int32_t i;
+    RT_A64_UNROLL for (i = 0; i < 4; i++) {
+        if (k->single) {
+            y[i] = rt_a64_rq_single(v[i], k->m[i], k->s[i]);
+        } else {
+            const int32x4_t x = vqrdmulhq_s32(v[i], k->m[i]);
+            y[i] = vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, k->s[i]), 31)), k->s[i]);
+        }
+    }
+    h0 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(y[0]), y[1]), k->off);
+    h1 = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(y[2]), y[3]), k->off);
+    packed = vminq_s8(vmaxq_s8(vqmovn_high_s16(vqmovn_s16(h0), h1), k->lo), k->hi);
+    if (nr == 16) {
+        vst1q_s8(d, packed);
+    } else {
+        int8_t t[16];
+        vst1q_s8(t, packed);
+        memcpy(d, t, (size_t)nr);
+    }
 }
 
 #endif

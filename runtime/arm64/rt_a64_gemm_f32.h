@@ -31,7 +31,7 @@ static void rt_a64_f32_tile(int32_t k, const float *a, int32_t lda, int32_t mr, 
 #define RT_A64_FMA_LANE(L)                                                                                           \
     do {                                                                                                               \
         const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8), b3 = vld1q_f32(b + 12);    \
-        RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++) {                                                             \
+        RT_A64_UNROLL for (r = 0; r < RT_A64_MR_F32; r++) {                                                            \
             acc[r][0] = vfmaq_laneq_f32(acc[r][0], b0, av[r], L);                                                      \
             acc[r][1] = vfmaq_laneq_f32(acc[r][1], b1, av[r], L);                                                      \
             acc[r][2] = vfmaq_laneq_f32(acc[r][2], b2, av[r], L);                                                      \

@@ -1,9 +1,10 @@
-/* rq_check.c - runtime/arm64's NEON requantization (rt_a64_rq_double, rt_a64_rq_single) against
- * the scalar TFLite rounding (rq_double, rq_single of rt_opt_internal.h, which equal
+/* rq_check.c - runtime/arm64's NEON requantization (rt_a64_rq_double, rt_a64_rq_single, and the
+ * int8 GEMM tile's rt_a64_rq_row with its offset and clamp, for shifts in [-31, 0]) against the
+ * scalar TFLite rounding (rq_double, rq_single of rt_opt_internal.h, which equal
  * rt_mul_by_quantized_multiplier(_single)), lane by lane: edge values (0, +-1, the int32 limits,
- * exact ties of every shift) and N random (x, m, s) drawn from SEED. Built for AArch64 and run
- * under qemu-aarch64 by tests/test_arm64.py: `rq_check SEED N`; prints "ok COUNT" or the first
- * mismatch, exit status 1. */
+ * exact ties of every shift) and N random (x, m, s) drawn from SEED, with random int8 offsets and
+ * clamps. Built for AArch64 and run under qemu-aarch64 by tests/test_arm64.py: `rq_check SEED N`;
+ * prints "ok COUNT" or the first mismatch, exit status 1. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,6 +26,27 @@ static int check(int32_t x, int32_t m, int32_t s, int single) {
                          : rt_a64_rq_double(vdupq_n_s32(x), vdupq_n_s32(m), vdupq_n_s32(s));
     got = vgetq_lane_s32(v, 0);
     checked++;
+    if (s <= 0) { /* the GEMM tile's row: + offset, clamped, as bytes */
+        int32_t mult[16], shift[16], i, off = (int32_t)(next() % 256) - 128;
+        int32_t lo = -128 + (int32_t)(next() % 3) * 59, hi = 127 - (int32_t)(next() % 3) * 59, e; /* lo < hi */
+        const rt_a64_rq_cols q = {mult, shift, single, off, lo, hi};
+        rt_a64_rq_regs k;
+        int32x4_t xs[4];
+        int8_t d[16];
+        for (i = 0; i < 16; i++) mult[i] = m, shift[i] = s;
+        for (i = 0; i < 4; i++) xs[i] = vdupq_n_s32(x);
+        rt_a64_rq_load(&q, &k);
+        rt_a64_rq_row(xs, &k, d, 16);
+        e = want > INT32_MAX - 128 ? INT32_MAX : want < INT32_MIN + 128 ? INT32_MIN : want + off;
+        e = e < lo ? lo : e > hi ? hi : e;
+        for (i = 0; i < 16; i++)
+            if (d[i] != e) {
+                printf("mismatch row %s x=%ld m=%ld s=%ld off=%ld [%ld, %ld]: neon %d, scalar %ld\n",
+                       single ? "single" : "double", (long)x, (long)m, (long)s, (long)off, (long)lo, (long)hi, d[i],
+                       (long)e);
+                return 1;
+            }
+    }
     if (got == want && want == (single ? rt_mul_by_quantized_multiplier_single(x, m, s)
                                        : rt_mul_by_quantized_multiplier(x, m, s)))
         return 0;
