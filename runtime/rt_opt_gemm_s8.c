@@ -835,9 +835,10 @@ void rt_opt_s8_pairs_rows(const rt_opt_gemm_params *p, int32_t j0, int32_t j1, i
 #endif
 
 #if defined(RT_A64)
-/* (rt_opt_internal.h) Where a panel's shifts allow and there is
- * no per-row term or float output, the tiles requantize in registers, starting from bias + 128 *
- * colsum (one pass over the panel a call); else they store int32 sums for store_tile. */
+/* (Declared in rt_opt_internal.h.) Where a panel's shifts allow and there is no per-row term or
+ * float output, the tiles requantize in registers, starting from bias + 128 * colsum (one pass over
+ * the panel a call): 4-row tiles while two or more rows remain, a last single row on the 1-row tile;
+ * else they store int32 sums for store_tile. */
 void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int32_t lda, int flip,
                         const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add) {
     int32_t j, i, kq = K4(p->k) / 4;
