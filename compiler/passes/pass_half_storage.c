@@ -35,7 +35,7 @@
  * a target without 16-bit arithmetic (precision_cost_arith16: --isa avx2),
  * where each 16-bit activation is widened and rounded again around every op
  * for no faster product: measured on AMD EPYC Zen 3 (docs/precision-avx2.md),
- * f32 activations took bf16 from 0.87-1.06x to 0.98-1.09x the speed of fp32.
+ * f32 activations took bf16 from 0.87-1.06x to 0.98-1.12x the speed of fp32.
  * It depends on --isa only, never on the CPU mpcc runs on. */
 #include <math.h>
 #include <stdio.h>
