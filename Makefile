@@ -121,7 +121,7 @@ clean:
 # ---- demo: compile the trained digits CNN to C, build it, classify the held-out digits.
 DEMO_DIR := $(BUILD)/demo
 RT_SRC   := $(sort $(wildcard runtime/*.c runtime/kernels/*.c))
-RT_CM_SRC := $(sort $(wildcard runtime/cortex_m/*.c))
+RT_CM_SRC := $(sort $(wildcard runtime/cortex_m/*.c runtime/cortex_m/helium/*.c))
 GEN_CFLAGS := -std=c99 -Wall -Wextra -Werror -pedantic -O2
 demo: $(BUILD)/mpcc
 	@mkdir -p $(DEMO_DIR)/f32 $(DEMO_DIR)/int8

@@ -710,7 +710,10 @@ int cg_emit_model(const Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out
                      " * it implements; kernels are from mpcc's runtime (runtime/kernels). */\n",
                  txt_comment(hn, sizeof hn, o->header_name));
     cgbuf_printf(&c, "#include \"%s\"\n\n#include <string.h>\n\n#include \"mpcc_rt.h\"\n%s\n", o->header_name,
-                 ir_isa_is_mcu(g->isa) ? "#include \"cortex_m/rt_cm.h\" /* runtime/cortex_m: build its .c files too */\n" : "");
+                 g->isa == IR_ISA_ARMV81M ? "#include \"cortex_m/helium/rt_mve.h\" /* runtime/cortex_m and cortex_m/helium: "
+                                            "build their .c files too */\n"
+                 : ir_isa_is_mcu(g->isa)  ? "#include \"cortex_m/rt_cm.h\" /* runtime/cortex_m: build its .c files too */\n"
+                                          : "");
     emit_isa_check(&c, g->isa);
     if (o->profile) emit_profile_helpers(&c, g);
     for (int k = 0; k < n_gc && !o->weights_file; k++) {

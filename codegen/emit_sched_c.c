@@ -12,6 +12,7 @@
 #include "elementwise_common.h"
 #include "shape_common.h"
 #include "ops.h"
+#include "cortex_m/helium/rt_mve.h"
 
 #include <stdio.h>
 
@@ -153,9 +154,24 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
                 cg_in(cg, op, op->n_in - 1), op->sched.band, cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
         return 0;
     }
-    /* Cortex-M with the DSP extension: runtime/cortex_m's int8 convolution (same contract). */
+    /* Cortex-M with the DSP extension: runtime/cortex_m's int8 convolution (same contract); its DSP
+     * GEMM alone where it takes the op, so the portable kernel is linked only if some op needs it. */
     IrIsa isa = (g->root ? g->root : g)->isa;
     int cm = s8 && (isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M);
+    int out_f32 = g->tensors[op->out[0]].dtype == IR_F32;
+    if (cm && op->sched.nr == 1) { /* pass schedule chose Helium's kernel (W as rows, runtime/cortex_m/helium) */
+        cg_line(cg, "rt_mve_conv_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
+                cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
+                post ? "&post" : "NULL", op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL");
+        return 0;
+    }
+    if (cm && !post &&
+        rt_cm_conv_dsp_ok(op->sched.direct, p->batches, k, op->sched.fscale ? RT_OPT_ROUND_FLOAT : RT_OPT_ROUND_DOUBLE,
+                          out_f32)) {
+        cg_line(cg, "rt_cm_conv_s8_dsp(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1),
+                cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0));
+        return 0;
+    }
     cg_line(cg, "%s_conv_%s(&p, %s%s, %s, %s, %s, %s, %s, %s, %s);", cm ? "rt_cm" : "rt_opt",
             s8 ? "s8" : wdt == IR_BF16 || wdt == IR_F16 ? "half" : "f32",
             wdt == IR_BF16 ? "RT_BF16, " : wdt == IR_F16 ? "RT_F16, " : "", cg_in(cg, op, 0),
@@ -195,11 +211,16 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
         return 0;
     }
     IrIsa isa = (g->root ? g->root : g)->isa; /* Cortex-M with DSP: runtime/cortex_m's kernel (same contract) */
-    if (s8)
-        cg_line(cg, "%s_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);",
-                isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M ? "rt_cm" : "rt_opt",
-                cg_in(cg, op, 0), cg_in(cg, op, 1),
-                cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
+    int cm = s8 && (isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M);
+    if (cm && isa == IR_ISA_ARMV81M && rt_mve_dwconv_ok(op->params)) /* Helium: runtime/cortex_m/helium */
+        cg_line(cg, "rt_mve_dwconv_s8(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
+                cg_out(cg, op, 0));
+    else if (cm && rt_cm_dw3x3_ok(op->params)) /* its 3x3 assembly kernel alone: nothing else linked for it */
+        cg_line(cg, "rt_cm_dwconv_s8_3x3(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
+                cg_out(cg, op, 0));
+    else if (s8)
+        cg_line(cg, "%s_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);", cm ? "rt_cm" : "rt_opt", cg_in(cg, op, 0),
+                cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
     else
         cg_line(cg, "rt_opt_dwconv_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));

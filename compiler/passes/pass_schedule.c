@@ -44,6 +44,7 @@
 #include "shape_common.h"
 #include "sched_float_rq.h"
 #include "sched_pack.h"
+#include "cortex_m/helium/rt_mve.h"
 
 #define NR RT_OPT_NR
 /* Micro-tile rows per ISA (runtime/rt_opt_gemm.c, rt_opt_gemm_s8.c): f32 AVX2 5 x 16,
@@ -99,16 +100,18 @@ static int block_rows(const Graph *g, int64_t m, int64_t row_bytes, int mr) {
     return (int)rows;
 }
 
-/* Pack weights/bias of a GEMM-lowered op (FC or conv): W is [n][k]. */
+/* Pack weights/bias of a GEMM-lowered op (FC or conv): W is [n][k]. rows (int8 on Helium,
+ * runtime/cortex_m/helium): W stays rows of K bytes, nothing padded (nr 1), and the bias takes
+ * in_offset x the sum of each row (the kernel sums int8 x int8; the panels' kernels sum a + 128). */
 static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_offset, const int32_t *mult,
-                     const int32_t *shift, int per_channel, Diag *d) {
+                     const int32_t *shift, int per_channel, int rows, Diag *d) {
     IrOp *op = &g->ops[op_index];
     int wid = op->in[1], bid = op->n_in > 2 ? op->in[2] : -1;
     IrDType dt = g->tensors[op->in[0]].dtype, wdt = g->tensors[wid].dtype;
     int half = wdt == IR_BF16 || wdt == IR_F16;
-    int32_t np = (n + NR - 1) / NR * NR;
+    int32_t np = rows ? n : (n + NR - 1) / NR * NR;
     void *pw, *pb;
-    int64_t wn = half ? (int64_t)np * ((k + 1) / 2 * 2) : dt == IR_F32 ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
+    int64_t wn = half ? (int64_t)np * ((k + 1) / 2 * 2) : dt == IR_F32 || rows ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
     int pw_id = new_const(g, wid, ".packed", half ? wdt : dt == IR_F32 ? IR_F32 : IR_I8, wn, &pw);
     int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
     if (pb_id < 0) return diag_internal(d, "out of memory");
@@ -120,8 +123,10 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         float *bias = pb;
         for (int32_t c = 0; c < np; c++) bias[c] = (b && c < n) ? ((const float *)b->data)[c] : 0.0f;
     } else {
-        sched_pack_s8((const int8_t *)w->data, n, k, pw);
-        sched_fold_bias_s8((const int8_t *)w->data, b ? (const int32_t *)b->data : NULL, in_offset, n, k, np, pb);
+        if (rows) memcpy(pw, w->data, (size_t)n * (size_t)k);
+        else sched_pack_s8((const int8_t *)w->data, n, k, pw);
+        sched_fold_bias_s8((const int8_t *)w->data, b ? (const int32_t *)b->data : NULL, in_offset + (rows ? 128 : 0),
+                           n, k, np, pb);
         int32_t *m = ir_alloc(g, sizeof(int32_t) * (size_t)np), *s = ir_alloc(g, sizeof(int32_t) * (size_t)np);
         if (!m || !s) return diag_internal(d, "out of memory");
         for (int32_t c = 0; c < np; c++) {
@@ -144,7 +149,7 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
     ir_drop_data(g, w); /* the packed copy replaces it: let a mapped model file's pages go */
     op->sched.packed_w = pw_id;
     op->sched.packed_b = pb_id;
-    op->sched.nr = NR;
+    op->sched.nr = rows ? 1 : NR;
     op->sched.mr = tile_rows(g, dt != IR_F32);
     op->sched.n_padded = np;
     return 0;
@@ -178,7 +183,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     if (mcu_room && (is_half(g, op) || (g->tensors[op->in[0]].dtype == IR_I8 &&
                                         !fits_room(i, (int64_t)block_multiple(g, 1) * ((p->in_depth + 3) / 4 * 4)))))
         return 0;
-    int rc = pack_gemm(g, i, p->out_depth, p->in_depth, p->in_offset, p->mult, p->shift, p->per_channel, d);
+    int rc = pack_gemm(g, i, p->out_depth, p->in_depth, p->in_offset, p->mult, p->shift, p->per_channel, 0, d);
     if (rc) return rc;
     IrOp *o = &g->ops[i];
     o->sched.kind = SCHED_GEMM;
@@ -243,7 +248,9 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
     if (mcu_room && !in_place &&
         (is_half(g, op) || !fits_room(i, conv_slot_bytes(g, op, k, block_multiple(g, g->tensors[op->in[0]].dtype == IR_I8)))))
         return 0;
-    int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, d);
+    /* Helium (--isa armv81m): runtime/cortex_m/helium's kernel where it takes the op, on W's rows */
+    int mve = in_place && (g->root ? g->root : g)->isa == IR_ISA_ARMV81M && rt_mve_conv_ok(p->shift, p->out_c);
+    int rc = pack_gemm(g, i, p->out_c, k, p->in_offset, p->mult, p->shift, 1, mve, d);
     if (rc) return rc;
     IrOp *o = &g->ops[i];
     o->sched.kind = SCHED_CONV_GEMM;

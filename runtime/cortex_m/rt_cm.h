@@ -229,6 +229,30 @@ static inline uint32_t rt_cm_pack4(int32_t y0, int32_t y1, int32_t y2, int32_t y
 #endif
 }
 
+/* K up to this many for a convolution other than 1x1 stride 1 on the DSP GEMM: the patches of two
+ * output pixels are gathered on the stack (2 x RT_CM_PATCH bytes). */
+#define RT_CM_PATCH 512
+
+/* 1 when rt_cm_conv_s8 runs an int8 convolution on its DSP GEMM rather than the portable kernel:
+ * integer requantization (rounding not RT_OPT_ROUND_FLOAT, int8 results) and a 1x1 stride-1
+ * convolution (direct) or one batch of patches of k <= RT_CM_PATCH bytes (its outputs dense:
+ * ldc == n, m == out_h x out_w, as mpcc emits them). mpcc asks it at compile time too and then
+ * calls rt_cm_conv_s8_dsp, so a program whose ops all take the DSP GEMM does not link the
+ * portable kernel (flash). */
+static inline int rt_cm_conv_dsp_ok(int32_t direct, int32_t batches, int32_t k, int32_t rounding, int32_t out_f32) {
+    return rounding != RT_OPT_ROUND_FLOAT && !out_f32 && (direct || (batches == 1 && k <= RT_CM_PATCH));
+}
+
+/* 1 when rt_cm_dwconv_s8 runs depthwise p with its 3x3 assembly kernel (Thumb-2 with the DSP
+ * extension): 3x3 taps, depth multiplier 1 or a multiple of 4, out channels a multiple of 4, an
+ * int8 input zero point and every channel's requantization within rt_cm_requant_hi2g's reach.
+ * mpcc asks it at compile time too and then calls rt_cm_dwconv_s8_3x3 (no other kernel linked). */
+static inline int rt_cm_dw3x3_ok(const rt_dwconv_params *p) {
+    return (p->depth_mult == 1 || p->depth_mult % 4 == 0) && p->filter_h == 3 && p->filter_w == 3 &&
+           p->in_c * p->depth_mult % 4 == 0 && -p->in_offset >= -128 && -p->in_offset <= 127 && p->mult &&
+           rt_cm_requant_hi2_ok(p->mult, p->shift, p->in_c * p->depth_mult, RT_OPT_ROUND_DOUBLE);
+}
+
 /* int8 convolution (rt_opt_conv_s8's contract). With the DSP extension (__ARM_FEATURE_DSP:
  * Cortex-M4/M7/M33/M55) a 1x1 stride-1 convolution runs a GEMM on SMLAD: two 16x16-bit
  * products per instruction, activations widened with UXTB16 and weights with SXTB16 straight
@@ -240,11 +264,21 @@ void rt_cm_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *
                    int8_t *out, void *scratch, const rt_opt_post_add *post, const int8_t *other,
                    const mpcc_parallel *par);
 
+/* rt_cm_conv_s8 for a convolution that rt_cm_conv_dsp_ok accepts and without a fused ADD: the
+ * DSP GEMM only (on a core without the DSP extension: rt_cm_conv_s8). */
+void rt_cm_conv_s8_dsp(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
+                       int8_t *out);
+
 /* int8 depthwise convolution (rt_opt_dwconv_s8's contract). With the DSP extension and depth
  * multiplier 1 or a multiple of 4: four output channels at a time in 16-bit lanes (SXTB16,
  * SMLABB/SMLATT), their taps' weights widened once on the stack (up to 128 taps, 1 KiB). */
 void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                      int8_t *out, void *scratch, const mpcc_parallel *par);
+
+/* rt_cm_dwconv_s8 for a depthwise convolution that rt_cm_dw3x3_ok accepts: the 3x3 assembly kernel
+ * only (elsewhere: rt_cm_dwconv_s8 without scratch). */
+void rt_cm_dwconv_s8_3x3(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                         int8_t *out);
 
 #ifdef __cplusplus
 }

@@ -174,7 +174,7 @@ static inline acc4 dot_2x2w_asm(const uint32_t *x, int32_t quads, const int8_t *
 /* K up to this many for a convolution other than 1x1 stride 1: the patches of two output pixels
  * gathered (IM2COL, the input zero point outside the image) into bytes on the stack, then widened
  * as rows of a 1x1's input. */
-#define CM_PATCH 512
+#define CM_PATCH RT_CM_PATCH
 
 #define RUN_COPY(d, s, n) memcpy((d), (s), (size_t)(n))
 
@@ -274,21 +274,24 @@ void rt_cm_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *
                    const mpcc_parallel *par) {
 #if defined(__ARM_FEATURE_DSP)
     const rt_opt_gemm_params *g = &p->gemm;
-    if (p->direct && g->rounding != RT_OPT_ROUND_FLOAT && !g->out_f32) {
-        int64_t n = (int64_t)p->batches * g->m * g->n; /* direct: the output is dense, ldc == n */
-        gemm_dsp(g, NULL, p->batches * g->m, in, packed_b, bias, out);
-        if (post) /* a fused residual ADD, elementwise over the whole output */
-            rt_opt_add_run_i8(post->add, post->conv_is_lhs ? out : other, 1, post->conv_is_lhs ? other : out, 1, out, n);
-        return;
-    }
-    if (!p->direct && p->batches == 1 && g->k <= CM_PATCH && g->rounding != RT_OPT_ROUND_FLOAT && !g->out_f32 &&
-        g->ldc == g->n && g->m == p->out_h * p->out_w) {
-        gemm_dsp(g, p, g->m, in, packed_b, bias, out);
-        if (post)
+    if (rt_cm_conv_dsp_ok(p->direct, p->batches, g->k, g->rounding, g->out_f32) &&
+        (p->direct || (g->ldc == g->n && g->m == p->out_h * p->out_w))) {
+        const int64_t rows = p->direct ? (int64_t)p->batches * g->m : g->m;
+        gemm_dsp(g, p->direct ? NULL : p, (int32_t)rows, in, packed_b, bias, out);
+        if (post) /* a fused residual ADD, elementwise over the whole output (dense: ldc == n) */
             rt_opt_add_run_i8(post->add, post->conv_is_lhs ? out : other, 1, post->conv_is_lhs ? other : out, 1, out,
-                              (int64_t)g->m * g->n);
+                              rows * g->n);
         return;
     }
 #endif
     rt_opt_conv_s8(p, in, packed_b, bias, out, scratch, post, other, par);
+}
+
+void rt_cm_conv_s8_dsp(const rt_opt_conv_params *p, const int8_t *in, const int8_t *packed_b, const int32_t *bias,
+                       int8_t *out) {
+#if defined(__ARM_FEATURE_DSP)
+    gemm_dsp(&p->gemm, p->direct ? NULL : p, p->direct ? p->batches * p->gemm.m : p->gemm.m, in, packed_b, bias, out);
+#else
+    rt_cm_conv_s8(p, in, packed_b, bias, out, NULL, NULL, NULL, NULL);
+#endif
 }

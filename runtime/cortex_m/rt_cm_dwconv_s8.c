@@ -337,9 +337,7 @@ void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *
                      int8_t *out, void *scratch, const mpcc_parallel *par) {
 #if defined(__ARM_FEATURE_DSP)
 #if defined(__thumb2__)
-    if ((p->depth_mult == 1 || p->depth_mult % 4 == 0) && p->filter_h == 3 && p->filter_w == 3 &&
-        p->in_c * p->depth_mult % 4 == 0 && -p->in_offset >= -128 && -p->in_offset <= 127 &&
-        rt_cm_requant_hi2_ok(p->mult, p->shift, p->in_c * p->depth_mult, RT_OPT_ROUND_DOUBLE)) {
+    if (rt_cm_dw3x3_ok(p)) {
         dw3x3_hi2(p, in, filter, bias, out);
         return;
     }
@@ -354,4 +352,13 @@ void rt_cm_dwconv_s8(const rt_dwconv_params *p, const int8_t *in, const int8_t *
     }
 #endif
     rt_opt_dwconv_s8(p, in, filter, bias, out, scratch, par);
+}
+
+void rt_cm_dwconv_s8_3x3(const rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
+                         int8_t *out) {
+#if defined(__ARM_FEATURE_DSP) && defined(__thumb2__)
+    dw3x3_hi2(p, in, filter, bias, out);
+#else
+    rt_cm_dwconv_s8(p, in, filter, bias, out, NULL, NULL);
+#endif
 }

@@ -145,7 +145,7 @@ def main(argv=None):
     ap.add_argument("--peer-dir", default=None, help="TFLM + CMSIS-NN sources (default: $MCU_PEER_DIR)")
     a = ap.parse_args(argv)
     peer = peer_tflm.peer_dir(a.peer_dir)
-    why = mcu.toolchain()
+    why = mcu.toolchain(peer=bool(peer))
     if why:
         sys.exit(f"bench-mcu: {why}")
     so = plugin()

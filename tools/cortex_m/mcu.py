@@ -42,13 +42,18 @@ COMMON = ["-mthumb", "-std=c99", "-Wall", "-Wextra", "-Werror", "-ffunction-sect
 _lock = BuildLock("mcu-runtime")  # build/mcu/: shared by test processes
 
 
-def toolchain():
-    """Installs the cross compiler and QEMU if they are missing (tools/cortex_m/install.sh);
-    returns None, or why they are not there."""
-    if shutil.which(CC) and shutil.which(QEMU):
+PEER_LIB = Path("/usr/lib/arm-none-eabi/newlib/libstdc++_nano.a")  # libstdc++-arm-none-eabi-newlib
+
+
+def toolchain(peer=False):
+    """Installs the cross compiler and QEMU if they are missing (tools/cortex_m/install.sh), with
+    peer also the C++ library the TFLite Micro peer needs; returns None, or why they are not there."""
+    def ready():
+        return shutil.which(CC) and shutil.which(QEMU) and (not peer or PEER_LIB.exists())
+    if ready():
         return None
-    proc = run_cmd(["sh", HERE / "install.sh"])
-    if shutil.which(CC) and shutil.which(QEMU):
+    proc = run_cmd(["sh", HERE / "install.sh", *(["peer"] if peer else [])])
+    if ready():
         return None
     return f"tools/cortex_m/install.sh failed: {proc.stdout[-500:]}{proc.stderr[-1500:]}"
 
@@ -60,7 +65,7 @@ def cflags(board, opt=OPT):
 def runtime_lib(board, opt=OPT):
     """build/mcu/<board>[-O..]/libmpccrt.a, rebuilt when a runtime source or header is newer."""
     tag = board + ("" if opt == OPT else "".join(opt).replace("-", "_"))
-    return cross.runtime_lib(BUILD / tag, ROOT / "runtime", ("", "kernels", "cortex_m"), CC, "arm-none-eabi-ar",
+    return cross.runtime_lib(BUILD / tag, ROOT / "runtime", ("", "kernels", "cortex_m", "cortex_m/helium"), CC, "arm-none-eabi-ar",
                              cflags(board, opt), board, _lock)
 
 

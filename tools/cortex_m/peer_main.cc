@@ -20,7 +20,7 @@ extern const void *const mcu_inputs[];
 #define MCU_RUNS 1
 #endif
 #ifndef PEER_ARENA
-#define PEER_ARENA (200 * 1024)
+#define PEER_ARENA (256 * 1024)
 #endif
 // PEER_OPS: the model's operators, e.g. X(Conv2D) X(DepthwiseConv2D) (the build passes them).
 
