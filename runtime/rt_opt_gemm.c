@@ -153,34 +153,7 @@ static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const fl
 }
 #endif
 
-#if defined(RT_OPT_VEC) && defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__)
-#define RT_OPT_HALF_PANEL 1
-#define MR_HALF 10
-/* A panel's last nr <= 8 columns (N = 24, 40, 56, ...: ukr_f32 would run its 16 columns, half of the FMAs
- * on padding): C[0..mr)[0..nr) for mr <= MR_HALF rows, one ymm per row, ten independent FMA chains. */
-static void ukr_f32_half(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias,
-                         float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-    const float *ar[MR_HALF];
-    __m256 acc[MR_HALF];
-    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), bv = _mm256_loadu_ps(bias);
-    int32_t r, kk;
-    for (r = 0; r < MR_HALF; r++) ar[r] = a + (int64_t)(r < mr ? r : 0) * lda, acc[r] = bv;
-    for (kk = 0; kk < k; kk++) {
-        const __m256 bk = _mm256_loadu_ps(b + (int64_t)kk * NR);
-        for (r = 0; r < MR_HALF; r++) acc[r] = _mm256_fmadd_ps(bk, _mm256_broadcast_ss(ar[r] + kk), acc[r]);
-    }
-    for (r = 0; r < mr; r++) {
-        const __m256 v = _mm256_min_ps(vhi, _mm256_max_ps(vlo, acc[r]));
-        if (nr == 8) {
-            _mm256_storeu_ps(c + (int64_t)r * ldc, v);
-        } else {
-            float t[8];
-            _mm256_storeu_ps(t, v);
-            memcpy(c + (int64_t)r * ldc, t, sizeof(float) * (size_t)nr);
-        }
-    }
-}
-
+#if defined(RT_OPT_F32_ROWS_AVX2)
 /* A GEMM of one row (GEMV: a fully-connected layer on one input): ukr_f32 would run five copies of
  * the row with one FMA chain per 8 columns (4 cycles a K step for a panel). Four full panels at once
  * instead: eight independent chains, each column's sum still in K order from the bias (so equal, bit
@@ -526,28 +499,28 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
 #else
     /* Panel-outer: one packed panel (K x 16) stays in cache while all rows
      * of A stream past it. */
-    int32_t j = 0, i;
-#if defined(RT_OPT_HALF_PANEL)
+    int32_t j = 0;
+#if defined(RT_OPT_F32_ROWS_AVX2)
+    (void)ukr_f32; /* AVX2: rt_opt_gemm_f32_avx2.c's tiles */
     if (p->m == 1) /* GEMV: four full panels at a time */
         for (; (j + 4) * NR <= p->n; j += 4)
             ukr_f32_row4(p->k, a, packed_b + (int64_t)j * p->k * NR, (int64_t)p->k * NR, bias + j * NR, p->act_min,
                          p->act_max, c + j * NR);
-#endif
+    if (j * NR < p->n) {
+        rt_opt_gemm_params q = *p;
+        q.n = p->n - j * NR;
+        rt_opt_gemm_f32_rows_avx2(&q, p->m, a, NULL, 1, packed_b + (int64_t)j * p->k * NR, bias + j * NR, c + j * NR);
+    }
+#else
+    int32_t i;
     for (; j * NR < p->n; j++) {
         const float *bp = packed_b + (int64_t)j * p->k * NR;
         int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR;
-#if defined(RT_OPT_HALF_PANEL)
-        if (nr <= 8 && p->m > 1) { /* (one row: ukr_f32 runs its five copies in the time of ten) */
-            for (i = 0; i < p->m; i += MR_HALF)
-                ukr_f32_half(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_HALF ? p->m - i : MR_HALF, bp,
-                             bias + j * NR, p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
-            continue;
-        }
-#endif
         for (i = 0; i < p->m; i += MR_F32)
             ukr_f32(p->k, a + (int64_t)i * p->lda, p->lda, p->m - i < MR_F32 ? p->m - i : MR_F32, bp, bias + j * NR,
                     p->act_min, p->act_max, c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
     }
+#endif
 #endif
 }
 
@@ -623,8 +596,8 @@ void rt_opt_post_add_f32(const rt_opt_post_add *post, float *out, const float *o
     }
 }
 
-#if defined(RT_OPT_INDIRECT)
-/* The row table of patch rows m0..m0+rows for gemm_f32_512: row r's filter
+#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
+/* The row table of patch rows m0..m0+rows for gemm_f32_512 (AVX2: rt_opt_gemm_f32_rows_avx2): row r's filter
  * row fy (fw * in_c values, contiguous in the image when the filter row lies
  * inside it) at tab[r * filter_h + fy]; rows above or below the image point
  * at `zero`, rows cut by the left or right edge are copied with zeros into
@@ -667,10 +640,16 @@ static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
                     int32_t x = x0 + fx, c;
                     const float *s = x < 0 || x >= inw ? NULL : in + ((int64_t)y * inw + x) * inc;
                     float *dd = d + fx * inc;
+#if defined(RT_OPT_INDIRECT)
                     for (c = 0; c < inc; c += 16) {
                         const __mmask16 m = (__mmask16)(inc - c >= 16 ? 0xFFFF : (1u << (inc - c)) - 1u);
                         _mm512_mask_storeu_ps(dd + c, m, s ? _mm512_maskz_loadu_ps(m, s + c) : _mm512_setzero_ps());
                     }
+#else
+                    if (s) rt_opt_copy_run_f32(dd, s, inc);
+                    else
+                        for (c = 0; c < inc; c++) dd[c] = 0.0f;
+#endif
                 }
                 *t = d;
             }
@@ -702,12 +681,17 @@ static void conv_f32_task(void *v, int t) {
             rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, (const float *)j->b, (const float *)j->bias,
                             out + (int64_t)m0 * oc);
         } else {
-#if defined(RT_OPT_INDIRECT)
+#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
             if (p->dil_w == 1) {
                 const float **tab = (const float **)(void *)(((uintptr_t)(dst + (int64_t)j->block * kdim) + 7) & ~(uintptr_t)7);
                 conv_rows_f32(p, in, m0, rows, dst, tab, (float *)(void *)(tab + (int64_t)j->block * p->filter_h));
+#if defined(RT_OPT_INDIRECT)
                 gemm_f32_512(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
                              out + (int64_t)m0 * oc);
+#else
+                rt_opt_gemm_f32_rows_avx2(&g, rows, NULL, tab, p->filter_h, (const float *)j->b,
+                                          (const float *)j->bias, out + (int64_t)m0 * oc);
+#endif
             } else
 #endif
             {

@@ -517,6 +517,15 @@ void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int3
                         const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1);
 #endif
 
+/* f32 GEMM over row pointers on AVX2 + FMA without AVX-512 (rt_opt_gemm_f32_avx2.c): C[0..m) = clamp(bias +
+ * A . packed_b), K as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a
+ * convolution's patch rows read in place), or, with tab NULL, row r at a + r * p->lda. */
+#if defined(RT_OPT_AVX2) && !defined(RT_OPT_AVX512) && defined(__FMA__)
+#define RT_OPT_F32_ROWS_AVX2 1
+void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                               int32_t nseg, const float *packed_b, const float *bias, float *c);
+#endif
+
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
  * [-31, 0] (rt_opt_dwconv.c's dw_s8_rows checks these and the channel counts). */

@@ -1,0 +1,158 @@
+/* rt_opt_gemm_f32_avx2.c - f32 GEMM over row pointers on AVX2 + FMA without
+ * AVX-512: the AVX2 counterpart of rt_opt_gemm.c's gemm_f32_512.
+ *
+ * K is nseg segments of seg values; row r's segment s starts at
+ * tab[r * nseg + s] (a GEMM: one segment per row; a convolution: one per
+ * filter row, read in place from the image, so no im2col copy of the block:
+ * 16-19 % of a MediaPipe landmark model's time went to that copy).
+ *
+ * Tiles: 6 rows x 16 columns (12 ymm accumulators, 2 panel loads and 6
+ * broadcasts per 12 FMAs; the usual AVX2 shape), a panel's last 8 or fewer
+ * columns 8 rows x 8. Every tile size is a compile-time constant (the
+ * kernels are inlined per size), so a block's last rows cost what they
+ * compute: 80 rows = 12 x 6 + 4 + 4, not 13 x 6 + a 2-row tile with four
+ * dependent FMA chains (the FMA latency wants 8 in flight).
+ *
+ * Each column's sum starts at the bias and adds A[r][k] * B[k][c] in K
+ * order, one fused multiply-add per k, exactly as ukr_f32 does on an
+ * im2col copy: the results are the same bit for bit. */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#if defined(RT_OPT_F32_ROWS_AVX2)
+
+#define NR RT_OPT_NR
+
+/* Lane mask of the first n (0..8) columns, for vmaskmovps. */
+static __m256i col_mask(int32_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* clamp to [lo, hi], operands ordered so a NaN passes through as in rt_clamp_f32 */
+#define CLAMP(v) _mm256_min_ps(vhi, _mm256_max_ps(vlo, (v)))
+/* row r's pointer to segment sg (rows past the tile's R are never read) */
+#define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
+
+/* C[0..R)[0..nr) for 8 < nr <= 16: R <= 6 rows x 2 ymm, each accumulator a named variable (an array of
+ * them went through the stack with GCC, as rt_opt_gemm.c notes for gemm_f32_512). */
+RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
+                            const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    const __m256 bias0 = _mm256_loadu_ps(bias), bias1 = _mm256_loadu_ps(bias + 8);
+    __m256 c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1;
+    __m256 c30 = bias0, c31 = bias1, c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1;
+    const float *a0 = NULL, *a1 = NULL, *a2 = NULL, *a3 = NULL, *a4 = NULL, *a5 = NULL;
+    int32_t sg, kk;
+    for (sg = 0; sg < nseg; sg++) {
+        const float *p = b + (int64_t)sg * seg * NR;
+        ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5)
+        for (kk = 0; kk < seg; kk++, p += NR) {
+            const __m256 x0 = _mm256_loadu_ps(p), x1 = _mm256_loadu_ps(p + 8);
+#define STEP(r)                                                                                                     \
+    if ((r) < R) {                                                                                                  \
+        const __m256 s = _mm256_broadcast_ss(a##r + kk);                                                            \
+        c##r##0 = _mm256_fmadd_ps(x0, s, c##r##0);                                                                  \
+        c##r##1 = _mm256_fmadd_ps(x1, s, c##r##1);                                                                  \
+    }
+            STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5)
+#undef STEP
+        }
+    }
+    {
+        const __m256i m1 = col_mask(nr - 8);
+#define STORE(r)                                                                                                    \
+    if ((r) < R) {                                                                                                  \
+        float *cr = c + (int64_t)(r) * ldc;                                                                         \
+        _mm256_storeu_ps(cr, CLAMP(c##r##0));                                                                       \
+        if (nr == NR) _mm256_storeu_ps(cr + 8, CLAMP(c##r##1));                                                     \
+        else _mm256_maskstore_ps(cr + 8, m1, CLAMP(c##r##1));                                                       \
+    }
+        STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
+#undef STORE
+    }
+}
+
+/* C[0..R)[0..nr) for nr <= 8 (a panel's last columns: N = 24, 40, ...): R <= 8 rows x 1 ymm. */
+RT_OPT_INLINE void ukr_8x8(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
+                           const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), bv = _mm256_loadu_ps(bias);
+    __m256 c0 = bv, c1 = bv, c2 = bv, c3 = bv, c4 = bv, c5 = bv, c6 = bv, c7 = bv;
+    const float *a0 = NULL, *a1 = NULL, *a2 = NULL, *a3 = NULL, *a4 = NULL, *a5 = NULL, *a6 = NULL, *a7 = NULL;
+    int32_t sg, kk;
+    for (sg = 0; sg < nseg; sg++) {
+        const float *p = b + (int64_t)sg * seg * NR;
+        ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5) ROW(6) ROW(7)
+        for (kk = 0; kk < seg; kk++, p += NR) {
+            const __m256 x = _mm256_loadu_ps(p);
+#define STEP(r)                                                                                                     \
+    if ((r) < R) c##r = _mm256_fmadd_ps(x, _mm256_broadcast_ss(a##r + kk), c##r);
+            STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
+#undef STEP
+        }
+    }
+    {
+        const __m256i m = col_mask(nr);
+#define STORE(r)                                                                                                    \
+    if ((r) < R) {                                                                                                  \
+        if (nr == 8) _mm256_storeu_ps(c + (int64_t)(r) * ldc, CLAMP(c##r));                                         \
+        else _mm256_maskstore_ps(c + (int64_t)(r) * ldc, m, CLAMP(c##r));                                           \
+    }
+        STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
+#undef STORE
+    }
+}
+
+/* One tile of `rows` rows through the kernel compiled for that many (a switch, so each size is its own
+ * straight-line code). */
+#define TILE_CASE(R, ukr)                                                                                           \
+    case R: ukr(R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr); break;
+static void tile_16(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const float *b, const float *bias,
+                    float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    switch (rows) {
+        TILE_CASE(1, ukr_6x16) TILE_CASE(2, ukr_6x16) TILE_CASE(3, ukr_6x16) TILE_CASE(4, ukr_6x16)
+        TILE_CASE(5, ukr_6x16) default: ukr_6x16(6, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr);
+    }
+}
+
+static void tile_8(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const float *b, const float *bias,
+                   float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    switch (rows) {
+        TILE_CASE(1, ukr_8x8) TILE_CASE(2, ukr_8x8) TILE_CASE(3, ukr_8x8) TILE_CASE(4, ukr_8x8)
+        TILE_CASE(5, ukr_8x8) TILE_CASE(6, ukr_8x8) TILE_CASE(7, ukr_8x8)
+        default: ukr_8x8(8, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr);
+    }
+}
+
+/* Rows of the next tile of at most `mr`, `rest` left: a remainder of fewer than mr / 2 + 1 rows is not left
+ * alone (too few FMA chains to cover the latency) but shares the last two tiles evenly with the tile before. */
+static int32_t next_rows(int32_t rest, int32_t mr) {
+    if (rest <= mr) return rest;
+    if (rest < mr + mr / 2 + 1) return (rest + 1) / 2;
+    return mr;
+}
+
+void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                               int32_t nseg, const float *packed_b, const float *bias, float *c) {
+    const int32_t seg = p->k / nseg;
+    const float *rows[8];
+    int32_t i, j, r;
+    /* panel-outer: one packed panel (K x 16) stays in cache while the rows stream past it */
+    for (j = 0; j * NR < p->n; j++) {
+        const float *bp = packed_b + (int64_t)j * p->k * NR;
+        const int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR, mr = nr <= 8 ? 8 : 6;
+        int32_t rr;
+        for (i = 0; i < m; i += rr) {
+            const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
+            rr = next_rows(m - i, mr);
+            if (!tab)
+                for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
+            (nr <= 8 ? tile_8 : tile_16)(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max,
+                                         c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
+        }
+    }
+}
+
+#endif
