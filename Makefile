@@ -27,7 +27,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models models-llm bench profile fuzz install clean venv unit regen-golden scale \
+.PHONY: all mpcc asan test test-full demo models models-llm models-llm-100m bench bench-llm profile fuzz install clean venv unit regen-golden scale \
         mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
@@ -91,6 +91,12 @@ models-llm:
 	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
 	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
 	.venv-llm/bin/python tools/models/llm.py --int8
+
+# The ~100M-parameter decoder of `make bench-llm` (build/models/, never committed; minutes, a few GB).
+models-llm-100m:
+	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
+	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
+	.venv-llm/bin/python tools/models/llm.py --size 100m --int8
 
 # The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
@@ -203,6 +209,13 @@ BENCH_ARGS ?=
 bench:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
+
+# ---- bench-llm: prefill ms and decode tokens/s of the litert-torch decoders (tiny, and the ~100M one
+# when `make models-llm-100m` made it), mpcc vs TFLite + XNNPACK at 1 thread (tools/bench/llm_bench.py).
+BENCH_LLM_ARGS ?=
+bench-llm:
+	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
+	@$(VENV)/bin/python tools/bench/llm_bench.py $(BENCH_LLM_ARGS)
 
 # ---- profile: per-op times of one model's generated C (mpcc --profile), sorted, with each op's share,
 # like TFLite's benchmark_model --enable_op_profiling. `make profile MODEL=m.tflite PROFILE_ARGS="--write

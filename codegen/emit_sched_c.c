@@ -431,6 +431,15 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             cg_line(cg, "/*   schedule: resize nearest, repeated output rows copied whole, a column table */");
         break;
     case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
+    case SCHED_SDPA:
+        cg_line(cg, "/*   schedule: sdpa f32, one pass over the cache rows the mask leaves per head (query head n on KV "
+                    "head n / %d); the decomposition (subgraph %d) is not called */",
+                ((const rt_opt_sdpa_params *)s->kparams)->heads / ((const rt_opt_sdpa_params *)s->kparams)->kv_heads,
+                op->callee[0]);
+        break;
+    case SCHED_FC_HYBRID:
+        cg_line(cg, "/*   schedule: fc-hybrid, int8 weight rows streamed 4 at a time, exact int32 dots (16-bit products) */");
+        break;
     case SCHED_PAD: cg_line(cg, "/*   schedule: pad, interior rows memcpy'd, borders filled */"); break;
     case SCHED_TCONV:
         if (op->n_in > 2 && g->tensors[op->in[2]].dtype == IR_I8)
@@ -495,6 +504,19 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
+    case SCHED_FC_HYBRID: return fc_emit_c(cg, g, op, "rt_opt_fc_hybrid");
+    case SCHED_SDPA: {
+        const rt_opt_sdpa_params *p = op->sched.kparams;
+        cg_open(cg, "static const rt_opt_sdpa_params p = {");
+        cg_line(cg, ".batch = %d, .q_len = %d, .heads = %d, .kv_heads = %d, .kv_len = %d, .head_dim = %d,", p->batch,
+                p->q_len, p->heads, p->kv_heads, p->kv_len, p->head_dim);
+        cg_line(cg, ".scale = %s, .mask_sb = %d, .mask_st = %d", cg_f32(cg, p->scale), p->mask_sb, p->mask_st);
+        cg_close(cg, "};");
+        cg_line(cg, "(void)%s; /* the decomposition, for the reference interpreter only */", cg_subgraph_fn(cg, op->callee[0]));
+        cg_line(cg, "rt_opt_sdpa_f32(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
+                op->n_in > 3 ? cg_in(cg, op, 3) : "NULL", cg_out(cg, op, 0), cg_scratch(cg, op));
+        return 0;
+    }
     case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");
     case SCHED_TCONV: {
         const char *bias = op->n_in > 3 && op->in[3] >= 0 ? cg_in(cg, op, 3) : "NULL";

@@ -100,6 +100,8 @@ typedef enum SchedKind {
     SCHED_PRELU,        /* f32/int8 PRELU, innermost dim vectorized, alpha walked by an odometer */
     SCHED_PAD,          /* PAD/PADV2: interior rows memcpy'd, only the borders filled */
     SCHED_TCONV,        /* TRANSPOSE_CONV f32 (GEMM to columns, col2im) / int8 (packed filter, int32 sums) */
+    SCHED_FC_HYBRID,    /* FULLY_CONNECTED f32 in/out, int8 weights: weight rows streamed, exact int32 dots */
+    SCHED_SDPA,         /* STABLEHLO_COMPOSITE odml.scaled_dot_product_attention: one kernel on the KV cache */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -124,7 +126,8 @@ typedef struct IrSched {
     int band;                   /* post_dw: depthwise output rows per band */
     int near_ties;              /* int8 ADD/SUB with a float requantization: input pairs near a tie (sched_float_rq) */
     int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
-    void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM) */
+    void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM),
+                                   rt_opt_sdpa_params (SCHED_SDPA) */
 } IrSched;
 
 const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv" */

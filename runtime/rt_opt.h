@@ -357,6 +357,28 @@ size_t rt_opt_attention_scratch_bytes(const rt_opt_attn_params *p);
 void rt_opt_attention_f32(const rt_opt_attn_params *p, const void *q, const void *k, const void *v,
                           const void *mask0, const void *mask1, void *out, void *scratch, const mpcc_parallel *par);
 
+/* litert-torch's odml.scaled_dot_product_attention composite (SCHED_SDPA; rt_opt_sdpa.c): q
+ * [batch, q_len, heads, head_dim], k and v [batch, kv_len, kv_heads, head_dim] (query head n reads
+ * KV head n / (heads / kv_heads)), an optional additive f32 mask whose row for (b, t) starts at
+ * b * mask_sb + t * mask_st (kv_len contiguous keys, the same for every head); out as q. Keys masked
+ * below -1e30 are skipped where the row has others. Scratch rt_opt_sdpa_scratch bytes. */
+typedef struct rt_opt_sdpa_params {
+    int32_t batch, q_len, heads, kv_heads, kv_len, head_dim;
+    float scale;
+    int32_t mask_sb, mask_st;
+} rt_opt_sdpa_params;
+size_t rt_opt_sdpa_scratch(const rt_opt_sdpa_params *p);
+void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
+                     float *out, void *scratch);
+
+/* Hybrid FULLY_CONNECTED (float in/out, int8 weights in their stored [out][in] rows; SCHED_FC_HYBRID),
+ * bit-identical to rt_fully_connected_hybrid; scratch rt_opt_fc_hybrid_scratch(batches, in_depth)
+ * bytes (each input row quantized, widened to 16 bits). rt_opt_fc_hybrid.c. */
+struct rt_fc_params;
+size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth);
+void rt_opt_fc_hybrid(const struct rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
+                      void *scratch);
+
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +
  * eps) and y = x * inv_c + (beta_c - mean * inv_c); gamma / beta may be NULL

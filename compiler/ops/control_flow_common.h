@@ -27,5 +27,10 @@ int64_t cf_align(int64_t x);
 
 /* Emits `rc = <prefix>_subgraph<k>(in, out, arena[, weights]); if (rc) return rc;`. */
 void cf_emit_call(CgCtx *cg, int k, const char *in, const char *out, const char *arena);
+/* Whether a STABLEHLO_COMPOSITE is odml.scaled_dot_product_attention in litert-torch's form (f32 q
+ * [B,T,N,H], k and v [B,S,G,H], an optional additive mask broadcast over heads; a decomposition of
+ * only layout ops, two MULs by scalar constants, two BATCH_MATMULs, the mask's ADD and a SOFTMAX of
+ * beta 1); if so fills *p (scale: the product of the two constants). op_stablehlo_composite.c. */
+int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p);
 
 #endif

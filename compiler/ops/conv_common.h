@@ -67,6 +67,8 @@ int pool_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);
 /* The float LSTM's params, tensor table and call of `kernel` (op_unidirectional_sequence_lstm.c). */
 int lstm_emit_f32(CgCtx *cg, const IrOp *op, const char *kernel);
 int lstm_emit_i8(CgCtx *cg, const IrOp *op, const char *kernel);
+/* A FULLY_CONNECTED's `static const rt_fc_params p = {...};` and call of `kernel` (op_fully_connected.c). */
+int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);
 /* `static const rt_tconv_params p = {...};` (+ its mult/shift arrays) of a TRANSPOSE_CONV (op_transpose_conv.c). */
 void tconv_emit_params(CgCtx *cg, const IrOp *op);
 

@@ -4,6 +4,7 @@
  * int16 activations with int8 weights and int64 bias (16x8); hybrid: f32
  * input/output and bias with int8 weights (per-tensor or per-channel scales),
  * the input quantized per row at run time (dynamic-range quantized models). */
+#include "conv_common.h"
 #include "op_util.h"
 
 typedef struct FcOptions {
@@ -156,8 +157,8 @@ static const char *kernel_name(const Graph *g, const IrOp *op) {
     }
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
+/* The params and the call of `kernel` (the reference kernel_name(), or rt_opt_fc_hybrid: SCHED_FC_HYBRID). */
+int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     const rt_fc_params *p = op->params;
     int nm = p->per_channel ? p->out_depth : 1;
     if (p->mult) {
@@ -181,12 +182,17 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
                 p->w_scales ? "w_scales" : "NULL");
     cg_close(cg, "};");
     if (is_hybrid(g, op))
-        cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel_name(g, op), cg_in(cg, op, 0), cg_in(cg, op, 1),
+        cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op));
     else
-        cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_in(cg, op, 1),
-                cg_in(cg, op, 2), cg_out(cg, op, 0));
+        cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
+                cg_out(cg, op, 0));
     return 0;
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    return fc_emit_c(cg, g, op, kernel_name(g, op));
 }
 
 static int64_t macs(const Graph *g, const IrOp *op) {

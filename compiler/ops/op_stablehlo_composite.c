@@ -11,6 +11,7 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct CompositeOptions {
     const char *name;       /* the composite's name (raw model bytes; NULL if absent) */
@@ -76,6 +77,67 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     for (int k = 0; k < op->n_out; k++) cg_line(cg, "out[%d] = %s;", k, cg_out(cg, op, k));
     cf_emit_call(cg, op->callee[0], "in", "out", cg_scratch(cg, op));
     return 0;
+}
+
+static int f32_scalar(const IrTensor *t, float *v) {
+    if (!t->data || t->dtype != IR_F32 || ir_tensor_numel(t) != 1) return 0;
+    memcpy(v, t->data, sizeof *v);
+    return 1;
+}
+
+int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p) {
+    const CompositeOptions *o = op->options;
+    if (!o || !o->name || strcmp(o->name, "odml.scaled_dot_product_attention") != 0) return 0;
+    if ((op->n_in != 3 && op->n_in != 4) || op->n_out != 1) return 0;
+    const IrTensor *q = op_cin(g, op, 0), *k = op_cin(g, op, 1), *v = op_cin(g, op, 2);
+    const IrTensor *out = &g->tensors[op->out[0]];
+    const IrTensor *m = op->n_in == 4 ? op_cin(g, op, 3) : NULL;
+    for (int i = 0; i < op->n_in; i++)
+        if (op_cin(g, op, i)->dtype != IR_F32) return 0;
+    if (out->dtype != IR_F32 || q->rank != 4 || k->rank != 4 || v->rank != 4 || out->rank != 4) return 0;
+    for (int i = 0; i < 4; i++)
+        if (k->dims[i] != v->dims[i] || out->dims[i] != q->dims[i]) return 0;
+    if (q->dims[0] != k->dims[0] || q->dims[3] != k->dims[3] || k->dims[2] <= 0 || q->dims[2] % k->dims[2]) return 0;
+    memset(p, 0, sizeof *p);
+    p->batch = (int32_t)q->dims[0], p->q_len = (int32_t)q->dims[1], p->heads = (int32_t)q->dims[2];
+    p->kv_len = (int32_t)k->dims[1], p->kv_heads = (int32_t)k->dims[2], p->head_dim = (int32_t)q->dims[3];
+    if (m) { /* [.., B or 1, 1, T or 1, S], right-aligned */
+        int64_t d[4] = {1, 1, 1, 1};
+        if (m->rank > 4 || m->rank < 1) return 0;
+        for (int i = 0; i < m->rank; i++) d[4 - m->rank + i] = m->dims[i];
+        if (d[3] != p->kv_len || d[1] != 1 || (d[2] != 1 && d[2] != p->q_len) || (d[0] != 1 && d[0] != p->batch))
+            return 0;
+        p->mask_st = d[2] == 1 ? 0 : p->kv_len;
+        p->mask_sb = d[0] == 1 ? 0 : (int32_t)(d[2] * p->kv_len);
+    }
+    /* The decomposition: layout ops, the two scalings, the matmuls, the mask's ADD, the softmax. */
+    const Graph *sub = ir_subgraph(g, op->callee[0]);
+    int n_mul = 0, n_bmm = 0, n_add = 0, n_softmax = 0;
+    float scale = 1.0f;
+    for (int i = 0; i < sub->n_ops; i++) {
+        const IrOp *s = &sub->ops[i];
+        float c;
+        switch (s->kind) {
+        case OP_TRANSPOSE: case OP_RESHAPE: case OP_BROADCAST_TO: break;
+        case OP_MUL:
+            if (!f32_scalar(&sub->tensors[s->in[1]], &c) && !f32_scalar(&sub->tensors[s->in[0]], &c)) return 0;
+            scale *= c;
+            n_mul++;
+            break;
+        case OP_BATCH_MATMUL: n_bmm++; break;
+        case OP_ADD: n_add++; break;
+        case OP_SOFTMAX: {
+            const rt_softmax_params *sp = s->params;
+            if (!sp || sp->beta != 1.0f) return 0;
+            n_softmax++;
+            break;
+        }
+        default: return 0;
+        }
+    }
+    if (n_mul != 2 || n_bmm != 2 || n_softmax != 1 || n_add != (m ? 1 : 0)) return 0;
+    p->scale = scale;
+    return 1;
 }
 
 static int64_t macs(const Graph *g, const IrOp *op) {

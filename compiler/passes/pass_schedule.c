@@ -25,6 +25,10 @@
  *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
  *                                          scratch, blended per output row; int8 bit-exact)
  *   RESIZE_NEAREST_NEIGHBOR             -> SCHED_RESIZE (repeated rows copied whole, a column table)
+ *   FULLY_CONNECTED hybrid (f32 in/out, -> SCHED_FC_HYBRID (weight rows streamed in place, exact int32
+ *     int8 weights)                       dots; bit-identical to the reference)
+ *   STABLEHLO_COMPOSITE odml.scaled_    -> SCHED_SDPA (one pass over the KV cache rows the mask leaves,
+ *     dot_product_attention (f32)         instead of calling the decomposition: composite_sdpa)
  *   TRANSPOSE_CONV f32/int8             -> SCHED_TCONV (f32: GEMM to per-tap columns, added onto the
  *                                          output; int8: filter [fy][fx][ic][oc], exact int32 sums)
  * and packs their constant weights once, here, into the micro-kernel's panel
@@ -39,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control_flow_common.h"
 #include "ops.h"
 #include "passes.h"
 #include "shape_common.h"
@@ -177,6 +182,14 @@ static int32_t half_type(const Graph *g, const IrOp *op) {
 static int schedule_fc(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_fc_params *p = op->params;
+    if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->in[1]].dtype == IR_I8 && !mcu_room &&
+        const_or_absent(g, op, 1) && p->batches > 0 && p->out_depth > 0 && p->in_depth > 0) {
+        IrOp *o = &g->ops[i];
+        o->sched.kind = SCHED_FC_HYBRID;
+        o->sched.slots = 1;
+        o->scratch_bytes = rt_opt_fc_hybrid_scratch(p->batches, p->in_depth);
+        return 0;
+    }
     if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;
     if (g->tensors[op->in[0]].dtype == IR_I8 && p->w_offset != 0) return 0;
     if (p->batches <= 0 || p->out_depth <= 0 || p->in_depth <= 0) return 0;
@@ -419,6 +432,20 @@ int pass_schedule(Graph *g, Diag *d) {
     return rc;
 }
 
+/* litert-torch's attention composite: one kernel on the KV cache instead of its decomposition's call. */
+static int schedule_sdpa(Graph *g, int i, Diag *d) {
+    rt_opt_sdpa_params p;
+    if (mcu_room || !composite_sdpa(g, &g->ops[i], &p)) return 0;
+    rt_opt_sdpa_params *k = op_new_params(g, rt_opt_sdpa_params);
+    if (!k) return diag_internal(d, "out of memory");
+    *k = p;
+    g->ops[i].sched.kind = SCHED_SDPA;
+    g->ops[i].sched.kparams = k;
+    g->ops[i].sched.slots = 1;
+    g->ops[i].scratch_bytes = rt_opt_sdpa_scratch(k);
+    return 0;
+}
+
 static int schedule_ops(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
@@ -430,6 +457,7 @@ static int schedule_ops(Graph *g, Diag *d) {
         int rc = 0;
         switch (op->kind) {
         case OP_FULLY_CONNECTED: rc = schedule_fc(g, i, d); break;
+        case OP_STABLEHLO_COMPOSITE: rc = schedule_sdpa(g, i, d); break;
         case OP_CONV_2D: rc = schedule_conv(g, i, d); break;
         case OP_DEPTHWISE_CONV_2D: rc = schedule_dwconv(g, i); break;
         case OP_BATCH_MATMUL: rc = schedule_bmm(g, i); break;

@@ -160,9 +160,10 @@ class Builder:
                 f"({shlex.join(self.pic)})")
         return objs
 
-    def model_library(self, label, model_path, mpcc_flags, weights_mode="auto"):
+    def model_library(self, label, model_path, mpcc_flags, weights_mode="auto", shim="shim.c", defines=()):
         """Compile model_path with mpcc and build LABEL's shared library. Returns (so path, header
-        text, weights path or None). weights_mode: embed, file, or auto (file above EMBED_LIMIT)."""
+        text, weights path or None). weights_mode: embed, file, or auto (file above EMBED_LIMIT).
+        shim: the exported entry points (a file next to this one), compiled with -D defines."""
         out = os.path.join(BENCH_DIR, "models", label)
         os.makedirs(out, exist_ok=True)
         weights = weights_mode == "file" or (weights_mode == "auto" and os.path.getsize(model_path) > EMBED_LIMIT)
@@ -172,8 +173,8 @@ class Builder:
                   [model_path, "-o", os.path.join(gen, "m.c"), "--name", "m", "--report"]
             self.last_report = run_quiet(cmd, "mpcc")
             files = ["m.c", "m.h"] + (["m.weights.bin"] if weights else [])
-            h = hashlib.sha256(repr((self.cc, self.pic, weights)).encode())
-            for f in files[:2] + [os.path.join(HERE, "shim.c")]:
+            h = hashlib.sha256(repr((self.cc, self.pic, weights, list(defines))).encode())
+            for f in files[:2] + [os.path.join(HERE, shim)]:
                 with open(os.path.join(gen, f) if not os.path.isabs(f) else f, "rb") as fh:
                     h.update(fh.read())
             stamp = h.hexdigest()
@@ -190,8 +191,9 @@ class Builder:
                 mo, sh = os.path.join(out, "m.o"), os.path.join(out, "shim.o")
                 run_quiet([self.cc] + self.pic + ["-Iruntime", "-I" + out, "-c", os.path.join(out, "m.c"),
                                                   "-o", mo], "compiling the generated C")
-                run_quiet([self.cc] + self.pic + ["-Iruntime", "-I" + out, '-DMPCC_BENCH_HEADER="m.h"', "-c",
-                                                  os.path.join(HERE, "shim.c"), "-o", sh], "compiling the shim")
+                run_quiet([self.cc] + self.pic + ["-Iruntime", "-I" + out, '-DMPCC_BENCH_HEADER="m.h"'] +
+                          ["-D" + d for d in defines] + ["-c", os.path.join(HERE, shim), "-o", sh],
+                          "compiling the shim")
                 run_quiet([self.cc] + self.pic + ["-shared", "-pthread", "-o", so + ".tmp", mo, sh] + self.objs + ["-lm"],
                           "linking the model library")
                 os.replace(so + ".tmp", so)

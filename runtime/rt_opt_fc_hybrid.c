@@ -1,0 +1,144 @@
+/* rt_opt_fc_hybrid.c - hybrid FULLY_CONNECTED (float in and out, int8 weights; TFLite's
+ * EvalHybridDense, litert-torch's dynamic_int8 decoders), bit-identical to the reference
+ * rt_fully_connected_hybrid: each input row is quantized by the same rt_hybrid_quantize_row, the
+ * int32 dot products are exact (any summation order gives the same sum modulo 2^32, as the
+ * reference's wrapping adds do), and the float steps are the reference's.
+ *
+ * A decode step is a GEMV (one input row) over weights used once: the kernel streams the weight
+ * rows in their stored [out][in] order, four at a time, each 16 bytes widened to 16 bits and
+ * multiplied with the row's widened input (AVX2 vpmaddwd), so the weights are read once per call
+ * whatever the number of input rows (four weight rows stay in L1 while every input row passes).
+ * With several input rows (prefill) a block of four weight rows with no -128 takes 8-bit products
+ * instead (dot_rows_u8). */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#define KPAD(k) (((int64_t)(k) + 15) / 16 * 16)
+
+size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth) {
+    return (size_t)(batches * KPAD(in_depth) * 3 + KPAD(in_depth) + (int64_t)batches * 8 + 64);
+}
+
+#if RT_OPT_AVX2
+/* Several input rows (prefill): dots[r] over k < kn32 (multiple of 32) with 8-bit products, vpmaddubsw
+ * on |x| and w * sign(x): exact while no weight is -128 (the caller checks the block) since a pair
+ * sums to at most 2 * 128 * 127 < 32768; then the scalar rest from the 16-bit row x16. */
+static inline void dot_rows_u8(const int8_t *w, int64_t k_stride, int nr, int32_t kn32, int32_t k_all,
+                               const int8_t *x8, const int16_t *x16, int32_t *dots) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i acc[4];
+    int r;
+    int32_t k;
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_si256();
+    for (k = 0; k < kn32; k += 32) {
+        const __m256i xv = _mm256_loadu_si256((const __m256i *)(x8 + k)), xa = _mm256_abs_epi8(xv);
+        for (r = 0; r < nr; r++) {
+            const __m256i ws = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *)(w + r * k_stride + k)), xv);
+            acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(_mm256_maddubs_epi16(xa, ws), ones));
+        }
+    }
+    for (r = 0; r < nr; r++) {
+        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[r]), _mm256_extracti128_si256(acc[r], 1));
+        uint32_t t;
+        int32_t j;
+        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+        t = (uint32_t)_mm_cvtsi128_si32(s);
+        for (j = kn32; j < k_all; j++) t += (uint32_t)(w[r * k_stride + j] * x16[j]);
+        dots[r] = (int32_t)t;
+    }
+}
+
+/* Whether nr rows of k bytes hold no -128. */
+static int no_min_weight(const int8_t *w, int64_t n) {
+    int64_t i, c = 0;
+    for (i = 0; i < n; i++) c += w[i] == -128; /* no early exit: the loop vectorizes */
+    return c == 0;
+}
+#endif
+
+/* dots[r] = sum_k w[r * k_stride + k] * x[k], r < nr, over k < kn (multiple of 16) and the scalar rest < k_all. */
+static inline void dot_rows(const int8_t *w, int64_t k_stride, int nr, int32_t kn, int32_t k_all, const int16_t *x,
+                            int32_t *dots) {
+    int r;
+    int32_t k = 0;
+#if RT_OPT_AVX2
+    __m256i acc[4];
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_si256();
+    for (; k < kn; k += 16) {
+        const __m256i xv = _mm256_loadu_si256((const __m256i *)(x + k));
+        for (r = 0; r < nr; r++) {
+            const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + r * k_stride + k)));
+            acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(wv, xv));
+        }
+    }
+    for (r = 0; r < nr; r++) {
+        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[r]), _mm256_extracti128_si256(acc[r], 1));
+        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+        dots[r] = _mm_cvtsi128_si32(s);
+    }
+#else
+    (void)kn;
+    for (r = 0; r < nr; r++) dots[r] = 0;
+#endif
+    for (r = 0; r < nr; r++) {
+        uint32_t s = (uint32_t)dots[r];
+        int32_t j;
+        for (j = k; j < k_all; j++) s += (uint32_t)(w[r * k_stride + j] * x[j]);
+        dots[r] = (int32_t)s;
+    }
+}
+
+void rt_opt_fc_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
+                      void *scratch) {
+    const int32_t K = p->in_depth, N = p->out_depth, B = p->batches;
+    const int64_t kp = KPAD(K);
+    unsigned char *s = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    int16_t *xw = (int16_t *)s;
+    int8_t *x8 = (int8_t *)(s + (size_t)(B * kp * 2));
+    int8_t *q = x8 + B * kp;
+    float *row_scale = (float *)(q + kp);
+    int32_t *zp = (int32_t *)(row_scale + B);
+    int32_t b, n, k, kn, asym = 0;
+#if RT_OPT_AVX2
+    kn = K / 16 * 16;
+#else
+    kn = 0;
+#endif
+    for (b = 0; b < B; b++) {
+        rt_hybrid_quantize_row(in + (int64_t)b * K, K, p->asymmetric, q, &row_scale[b], &zp[b]);
+        for (k = 0; k < K; k++) xw[b * kp + k] = x8[b * kp + k] = q[k];
+        asym |= zp[b] != 0;
+    }
+    for (n = 0; n < N; n += 4) {
+        const int nr = N - n < 4 ? N - n : 4;
+        const int8_t *wn = w + (int64_t)n * K;
+        int32_t row_sum[4] = {0, 0, 0, 0};
+        int r;
+        for (r = 0; r < nr && asym; r++)
+            for (k = 0; k < K; k++) row_sum[r] += wn[(int64_t)r * K + k];
+#if RT_OPT_AVX2
+        const int u8 = B >= 2 && K >= 32 && no_min_weight(wn, (int64_t)nr * K);
+#endif
+        for (b = 0; b < B; b++) {
+            int32_t dots[4];
+#if RT_OPT_AVX2
+            if (u8)
+                dot_rows_u8(wn, K, nr, K / 32 * 32, K, x8 + b * kp, xw + b * kp, dots);
+            else
+#endif
+                dot_rows(wn, K, nr, kn, K, xw + b * kp, dots);
+            for (r = 0; r < nr; r++) {
+                const float scale = row_scale[b] * (p->w_scales ? p->w_scales[n + r] : p->w_scale);
+                const int32_t dot = (int32_t)((uint32_t)dots[r] + (uint32_t)row_sum[r] * (uint32_t)-zp[b]);
+                /* Rounded to float before the bias is added, as the reference (no fused multiply-add). */
+                volatile float prod = (float)dot * scale;
+                out[(int64_t)b * N + n + r] = rt_clamp_f32((bias ? bias[n + r] : 0.0f) + prod, p->act_min, p->act_max);
+            }
+        }
+    }
+}
