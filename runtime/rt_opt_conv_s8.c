@@ -283,6 +283,13 @@ static void conv_s8_task(void *v, int t) {
                                     (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
                 goto post;
             }
+#if !defined(RT_OPT_AVX512)
+            if (!p->direct && rt_opt_s8_avx2_applies(&p->gemm)) { /* patch rows widened from the image */
+                rt_opt_s8_avx2_conv(p, in, m0, rows, (const int8_t *)j->b, (const int32_t *)j->bias,
+                                    out + (int64_t)m0 * oc);
+                goto post;
+            }
+#endif
 #endif
             if (p->direct) rt_opt_s8_widen_rows(in + (int64_t)m0 * p->in_c, p->in_c, rows, kdim, dst);
 #if defined(RT_OPT_AVX512)
