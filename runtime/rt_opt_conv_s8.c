@@ -1,6 +1,7 @@
 /* rt_opt_conv_s8.c - int8 convolution (groups == 1) on the int8 GEMM's kernels (rt_opt_gemm_s8.c):
  * 1x1 stride-1 convolutions read in place; with AVX512-VNNI, patches of whole K quads per filter row read
  * in place as runs (rt_opt_conv_s8_runs: from the input, or from a padded copy whose bytes are + 128);
+ * with AVX2 and no AVX-512, int16 patch rows widened straight from the image by rt_opt_gemm_s8_avx2.c;
  * otherwise + 128 im2col rows gathered into scratch (from a padded copy where it fits) and the GEMM. The
  * shared convolution driver is in rt_opt_gemm.c. */
 #include <string.h>

@@ -1,5 +1,6 @@
 /* rt_opt_gemm_s8_avx2.c - the int8 GEMM on AVX2 without VNNI (rt_opt_gemm_s8.c's rt_opt_s8_gemm_u8 and
- * the int8 convolution call it where no VNNI kernel is built).
+ * the int8 convolution call it where no VNNI kernel is built), and (without AVX-512) the im2col
+ * convolution's patch rows widened to its int16 rows straight from the image (rt_opt_s8_avx2_conv).
  *
  * Exact products through vpmaddwd (int16 pairs summed into int32 lanes; no vpmaddubsw, which saturates):
  * a block of up to S8A_MR rows of A is widened once to int16 (+ 128 added: 0..255) in a buffer on the
