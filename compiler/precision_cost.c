@@ -3,32 +3,46 @@
  * features the 16-bit kernels pick their path by, so --report and a warning can say when a 16-bit mode
  * saves memory but not time. The target is --isa's; with --isa generic (the default: the C compiler's
  * target picks the paths) it is taken to be the CPU mpcc runs on (Linux /proc/cpuinfo), and the report
- * says so. Only what is printed depends on this: the generated code is the same on every machine. */
+ * says so. The generated code depends only on --isa (never on the CPU mpcc runs on): pass half_storage asks
+ * precision_cost_arith16 whether the target has 16-bit arithmetic and, where it has none, keeps the
+ * activations f32 (16-bit weights only). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "precision_cost.h"
 
 typedef enum CostClass { COST_UNKNOWN = 0, COST_AMX, COST_AVX512_BF16, COST_AVX512, COST_AVX2, COST_COUNT } CostClass;
 
 typedef struct PrecCost {
     const char *features;          /* the ISA features of the row */
+    int arith16;                   /* 1: 16-bit products faster than f32 (bf16 at least); 0: 16-bit storage only */
     float bf16_lo, bf16_hi;        /* measured speed vs fp32 (fp32 time / bf16 time) over the bench models */
     float fp16_lo, fp16_hi;
+    float act16_lo[2], act16_hi[2]; /* arith16 0: the same with 16-bit activations ([0] bf16, [1] fp16); 0: none */
     const char *how;               /* how the 16-bit modes run there */
 } PrecCost;
 
-/* docs/precision-modes.md ("Speed by CPU") has the measurements behind each row. */
+/* docs/precision-modes.md ("Speed by CPU") and docs/precision-avx2.md have the measurements behind each row.
+ * AVX2: --isa avx2's code (f32 activations: no 16-bit arithmetic) against fp32 --isa avx2; act16: the 16-bit
+ * activations of --isa generic against generic fp32 (AMD EPYC Zen 3; digits, ResNet, ViT, BERT). */
 static const PrecCost cost_table[COST_COUNT] = {
-    [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1.5f, 2.2f, 1.1f, 1.4f,
+    [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1, 1.5f, 2.2f, 1.1f, 1.4f, {0}, {0},
                   "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
-    [COST_AVX512_BF16] = {"AVX512-BF16 without AMX (Zen 4/5 class)", 1.5f, 1.8f, 0.9f, 1.2f,
+    [COST_AVX512_BF16] = {"AVX512-BF16 without AMX (Zen 4/5 class)", 1, 1.5f, 1.8f, 0.9f, 1.2f, {0}, {0},
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
-    [COST_AVX512] = {"AVX-512 without BF16", 0.9f, 1.1f, 0.9f, 1.1f,
+    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.9f, 1.1f, 0.9f, 1.1f, {0}, {0},
                      "16-bit weights widened in registers, f32 FMAs"},
-    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0.9f, 1.0f, 0.9f, 1.0f,
-                   "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs"},
+    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.98f, 1.12f, 0.91f, 1.04f,
+                   {0.87f, 0.82f}, {1.06f, 1.00f},
+                   "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs on the f32 "
+                   "inputs; --isa avx2 keeps the activations f32"},
 };
+
+int precision_cost_arith16(IrIsa isa) {
+    if (isa == IR_ISA_AVX2) return cost_table[COST_AVX2].arith16;
+    return -1; /* generic: the C compiler's target; avx512: with or without BF16/AMX; Arm: unmeasured */
+}
 
 /* The row of the CPU mpcc runs on, from /proc/cpuinfo's flags (COST_UNKNOWN elsewhere). */
 static CostClass host_class(void) {
@@ -60,7 +74,7 @@ static CostClass target_class(IrIsa isa, int *host) {
 
 void precision_cost_note(const Graph *g, FILE *report) {
     const IrPrecision *pr = g->precision;
-    int host, bf16;
+    int host, bf16, act16 = 0;
     CostClass c;
     const PrecCost *row;
     float lo, hi;
@@ -76,12 +90,22 @@ void precision_cost_note(const Graph *g, FILE *report) {
     bf16 = pr->mode == IR_PREC_BF16;
     lo = bf16 ? row->bf16_lo : row->fp16_lo;
     hi = bf16 ? row->bf16_hi : row->fp16_hi;
+    /* --isa generic on a CPU without 16-bit arithmetic: the activations are 16-bit (pass half_storage) */
+    for (int t = 0; row->act16_hi[!bf16] > 0.0f && t < g->n_tensors; t++)
+        if (!g->tensors[t].data && (g->tensors[t].dtype == IR_BF16 || g->tensors[t].dtype == IR_F16)) {
+            lo = row->act16_lo[!bf16], hi = row->act16_hi[!bf16], act16 = 1;
+            break;
+        }
     if (report)
-        fprintf(report, "precision %s on %s%s: %s; measured %.1f-%.1fx the speed of fp32%s\n", ir_prec_name(pr->mode),
+        fprintf(report, "precision %s on %s%s: %s; measured %.2f-%.2fx the speed of fp32%s%s\n", ir_prec_name(pr->mode),
                 row->features, host ? " (the CPU mpcc runs on; --isa names another target)" : "", row->how,
-                (double)lo, (double)hi, hi <= 1.0f ? " (it saves weight memory, not time)" : "");
-    else if (hi <= 1.0f && !host) /* an explicit --isa: warn at compile time too */
-        fprintf(stderr, "mpcc: warning: --precision %s on %s runs at %.1f-%.1fx the speed of fp32 (%s): it saves "
-                        "weight memory, not time\n",
-                ir_prec_name(pr->mode), row->features, (double)lo, (double)hi, row->how);
+                (double)lo, (double)hi, act16 ? " with these 16-bit activations (--isa avx2 or --f32-activations: f32 ones)" : "",
+                hi <= 1.0f  ? " (it saves weight memory, not time)"
+                : lo < 1.0f ? " (some models slower than fp32: it saves weight memory, not always time)"
+                            : "");
+    else if (lo < 1.0f && !host) /* an explicit --isa: warn at compile time too */
+        fprintf(stderr, "mpcc: warning: --precision %s on %s runs at %.2f-%.2fx the speed of fp32 (%s): it saves "
+                        "weight memory, %s\n",
+                ir_prec_name(pr->mode), row->features, (double)lo, (double)hi, row->how,
+                hi <= 1.0f ? "not time" : "not always time");
 }

@@ -284,6 +284,10 @@ void rt_opt_concatenation_i8(const struct rt_concat_params *p, int32_t k, const 
 int64_t rt_opt_fc_half_scratch(int32_t type, int32_t m, int32_t n, int32_t k);
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch);
+/* 1 where this build's rt_opt_fc_half / rt_opt_conv_half round f32 inputs to the weights' 16-bit type first
+ * (as rt_fully_connected_half does, and the 16-bit hardware products need); 0 on AVX2 + FMA without AVX-512
+ * (F16C for fp16): 16-bit storage with f32 arithmetic, the products of the inputs as they are. */
+int rt_opt_half_rounds_inputs(int32_t type);
 /* CONV_2D (one group) with 16-bit float weights packed as for rt_opt_fc_half:
  * `rows` output rows per block (direct 1x1 included), each block's im2col rows
  * gathered in f32 and multiplied by rt_opt_fc_half; scratch per slot:

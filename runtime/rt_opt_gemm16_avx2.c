@@ -12,8 +12,12 @@
  * (ukr_f32, its GEMV kernel) on the widened weights, bit for bit, however the rows are blocked. No widened
  * copy of the weights is made (the previous version widened each panel into scratch per block of rows and
  * ran the f32 GEMM on it: an extra pass over memory, 0.7-0.9x the speed of fp32).
- * The input rows are rounded to the 16-bit type first (rt_opt_round_half_row), so each product is exact and
- * only the summation order differs from rt_fully_connected_half. */
+ * The input rows are NOT rounded to the 16-bit type: this is 16-bit storage with f32 arithmetic (the issue-42
+ * rule for CPUs without 16-bit arithmetic), so each product is the f32 product of the input as it is and the
+ * widened weight, and the result is closer to fp32 than rt_fully_connected_half's (which rounds the inputs, as
+ * the 16-bit hardware does). Rounding them cost a pass over A per block (~12 vector ops per 8 bf16 values)
+ * and made the kernel 0.92-1.0x the f32 GEMM at BERT's shapes; without it 1.09-1.14x (AMD EPYC Zen 3,
+ * docs/precision-avx2.md). rt_opt_half_rounds_inputs says which path a build takes. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -23,7 +27,6 @@
 #if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
 
 #define NR RT_OPT_NR
-#define HALF_ROWS RT_OPT_HALF_ROWS
 #define MR16 5     /* rows of a tile: 10 accumulators, 2-4 widened weight vectors, a broadcast */
 #define ROW_PANELS 4 /* panels of the one-row kernel (GEMV): 8 independent FMA chains */
 
@@ -198,7 +201,7 @@ static int32_t tile_rows(int32_t rest) {
     return rest <= MR16 ? rest : rest < 2 * MR16 - 1 ? (rest + 1) / 2 : MR16;
 }
 
-/* Rows [0, rows) of C (ldc apart) from rows of A (lda apart) whose values are of the 16-bit type already:
+/* Rows [0, rows) of C (ldc apart) from rows of A (lda apart), f32 products on the inputs as they are:
  * panel-outer (a panel stays in L1 while the rows stream past it). */
 static void gemm_exact(const rt_opt_gemm_params *p, int32_t type, int32_t rows, const float *a, int32_t lda,
                        const uint16_t *packed_b, const float *bias, float *c) {
@@ -220,23 +223,12 @@ static void gemm_exact(const rt_opt_gemm_params *p, int32_t type, int32_t rows, 
     }
 }
 
-int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, int exact, const uint16_t *packed_b,
-                        const float *bias, float *c, void *scratch) {
-    const int32_t k = p->k;
-    float *arow = scratch;
-    int32_t i0, r;
+int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                        const float *bias, float *c) {
 #if !defined(__F16C__)
     if (type == RT_F16) return 0;
 #endif
-    if (exact) { /* no rounded copy: the rows as they are */
-        gemm_exact(p, type, p->m, a, p->lda, packed_b, bias, c);
-        return 1;
-    }
-    for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
-        const int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS;
-        for (r = 0; r < rows; r++) rt_opt_round_half_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
-        gemm_exact(p, type, rows, arow, k, packed_b, bias, c + (int64_t)i0 * p->ldc);
-    }
+    gemm_exact(p, type, p->m, a, p->lda, packed_b, bias, c);
     return 1;
 }
 

@@ -274,6 +274,20 @@ static void fc_amx(const rt_opt_gemm_params *p, int32_t type, const float *a, co
 }
 #endif
 
+int rt_opt_half_rounds_inputs(int32_t type) {
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+#if defined(__F16C__)
+    (void)type;
+    return 0;
+#else
+    return type == RT_F16; /* fp16 without F16C: the widened panels below */
+#endif
+#else
+    (void)type;
+    return 1;
+#endif
+}
+
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
@@ -307,7 +321,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     }
 #else
 #if defined(RT_OPT_AVX2) && defined(__FMA__)
-    if (rt_opt_fc_half_avx2(p, type, a, 0, packed_b, bias, c, scratch)) return;
+    if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return;
 #endif
     {
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
@@ -464,8 +478,6 @@ static void conv_half_task(void *v, int t) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
         int stored = 0; /* the output block is in j->out already (bf16 stored by the pair kernels) */
-        int exact = 0;  /* the block at dst holds values of the 16-bit type (rounded in place) */
-        (void)exact;
         const char *inb = (const char *)j->in + (int64_t)b * p->in_h * p->in_w * p->in_c * si;
         const float *in = (const float *)(const void *)inb, *a = dst;
         float *out = tc == RT_F32 ? (float *)j->out + ((int64_t)b * mimg + m0) * oc : cblk;
@@ -519,19 +531,12 @@ static void conv_half_task(void *v, int t) {
 #endif
             else if (ti != RT_F32)
                 im2col_widen(p, ti, (const uint16_t *)(const void *)inb, m0, rows, dst);
-            else {
+            else
                 IM2COL(float, float, 0.0f, RUN_F32);
-#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
-                /* rounded in place: the kernel reads the block as it is (no second copy) */
-                rt_opt_round_half_row(dst, rows * kdim, j->half_type, dst);
-                exact = 1;
-#endif
-            }
             if (a) { /* NULL: a bf16 block already done */
 #if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
-                /* a 16-bit input of the weights' type widened (or an f32 block rounded) is exact already */
-                if (rt_opt_fc_half_avx2(&g, j->half_type, a, exact || (ti == j->half_type && a == dst),
-                                        (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch))
+                /* 16-bit storage, f32 arithmetic: the block (or the direct rows) read as they are */
+                if (rt_opt_fc_half_avx2(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
                     a = NULL;
 #endif
                 if (a) rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);

@@ -588,12 +588,11 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 /* dst[0..n) = src rounded through the 16-bit type (RT_BF16 / RT_F16), as floats (rt_opt_gemm_half.c). */
 void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst);
 #if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
-/* rt_opt_fc_half on AVX2 + FMA without AVX-512 (rt_opt_gemm16_avx2.c): f32 arithmetic on the 16-bit
- * weights widened in registers or once per block of rows; exact: A's values are of the 16-bit type
- * already (a widened 16-bit input, or rounded in place), so they are read as they are (no rounded copy).
- * Returns 0 (nothing done) where it has no kernel (fp16 without F16C). Same scratch as rt_opt_fc_half. */
-int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, int exact,
-                        const uint16_t *packed_b, const float *bias, float *c, void *scratch);
+/* rt_opt_fc_half on AVX2 + FMA without AVX-512 (rt_opt_gemm16_avx2.c): 16-bit storage, f32 arithmetic: the
+ * 16-bit weights widened in registers times A's values as they are (not rounded to the 16-bit type).
+ * Returns 0 (nothing done) where it has no kernel (fp16 without F16C). Needs no scratch. */
+int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                        const float *bias, float *c);
 #endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR

@@ -232,9 +232,8 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
             /* columns j0.. are panels j0 / NR.. ([N / NR][k2][NR][2] halves) */
             if (direct16) rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa);
 #if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
-            /* A widened from the weights' 16-bit type is exact: read as it is, no rounded copy */
-            else if (rt_opt_fc_half_avx2(&q, type, ab, ta == type && ab == wa, packed_b + j0 * k2 * 2, bias + j0, cb,
-                                         rest)) {
+            /* 16-bit storage, f32 arithmetic: A read as it is (widened, or f32), no rounded copy */
+            else if (rt_opt_fc_half_avx2(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb)) {
             }
 #endif
             else rt_opt_fc_half(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb, rest);

@@ -515,6 +515,28 @@ def test_half_storage_arena(name, at_most, fewest):
         assert "16-bit activations" not in report and (kept > half if at_most is not None else kept >= half)
 
 
+def test_half_storage_off_without_16bit_arithmetic():
+    """--isa avx2 (no 16-bit arithmetic: the cost table's AVX2 row) keeps the activations f32 with bf16/fp16
+    weights, as --f32-activations does (each op would widen and round them again for no faster product);
+    --report says so and gives that row's measured speed, and the compile warns where some models run slower
+    than fp32. --isa generic still stores them in 16 bits (test_half_storage_arena)."""
+    model = ZOO / "bert_f32.tflite"
+    work = new_workdir("half-arena-avx2")
+    for mode in ("bf16", "fp16"):
+        kept, _ = _arena(model, work, ["--precision", mode, "--f32-activations", "--isa", "avx2"])
+        avx2, report = _arena(model, work, ["--precision", mode, "--isa", "avx2"])
+        generic, _ = _arena(model, work, ["--precision", mode])
+        print(f"{mode}: arena --isa avx2 {avx2}, --f32-activations {kept}, generic {generic}")
+        assert "16-bit activations: none, --isa avx2 has no 16-bit arithmetic" in report, report[-2000:]
+        assert not re.search(r"16-bit activations \((bf16|f16)\)", report)
+        assert avx2 == kept > generic
+        m = re.search(rf"precision {mode} on AVX2\+FMA\+F16C[^\n]*measured ([0-9.]+)-([0-9.]+)x the speed of fp32", report)
+        assert m and 0 < float(m.group(1)) <= float(m.group(2)), report[-2000:]
+        proc = run_cmd([MPCC, model, "--precision", mode, "--isa", "avx2", "-o", work / "w.c"])
+        assert proc.returncode == 0 and (("saves weight memory" in proc.stderr) == (float(m.group(1)) < 1.0)), \
+            proc.stderr
+
+
 def _c_outputs(model, work, inputs, n_out_shapes, extra, config="gcc-O2"):
     """The generated C (-O2 unless extra says) on one sample; returns its outputs."""
     proc = compile_model(model, work, extra=list(extra))

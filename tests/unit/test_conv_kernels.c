@@ -250,6 +250,8 @@ static void test_conv_dw(void) {
         for (int i = 0; i < n * k; i++) w[i] = rnd_f(), w16[i] = type == RT_F16 ? rt_f32_to_f16(w[i]) : rt_f32_to_bf16(w[i]);
         for (int i = 0; i < n; i++) bias[i] = rnd_f(), bd[i] = rnd_f();
         for (int64_t i = 0; i < wd_n; i++) wd[i] = rnd_f();
+        if (type != RT_F32 && !rt_opt_half_rounds_inputs(type)) /* f32 arithmetic: inputs of the 16-bit type */
+            for (int64_t i = 0; i < in_n; i++) in[i] = rt_round_half(in[i], type);
         if (type == RT_F32) rt_conv_2d_f32(&cp, in, w, bias, mid);
         else cp.half_type = type, rt_conv_2d_half(&cp, in, w16, bias, mid);
         rt_depthwise_conv_2d_f32(&d, mid, wd, bd, want);
@@ -394,6 +396,9 @@ static void test_conv_half(void) {
         for (int i = 0; i < n * k; i++) w[i] = p.half_type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
         for (int i = 0; i < n; i++) bias[i] = rnd_f();
         for (int64_t i = 0; i < out_n; i++) other[i] = rnd_f();
+        /* a build whose kernel takes the inputs as they are (f32 arithmetic): inputs of the 16-bit type */
+        if (!rt_opt_half_rounds_inputs(p.half_type))
+            for (int64_t i = 0; i < in_n; i++) in[i] = rt_round_half(in[i], p.half_type);
         rt_conv_2d_half(&p, in, w, bias, want);
         sched_pack_half(w, n, k, pw);
         rt_opt_conv_params c = opt_conv(&p, rows);
