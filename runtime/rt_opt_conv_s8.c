@@ -1,6 +1,7 @@
 /* rt_opt_conv_s8.c - int8 convolution (groups == 1) on the int8 GEMM's kernels (rt_opt_gemm_s8.c):
  * 1x1 stride-1 convolutions read in place; with AVX512-VNNI, patches of whole K quads per filter row read
  * in place as runs (rt_opt_conv_s8_runs: from the input, or from a padded copy whose bytes are + 128);
+ * with AVX2 and no AVX-512, int16 patch rows widened straight from the image by rt_opt_gemm_s8_avx2.c;
  * otherwise + 128 im2col rows gathered into scratch (from a padded copy where it fits) and the GEMM. The
  * shared convolution driver is in rt_opt_gemm.c. */
 #include <string.h>
@@ -283,6 +284,13 @@ static void conv_s8_task(void *v, int t) {
                                     (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
                 goto post;
             }
+#if !defined(RT_OPT_AVX512)
+            if (!p->direct && rt_opt_s8_avx2_applies(&p->gemm)) { /* patch rows widened from the image */
+                rt_opt_s8_avx2_conv(p, in, m0, rows, (const int8_t *)j->b, (const int32_t *)j->bias,
+                                    out + (int64_t)m0 * oc);
+                goto post;
+            }
+#endif
 #elif defined(RT_A64)
             if (p->direct && kdim % 4 == 0) { /* the pixels' int8 rows read in place, not widened first */
                 rt_opt_s8_a64_gemm(&p->gemm, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, 0,

@@ -1,5 +1,6 @@
 /* rt_opt_gemm_s8_avx2.c - the int8 GEMM on AVX2 without VNNI (rt_opt_gemm_s8.c's rt_opt_s8_gemm_u8 and
- * the int8 convolution call it where no VNNI kernel is built).
+ * the int8 convolution call it where no VNNI kernel is built), and (without AVX-512) the im2col
+ * convolution's patch rows widened to its int16 rows straight from the image (rt_opt_s8_avx2_conv).
  *
  * Exact products through vpmaddwd (int16 pairs summed into int32 lanes; no vpmaddubsw, which saturates):
  * a block of up to S8A_MR rows of A is widened once to int16 (+ 128 added: 0..255) in a buffer on the
@@ -149,32 +150,146 @@ S8A_K(6)
 typedef void (*s8a_fn)(const int16_t *, int64_t, int32_t, const int8_t *, const s8a_q *, const rt_opt_gemm_params *,
                        int8_t *, int64_t, int32_t);
 
-void rt_opt_s8_avx2_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int64_t lda, int flip,
-                         const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+/* gm rows of int16 A (k4 apart, K's padding zero) x every column of p: each half panel's weights read
+ * from L2 once, then from L1 for every block of S8A_MR rows. */
+static void s8a_gemm16(const rt_opt_gemm_params *p, int32_t gm, const int16_t *a16, int32_t k4,
+                       const int8_t *packed_b, const int32_t *bias, int8_t *c) {
     static const s8a_fn kern[S8A_MR + 1] = {NULL,          s8a_kernel_1, s8a_kernel_2, s8a_kernel_3,
                                             s8a_kernel_4, s8a_kernel_5, s8a_kernel_6};
-    const int32_t k4 = RT_OPT_K4(p->k), kq = k4 / 4;
-    /* as many whole blocks of rows as the buffer holds, so that each half panel's weights, read once
-     * per group from L2, stay in L1 across the group's blocks */
-    const int32_t group = S8A_MAX_K4 / k4 * S8A_MR;
+    const int32_t kq = k4 / 4;
+    int32_t i, j, h;
+    for (j = 0; j * NR < p->n; j++)
+        for (h = 0; h < 2 && j * NR + 8 * h < p->n; h++) {
+            const int32_t col = j * NR + 8 * h, nr = p->n - col < 8 ? p->n - col : 8;
+            const int8_t *b = packed_b + (int64_t)j * kq * 4 * NR + 32 * h;
+            s8a_q q;
+            s8a_q_init(p, bias, col, &q);
+            for (i = 0; i < gm; i += S8A_MR) {
+                const int32_t mr = gm - i < S8A_MR ? gm - i : S8A_MR;
+                kern[mr](a16 + (int64_t)i * k4, k4, kq, b, &q, p, c + (int64_t)i * p->ldc + col, p->ldc, nr);
+            }
+        }
+}
+
+/* As many whole blocks of rows as the int16 buffer holds, so that each half panel's weights stay in L1
+ * across the group's blocks. */
+static int32_t s8a_group(int32_t k4) { return S8A_MAX_K4 / k4 * S8A_MR; }
+
+void rt_opt_s8_avx2_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int64_t lda, int flip,
+                         const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+    const int32_t k4 = RT_OPT_K4(p->k), group = s8a_group(k4);
     int16_t a16[S8A_MR * S8A_MAX_K4];
-    int32_t g, i, j, h;
+    int32_t g;
     for (g = 0; g < m; g += group) {
         const int32_t gm = m - g < group ? m - g : group;
         s8a_widen(a + (int64_t)g * lda, lda, gm, p->k, k4, flip, a16);
-        for (j = 0; j * NR < p->n; j++)
-            for (h = 0; h < 2 && j * NR + 8 * h < p->n; h++) {
-                const int32_t col = j * NR + 8 * h, nr = p->n - col < 8 ? p->n - col : 8;
-                const int8_t *b = packed_b + (int64_t)j * kq * 4 * NR + 32 * h;
-                s8a_q q;
-                s8a_q_init(p, bias, col, &q);
-                for (i = 0; i < gm; i += S8A_MR) {
-                    const int32_t mr = gm - i < S8A_MR ? gm - i : S8A_MR;
-                    kern[mr](a16 + (int64_t)i * k4, k4, kq, b, &q, p, c + (int64_t)(g + i) * p->ldc + col, p->ldc,
-                             nr);
-                }
-            }
+        s8a_gemm16(p, gm, a16, k4, packed_b, bias, c + (int64_t)g * p->ldc);
     }
 }
+
+#if !defined(RT_OPT_AVX512)
+#define S8A_SLACK 16 /* int16 values a widened run may write past its end (overwritten by what follows) */
+
+/* n int8 values at s as int16 + 128 at d, 16 at a time (the last 16 may end up to 15 values past d + n);
+ * 16-byte loads only where they end at or before `end`, the end of the image. */
+static inline void s8a_widen_run(int16_t *d, const int8_t *s, int32_t n, const int8_t *end) {
+    const __m256i off = _mm256_set1_epi16(128);
+    int32_t i = 0;
+    for (; i < n && end - (s + i) >= 16; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(d + i),
+                            _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(s + i))),
+                                             off));
+    for (; i < n; i++) d[i] = (int16_t)(s[i] + 128);
+}
+
+/* One patch row's int16 values from its filter rows (fh runs of `run` bytes at src, step apart), widened 16
+ * at a time (the last chunk of a run overhangs into the next), K's padding k..k4 zeroed after them. FH,
+ * CH: the filter rows and chunks a run when constant (0: fh and (run + 15) / 16), so that the loops unroll
+ * for 3x3 filters. The caller makes sure the 16-byte loads stay inside the image. */
+RT_OPT_INLINE void s8a_patch(const int32_t FH, const int32_t CH, int32_t fh, const int8_t *src, int64_t step,
+                             int32_t run, int32_t k, int32_t k4, int16_t *d) {
+    const __m256i off = _mm256_set1_epi16(128);
+    const int32_t rows = FH ? FH : fh, chunks = CH ? CH : (run + 15) / 16;
+    int32_t fy, c;
+    for (fy = 0; fy < rows; fy++)
+        for (c = 0; c < chunks; c++)
+            _mm256_storeu_si256(
+                (__m256i *)(void *)(d + fy * run + 16 * c),
+                _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(src + fy * step + 16 * c))),
+                                 off));
+    if (k < k4) _mm_storel_epi64((__m128i *)(void *)(d + k), _mm_setzero_si128()); /* <= 3 values, overhanging */
+}
+
+/* Patch rows m0..m0+rows of convolution p over image `in` as int16 + 128 rows of k4 values at d (K's
+ * padding zero), straight from the image: the byte im2col rows and their widening in the GEMM were two
+ * passes, and IM2COL copied a 3-channel image's 9-byte runs byte by byte (the first convolution of a
+ * network: a fifth of MobileNetV2 0.35 int8's time). The rows whose patch lies inside the image go along
+ * an output row in one stretch (s8a_patch: no per-tap or per-chunk checks; ResNet int8's 3x3
+ * convolutions spent a quarter of their time in a per-tap version of this); a row cut by an edge goes
+ * tap by tap. Values are written in increasing order, each run overwriting the previous one's overhang,
+ * so d needs S8A_SLACK values after its last row. */
+static void s8a_im2col(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows, int16_t *d,
+                       int32_t k4) {
+    const int32_t inc = p->in_c, fh = p->filter_h, fw = p->filter_w, run = fw * inc, k = p->gemm.k;
+    const int32_t chunks = (run + 15) / 16;
+    const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs, sstep = (int64_t)p->stride_w * inc;
+    const int8_t *end = in + (int64_t)p->in_h * rs;
+    const int16_t fill = (int16_t)(p->pad_value + 128);
+    /* the last output column whose patch ends inside the image */
+    const int32_t ox_in = p->in_w - fw + p->pad_w >= 0 ? (p->in_w - fw + p->pad_w) / p->stride_w : -1;
+    int32_t r, fy, fx, c, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    for (r = 0; r < rows;) {
+        const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+        int32_t n = 1;
+        if (p->dil_w == 1 && y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
+            const int8_t *src = in + (int64_t)y0 * rs + (int64_t)x0 * inc;
+            n = ox_in - ox + 1;
+            n = n < p->out_w - ox ? n : p->out_w - ox;
+            n = n < rows - r ? n : rows - r;
+            /* the stretch's last 16-byte load inside the image (else the rows go one by one, checked) */
+            if (end - (src + (n - 1) * sstep + (fh - 1) * step) >= 16 * chunks) {
+                int32_t i;
+                for (i = 0; i < n; i++, src += sstep, d += k4) {
+                    if (fh == 3 && chunks == 1) s8a_patch(3, 1, fh, src, step, run, k, k4, d);
+                    else if (fh == 3 && chunks == 3) s8a_patch(3, 3, fh, src, step, run, k, k4, d);
+                    else s8a_patch(0, 0, fh, src, step, run, k, k4, d);
+                }
+                r += n, ox += n;
+                if (ox == p->out_w) ox = 0, oy++;
+                continue;
+            }
+            n = 1;
+        }
+        {
+            int16_t *t = d;
+            for (fy = 0; fy < fh; fy++) {
+                const int32_t y = y0 + fy * p->dil_h;
+                const int8_t *srow = y >= 0 && y < p->in_h ? in + (int64_t)y * rs : NULL;
+                for (fx = 0; fx < fw; fx++, t += inc) {
+                    const int32_t x = x0 + fx * p->dil_w;
+                    if (srow && x >= 0 && x < p->in_w) s8a_widen_run(t, srow + (int64_t)x * inc, inc, end);
+                    else
+                        for (c = 0; c < inc; c++) t[c] = fill;
+                }
+            }
+            for (c = k; c < k4; c++) d[c] = 0;
+        }
+        r++, d += k4;
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+
+void rt_opt_s8_avx2_conv(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows,
+                         const int8_t *packed_b, const int32_t *bias, int8_t *c) {
+    const int32_t k4 = RT_OPT_K4(p->gemm.k), group = s8a_group(k4);
+    int16_t a16[S8A_MR * S8A_MAX_K4 + S8A_SLACK];
+    int32_t g;
+    for (g = 0; g < rows; g += group) {
+        const int32_t gm = rows - g < group ? rows - g : group;
+        s8a_im2col(p, in, m0 + g, gm, a16, k4);
+        s8a_gemm16(&p->gemm, gm, a16, k4, packed_b, bias, c + (int64_t)g * p->gemm.ldc);
+    }
+}
+#endif
 
 #endif

@@ -634,7 +634,7 @@ void rt_opt_fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
     defined(RT_OPT_AVX2)
 #define RT_OPT_S8_VNNI 1
 
-/* The fused attention's scores on int8 operands (rt_opt_gemm_s8.c): c[i][j] = bias[j] + sum over k of
+/* The fused attention's scores on int8 operands (rt_opt_gemm_s8_vnni.c): c[i][j] = bias[j] + sum over k of
  * (a[i][k] + 128) b[k][j], wrapping int32, for i < m and the 16 * panels columns of b packed like the s8
  * weights ([panels][kq][16][4], K padded with zeros); a: m int8 rows lda bytes apart, 4 kq bytes readable
  * in each; c's rows ldc int32 apart, at least 16 * panels wide. */
@@ -679,6 +679,16 @@ static inline void rt_opt_flip_s8(uint8_t *d, const int8_t *s, int32_t n) {
     for (; i < n; i++) d[i] = (uint8_t)(s[i] + 128);
 }
 
+/* Bytes of one element of an int8 GEMM's C (rt_opt_gemm_s8.c, rt_opt_gemm_s8_vnni.c): floats with
+ * p->out_f32. */
+static inline int64_t rt_opt_s8_c_size(const rt_opt_gemm_params *p) { return p->out_f32 ? 4 : 1; }
+
+/* The residual at the position of C's element at dst (p->residual set): res_off bytes on, computed as
+ * integers since the two may be separate buffers. */
+static inline const float *rt_opt_s8_res_at(const rt_opt_gemm_params *p, const void *dst) {
+    return (const float *)(uintptr_t)((uintptr_t)dst + (uintptr_t)p->res_off);
+}
+
 /* `rows` int8 rows (lda apart) as + 128 byte rows of K4 bytes (K's padding 0) at dst. */
 void rt_opt_s8_widen_rows(const int8_t *a, int32_t lda, int32_t rows, int32_t k, uint8_t *dst);
 /* 1 when every one of the n shifts is in [-31, 0] (TFLite's requantization in 64-bit vector lanes): one
@@ -710,6 +720,12 @@ void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a
 int rt_opt_s8_avx2_applies(const rt_opt_gemm_params *p);
 void rt_opt_s8_avx2_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int64_t lda, int flip,
                          const int8_t *packed_b, const int32_t *bias, int8_t *c);
+#if !defined(RT_OPT_AVX512)
+/* The same for output pixels m0..m0+rows of a convolution (one image `in`; c at pixel m0): its patch rows
+ * widened to int16 straight from the image (no byte im2col rows, no scratch). */
+void rt_opt_s8_avx2_conv(const struct rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows,
+                         const int8_t *packed_b, const int32_t *bias, int8_t *c);
+#endif
 #endif
 
 #if defined(RT_OPT_S8_VNNI)
