@@ -344,7 +344,7 @@ void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             rt_a64_s8_tile(kq, a + (int64_t)i * lda, lda, mr, flip, bp, init, acc);
             add_rows(acc, mr, row_add ? row_add + i : NULL);
-            store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * c_size(p), nr, vec);
+            store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * rt_opt_s8_c_size(p), nr, vec);
         }
     }
 }
@@ -471,7 +471,7 @@ static void gemm_s8_task(void *v, int t) {
 #elif defined(RT_A64)
         if (p->k % 4 == 0) { /* A's int8 rows read in place (whole quads), not widened into a copy first */
             rt_opt_s8_a64_gemm(p, mr, (const uint8_t *)j->a + (int64_t)i * p->lda, p->lda, 0, (const int8_t *)j->b,
-                               (const int32_t *)j->bias, (int8_t *)j->c + (int64_t)i * p->ldc * c_size(p), NULL);
+                               (const int32_t *)j->bias, (int8_t *)j->c + (int64_t)i * p->ldc * rt_opt_s8_c_size(p), NULL);
             continue;
         }
 #elif defined(RT_OPT_AVX2)
