@@ -398,6 +398,11 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
     {
         const __m512i iev = rt_unzip_even();
         const __m512i iod = rt_unzip_odd();
+/* rows r's two halves, unzipped, in t[n] (the float forms and q_store_rows) */
+#define S8_T1(r)                                                                                                    \
+    if ((r) < R && (r) < mr)                                                                                        \
+        t[n++] = _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                                \
+                                  _mm512_permutex2var_epi32(c##r##l, iod, c##r##h));
         const int64_t es = rt_opt_s8_c_size(p), ldc = p->ldc * es;
         int8_t *const d0 = c + q->col * es;
         if (p->rounding == RT_OPT_ROUND_FLOAT) { /* mpcc's float forms: the sums to store_modes */
@@ -412,12 +417,7 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
 #undef S8_T1H
                 store_modes(p, q, t, n, d0, ldc, 1, !(mr & 1));
             } else {
-#define S8_T1(r)                                                                                                    \
-    if ((r) < R && (r) < mr)                                                                                        \
-        t[n++] = _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                                \
-                                  _mm512_permutex2var_epi32(c##r##l, iod, c##r##h));
                 RT_R12(S8_T1)
-#undef S8_T1
                 store_modes(p, q, t, n, d0, ldc, 0, 0);
             }
             return;
@@ -425,10 +425,6 @@ RT_OPT_INLINE void ukr_s8_p1(const int32_t R, const int FLIP, const int HALF, co
         if (!HALF && ar->n * ar->quads >= 12) { /* the rows' sums, then their stores (q_store_rows) */
             __m512i t[R];
             int32_t n = 0;
-#define S8_T1(r)                                                                                                    \
-    if ((r) < R && (r) < mr)                                                                                        \
-        t[n++] = _mm512_add_epi32(_mm512_permutex2var_epi32(c##r##l, iev, c##r##h),                                \
-                                  _mm512_permutex2var_epi32(c##r##l, iod, c##r##h));
             RT_R12(S8_T1)
 #undef S8_T1
             q_store_rows(p, q, t, n, d0, ldc);

@@ -44,12 +44,6 @@ static inline int32x4_t rt_a64_rq_single(int32x4_t x, int32x4_t m, int32x4_t s) 
                         vqmovn_s64(vrshlq_s64(hi, vmovl_high_s32(total))));
 }
 
-/* Sixteen int32 lanes (already clamped to int8's range) as bytes. */
-static inline int8x16_t rt_a64_narrow16(int32x4_t v0, int32x4_t v1, int32x4_t v2, int32x4_t v3) {
-    return vcombine_s8(vqmovn_s16(vcombine_s16(vqmovn_s32(v0), vqmovn_s32(v1))),
-                       vqmovn_s16(vcombine_s16(vqmovn_s32(v2), vqmovn_s32(v3))));
-}
-
 /* The requantization of a panel's 16 columns (rt_a64_gemm_s8.h's rt_a64_s8_tile_rq): every shift
  * in [-31, 0], the offset and the clamp within int8. */
 typedef struct rt_a64_rq_cols {
