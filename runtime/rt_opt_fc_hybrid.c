@@ -23,6 +23,14 @@ size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth) {
 }
 
 #if RT_OPT_AVX2
+/* The sum of v's eight int32 lanes (wrapping, as every order of exact int32 adds). */
+static inline int32_t sum_i32x8(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
+
 /* Several input rows (prefill): dots[r] over k < kn32 (multiple of 32) with 8-bit products, vpmaddubsw
  * on |x| and w * sign(x): exact while no weight is -128 (the caller checks the block) since a pair
  * sums to at most 2 * 128 * 127 < 32768; then the scalar rest from the 16-bit row x16. */
@@ -41,12 +49,8 @@ static inline void dot_rows_u8(const int8_t *w, int64_t k_stride, int nr, int32_
         }
     }
     for (r = 0; r < nr; r++) {
-        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[r]), _mm256_extracti128_si256(acc[r], 1));
-        uint32_t t;
+        uint32_t t = (uint32_t)sum_i32x8(acc[r]);
         int32_t j;
-        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-        t = (uint32_t)_mm_cvtsi128_si32(s);
         for (j = kn32; j < k_all; j++) t += (uint32_t)(w[r * k_stride + j] * x16[j]);
         dots[r] = (int32_t)t;
     }
@@ -75,12 +79,7 @@ static inline void dot_rows(const int8_t *w, int64_t k_stride, int nr, int32_t k
             acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(wv, xv));
         }
     }
-    for (r = 0; r < nr; r++) {
-        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[r]), _mm256_extracti128_si256(acc[r], 1));
-        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-        dots[r] = _mm_cvtsi128_si32(s);
-    }
+    for (r = 0; r < nr; r++) dots[r] = sum_i32x8(acc[r]);
 #else
     (void)kn;
     for (r = 0; r < nr; r++) dots[r] = 0;
