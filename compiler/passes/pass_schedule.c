@@ -52,10 +52,11 @@
 #include "cortex_m/helium/rt_mve.h"
 
 #define NR RT_OPT_NR
-/* Micro-tile rows per ISA (runtime/rt_opt_gemm.c, rt_opt_gemm_s8.c): f32 AVX2 5 x 16,
- * AVX-512 8 x 32; int8 AVX512-VNNI 8 x 32, AVX2 2 x 16, plain C 4 x 16.
- * Generic code takes the widest path its build targets, so its row blocks
- * are multiples of every tile. */
+/* Row multiples of the GEMM blocks per ISA: AVX-512 8 (f32 and int8 VNNI 8 x 32 tiles); AVX2 5 for
+ * f32 and 2 for int8, whose kernels take any row count with exact tails (f32 6 x 16 over row
+ * pointers, rt_opt_gemm_f32_avx2.c; int8 6 x 8, rt_opt_gemm_s8_avx2.c); Arm64 int8 4 x 16; plain C
+ * 4 x 16. Generic code takes the widest path its build targets, so its row blocks are multiples of
+ * every tile. */
 static int tile_rows(const Graph *g, int s8) {
     switch (g->isa) {
     case IR_ISA_AVX512: return 8;
