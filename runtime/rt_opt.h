@@ -372,10 +372,11 @@ void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k
                      float *out, void *scratch);
 
 /* Hybrid FULLY_CONNECTED (float in/out, int8 weights in their stored [out][in] rows; SCHED_FC_HYBRID),
- * bit-identical to rt_fully_connected_hybrid; scratch rt_opt_fc_hybrid_scratch(batches, in_depth)
- * bytes (each input row quantized, widened to 16 bits). rt_opt_fc_hybrid.c. */
+ * bit-identical to rt_fully_connected_hybrid; scratch rt_opt_fc_hybrid_scratch(batches, in_depth, out_depth)
+ * bytes (each input row quantized, widened to 16 bits; the weight row sums for asymmetric rows).
+ * rt_opt_fc_hybrid.c. */
 struct rt_fc_params;
-size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth);
+size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth, int32_t out_depth);
 void rt_opt_fc_hybrid(const struct rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                       void *scratch);
 

@@ -188,7 +188,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
         IrOp *o = &g->ops[i];
         o->sched.kind = SCHED_FC_HYBRID;
         o->sched.slots = 1;
-        o->scratch_bytes = rt_opt_fc_hybrid_scratch(p->batches, p->in_depth);
+        o->scratch_bytes = rt_opt_fc_hybrid_scratch(p->batches, p->in_depth, p->out_depth);
         return 0;
     }
     if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;

@@ -34,7 +34,7 @@ int main(void) {
         for (int i = 0; i < N * K; i++) has_min |= w[i] == -128;
         with_min += has_min, without_min += !has_min;
         for (int i = 0; i < N; i++) bias[i] = rnd_f(), ws[i] = 0.001f * (float)rnd_in(1, 50);
-        if (rt_opt_fc_hybrid_scratch(B, K) > sizeof scratch) {
+        if (rt_opt_fc_hybrid_scratch(B, K, N) > sizeof scratch) {
             check(0, "scratch", "rt_opt_fc_hybrid_scratch over the test's buffer");
             return 1;
         }
