@@ -356,7 +356,8 @@ static int64_t addsub8_float(const rt_binary_params *p, const int8_t *a, int64_t
 }
 #endif
 
-#include "arm64/rt_a64_addsub_s8.h" /* the AArch64 lanes (RT_A64) */
+#include "arm64/rt_a64_addsub_s8.h" /* the AArch64 lanes (RT_A64): ADD, SUB, SQUARED_DIFFERENCE */
+#include "arm64/rt_a64_mul_s8.h"    /* and MUL */
 
 static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
                        int64_t n, int sign) {
@@ -389,7 +390,7 @@ static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
     }
 #endif
 #if defined(RT_A64)
-    if (rt_a64_addsub_s8_ok(p, sa, sb)) i = rt_a64_addsub_s8(p, a, sa, b, sb, o, n, sign);
+    if (rt_a64_rescaled_s8_ok(p, sa, sb, sign)) i = rt_a64_rescaled_s8(p, a, sa, b, sb, o, n, sign);
 #endif
     for (; i < n; i++) o[i] = (int8_t)rt_addsub_q(p, a[i * sa], b[i * sb], sign);
 }
@@ -421,6 +422,9 @@ static void mul_run(const rt_binary_params *p, const int8_t *a, int64_t sa, cons
         }
     }
 #endif
+#if defined(RT_A64)
+    if (rt_a64_mul_s8_ok(p, sa, sb)) i = rt_a64_mul_s8(p, a, sa, b, sb, o, n);
+#endif
     for (; i < n; i++) o[i] = mul_i8(p, a[i * sa], b[i * sb]);
 }
 
@@ -443,6 +447,9 @@ static void sqdiff_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
             _mm_storel_epi64((__m128i *)(void *)(o + i), pack8(r));
         }
     }
+#endif
+#if defined(RT_A64)
+    if (rt_a64_rescaled_s8_ok(p, sa, sb, 0)) i = rt_a64_rescaled_s8(p, a, sa, b, sb, o, n, 0);
 #endif
     for (; i < n; i++) o[i] = sqdiff_i8(p, a[i * sa], b[i * sb]);
 }
