@@ -11,6 +11,8 @@
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
+#include "arm64/rt_a64_binary_f32.h" /* the AArch64 f32 lanes (RT_A64) */
+
 /* The broadcast with mergeable dimensions merged. */
 void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
     int32_t d;
@@ -32,8 +34,9 @@ void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
     }
 }
 
-/* Defines fname(p, a, b, out) with `y = EXPR(x1, x2)` per element. */
-#define RT_OPT_BINARY(fname, T, EXPR)                                                                \
+/* Defines fname(p, a, b, out) with `y = EXPR(x1, x2)` per element (AArch64: the run's lanes by
+ * rt_a64_binary_f32's VOP first). */
+#define RT_OPT_BINARY(fname, T, EXPR, VOP)                                                           \
     void fname(const rt_binary_params *p, const T *a, const T *b, T *out) {                          \
         rt_bcast bc, outer;                                                                          \
         rt_bcast_iter it;                                                                            \
@@ -50,16 +53,17 @@ void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
         for (o = 0; o < n_outer; o++, rt_bcast_next(&outer, &it)) {                                  \
             const T *pa = a + it.off1, *pb = b + it.off2;                                            \
             T *po = out + o * inner;                                                                 \
+            i = RT_A64_BINARY_F32(VOP, p, pa, s1, pb, s2, po, inner);                                \
             if (s1 == 1 && s2 == 1) {                                                                \
-                for (i = 0; i < inner; i++) po[i] = EXPR(pa[i], pb[i]);                              \
+                for (; i < inner; i++) po[i] = EXPR(pa[i], pb[i]);                                   \
             } else if (s1 == 1 && s2 == 0) {                                                         \
                 const T y = pb[0];                                                                   \
-                for (i = 0; i < inner; i++) po[i] = EXPR(pa[i], y);                                  \
+                for (; i < inner; i++) po[i] = EXPR(pa[i], y);                                       \
             } else if (s1 == 0 && s2 == 1) {                                                         \
                 const T x = pa[0];                                                                   \
-                for (i = 0; i < inner; i++) po[i] = EXPR(x, pb[i]);                                  \
+                for (; i < inner; i++) po[i] = EXPR(x, pb[i]);                                       \
             } else {                                                                                 \
-                for (i = 0; i < inner; i++) po[i] = EXPR(pa[i * s1], pb[i * s2]);                    \
+                for (; i < inner; i++) po[i] = EXPR(pa[i * s1], pb[i * s2]);                         \
             }                                                                                        \
         }                                                                                            \
     }
@@ -87,10 +91,10 @@ static inline int8_t sqdiff_i8(const rt_binary_params *p, int32_t a, int32_t b) 
     return (int8_t)rt_clamp_i32(r, p->act_qmin, p->act_qmax);
 }
 
-RT_OPT_BINARY(rt_opt_add_f32, float, ADD_F32)
-RT_OPT_BINARY(rt_opt_sub_f32, float, SUB_F32)
-RT_OPT_BINARY(rt_opt_mul_f32, float, MUL_F32)
-RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32)
+RT_OPT_BINARY(rt_opt_add_f32, float, ADD_F32, RT_A64_ADD)
+RT_OPT_BINARY(rt_opt_sub_f32, float, SUB_F32, RT_A64_SUB)
+RT_OPT_BINARY(rt_opt_mul_f32, float, MUL_F32, RT_A64_MUL)
+RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32, RT_A64_SQDIFF)
 
 /* ---- int8 ADD/SUB/MUL: the same walk, each run handed to a run function
  * that vectorizes TFLite's fixed-point arithmetic 8 lanes at a time

@@ -16,15 +16,6 @@ static inline int rt_a64_out_i8(const rt_binary_params *p) {
            p->act_qmin <= p->act_qmax;
 }
 
-/* Stores clamp(r + offset) of 8 lanes (r0 the first four) as int8: narrowed to int16 with
- * saturation, the offset added with saturation, narrowed to int8 with saturation, clamped. The
- * same bytes as clamping r + offset in int32 (offset and clamp int8: a saturated value lies
- * outside the clamp on its side). */
-static inline void rt_a64_store8(int32x4_t r0, int32x4_t r1, int16x8_t off, int8x8_t lo, int8x8_t hi, int8_t *o) {
-    const int16x8_t h = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r0), r1), off);
-    vst1_s8(o, vmin_s8(vmax_s8(vqmovn_s16(h), lo), hi));
-}
-
 /* 1 when rt_a64_rescaled_s8 applies: strides 0 or 1, every shift in [-31, 0] (a rescaling smaller
  * than one), the output int8, left_shift in [0, 23] (an int8 plus its offset shifted by it fits
  * int32), and for SQUARED_DIFFERENCE (op 0) at most 7 (the rescaled difference is below 2^15 in
