@@ -1,10 +1,11 @@
 /* rt_a64_act_f32.h - the AArch64 f32 row loops of rt_opt_act.c (runtime/arm64, docs/arm64.md; not
  * API): the exponential rows of softmax and attention, the row sums and the normalization of
- * LayerNorm, and the exact GELU, in NEON lanes. Included by that file after its lane count (ROW_LANES, 32) and the GELU's
- * coefficients are known. The same operations lane for lane as the portable loops there and the
- * x86 vector twins (expf8 / expf16, gelu8 / gelu_rational): the same values, the sums in the same
- * 32 lanes added in the same order. GCC 12 at -O2 left these loops scalar on AArch64 (a libm-free
- * exponential and a division per value, one value at a time). */
+ * LayerNorm, and the exact GELU, in NEON lanes. Included by that file after its lane count
+ * (ROW_LANES, 32) and the GELU's coefficients are known. The same operations lane for lane as the
+ * portable loops there (the sums in the same 32 lanes, added in the same order: the same values),
+ * the GELU as the x86 vector paths' gelu8 / gelu_rational (the portable loop takes the erfc form).
+ * GCC 12 at -O2 left these loops scalar on AArch64 (a libm-free exponential and a division per
+ * value, one value at a time). */
 #ifndef MPCC_RT_A64_ACT_F32_H
 #define MPCC_RT_A64_ACT_F32_H
 
