@@ -10,8 +10,9 @@
  * broadcasts per 12 FMAs; the usual AVX2 shape), a panel's last 8 or fewer
  * columns 8 rows x 8. Every tile size is a compile-time constant (the
  * kernels are inlined per size), so a block's last rows cost what they
- * compute: 80 rows = 12 x 6 + 4 + 4, not 13 x 6 + a 2-row tile with four
- * dependent FMA chains (the FMA latency wants 8 in flight).
+ * compute, and the rows are spread evenly over the tiles: 80 rows =
+ * 10 x 6 + 4 x 5, not 13 x 6 + a 2-row tile with four dependent FMA chains
+ * (the FMA latency wants 8 in flight).
  *
  * Each column's sum starts at the bias and adds A[r][k] * B[k][c] in K
  * order, one fused multiply-add per k, exactly as ukr_f32 does on an
@@ -141,13 +142,10 @@ RT_ALIGN_CODE static void tile_8(int32_t rows, int32_t nseg, int32_t seg, const 
     }
 }
 
-/* Rows of the next tile of at most `mr`, `rest` left: a remainder of fewer than mr / 2 + 1 rows is not left
- * alone (too few FMA chains to cover the latency) but shares the last two tiles evenly with the tile before. */
-static int32_t next_rows(int32_t rest, int32_t mr) {
-    if (rest <= mr) return rest;
-    if (rest < mr + mr / 2 + 1) return (rest + 1) / 2;
-    return mr;
-}
+/* Rows of the next tile, `rest` rows and `tiles` tiles left: the fewest tiles of at most mr rows (ceil(m / mr)),
+ * their rows as even as can be, so no tile is left with a few rows (49 rows: 4 x 6 + 5 x 5, not 7 x 6 + 4 + 3,
+ * whose 3-row tile had 6 FMA chains for a latency that wants 8). */
+static int32_t next_rows(int32_t rest, int32_t tiles) { return (rest + tiles - 1) / tiles; }
 
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c) {
@@ -158,10 +156,10 @@ void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const flo
     for (j = 0; j * NR < p->n; j++) {
         const float *bp = packed_b + (int64_t)j * p->k * NR;
         const int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR, mr = nr <= 8 ? 8 : 6;
-        int32_t rr;
-        for (i = 0; i < m; i += rr) {
+        int32_t rr, tiles = (m + mr - 1) / mr;
+        for (i = 0; i < m; i += rr, tiles--) {
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
-            rr = next_rows(m - i, mr);
+            rr = next_rows(m - i, tiles);
             if (!tab)
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
             (nr <= 8 ? tile_8 : tile_16)(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max,
