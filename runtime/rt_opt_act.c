@@ -35,6 +35,21 @@ void rt_opt_lut_i8(const int8_t *lut, int64_t n, const int8_t *in, int8_t *out) 
 #define ROW_LANES 32
 #define NR_LN 16 /* LayerNorm rows summed together (AVX-512), and lanes of a vector */
 
+#if defined(RT_OPT_AVX2)
+/* 0 + lane 0 + lane 1 + ... + lane 7, one after another (the last step of lanes_total, in registers) */
+static inline float total8(__m256 q) {
+    const __m128 a = _mm256_castps256_ps128(q), b = _mm256_extractf128_ps(q, 1);
+    float t = 0.0f + _mm_cvtss_f32(a);
+    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 1));
+    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 2));
+    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 3));
+    t += _mm_cvtss_f32(b);
+    t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 1));
+    t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 2));
+    return t + _mm_cvtss_f32(_mm_shuffle_ps(b, b, 3));
+}
+#endif
+
 #if !(defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)) /* else total16 */
 /* The ROW_LANES partial sums of a row, added up (one order for every row sum). */
 static float lanes_total(float *s) {
@@ -45,6 +60,14 @@ static float lanes_total(float *s) {
     for (l = 0; l < ROW_LANES / 4; l++) t += s[l];
     return t;
 }
+
+#if defined(RT_OPT_AVX2)
+/* lanes_total of the 32 lanes in four vectors (lane l of q_k: lane 8 k + l), in registers: the same additions
+ * in the same order, without the round trip through memory */
+static inline float lanes_total8(__m256 q0, __m256 q1, __m256 q2, __m256 q3) {
+    return total8(_mm256_add_ps(_mm256_add_ps(q0, q2), _mm256_add_ps(q1, q3)));
+}
+#endif
 #endif
 
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
@@ -53,16 +76,7 @@ static float lanes_total(float *s) {
  * them from memory cost a short row (ViT's 17 keys) more than its exponentials. */
 static inline float total16(__m512 lo, __m512 hi) {
     const __m512 s = _mm512_add_ps(lo, hi);
-    const __m256 q = _mm256_add_ps(_mm512_castps512_ps256(s), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)));
-    const __m128 a = _mm256_castps256_ps128(q), b = _mm256_extractf128_ps(q, 1);
-    float t = 0.0f + _mm_cvtss_f32(a);
-    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 1));
-    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 2));
-    t += _mm_cvtss_f32(_mm_shuffle_ps(a, a, 3));
-    t += _mm_cvtss_f32(b);
-    t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 1));
-    t += _mm_cvtss_f32(_mm_shuffle_ps(b, b, 2));
-    return t + _mm_cvtss_f32(_mm_shuffle_ps(b, b, 3));
+    return total8(_mm256_add_ps(_mm512_castps512_ps256(s), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1))));
 }
 
 /* total16 of 16 rows at once, v[r] = row r's lo + hi: the lanes transposed in registers, then the same
@@ -358,9 +372,33 @@ static inline __m256 expf8(__m256 x) { /* rt_opt_expf (and expf16), operation fo
 
 float rt_opt_max_f32(int32_t d, const float *x) {
     float m[ROW_LANES];
-    int32_t c, l;
+    int32_t c = 0, l;
+#if defined(RT_OPT_AVX2)
+    { /* the same 32 lanes in four vectors (lane l of vector q: m[8 q + l]), the tail's lanes past d kept; GCC
+       * left the tail (all of a short row: ViT's 17 keys) scalar */
+        const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        __m256 m0 = _mm256_set1_ps(-3.40282347e+38f), m1 = m0, m2 = m0, m3 = m0;
+        __m256 *const mq[4] = {&m0, &m1, &m2, &m3};
+        int32_t q;
+        for (; c + ROW_LANES <= d; c += ROW_LANES) { /* max(x, m): x > m ? x : m, so a NaN in x is passed over */
+            m0 = _mm256_max_ps(_mm256_loadu_ps(x + c), m0);
+            m1 = _mm256_max_ps(_mm256_loadu_ps(x + c + 8), m1);
+            m2 = _mm256_max_ps(_mm256_loadu_ps(x + c + 16), m2);
+            m3 = _mm256_max_ps(_mm256_loadu_ps(x + c + 24), m3);
+        }
+        for (q = 0; q < 4 && c + 8 * q < d; q++) {
+            const __m256i k = _mm256_cmpgt_epi32(_mm256_set1_epi32(d - c - 8 * q), iota);
+            *mq[q] = _mm256_blendv_ps(*mq[q], _mm256_max_ps(_mm256_maskload_ps(x + c + 8 * q, k), *mq[q]),
+                                      _mm256_castsi256_ps(k));
+        }
+        c = d;
+        _mm256_storeu_ps(m, m0), _mm256_storeu_ps(m + 8, m1);
+        _mm256_storeu_ps(m + 16, m2), _mm256_storeu_ps(m + 24, m3);
+    }
+#else
     for (l = 0; l < ROW_LANES; l++) m[l] = -3.40282347e+38f;
-    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
+#endif
+    for (; c + ROW_LANES <= d; c += ROW_LANES)
         for (l = 0; l < ROW_LANES; l++) m[l] = x[c + l] > m[l] ? x[c + l] : m[l];
     for (l = 0; c + l < d; l++) m[l] = x[c + l] > m[l] ? x[c + l] : m[l]; /* the tail in lanes too */
     for (l = 1; l < ROW_LANES; l++) m[0] = m[l] > m[0] ? m[l] : m[0];
@@ -370,9 +408,10 @@ float rt_opt_max_f32(int32_t d, const float *x) {
 static float exp_row(int32_t d, float beta, float sub, const float *x, float *y, uint16_t *y16) {
     float s[ROW_LANES];
     int32_t c = 0, l;
-    for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
 #if defined(RT_OPT_EXP8)
-    if (!y16) { /* the whole 32-lane chunks in four vectors of lanes, s[8 q ..] in s_q; the tail below */
+    /* the 32 lanes in four vectors (s[8 q ..] in s_q), the tail too, totalled in registers: no zeroing of s
+     * (its rep stos cost a short row 9 % of its time) */
+    if (!y16) {
         const __m256 vb = _mm256_set1_ps(beta), vs = _mm256_set1_ps(sub);
         __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         for (; c + ROW_LANES <= d; c += ROW_LANES) {
@@ -384,9 +423,25 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
             _mm256_storeu_ps(y + c, e0), _mm256_storeu_ps(y + c + 8, e1);
             _mm256_storeu_ps(y + c + 16, e2), _mm256_storeu_ps(y + c + 24, e3);
         }
-        _mm256_storeu_ps(s, s0), _mm256_storeu_ps(s + 8, s1), _mm256_storeu_ps(s + 16, s2), _mm256_storeu_ps(s + 24, s3);
-    }
-#elif defined(RT_A64)
+        if (c < d) { /* the tail (all of a short row: ViT's 17 keys, 12 % of its time in scalar exps) in the
+                      * same lanes: lane l of vector q is s[8 q + l]; lanes past d load 0 and add nothing */
+            const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            __m256 *const sq[4] = {&s0, &s1, &s2, &s3};
+            int32_t q;
+            for (q = 0; q < 4 && c + 8 * q < d; q++) {
+                const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(d - c - 8 * q), iota);
+                const __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(x + c + 8 * q, m), vs), vb);
+                const __m256 e = _mm256_and_ps(expf8(t), _mm256_castsi256_ps(m));
+                *sq[q] = _mm256_add_ps(*sq[q], e);
+                _mm256_maskstore_ps(y + c + 8 * q, m, e);
+            }
+            c = d;
+        }
+        return lanes_total8(s0, s1, s2, s3);
+    } else
+#endif
+        for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
+#if defined(RT_A64)
     if (!y16) c = rt_a64_exp_row(d, beta, sub, x, y, s);
 #endif
     for (; c + ROW_LANES <= d; c += ROW_LANES)
@@ -495,9 +550,29 @@ void rt_opt_softmax_f32(const rt_softmax_params *p, const float *in, float *out)
 /* sum (x - m)^2 (sq) or sum (x - m) over a row. */
 static float row_sum(int32_t d, const float *x, float m, int sq) {
     float s[ROW_LANES];
-    int32_t c, l;
+    int32_t c = 0, l;
+#if defined(RT_OPT_AVX2)
+    { /* the same lanes in four vectors, totalled in registers where there is no tail (GCC kept the 32 sums on
+       * the stack: 7 % of ViT's time in its LayerNorms) */
+        const __m256 vm = _mm256_set1_ps(m);
+        __m256 q0 = _mm256_setzero_ps(), q1 = q0, q2 = q0, q3 = q0;
+        for (; c + ROW_LANES <= d; c += ROW_LANES) {
+            const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + c), vm);
+            const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + c + 8), vm);
+            const __m256 d2 = _mm256_sub_ps(_mm256_loadu_ps(x + c + 16), vm);
+            const __m256 d3 = _mm256_sub_ps(_mm256_loadu_ps(x + c + 24), vm);
+            q0 = _mm256_add_ps(q0, sq ? _mm256_mul_ps(d0, d0) : d0);
+            q1 = _mm256_add_ps(q1, sq ? _mm256_mul_ps(d1, d1) : d1);
+            q2 = _mm256_add_ps(q2, sq ? _mm256_mul_ps(d2, d2) : d2);
+            q3 = _mm256_add_ps(q3, sq ? _mm256_mul_ps(d3, d3) : d3);
+        }
+        if (c == d) return lanes_total8(q0, q1, q2, q3);
+        _mm256_storeu_ps(s, q0), _mm256_storeu_ps(s + 8, q1);
+        _mm256_storeu_ps(s + 16, q2), _mm256_storeu_ps(s + 24, q3);
+    }
+#else
     for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
-    c = 0;
+#endif
 #if defined(RT_A64)
     c = rt_a64_row_sum(d, x, m, sq, s);
 #endif
