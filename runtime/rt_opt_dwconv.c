@@ -430,12 +430,14 @@ static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int
 
 int64_t rt_opt_dwconv_s8_scratch_bytes(const struct rt_dwconv_params *p) {
     int64_t bytes;
-    if (p->depth_mult != 1 || p->filter_h != 3 || p->filter_w != 3 || p->stride_h < 1 || p->stride_w < 1 ||
-        p->stride_w > 2 || !(p->in_c >= 32 || p->in_c == 16 || p->in_c == 8))
+    if (p->depth_mult != 1 || p->stride_h < 1 || p->stride_w < 1 || p->stride_w > 2 ||
+        !(p->filter_h == 3 && p->filter_w == 3 ? p->in_c >= 16 || p->in_c == 8
+                                               : p->filter_h <= 5 && p->filter_w <= 5 && p->in_c >= 16))
         return 0;
     /* (0 where no tap falls outside the image, or dilated) */
-    bytes = (int64_t)p->batches * rt_opt_padded_elems(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, 3, 3, p->stride_h,
-                                                      p->stride_w, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
+    bytes = (int64_t)p->batches * rt_opt_padded_elems(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->filter_h,
+                                                      p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
+                                                      p->dil_h, p->dil_w);
     return bytes <= (p->pad_h || p->pad_w ? DW_PAD_MAX : DW_PAD_SMALL) ? bytes : 0;
 }
 
@@ -449,14 +451,17 @@ static int dw_vnni_applies(const struct rt_dwconv_params *p) {
            shifts_apply(p);
 }
 
+#endif
+
+#if defined(RT_OPT_AVX2)
 /* The image inside its padding (the input zero point around it) in dst, as q describes it: the same
  * convolution with no padding. */
 static void dw_pad_copy(const struct rt_dwconv_params *p, const int8_t *in, int8_t *dst,
                         struct rt_dwconv_params *q) {
     int64_t hp, wp;
     int32_t b;
-    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, 3, 3, p->stride_h, p->stride_w, p->pad_h, p->pad_w, &hp,
-                       &wp);
+    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                       p->pad_h, p->pad_w, &hp, &wp);
     for (b = 0; b < p->batches; b++)
         rt_opt_pad_rows_s8(in + (int64_t)b * p->in_h * p->in_w * p->in_c, p->in_h, p->in_w, p->in_c, hp, wp, p->pad_h,
                            p->pad_w, -p->in_offset, 0, dst + (int64_t)b * hp * wp * p->in_c);
@@ -588,10 +593,18 @@ static void dw_run(const struct rt_dwconv_params *p, const void *in, const void 
     dw_job j = {p, in, filter, bias, out, 1, s8, 0};
 #if defined(RT_OPT_DW_VNNI)
     struct rt_dwconv_params q;
-    if (s8 && scratch && rt_opt_dwconv_s8_scratch_bytes(p) > 0 && dw_vnni_applies(p)) {
+    if (s8 && scratch && rt_opt_dwconv_s8_scratch_bytes(p) > 0 && dw_vnni_applies(p) && p->filter_h == 3 &&
+        p->filter_w == 3) {
         /* one copy before the rows are split: every thread reads it */
         dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
         j.p = &q, j.in = scratch, j.padded = 1;
+    }
+#elif defined(RT_OPT_AVX2)
+    struct rt_dwconv_params q;
+    if (s8 && scratch && rt_opt_dwconv_s8_scratch_bytes(p) > 0 && rt_opt_dw_avx2_pads(p)) {
+        /* every pixel through the AVX2 kernel's interior path (rt_opt_dw_avx2_pads) */
+        dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
+        j.p = &q, j.in = scratch;
     }
 #else
     (void)scratch;
