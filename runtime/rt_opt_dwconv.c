@@ -421,10 +421,11 @@ static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int
 #endif
 
 /* Copies of at most this many bytes (MobileNetV2 224 int8 A/B with 40 / 160 / 512 KiB: 0.99 / 1.025 /
- * 1.029, its arena unchanged: the copies fit where tensors dead by then were); at most DW_PAD_SMALL where
- * there is no top / left padding (stride 2 "SAME": only the last row and column reach past the image, and
- * on larger images the copy costs more than those pixels' slower path: MobileNetV2 0.35's 24x24x48
- * stride 2 2.06 -> 2.15 us). */
+ * 1.029, its arena unchanged: the copies fit where tensors dead by then were). The AVX512-VNNI kernel
+ * copies at most DW_PAD_SMALL where there is no top / left padding (stride 2 "SAME": only the last row and
+ * column reach past the image, and on larger images the copy costs more than those pixels' slower path:
+ * MobileNetV2 0.35's 24x24x48 stride 2 2.06 -> 2.15 us); the AVX2 kernel's edge path is slower than that,
+ * so it copies those too (MobileNetV2 0.35 int8 on Zen 3: see docs/perf-avx2-int8.md). */
 #define DW_PAD_MAX (512 * 1024)
 #define DW_PAD_SMALL (16 * 1024)
 
@@ -438,7 +439,7 @@ int64_t rt_opt_dwconv_s8_scratch_bytes(const struct rt_dwconv_params *p) {
     bytes = (int64_t)p->batches * rt_opt_padded_elems(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->filter_h,
                                                       p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
                                                       p->dil_h, p->dil_w);
-    return bytes <= (p->pad_h || p->pad_w ? DW_PAD_MAX : DW_PAD_SMALL) ? bytes : 0;
+    return bytes <= DW_PAD_MAX ? bytes : 0;
 }
 
 #if defined(RT_OPT_DW_VNNI)
@@ -593,8 +594,9 @@ static void dw_run(const struct rt_dwconv_params *p, const void *in, const void 
     dw_job j = {p, in, filter, bias, out, 1, s8, 0};
 #if defined(RT_OPT_DW_VNNI)
     struct rt_dwconv_params q;
-    if (s8 && scratch && rt_opt_dwconv_s8_scratch_bytes(p) > 0 && dw_vnni_applies(p) && p->filter_h == 3 &&
-        p->filter_w == 3) {
+    const int64_t pad_bytes = s8 && scratch ? rt_opt_dwconv_s8_scratch_bytes(p) : 0;
+    if (pad_bytes > 0 && (p->pad_h || p->pad_w || pad_bytes <= DW_PAD_SMALL) && dw_vnni_applies(p) &&
+        p->filter_h == 3 && p->filter_w == 3) {
         /* one copy before the rows are split: every thread reads it */
         dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
         j.p = &q, j.in = scratch, j.padded = 1;

@@ -183,10 +183,11 @@ static inline void dw_group_rows(const struct rt_dwconv_params *p, const dw_grou
     }
 }
 
-/* ---- the interior kernel: 16 channels, every tap inside the image ----
- * For a group of 16 channels (CO >= 16; the last group moved back to end at CO) and a run of output pixels of
- * one row whose taps are all inside the image (every pixel of a padded copy, rt_opt_dwconv.c), filter width
- * and height at most 5, stride 1 or 2 along the row, no dilation along it. Two changes from dw_pixel:
+/* ---- the interior kernel: every tap inside the image ----
+ * For a group of 16 channels (CO >= 16; the last group moved back to end at CO) or 8 (8 <= CO < 16, or one
+ * input channel broadcast to a multiple of 8) and a run of output pixels of one row whose taps are all
+ * inside the image (every pixel of a padded copy, rt_opt_dwconv.c), filter width and height at most 5,
+ * stride 1 or 2 along the row, no dilation along it. Two changes from dw_pixel:
  * - The input offset is folded into the bias (bias + off * the sum of the channel's weights; the int32 sums
  *   wrap alike, so the result is the same): the taps' bytes are used as they are.
  * - Taps are paired vertically (rows 2g and 2g + 1 of one column, the last row of an odd height alone, with a
@@ -194,7 +195,8 @@ static inline void dw_group_rows(const struct rt_dwconv_params *p, const dw_grou
  *   holds it: ceil(fw / stride) pixels are in flight, each new pixel loads stride new columns. For 3x3
  *   stride 1 that is 3 loads and 6 widenings per pixel instead of 9 loads, 9 offset adds and 10 unpacks.
  * The two taps' bytes are interleaved (punpcklbw / punpckhbw) before widening, so the accumulators hold the
- * channels in order (0-7, 8-15); the bias and requantization constants are loaded as they are. */
+ * channels in order (0-7, 8-15); the bias and requantization constants are loaded as they are. An 8-channel
+ * group fills whole vectors too (8 int16 pairs), where dw_pixel used half of each. */
 
 #define DW_SPAN_FW 5
 #define DW_SPAN_PAIRS 2 /* row pairs of a 5-row filter; its last row alone */
@@ -206,100 +208,124 @@ typedef struct dw_span_group {
     rq8k k[2];
 } dw_span_group;
 
-/* Rows r0 and r1 (r1 NULL: none, zero) of 16 channels as [0]: channels 0-7 and [1]: 8-15, int16 pairs. */
-RT_OPT_INLINE void dw_pair(const int8_t *r0, const int8_t *r1, __m256i *v) {
-    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)r0);
-    const __m128i b = r1 ? _mm_loadu_si128((const __m128i *)(const void *)r1) : _mm_setzero_si128();
-    v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
-    v[1] = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b));
+/* Rows r0 and r1 (r1 NULL: none, zero) of h * 8 channels as int16 pairs, v[0]: channels 0-7, v[1]: 8-15; bc:
+ * one byte at each for all 8 (a one-channel image). */
+RT_OPT_INLINE void dw_pair(const int8_t *r0, const int8_t *r1, int32_t h, int bc, __m256i *v) {
+    if (bc) {
+        const __m128i a = _mm_set1_epi8((char)*r0), b = r1 ? _mm_set1_epi8((char)*r1) : _mm_setzero_si128();
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+    } else if (h == 1) {
+        const __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)r0);
+        const __m128i b = r1 ? _mm_loadl_epi64((const __m128i *)(const void *)r1) : _mm_setzero_si128();
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+    } else {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)r0);
+        const __m128i b = r1 ? _mm_loadu_si128((const __m128i *)(const void *)r1) : _mm_setzero_si128();
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+        v[1] = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b));
+    }
 }
 
+/* The constants of output channels c0..c0 + 8h. */
 static void dw_span_init(const struct rt_dwconv_params *p, const int8_t *filter, const int32_t *bias, int32_t c0,
-                         dw_span_group *g) {
-    const int32_t C = p->in_c, fw = p->filter_w, fh = p->filter_h;
+                         int32_t h, dw_span_group *g) {
+    const int32_t CO = p->in_c * p->depth_mult, fw = p->filter_w, fh = p->filter_h;
     int32_t fy, fx, c;
     const __m256i ones = _mm256_set1_epi16(1), off = _mm256_set1_epi32(p->in_offset);
     __m256i sum[2];
     sum[0] = sum[1] = _mm256_setzero_si256();
     for (fy = 0; fy < fh; fy += 2)
         for (fx = 0; fx < fw; fx++) {
-            const int8_t *w0 = filter + ((int64_t)fy * fw + fx) * C + c0;
+            const int8_t *w0 = filter + ((int64_t)fy * fw + fx) * CO + c0;
             __m256i *w = fy + 1 < fh ? g->w2[fy / 2][fx] : g->w1[fx];
-            dw_pair(w0, fy + 1 < fh ? w0 + (int64_t)fw * C : NULL, w);
-            for (c = 0; c < 2; c++) sum[c] = _mm256_add_epi32(sum[c], _mm256_madd_epi16(w[c], ones));
+            dw_pair(w0, fy + 1 < fh ? w0 + (int64_t)fw * CO : NULL, h, 0, w);
+            for (c = 0; c < h; c++) sum[c] = _mm256_add_epi32(sum[c], _mm256_madd_epi16(w[c], ones));
         }
-    for (c = 0; c < 2; c++) /* bias + off * sum of the weights (int32 wrapping, as the sums do) */
+    for (c = 0; c < h; c++) { /* bias + off * sum of the weights (int32 wrapping, as the sums do) */
         g->b[c] = _mm256_add_epi32(bias ? _mm256_loadu_si256((const __m256i *)(const void *)(bias + c0 + 8 * c))
                                         : _mm256_setzero_si256(),
                                    _mm256_mullo_epi32(sum[c], off));
-    g->k[0] = rq8k_prepare(_mm256_loadu_si256((const __m256i *)(const void *)(p->mult + c0)),
-                           _mm256_loadu_si256((const __m256i *)(const void *)(p->shift + c0)), p->out_offset, 0);
-    g->k[1] = rq8k_prepare(_mm256_loadu_si256((const __m256i *)(const void *)(p->mult + c0 + 8)),
-                           _mm256_loadu_si256((const __m256i *)(const void *)(p->shift + c0 + 8)), p->out_offset, 0);
+        g->k[c] = rq8k_prepare(_mm256_loadu_si256((const __m256i *)(const void *)(p->mult + c0 + 8 * c)),
+                               _mm256_loadu_si256((const __m256i *)(const void *)(p->shift + c0 + 8 * c)),
+                               p->out_offset, 0);
+    }
 }
 
-/* 16 accumulators (channels 0-7, 8-15) requantized, clamped and stored as 16 bytes at o. */
-RT_OPT_INLINE void dw_span_store(const dw_span_group *g, const __m256i *acc, int plain, __m256i lo, __m256i hi,
-                                 int8_t *o) {
+/* h * 8 accumulators (channels 0-7, 8-15) requantized, clamped and stored as h * 8 bytes at o. */
+RT_OPT_INLINE void dw_span_store(const dw_span_group *g, const __m256i *acc, int32_t h, int plain, __m256i lo,
+                                 __m256i hi, int8_t *o) {
     const __m256i v0 = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(acc[0], &g->k[0], plain), lo), hi);
-    const __m256i v1 = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(acc[1], &g->k[1], plain), lo), hi);
-    const __m256i t = _mm256_permute4x64_epi64(_mm256_packs_epi32(v0, v1), 0xD8); /* int16 0-7 | 8-15 */
-    _mm_storeu_si128((__m128i *)(void *)o,
-                     _mm_packs_epi16(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1)));
+    if (h == 1) {
+        _mm_storel_epi64((__m128i *)(void *)o, pack8(v0));
+    } else {
+        const __m256i v1 = _mm256_min_epi32(_mm256_max_epi32(rq8k_apply(acc[1], &g->k[1], plain), lo), hi);
+        const __m256i t = _mm256_permute4x64_epi64(_mm256_packs_epi32(v0, v1), 0xD8); /* int16 0-7 | 8-15 */
+        _mm_storeu_si128((__m128i *)(void *)o,
+                         _mm_packs_epi16(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1)));
+    }
 }
 
 /* Column x (byte offset xo of rows rp) added to the accumulators of the pixels in flight: acc[k] (pixel
- * k after the oldest) takes the column as its tap column d - k s. fh, fw, s, K: constants where inlined. */
+ * k after the oldest) takes the column as its tap column d - k s. fh, fw, s, K, h, bc: constants where
+ * inlined. */
 RT_OPT_INLINE void dw_span_col(const dw_span_group *g, const int8_t *const *rp, int64_t xo, int32_t fh, int32_t fw,
-                               int32_t s, int32_t K, int32_t d, __m256i (*acc)[2]) {
-    int32_t q, k;
+                               int32_t s, int32_t K, int32_t h, int bc, int32_t d, __m256i (*acc)[2]) {
+    int32_t q, k, c;
     for (q = 0; q < fh; q += 2) {
         __m256i v[2];
-        dw_pair(rp[q] + xo, q + 1 < fh ? rp[q + 1] + xo : NULL, v);
+        dw_pair(rp[q] + xo, q + 1 < fh ? rp[q + 1] + xo : NULL, h, bc, v);
         for (k = 0; k < K; k++) {
             const int32_t fx = d - k * s;
             const __m256i *w = fx < 0 || fx >= fw ? NULL : q + 1 < fh ? g->w2[q / 2][fx] : g->w1[fx];
             if (!w) continue;
-            acc[k][0] = _mm256_add_epi32(acc[k][0], _mm256_madd_epi16(v[0], w[0]));
-            acc[k][1] = _mm256_add_epi32(acc[k][1], _mm256_madd_epi16(v[1], w[1]));
+            for (c = 0; c < h; c++) acc[k][c] = _mm256_add_epi32(acc[k][c], _mm256_madd_epi16(v[c], w[c]));
         }
     }
 }
 
 /* Output pixels ox0..ox0 + n of one row, every tap inside: rp[fy] the image row of tap row fy at the group's
- * first channel, out the row's output at the group. K = ceil(fw / s) pixels in flight (at most 5). */
+ * first channel (C: bytes per pixel), out the row's output at the group (CO bytes per pixel). K = ceil(fw / s)
+ * pixels in flight (at most 5). */
 RT_OPT_INLINE void dw_span(const dw_span_group *g, const int8_t *const *rp, int32_t C, int32_t x00, int32_t fh,
-                           int32_t fw, int32_t s, int32_t n, int plain, __m256i lo, __m256i hi, int8_t *out,
-                           int32_t CO) {
+                           int32_t fw, int32_t s, int32_t h, int bc, int32_t n, int plain, __m256i lo, __m256i hi,
+                           int8_t *out, int32_t CO) {
     const int32_t K = (fw + s - 1) / s;
     __m256i acc[5][2];
-    int32_t i, k, d;
-    for (k = 0; k < K; k++) acc[k][0] = g->b[0], acc[k][1] = g->b[1];
+    int32_t i, k, d, c;
+    for (k = 0; k < K; k++)
+        for (c = 0; c < h; c++) acc[k][c] = g->b[c];
     for (d = 0; d < fw - s; d++) /* the first pixels' columns before the oldest one's last s */
-        dw_span_col(g, rp, (int64_t)(x00 + d) * C, fh, fw, s, K, d, acc);
+        dw_span_col(g, rp, (int64_t)(x00 + d) * C, fh, fw, s, K, h, bc, d, acc);
     for (i = 0; i < n; i++) {
         const int32_t x0 = x00 + i * s;
-        for (d = fw - s; d < fw; d++) dw_span_col(g, rp, (int64_t)(x0 + d) * C, fh, fw, s, K, d, acc);
-        dw_span_store(g, acc[0], plain, lo, hi, out + (int64_t)i * CO);
-        for (k = 0; k + 1 < K; k++) acc[k][0] = acc[k + 1][0], acc[k][1] = acc[k + 1][1];
-        acc[K - 1][0] = g->b[0], acc[K - 1][1] = g->b[1];
+        for (d = fw - s; d < fw; d++) dw_span_col(g, rp, (int64_t)(x0 + d) * C, fh, fw, s, K, h, bc, d, acc);
+        dw_span_store(g, acc[0], h, plain, lo, hi, out + (int64_t)i * CO);
+        for (k = 0; k + 1 < K; k++)
+            for (c = 0; c < h; c++) acc[k][c] = acc[k + 1][c];
+        for (c = 0; c < h; c++) acc[K - 1][c] = g->b[c];
     }
 }
 
 /* dw_span with its shape as constants (the common ones), else generic. */
 static void dw_span_any(const dw_span_group *g, const int8_t *const *rp, int32_t C, int32_t x00, int32_t fh,
-                        int32_t fw, int32_t s, int32_t n, int plain, __m256i lo, __m256i hi, int8_t *out, int32_t CO) {
-    if (fh == 3 && fw == 3 && s == 1) dw_span(g, rp, C, x00, 3, 3, 1, n, plain, lo, hi, out, CO);
-    else if (fh == 3 && fw == 3 && s == 2) dw_span(g, rp, C, x00, 3, 3, 2, n, plain, lo, hi, out, CO);
-    else if (fh == 5 && fw == 5 && s == 1) dw_span(g, rp, C, x00, 5, 5, 1, n, plain, lo, hi, out, CO);
-    else if (fh == 5 && fw == 5 && s == 2) dw_span(g, rp, C, x00, 5, 5, 2, n, plain, lo, hi, out, CO);
-    else dw_span(g, rp, C, x00, fh, fw, s, n, plain, lo, hi, out, CO);
+                        int32_t fw, int32_t s, int32_t h, int bc, int32_t n, int plain, __m256i lo, __m256i hi,
+                        int8_t *out, int32_t CO) {
+    if (h == 2 && fh == 3 && fw == 3 && s == 1) dw_span(g, rp, C, x00, 3, 3, 1, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 2 && fh == 3 && fw == 3 && s == 2) dw_span(g, rp, C, x00, 3, 3, 2, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 2 && fh == 5 && fw == 5 && s == 1) dw_span(g, rp, C, x00, 5, 5, 1, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 2 && fh == 5 && fw == 5 && s == 2) dw_span(g, rp, C, x00, 5, 5, 2, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 1 && !bc && fh == 3 && fw == 3 && s == 1)
+        dw_span(g, rp, C, x00, 3, 3, 1, 1, 0, n, plain, lo, hi, out, CO);
+    else if (h == 1 && bc && fh == 3 && fw == 3 && s == 2)
+        dw_span(g, rp, C, x00, 3, 3, 2, 1, 1, n, plain, lo, hi, out, CO);
+    else if (h == 2) dw_span(g, rp, C, x00, fh, fw, s, 2, 0, n, plain, lo, hi, out, CO);
+    else if (bc) dw_span(g, rp, C, x00, fh, fw, s, 1, 1, n, plain, lo, hi, out, CO);
+    else dw_span(g, rp, C, x00, fh, fw, s, 1, 0, n, plain, lo, hi, out, CO);
 }
 
-/* 1 when the interior kernel takes p's 16-channel groups. */
+/* 1 when the interior kernel takes p (where rt_opt_dw_avx2_applies). */
 static int dw_span_applies(const struct rt_dwconv_params *p) {
-    return p->depth_mult == 1 && p->in_c >= 16 && p->filter_h <= 5 && p->filter_w <= DW_SPAN_FW && p->dil_w == 1 &&
-           (p->stride_w == 1 || p->stride_w == 2);
+    return p->filter_h <= 5 && p->filter_w <= DW_SPAN_FW && p->dil_w == 1 && (p->stride_w == 1 || p->stride_w == 2);
 }
 
 /* The interior output columns oxa..oxb of p (x0 >= 0 and x0 + fw - 1 < in_w). */
@@ -323,12 +349,13 @@ static int dw_span_border(const struct rt_dwconv_params *p, int32_t r0, int32_t 
     return 0;
 }
 
-/* The rows of one 16-channel group: interior pixels by dw_span, the rest by dw_pixel (g: NULL when there is
- * none; pairs: the taps' pair count, a constant where the caller specializes). */
+/* The rows of one group of 8h channels: interior pixels by dw_span, the rest by dw_pixel (g: NULL when there
+ * is none; pairs: the taps' pair count, a constant where the caller specializes). */
 RT_OPT_INLINE void dw_span_rows(const struct rt_dwconv_params *p, const dw_span_group *sg, const dw_group *g,
-                                int32_t pairs, const int8_t *in, int8_t *out, int32_t c0, const int64_t *toff,
-                                int32_t r0, int32_t r1) {
-    const int32_t C = p->in_c, fw = p->filter_w, fh = p->filter_h, taps = fh * fw;
+                                int32_t pairs, int32_t h, const int8_t *in, int8_t *out, int32_t c0,
+                                const int64_t *toff, int32_t r0, int32_t r1) {
+    const int32_t C = p->in_c, CO = C * p->depth_mult, fw = p->filter_w, fh = p->filter_h, taps = fh * fw;
+    const int bc = C == 1 && CO > 1;
     const __m256i voff = _mm256_set1_epi16((int16_t)p->in_offset);
     const int plain = p->act_qmin >= p->out_offset; /* see rq8k */
     const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
@@ -338,8 +365,8 @@ RT_OPT_INLINE void dw_span_rows(const struct rt_dwconv_params *p, const dw_span_
     dw_span_cols(p, &oxa, &oxb);
     for (r = r0; r < r1; r++) {
         const int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
-        const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + c0;
-        int8_t *orow = out + ((int64_t)b * p->out_h + oy) * p->out_w * C + c0;
+        const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + (bc ? 0 : c0);
+        int8_t *orow = out + ((int64_t)b * p->out_h + oy) * p->out_w * CO + c0;
         int32_t ylo, yhi, full;
         for (ylo = 0; ylo < fh && y0 + ylo * p->dil_h < 0; ylo++) continue;
         for (yhi = fh; yhi > ylo && y0 + (yhi - 1) * p->dil_h >= p->in_h; yhi--) continue;
@@ -347,8 +374,8 @@ RT_OPT_INLINE void dw_span_rows(const struct rt_dwconv_params *p, const dw_span_
         if (full) {
             for (t = 0; t < fh; t++) rp[t] = img + (int64_t)(y0 + t * p->dil_h) * p->in_w * C;
             if (oxb > oxa)
-                dw_span_any(sg, rp, C, oxa * p->stride_w - p->pad_w, fh, fw, p->stride_w, oxb - oxa, plain, lo, hi,
-                            orow + (int64_t)oxa * C, C);
+                dw_span_any(sg, rp, C, oxa * p->stride_w - p->pad_w, fh, fw, p->stride_w, h, bc, oxb - oxa, plain, lo,
+                            hi, orow + (int64_t)oxa * CO, CO);
         }
         for (ox = 0; ox < p->out_w; ox++) {
             const int32_t x0 = ox * p->stride_w - p->pad_w;
@@ -361,7 +388,7 @@ RT_OPT_INLINE void dw_span_rows(const struct rt_dwconv_params *p, const dw_span_
                 const int32_t fy = t / fw, x = x0 + t % fw * p->dil_w;
                 valid[t] = t < taps && fy >= ylo && fy < yhi && x >= 0 && x < p->in_w;
             }
-            dw_pixel(g, pairs, img, at, toff, 0, valid, voff, 0, 0, plain, lo, hi, orow + (int64_t)ox * C);
+            dw_pixel(g, pairs, img, at, toff, 0, valid, voff, h == 1, bc, plain, lo, hi, orow + (int64_t)ox * CO);
         }
     }
 }
@@ -379,15 +406,16 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                            : 0;
     if (dw_span_applies(p)) {
         const int border = dw_span_border(p, r0, r1);
+        const int32_t h = CO >= 16 && C > 1 ? 2 : 1;
         dw_span_group sg;
-        for (c = 0; c < CO; c += 16) {
-            const int32_t c0 = CO - c < 16 ? CO - 16 : c; /* the last group moved back: overlapping channels
-                                                          * are computed twice, to the same bytes */
-            dw_span_init(p, filter, bias, c0, &sg);
-            if (border) dw_group_init(p, filter, bias, c0, 0, &g);
-            if (pairs == 5) dw_span_rows(p, &sg, border ? &g : NULL, 5, in, out, c0, toff, r0, r1);
-            else if (pairs == 13) dw_span_rows(p, &sg, border ? &g : NULL, 13, in, out, c0, toff, r0, r1);
-            else dw_span_rows(p, &sg, border ? &g : NULL, pairs, in, out, c0, toff, r0, r1);
+        for (c = 0; c < CO; c += 8 * h) {
+            const int32_t c0 = CO - c < 8 * h ? CO - 8 * h : c; /* the last group moved back: overlapping channels
+                                                                * are computed twice, to the same bytes */
+            dw_span_init(p, filter, bias, c0, h, &sg);
+            if (border) dw_group_init(p, filter, bias, c0, h == 1, &g);
+            if (pairs == 5) dw_span_rows(p, &sg, border ? &g : NULL, 5, h, in, out, c0, toff, r0, r1);
+            else if (pairs == 13) dw_span_rows(p, &sg, border ? &g : NULL, 13, h, in, out, c0, toff, r0, r1);
+            else dw_span_rows(p, &sg, border ? &g : NULL, pairs, h, in, out, c0, toff, r0, r1);
         }
         return;
     }
