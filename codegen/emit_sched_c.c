@@ -398,8 +398,8 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_DWCONV:
         if (op->scratch_bytes)
-            cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels; with AVX512-VNNI the image is copied inside "
-                        "its padding (%zu bytes of scratch) so every pixel takes the interior path */",
+            cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels; with AVX512-VNNI (3x3) or AVX2 the image is "
+                        "copied inside its padding (%zu bytes of scratch) so every pixel takes the interior path */",
                     dt, op->scratch_bytes);
         else
             cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt);

@@ -421,22 +421,25 @@ static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int
 #endif
 
 /* Copies of at most this many bytes (MobileNetV2 224 int8 A/B with 40 / 160 / 512 KiB: 0.99 / 1.025 /
- * 1.029, its arena unchanged: the copies fit where tensors dead by then were); at most DW_PAD_SMALL where
- * there is no top / left padding (stride 2 "SAME": only the last row and column reach past the image, and
- * on larger images the copy costs more than those pixels' slower path: MobileNetV2 0.35's 24x24x48
- * stride 2 2.06 -> 2.15 us). */
+ * 1.029, its arena unchanged: the copies fit where tensors dead by then were). The AVX512-VNNI kernel
+ * copies at most DW_PAD_SMALL where there is no top / left padding (stride 2 "SAME": only the last row and
+ * column reach past the image, and on larger images the copy costs more than those pixels' slower path:
+ * MobileNetV2 0.35's 24x24x48 stride 2 2.06 -> 2.15 us); the AVX2 kernel's edge path is slower than that,
+ * so it copies those too (MobileNetV2 0.35 int8 on Zen 3: see docs/perf-avx2-int8.md). */
 #define DW_PAD_MAX (512 * 1024)
 #define DW_PAD_SMALL (16 * 1024)
 
 int64_t rt_opt_dwconv_s8_scratch_bytes(const struct rt_dwconv_params *p) {
     int64_t bytes;
-    if (p->depth_mult != 1 || p->filter_h != 3 || p->filter_w != 3 || p->stride_h < 1 || p->stride_w < 1 ||
-        p->stride_w > 2 || !(p->in_c >= 32 || p->in_c == 16 || p->in_c == 8))
+    if (p->depth_mult != 1 || p->stride_h < 1 || p->stride_w < 1 || p->stride_w > 2 ||
+        !(p->filter_h == 3 && p->filter_w == 3 ? p->in_c >= 16 || p->in_c == 8
+                                               : p->filter_h <= 5 && p->filter_w <= 5 && p->in_c >= 16))
         return 0;
     /* (0 where no tap falls outside the image, or dilated) */
-    bytes = (int64_t)p->batches * rt_opt_padded_elems(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, 3, 3, p->stride_h,
-                                                      p->stride_w, p->pad_h, p->pad_w, p->dil_h, p->dil_w);
-    return bytes <= (p->pad_h || p->pad_w ? DW_PAD_MAX : DW_PAD_SMALL) ? bytes : 0;
+    bytes = (int64_t)p->batches * rt_opt_padded_elems(p->in_h, p->in_w, p->in_c, p->out_h, p->out_w, p->filter_h,
+                                                      p->filter_w, p->stride_h, p->stride_w, p->pad_h, p->pad_w,
+                                                      p->dil_h, p->dil_w);
+    return bytes <= DW_PAD_MAX ? bytes : 0;
 }
 
 #if defined(RT_OPT_DW_VNNI)
@@ -449,14 +452,17 @@ static int dw_vnni_applies(const struct rt_dwconv_params *p) {
            shifts_apply(p);
 }
 
+#endif
+
+#if defined(RT_OPT_AVX2)
 /* The image inside its padding (the input zero point around it) in dst, as q describes it: the same
  * convolution with no padding. */
 static void dw_pad_copy(const struct rt_dwconv_params *p, const int8_t *in, int8_t *dst,
                         struct rt_dwconv_params *q) {
     int64_t hp, wp;
     int32_t b;
-    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, 3, 3, p->stride_h, p->stride_w, p->pad_h, p->pad_w, &hp,
-                       &wp);
+    rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                       p->pad_h, p->pad_w, &hp, &wp);
     for (b = 0; b < p->batches; b++)
         rt_opt_pad_rows_s8(in + (int64_t)b * p->in_h * p->in_w * p->in_c, p->in_h, p->in_w, p->in_c, hp, wp, p->pad_h,
                            p->pad_w, -p->in_offset, 0, dst + (int64_t)b * hp * wp * p->in_c);
@@ -588,10 +594,19 @@ static void dw_run(const struct rt_dwconv_params *p, const void *in, const void 
     dw_job j = {p, in, filter, bias, out, 1, s8, 0};
 #if defined(RT_OPT_DW_VNNI)
     struct rt_dwconv_params q;
-    if (s8 && scratch && rt_opt_dwconv_s8_scratch_bytes(p) > 0 && dw_vnni_applies(p)) {
+    const int64_t pad_bytes = s8 && scratch ? rt_opt_dwconv_s8_scratch_bytes(p) : 0;
+    if (pad_bytes > 0 && (p->pad_h || p->pad_w || pad_bytes <= DW_PAD_SMALL) && dw_vnni_applies(p) &&
+        p->filter_h == 3 && p->filter_w == 3) {
         /* one copy before the rows are split: every thread reads it */
         dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
         j.p = &q, j.in = scratch, j.padded = 1;
+    }
+#elif defined(RT_OPT_AVX2)
+    struct rt_dwconv_params q;
+    if (s8 && scratch && rt_opt_dwconv_s8_scratch_bytes(p) > 0 && rt_opt_dw_avx2_pads(p)) {
+        /* every pixel through the AVX2 kernel's interior path (rt_opt_dw_avx2_pads) */
+        dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
+        j.p = &q, j.in = scratch;
     }
 #else
     (void)scratch;

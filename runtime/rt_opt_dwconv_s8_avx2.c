@@ -183,6 +183,241 @@ static inline void dw_group_rows(const struct rt_dwconv_params *p, const dw_grou
     }
 }
 
+/* ---- the interior kernel: every tap inside the image ----
+ * For a group of 16 channels (CO >= 16; the last group moved back to end at CO) or 8 (8 <= CO < 16, or one
+ * input channel broadcast to a multiple of 8) and a run of output pixels of one row whose taps are all
+ * inside the image (every pixel of a padded copy, rt_opt_dwconv.c), filter width and height at most 5,
+ * stride 1 or 2 along the row, no dilation along it. Two changes from dw_pixel:
+ * - The input offset is folded into the bias (bias + off * the sum of the channel's weights; the int32 sums
+ *   wrap alike, so the result is the same): the taps' bytes are used as they are.
+ * - Taps are paired vertically (rows 2g and 2g + 1 of one column, the last row of an odd height alone, with a
+ *   zero partner), so a column of the image, loaded and widened once, serves every output pixel whose window
+ *   holds it: ceil(fw / stride) pixels are in flight, each new pixel loads stride new columns. For 3x3
+ *   stride 1 that is 3 loads and 6 widenings per pixel instead of 9 loads, 9 offset adds and 10 unpacks.
+ * The two taps' bytes are interleaved (punpcklbw / punpckhbw) before widening, so the accumulators hold the
+ * channels in order (0-7, 8-15); the bias and requantization constants are loaded as they are. An 8-channel
+ * group fills whole vectors too (8 int16 pairs), where dw_pixel used half of each. */
+
+#define DW_SPAN_FW 5
+#define DW_SPAN_PAIRS 2 /* row pairs of a 5-row filter; its last row alone */
+
+typedef struct dw_span_group {
+    __m256i w2[DW_SPAN_PAIRS][DW_SPAN_FW][2]; /* rows 2g, 2g + 1 of column fx: (w, w') int16 pairs, [0] channels 0-7 */
+    __m256i w1[DW_SPAN_FW][2];                /* the last row of an odd height: (w, 0) */
+    __m256i b[2];                             /* bias + in_offset * sum of the weights */
+    rq8k k[2];
+} dw_span_group;
+
+/* Rows r0 and r1 (r1 NULL: none, zero) of h * 8 channels as int16 pairs, v[0]: channels 0-7, v[1]: 8-15; bc:
+ * one byte at each for all 8 (a one-channel image). */
+RT_OPT_INLINE void dw_pair(const int8_t *r0, const int8_t *r1, int32_t h, int bc, __m256i *v) {
+    if (bc) {
+        const __m128i a = _mm_set1_epi8((char)*r0), b = r1 ? _mm_set1_epi8((char)*r1) : _mm_setzero_si128();
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+    } else if (h == 1) {
+        const __m128i a = _mm_loadl_epi64((const __m128i *)(const void *)r0);
+        const __m128i b = r1 ? _mm_loadl_epi64((const __m128i *)(const void *)r1) : _mm_setzero_si128();
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+    } else {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)r0);
+        const __m128i b = r1 ? _mm_loadu_si128((const __m128i *)(const void *)r1) : _mm_setzero_si128();
+        v[0] = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(a, b));
+        v[1] = _mm256_cvtepi8_epi16(_mm_unpackhi_epi8(a, b));
+    }
+}
+
+/* A row alone (an odd filter height's last) as dw_pair gives it with a zero partner, but each lane the int32
+ * of the byte: (x, sign) as int16 pairs, against weights (w, 0) the same product, for 2 widenings of 16
+ * channels instead of 4. */
+RT_OPT_INLINE void dw_single(const int8_t *r0, int32_t h, int bc, __m256i *v) {
+    if (bc) {
+        v[0] = _mm256_set1_epi32((int32_t)*r0);
+    } else {
+        v[0] = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)r0));
+        if (h == 2) v[1] = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(r0 + 8)));
+    }
+}
+
+/* The constants of output channels c0..c0 + 8h. */
+static void dw_span_init(const struct rt_dwconv_params *p, const int8_t *filter, const int32_t *bias, int32_t c0,
+                         int32_t h, dw_span_group *g) {
+    const int32_t CO = p->in_c * p->depth_mult, fw = p->filter_w, fh = p->filter_h;
+    int32_t fy, fx, c;
+    const __m256i ones = _mm256_set1_epi16(1), off = _mm256_set1_epi32(p->in_offset);
+    __m256i sum[2];
+    sum[0] = sum[1] = _mm256_setzero_si256();
+    for (fy = 0; fy < fh; fy += 2)
+        for (fx = 0; fx < fw; fx++) {
+            const int8_t *w0 = filter + ((int64_t)fy * fw + fx) * CO + c0;
+            __m256i *w = fy + 1 < fh ? g->w2[fy / 2][fx] : g->w1[fx];
+            dw_pair(w0, fy + 1 < fh ? w0 + (int64_t)fw * CO : NULL, h, 0, w);
+            for (c = 0; c < h; c++) sum[c] = _mm256_add_epi32(sum[c], _mm256_madd_epi16(w[c], ones));
+        }
+    for (c = 0; c < h; c++) { /* bias + off * sum of the weights (int32 wrapping, as the sums do) */
+        g->b[c] = _mm256_add_epi32(bias ? _mm256_loadu_si256((const __m256i *)(const void *)(bias + c0 + 8 * c))
+                                        : _mm256_setzero_si256(),
+                                   _mm256_mullo_epi32(sum[c], off));
+        g->k[c] = rq8k_prepare(_mm256_loadu_si256((const __m256i *)(const void *)(p->mult + c0 + 8 * c)),
+                               _mm256_loadu_si256((const __m256i *)(const void *)(p->shift + c0 + 8 * c)),
+                               p->out_offset, 0);
+    }
+}
+
+/* v clamped to [lo, hi] unless those are the int8 range (clamp 0: the saturating packs apply it). */
+RT_OPT_INLINE __m256i dw_clamp(__m256i v, int clamp, __m256i lo, __m256i hi) {
+    return clamp ? _mm256_min_epi32(_mm256_max_epi32(v, lo), hi) : v;
+}
+
+/* h * 8 accumulators (channels 0-7, 8-15) requantized, clamped and stored as h * 8 bytes at o. */
+RT_OPT_INLINE void dw_span_store(const dw_span_group *g, const __m256i *acc, int32_t h, int plain, int clamp,
+                                 __m256i lo, __m256i hi, int8_t *o) {
+    const __m256i v0 = dw_clamp(rq8k_apply(acc[0], &g->k[0], plain), clamp, lo, hi);
+    if (h == 1) {
+        _mm_storel_epi64((__m128i *)(void *)o, pack8(v0));
+    } else {
+        const __m256i v1 = dw_clamp(rq8k_apply(acc[1], &g->k[1], plain), clamp, lo, hi);
+        const __m256i t = _mm256_permute4x64_epi64(_mm256_packs_epi32(v0, v1), 0xD8); /* int16 0-7 | 8-15 */
+        _mm_storeu_si128((__m128i *)(void *)o,
+                         _mm_packs_epi16(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1)));
+    }
+}
+
+/* Column x (byte offset xo of rows rp) added to the accumulators of the pixels in flight: acc[k] (pixel
+ * k after the oldest) takes the column as its tap column d - k s. fh, fw, s, K, h, bc: constants where
+ * inlined. */
+RT_OPT_INLINE void dw_span_col(const dw_span_group *g, const int8_t *const *rp, int64_t xo, int32_t fh, int32_t fw,
+                               int32_t s, int32_t K, int32_t h, int bc, int32_t d, __m256i (*acc)[2]) {
+    int32_t q, k, c;
+    for (q = 0; q < fh; q += 2) {
+        __m256i v[2];
+        if (q + 1 < fh) dw_pair(rp[q] + xo, rp[q + 1] + xo, h, bc, v);
+        else dw_single(rp[q] + xo, h, bc, v);
+        for (k = 0; k < K; k++) {
+            const int32_t fx = d - k * s;
+            const __m256i *w = fx < 0 || fx >= fw ? NULL : q + 1 < fh ? g->w2[q / 2][fx] : g->w1[fx];
+            if (!w) continue;
+            for (c = 0; c < h; c++) acc[k][c] = _mm256_add_epi32(acc[k][c], _mm256_madd_epi16(v[c], w[c]));
+        }
+    }
+}
+
+/* Output pixels ox0..ox0 + n of one row, every tap inside: rp[fy] the image row of tap row fy at the group's
+ * first channel (C: bytes per pixel), out the row's output at the group (CO bytes per pixel). K = ceil(fw / s)
+ * pixels in flight (at most 5). */
+RT_OPT_INLINE void dw_span(const dw_span_group *g, const int8_t *const *rp, int32_t C, int32_t x00, int32_t fh,
+                           int32_t fw, int32_t s, int32_t h, int bc, int32_t n, int plain, __m256i lo, __m256i hi,
+                           int8_t *out, int32_t CO) {
+    const int32_t K = (fw + s - 1) / s;
+    const int clamp = _mm256_extract_epi32(lo, 0) > -128 || _mm256_extract_epi32(hi, 0) < 127;
+    __m256i acc[5][2];
+    int32_t i, k, d, c;
+    for (k = 0; k < K; k++)
+        for (c = 0; c < h; c++) acc[k][c] = g->b[c];
+    for (d = 0; d < fw - s; d++) /* the first pixels' columns before the oldest one's last s */
+        dw_span_col(g, rp, (int64_t)(x00 + d) * C, fh, fw, s, K, h, bc, d, acc);
+    for (i = 0; i < n; i++) {
+        const int32_t x0 = x00 + i * s;
+        for (d = fw - s; d < fw; d++) dw_span_col(g, rp, (int64_t)(x0 + d) * C, fh, fw, s, K, h, bc, d, acc);
+        dw_span_store(g, acc[0], h, plain, clamp, lo, hi, out + (int64_t)i * CO);
+        for (k = 0; k + 1 < K; k++)
+            for (c = 0; c < h; c++) acc[k][c] = acc[k + 1][c];
+        for (c = 0; c < h; c++) acc[K - 1][c] = g->b[c];
+    }
+}
+
+/* dw_span with its shape as constants (the common ones), else generic. */
+static void dw_span_any(const dw_span_group *g, const int8_t *const *rp, int32_t C, int32_t x00, int32_t fh,
+                        int32_t fw, int32_t s, int32_t h, int bc, int32_t n, int plain, __m256i lo, __m256i hi,
+                        int8_t *out, int32_t CO) {
+    if (h == 2 && fh == 3 && fw == 3 && s == 1) dw_span(g, rp, C, x00, 3, 3, 1, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 2 && fh == 3 && fw == 3 && s == 2) dw_span(g, rp, C, x00, 3, 3, 2, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 2 && fh == 5 && fw == 5 && s == 1) dw_span(g, rp, C, x00, 5, 5, 1, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 2 && fh == 5 && fw == 5 && s == 2) dw_span(g, rp, C, x00, 5, 5, 2, 2, 0, n, plain, lo, hi, out, CO);
+    else if (h == 1 && !bc && fh == 3 && fw == 3 && s == 1)
+        dw_span(g, rp, C, x00, 3, 3, 1, 1, 0, n, plain, lo, hi, out, CO);
+    else if (h == 1 && !bc && fh == 3 && fw == 3 && s == 2)
+        dw_span(g, rp, C, x00, 3, 3, 2, 1, 0, n, plain, lo, hi, out, CO);
+    else if (h == 1 && bc && fh == 3 && fw == 3 && s == 1)
+        dw_span(g, rp, C, x00, 3, 3, 1, 1, 1, n, plain, lo, hi, out, CO);
+    else if (h == 1 && bc && fh == 3 && fw == 3 && s == 2)
+        dw_span(g, rp, C, x00, 3, 3, 2, 1, 1, n, plain, lo, hi, out, CO);
+    else if (h == 2) dw_span(g, rp, C, x00, fh, fw, s, 2, 0, n, plain, lo, hi, out, CO);
+    else if (bc) dw_span(g, rp, C, x00, fh, fw, s, 1, 1, n, plain, lo, hi, out, CO);
+    else dw_span(g, rp, C, x00, fh, fw, s, 1, 0, n, plain, lo, hi, out, CO);
+}
+
+/* 1 when the interior kernel takes p (where rt_opt_dw_avx2_applies). */
+static int dw_span_applies(const struct rt_dwconv_params *p) {
+    return p->filter_h <= 5 && p->filter_w <= DW_SPAN_FW && p->dil_w == 1 && (p->stride_w == 1 || p->stride_w == 2);
+}
+
+/* The interior output columns oxa..oxb of p (x0 >= 0 and x0 + fw - 1 < in_w). */
+static void dw_span_cols(const struct rt_dwconv_params *p, int32_t *oxa, int32_t *oxb) {
+    const int32_t e = p->in_w - p->filter_w + p->pad_w;
+    *oxa = (p->pad_w + p->stride_w - 1) / p->stride_w;
+    *oxb = e < 0 ? 0 : e / p->stride_w + 1;
+    if (*oxb > p->out_w) *oxb = p->out_w;
+    if (*oxa > *oxb) *oxa = *oxb;
+}
+
+/* 1 when output rows r0..r1 of p have a pixel with a tap outside the image. */
+static int dw_span_border(const struct rt_dwconv_params *p, int32_t r0, int32_t r1) {
+    int32_t oxa, oxb, r;
+    dw_span_cols(p, &oxa, &oxb);
+    if (oxa > 0 || oxb < p->out_w) return 1;
+    for (r = r0; r < r1; r++) {
+        const int32_t y0 = r % p->out_h * p->stride_h - p->pad_h;
+        if (y0 < 0 || y0 + (p->filter_h - 1) * p->dil_h >= p->in_h) return 1;
+    }
+    return 0;
+}
+
+/* The rows of one group of 8h channels: interior pixels by dw_span, the rest by dw_pixel (g: NULL when there
+ * is none; pairs: the taps' pair count, a constant where the caller specializes). */
+RT_OPT_INLINE void dw_span_rows(const struct rt_dwconv_params *p, const dw_span_group *sg, const dw_group *g,
+                                int32_t pairs, int32_t h, const int8_t *in, int8_t *out, int32_t c0,
+                                const int64_t *toff, int32_t r0, int32_t r1) {
+    const int32_t C = p->in_c, CO = C * p->depth_mult, fw = p->filter_w, fh = p->filter_h, taps = fh * fw;
+    const int bc = C == 1 && CO > 1;
+    const __m256i voff = _mm256_set1_epi16((int16_t)p->in_offset);
+    const int plain = p->act_qmin >= p->out_offset; /* see rq8k */
+    const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
+    unsigned char valid[2 * DW_MAX_PAIRS];
+    const int8_t *rp[5];
+    int32_t r, ox, t, oxa, oxb;
+    dw_span_cols(p, &oxa, &oxb);
+    for (r = r0; r < r1; r++) {
+        const int32_t b = r / p->out_h, oy = r % p->out_h, y0 = oy * p->stride_h - p->pad_h;
+        const int8_t *img = in + (int64_t)b * p->in_h * p->in_w * C + (bc ? 0 : c0);
+        int8_t *orow = out + ((int64_t)b * p->out_h + oy) * p->out_w * CO + c0;
+        int32_t ylo, yhi, full;
+        for (ylo = 0; ylo < fh && y0 + ylo * p->dil_h < 0; ylo++) continue;
+        for (yhi = fh; yhi > ylo && y0 + (yhi - 1) * p->dil_h >= p->in_h; yhi--) continue;
+        full = ylo == 0 && yhi == fh;
+        if (full) {
+            for (t = 0; t < fh; t++) rp[t] = img + (int64_t)(y0 + t * p->dil_h) * p->in_w * C;
+            if (oxb > oxa)
+                dw_span_any(sg, rp, C, oxa * p->stride_w - p->pad_w, fh, fw, p->stride_w, h, bc, oxb - oxa, plain, lo,
+                            hi, orow + (int64_t)oxa * CO, CO);
+        }
+        for (ox = 0; ox < p->out_w; ox++) {
+            const int32_t x0 = ox * p->stride_w - p->pad_w;
+            const int64_t at = ((int64_t)y0 * p->in_w + x0) * C;
+            if (full && ox == oxa && oxb > oxa) {
+                ox = oxb - 1;
+                continue;
+            }
+            for (t = 0; t < 2 * pairs; t++) {
+                const int32_t fy = t / fw, x = x0 + t % fw * p->dil_w;
+                valid[t] = t < taps && fy >= ylo && fy < yhi && x >= 0 && x < p->in_w;
+            }
+            dw_pixel(g, pairs, img, at, toff, 0, valid, voff, h == 1, bc, plain, lo, hi, orow + (int64_t)ox * CO);
+        }
+    }
+}
+
+int rt_opt_dw_avx2_pads(const struct rt_dwconv_params *p) { return rt_opt_dw_avx2_applies(p) && dw_span_applies(p); }
+
 void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                        int8_t *out, int32_t r0, int32_t r1) {
     const int32_t C = p->in_c, CO = C * p->depth_mult, taps = p->filter_h * p->filter_w, pairs = (taps + 1) / 2;
@@ -192,6 +427,21 @@ void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const
     for (t = 0; t < 2 * pairs; t++) /* (a last odd tap's partner: its weights are zero, it reads tap 0) */
         toff[t] = t < taps ? ((int64_t)(t / p->filter_w) * p->dil_h * p->in_w + (int64_t)(t % p->filter_w) * p->dil_w) * C
                            : 0;
+    if (dw_span_applies(p)) {
+        const int border = dw_span_border(p, r0, r1);
+        const int32_t h = CO >= 16 && C > 1 ? 2 : 1;
+        dw_span_group sg;
+        for (c = 0; c < CO; c += 8 * h) {
+            const int32_t c0 = CO - c < 8 * h ? CO - 8 * h : c; /* the last group moved back: overlapping channels
+                                                                * are computed twice, to the same bytes */
+            dw_span_init(p, filter, bias, c0, h, &sg);
+            if (border) dw_group_init(p, filter, bias, c0, h == 1, &g);
+            if (pairs == 5) dw_span_rows(p, &sg, border ? &g : NULL, 5, h, in, out, c0, toff, r0, r1);
+            else if (pairs == 13) dw_span_rows(p, &sg, border ? &g : NULL, 13, h, in, out, c0, toff, r0, r1);
+            else dw_span_rows(p, &sg, border ? &g : NULL, pairs, h, in, out, c0, toff, r0, r1);
+        }
+        return;
+    }
     for (c = 0; c < CO; c += CO - c < 16 ? 8 : 16) {
         /* under 16 channels left: groups of 8, the last moved back to end at CO (depth multiplier 1, CO >= 8),
          * overlapping the one before: those channels are computed twice, to the same bytes */

@@ -477,6 +477,9 @@ struct rt_dwconv_params;
 int rt_opt_dw_avx2_applies(const struct rt_dwconv_params *p);
 void rt_opt_dw_avx2_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                        int8_t *out, int32_t r0, int32_t r1);
+/* 1 when rt_opt_dw_avx2_s8 takes p's pixels through its interior kernel wherever every tap is inside the
+ * image: worth a padded copy of the image (rt_opt_dwconv.c). */
+int rt_opt_dw_avx2_pads(const struct rt_dwconv_params *p);
 #endif
 
 /* PRELU over n floats (rt_opt_prelu.c): o = x >= 0 ? x : x * a, a_step 1 (a per element) or 0 (a[0] for

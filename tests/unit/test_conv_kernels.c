@@ -305,6 +305,11 @@ static void test_dwconv(void) {
             /* undilated ones padded: each of those 16 also runs the copy inside the padding (checked below) */
             p.pad_h = p.pad_w = p.dil_w == 1 ? rnd_in(1, 2) : rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
         }
+        if (t % 10 == 9 && t / 10 % 4 == 3) { /* 5x5 and 3x5, 16+ channels: the AVX2 interior kernel's column reuse */
+            static const int32_t chans[4] = {24, 28, 36, 17};
+            p.filter_h = t / 40 % 2 ? 3 : 5, p.filter_w = 5, p.in_c = chans[t / 40 % 4], p.dil_h = p.dil_w = 1;
+            p.pad_h = p.pad_w = rnd_in(0, 2), p.in_h = rnd_in(5, 12), p.in_w = rnd_in(5, 21);
+        }
         if (t >= 160) { /* 8, 16 or 32 output channels, filters up to 4 wide: the int8 narrow kernel */
             static const int32_t ic[8] = {1, 1, 8, 16, 32, 2, 4, 1}, dm[8] = {8, 16, 1, 1, 1, 4, 4, 32};
             p.in_c = ic[t % 8], p.depth_mult = dm[t % 8];
