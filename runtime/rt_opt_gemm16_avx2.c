@@ -228,6 +228,9 @@ int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *
 #if !defined(__F16C__)
     if (type == RT_F16) return 0;
 #endif
+    /* two rows or more: the row GEMM's 6-row tiles (rt_opt_gemm16_rows_avx2.c, the f32 GEMM's shape; fp16 there
+     * without shuffles); one row: the GEMV below (eight FMA chains over four panels) */
+    if (p->m > 1) return rt_opt_gemm16_rows_avx2(p, type, p->m, a, NULL, 1, packed_b, bias, c);
     gemm_exact(p, type, p->m, a, p->lda, packed_b, bias, c);
     return 1;
 }
