@@ -77,13 +77,15 @@ static inline __m512 totals16(__m512 *v) {
 }
 #endif
 
-#if defined(RT_OPT_AVX2) && defined(__FMA__)
-/* The exact GELU's rational erf (gelu_rational, AVX-512 and AVX2): P and Q of degree 5, highest first. */
+#if (defined(RT_OPT_AVX2) && defined(__FMA__)) || defined(RT_A64)
+/* The exact GELU's rational erf (gelu_rational, AVX-512, AVX2 and AArch64): P and Q of degree 5, highest first. */
 static const float gelu_p5[6] = {2.044547056e-06f, 2.858743374e-04f, 3.803278530e-03f,
                                  5.286066530e-02f, 1.912648744e-01f, 1.128379086e+00f};
 static const float gelu_q5[6] = {3.808806902e-05f, 1.172046372e-03f, 1.504271425e-02f,
                                  1.144631494e-01f, 5.028363131e-01f, 1.0f};
 #endif
+
+#include "arm64/rt_a64_act_f32.h" /* the AArch64 row loops (RT_A64) */
 
 #if defined(RT_OPT_AVX512) && defined(__FMA__) && defined(__AVX512VL__)
 /* The row loops written out for AVX-512, the same arithmetic lane for lane (outputs bit-identical to the
@@ -384,6 +386,8 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
         }
         _mm256_storeu_ps(s, s0), _mm256_storeu_ps(s + 8, s1), _mm256_storeu_ps(s + 16, s2), _mm256_storeu_ps(s + 24, s3);
     }
+#elif defined(RT_A64)
+    if (!y16) c = rt_a64_exp_row(d, beta, sub, x, y, s);
 #endif
     for (; c + ROW_LANES <= d; c += ROW_LANES)
         for (l = 0; l < ROW_LANES; l++) {
@@ -493,7 +497,11 @@ static float row_sum(int32_t d, const float *x, float m, int sq) {
     float s[ROW_LANES];
     int32_t c, l;
     for (l = 0; l < ROW_LANES; l++) s[l] = 0.0f;
-    for (c = 0; c + ROW_LANES <= d; c += ROW_LANES)
+    c = 0;
+#if defined(RT_A64)
+    c = rt_a64_row_sum(d, x, m, sq, s);
+#endif
+    for (; c + ROW_LANES <= d; c += ROW_LANES)
         for (l = 0; l < ROW_LANES; l++) s[l] += sq ? (x[c + l] - m) * (x[c + l] - m) : x[c + l] - m;
     for (; c < d; c++) s[0] += sq ? (x[c] - m) * (x[c] - m) : x[c] - m;
     return lanes_total(s);
@@ -636,7 +644,11 @@ void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const floa
         mean = row_sum(n, xr, 0.0f, 0) / (float)n;
         var = row_sum(n, xr, mean, 1) / (float)n;
         r = 1.0f / sqrtf(var + p->eps);
-        for (c = 0; c < n; c++) {
+        c = 0;
+#if defined(RT_A64)
+        c = rt_a64_ln_row(n, xr, gamma, beta, mean, r, yr);
+#endif
+        for (; c < n; c++) {
             float inv = gamma ? r * gamma[c] : r, b = beta ? beta[c] : 0.0f;
             yr[c] = RT_FMAF(xr[c], inv, RT_FMAF(-mean, inv, b));
         }
@@ -659,6 +671,8 @@ void rt_opt_gelu_f32(const rt_act_params *p, const float *in, float *out) {
     if (!p->approximate) i = gelu_erf16(p->n, in, out);
 #elif defined(RT_OPT_EXP8)
     if (!p->approximate) i = gelu_erf8(p->n, in, out);
+#elif defined(RT_A64)
+    if (!p->approximate) i = rt_a64_gelu_erf(p->n, in, out, gelu_p5, gelu_q5);
 #endif
     if (p->approximate) {
         /* 0.5 x (1 + tanh(y)) = x - x / (exp(2y) + 1) */

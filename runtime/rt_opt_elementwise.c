@@ -11,6 +11,8 @@
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
+#include "arm64/rt_a64_binary_f32.h" /* the AArch64 f32 lanes (RT_A64) */
+
 /* The broadcast with mergeable dimensions merged. */
 void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
     int32_t d;
@@ -32,8 +34,9 @@ void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
     }
 }
 
-/* Defines fname(p, a, b, out) with `y = EXPR(x1, x2)` per element. */
-#define RT_OPT_BINARY(fname, T, EXPR)                                                                \
+/* Defines fname(p, a, b, out) with `y = EXPR(x1, x2)` per element (AArch64: the run's lanes by
+ * rt_a64_binary_f32's VOP first). */
+#define RT_OPT_BINARY(fname, T, EXPR, VOP)                                                           \
     void fname(const rt_binary_params *p, const T *a, const T *b, T *out) {                          \
         rt_bcast bc, outer;                                                                          \
         rt_bcast_iter it;                                                                            \
@@ -50,16 +53,17 @@ void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
         for (o = 0; o < n_outer; o++, rt_bcast_next(&outer, &it)) {                                  \
             const T *pa = a + it.off1, *pb = b + it.off2;                                            \
             T *po = out + o * inner;                                                                 \
+            i = RT_A64_BINARY_F32(VOP, p, pa, s1, pb, s2, po, inner);                                \
             if (s1 == 1 && s2 == 1) {                                                                \
-                for (i = 0; i < inner; i++) po[i] = EXPR(pa[i], pb[i]);                              \
+                for (; i < inner; i++) po[i] = EXPR(pa[i], pb[i]);                                   \
             } else if (s1 == 1 && s2 == 0) {                                                         \
                 const T y = pb[0];                                                                   \
-                for (i = 0; i < inner; i++) po[i] = EXPR(pa[i], y);                                  \
+                for (; i < inner; i++) po[i] = EXPR(pa[i], y);                                       \
             } else if (s1 == 0 && s2 == 1) {                                                         \
                 const T x = pa[0];                                                                   \
-                for (i = 0; i < inner; i++) po[i] = EXPR(x, pb[i]);                                  \
+                for (; i < inner; i++) po[i] = EXPR(x, pb[i]);                                       \
             } else {                                                                                 \
-                for (i = 0; i < inner; i++) po[i] = EXPR(pa[i * s1], pb[i * s2]);                    \
+                for (; i < inner; i++) po[i] = EXPR(pa[i * s1], pb[i * s2]);                         \
             }                                                                                        \
         }                                                                                            \
     }
@@ -87,10 +91,10 @@ static inline int8_t sqdiff_i8(const rt_binary_params *p, int32_t a, int32_t b) 
     return (int8_t)rt_clamp_i32(r, p->act_qmin, p->act_qmax);
 }
 
-RT_OPT_BINARY(rt_opt_add_f32, float, ADD_F32)
-RT_OPT_BINARY(rt_opt_sub_f32, float, SUB_F32)
-RT_OPT_BINARY(rt_opt_mul_f32, float, MUL_F32)
-RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32)
+RT_OPT_BINARY(rt_opt_add_f32, float, ADD_F32, RT_A64_ADD)
+RT_OPT_BINARY(rt_opt_sub_f32, float, SUB_F32, RT_A64_SUB)
+RT_OPT_BINARY(rt_opt_mul_f32, float, MUL_F32, RT_A64_MUL)
+RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32, RT_A64_SQDIFF)
 
 /* ---- int8 ADD/SUB/MUL: the same walk, each run handed to a run function
  * that vectorizes TFLite's fixed-point arithmetic 8 lanes at a time
@@ -356,7 +360,8 @@ static int64_t addsub8_float(const rt_binary_params *p, const int8_t *a, int64_t
 }
 #endif
 
-#include "arm64/rt_a64_addsub_s8.h" /* the AArch64 lanes (RT_A64) */
+#include "arm64/rt_a64_addsub_s8.h" /* the AArch64 lanes (RT_A64): ADD, SUB, SQUARED_DIFFERENCE */
+#include "arm64/rt_a64_mul_s8.h"    /* and MUL */
 
 static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
                        int64_t n, int sign) {
@@ -389,7 +394,7 @@ static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
     }
 #endif
 #if defined(RT_A64)
-    if (rt_a64_addsub_s8_ok(p, sa, sb)) i = rt_a64_addsub_s8(p, a, sa, b, sb, o, n, sign);
+    if (rt_a64_rescaled_s8_ok(p, sa, sb, sign)) i = rt_a64_rescaled_s8(p, a, sa, b, sb, o, n, sign);
 #endif
     for (; i < n; i++) o[i] = (int8_t)rt_addsub_q(p, a[i * sa], b[i * sb], sign);
 }
@@ -421,6 +426,9 @@ static void mul_run(const rt_binary_params *p, const int8_t *a, int64_t sa, cons
         }
     }
 #endif
+#if defined(RT_A64)
+    if (rt_a64_mul_s8_ok(p, sa, sb)) i = rt_a64_mul_s8(p, a, sa, b, sb, o, n);
+#endif
     for (; i < n; i++) o[i] = mul_i8(p, a[i * sa], b[i * sb]);
 }
 
@@ -443,6 +451,9 @@ static void sqdiff_run(const rt_binary_params *p, const int8_t *a, int64_t sa, c
             _mm_storel_epi64((__m128i *)(void *)(o + i), pack8(r));
         }
     }
+#endif
+#if defined(RT_A64)
+    if (rt_a64_rescaled_s8_ok(p, sa, sb, 0)) i = rt_a64_rescaled_s8(p, a, sa, b, sb, o, n, 0);
 #endif
     for (; i < n; i++) o[i] = sqdiff_i8(p, a[i * sa], b[i * sb]);
 }

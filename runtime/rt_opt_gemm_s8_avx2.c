@@ -7,13 +7,14 @@
  * stack, K padded to whole quads with zeros; then every 8-column half of every 16-column panel of the
  * packed weights ([N/16][K4/4][16][4] int8, as packed at compile time for every x86 int8 kernel) runs
  * against it: per quad of K, the half's 32 weight bytes are sign-extended to two int16 vectors (columns
- * 0-3 and 4-7, four k each) and each row's quad, broadcast as four int16 by one vpbroadcastq from the
- * buffer, meets both in one vpmaddwd each: 2 widenings per 2 R vpmaddwd (the earlier 2 x 16 kernel
- * widened 4 weight vectors and 2 rows of bytes per 8). Lanes hold (column, k0 + k1) and (column, k2 +
- * k3); one hadd per row leaves the columns as [0 1 4 5 | 2 3 6 7], the order the panel's bias,
- * multipliers and shifts are loaded in, and the requantization (TFLite's double or single rounding,
- * every shift in [-31, 0]; rq8k: one 64-bit shift per product) runs in registers before two rows are
- * packed and stored together. The sums
+ * 0-3 and 4-7, four k each) and each row's quad, broadcast as four int16 by vpbroadcastq from the buffer,
+ * meets each in one vpmaddwd: 2 widenings per 2 R vpmaddwd (the earlier 2 x 16 kernel widened 4 weight
+ * vectors and 2 rows of bytes per 8). The rows go through the first vector, then again (broadcast once
+ * more: a load) through the second, so that the loop needs 15 ymm registers, not 16 (S8A_ASM1). Lanes
+ * hold (column, k0 + k1) and (column, k2 + k3), the bias starting them off; one hadd per row leaves the
+ * columns as [0 1 4 5 | 2 3 6 7], the order the panel's multipliers and shifts are loaded in, and the
+ * requantization (TFLite's double or single rounding, every shift in [-31, 0]; rq8k: one 64-bit shift per
+ * product) runs in registers before two rows are packed and stored together. The sums
  * wrap like TFLite's int32 accumulators (each product pair is at most 2 x 255 x 128). */
 #include <string.h>
 
@@ -32,10 +33,15 @@ int rt_opt_s8_avx2_applies(const rt_opt_gemm_params *p) {
            rt_opt_shifts_vec(p->shift, (p->n + NR - 1) / NR * NR);
 }
 
-/* One half panel's bias and requantization constants, in the hadd order [0 1 4 5 | 2 3 6 7]. */
+/* One half panel's bias (as the accumulators' start: [b0 0 b1 0 | b2 0 b3 0] and the same of b4..b7, so
+ * that the hadd leaves each column's bias in its sum) and requantization constants (hadd order [0 1 4 5 |
+ * 2 3 6 7]). corr: how the double rounding's correction for products below -2^30 is made (rq8k): 0 none
+ * (single rounding, or the lower bound at or above the zero point), 1 by the sign of the sum (every
+ * multiplier 0 or in [2^30, 2^31), as TFLite's QuantizeMultiplier makes them), 2 by rq8k's 64-bit compares. */
 typedef struct s8a_q {
-    __m256i b;
+    __m256i b0, b1, k_e_neg, k_o_neg;
     rq8k k;
+    int corr, clamp;
 } s8a_q;
 
 static inline __m256i s8a_order(const int32_t *src) {
@@ -43,9 +49,40 @@ static inline __m256i s8a_order(const int32_t *src) {
 }
 
 static void s8a_q_init(const rt_opt_gemm_params *p, const int32_t *bias, int32_t col, s8a_q *q) {
-    q->b = s8a_order(bias + col);
-    q->k = rq8k_prepare(s8a_order(p->mult + col), s8a_order(p->shift + col), p->out_offset,
-                        p->rounding == RT_OPT_ROUND_SINGLE);
+    const __m256i m = s8a_order(p->mult + col);
+    const __m256i low = _mm256_cmpgt_epi32(_mm256_set1_epi32(1 << 30), m); /* m < 2^30 (or negative) */
+    q->b0 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(bias + col)));
+    q->b1 = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(const void *)(bias + col + 4)));
+    q->k = rq8k_prepare(m, s8a_order(p->shift + col), p->out_offset, p->rounding == RT_OPT_ROUND_SINGLE);
+    q->k_e_neg = _mm256_sub_epi64(q->k.k_e, q->k.c_e);
+    q->k_o_neg = _mm256_sub_epi64(q->k.k_o, q->k.c_o);
+    q->corr = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset ? 0
+              : _mm256_testz_si256(_mm256_andnot_si256(_mm256_cmpeq_epi32(m, _mm256_setzero_si256()), low),
+                                   _mm256_set1_epi32(-1))
+                  ? 1
+                  : 2;
+    q->clamp = p->act_qmin > -128 || p->act_qmax < 127;
+}
+
+/* rq8k_apply with the correction chosen by corr (s8a_q): with a multiplier m in [2^30, 2^31) a product
+ * x m is below -2^30 exactly when x < 0, except x = -1, m = 2^30, where the correction changes nothing
+ * (floor((2^(e-1) - 1) / 2^e) = 0 = floor(2^(e-1) / 2^e) for e >= 1; for e = 0 it is 0); with m = 0 it
+ * changes nothing either. So the constant added before the shift is picked by the sign bit of the odd
+ * lane (blendv on bit 63) and of the even lane moved up, 3 instructions instead of 6. */
+static inline __m256i s8a_rq_apply(__m256i x, const s8a_q *q, int corr) {
+    const rq8k *k = &q->k;
+    __m256i e, o, ke = k->k_e, ko = k->k_o;
+    if (corr == 2) return rq8k_apply(x, k, 0);
+    e = _mm256_mul_epi32(x, k->m), o = _mm256_mul_epi32(_mm256_srli_epi64(x, 32), k->m_o);
+    if (corr) {
+        ke = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(ke), _mm256_castsi256_pd(q->k_e_neg),
+                                                  _mm256_castsi256_pd(_mm256_slli_epi64(x, 32))));
+        ko = _mm256_castpd_si256(_mm256_blendv_pd(_mm256_castsi256_pd(ko), _mm256_castsi256_pd(q->k_o_neg),
+                                                  _mm256_castsi256_pd(x)));
+    }
+    e = _mm256_srlv_epi64(_mm256_add_epi64(e, ke), k->t_e);
+    o = _mm256_srlv_epi64(_mm256_add_epi64(o, ko), k->t_o);
+    return _mm256_add_epi32(_mm256_blend_epi32(e, _mm256_slli_epi64(o, 32), 0xAA), k->post);
 }
 
 /* Rows rows of k bytes (lda apart) as int16 rows of k4 values at d (k4 apart), + 128 added (flip: the
@@ -59,15 +96,22 @@ static void s8a_widen(const uint8_t *a, int64_t lda, int32_t rows, int32_t k, in
             const __m256i w = flip ? _mm256_add_epi16(_mm256_cvtepi8_epi16(x), off) : _mm256_cvtepu8_epi16(x);
             _mm256_storeu_si256((__m256i *)(void *)(d + i), w);
         }
+        if (i + 8 <= k) { /* K = 8, 24, 56, ...: the last 8 not one by one */
+            const __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)(a + i));
+            const __m128i w = flip ? _mm_add_epi16(_mm_cvtepi8_epi16(x), _mm256_castsi256_si128(off))
+                                   : _mm_cvtepu8_epi16(x);
+            _mm_storeu_si128((__m128i *)(void *)(d + i), w);
+            i += 8;
+        }
         for (; i < k; i++) d[i] = (int16_t)(flip ? (int32_t)(int8_t)a[i] + 128 : (int32_t)a[i]);
         for (; i < k4; i++) d[i] = 0;
     }
 }
 
-/* The requantized row x (hadd order) with the zero point; clamped to [lo, hi] where clamp (else the
- * saturating packs apply the int8 range). plain: see rq8k. */
-static inline __m256i s8a_rq(__m256i x, const s8a_q *q, int plain, int clamp, __m256i lo, __m256i hi) {
-    x = rq8k_apply(_mm256_add_epi32(x, q->b), &q->k, plain);
+/* The requantized row x (hadd order, the bias in it) with the zero point; clamped to [lo, hi] where
+ * q->clamp (else the saturating packs apply the int8 range). */
+static inline __m256i s8a_rq(__m256i x, const s8a_q *q, int corr, int clamp, __m256i lo, __m256i hi) {
+    x = s8a_rq_apply(x, q, corr);
     return clamp ? _mm256_min_epi32(_mm256_max_epi32(x, lo), hi) : x;
 }
 
@@ -93,44 +137,48 @@ static inline void s8a_store8(int8_t *d, __m128i v, int hi, int32_t nr) {
 /* Rows c and c + ldc (the second only when two) of a tile requantized from their sum pairs, packed
  * together and stored. */
 RT_OPT_INLINE void s8a_store_rows(int8_t *c, int64_t ldc, int two, __m256i a0, __m256i a1, __m256i b0,
-                                  __m256i b1, const s8a_q *q, int plain, int clamp, __m256i lo, __m256i hi,
+                                  __m256i b1, const s8a_q *q, int corr, int clamp, __m256i lo, __m256i hi,
                                   int32_t nr) {
-    const __m256i r0 = s8a_rq(_mm256_hadd_epi32(a0, a1), q, plain, clamp, lo, hi);
-    const __m256i r1 = two ? s8a_rq(_mm256_hadd_epi32(b0, b1), q, plain, clamp, lo, hi) : r0;
+    const __m256i r0 = s8a_rq(_mm256_hadd_epi32(a0, a1), q, corr, clamp, lo, hi);
+    const __m256i r1 = two ? s8a_rq(_mm256_hadd_epi32(b0, b1), q, corr, clamp, lo, hi) : r0;
     const __m128i t = s8a_pack2(r0, r1);
     s8a_store8(c, t, 0, nr);
     if (two) s8a_store8(c + ldc, t, 1, nr);
 }
 
+/* d = insn (n bytes at p), emitted after the last update of prev: the order makes the kernel's loop run
+ * through 15 ymm registers (12 accumulators, a weight vector, a broadcast row quad and a product); left
+ * to themselves gcc 12 and clang 14 load the quads of all six rows first and spill accumulators to the
+ * stack (9 of 12 with gcc: a store and a reload per accumulator and quad). */
+#define S8A_ASM1(insn, d, p, n, prev)                                                                                 \
+    __asm__(insn " %2, %0" : "=x"(d), "+x"(prev) : "m"(*(const int8_t(*)[n])(const void *)(p)))
+
 RT_OPT_INLINE void s8a_kernel(const int R, const int16_t *a, int64_t lda16, int32_t kq, const int8_t *b,
                               const s8a_q *q, const rt_opt_gemm_params *p, int8_t *c, int64_t ldc, int32_t nr) {
     const int16_t *a0 = a, *a1 = a + lda16, *a2 = a + 2 * lda16, *a3 = a + 3 * lda16, *a4 = a + 4 * lda16,
                   *a5 = a + 5 * lda16;
-    __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
-            c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    __m256i c00 = q->b0, c01 = q->b1, c10 = c00, c11 = c01, c20 = c00, c21 = c01, c30 = c00, c31 = c01, c40 = c00,
+            c41 = c01, c50 = c00, c51 = c01;
     int32_t kk;
     for (kk = 0; kk < kq; kk++, b += 4 * NR) {
-        const __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)b));
-        const __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(b + 16)));
-        int64_t x;
-        __m256i v;
-#define S8A_ROW(r)                                                                                                    \
+        __m256i w, v;
+#define S8A_ROW(r, h, prev)                                                                                           \
     if ((r) < R) {                                                                                                    \
-        memcpy(&x, a##r + 4 * kk, 8);                                                                                 \
-        v = _mm256_set1_epi64x(x);                                                                                    \
-        c##r##0 = _mm256_add_epi32(c##r##0, _mm256_madd_epi16(v, w0));                                               \
-        c##r##1 = _mm256_add_epi32(c##r##1, _mm256_madd_epi16(v, w1));                                               \
+        S8A_ASM1("vpbroadcastq", v, a##r + 4 * kk, 8, prev);                                                          \
+        c##r##h = _mm256_add_epi32(c##r##h, _mm256_madd_epi16(v, w));                                                 \
     }
-        S8A_ROW(0) S8A_ROW(1) S8A_ROW(2) S8A_ROW(3) S8A_ROW(4) S8A_ROW(5)
+        S8A_ASM1("vpmovsxbw", w, b, 16, c51);
+        S8A_ROW(0, 0, w) S8A_ROW(1, 0, c00) S8A_ROW(2, 0, c10) S8A_ROW(3, 0, c20) S8A_ROW(4, 0, c30) S8A_ROW(5, 0, c40)
+        S8A_ASM1("vpmovsxbw", w, b + 16, 16, c50);
+        S8A_ROW(0, 1, w) S8A_ROW(1, 1, c01) S8A_ROW(2, 1, c11) S8A_ROW(3, 1, c21) S8A_ROW(4, 1, c31) S8A_ROW(5, 1, c41)
 #undef S8A_ROW
     }
     {
-        const int plain = p->rounding == RT_OPT_ROUND_SINGLE || p->act_qmin >= p->out_offset;
-        const int clamp = p->act_qmin > -128 || p->act_qmax < 127;
+        const int corr = q->corr, clamp = q->clamp;
         const __m256i lo = _mm256_set1_epi32(p->act_qmin), hi = _mm256_set1_epi32(p->act_qmax);
-        s8a_store_rows(c, ldc, R > 1, c00, c01, c10, c11, q, plain, clamp, lo, hi, nr);
-        if (R > 2) s8a_store_rows(c + 2 * ldc, ldc, R > 3, c20, c21, c30, c31, q, plain, clamp, lo, hi, nr);
-        if (R > 4) s8a_store_rows(c + 4 * ldc, ldc, R > 5, c40, c41, c50, c51, q, plain, clamp, lo, hi, nr);
+        s8a_store_rows(c, ldc, R > 1, c00, c01, c10, c11, q, corr, clamp, lo, hi, nr);
+        if (R > 2) s8a_store_rows(c + 2 * ldc, ldc, R > 3, c20, c21, c30, c31, q, corr, clamp, lo, hi, nr);
+        if (R > 4) s8a_store_rows(c + 4 * ldc, ldc, R > 5, c40, c41, c50, c51, q, corr, clamp, lo, hi, nr);
     }
 }
 

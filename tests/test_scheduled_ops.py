@@ -18,6 +18,10 @@ EXPECTED = {
     "op_tanh_*_f32": ("TANH", "act"),
     "op_logistic_*_int8": ("LOGISTIC", "lut"),
     "op_tanh_*_int8": ("TANH", "lut"),
+    "op_relu_basic_int8": ("RELU", "lut"),
+    "op_relu6_*_int8": ("RELU6", "lut"),
+    "op_relu_n1_to_1_*_int8": ("RELU_N1_TO_1", "lut"),
+    "op_relu_0_to_1_*_int8": ("RELU_0_TO_1", "lut"),
     "op_transpose_conv_*": ("TRANSPOSE_CONV", "tconv"),
 }
 CASES = [(m, *want) for pattern, want in EXPECTED.items() for m in sorted(MODELS_DIR.glob(pattern + ".tflite"))]

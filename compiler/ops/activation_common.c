@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "kernels/rt_activation_common.h"
+
 int act_check_unary(Graph *g, IrOp *op, unsigned mask, Diag *d) {
     if (op_expect_io(op, 1, 1, 1, d) || op_expect_dtype(g, op, 0, 0, mask, d) || op_expect_same_dtype(g, op, 0, d))
         return DIAG_USER;
@@ -199,6 +201,12 @@ int act_relu_prepare(Graph *g, IrOp *op, float lo, float hi, Diag *d) {
         op_dtype_range(out->dtype, &tmin, &tmax);
         p->q_min = op_quant_bound(lo, scale, zp, tmin, tmax, tmin);
         p->q_max = isinf(hi) ? tmax : op_quant_bound(hi, scale, zp, tmin, tmax, tmax);
+        if (in->dtype == IR_I8) { /* the 256 results of TFLite's ReluX, exact: the optimized build looks them up */
+            int8_t *lut = ir_alloc(g, 256);
+            if (!lut) return diag_internal(d, "out of memory");
+            for (int32_t v = -128; v <= 127; v++) lut[(uint8_t)(int8_t)v] = (int8_t)rt_act_relux_q(p, v);
+            p->lut_i8 = lut;
+        }
     }
     op->params = p;
     return 0;

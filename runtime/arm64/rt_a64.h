@@ -35,6 +35,15 @@ static inline int rt_a64_shifts_double(const int32_t *shift, int32_t n) {
     return !bad;
 }
 
+/* Stores clamp(r + offset) of 8 lanes (r0 the first four) as int8: narrowed to int16 with
+ * saturation, the offset added with saturation, narrowed to int8 with saturation, clamped. The
+ * same bytes as clamping r + offset in int32 (offset and clamp int8: a saturated value lies
+ * outside the clamp on its side). */
+static inline void rt_a64_store8(int32x4_t r0, int32x4_t r1, int16x8_t off, int8x8_t lo, int8x8_t hi, int8_t *o) {
+    const int16x8_t h = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r0), r1), off);
+    vst1_s8(o, vmin_s8(vmax_s8(vqmovn_s16(h), lo), hi));
+}
+
 /* The single-rounding variant (rq_single): (x m + 2^(30 - s)) >> (31 - s) on 64-bit products,
  * saturated to int32; s in [-31, 0]. */
 static inline int32x4_t rt_a64_rq_single(int32x4_t x, int32x4_t m, int32x4_t s) {

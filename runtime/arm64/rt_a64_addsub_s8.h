@@ -1,52 +1,62 @@
-/* rt_a64_addsub_s8.h - the AArch64 int8 ADD / SUB lanes for rt_opt_elementwise.c (runtime/arm64,
- * docs/arm64.md; not API). Included by that file after rt_binary_params is known.
- * Each operand plus its offset, shifted left by left_shift, rescaled to the common scale, the sum
- * (or difference) rescaled to the output, offset and clamped: rt_addsub_q's integers, 8 lanes at a
- * time, with rt_a64_rq_double as TFLite's MultiplyByQuantizedMultiplierSmallerThanOne. */
+/* rt_a64_addsub_s8.h - the AArch64 int8 ADD / SUB / SQUARED_DIFFERENCE lanes for
+ * rt_opt_elementwise.c (runtime/arm64, docs/arm64.md; not API). Included by that file after
+ * rt_binary_params is known. Each operand plus its offset, shifted left by left_shift, rescaled to
+ * the common scale; the sum, difference or squared difference rescaled to the output, offset and
+ * clamped: rt_addsub_q's and sqdiff_i8's integers, 8 lanes at a time, with rt_a64_rq_double as
+ * TFLite's MultiplyByQuantizedMultiplierSmallerThanOne. */
 #ifndef MPCC_RT_A64_ADDSUB_S8_H
 #define MPCC_RT_A64_ADDSUB_S8_H
 
 #include "rt_a64.h"
 
 #if defined(RT_A64)
-/* 1 when rt_a64_addsub_s8 applies: strides 0 or 1, every shift in [-31, 0] (a rescaling smaller
- * than one), left_shift in [0, 23] (an int8 plus its offset shifted by it fits int32). */
-static int rt_a64_addsub_s8_ok(const rt_binary_params *p, int64_t sa, int64_t sb) {
+/* 1 when the output offset and the clamp are int8 (rt_a64_store8's narrowing applies). */
+static inline int rt_a64_out_i8(const rt_binary_params *p) {
+    return p->out_offset >= -128 && p->out_offset <= 127 && p->act_qmin >= -128 && p->act_qmax <= 127 &&
+           p->act_qmin <= p->act_qmax;
+}
+
+/* 1 when rt_a64_rescaled_s8 applies: strides 0 or 1, every shift in [-31, 0] (a rescaling smaller
+ * than one), the output int8, left_shift in [0, 23] (an int8 plus its offset shifted by it fits
+ * int32), and for SQUARED_DIFFERENCE (op 0) at most 7 (the rescaled difference is below 2^15 in
+ * magnitude: its square fits int32). */
+static int rt_a64_rescaled_s8_ok(const rt_binary_params *p, int64_t sa, int64_t sb, int op) {
     const int32_t s[3] = {p->in1_shift, p->in2_shift, p->out_shift};
-    int i, ok = (sa == 0 || sa == 1) && (sb == 0 || sb == 1) && p->left_shift >= 0 && p->left_shift <= 23;
+    int i, ok = (sa == 0 || sa == 1) && (sb == 0 || sb == 1) && p->left_shift >= 0 &&
+                p->left_shift <= (op ? 23 : 7) && rt_a64_out_i8(p);
     for (i = 0; i < 3; i++) ok &= s[i] <= 0 && s[i] >= -31;
     return ok;
 }
 
-static inline int32x4_t rt_a64_addsub_rescale(int16x4_t w, int32x4_t off, int32x4_t left, int32x4_t m, int32x4_t s) {
+static inline int32x4_t rt_a64_rescale(int16x4_t w, int32x4_t off, int32x4_t left, int32x4_t m, int32x4_t s) {
     return rt_a64_rq_double(vshlq_s32(vaddq_s32(vmovl_s16(w), off), left), m, s);
 }
 
-/* o[i] = a[i sa] +- b[i sb] (sign) for i below n rounded down to 8 lanes; returns that count. */
-static int64_t rt_a64_addsub_s8(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb,
-                                int8_t *o, int64_t n, int sign) {
+/* o[i] = a[i sa] + b[i sb] (op 1), a - b (op -1) or (a - b)^2 (op 0), each operand rescaled, for i
+ * below n rounded down to 8 lanes; returns that count. */
+static inline int64_t rt_a64_rescaled_s8(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b,
+                                         int64_t sb, int8_t *o, int64_t n, int op) {
     const int32x4_t o1 = vdupq_n_s32(p->in1_offset), o2 = vdupq_n_s32(p->in2_offset);
     const int32x4_t m1 = vdupq_n_s32(p->in1_mult), e1 = vdupq_n_s32(p->in1_shift);
     const int32x4_t m2 = vdupq_n_s32(p->in2_mult), e2 = vdupq_n_s32(p->in2_shift);
     const int32x4_t mo = vdupq_n_s32(p->out_mult), eo = vdupq_n_s32(p->out_shift);
-    const int32x4_t oo = vdupq_n_s32(p->out_offset), left = vdupq_n_s32(p->left_shift);
-    const int32x4_t lo = vdupq_n_s32(p->act_qmin), hi = vdupq_n_s32(p->act_qmax);
+    const int32x4_t left = vdupq_n_s32(p->left_shift);
+    const int16x8_t oo = vdupq_n_s16((int16_t)p->out_offset);
+    const int8x8_t lo = vdup_n_s8((int8_t)p->act_qmin), hi = vdup_n_s8((int8_t)p->act_qmax);
+    const int16x8_t xa = vdupq_n_s16(a[0]), xb = vdupq_n_s16(b[0]);
     int64_t i;
-    if (n < 8) return 0;
-    {
-        const int16x8_t xa = vdupq_n_s16(a[0]), xb = vdupq_n_s16(b[0]);
-        for (i = 0; i + 8 <= n; i += 8) {
-            const int16x8_t x = sa ? vmovl_s8(vld1_s8(a + i)) : xa, y = sb ? vmovl_s8(vld1_s8(b + i)) : xb;
-            int32x4_t r[2];
-            int h;
-            for (h = 0; h < 2; h++) {
-                const int32x4_t ra = rt_a64_addsub_rescale(h ? vget_high_s16(x) : vget_low_s16(x), o1, left, m1, e1);
-                const int32x4_t rb = rt_a64_addsub_rescale(h ? vget_high_s16(y) : vget_low_s16(y), o2, left, m2, e2);
-                const int32x4_t raw = sign > 0 ? vaddq_s32(ra, rb) : vsubq_s32(ra, rb);
-                r[h] = vminq_s32(vmaxq_s32(vaddq_s32(rt_a64_rq_double(raw, mo, eo), oo), lo), hi);
-            }
-            vst1_s8(o + i, vqmovn_s16(vcombine_s16(vqmovn_s32(r[0]), vqmovn_s32(r[1]))));
+    for (i = 0; i + 8 <= n; i += 8) {
+        const int16x8_t x = sa ? vmovl_s8(vld1_s8(a + i)) : xa, y = sb ? vmovl_s8(vld1_s8(b + i)) : xb;
+        int32x4_t r[2];
+        int h;
+        for (h = 0; h < 2; h++) {
+            const int32x4_t ra = rt_a64_rescale(h ? vget_high_s16(x) : vget_low_s16(x), o1, left, m1, e1);
+            const int32x4_t rb = rt_a64_rescale(h ? vget_high_s16(y) : vget_low_s16(y), o2, left, m2, e2);
+            int32x4_t v = op > 0 ? vaddq_s32(ra, rb) : vsubq_s32(ra, rb);
+            if (op == 0) v = vmulq_s32(v, v);
+            r[h] = rt_a64_rq_double(v, mo, eo);
         }
+        rt_a64_store8(r[0], r[1], oo, lo, hi, o + i);
     }
     return i;
 }

@@ -3,11 +3,11 @@
  *
  * Depth multiplier 1 and channels a multiple of 8, or one input channel and a depth multiplier
  * that is a multiple of 8 (a grayscale image's first layer: its byte loaded 8 times), at most 25
- * taps, every shift in [-31, 31], the input offset a zero point (-127..128): 8 channels at a time
- * across the whole image, the taps' weights widened to int16 once; per tap and pixel one load,
- * SXTL, the offset added in int16 ((in + offset) stays within +-255) and SMLAL/SMLAL2 of the
- * int16 products into two int32x4 sums (wrapping like TFLite's); then TFLite's requantization on
- * the lanes (rt_a64_rq_double).
+ * taps, every shift in [-31, 31], the input offset a zero point (-127..128), the output offset
+ * and clamp int8: 8 channels at a time across the whole image, the taps' weights widened to int16
+ * once; per tap and pixel one load, SXTL, the offset added in int16 ((in + offset) stays within
+ * +-255) and SMLAL/SMLAL2 of the int16 products into two int32x4 sums (wrapping like TFLite's);
+ * then TFLite's requantization on the lanes (rt_a64_rq_double) and rt_a64_store8.
  * Taps outside the image are skipped, as in the reference kernel; a 3x3 filter (unit dilation)
  * wholly inside the image takes an unrolled path with its nine int8 weight vectors in registers
  * and the offset folded into the sums' start (bias + offset * the taps' weight sum, wrapping):
@@ -24,7 +24,8 @@
 static int rt_a64_dw_s8_applies(const struct rt_dwconv_params *p) {
     return ((p->depth_mult == 1 && p->in_c % 8 == 0) || (p->in_c == 1 && p->depth_mult % 8 == 0)) &&
            p->filter_h * p->filter_w <= 25 && p->in_offset >= -127 && p->in_offset <= 128 &&
-           rt_a64_shifts_double(p->shift, p->in_c * p->depth_mult);
+           rt_a64_shifts_double(p->shift, p->in_c * p->depth_mult) && p->out_offset >= -128 && p->out_offset <= 127 &&
+           p->act_qmin >= -128 && p->act_qmax <= 127 && p->act_qmin <= p->act_qmax;
 }
 
 /* 8 channels' inputs at ptr: 8 bytes, or (bcast: one input channel, a depth multiplier) one byte 8 times. */
@@ -53,12 +54,11 @@ static int rt_a64_dw_s8_applies(const struct rt_dwconv_params *p) {
         acc1 = vaddw_high_s16(acc1, p_);                                                                               \
     } while (0)
 
-/* Requantizes the two sums (acc0, acc1) and stores the 8 bytes at dst. */
+/* Requantizes the two sums (acc0, acc1) and stores the 8 bytes at dst (the offset and clamp
+ * applied in int16 / int8: rt_a64_store8). */
 #define RT_A64_DW_STORE(dst)                                                                                           \
     do {                                                                                                               \
-        acc0 = vminq_s32(vmaxq_s32(vaddq_s32(rt_a64_rq_double(acc0, m0, s0), oo), lo), hi);                           \
-        acc1 = vminq_s32(vmaxq_s32(vaddq_s32(rt_a64_rq_double(acc1, m1, s1), oo), lo), hi);                           \
-        vst1_s8(dst, vqmovn_s16(vcombine_s16(vqmovn_s32(acc0), vqmovn_s32(acc1))));                                    \
+        rt_a64_store8(rt_a64_rq_double(acc0, m0, s0), rt_a64_rq_double(acc1, m1, s1), oo, lo, hi, dst);                \
     } while (0)
 
 /* Output rows [r0, r1) (of all images) of the depthwise convolution. */
@@ -69,7 +69,8 @@ static inline __attribute__((always_inline)) void rt_a64_dw_s8_body(const struct
     /* Cin: the input's channels (1 with bcast), C: the output's */
     const int32_t Cin = p->in_c, C = Cin * p->depth_mult, taps = p->filter_h * p->filter_w;
     const int16x8_t off = vdupq_n_s16((int16_t)p->in_offset);
-    const int32x4_t oo = vdupq_n_s32(p->out_offset), lo = vdupq_n_s32(p->act_qmin), hi = vdupq_n_s32(p->act_qmax);
+    const int16x8_t oo = vdupq_n_s16((int16_t)p->out_offset);
+    const int8x8_t lo = vdup_n_s8((int8_t)p->act_qmin), hi = vdup_n_s8((int8_t)p->act_qmax);
     const int full3 = p->filter_h == 3 && p->filter_w == 3 && p->dil_h == 1 && p->dil_w == 1;
     /* p's fields in locals: the int8 stores may alias them, which would reload them after each pixel */
     const int32_t in_h = p->in_h, in_w = p->in_w, out_h = p->out_h, out_w = p->out_w;
