@@ -25,7 +25,8 @@ typedef struct PrecCost {
 
 /* docs/precision-modes.md ("Speed by CPU") and docs/precision-avx2.md have the measurements behind each row.
  * AVX2: --isa avx2's code (f32 activations: no 16-bit arithmetic) against fp32 --isa avx2; act16: the 16-bit
- * activations of --isa generic against generic fp32 (AMD EPYC Zen 3; digits, ResNet, ViT, BERT). */
+ * activations of --isa generic against generic fp32 (AMD EPYC Zen 3; digits, ResNet, ViT, BERT; the row-pointer
+ * 16-bit kernels of rt_opt_gemm16_rows_avx2.c, 2026-11-29; interleaved A/B, thread CPU time, medians of 31). */
 static const PrecCost cost_table[COST_COUNT] = {
     [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1, 1.5f, 2.2f, 1.1f, 1.4f, {0}, {0},
                   "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
@@ -33,10 +34,11 @@ static const PrecCost cost_table[COST_COUNT] = {
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
     [COST_AVX512] = {"AVX-512 without BF16", 0, 0.9f, 1.1f, 0.9f, 1.1f, {0}, {0},
                      "16-bit weights widened in registers, f32 FMAs"},
-    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.98f, 1.12f, 0.91f, 1.04f,
-                   {0.87f, 0.82f}, {1.06f, 1.00f},
+    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.92f, 0.99f, 0.83f, 1.00f,
+                   {0.69f, 0.64f}, {0.95f, 0.85f},
                    "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs on the f32 "
-                   "inputs; --isa avx2 keeps the activations f32"},
+                   "inputs (convolutions read their patch rows in place, as fp32's do); --isa avx2 keeps the "
+                   "activations f32"},
 };
 
 int precision_cost_arith16(IrIsa isa) {

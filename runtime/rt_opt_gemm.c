@@ -602,7 +602,7 @@ void rt_opt_post_add_f32(const rt_opt_post_add *post, float *out, const float *o
  * inside it) at tab[r * filter_h + fy]; rows above or below the image point
  * at `zero`, rows cut by the left or right edge are copied with zeros into
  * copy + r * K (the im2col layout, for those rows only). */
-static void conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
+void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
                           const float **tab, float *zero) {
     const int32_t inc = p->in_c, inw = p->in_w, fh = p->filter_h, fw = p->filter_w, seg = fw * inc;
     int32_t r, fy, fx, oy = m0 / p->out_w, ox = m0 % p->out_w;
@@ -684,7 +684,8 @@ static void conv_f32_task(void *v, int t) {
 #if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
             if (p->dil_w == 1) {
                 const float **tab = (const float **)(void *)(((uintptr_t)(dst + (int64_t)j->block * kdim) + 7) & ~(uintptr_t)7);
-                conv_rows_f32(p, in, m0, rows, dst, tab, (float *)(void *)(tab + (int64_t)j->block * p->filter_h));
+                rt_opt_conv_rows_f32(p, in, m0, rows, dst, tab,
+                                     (float *)(void *)(tab + (int64_t)j->block * p->filter_h));
 #if defined(RT_OPT_INDIRECT)
                 gemm_f32_512(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
                              out + (int64_t)m0 * oc);

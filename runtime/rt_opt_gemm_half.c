@@ -472,6 +472,22 @@ static void conv_half_task(void *v, int t) {
         rt_opt_amx_configure(k2 % 16);
     }
 #endif
+#if defined(RT_OPT_GEMM16_ROWS_AVX2)
+    /* AVX2: an f32 image's patch rows read in place through a row table (rt_opt_conv_rows_f32), `sub` rows at
+     * a time: per row its copy room (used only by rows cut by the left or right edge), then the table and
+     * the zero row, in the im2col block's room and, with f32 outputs (nothing between), the FC kernel's
+     * scratch, which the AVX2 kernels do not use */
+    const int64_t room = sl.rest == sl.c ? p->gemm.slot_bytes : sl.c, seg_bytes = (int64_t)p->filter_w * p->in_c * 4;
+    const int64_t per_row = (int64_t)kdim * 4 + (int64_t)p->filter_h * (int64_t)sizeof(float *);
+    int64_t sub = (room - seg_bytes - 16) / per_row;
+    const int rows16 = !p->direct && ti == RT_F32 && p->dil_w == 1 && sub >= 6 &&
+                       !rt_opt_half_rounds_inputs(j->half_type); /* fp16 needs F16C */
+    const float **tab16;
+    float *zero16;
+    if (sub > j->block) sub = j->block;
+    tab16 = (const float **)(void *)(((uintptr_t)(dst + sub * kdim) + 7) & ~(uintptr_t)7);
+    zero16 = (float *)(void *)(tab16 + sub * p->filter_h);
+#endif
     int32_t q_end;
     rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
     for (; q < q_end; q++) {
@@ -527,6 +543,18 @@ static void conv_half_task(void *v, int t) {
                 }
                 a = NULL; /* done */
                 stored = tk == RT_BF16;
+            }
+#endif
+#if defined(RT_OPT_GEMM16_ROWS_AVX2)
+            else if (rows16) {
+                int32_t s, n;
+                for (s = 0; s < rows; s += n) {
+                    n = rows - s < (int32_t)sub ? rows - s : (int32_t)sub;
+                    rt_opt_conv_rows_f32(p, in, m0 + s, n, dst, tab16, zero16);
+                    rt_opt_gemm16_rows_avx2(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
+                                            (const float *)j->bias, out + (int64_t)s * oc);
+                }
+                a = NULL; /* done */
             }
 #endif
             else if (ti != RT_F32)

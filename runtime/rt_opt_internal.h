@@ -528,6 +528,13 @@ void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int3
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c);
 #endif
+#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
+/* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
+ * tab[r * filter_h + fy], in place in the image where the filter row lies inside it, `zero` (filter_w * in_c
+ * zeros) above or below it, a copy at copy + r * K for rows cut by the left or right edge. dil_w 1 only. */
+void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
+                          const float **tab, float *zero);
+#endif
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
@@ -605,6 +612,15 @@ void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst
  * Returns 0 (nothing done) where it has no kernel (fp16 without F16C). Needs no scratch. */
 int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                         const float *bias, float *c);
+/* The same over row pointers (rt_opt_gemm16_rows_avx2.c): C[0..m) = clamp(bias + A . packed_b) for 16-bit
+ * (type) packed panels, K as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a
+ * convolution's patch rows read in place: rt_opt_conv_rows_f32), or with tab NULL row r at a + r * p->lda;
+ * rt_opt_gemm_f32_rows_avx2's results on the widened weights (bf16 bit for bit, fp16 within rounding: two partial
+ * sums per column). Returns 0 (nothing done) for fp16 without F16C. */
+#define RT_OPT_GEMM16_ROWS_AVX2 1
+int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                            const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
+                            float *c);
 #endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR
