@@ -248,11 +248,11 @@ static void emit_header(CgBuf *h, const Graph *g, const EmitOptions *o, const ch
     static const char *const isa_text[] = {
         /* generic */
         " * Vector paths, picked when the code is built from the compiler's target: x86\n"
-        " * AVX-512 (8x32 GEMM tiles; int8 vpdpbusd with AVX512-VNNI), AVX2+FMA (5x16 f32,\n"
-        " * 2x16 int8 tiles), GCC/Clang vector extensions elsewhere, portable C99 otherwise (same\n"
+        " * AVX-512 (8x32 GEMM tiles; int8 vpdpbusd with AVX512-VNNI), AVX2+FMA (6x16 f32,\n"
+        " * 6x8 int8 tiles), GCC/Clang vector extensions elsewhere, portable C99 otherwise (same\n"
         " * integer results on every path). Build with -O3 -march=native for speed.",
         /* avx2 */
-        " * Built for --isa avx2: AVX2+FMA paths (5x16 f32 / 2x16 int8 GEMM tiles);\n"
+        " * Built for --isa avx2: AVX2+FMA paths (6x16 f32 / 6x8 int8 GEMM tiles);\n"
         " * the .c file stops the build unless the compiler targets AVX2 and FMA\n"
         " * (-mavx2 -mfma, -march=haswell or newer, or -march=native on such a CPU).",
         /* avx512 */
