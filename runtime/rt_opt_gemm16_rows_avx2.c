@@ -34,15 +34,9 @@
 #define PAIRS(src) _mm256_loadu_si256((const __m256i *)(const void *)(src))
 #define K0_BF16(src) _mm256_castsi256_ps(_mm256_slli_epi32(PAIRS(src), 16))
 #define K1_BF16(src) _mm256_castsi256_ps(_mm256_and_si256(PAIRS(src), high))
-/* clamp to [lo, hi], operands ordered so a NaN passes through as in rt_clamp_f32 */
-#define CLAMP(v) _mm256_min_ps(vhi, _mm256_max_ps(vlo, (v)))
 /* row r's pointer to segment sg (rows past the tile's R are never read) */
 #define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
 
-/* Lane mask of the first n (0..8) columns, for vmaskmovps. */
-static __m256i col_mask(int32_t n) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 /* bf16: C[0..R)[0..nr) for 8 < nr <= 16: R <= 6 rows x 2 ymm, named accumulators. */
 RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap,
@@ -87,14 +81,8 @@ RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const fl
 #undef STEP
     {
         const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-        const __m256i m1 = col_mask(nr - 8);
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        float *cr = c + (int64_t)(r) * ldc;                                                                         \
-        _mm256_storeu_ps(cr, CLAMP(c##r##0));                                                                       \
-        if (nr == NR) _mm256_storeu_ps(cr + 8, CLAMP(c##r##1));                                                     \
-        else _mm256_maskstore_ps(cr + 8, m1, CLAMP(c##r##1));                                                       \
-    }
+        const __m256i m1 = rt_opt_col_mask(nr - 8);
+#define STORE(r) if ((r) < R) rt_opt_store_row16(c + (int64_t)(r) * ldc, c##r##0, c##r##1, nr, m1, vlo, vhi);
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
 #undef STORE
     }
@@ -136,12 +124,8 @@ RT_OPT_INLINE void ukr_8x8(const int32_t R, int32_t nseg, int32_t seg, const flo
 #undef STEP
     {
         const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-        const __m256i m = col_mask(nr);
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        if (nr == 8) _mm256_storeu_ps(c + (int64_t)(r) * ldc, CLAMP(c##r));                                         \
-        else _mm256_maskstore_ps(c + (int64_t)(r) * ldc, m, CLAMP(c##r));                                           \
-    }
+        const __m256i m = rt_opt_col_mask(nr);
+#define STORE(r) if ((r) < R) rt_opt_store_row8(c + (int64_t)(r) * ldc, c##r, nr, m, vlo, vhi);
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 #undef STORE
     }
@@ -214,14 +198,10 @@ RT_OPT_INLINE void ukr_f16p_6x8(const int32_t R, int32_t nseg, int32_t seg, cons
 #undef CVT
     {
         const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-        const __m256i m = col_mask(nr);
+        const __m256i m = rt_opt_col_mask(nr);
         /* hadd(c_0, c_1): (c0 c1 c4 c5 | c2 c3 c6 c7), back in order by SWAP_MID */
 #define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        __m256 v = CLAMP(SWAP_MID(_mm256_hadd_ps(c##r##0, c##r##1)));                                               \
-        if (nr == 8) _mm256_storeu_ps(c + (int64_t)(r) * ldc, v);                                                   \
-        else _mm256_maskstore_ps(c + (int64_t)(r) * ldc, m, v);                                                     \
-    }
+    if ((r) < R) rt_opt_store_row8(c + (int64_t)(r) * ldc, SWAP_MID(_mm256_hadd_ps(c##r##0, c##r##1)), nr, m, vlo, vhi);
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
 #undef STORE
     }

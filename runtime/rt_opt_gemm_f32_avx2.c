@@ -40,13 +40,7 @@
 #endif
 #define RT_ALIGN_CODE __attribute__((aligned(64)))
 
-/* Lane mask of the first n (0..8) columns, for vmaskmovps. */
-static __m256i col_mask(int32_t n) {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
-/* clamp to [lo, hi], operands ordered so a NaN passes through as in rt_clamp_f32 */
-#define CLAMP(v) _mm256_min_ps(vhi, _mm256_max_ps(vlo, (v)))
 /* row r's pointer to segment sg (rows past the tile's R are never read) */
 #define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
 
@@ -77,14 +71,8 @@ RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const fl
         }
     }
     {
-        const __m256i m1 = col_mask(nr - 8);
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        float *cr = c + (int64_t)(r) * ldc;                                                                         \
-        _mm256_storeu_ps(cr, CLAMP(c##r##0));                                                                       \
-        if (nr == NR) _mm256_storeu_ps(cr + 8, CLAMP(c##r##1));                                                     \
-        else _mm256_maskstore_ps(cr + 8, m1, CLAMP(c##r##1));                                                       \
-    }
+        const __m256i m1 = rt_opt_col_mask(nr - 8);
+#define STORE(r) if ((r) < R) rt_opt_store_row16(c + (int64_t)(r) * ldc, c##r##0, c##r##1, nr, m1, vlo, vhi);
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5)
 #undef STORE
     }
@@ -110,12 +98,8 @@ RT_OPT_INLINE void ukr_8x8(const int32_t R, int32_t nseg, int32_t seg, const flo
         }
     }
     {
-        const __m256i m = col_mask(nr);
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        if (nr == 8) _mm256_storeu_ps(c + (int64_t)(r) * ldc, CLAMP(c##r));                                         \
-        else _mm256_maskstore_ps(c + (int64_t)(r) * ldc, m, CLAMP(c##r));                                           \
-    }
+        const __m256i m = rt_opt_col_mask(nr);
+#define STORE(r) if ((r) < R) rt_opt_store_row8(c + (int64_t)(r) * ldc, c##r, nr, m, vlo, vhi);
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
 #undef STORE
     }

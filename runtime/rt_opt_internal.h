@@ -527,6 +527,24 @@ void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int3
 #define RT_OPT_F32_ROWS_AVX2 1
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c);
+/* The row-pointer GEMMs' epilogue (this one and rt_opt_gemm16_rows_avx2.c). Lane mask of the first n (0..8)
+ * columns, for vmaskmovps: */
+static inline __m256i rt_opt_col_mask(int32_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+/* a tile row's nr (8 < nr <= RT_OPT_NR) columns v0 | v1 clamped to [lo, hi] (operands ordered so a NaN passes
+ * through as in rt_clamp_f32) and stored at cr; m1 = rt_opt_col_mask(nr - 8). */
+RT_OPT_INLINE void rt_opt_store_row16(float *cr, __m256 v0, __m256 v1, int32_t nr, __m256i m1, __m256 vlo,
+                                      __m256 vhi) {
+    _mm256_storeu_ps(cr, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v0)));
+    if (nr == RT_OPT_NR) _mm256_storeu_ps(cr + 8, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v1)));
+    else _mm256_maskstore_ps(cr + 8, m1, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v1)));
+}
+/* the same for nr (1..8) columns in v; m = rt_opt_col_mask(nr) */
+RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m, __m256 vlo, __m256 vhi) {
+    if (nr == 8) _mm256_storeu_ps(cr, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)));
+    else _mm256_maskstore_ps(cr, m, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)));
+}
 #endif
 #if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
 /* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
