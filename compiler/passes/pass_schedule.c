@@ -482,8 +482,9 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_RELU_0_TO_1:
             if (g->tensors[op->in[0]].dtype == IR_I8 && ((const rt_act_params *)op->params)->lut_i8)
                 op->sched.kind = SCHED_LUT;
-            else if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
-                op->sched.kind = SCHED_ACT;
+            else if ((op->kind == OP_LOGISTIC || op->kind == OP_TANH) && g->tensors[op->in[0]].dtype == IR_F32 &&
+                     g->tensors[op->out[0]].dtype == IR_F32)
+                op->sched.kind = SCHED_ACT; /* f32 RELU* stay as they are: fused into their producer or the reference */
             break;
         case OP_QUANTIZE:
         case OP_DEQUANTIZE: {
