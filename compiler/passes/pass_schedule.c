@@ -306,9 +306,12 @@ static int schedule_dwconv(Graph *g, int i) {
     IrDType in = g->tensors[op->in[0]].dtype, w = g->tensors[op->in[1]].dtype;
     if (!((in == IR_F32 && w == IR_F32) || (in == IR_I8 && w == IR_I8)) || p->depth_mult < 1) return 0;
     op->sched.kind = SCHED_DWCONV;
-    /* int8 3x3 on a small image: scratch for a copy inside its padding (rt_opt_dwconv_s8's interior path;
-     * optional: with --max-arena's smaller scratch budgets, none, and the edge pixels take the slower path) */
-    if (in == IR_I8 && g->scratch_budget == 0 && fits_room(i, (int64_t)rt_opt_dwconv_s8_scratch_bytes(p)))
+    /* int8 on a small image: scratch for a copy inside its padding (the x86 kernels' interior path,
+     * rt_opt_dwconv.c; optional: with --max-arena's smaller scratch budgets, none, and the edge pixels take
+     * the slower path). The AArch64 kernels never copy: no scratch for --isa neon / armv8a / armv8.2a. */
+    IrIsa isa = (g->root ? g->root : g)->isa;
+    int a64 = isa == IR_ISA_NEON || isa == IR_ISA_ARMV8A || isa == IR_ISA_ARMV82A_DOT;
+    if (in == IR_I8 && !a64 && g->scratch_budget == 0 && fits_room(i, (int64_t)rt_opt_dwconv_s8_scratch_bytes(p)))
         op->scratch_bytes = (size_t)rt_opt_dwconv_s8_scratch_bytes(p);
     return 0;
 }
