@@ -346,9 +346,11 @@ static void dw_span_any(const dw_span_group *g, const int8_t *const *rp, int32_t
     else dw_span(g, rp, C, x00, fh, fw, s, 1, 0, n, plain, lo, hi, out, CO);
 }
 
-/* 1 when the interior kernel takes p (where rt_opt_dw_avx2_applies). */
+/* 1 when the interior kernel takes p (where rt_opt_dw_avx2_applies); a filter narrower than the stride (1
+ * wide, stride 2) is not: each new pixel loads its last `stride` columns, which would start left of it. */
 static int dw_span_applies(const struct rt_dwconv_params *p) {
-    return p->filter_h <= 5 && p->filter_w <= DW_SPAN_FW && p->dil_w == 1 && (p->stride_w == 1 || p->stride_w == 2);
+    return p->filter_h <= 5 && p->filter_w <= DW_SPAN_FW && p->filter_w >= p->stride_w && p->dil_w == 1 &&
+           (p->stride_w == 1 || p->stride_w == 2);
 }
 
 /* The interior output columns oxa..oxb of p (x0 >= 0 and x0 + fw - 1 < in_w). */
