@@ -226,14 +226,6 @@ TILE(ukr_8x8, 8, tile8_bf16)
 TILE(ukr_f16p_6x8, 6, tile8_f16)
 #endif
 
-/* Rows of the next tile of at most mr, rest left: a remainder under mr / 2 + 1 rows shares the last two tiles
- * evenly with the tile before (too few FMA chains alone to cover the latency). */
-static int32_t tile_rows(int32_t rest, int32_t mr) {
-    if (rest <= mr) return rest;
-    if (rest < mr + mr / 2 + 1) return (rest + 1) / 2;
-    return mr;
-}
-
 int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
                             const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
                             float *c) {
@@ -248,10 +240,11 @@ int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m
     for (j = 0; j * NR < p->n; j++) {
         const uint16_t *bp = packed_b + j * pk;
         const int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR, mr = !f16 && nr <= 8 ? 8 : 6;
-        for (i = 0; i < m; i += rr) {
+        int32_t tiles = (m + mr - 1) / mr;
+        for (i = 0; i < m; i += rr, tiles--) {
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             float *ct = c + (int64_t)i * p->ldc + j * NR;
-            rr = tile_rows(m - i, mr);
+            rr = rt_opt_even_rows(m - i, tiles);
             if (!tab)
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
 #if defined(__F16C__)

@@ -126,11 +126,6 @@ RT_ALIGN_CODE static void tile_8(int32_t rows, int32_t nseg, int32_t seg, const 
     }
 }
 
-/* Rows of the next tile, `rest` rows and `tiles` tiles left: the fewest tiles of at most mr rows (ceil(m / mr)),
- * their rows as even as can be, so no tile is left with a few rows (49 rows: 4 x 6 + 5 x 5, not 7 x 6 + 4 + 3,
- * whose 3-row tile had 6 FMA chains for a latency that wants 8). */
-static int32_t next_rows(int32_t rest, int32_t tiles) { return (rest + tiles - 1) / tiles; }
-
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c) {
     const int32_t seg = p->k / nseg;
@@ -143,7 +138,7 @@ void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const flo
         int32_t rr, tiles = (m + mr - 1) / mr;
         for (i = 0; i < m; i += rr, tiles--) {
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
-            rr = next_rows(m - i, tiles);
+            rr = rt_opt_even_rows(m - i, tiles);
             if (!tab)
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
             (nr <= 8 ? tile_8 : tile_16)(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max,

@@ -540,6 +540,10 @@ RT_OPT_INLINE void rt_opt_store_row16(float *cr, __m256 v0, __m256 v1, int32_t n
     if (nr == RT_OPT_NR) _mm256_storeu_ps(cr + 8, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v1)));
     else _mm256_maskstore_ps(cr + 8, m1, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v1)));
 }
+/* Rows of the next tile, `rest` rows and `tiles` tiles left: the fewest tiles of at most mr rows (ceil(m / mr)),
+ * their rows as even as can be, so no tile is left with a few rows (49 rows: 4 x 6 + 5 x 5, not 7 x 6 + 4 + 3,
+ * whose 3-row tile had 6 FMA chains for a latency that wants 8). */
+static inline int32_t rt_opt_even_rows(int32_t rest, int32_t tiles) { return (rest + tiles - 1) / tiles; }
 /* the same for nr (1..8) columns in v; m = rt_opt_col_mask(nr) */
 RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m, __m256 vlo, __m256 vhi) {
     if (nr == 8) _mm256_storeu_ps(cr, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)));
