@@ -26,6 +26,13 @@ int64_t rt_opt_tconv_columns(const struct rt_tconv_params *p) {
     return ((int64_t)p->filter_h * p->filter_w * p->out_c + RT_OPT_NR - 1) / RT_OPT_NR * RT_OPT_NR;
 }
 
+/* int8: the output pixels requantized per call when there are few channels (their bias, multiplier and
+ * shift repeated reps times in scratch: one call per output pixel of a one-channel mask spent more in the
+ * call than in the arithmetic), a multiple of 8 values; 0 (a call per pixel) from 64 channels on. */
+static int32_t tconv_s8_reps(int32_t oc) {
+    return oc >= 64 ? 0 : 8 * (32 / oc > 1 ? 32 / oc : 1);
+}
+
 /* int8: the columns (tap, output channel) of one input pixel, padded to whole vectors of 8. */
 static int64_t tconv_s8_cols(const struct rt_tconv_params *p) {
     return ((int64_t)p->filter_h * p->filter_w * p->out_c + 7) / 8 * 8;
@@ -35,7 +42,8 @@ int64_t rt_opt_tconv_scratch_bytes(const struct rt_tconv_params *p, int32_t rows
     if (s8) { /* the sums, the input pixel, one pixel's columns and the filter as int16 pairs (tconv_s8_cols) */
         const int64_t cols = tconv_s8_cols(p);
         return ((int64_t)p->batches * p->out_h * p->out_w * p->out_c + p->in_c + cols) * (int64_t)sizeof(int32_t) +
-               (int64_t)(p->in_c + 1) / 2 * cols * 2 * (int64_t)sizeof(int16_t);
+               (int64_t)(p->in_c + 1) / 2 * cols * 2 * (int64_t)sizeof(int16_t) +
+               3 * (int64_t)tconv_s8_reps(p->out_c) * p->out_c * (int64_t)sizeof(int32_t);
     }
     return (int64_t)rows * rt_opt_tconv_columns(p) * (int64_t)sizeof(float);
 }
@@ -195,7 +203,8 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
     int64_t q;
 #if defined(RT_OPT_AVX2)
     const int64_t cols = tconv_s8_cols(p);
-    int32_t *row = a + in_c;
+    const int32_t reps = tconv_s8_reps(oc);
+    int32_t *row = a + in_c, c;
     int16_t *wp = (int16_t *)(void *)(row + cols);
     widen_pairs_s8(packed_w, p->filter_h * p->filter_w, in_c, oc, cols, wp);
 #endif
@@ -222,6 +231,19 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
                     }
 #endif
             }
+#if defined(RT_OPT_AVX2)
+    if (reps > 1) { /* few channels: their constants repeated over reps pixels, requantized in one call */
+        int32_t *rb = (int32_t *)(void *)(wp + (in_c + 1) / 2 * cols * 2), *rm = rb + reps * oc, *rs = rm + reps * oc;
+        for (c = 0; c < reps * oc; c++) rb[c] = bias ? bias[c % oc] : 0, rm[c] = p->mult[c % oc], rs[c] = p->shift[c % oc];
+        for (q = 0; q + reps <= outs; q += reps)
+            rt_opt_requant_i8(acc + q * oc, rb, rm, rs, reps * oc, RT_OPT_ROUND_DOUBLE, p->out_offset, p->act_qmin,
+                              p->act_qmax, out + q * oc);
+        if (q < outs)
+            rt_opt_requant_i8(acc + q * oc, rb, rm, rs, (int32_t)(outs - q) * oc, RT_OPT_ROUND_DOUBLE, p->out_offset,
+                              p->act_qmin, p->act_qmax, out + q * oc);
+        return;
+    }
+#endif
     for (q = 0; q < outs; q++)
         rt_opt_requant_i8(acc + q * oc, bias, p->mult, p->shift, oc, RT_OPT_ROUND_DOUBLE, p->out_offset, p->act_qmin,
                           p->act_qmax, out + q * oc);
