@@ -43,7 +43,8 @@ int64_t rt_opt_tconv_scratch_bytes(const struct rt_tconv_params *p, int32_t rows
         const int64_t cols = tconv_s8_cols(p);
         return ((int64_t)p->batches * p->out_h * p->out_w * p->out_c + p->in_c + cols) * (int64_t)sizeof(int32_t) +
                (int64_t)(p->in_c + 1) / 2 * cols * 2 * (int64_t)sizeof(int16_t) +
-               3 * (int64_t)tconv_s8_reps(p->out_c) * p->out_c * (int64_t)sizeof(int32_t);
+               3 * (int64_t)tconv_s8_reps(p->out_c) * p->out_c * (int64_t)sizeof(int32_t) +
+               3 * cols * (int64_t)sizeof(int32_t) + cols;
     }
     return (int64_t)rows * rt_opt_tconv_columns(p) * (int64_t)sizeof(float);
 }
@@ -206,7 +207,34 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
     const int32_t reps = tconv_s8_reps(oc);
     int32_t *row = a + in_c, c;
     int16_t *wp = (int16_t *)(void *)(row + cols);
+    int32_t *rb = (int32_t *)(void *)(wp + (in_c + 1) / 2 * cols * 2), *rm = rb + reps * oc, *rs = rm + reps * oc;
     widen_pairs_s8(packed_w, p->filter_h * p->filter_w, in_c, oc, cols, wp);
+    if (p->stride_h == p->filter_h && p->stride_w == p->filter_w && p->pad_h >= 0 && p->pad_w >= 0 &&
+        p->out_h <= p->in_h * p->stride_h - p->pad_h && p->out_w <= p->in_w * p->stride_w - p->pad_w) {
+        /* every output pixel is one tap of one input pixel (a 2 x 2 stride-2 upsampling): each pixel's
+         * columns requantized at once (the constants repeated per tap) and copied to their places, no sums */
+        int32_t *cb = rs + reps * oc, *cm = cb + cols, *cs = cm + cols;
+        int8_t *o8 = (int8_t *)(cs + cols);
+        const int32_t taps = p->filter_h * p->filter_w;
+        for (c = 0; c < cols; c++) {
+            const int32_t ch = c < taps * oc ? c % oc : 0;
+            cb[c] = bias ? bias[ch] : 0, cm[c] = p->mult[ch], cs[c] = p->shift[ch];
+        }
+        for (b = 0; b < p->batches; b++)
+            for (y = 0; y < p->in_h; y++)
+                for (x = 0; x < p->in_w; x++) {
+                    tconv_s8_row(in + (((int64_t)b * p->in_h + y) * p->in_w + x) * in_c, in_c, p->in_offset, wp, cols,
+                                 a, row);
+                    rt_opt_requant_i8(row, cb, cm, cs, (int32_t)cols, RT_OPT_ROUND_DOUBLE, p->out_offset, p->act_qmin,
+                                      p->act_qmax, o8);
+                    for (fy = 0; fy < p->filter_h; fy++)
+                        for (fx = 0; fx < p->filter_w; fx++) {
+                            const int64_t o = tap_out(p, b, y, x, fy, fx);
+                            if (o >= 0) memcpy(out + o * oc, o8 + (fy * p->filter_w + fx) * oc, (size_t)oc);
+                        }
+                }
+        return;
+    }
 #endif
     memset(acc, 0, sizeof(int32_t) * (size_t)(outs * oc));
     for (b = 0; b < p->batches; b++)
@@ -233,7 +261,6 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
             }
 #if defined(RT_OPT_AVX2)
     if (reps > 1) { /* few channels: their constants repeated over reps pixels, requantized in one call */
-        int32_t *rb = (int32_t *)(void *)(wp + (in_c + 1) / 2 * cols * 2), *rm = rb + reps * oc, *rs = rm + reps * oc;
         for (c = 0; c < reps * oc; c++) rb[c] = bias ? bias[c % oc] : 0, rm[c] = p->mult[c % oc], rs[c] = p->shift[c % oc];
         for (q = 0; q + reps <= outs; q += reps)
             rt_opt_requant_i8(acc + q * oc, rb, rm, rs, reps * oc, RT_OPT_ROUND_DOUBLE, p->out_offset, p->act_qmin,
