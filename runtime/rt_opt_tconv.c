@@ -177,10 +177,13 @@ static void tconv_s8_row(const int8_t *px, int32_t in_c, int32_t in_offset, cons
     const int32_t pairs = (in_c + 1) / 2;
     int64_t c0;
     int32_t i;
-    for (i = 0; i < pairs; i++) {
-        const int32_t lo = px[2 * i] + in_offset, hi = 2 * i + 1 < in_c ? px[2 * i + 1] + in_offset : 0;
-        ap[i] = (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFFu));
-    }
+    int16_t *a16 = (int16_t *)(void *)ap; /* the pairs as consecutive int16 (little-endian: low half first) */
+    const __m256i off = _mm256_set1_epi16((int16_t)in_offset);
+    for (i = 0; i + 16 <= in_c; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(a16 + i),
+                            _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(px + i))), off));
+    for (; i < in_c; i++) a16[i] = (int16_t)(px[i] + in_offset);
+    if (in_c % 2) a16[in_c] = 0;
     for (c0 = 0; c0 + 64 <= cols; c0 += 64) tconv_s8_block(8, ap, pairs, wp, cols, c0, row);
     switch ((int)(cols - c0) / 8) {
     case 7: tconv_s8_block(7, ap, pairs, wp, cols, c0, row); break;
@@ -230,7 +233,8 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
                     for (fy = 0; fy < p->filter_h; fy++)
                         for (fx = 0; fx < p->filter_w; fx++) {
                             const int64_t o = tap_out(p, b, y, x, fy, fx);
-                            if (o >= 0) memcpy(out + o * oc, o8 + (fy * p->filter_w + fx) * oc, (size_t)oc);
+                            if (o >= 0 && oc == 1) out[o] = o8[fy * p->filter_w + fx];
+                            else if (o >= 0) memcpy(out + o * oc, o8 + (fy * p->filter_w + fx) * oc, (size_t)oc);
                         }
                 }
         return;
