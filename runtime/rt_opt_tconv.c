@@ -14,7 +14,12 @@
  * into int32 sums (scratch, one per output element) four input channels at a
  * time over contiguous output channels; then TFLite's requantization
  * (rt_opt_requant_i8, double rounding). Integer sums are exact in any order:
- * bit-exact with rt_transpose_conv_i8. */
+ * bit-exact with rt_transpose_conv_i8. With AVX2 the filter is widened once
+ * per call to int16 pairs of input channels (scratch) and each input pixel's
+ * (tap, channel) sums come from a GEMM row of vpmaddwd (tconv_s8_row); where
+ * the taps never overlap (stride = filter) they are requantized at once and
+ * copied to their output pixels, else added into the sums as above (segnet
+ * int8's two TRANSPOSE_CONVs: about 3x faster, docs/tconv-int8.md). */
 #include <math.h>
 #include <string.h>
 
