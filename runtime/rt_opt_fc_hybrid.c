@@ -264,7 +264,11 @@ void rt_opt_fc_hybrid_w4(const rt_fc_params *p, const float *in, const uint8_t *
         const int unpack = B >= 2;
         if (unpack)
             for (r = 0; r < nr; r++)
-                for (k = 0; k < kp; k++) ub[r * kp + k] = (uint8_t)w4_at(wn + r * rb, k);
+                for (k = 0; k < kp; k += 64) {
+                    const __m256i b = _mm256_loadu_si256((const __m256i *)(wn + r * rb + k / 2)), m4 = _mm256_set1_epi8(15);
+                    _mm256_storeu_si256((__m256i *)(ub + r * kp + k), _mm256_and_si256(b, m4));
+                    _mm256_storeu_si256((__m256i *)(ub + r * kp + k + 32), _mm256_and_si256(_mm256_srli_epi16(b, 4), m4));
+                }
 #endif
         for (b = 0; b < B; b++) {
             int32_t dots[4];
