@@ -438,7 +438,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                 op->callee[0]);
         break;
     case SCHED_FC_HYBRID:
-        cg_line(cg, "/*   schedule: fc-hybrid, int8 weight rows streamed 4 at a time, exact int32 dots (16-bit products) */");
+        if (s->packed_w >= 0)
+            cg_line(cg, "/*   schedule: fc-hybrid int4, 4-bit weight rows (packed) streamed 4 at a time, exact int32 dots */");
+        else
+            cg_line(cg, "/*   schedule: fc-hybrid, int8 weight rows streamed 4 at a time, exact int32 dots (16-bit products) */");
         break;
     case SCHED_PAD: cg_line(cg, "/*   schedule: pad, interior rows memcpy'd, borders filled */"); break;
     case SCHED_TCONV:
@@ -504,7 +507,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
-    case SCHED_FC_HYBRID: return fc_emit_c(cg, g, op, "rt_opt_fc_hybrid");
+    case SCHED_FC_HYBRID: return fc_emit_c(cg, g, op, op->sched.packed_w >= 0 ? "rt_opt_fc_hybrid_w4" : "rt_opt_fc_hybrid");
     case SCHED_SDPA: {
         const rt_opt_sdpa_params *p = op->sched.kparams;
         cg_open(cg, "static const rt_opt_sdpa_params p = {");

@@ -91,6 +91,29 @@ static int buffer_data(Importer *im, uint32_t bi, const char *tname, const uint8
     return 0;
 }
 
+/* An INT4 tensor (TFLite packs two values a byte, the first in the low nibble, over the whole
+ * tensor): only constants, unpacked to int8 values in [-8, 7]. */
+static int import_int4(Importer *im, IrTensor *t, int index, uint32_t bufi, const uint8_t *data, size_t size,
+                       int is_var) {
+    if (!data || is_var)
+        return tensor_unsupported(im, t, "tensor %d '%s': dtype INT4 is supported only for constant weights", index,
+                                  t->name);
+    int64_t n = ir_tensor_numel(t);
+    if (n < 0 || (uint64_t)(n / 2 + n % 2) != size)
+        return diag_user(im->d, "tensor %d '%s': INT4 buffer %u has %zu bytes but shape needs %lld (two values a byte)",
+                         index, t->name, bufi, size, n < 0 ? -1LL : (long long)(n / 2 + n % 2));
+    int8_t *v = ir_alloc(im->g, n ? (size_t)n : 1);
+    if (!v) return diag_internal(im->d, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        int nib = (data[i / 2] >> (i % 2 * 4)) & 15;
+        v[i] = (int8_t)(nib >= 8 ? nib - 16 : nib);
+    }
+    t->int4 = 1;
+    t->data = (const uint8_t *)v;
+    t->data_size = (size_t)n;
+    return 0;
+}
+
 static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
     FbTable qt;
     int present = 0;
@@ -106,7 +129,8 @@ static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
         fb_u8(&qt, TFL_QUANTIZATION_DETAILS_TYPE, 0, &details, im->d))
         return DIAG_USER;
     if (details != 0)
-        return tensor_unsupported(im, t, "tensor '%s': custom quantization details are not supported", t->name);
+        return tensor_unsupported(im, t, "tensor '%s': %s quantization details are not supported", t->name,
+                                  details == 2 ? "block-wise (BlockwiseQuantization)" : "custom");
     if (!has_s || sv.len == 0) return 0;
     if (sv.len > (uint32_t)TFL_MAX_TENSORS)
         return diag_user(im->d, "tensor '%s': %u quantization scales is too many", t->name, sv.len);
@@ -153,7 +177,8 @@ int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
     IrDType dt;
     /* A RESOURCE tensor is a variable's handle (tfl_variables.c): no op of the IR reads it. */
     int resource = type == TFL_TYPE_RESOURCE;
-    int bad_dtype = resource ? (dt = IR_I32, 0) : map_dtype(type, &dt);
+    int int4 = type == TFL_TYPE_INT4; /* unpacked to int8 below (constants only) */
+    int bad_dtype = resource || int4 ? (dt = resource ? IR_I32 : IR_I8, 0) : map_dtype(type, &dt);
     if (bad_dtype) dt = IR_U8; /* a placeholder, the tensor is unknown (lenient only) */
     if (has_shape && shape.len > IR_MAX_RANK)
         return diag_user(d, "tensor %d '%s': rank %u exceeds the maximum of %d", index, name, shape.len, IR_MAX_RANK);
@@ -193,6 +218,8 @@ int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
     FbTable sparsity;
     int sparse = 0;
     if (fb_table(tt, TFL_TENSOR_SPARSITY, &sparsity, &sparse, d)) return DIAG_USER;
+    if (sparse && int4)
+        return tensor_unsupported(im, t, "tensor %d '%s': sparse INT4 storage is not supported", index, t->name);
     if (sparse) {
         /* Sparse weights are expanded here: every kernel reads them dense. */
         if (!data || is_var)
@@ -210,6 +237,7 @@ int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
         t->data_size = (size_t)ir_tensor_bytes(t);
         return 0;
     }
+    if (int4) return import_int4(im, t, index, bufi, data, size, is_var);
     if (data && !is_var) {
         int64_t want = ir_tensor_bytes(t);
         if (want < 0 || (uint64_t)want != size)

@@ -64,6 +64,8 @@ typedef struct IrTensor {
     int is_input, is_output;    /* graph input / output */
     int infer_shape;            /* the stored shape is stale (an input's shape was overridden): the op
                                    writing it sets it (op_set_out_shape) */
+    int int4;                   /* a TFLite INT4 constant: dtype I8, values in [-8, 7], unpacked at import
+                                   (tfl_import.c); pass schedule may keep it packed 4-bit again */
     int unknown;                /* lenient import (inspect) only: 2 = the tensor itself is unsupported (dtype,
                                    sparsity, ...), 1 = its producer is; consumers are not checked */
     int producer;               /* index of the op writing it, -1 if none */

@@ -379,6 +379,13 @@ struct rt_fc_params;
 size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth, int32_t out_depth);
 void rt_opt_fc_hybrid(const struct rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                       void *scratch);
+/* The same with 4-bit weights (a TFLite INT4 constant, values in [-8, 7]) kept packed: row n takes
+ * ceil(in_depth / 64) blocks of 32 bytes, byte j of block c holding w[n][64c + j] + 8 in its low nibble and
+ * w[n][64c + 32 + j] + 8 in its high one (past in_depth: 8, a zero weight); sched_pack_int4 writes it.
+ * Bit-identical to rt_fully_connected_hybrid on the int8 values; scratch rt_opt_fc_hybrid_w4_scratch. */
+size_t rt_opt_fc_hybrid_w4_scratch(int32_t batches, int32_t in_depth, int32_t out_depth);
+void rt_opt_fc_hybrid_w4(const struct rt_fc_params *p, const float *in, const uint8_t *w, const float *bias,
+                         float *out, void *scratch);
 
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +

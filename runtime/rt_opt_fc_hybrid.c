@@ -183,3 +183,120 @@ void rt_opt_fc_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, c
         finish_row(p, row_scale[b], zp[b], row_sum, bias, out + (int64_t)b * N);
     }
 }
+
+/* ---- 4-bit weights (TFLite INT4: AI Edge Quantizer's dynamic_wi4) ----------------------------------
+ * The weights stay packed (rt_opt.h: w + 8 in a nibble, each row in 64-value blocks of 32 bytes, byte j
+ * holding values j and 32 + j of its block), so a decode step streams half the bytes of int8 weights.
+ * With u = w + 8 in [0, 15], sum_k w * q = sum_k u * q - 8 * sum_k q: unsigned 4-bit times signed 8-bit
+ * is what vpmaddubsw multiplies, and a pair of its products sums to at most 2 * 15 * 128 < 32768, two
+ * pairs to 7680: exact, like the int8 kernel's sums. The padding of a row holds u = 8 (w = 0) and meets
+ * zero inputs. Several input rows (prefill): each block of four weight rows is unpacked once into scratch
+ * (u bytes in k order) and every input row runs over it. */
+
+#define KPAD64(k) (((int64_t)(k) + 63) / 64 * 64)
+
+size_t rt_opt_fc_hybrid_w4_scratch(int32_t batches, int32_t in_depth, int32_t out_depth) {
+    return (size_t)(((int64_t)batches + 5) * KPAD64(in_depth) + (int64_t)batches * 16 + (int64_t)out_depth * 4 + 64);
+}
+
+#if RT_OPT_AVX2
+/* dots[r] = sum_k u[r][k] * x[k] over kp values (multiple of 64); packed: u as rt_opt.h's nibble blocks
+ * (row stride kp / 2 bytes), prefetching pf; else one u byte a value (row stride kp). */
+static inline void dot_rows_w4(const uint8_t *u, int packed, int nr, int64_t kp, const int8_t *x, const uint8_t *pf,
+                               int32_t *dots) {
+    const __m256i ones = _mm256_set1_epi16(1), m4 = _mm256_set1_epi8(15);
+    const int64_t stride = packed ? kp / 2 : kp;
+    __m256i acc[4];
+    int64_t k;
+    int r;
+    for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_si256();
+    for (k = 0; k < kp; k += 64) {
+        const __m256i x0 = _mm256_load_si256((const __m256i *)(x + k)), x1 = _mm256_load_si256((const __m256i *)(x + k + 32));
+        if (packed) _mm_prefetch((const char *)(pf + 2 * k), _MM_HINT_T0);
+        for (r = 0; r < nr; r++) {
+            __m256i lo, hi;
+            if (packed) {
+                const __m256i b = _mm256_loadu_si256((const __m256i *)(u + r * stride + k / 2));
+                lo = _mm256_and_si256(b, m4);
+                hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), m4);
+            } else {
+                lo = _mm256_loadu_si256((const __m256i *)(u + r * stride + k));
+                hi = _mm256_loadu_si256((const __m256i *)(u + r * stride + k + 32));
+            }
+            acc[r] = _mm256_add_epi32(
+                acc[r], _mm256_madd_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(lo, x0), _mm256_maddubs_epi16(hi, x1)), ones));
+        }
+    }
+    for (r = 0; r < nr; r++) dots[r] = sum_i32x8(acc[r]);
+}
+#endif
+
+/* Value k of packed row `row` (rt_opt.h's layout), as u = w + 8. */
+static inline int32_t w4_at(const uint8_t *row, int64_t k) {
+    return (row[k / 64 * 32 + k % 32] >> (k % 64 / 32 * 4)) & 15;
+}
+
+void rt_opt_fc_hybrid_w4(const rt_fc_params *p, const float *in, const uint8_t *w, const float *bias, float *out,
+                         void *scratch) {
+    const int32_t K = p->in_depth, N = p->out_depth, B = p->batches;
+    const int64_t kp = KPAD64(K), rb = kp / 2;
+    unsigned char *s = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    int8_t *x8 = (int8_t *)s;              /* B rows of kp, zero-padded */
+    uint8_t *ub = (uint8_t *)(x8 + B * kp); /* four unpacked weight rows (prefill) */
+    float *row_scale = (float *)(ub + 4 * kp);
+    int32_t *zp = (int32_t *)(row_scale + B), *xsum = zp + B, *row_sum = NULL;
+    int32_t b, n;
+    int64_t k;
+    for (b = 0; b < B; b++) {
+        uint32_t t = 0;
+        rt_hybrid_quantize_row(in + (int64_t)b * K, K, p->asymmetric, x8 + b * kp, &row_scale[b], &zp[b]);
+        for (k = K; k < kp; k++) x8[b * kp + k] = 0;
+        for (k = 0; k < K; k++) t += (uint32_t)x8[b * kp + k];
+        xsum[b] = (int32_t)t;
+    }
+    /* The int32 dots, parked in the output rows. */
+    for (n = 0; n < N; n += 4) {
+        const int nr = N - n < 4 ? N - n : 4;
+        const uint8_t *wn = w + (int64_t)n * rb;
+        const uint8_t *pf = N - n - nr >= 4 ? wn + (int64_t)nr * rb : wn;
+        int r;
+#if RT_OPT_AVX2
+        const int unpack = B >= 2;
+        if (unpack)
+            for (r = 0; r < nr; r++)
+                for (k = 0; k < kp; k += 64) {
+                    const __m256i b = _mm256_loadu_si256((const __m256i *)(wn + r * rb + k / 2)), m4 = _mm256_set1_epi8(15);
+                    _mm256_storeu_si256((__m256i *)(ub + r * kp + k), _mm256_and_si256(b, m4));
+                    _mm256_storeu_si256((__m256i *)(ub + r * kp + k + 32), _mm256_and_si256(_mm256_srli_epi16(b, 4), m4));
+                }
+#endif
+        for (b = 0; b < B; b++) {
+            int32_t dots[4];
+#if RT_OPT_AVX2
+            dot_rows_w4(unpack ? ub : wn, !unpack, nr, kp, x8 + b * kp, pf, dots);
+#else
+            (void)pf;
+            for (r = 0; r < nr; r++) {
+                uint32_t t = 0;
+                for (k = 0; k < K; k++) t += (uint32_t)(w4_at(wn + r * rb, k) * x8[b * kp + k]);
+                dots[r] = (int32_t)t;
+            }
+#endif
+            for (r = 0; r < nr; r++) {
+                const int32_t dot = (int32_t)((uint32_t)dots[r] - 8u * (uint32_t)xsum[b]);
+                memcpy(out + (int64_t)b * N + n + r, &dot, sizeof dot);
+            }
+        }
+    }
+    for (b = 0; b < B; b++) {
+        if (zp[b] && !row_sum) { /* asymmetric rows: the weight row sums, once (the padding's w is 0) */
+            row_sum = xsum + B;
+            for (n = 0; n < N; n++) {
+                int32_t t = 0;
+                for (k = 0; k < K; k++) t += w4_at(w + (int64_t)n * rb, k) - 8;
+                row_sum[n] = t;
+            }
+        }
+        finish_row(p, row_scale[b], zp[b], row_sum, bias, out + (int64_t)b * N);
+    }
+}

@@ -158,13 +158,19 @@ def test_hybrid_after_pad(name, code, dim, seed, tmp_path):
         assert proc.returncode == 0, proc.stderr
         assert_same(f"mpcc run, input set {i}", ref, got)
     assert compile_model(model, tmp_path).returncode == 0
-    write_harness(tmp_path, 1, len(refs[0]))
-    proc, exe = build_exe(tmp_path, "gcc-O2")
+    assert_exe_same(tmp_path, sets, refs, "generated C (mpcc -O2)")
+
+
+def assert_exe_same(workdir, sets, refs, what, config="gcc-O2"):
+    """The model compiled into workdir, built with `config` (mpcc_tools.ALL_CONFIGS), gives TFLite's
+    outputs bit for bit on each one-input set."""
+    write_harness(workdir, 1, len(refs[0]))
+    proc, exe = build_exe(workdir, config)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for i, (x, ref) in enumerate(zip(sets, refs)):
-        proc, got = run_exe(exe, [x], [(r.dtype, r.shape) for r in ref], tmp_path)
+        proc, got = run_exe(exe, [x], [(r.dtype, r.shape) for r in ref], workdir)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        assert_same(f"generated C (mpcc -O2), input set {i}", ref, got)
+        assert_same(f"{what}, input set {i}", ref, got)
 
 
 # ---- hybrid forms that stay unsupported --------------------------------------------------------

@@ -3,7 +3,8 @@
  * f32; int8 (weights int8, bias int32, per-tensor or per-channel scales);
  * int16 activations with int8 weights and int64 bias (16x8); hybrid: f32
  * input/output and bias with int8 weights (per-tensor or per-channel scales),
- * the input quantized per row at run time (dynamic-range quantized models). */
+ * the input quantized per row at run time (dynamic-range quantized models);
+ * INT4 weights are int8 here (unpacked at import, tfl_import.c). */
 #include "conv_common.h"
 #include "op_util.h"
 
@@ -157,7 +158,8 @@ static const char *kernel_name(const Graph *g, const IrOp *op) {
     }
 }
 
-/* The params and the call of `kernel` (the reference kernel_name(), or rt_opt_fc_hybrid: SCHED_FC_HYBRID). */
+/* The params and the call of `kernel` (the reference kernel_name(), or rt_opt_fc_hybrid / rt_opt_fc_hybrid_w4:
+ * SCHED_FC_HYBRID, the latter on the 4-bit weights packed by pass schedule). */
 int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     const rt_fc_params *p = op->params;
     int nm = p->per_channel ? p->out_depth : 1;
@@ -182,7 +184,9 @@ int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
                 p->w_scales ? "w_scales" : "NULL");
     cg_close(cg, "};");
     if (is_hybrid(g, op))
-        cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1),
+        cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel, cg_in(cg, op, 0),
+                op->sched.kind == SCHED_FC_HYBRID && op->sched.packed_w >= 0 ? cg_tensor(cg, op->sched.packed_w, 1)
+                                                                             : cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op));
     else
         cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),

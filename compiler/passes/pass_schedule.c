@@ -189,6 +189,16 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
         o->sched.kind = SCHED_FC_HYBRID;
         o->sched.slots = 1;
         o->scratch_bytes = rt_opt_fc_hybrid_scratch(p->batches, p->in_depth, p->out_depth);
+        if (g->tensors[op->in[1]].int4) { /* kept 4-bit: half the bytes of int8 weights to stream */
+            void *pw;
+            int64_t kp = ((int64_t)p->in_depth + 63) / 64 * 64;
+            int pw_id = new_const(g, op->in[1], ".int4", IR_U8, (int64_t)p->out_depth * kp / 2, &pw);
+            if (pw_id < 0) return diag_internal(d, "out of memory");
+            o = &g->ops[i];
+            sched_pack_int4((const int8_t *)g->tensors[o->in[1]].data, p->out_depth, p->in_depth, pw);
+            o->sched.packed_w = pw_id;
+            o->scratch_bytes = rt_opt_fc_hybrid_w4_scratch(p->batches, p->in_depth, p->out_depth);
+        }
         return 0;
     }
     if (!(is_f32_or_s8(g, op) || is_half(g, op)) || !const_or_absent(g, op, 1) || !const_or_absent(g, op, 2)) return 0;

@@ -3,6 +3,8 @@
  * but <stdint.h>, so kernel tests can link it alone. */
 #include "sched_pack.h"
 
+#include <string.h>
+
 #include "rt_opt.h"
 
 #define NR RT_OPT_NR
@@ -30,6 +32,17 @@ void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out) {
                 int8_t v = (col < n && kk < k) ? w[(int64_t)col * k + kk] : 0;
                 out[(int64_t)j * k4 * NR + (int64_t)(kk / 4) * NR * 4 + c * 4 + kk % 4] = v;
             }
+}
+
+void sched_pack_int4(const int8_t *w, int32_t n, int32_t k, uint8_t *out) {
+    int64_t kp = ((int64_t)k + 63) / 64 * 64;
+    memset(out, 0x88, (size_t)(n * kp / 2)); /* the padding: 8 in both nibbles, a zero weight */
+    for (int32_t r = 0; r < n; r++)
+        for (int64_t kk = 0; kk < k; kk++) {
+            uint8_t *byte = out + r * kp / 2 + kk / 64 * 32 + kk % 32;
+            int shift = (int)(kk % 64 / 32 * 4);
+            *byte = (uint8_t)((*byte & ~(15 << shift)) | (((w[(int64_t)r * k + kk] + 8) & 15) << shift));
+        }
 }
 
 /* bias'[n] = bias[n] + (in_offset - 128) * sum_k W[n][k], modulo 2^32 like

@@ -12,6 +12,8 @@ void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out);
 void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
 /* 16-bit float panels [N/16][K2][16][2] (K2 = ceil(K/2), zero padded) for rt_opt_fc_half. */
 void sched_pack_half(const uint16_t *w, int32_t n, int32_t k, uint16_t *out);
+/* int4 values (int8 in [-8, 7]) as rt_opt_fc_hybrid_w4's nibble rows: n rows of ceil(k / 64) * 32 bytes. */
+void sched_pack_int4(const int8_t *w, int32_t n, int32_t k, uint8_t *out);
 /* TRANSPOSE_CONV filter [oc][taps][ic]: f32 as the GEMM matrix [taps * oc][ic] in f32 panels; int8 as
  * [taps][ic][oc] (runtime/rt_opt_tconv.c). */
 void sched_pack_tconv_f32(const float *w, int32_t oc, int32_t taps, int32_t ic, float *out);

@@ -2,12 +2,15 @@
  * streamed, 16-bit products, and with several input rows 8-bit products where a block of rows has
  * no -128) against the reference rt_fully_connected_hybrid, bit for bit, on random shapes: depths
  * around the 16- and 32-byte steps, 1 to 5 rows, symmetric and asymmetric input quantization,
- * per-tensor and per-channel scales, weights with and without -128, inputs of one sign.
+ * per-tensor and per-channel scales, weights with and without -128, inputs of one sign; and
+ * rt_opt_fc_hybrid_w4 on int4 weights (values in [-8, 7], packed by sched_pack_int4) the same way,
+ * depths around its 64-value blocks.
  * The seed is printed; MPCC_SEED=<n> reproduces a run. */
 #include <stdio.h>
 #include <string.h>
 
 #include "mpcc_rt.h"
+#include "sched_pack.h"
 
 #include "unit_check.h"
 
@@ -16,7 +19,8 @@ int main(void) {
     static float x[MAXB * MAXK], bias[MAXN], ws[MAXN], ref[MAXB * MAXN], got[MAXB * MAXN];
     static int8_t w[MAXN * MAXK], scratch_ref[MAXK];
     static unsigned char scratch[1 << 16];
-    int bad = 0, with_min = 0, without_min = 0;
+    static uint8_t w4[MAXN * (MAXK + 63) / 64 * 32];
+    int bad = 0, bad4 = 0, with_min = 0, without_min = 0;
     char msg[160] = "";
     (void)max_rel_f32, (void)max_err_over_bound, (void)count_diff_i8, (void)rnd_requant;
     unit_seed(20261129, rt_opt_isa());
@@ -44,7 +48,22 @@ int main(void) {
             if (!bad) snprintf(msg, sizeof msg, "first at case %d (B %d, K %d, N %d, asymmetric %d)", it, B, K, N, it & 1);
             bad++;
         }
+        /* The same case with int4 weights. */
+        for (int i = 0; i < N * K; i++) w[i] = (int8_t)rnd_in(-8, 7);
+        sched_pack_int4(w, N, K, w4);
+        if (rt_opt_fc_hybrid_w4_scratch(B, K, N) > sizeof scratch) {
+            check(0, "scratch", "rt_opt_fc_hybrid_w4_scratch over the test's buffer");
+            return 1;
+        }
+        rt_fully_connected_hybrid(&p, x, w, bias, ref, scratch_ref);
+        rt_opt_fc_hybrid_w4(&p, x, w4, bias, got, scratch);
+        if (memcmp(ref, got, sizeof(float) * (size_t)(B * N))) {
+            if (!bad4) printf("int4: first difference at case %d (B %d, K %d, N %d, asymmetric %d)\n", it, B, K, N, it & 1);
+            bad4++;
+        }
     }
+    check(bad4 == 0, "rt_opt_fc_hybrid_w4 == rt_fully_connected_hybrid on int4 values, bit for bit",
+          bad4 ? "see above" : "400 cases");
     snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%d of %d cases differ (%d with a -128 weight, %d without)",
              msg[0] ? "; " : "", bad, CASES, with_min, without_min);
     check(bad == 0, "rt_opt_fc_hybrid == rt_fully_connected_hybrid, bit for bit", msg);
