@@ -9,7 +9,7 @@
 #include "text.h"
 
 /* The requantization of a quantized ADD / SUB / SQUARED_DIFFERENCE / MUL into an mpcc_s8_addq `dst`. */
-static void emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
+void cu_emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
     cg_line(&e->cg, "%s.in1_offset = %d; %s.in2_offset = %d; %s.out_offset = %d; %s.left_shift = %d;", dst, p->in1_offset,
             dst, p->in2_offset, dst, p->out_offset, dst, p->left_shift);
     cg_line(&e->cg, "%s.in1_mult = %d; %s.in1_shift = %d; %s.in2_mult = %d; %s.in2_shift = %d;", dst, p->in1_mult, dst,
@@ -18,7 +18,7 @@ static void emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
             p->out_shift, dst, p->act_qmin, dst, p->act_qmax);
 }
 
-static int s8_binary_code(OpKind k) {
+int cu_s8_binary_code(OpKind k) {
     switch (k) {
     case OP_ADD: return 0;
     case OP_SUB: return 1;
@@ -64,7 +64,7 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
             if (op->sched.post_add >= 0) {
                 cg_line(cg, "p.res = %s; p.conv_is_lhs = %d; /* the fused residual ADD */",
                         cu_ptr(e, op->sched.post_other, "const int8_t"), op->sched.conv_is_lhs);
-                emit_addq(e, "p.add", g->ops[op->sched.post_add].params);
+                cu_emit_addq(e, "p.add", g->ops[op->sched.post_add].params);
             }
         }
         cg_line(cg, "p.out = %s;", cu_ptr(e, op->out[0], "int8_t"));
@@ -79,10 +79,10 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.a = %s; p.b = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"),
                 cu_ptr(e, op->in[1], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.op = %d; p.rank = %d; p.n = %lld;", s8_binary_code(op->kind), b->rank, (long long)n);
+        cg_line(cg, "p.op = %d; p.rank = %d; p.n = %lld;", cu_s8_binary_code(op->kind), b->rank, (long long)n);
         for (int k = 0; k < b->rank; k++)
             cg_line(cg, "p.dims[%d] = %d; p.s1[%d] = %d; p.s2[%d] = %d;", k, b->dims[k], k, b->stride1[k], k, b->stride2[k]);
-        emit_addq(e, "p.q", p);
+        cu_emit_addq(e, "p.q", p);
         body = "mpcc_binary_s8_body", args = "mpcc_binary_s8_args";
         break;
     }

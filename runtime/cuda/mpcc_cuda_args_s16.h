@@ -1,0 +1,41 @@
+/* mpcc_cuda_args_s16.h - the argument structs of mpcc_cuda_s16.cuh (int16 kernels, compile-time
+ * lookup tables, PAD of any element size). Included by mpcc_cuda_args.h: the same plain C
+ * layout in host C (the NVRTC JIT path), host C++ and device code. */
+#ifndef MPCC_CUDA_ARGS_S16_H
+#define MPCC_CUDA_ARGS_S16_H
+
+/* out[i] = lut[a[i] - lo] (one input), or lut[(a - lo_a) * 256 + (b - lo_b)] (two int8 inputs,
+ * broadcast by element strides s1 / s2 over dims): the op's own reference kernel evaluated by
+ * the compiler on every input value. in16 / out16: int16 input / output, else int8. */
+typedef struct mpcc_lut_x_args {
+    const void *a, *b;                  /* b: NULL for one input */
+    void *out;
+    const void *lut;
+    long long n;
+    int in16, out16, rank;
+    int dims[MPCC_MAX_RANK];
+    int s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK];
+} mpcc_lut_x_args;
+
+/* Broadcast ADD / SUB / MUL int16 -> int16: s8.op, s8.q, s8.rank, s8.dims, s8.s1, s8.s2 and
+ * s8.n as for int8 (s8.a, s8.b, s8.out unused); pot: TFLite's power-of-two-scale ADD/SUB
+ * (zero points 0, inputs shifted right by -q.in1_shift / -q.in2_shift, clamped). */
+typedef struct mpcc_binary_s16_args {
+    mpcc_binary_s8_args s8;
+    const int16_t *a, *b;
+    int16_t *out;
+    int pot;
+} mpcc_binary_s16_args;
+
+/* PAD / PADV2 of elements of `unit` bytes (1, 2, 4 or 8): out dims, the input dims and the
+ * padding before each dim; the pad value is *value (PADV2) or `fill` (its low unit bytes). */
+typedef struct mpcc_pad_args {
+    const unsigned char *in, *value;
+    unsigned char *out;
+    long long n;                        /* output elements */
+    int unit, rank;
+    int out_dims[MPCC_MAX_RANK], in_dims[MPCC_MAX_RANK], lo[MPCC_MAX_RANK];
+    unsigned long long fill;
+} mpcc_pad_args;
+
+#endif
