@@ -4,7 +4,8 @@
  * An elementwise op of one int8 / int16 input (or of two broadcast int8 inputs) becomes a table
  * lookup: the table is the op's own reference kernel (its OpDef eval, the interpreter's code) run
  * here on every input value, so the GPU result is the reference's bit for bit whatever the op's
- * arithmetic. 256 entries for int8, 65536 for int16 or for a pair of int8 inputs. */
+ * arithmetic. 256 entries for int8, 65536 for int16 or for a pair of int8 inputs. Also SUM and
+ * BATCH_MATMUL int8 (one thread per output element). */
 #include "cuda_internal.h"
 
 #include <stdlib.h>
@@ -50,6 +51,35 @@ CuKind cu_classify_s16(const Graph *g, const IrOp *op, const char **why, int *mi
         *mine = 1;
         if (((const rt_binary_params *)op->params)->bc.rank > MPCC_CU_MAX_RANK) return *why = "broadcast rank above 8", CU_NONE;
         return CU_BINARY_S16;
+    }
+    if (op->kind == OP_SUM && t0 == IR_I8 && to == IR_I8) {
+        *mine = 1;
+        if (((const rt_reduce_params *)op->params)->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
+        return CU_SUM_S8;
+    }
+    if (op->kind == OP_BATCH_MATMUL && t0 == IR_I8 && cu_dt_in(g, op, 1) == IR_I8 && to == IR_I8) {
+        *mine = 1;
+        if (((const rt_bmm_params *)op->params)->batch_rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
+        return CU_BMM_S8;
+    }
+    if ((op->kind == OP_REDUCE_ANY || op->kind == OP_REDUCE_ALL) && t0 == IR_BOOL) {
+        *mine = 1;
+        if (((const rt_reduce_params *)op->params)->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
+        return CU_REDUCE_BOOL;
+    }
+    if (op->kind == OP_GATHER_ND) {
+        IrDType ti = cu_dt_in(g, op, 1);
+        *mine = 1;
+        if (ti != IR_I32 && ti != IR_I64) return *why = "GATHER_ND indices must be int32 or int64", CU_NONE;
+        if (((const rt_gather_nd_params *)op->params)->depth > MPCC_CU_MAX_RANK) return *why = "index depth above 8", CU_NONE;
+        return CU_GATHER_ND;
+    }
+    if (op->kind == OP_DYNAMIC_UPDATE_SLICE) {
+        IrDType ti = cu_dt_in(g, op, 2);
+        *mine = 1;
+        if (ti != IR_I32 && ti != IR_I64) return *why = "start indices must be int32 or int64", CU_NONE;
+        if (((const rt_dus_params *)op->params)->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
+        return CU_DUS;
     }
     if ((op->kind == OP_PAD || op->kind == OP_PADV2) && t0 == IR_I16) {
         *mine = 1;
@@ -157,6 +187,81 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
             if (out->dims[k] > 0) off /= out->dims[k];
         }
         body = "mpcc_pad_body", args = "mpcc_pad_args";
+        break;
+    }
+    case CU_SUM_S8: {
+        const rt_reduce_params *p = op->params;
+        float scale = p->in_scale / p->out_scale; /* as rt_sum_i8 */
+        float bias = (float)(-p->in_zp) * scale * (float)p->reduce_count;
+        n = p->out_count;
+        cg_line(cg, "mpcc_sum_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.m.in = %s; p.m.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
+        cg_line(cg, "p.m.rank = %d; p.m.out_count = %d; p.m.reduce_count = %d; p.m.out_zp = %d;", p->rank, p->out_count,
+                p->reduce_count, p->out_zp);
+        for (int q = 0; q < p->rank; q++)
+            cg_line(cg, "p.m.dims[%d] = %d; p.m.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        cg_line(cg, "p.scale = %s;", cu_f32(e, scale));
+        cg_line(cg, "p.bias = %s;", cu_f32(e, bias));
+        body = "mpcc_sum_s8_body", args = "mpcc_sum_s8_args";
+        break;
+    }
+    case CU_BMM_S8: {
+        const rt_bmm_params *p = op->params;
+        cg_line(cg, "mpcc_bmm_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.a = %s; p.b = %s; p.out = %s; p.count = %lld;", cu_ptr(e, op->in[0], "const int8_t"),
+                cu_ptr(e, op->in[1], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"), (long long)n);
+        cg_line(cg, "p.batch_rank = %d; p.m = %d; p.n = %d; p.k = %d;", p->batch_rank, p->m, p->n, p->k);
+        for (int q = 0; q < p->batch_rank; q++)
+            cg_line(cg, "p.batch_dims[%d] = %d; p.a_bs[%d] = %d; p.b_bs[%d] = %d;", q, p->batch_dims[q], q, p->lhs_bstride[q], q,
+                    p->rhs_bstride[q]);
+        cg_line(cg, "p.a_si = %d; p.a_sk = %d; p.b_sk = %d; p.b_sj = %d;", p->lhs_si, p->lhs_sk, p->rhs_sk, p->rhs_sj);
+        cg_line(cg, "p.a_off = %d; p.b_off = %d; p.out_off = %d; p.mult = %d; p.shift = %d;", p->lhs_offset, p->rhs_offset,
+                p->out_offset, p->mult, p->shift);
+        body = "mpcc_bmm_s8_body", args = "mpcc_bmm_s8_args";
+        break;
+    }
+    case CU_REDUCE_BOOL: {
+        const rt_reduce_params *p = op->params;
+        n = p->out_count;
+        cg_line(cg, "mpcc_mean_s8_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
+        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d; p.op = %d;", p->rank, p->out_count, p->reduce_count,
+                op->kind == OP_REDUCE_ANY ? 1 : 2);
+        for (int q = 0; q < p->rank; q++)
+            cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        body = "mpcc_reduce_bool_body", args = "mpcc_mean_s8_args";
+        break;
+    }
+    case CU_GATHER_ND: {
+        const rt_gather_nd_params *p = op->params;
+        n = p->slices * p->slice_bytes;
+        cg_line(cg, "mpcc_gather_nd_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.idx = %s; p.out = %s;", cu_ptr(e, op->in[0], "const unsigned char"),
+                cu_ptr(e, op->in[1], "const void"), cu_ptr(e, op->out[0], "unsigned char"));
+        cg_line(cg, "p.total = %lld; p.slice_bytes = %lld; p.idx64 = %d; p.depth = %d;", (long long)n,
+                (long long)p->slice_bytes, cu_dt_in(g, op, 1) == IR_I64, p->depth);
+        for (int j = 0; j < p->depth; j++)
+            cg_line(cg, "p.dims[%d] = %d; p.stride_bytes[%d] = %lld;", j, p->dims[j], j, (long long)p->stride_bytes[j]);
+        body = "mpcc_gather_nd_body", args = "mpcc_gather_nd_args";
+        break;
+    }
+    case CU_DUS: {
+        const rt_dus_params *p = op->params;
+        n = p->in_bytes;
+        cg_line(cg, "mpcc_dus_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.upd = %s; p.start = %s; p.out = %s;", cu_ptr(e, op->in[0], "const unsigned char"),
+                cu_ptr(e, op->in[1], "const unsigned char"), cu_ptr(e, op->in[2], "const void"),
+                cu_ptr(e, op->out[0], "unsigned char"));
+        cg_line(cg, "p.total = %lld; p.start64 = %d; p.rank = %d; p.elem_size = %d;", (long long)n, cu_dt_in(g, op, 2) == IR_I64,
+                p->rank, p->elem_size);
+        for (int j = 0; j < p->rank; j++)
+            cg_line(cg, "p.in_dims[%d] = %lld; p.upd_dims[%d] = %lld;", j, (long long)p->in_dims[j], j, (long long)p->upd_dims[j]);
+        body = "mpcc_dus_body", args = "mpcc_dus_args";
         break;
     }
     default: return -1;

@@ -38,4 +38,46 @@ typedef struct mpcc_pad_args {
     unsigned long long fill;
 } mpcc_pad_args;
 
+/* SUM int8 (rt_sum_i8): the int32 sum of mean_s8_args m (m.op 0), then
+ * clamp(out_zp + (int32)roundf(sum * scale + bias)) in float as the reference (no FMA). */
+typedef struct mpcc_sum_s8_args {
+    mpcc_mean_s8_args m;
+    float scale, bias;
+} mpcc_sum_s8_args;
+
+/* BATCH_MATMUL int8 (rt_batch_matmul_i8): out[b][i][j] = requant(sum_k (a + a_off)(b + b_off)),
+ * element strides as rt_bmm_params (batch strides 0 where broadcast). */
+typedef struct mpcc_bmm_s8_args {
+    const int8_t *a, *b;
+    int8_t *out;
+    long long count;                    /* batches * m * n */
+    int batch_rank, m, n, k;
+    int batch_dims[MPCC_MAX_RANK], a_bs[MPCC_MAX_RANK], b_bs[MPCC_MAX_RANK];
+    int a_si, a_sk, b_sk, b_sj;
+    int32_t a_off, b_off, out_off, mult, shift;
+} mpcc_bmm_s8_args;
+
+/* GATHER_ND (rt_gather_nd_i32 / _i64): output byte e belongs to slice e / slice_bytes, whose
+ * index tuple idx[s][0 .. depth) addresses params; a tuple outside params gives zero bytes. */
+typedef struct mpcc_gather_nd_args {
+    const unsigned char *in;
+    const void *idx;
+    unsigned char *out;
+    long long total, slice_bytes;       /* output bytes, bytes per slice */
+    int idx64, depth;
+    int dims[MPCC_MAX_RANK];
+    long long stride_bytes[MPCC_MAX_RANK];
+} mpcc_gather_nd_args;
+
+/* DYNAMIC_UPDATE_SLICE (rt_dynamic_update_slice_*): out = in, with upd written at the start
+ * indices (read on the device, each clamped to [0, in_dims - upd_dims]); out may be in. */
+typedef struct mpcc_dus_args {
+    const unsigned char *in, *upd;
+    const void *start;
+    unsigned char *out;
+    long long total;                    /* operand bytes */
+    int start64, rank, elem_size;
+    long long in_dims[MPCC_MAX_RANK], upd_dims[MPCC_MAX_RANK];
+} mpcc_dus_args;
+
 #endif

@@ -81,4 +81,77 @@ MPCC_DEV void mpcc_pad_body(const mpcc_pad_args &p) {
     }
 }
 
+/* a * b and a + b rounded on their own (never fused into an FMA: the reference's float steps). */
+#ifdef MPCC_CUDA_EMU
+static inline float mpcc_fmul_rn(float a, float b) { return a * b; }
+static inline float mpcc_fadd_rn(float a, float b) { return a + b; }
+#else
+MPCC_DEV float mpcc_fmul_rn(float a, float b) { return __fmul_rn(a, b); }
+MPCC_DEV float mpcc_fadd_rn(float a, float b) { return __fadd_rn(a, b); }
+#endif
+
+MPCC_DEV void mpcc_sum_s8_body(const mpcc_sum_s8_args &p) {
+    for (long long o = mpcc_tid(); o < p.m.out_count; o += mpcc_nthreads()) {
+        float r = roundf(mpcc_fadd_rn(mpcc_fmul_rn((float)mpcc_reduce_s8_at(p.m, o), p.scale), p.bias));
+        r = r > 2147483520.0f ? 2147483520.0f : r < -2147483648.0f ? -2147483648.0f : r;
+        p.m.out[o] = (int8_t)mpcc_s8_clamp(mpcc_wrap_add((int32_t)r, p.m.out_zp), -128, 127);
+    }
+}
+
+MPCC_DEV void mpcc_bmm_s8_body(const mpcc_bmm_s8_args &p) {
+    for (long long e = mpcc_tid(); e < p.count; e += mpcc_nthreads()) {
+        const int j = (int)(e % p.n), i = (int)(e / p.n % p.m);
+        long long bt = e / ((long long)p.m * p.n), lo = 0, ro = 0;
+        for (int d = p.batch_rank - 1; d >= 0; d--) {
+            const long long x = bt % p.batch_dims[d];
+            bt /= p.batch_dims[d];
+            lo += x * p.a_bs[d];
+            ro += x * p.b_bs[d];
+        }
+        const int8_t *a = p.a + lo + (long long)i * p.a_si, *b = p.b + ro + (long long)j * p.b_sj;
+        int32_t acc = 0;
+        for (int k = 0; k < p.k; k++)
+            acc = mpcc_wrap_add(acc, ((int32_t)a[(long long)k * p.a_sk] + p.a_off) * ((int32_t)b[(long long)k * p.b_sk] + p.b_off));
+        p.out[e] = (int8_t)mpcc_s8_clamp(mpcc_s8_requant(acc, p.mult, p.shift) + p.out_off, -128, 127);
+    }
+}
+
+/* REDUCE_ANY (m.op 1, the maximum) / REDUCE_ALL (m.op 2, the minimum) of bool bytes (0 or 1):
+ * an empty reduction gives -128 / 127, clamped to false / true as the reference's start values. */
+MPCC_DEV void mpcc_reduce_bool_body(const mpcc_mean_s8_args &p) {
+    for (long long o = mpcc_tid(); o < p.out_count; o += mpcc_nthreads())
+        p.out[o] = (int8_t)mpcc_s8_clamp(mpcc_reduce_s8_at(p, o), 0, 1);
+}
+
+MPCC_DEV void mpcc_gather_nd_body(const mpcc_gather_nd_args &p) {
+    for (long long e = mpcc_tid(); e < p.total; e += mpcc_nthreads()) {
+        const long long s = e / p.slice_bytes;
+        long long src = e % p.slice_bytes;
+        int ok = 1;
+        for (int j = 0; j < p.depth; j++) {
+            const long long i = p.idx64 ? ((const long long *)p.idx)[s * p.depth + j] : ((const int *)p.idx)[s * p.depth + j];
+            if (i < 0 || i >= p.dims[j]) ok = 0;
+            else src += i * p.stride_bytes[j];
+        }
+        p.out[e] = ok ? p.in[src] : 0;
+    }
+}
+
+MPCC_DEV void mpcc_dus_body(const mpcc_dus_args &p) {
+    for (long long e = mpcc_tid(); e < p.total; e += mpcc_nthreads()) {
+        long long r = e / p.elem_size, u = 0, inner = 1;
+        int inside = 1;
+        for (int j = p.rank - 1; j >= 0; j--) {
+            const long long c = r % p.in_dims[j], hi = p.in_dims[j] - p.upd_dims[j];
+            r /= p.in_dims[j];
+            long long st = p.start64 ? ((const long long *)p.start)[j] : ((const int *)p.start)[j];
+            st = st < 0 ? 0 : st > hi ? hi : st;
+            if (c < st || c >= st + p.upd_dims[j]) inside = 0;
+            u += (c - st) * inner;
+            inner *= p.upd_dims[j];
+        }
+        p.out[e] = inside ? p.upd[u * p.elem_size + e % p.elem_size] : p.in[e];
+    }
+}
+
 #endif
