@@ -591,7 +591,7 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     case CU_SOFTMAX_S8: case CU_REQUANT_S8:
         return cu_emit_op_s8(e, kb, index, op, kind);
     case CU_LUT_X: case CU_BINARY_S16: case CU_PAD_X: case CU_SUM_S8: case CU_BMM_S8:
-    case CU_REDUCE_BOOL: case CU_GATHER_ND: case CU_DUS: return cu_emit_op_s16(e, kb, index, op, kind);
+    case CU_REDUCE_BOOL: case CU_GATHER_ND: case CU_DUS: case CU_REQUANT_I32: return cu_emit_op_s16(e, kb, index, op, kind);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }
 }

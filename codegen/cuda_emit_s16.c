@@ -28,11 +28,19 @@ static size_t lut_unary_params_bytes(OpKind k) {
 static int lut_binary_op(OpKind k) { return k == OP_DIV; }
 
 static int is_int(IrDType t) { return t == IR_I8 || t == IR_I16; }
+static int out_bytes(IrDType t) { return t == IR_I32 ? 4 : t == IR_I16 ? 2 : 1; }
 
 CuKind cu_classify_s16(const Graph *g, const IrOp *op, const char **why, int *mine) {
     if (!op->params || op->n_out < 1 || op->n_in < 1) return CU_NONE;
     IrDType t0 = cu_dt_in(g, op, 0), to = g->tensors[op->out[0]].dtype;
-    if (lut_unary_params_bytes(op->kind) && op->n_in == 1 && is_int(t0) && is_int(to) && !op->scratch_bytes) {
+    if (op->kind == OP_QUANTIZE && t0 == IR_I32 && (is_int(to) || to == IR_I32)) {
+        *mine = 1;
+        if (((const rt_quant_params *)op->params)->channels > 0)
+            return *why = "per-channel integer requantization has no CUDA kernel yet", CU_NONE;
+        return CU_REQUANT_I32;
+    }
+    if (lut_unary_params_bytes(op->kind) && op->n_in == 1 && is_int(t0) &&
+        (is_int(to) || (to == IR_I32 && op->kind == OP_QUANTIZE)) && !op->scratch_bytes) {
         if (op->kind == OP_QUANTIZE && ((const rt_quant_params *)op->params)->channels > 0) {
             *mine = 1;
             return *why = "per-channel integer requantization has no CUDA kernel yet", CU_NONE;
@@ -91,11 +99,11 @@ CuKind cu_classify_s16(const Graph *g, const IrOp *op, const char **why, int *mi
 
 /* The table of a CU_LUT_X op: its reference kernel on every input value (pair). */
 static void *lut_table(const Graph *g, const IrOp *op, int64_t *bytes) {
-    int in16 = cu_dt_in(g, op, 0) == IR_I16, out16 = g->tensors[op->out[0]].dtype == IR_I16;
+    int in16 = cu_dt_in(g, op, 0) == IR_I16, ob = out_bytes(g->tensors[op->out[0]].dtype);
     int binary = op->n_in == 2;
     int64_t n = binary ? 65536 : in16 ? 65536 : 256;
     size_t pbytes = binary ? sizeof(rt_binary_params) : lut_unary_params_bytes(op->kind);
-    void *params = malloc(pbytes), *in = malloc(in16 ? 2 * 65536 : 256), *out = malloc((size_t)n * (out16 ? 2 : 1));
+    void *params = malloc(pbytes), *in = malloc(in16 ? 2 * 65536 : 256), *out = malloc((size_t)n * (size_t)ob);
     if (!params || !in || !out) {
         free(params), free(in), free(out);
         return NULL;
@@ -119,7 +127,7 @@ static void *lut_table(const Graph *g, const IrOp *op, int64_t *bytes) {
     void *outs[1] = {out};
     op_def(op->kind)->eval(g, &tmp, ins, outs, NULL);
     free(params), free(in);
-    *bytes = n * (out16 ? 2 : 1);
+    *bytes = n * ob;
     return out;
 }
 
@@ -144,11 +152,12 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
     int64_t n = ir_tensor_numel(&g->tensors[op->out[0]]);
     switch (kind) {
     case CU_LUT_X: {
-        int in16 = cu_dt_in(g, op, 0) == IR_I16, out16 = g->tensors[op->out[0]].dtype == IR_I16;
+        int in16 = cu_dt_in(g, op, 0) == IR_I16, ob = out_bytes(g->tensors[op->out[0]].dtype);
         cg_line(cg, "mpcc_lut_x_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.a = %s; p.out = %s; p.lut = %s; p.n = %lld; p.in16 = %d; p.out16 = %d;", cu_ptr(e, op->in[0], "const void"),
-                cu_ptr(e, op->out[0], "void"), cu_xptr(e, index, 0, "const void"), (long long)n, in16, out16);
+        cg_line(cg, "p.a = %s; p.out = %s; p.lut = %s; p.n = %lld; p.in16 = %d; p.out_bytes = %d;",
+                cu_ptr(e, op->in[0], "const void"), cu_ptr(e, op->out[0], "void"), cu_xptr(e, index, 0, "const void"),
+                (long long)n, in16, ob);
         if (op->n_in == 2) {
             cg_line(cg, "p.b = %s;", cu_ptr(e, op->in[1], "const void"));
             emit_bcast(e, "p.", &((const rt_binary_params *)op->params)->bc);
@@ -262,6 +271,20 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
         for (int j = 0; j < p->rank; j++)
             cg_line(cg, "p.in_dims[%d] = %lld; p.upd_dims[%d] = %lld;", j, (long long)p->in_dims[j], j, (long long)p->upd_dims[j]);
         body = "mpcc_dus_body", args = "mpcc_dus_args";
+        break;
+    }
+    case CU_REQUANT_I32: {
+        const rt_quant_params *p = op->params;
+        IrDType to = g->tensors[op->out[0]].dtype;
+        const char *lo = to == IR_I8 ? "-128" : to == IR_I16 ? "-32768" : "(-2147483647 - 1)";
+        const char *hi = to == IR_I8 ? "127" : to == IR_I16 ? "32767" : "2147483647";
+        cg_line(cg, "mpcc_requant_i32_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.out = %s; p.n = %lld; p.out_bytes = %d;", cu_ptr(e, op->in[0], "const int32_t"),
+                cu_ptr(e, op->out[0], "void"), (long long)n, out_bytes(to));
+        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.qmin = %s; p.qmax = %s;", p->in_zp, p->out_zp,
+                p->mult, p->shift, lo, hi);
+        body = "mpcc_requant_i32_body", args = "mpcc_requant_i32_args";
         break;
     }
     default: return -1;

@@ -25,7 +25,7 @@ typedef enum CuKind {
     /* int8 (runtime/cuda/mpcc_cuda_int8.cuh) */
     CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8,
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
-    CU_LUT_X, CU_BINARY_S16, CU_PAD_X, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS
+    CU_LUT_X, CU_BINARY_S16, CU_PAD_X, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32
 } CuKind;
 
 extern const char *const cu_kind_name[];

@@ -6,13 +6,14 @@
 
 /* out[i] = lut[a[i] - lo] (one input), or lut[(a - lo_a) * 256 + (b - lo_b)] (two int8 inputs,
  * broadcast by element strides s1 / s2 over dims): the op's own reference kernel evaluated by
- * the compiler on every input value. in16 / out16: int16 input / output, else int8. */
+ * the compiler on every input value. in16: int16 input, else int8; out_bytes: 1, 2 or 4 (int8,
+ * int16, int32 output). */
 typedef struct mpcc_lut_x_args {
     const void *a, *b;                  /* b: NULL for one input */
     void *out;
     const void *lut;
     long long n;
-    int in16, out16, rank;
+    int in16, out_bytes, rank;
     int dims[MPCC_MAX_RANK];
     int s1[MPCC_MAX_RANK], s2[MPCC_MAX_RANK];
 } mpcc_lut_x_args;
@@ -79,5 +80,15 @@ typedef struct mpcc_dus_args {
     int start64, rank, elem_size;
     long long in_dims[MPCC_MAX_RANK], upd_dims[MPCC_MAX_RANK];
 } mpcc_dus_args;
+
+/* QUANTIZE int32 -> int8 / int16 / int32 (rt_quantize_requant, per tensor):
+ * out = clamp(out_zp + MultiplyByQuantizedMultiplier(in - in_zp, mult, shift), qmin, qmax). */
+typedef struct mpcc_requant_i32_args {
+    const int32_t *in;
+    void *out;
+    long long n;
+    int out_bytes;
+    int32_t in_zp, out_zp, mult, shift, qmin, qmax;
+} mpcc_requant_i32_args;
 
 #endif

@@ -1,4 +1,5 @@
-/* mpcc_cuda_s16.cuh - mpcc's CUDA kernels for int16 ops, compile-time lookup tables and PAD:
+/* mpcc_cuda_s16.cuh - mpcc's CUDA kernels for int16 ops, compile-time lookup tables, PAD and
+ * a few more integer / data-movement ops:
  *
  *   mpcc_lut_x_body      out = lut[in]: any elementwise op of one int8 / int16 input (LEAKY_RELU,
  *                        LOGISTIC, TANH, EXP, LOG, RSQRT, SQRT, ABS, HARD_SWISH, RELU_0_TO_1,
@@ -8,6 +9,12 @@
  *   mpcc_binary_s16_body broadcast ADD / SUB / MUL int16 (the int8 kernel's arithmetic, and
  *                        TFLite's power-of-two-scale ADD / SUB)
  *   mpcc_pad_body        PAD / PADV2 (one thread per output element)
+ *   mpcc_sum_s8_body     SUM int8 (the reference's float rescale, never fused into an FMA)
+ *   mpcc_bmm_s8_body     BATCH_MATMUL int8 (one thread per output element)
+ *   mpcc_reduce_bool_body  REDUCE_ANY / REDUCE_ALL
+ *   mpcc_gather_nd_body  GATHER_ND (any dtype: one thread per output byte)
+ *   mpcc_dus_body        DYNAMIC_UPDATE_SLICE (any dtype, start indices read on the device)
+ *   mpcc_requant_i32_body  QUANTIZE int32 -> int8 / int16 / int32
  *
  * Written against mpcc_cuda.cuh and mpcc_cuda_int8.cuh alone (nvcc, NVRTC, the CPU emulator).
  * Grid-stride bodies: any grid is correct. */
@@ -38,7 +45,8 @@ MPCC_DEV void mpcc_lut_x_body(const mpcc_lut_x_args &p) {
         if (p.in16) at = (long long)((const int16_t *)p.a)[o1] + 32768;
         else at = (long long)((const int8_t *)p.a)[o1] + 128;
         if (p.b) at = at * 256 + ((const int8_t *)p.b)[o2] + 128;
-        if (p.out16) ((int16_t *)p.out)[e] = ((const int16_t *)p.lut)[at];
+        if (p.out_bytes == 4) ((int32_t *)p.out)[e] = ((const int32_t *)p.lut)[at];
+        else if (p.out_bytes == 2) ((int16_t *)p.out)[e] = ((const int16_t *)p.lut)[at];
         else ((int8_t *)p.out)[e] = ((const int8_t *)p.lut)[at];
     }
 }
@@ -151,6 +159,17 @@ MPCC_DEV void mpcc_dus_body(const mpcc_dus_args &p) {
             inner *= p.upd_dims[j];
         }
         p.out[e] = inside ? p.upd[u * p.elem_size + e % p.elem_size] : p.in[e];
+    }
+}
+
+MPCC_DEV void mpcc_requant_i32_body(const mpcc_requant_i32_args &p) {
+    for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) {
+        const int32_t x = (int32_t)((uint32_t)p.in[e] - (uint32_t)p.in_zp);
+        long long q = (long long)mpcc_s8_requant(x, p.mult, p.shift) + p.out_zp;
+        q = q < p.qmin ? p.qmin : q > p.qmax ? p.qmax : q;
+        if (p.out_bytes == 4) ((int32_t *)p.out)[e] = (int32_t)q;
+        else if (p.out_bytes == 2) ((int16_t *)p.out)[e] = (int16_t)q;
+        else ((int8_t *)p.out)[e] = (int8_t)q;
     }
 }
 
