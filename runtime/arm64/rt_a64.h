@@ -68,7 +68,23 @@ typedef struct rt_a64_rq_regs {
     int16x8_t off;
     int8x16_t lo, hi;
     int single;
+    int right; /* every shift below 0 (rt_a64_rq_right) */
 } rt_a64_rq_regs;
+
+/* rt_a64_rq_double's rounding right shift after SQRDMULH when every shift s is below 0: x < 0 is
+ * lowered by one with SSRA of its sign (x + (x >> 31)), which cannot wrap: SQRDMULH's result is never
+ * INT32_MIN (|x m| <= 2^62, so (2 x m + 2^31) >> 32 >= -2^31 + 1), then SRSHL rounds ties up. The
+ * same numbers as the general form (whose AND with s keeps x's sign bit exactly where s < 0) in 3
+ * instructions instead of 5. */
+static inline int32x4_t rt_a64_rq_right(int32x4_t x, int32x4_t m, int32x4_t s) {
+    x = vqrdmulhq_s32(x, m);
+    return vrshlq_s32(vsraq_n_s32(x, x, 31), s);
+}
+
+/* 1 when every lane of the four shift vectors is below 0. */
+static inline int rt_a64_all_right(const int32x4_t s[4]) {
+    return vmaxvq_s32(vmaxq_s32(vmaxq_s32(s[0], s[1]), vmaxq_s32(s[2], s[3]))) < 0;
+}
 
 static inline __attribute__((always_inline)) void rt_a64_rq_load(const rt_a64_rq_cols *q, rt_a64_rq_regs *k) {
     int32_t i;
@@ -80,6 +96,7 @@ static inline __attribute__((always_inline)) void rt_a64_rq_load(const rt_a64_rq
     k->lo = vdupq_n_s8((int8_t)q->qmin);
     k->hi = vdupq_n_s8((int8_t)q->qmax);
     k->single = q->single;
+    k->right = rt_a64_all_right(k->s);
 }
 
 /* Requantizes a row's four sums (rt_a64_rq_double without its left shift, or rt_a64_rq_single) and
@@ -92,10 +109,12 @@ static inline __attribute__((always_inline)) void rt_a64_rq_row(const int32x4_t 
     int16x8_t h0, h1;
     int8x16_t packed;
     int32_t i;
-    RT_A64_UNROLL for (i = 0; i < 4; i++) {
-        if (k->single) {
-            y[i] = rt_a64_rq_single(v[i], k->m[i], k->s[i]);
-        } else {
+    if (k->single) {
+        RT_A64_UNROLL for (i = 0; i < 4; i++) y[i] = rt_a64_rq_single(v[i], k->m[i], k->s[i]);
+    } else if (k->right) {
+        RT_A64_UNROLL for (i = 0; i < 4; i++) y[i] = rt_a64_rq_right(v[i], k->m[i], k->s[i]);
+    } else {
+        RT_A64_UNROLL for (i = 0; i < 4; i++) {
             const int32x4_t x = vqrdmulhq_s32(v[i], k->m[i]);
             y[i] = vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, k->s[i]), 31)), k->s[i]);
         }
