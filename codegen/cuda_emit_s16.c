@@ -205,11 +205,7 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
         n = p->out_count;
         cg_line(cg, "mpcc_sum_s8_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.m.in = %s; p.m.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.m.rank = %d; p.m.out_count = %d; p.m.reduce_count = %d; p.m.out_zp = %d;", p->rank, p->out_count,
-                p->reduce_count, p->out_zp);
-        for (int q = 0; q < p->rank; q++)
-            cg_line(cg, "p.m.dims[%d] = %d; p.m.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        cu_emit_reduce_s8(e, "p.m.", op, 0);
         cg_line(cg, "p.scale = %s;", cu_f32(e, scale));
         cg_line(cg, "p.bias = %s;", cu_f32(e, bias));
         body = "mpcc_sum_s8_body", args = "mpcc_sum_s8_args";
@@ -232,15 +228,10 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
         break;
     }
     case CU_REDUCE_BOOL: {
-        const rt_reduce_params *p = op->params;
-        n = p->out_count;
+        n = ((const rt_reduce_params *)op->params)->out_count;
         cg_line(cg, "mpcc_mean_s8_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d; p.op = %d;", p->rank, p->out_count, p->reduce_count,
-                op->kind == OP_REDUCE_ANY ? 1 : 2);
-        for (int q = 0; q < p->rank; q++)
-            cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        cu_emit_reduce_s8(e, "p.", op, op->kind == OP_REDUCE_ANY ? 1 : 2);
         body = "mpcc_reduce_bool_body", args = "mpcc_mean_s8_args";
         break;
     }

@@ -29,6 +29,21 @@ int cu_s8_binary_code(OpKind k) {
     }
 }
 
+/* The mpcc_mean_s8_args `dst` (e.g. "p.") of a reduction over int8 / bool bytes: pointers,
+ * shape, which dims are reduced, and `code` (0 sum, 1 maximum, 2 minimum). */
+void cu_emit_reduce_s8(CuEmit *e, const char *dst, const IrOp *op, int code) {
+    const rt_reduce_params *p = op->params;
+    CgCtx *cg = &e->cg;
+    cg_line(cg, "%sin = %s; %sout = %s;", dst, cu_ptr(e, op->in[0], "const int8_t"), dst, cu_ptr(e, op->out[0], "int8_t"));
+    cg_line(cg, "%srank = %d; %sout_count = %d; %sreduce_count = %d; %sop = %d;", dst, p->rank, dst, p->out_count, dst,
+            p->reduce_count, dst, code);
+    cg_line(cg, "%sin_zp = %d; %sout_zp = %d; %smult = %d; %sshift = %d;", dst, p->in_zp, dst, p->out_zp, dst, p->mult, dst,
+            p->shift);
+    for (int q = 0; q < p->rank; q++)
+        cg_line(cg, "%sdims[%d] = %d; %sreduced[%d] = %d;", dst, q, p->in_dims[q], dst, q,
+                p->out_stride[q] == 0 && p->in_dims[q] > 1);
+}
+
 /* The int8 kernels of mpcc_cuda_int8.cuh (and the IMMA GEMM for 1x1 convolutions). */
 int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) {
     const Graph *g = e->g;
@@ -102,12 +117,7 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         n = p->out_count;
         cg_line(cg, "mpcc_mean_s8_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
-        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.op = %d;", p->in_zp, p->out_zp, p->mult,
-                p->shift, op->kind == OP_REDUCE_MAX ? 1 : op->kind == OP_REDUCE_MIN ? 2 : 0);
-        for (int q = 0; q < p->rank; q++)
-            cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        cu_emit_reduce_s8(e, "p.", op, op->kind == OP_REDUCE_MAX ? 1 : op->kind == OP_REDUCE_MIN ? 2 : 0);
         body = "mpcc_mean_s8_body", args = "mpcc_mean_s8_args";
         break;
     }

@@ -100,6 +100,7 @@ int cu_rt_code(IrDType t);
 int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
 void cu_emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p);
+void cu_emit_reduce_s8(CuEmit *e, const char *dst, const IrOp *op, int code);
 int cu_s8_binary_code(OpKind k);
 CuKind cu_classify_s16(const Graph *g, const IrOp *op, const char **why, int *mine);
 int cu_xconsts_s16(CuEmit *e, int i, const IrOp *op, CuKind kind);
