@@ -9,7 +9,7 @@
 #include "text.h"
 
 /* The requantization of a quantized ADD / SUB / SQUARED_DIFFERENCE / MUL into an mpcc_s8_addq `dst`. */
-static void emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
+void cu_emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
     cg_line(&e->cg, "%s.in1_offset = %d; %s.in2_offset = %d; %s.out_offset = %d; %s.left_shift = %d;", dst, p->in1_offset,
             dst, p->in2_offset, dst, p->out_offset, dst, p->left_shift);
     cg_line(&e->cg, "%s.in1_mult = %d; %s.in1_shift = %d; %s.in2_mult = %d; %s.in2_shift = %d;", dst, p->in1_mult, dst,
@@ -18,7 +18,7 @@ static void emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p) {
             p->out_shift, dst, p->act_qmin, dst, p->act_qmax);
 }
 
-static int s8_binary_code(OpKind k) {
+int cu_s8_binary_code(OpKind k) {
     switch (k) {
     case OP_ADD: return 0;
     case OP_SUB: return 1;
@@ -27,6 +27,21 @@ static int s8_binary_code(OpKind k) {
     case OP_MAXIMUM: return 4;
     default: return 5; /* MINIMUM */
     }
+}
+
+/* The mpcc_mean_s8_args `dst` (e.g. "p.") of a reduction over int8 / bool bytes: pointers,
+ * shape, which dims are reduced, and `code` (0 sum, 1 maximum, 2 minimum). */
+void cu_emit_reduce_s8(CuEmit *e, const char *dst, const IrOp *op, int code) {
+    const rt_reduce_params *p = op->params;
+    CgCtx *cg = &e->cg;
+    cg_line(cg, "%sin = %s; %sout = %s;", dst, cu_ptr(e, op->in[0], "const int8_t"), dst, cu_ptr(e, op->out[0], "int8_t"));
+    cg_line(cg, "%srank = %d; %sout_count = %d; %sreduce_count = %d; %sop = %d;", dst, p->rank, dst, p->out_count, dst,
+            p->reduce_count, dst, code);
+    cg_line(cg, "%sin_zp = %d; %sout_zp = %d; %smult = %d; %sshift = %d;", dst, p->in_zp, dst, p->out_zp, dst, p->mult, dst,
+            p->shift);
+    for (int q = 0; q < p->rank; q++)
+        cg_line(cg, "%sdims[%d] = %d; %sreduced[%d] = %d;", dst, q, p->in_dims[q], dst, q,
+                p->out_stride[q] == 0 && p->in_dims[q] > 1);
 }
 
 /* The int8 kernels of mpcc_cuda_int8.cuh (and the IMMA GEMM for 1x1 convolutions). */
@@ -64,7 +79,7 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
             if (op->sched.post_add >= 0) {
                 cg_line(cg, "p.res = %s; p.conv_is_lhs = %d; /* the fused residual ADD */",
                         cu_ptr(e, op->sched.post_other, "const int8_t"), op->sched.conv_is_lhs);
-                emit_addq(e, "p.add", g->ops[op->sched.post_add].params);
+                cu_emit_addq(e, "p.add", g->ops[op->sched.post_add].params);
             }
         }
         cg_line(cg, "p.out = %s;", cu_ptr(e, op->out[0], "int8_t"));
@@ -79,10 +94,10 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.a = %s; p.b = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"),
                 cu_ptr(e, op->in[1], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.op = %d; p.rank = %d; p.n = %lld;", s8_binary_code(op->kind), b->rank, (long long)n);
+        cg_line(cg, "p.op = %d; p.rank = %d; p.n = %lld;", cu_s8_binary_code(op->kind), b->rank, (long long)n);
         for (int k = 0; k < b->rank; k++)
             cg_line(cg, "p.dims[%d] = %d; p.s1[%d] = %d; p.s2[%d] = %d;", k, b->dims[k], k, b->stride1[k], k, b->stride2[k]);
-        emit_addq(e, "p.q", p);
+        cu_emit_addq(e, "p.q", p);
         body = "mpcc_binary_s8_body", args = "mpcc_binary_s8_args";
         break;
     }
@@ -102,12 +117,7 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         n = p->out_count;
         cg_line(cg, "mpcc_mean_s8_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.in = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"));
-        cg_line(cg, "p.rank = %d; p.out_count = %d; p.reduce_count = %d;", p->rank, p->out_count, p->reduce_count);
-        cg_line(cg, "p.in_zp = %d; p.out_zp = %d; p.mult = %d; p.shift = %d; p.op = %d;", p->in_zp, p->out_zp, p->mult,
-                p->shift, op->kind == OP_REDUCE_MAX ? 1 : op->kind == OP_REDUCE_MIN ? 2 : 0);
-        for (int q = 0; q < p->rank; q++)
-            cg_line(cg, "p.dims[%d] = %d; p.reduced[%d] = %d;", q, p->in_dims[q], q, p->out_stride[q] == 0 && p->in_dims[q] > 1);
+        cu_emit_reduce_s8(e, "p.", op, op->kind == OP_REDUCE_MAX ? 1 : op->kind == OP_REDUCE_MIN ? 2 : 0);
         body = "mpcc_mean_s8_body", args = "mpcc_mean_s8_args";
         break;
     }

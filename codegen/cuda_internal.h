@@ -3,6 +3,7 @@
  *   cuda_emit_ops.c  the launch machinery and the float/tensor-core kernels (GEMM, conv, attention, rows, ...)
  *   cuda_emit_more.c integer/bool elementwise, GATHER, CONCATENATION
  *   cuda_emit_s8.c   the int8 (TFLite-quantized) kernels
+ *   cuda_emit_s16.c  int16 ops, compile-time lookup tables (any int8/int16 elementwise op), PAD
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
 #define MPCC_CUDA_INTERNAL_H
@@ -22,7 +23,9 @@ typedef enum CuKind {
     CU_ROW_MEAN, CU_COPY, CU_POOL, CU_CAST, CU_ATTENTION, CU_MEAN,
     CU_ELEM, CU_GATHER, CU_CONCAT,
     /* int8 (runtime/cuda/mpcc_cuda_int8.cuh) */
-    CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8
+    CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8,
+    /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
+    CU_LUT_X, CU_BINARY_S16, CU_PAD_X, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -96,6 +99,12 @@ const char *cu_i64_lit(char *buf, size_t n, long long v);
 int cu_rt_code(IrDType t);
 int cu_emit_more(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
+void cu_emit_addq(CuEmit *e, const char *dst, const rt_binary_params *p);
+void cu_emit_reduce_s8(CuEmit *e, const char *dst, const IrOp *op, int code);
+int cu_s8_binary_code(OpKind k);
+CuKind cu_classify_s16(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_s16(CuEmit *e, int i, const IrOp *op, CuKind kind);
+int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind);
 void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m, int32_t n, int32_t k,
                      int32_t out_offset, int32_t qmin, int32_t qmax, int single_rounding);
 void cu_emit_conv_geometry(CuEmit *e, const IrOp *op);

@@ -277,6 +277,29 @@ def test_emulated_cuda_shared_int8_models(compiled):
     assert not failures, "\n".join(failures)
 
 
+def test_emulated_cuda_shared_models_with_kernels_no_zoo_model_has(compiled):
+    """Shared models whose generated code launches a kernel body that no zoo model launches (e.g.
+    the int16 PAD of TFLM's seanet models), one per such body (_covering), on the emulator: outputs
+    bit-exact (integer) or within 1e-4 (float) of the reference interpreter."""
+    zoo, shared = set(zoo_models()), set(shared_models())
+    ok = {out: m for m, (rc, _, out) in compiled.items() if rc == 0}
+    zoo_bodies = set()
+    for out, m in ok.items():
+        if m in zoo:
+            zoo_bodies |= set(re.findall(r"\{ (mpcc_\w+(?:<[^>]*>)?)\(p\); \}", Path(out).read_text()))
+    cands = [out for out, m in ok.items() if m in shared and m.name not in EMU_TOO_SLOW and
+             set(re.findall(r"\{ (mpcc_\w+(?:<[^>]*>)?)\(p\); \}", Path(out).read_text())) - zoo_bodies]
+    if not cands:
+        pytest.skip("no shared model brings a kernel body of its own (../shared/models absent?)")
+    failures = []
+    for out in _covering(cands):
+        errs = _run_emu(ok[out], [], 4242, 0)
+        print(f"{model_id(ok[out])}: {errs}")
+        if errs is None or any(e > 1e-4 for e in errs):
+            failures.append(f"{model_id(ok[out])}: {errs}")
+    assert not failures, "\n".join(failures)
+
+
 # ---- NVRTC -----------------------------------------------------------------------------------
 
 def _nvrtc():

@@ -250,4 +250,6 @@ typedef struct mpcc_softmax_s8_args {
     int32_t diff_min;
 } mpcc_softmax_s8_args;
 
+#include "mpcc_cuda_args_s16.h"
+
 #endif

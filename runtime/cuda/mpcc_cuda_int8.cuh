@@ -154,23 +154,29 @@ MPCC_DEV void mpcc_pool_s8_body(const mpcc_pool_s8_args &p) {
 /* ---- MEAN int8 over any axes (TFLite's QuantizedMeanOrSum: wrapping int32 sum minus
  * n * in_zp, requantized, + out_zp, clamped); REDUCE_MAX / REDUCE_MIN (op 1 / 2: the
  * extreme raw value, from -128 / 127 as the reference) ---- */
+/* The wrapping int32 sum (op 0), the maximum (1) or the minimum (2) of output o's inputs. */
+MPCC_DEV int32_t mpcc_reduce_s8_at(const mpcc_mean_s8_args &p, long long o) {
+    long long base = 0, rem = o, s = 1; /* strides on the fly: no local array (no stack frame) */
+    for (int d = p.rank - 1; d >= 0; d--) {
+        if (!p.reduced[d]) base += (rem % p.dims[d]) * s, rem /= p.dims[d];
+        s *= p.dims[d];
+    }
+    int32_t sum = p.op == 1 ? -128 : p.op == 2 ? 127 : 0;
+    for (long long r = 0; r < p.reduce_count; r++) {
+        long long off = base, q = r, st = 1;
+        for (int d = p.rank - 1; d >= 0; d--) {
+            if (p.reduced[d]) off += (q % p.dims[d]) * st, q /= p.dims[d];
+            st *= p.dims[d];
+        }
+        const int32_t x = p.in[off];
+        sum = p.op == 1 ? (x > sum ? x : sum) : p.op == 2 ? (x < sum ? x : sum) : mpcc_wrap_add(sum, x);
+    }
+    return sum;
+}
+
 MPCC_DEV void mpcc_mean_s8_body(const mpcc_mean_s8_args &p) {
     for (long long o = mpcc_tid(); o < p.out_count; o += mpcc_nthreads()) {
-        long long base = 0, rem = o, s = 1; /* strides on the fly: no local array (no stack frame) */
-        for (int d = p.rank - 1; d >= 0; d--) {
-            if (!p.reduced[d]) base += (rem % p.dims[d]) * s, rem /= p.dims[d];
-            s *= p.dims[d];
-        }
-        int32_t sum = p.op == 1 ? -128 : p.op == 2 ? 127 : 0;
-        for (long long r = 0; r < p.reduce_count; r++) {
-            long long off = base, q = r, st = 1;
-            for (int d = p.rank - 1; d >= 0; d--) {
-                if (p.reduced[d]) off += (q % p.dims[d]) * st, q /= p.dims[d];
-                st *= p.dims[d];
-            }
-            const int32_t x = p.in[off];
-            sum = p.op == 1 ? (x > sum ? x : sum) : p.op == 2 ? (x < sum ? x : sum) : mpcc_wrap_add(sum, x);
-        }
+        const int32_t sum = mpcc_reduce_s8_at(p, o);
         int32_t v = 0;
         if (p.op) {
             v = sum;
