@@ -138,12 +138,20 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     cg_line(cg, ".direct = %d, .rows = %d, .pad_value = %d", op->sched.direct, op->sched.rows, -p->in_offset);
     cg_close(cg, "};");
     if (op->sched.post_add >= 0) ew_emit_binary_struct(cg, g->ops[op->sched.post_add].params, "add");
+    /* pass fuse_add took a channel PAD's input as the other operand: its rows are narrower */
+    char narrow[48] = "";
+    if (op->sched.post_add >= 0) {
+        const IrTensor *ot = &g->tensors[op->sched.post_other];
+        int32_t oc = ot->rank > 0 ? (int32_t)ot->dims[ot->rank - 1] : p->out_c;
+        if (oc != p->out_c) snprintf(narrow, sizeof narrow, ", .other_c = %d", oc);
+    }
     if (op->sched.post_alpha) /* pass fuse_prelu: the slopes (a weight: not a constant expression with --weights file) */
-        cg_line(cg, "const rt_opt_post_add post = {.add = %s, .conv_is_lhs = %d, .alpha = %s};",
+        cg_line(cg, "const rt_opt_post_add post = {.add = %s, .conv_is_lhs = %d, .alpha = %s%s};",
                 op->sched.post_add >= 0 ? "&add" : "NULL", op->sched.conv_is_lhs,
-                cg_tensor(cg, op->sched.post_alpha - 1, 1));
+                cg_tensor(cg, op->sched.post_alpha - 1, 1), narrow);
     else if (op->sched.post_add >= 0)
-        cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d};", op->sched.conv_is_lhs);
+        cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d%s};", op->sched.conv_is_lhs,
+                narrow);
     const int post = op->sched.post_add >= 0 || op->sched.post_alpha;
     IrDType wdt = g->tensors[op->in[1]].dtype;
     if (op->sched.post_dw >= 0) { /* pass fuse_dw: inputs x, w, b, dw filter, dw bias */

@@ -136,6 +136,9 @@ typedef struct rt_opt_post_add {
     /* f32 only (pass fuse_prelu): then out = out >= 0 ? out : alpha[c] * out per output channel c, after the
      * ADD; add may be NULL when only this applies. */
     const float *alpha;
+    /* f32 only (pass fuse_add): `other` has this many channels a row, fewer than the output's (the input of a
+     * PAD that widened it with zeros); the channels past them add 0. 0: as many as the output. */
+    int32_t other_c;
 } rt_opt_post_add;
 
 /* post / other: the fused ADD and its other input, or NULL. */

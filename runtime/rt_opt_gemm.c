@@ -586,13 +586,36 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
 }
 
 
+/* (The clamp bounds in locals: out may alias *post->add as far as the compiler knows, which kept the loop
+ * scalar, reloading them per element. Float addition commutes, so conv_is_lhs changes nothing here.) */
 void rt_opt_post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
-    const rt_binary_params *a = post->add;
+    const float lo = post->add->act_min, hi = post->add->act_max;
     int64_t i;
     for (i = 0; i < n; i++) {
-        float v = post->conv_is_lhs ? out[i] + other[i] : other[i] + out[i];
-        v = v < a->act_min ? a->act_min : v;
-        out[i] = v > a->act_max ? a->act_max : v;
+        float v = out[i] + other[i];
+        v = v < lo ? lo : v;
+        out[i] = v > hi ? hi : v;
+    }
+}
+
+/* rt_opt_post_add_f32 over `rows` rows of oc outputs whose other operand has post->other_c < oc channels a
+ * row: the rest add 0 (as TFLite adds the PAD's zeros: -0 + 0 = +0). */
+static void post_add_narrow_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t rows, int32_t oc) {
+    const float lo = post->add->act_min, hi = post->add->act_max;
+    const int32_t nc = post->other_c;
+    int64_t r;
+    int32_t c;
+    for (r = 0; r < rows; r++, out += oc, other += nc) {
+        for (c = 0; c < nc; c++) {
+            float v = out[c] + other[c];
+            v = v < lo ? lo : v;
+            out[c] = v > hi ? hi : v;
+        }
+        for (; c < oc; c++) {
+            float v = out[c] + 0.0f;
+            v = v < lo ? lo : v;
+            out[c] = v > hi ? hi : v;
+        }
     }
 }
 
@@ -701,7 +724,10 @@ static void conv_f32_task(void *v, int t) {
                 rt_opt_gemm_f32(&g, dst, (const float *)j->b, (const float *)j->bias, out + (int64_t)m0 * oc);
             }
         }
-        if (j->post && j->post->add)
+        if (j->post && j->post->add && j->post->other_c)
+            post_add_narrow_f32(j->post, out + (int64_t)m0 * oc,
+                                (const float *)j->other + ((int64_t)b * mimg + m0) * j->post->other_c, rows, oc);
+        else if (j->post && j->post->add)
             rt_opt_post_add_f32(j->post, out + (int64_t)m0 * oc, (const float *)j->other + ((int64_t)b * mimg + m0) * oc,
                          (int64_t)rows * oc);
         if (j->post && j->post->alpha) /* a fused PRELU (pass fuse_prelu) */

@@ -190,15 +190,17 @@ def test_int8_add_float_requant_recorded():
 def test_prelu_fused_into_conv():
     """pass fuse_prelu on the landmark CNN (tests/models, compared with TFLite end to end by
     test_models.py): a per-channel PRELU after an f32 convolution (alone, #0 -> #1, or after a fused
-    residual ADD, #3 + #4 -> #5) runs in the convolution's epilogue; a PRELU after an ADD kernel (#11)
-    stays; none with 16-bit weights (--precision fp16: the 16-bit kernels have no such epilogue) or -O0."""
+    residual ADD, #3 + #4 -> #5) runs in the convolution's epilogue; so does the stride-2 block's
+    ADD #10 of conv #7 and the channel PAD #9 of MAX_POOL_2D #8 (pass shortcut runs #8 and #9 before
+    #7), and its PRELU #11; none with 16-bit weights (--precision fp16: the 16-bit kernels have no such
+    epilogue) or -O0."""
     ops = _dump_ops(TESTS_DIR / "models" / "landmark_f32.tflite")
-    for idx, fused in ((0, "PRELU"), (3, "ADD, PRELU")):
+    for idx, fused in ((0, "PRELU"), (3, "ADD, PRELU"), (7, "ADD, PAD, PRELU")):
         name, rest, line = ops[idx]
         print(f"dump: {line}")
         assert name == "CONV_2D" and f"(fused: {fused})" in rest, f"expected (fused: {fused}): {line}"
-    assert 1 not in ops and 5 not in ops, "the fused PRELUs #1 and #5 must be gone"
-    assert ops[11][0] == "PRELU"
+    assert not {1, 5, 9, 10, 11} & set(ops), "the fused PRELUs #1, #5, #11, PAD #9 and ADD #10 must be gone"
+    assert ops[8][0] == "MAX_POOL_2D"
     for extra in (["--precision", "fp16"], ["-O0"]):
         other = _dump_ops(TESTS_DIR / "models" / "landmark_f32.tflite", *extra)
         assert other[1][0] == "PRELU" and "PRELU" not in other[0][1], f"{extra}: {other[0][2]}"

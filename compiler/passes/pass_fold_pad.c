@@ -19,11 +19,6 @@
 #include "ops.h"
 #include "passes.h"
 
-static int64_t pad_amount(const IrTensor *pads, int i) {
-    return pads->dtype == IR_I64 ? ((const int64_t *)(const void *)pads->data)[i]
-                                 : ((const int32_t *)(const void *)pads->data)[i];
-}
-
 int pass_fold_pad(Graph *g, Diag *d) {
     if (g->opt_level < 1) return 0;
     int *readers = pass_count_readers(g);
@@ -36,9 +31,9 @@ int pass_fold_pad(Graph *g, Diag *d) {
         if (x->rank != 4 || !pads->data || ir_tensor_numel(pads) != 8 ||
             (pads->dtype != IR_I32 && pads->dtype != IR_I64))
             continue;
-        int64_t top = pad_amount(pads, 2), bottom = pad_amount(pads, 3), left = pad_amount(pads, 4),
-                right = pad_amount(pads, 5);
-        if (pad_amount(pads, 0) || pad_amount(pads, 1) || pad_amount(pads, 6) || pad_amount(pads, 7) || top < 0 ||
+        int64_t top = pass_pad_amount(pads, 2), bottom = pass_pad_amount(pads, 3), left = pass_pad_amount(pads, 4),
+                right = pass_pad_amount(pads, 5);
+        if (pass_pad_amount(pads, 0) || pass_pad_amount(pads, 1) || pass_pad_amount(pads, 6) || pass_pad_amount(pads, 7) || top < 0 ||
             bottom < 0 || left < 0 || right < 0 || top > 1024 || left > 1024)
             continue;
         int c = pass_only_reader(g, readers, pad->out[0]);

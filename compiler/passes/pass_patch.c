@@ -149,6 +149,8 @@ static int op_nodes(const Graph *g, int i, Node *n) {
         return node_geometry(g, i, op->in[0], op->out[0], &n[0]);
     }
     if (op->kind != OP_CONV_2D) return 0;
+    if (add >= 0 && g->tensors[op->sched.post_other].dims[3] != g->tensors[op->out[0]].dims[3])
+        return 0; /* pass fuse_add took a channel PAD's input (kept whole) */
     const IrOp *f = &g->ops[add >= 0 ? add : dw];
     int mid = add >= 0 ? f->in[op->sched.conv_is_lhs ? 0 : 1] : f->in[0];
     n[0].n_in = op->n_in - (add >= 0 ? 1 : 2); /* fusion appended the other operand / the depthwise weights */

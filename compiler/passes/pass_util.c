@@ -65,6 +65,11 @@ int pass_transpose_perm(const Graph *g, const IrOp *t, int *perm) {
     return 0;
 }
 
+int64_t pass_pad_amount(const IrTensor *pads, int i) {
+    return pads->dtype == IR_I64 ? ((const int64_t *)(const void *)pads->data)[i]
+                                 : ((const int32_t *)(const void *)pads->data)[i];
+}
+
 void pass_add_fused_name(IrOp *op, const char *name) {
     size_t len = strlen(op->fused), n = strlen(name);
     if (len + n + 3 >= sizeof op->fused) return;

@@ -24,6 +24,7 @@ int pass_precision(Graph *g, Diag *d);     /* after: sink. Compute dtype per op;
 int pass_prepare(Graph *g, Diag *d);       /* after: precision. Computes kernel params (op->params). */
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
 int pass_fold_pad(Graph *g, Diag *d);      /* after: prepare. Spatial PAD into the convolution's padding. */
+int pass_shortcut(Graph *g, Diag *d);      /* after: fold_pad. A residual shortcut's pool/PAD runs before the block's convolution. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
 int pass_fuse_dw(Graph *g, Diag *d);       /* after: fuse_add. A 1x1 expansion conv and the depthwise conv reading it, band by band. */
@@ -40,13 +41,15 @@ int pass_plan_memory(Graph *g, Diag *d);   /* after: alias. Arena offsets for ev
  * reading t when it is the only reader and t is no graph output, else -1.
  * pass_producer: t's live producer if it is of `kind`, else -1.
  * pass_add_fused_name: appends to op->fused (the comment's list).
- * pass_transpose_perm: a TRANSPOSE's constant permutation into perm, else -1. */
+ * pass_transpose_perm: a TRANSPOSE's constant permutation into perm, else -1.
+ * pass_pad_amount: entry i of a PAD's constant paddings (int32 or int64). */
 int *pass_count_readers(Graph *g);
 void pass_add_reader(const Graph *g, int *readers, int t, int op); /* op now reads t */
 int pass_only_reader(const Graph *g, const int *readers, int t);
 int pass_producer(const Graph *g, int t, OpKind kind);
 void pass_add_fused_name(IrOp *op, const char *name);
 int pass_transpose_perm(const Graph *g, const IrOp *t, int *perm);
+int64_t pass_pad_amount(const IrTensor *pads, int i);
 /* --keep-fp32 names op (its TFLite operator index or an output's name); pass_precision.c. */
 /* A 16-bit convolution's scratch slot: base (rt_opt_conv_typed_scratch) plus, for bf16 im2col, room for its
  * zero-padded bf16 image (rt_opt_conv_bf16_padded_bytes) at rt_opt_half_pad_at(base). */

@@ -629,6 +629,43 @@ pad_case("pad_nofold_output", [1, 6, 6, 3], [[0, 0], [1, 1], [1, 1], [0, 0]], 3,
 pad_case("pad_nofold_channels", [1, 6, 6, 3], [[0, 0], [1, 1], [1, 1], [0, 1]], 3, 1)
 
 
+# ---- residual shortcut with a channel PAD (passes shortcut, fuse_add) ----
+
+def shortcut_case(name, in_shape, out_c, conv_first=True, act=ACT.RELU):
+    """BlazeFace's widening stride-2 block: ADD(CONV_2D(x, 3x3 s2), PAD(MAX_POOL_2D(x), channels to out_c)),
+    the pool and PAD after the convolution in op order (as the converter writes them)."""
+    def fn(nm):
+        n = Net(nm)
+        b_, h, w_, c = in_shape
+        oh, ow = conv_out(h, 3, 2, 1, PAD.SAME), conv_out(w_, 3, 2, 1, PAD.SAME)
+        x = n.input("x", in_shape, QX)
+        w = n.weight("w", [out_c, 3, 3, c], channel_dim=0)
+        b = n.bias("b", out_c, x, w)
+        y = n.act("conv", [b_, oh, ow, out_c])
+        o = S.Conv2DOptionsT()
+        o.padding, o.strideH, o.strideW = PAD.SAME, 2, 2
+        o.dilationHFactor = o.dilationWFactor = 1
+        n.op(OP.CONV_2D, [x, w, b], [y], BO.Conv2DOptions, o)
+        s = n.act("pool", [b_, h // 2, w_ // 2, c], same_as=x)
+        po = S.Pool2DOptionsT()
+        po.padding, po.strideH, po.strideW, po.filterHeight, po.filterWidth = PAD.VALID, 2, 2, 2, 2
+        n.op(OP.MAX_POOL_2D, [x], [s], BO.Pool2DOptions, po)
+        sp = n.act("widened", [b_, oh, ow, out_c], same_as=x)
+        n.op(OP.PAD, [s, n.ints("pads", [[0, 0], [0, 0], [0, 0], [0, out_c - c]])], [sp], BO.PadOptions,
+             S.PadOptionsT())
+        out = n.act("out", [b_, oh, ow, out_c])
+        ao = S.AddOptionsT()
+        ao.fusedActivationFunction = act
+        n.op(OP.ADD, [y, sp] if conv_first else [sp, y], [out], BO.AddOptions, ao)
+        n.output(out)
+        return n
+    case(name, fn, {0: {"op": "CONV_2D", "fused": "ADD, PAD", "schedule": "conv-gemm"}}, int8=False)
+
+
+shortcut_case("shortcut_pad_conv", [1, 10, 12, 6], 10)
+shortcut_case("shortcut_pad_conv_rhs", [1, 8, 6, 5], 13, conv_first=False, act=ACT.NONE)
+
+
 # ---- binary elementwise ----
 
 BINARY = [(OP.ADD, BO.AddOptions, S.AddOptionsT, "ADD"),
