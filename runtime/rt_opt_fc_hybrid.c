@@ -212,7 +212,10 @@ static inline void dot_rows_w4(const uint8_t *u, int packed, int nr, int64_t kp,
     for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_si256();
     for (k = 0; k < kp; k += 64) {
         const __m256i x0 = _mm256_load_si256((const __m256i *)(x + k)), x1 = _mm256_load_si256((const __m256i *)(x + k + 32));
-        if (packed) _mm_prefetch((const char *)(pf + 2 * k), _MM_HINT_T0);
+        if (packed) {
+            _mm_prefetch((const char *)(pf + 2 * k), _MM_HINT_T0);
+            _mm_prefetch((const char *)(pf + 2 * k + 64), _MM_HINT_T0);
+        }
         for (r = 0; r < nr; r++) {
             __m256i lo, hi;
             if (packed) {
