@@ -41,6 +41,10 @@ int cli_precision_arg(int argc, char **argv, int *i, ImportArgs *a, Diag *d) {
         a->prec.f32_activations = 1;
         return 0;
     }
+    if (strcmp(argv[*i], "--half-activations") == 0) {
+        a->prec.half_activations = 1;
+        return 0;
+    }
     if (*i + 1 >= argc) return -1;
     if (strcmp(argv[*i], "--keep-fp32") == 0) return keep_arg(argv[++*i], a, d);
     if (strcmp(argv[*i], "--calibrate") == 0) {

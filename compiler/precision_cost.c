@@ -4,8 +4,8 @@
  * saves memory but not time. The target is --isa's; with --isa generic (the default: the C compiler's
  * target picks the paths) it is taken to be the CPU mpcc runs on (Linux /proc/cpuinfo), and the report
  * says so. The generated code depends only on --isa (never on the CPU mpcc runs on): pass half_storage asks
- * precision_cost_arith16 whether the target has 16-bit arithmetic and, where it has none, keeps the
- * activations f32 (16-bit weights only). */
+ * precision_cost_arith16 whether the target has 16-bit arithmetic and, where it has none (avx2) or is planned
+ * as having none (generic), keeps the activations f32 (16-bit weights only) unless --half-activations. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,9 +24,9 @@ typedef struct PrecCost {
 } PrecCost;
 
 /* docs/precision-modes.md ("Speed by CPU") and docs/precision-avx2.md have the measurements behind each row.
- * AVX2: --isa avx2's code (f32 activations: no 16-bit arithmetic) against fp32 --isa avx2; act16: the 16-bit
- * activations of --isa generic against generic fp32 (AMD EPYC Zen 3; digits, ResNet, ViT, BERT; the row-pointer
- * 16-bit kernels of rt_opt_gemm16_rows_avx2.c, 2026-11-29; interleaved A/B, thread CPU time, medians of 31). */
+ * AVX2: the code of --isa generic and avx2 (f32 activations: no 16-bit arithmetic) against fp32 of the same
+ * --isa; act16: the 16-bit activations of --half-activations against fp32 (AMD EPYC Zen 3; digits, ResNet, ViT,
+ * BERT; interleaved A/B in one process, thread CPU time, medians of 21, 2026-11-29 22:30, load ~12). */
 static const PrecCost cost_table[COST_COUNT] = {
     [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1, 1.5f, 2.2f, 1.1f, 1.4f, {0}, {0},
                   "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
@@ -34,16 +34,21 @@ static const PrecCost cost_table[COST_COUNT] = {
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
     [COST_AVX512] = {"AVX-512 without BF16", 0, 0.9f, 1.1f, 0.9f, 1.1f, {0}, {0},
                      "16-bit weights widened in registers, f32 FMAs"},
-    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.92f, 0.99f, 0.83f, 1.00f,
-                   {0.69f, 0.64f}, {0.95f, 0.85f},
+    [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.82f, 1.00f, 0.81f, 1.00f,
+                   {0.61f, 0.63f}, {0.84f, 0.76f},
                    "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs on the f32 "
-                   "inputs (convolutions read their patch rows in place, as fp32's do); --isa avx2 keeps the "
-                   "activations f32"},
+                   "inputs (convolutions read their patch rows in place, as fp32's do); --isa generic and avx2 "
+                   "keep the activations f32"},
 };
 
+/* generic is planned as a CPU without 16-bit arithmetic: the C compiler's target picks the kernels, and on one
+ * without 16-bit products (AVX2, AVX-512 without BF16) 16-bit activations cost a widening and a rounding
+ * around every op (0.62-0.96x fp32 on AMD Zen 3, docs/precision-avx2.md); with f32 activations the AVX512-BF16
+ * and AMX kernels of such a build still run, rounding their f32 inputs per block. --half-activations (or
+ * --isa avx512) stores them in 16 bits for the arena saving. */
 int precision_cost_arith16(IrIsa isa) {
-    if (isa == IR_ISA_AVX2) return cost_table[COST_AVX2].arith16;
-    return -1; /* generic: the C compiler's target; avx512: with or without BF16/AMX; Arm: unmeasured */
+    if (isa == IR_ISA_AVX2 || isa == IR_ISA_GENERIC) return cost_table[COST_AVX2].arith16;
+    return -1; /* avx512: with or without BF16/AMX; Arm: unmeasured */
 }
 
 /* The row of the CPU mpcc runs on, from /proc/cpuinfo's flags (COST_UNKNOWN elsewhere). */
@@ -101,7 +106,7 @@ void precision_cost_note(const Graph *g, FILE *report) {
     if (report)
         fprintf(report, "precision %s on %s%s: %s; measured %.2f-%.2fx the speed of fp32%s%s\n", ir_prec_name(pr->mode),
                 row->features, host ? " (the CPU mpcc runs on; --isa names another target)" : "", row->how,
-                (double)lo, (double)hi, act16 ? " with these 16-bit activations (--isa avx2 or --f32-activations: f32 ones)" : "",
+                (double)lo, (double)hi, act16 ? " with these 16-bit activations (--half-activations; without it f32 ones)" : "",
                 hi <= 1.0f  ? " (it saves weight memory, not time)"
                 : lo < 1.0f ? " (some models slower than fp32: it saves weight memory, not always time)"
                             : "");

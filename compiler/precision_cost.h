@@ -5,8 +5,9 @@
 #include "ir.h"
 
 /* 1: the target (--isa) multiplies 16-bit floats faster than f32; 0: it has no 16-bit arithmetic (16-bit
- * weights are storage only, and 16-bit activations would cost a conversion at every op); -1: not known
- * from --isa alone (generic: the C compiler's target picks the kernels when the code is built). */
+ * weights are storage only, and 16-bit activations would cost a conversion at every op), or it is planned
+ * as such (generic: the C must not run slower than fp32 on whatever CPU it is built for); -1: not known
+ * from --isa alone (avx512: with or without AVX512-BF16 / AMX). */
 int precision_cost_arith16(IrIsa isa);
 
 #endif

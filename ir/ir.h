@@ -194,6 +194,7 @@ typedef struct IrPrecision {
     const float *min, *max;     /* calibration range per tensor id */
     int no_range_guard;         /* fp16: do not move ops whose calibrated values overflow fp16 to bf16 */
     int f32_activations;        /* bf16/fp16: keep activations in f32 (no pass half_storage) */
+    int half_activations;       /* bf16/fp16: 16-bit activations even where --isa plans no 16-bit arithmetic */
     int bf16_attention;         /* int8 (not auto): the fused attention's products in bf16, as for bf16 */
 } IrPrecision;
 const char *ir_prec_name(IrPrecMode m);    /* "fp32", "int8" */

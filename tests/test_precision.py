@@ -392,8 +392,8 @@ HALF_MAX_REL_L2 = {"bf16": 1e-2, "fp16": 2e-3}
 @pytest.mark.parametrize("name", HALF_MODELS)
 def test_half_precision(name, mode, seed):
     """--precision bf16/fp16: FULLY_CONNECTED and convolution weights stored in 16 bits (the weight
-    bytes of those ops halve) and inputs rounded to them; at -O2 activations between 16-bit-capable
-    kernels are stored in 16 bits too (test_half_storage_arena). The generated C (scheduled at -O2 with gcc and ASan/UBSan, with
+    bytes of those ops halve) and inputs rounded to them; at -O2 with --half-activations activations
+    between 16-bit-capable kernels are stored in 16 bits too (test_half_storage_arena). The generated C (scheduled at -O2 with gcc and ASan/UBSan, with
     AVX512-BF16/F16C at -march=native where the machine has them, and the reference C at -O0) agrees
     with `mpcc run` (the kernel itself is checked to 1e-5 in tests/unit), and the error against TFLite's float result stays within
     1e-2 (bf16) / 2e-3 (fp16) relative L2."""
@@ -423,8 +423,11 @@ def test_half_precision(name, mode, seed):
     specs = [(np.float32, r.shape) for r in refs]
     # gcc-native-san: the AVX512-BF16 kernels (a bf16 image read in place through a row table) under ASan
     native = ("gcc-native", "gcc-native-san") if mode == "bf16" else ("gcc-native",)
-    for opt, configs in (("-O2", ("gcc-O2", "gcc-san", *native, "clang-O2")), ("-O0", ("gcc-O2",))):
-        proc = compile_model(model, work, extra=[opt, "--precision", mode])
+    # -O2 as planned by default (f32 activations: --isa generic assumes no 16-bit arithmetic) and with
+    # --half-activations (the 16-bit activation kernels, also under ASan/UBSan)
+    for opt, configs, half in (("-O2", ("gcc-O2", "gcc-san", *native, "clang-O2"), []),
+                               ("-O2", ("gcc-san",), ["--half-activations"]), ("-O0", ("gcc-O2",), [])):
+        proc = compile_model(model, work, extra=[opt, "--precision", mode, *half])
         assert proc.returncode == 0, proc.stderr
         write_harness(work, len(inputs), len(refs))
         for config in configs:
@@ -438,7 +441,7 @@ def test_half_precision(name, mode, seed):
             rel_c = (num_c / max(sum(float((a ** 2).sum()) for a in q), 1e-30)) ** 0.5
             num_t = sum(float(((gq - r.astype(np.float64)) ** 2).sum()) for gq, r in zip(gots, refs))
             rel_t = (num_t / max(sum(float((r.astype(np.float64) ** 2).sum()) for r in refs), 1e-30)) ** 0.5
-            print(f"{name} {mode} {opt} {config}: relative L2 |C - mpcc run| {rel_c:.2g}, "
+            print(f"{name} {mode} {opt}{' '.join([''] + half)} {config}: relative L2 |C - mpcc run| {rel_c:.2g}, "
                   f"|C - TFLite fp32| {rel_t:.2g}")
             # The C's own error against TFLite's float result is within the precision's budget, or (this
             # one input of a small model can sit just past it: the MLP at bf16 gave 1.09e-2 on an input
@@ -446,7 +449,7 @@ def test_half_precision(name, mode, seed):
             assert np.isfinite(rel_t) and rel_t <= max(HALF_MAX_REL_L2[mode], 1.25 * rel_q + 1e-3)
             # -O0: the same arithmetic as `mpcc run` but the summation order (<= 1e-5, tests/unit), and a
             # tiny difference can move a later input across a 16-bit rounding boundary (a step of 2^-8 /
-            # 2^-11 relative). -O2 also stores activations in 16 bits (pass half_storage): one more
+            # 2^-11 relative). --half-activations stores activations in 16 bits (pass half_storage): one more
             # rounding per stored value than `mpcc run` (the reference path keeps activations in f32).
             assert rel_c <= HALF_MAX_REL_L2[mode] / (2 if opt == "-O0" else 1)
 
@@ -496,40 +499,46 @@ def _arena(model, work, args):
 @pytest.mark.parametrize("name,at_most,fewest", [("bert_f32", {"bf16": 0.75, "fp16": 0.7}, {"bf16": 11, "fp16": 11}),
                                                  ("vit_f32", None, {"bf16": 4, "fp16": 11})])
 def test_half_storage_arena(name, at_most, fewest):
-    """At -O2, --precision bf16/fp16 stores the activations between 16-bit-capable kernels in 16 bits
-    (pass half_storage): the arena shrinks, the report counts the tensors; -O0 (the reference path)
-    and --f32-activations keep f32 activations."""
+    """At -O2, --precision bf16/fp16 with --half-activations stores the activations between 16-bit-capable
+    kernels in 16 bits (pass half_storage): the arena shrinks, the report counts the tensors; -O0 (the
+    reference path) and --f32-activations keep f32 activations."""
     model = ZOO / f"{name}.tflite"
     work = new_workdir(f"half-arena-{name}")
     f32, _ = _arena(model, work, [])
     for mode in ("bf16", "fp16"):
-        half, report = _arena(model, work, ["--precision", mode])
+        half, report = _arena(model, work, ["--precision", mode, "--half-activations"])
         m = re.search(r"16-bit activations \((bf16|f16)\): (\d+) tensors", report)
         assert m and int(m.group(2)) >= fewest[mode], report[-2000:]
         print(f"{name} {mode}: arena {f32} -> {half} bytes ({half / f32:.2f}x), {m.group(2)} tensors in 16 bits")
         if at_most is not None:
             assert half <= at_most[mode] * f32
-        _, report = _arena(model, work, ["--precision", mode, "-O0"])
+        _, report = _arena(model, work, ["--precision", mode, "--half-activations", "-O0"])
         assert "16-bit activations" not in report
-        kept, report = _arena(model, work, ["--precision", mode, "--f32-activations"])
+        kept, report = _arena(model, work, ["--precision", mode, "--half-activations", "--f32-activations"])
         assert "16-bit activations" not in report and (kept > half if at_most is not None else kept >= half)
 
 
 def test_half_storage_off_without_16bit_arithmetic():
-    """--isa avx2 (no 16-bit arithmetic: the cost table's AVX2 row) keeps the activations f32 with bf16/fp16
-    weights, as --f32-activations does (each op would widen and round them again for no faster product);
-    --report says so and gives that row's measured speed, and the compile warns where some models run slower
-    than fp32. --isa generic still stores them in 16 bits (test_half_storage_arena)."""
+    """--isa avx2 (no 16-bit arithmetic: the cost table's AVX2 row) and --isa generic (the default, planned as
+    such a CPU) keep the activations f32 with bf16/fp16 weights, as --f32-activations does (each op would widen
+    and round them again for no faster product); --report says so and gives that row's measured speed, and
+    the compile warns where some models run slower than fp32. --half-activations stores them in 16 bits
+    (test_half_storage_arena), --isa avx512 too."""
     model = ZOO / "bert_f32.tflite"
     work = new_workdir("half-arena-avx2")
     for mode in ("bf16", "fp16"):
         kept, _ = _arena(model, work, ["--precision", mode, "--f32-activations", "--isa", "avx2"])
         avx2, report = _arena(model, work, ["--precision", mode, "--isa", "avx2"])
-        generic, _ = _arena(model, work, ["--precision", mode])
-        print(f"{mode}: arena --isa avx2 {avx2}, --f32-activations {kept}, generic {generic}")
+        generic, greport = _arena(model, work, ["--precision", mode])
+        half, _ = _arena(model, work, ["--precision", mode, "--half-activations"])
+        avx512, xreport = _arena(model, work, ["--precision", mode, "--isa", "avx512"])
+        print(f"{mode}: arena --isa avx2 {avx2}, --f32-activations {kept}, generic {generic}, "
+              f"--half-activations {half}, --isa avx512 {avx512}")
         assert "16-bit activations: none, --isa avx2 has no 16-bit arithmetic" in report, report[-2000:]
-        assert not re.search(r"16-bit activations \((bf16|f16)\)", report)
-        assert avx2 == kept > generic
+        assert "16-bit activations: none, --isa generic plans for no 16-bit arithmetic" in greport, greport[-2000:]
+        assert not re.search(r"16-bit activations \((bf16|f16)\)", report + greport)
+        assert re.search(r"16-bit activations \((bf16|f16)\)", xreport), xreport[-2000:]
+        assert avx2 == kept and generic > half
         m = re.search(rf"precision {mode} on AVX2\+FMA\+F16C[^\n]*measured ([0-9.]+)-([0-9.]+)x the speed of fp32", report)
         assert m and 0 < float(m.group(1)) <= float(m.group(2)), report[-2000:]
         proc = run_cmd([MPCC, model, "--precision", mode, "--isa", "avx2", "-o", work / "w.c"])
@@ -551,8 +560,8 @@ def _c_outputs(model, work, inputs, n_out_shapes, extra, config="gcc-O2"):
 
 def test_fp16_range_guard_attention_mask_layernorm(seed):
     """tests/models/guard_f32 (tools/models/guard.py): the additive attention mask (1 - mask) * -1e9
-    and a residual branch reaching ~1e5 before a LayerNorm. With --precision fp16 and calibration,
-    pass half_storage keeps exactly the tensors whose calibrated values exceed 65504 in f32 and the
+    and a residual branch reaching ~1e5 before a LayerNorm. With --precision fp16 --half-activations and
+    calibration, pass half_storage keeps exactly the tensors whose calibrated values exceed 65504 in f32 and the
     report names them; the generated C is finite and within fp16's budget of TFLite's float result.
     fp16 everywhere (--no-range-guard) stores them in fp16 and the output holds inf/NaN."""
     model = ZOO / "guard_f32.tflite"
@@ -565,7 +574,7 @@ def test_fp16_range_guard_attention_mask_layernorm(seed):
     np.save(work / "cal_x.npy", xs)
     np.save(work / "cal_mask.npy", masks)
     cal = ["--calibrate", work / "cal_x.npy", "--calibrate", work / "cal_mask.npy"]
-    proc = run_cmd([MPCC, model, "--precision", "fp16", *cal, "--report", "-o", work / "r.c"])
+    proc = run_cmd([MPCC, model, "--precision", "fp16", "--half-activations", *cal, "--report", "-o", work / "r.c"])
     assert proc.returncode == 0, proc.stderr
     kept = re.findall(r"^  '([^']+)' kept f32: calibrated values reach ([0-9.e+]+), beyond fp16's 65504$",
                       proc.stdout, re.M)
@@ -581,8 +590,9 @@ def test_fp16_range_guard_attention_mask_layernorm(seed):
     mask[0, 11:] = 0
     ref = oracle.run(model, [x, mask])[0].astype(np.float64)
     shapes = [ref.shape]
-    guarded = _c_outputs(model, work, [x, mask], shapes, ["--precision", "fp16", *cal])[0]
-    unguarded = _c_outputs(model, work, [x, mask], shapes, ["--precision", "fp16", *cal, "--no-range-guard"])[0]
+    guarded = _c_outputs(model, work, [x, mask], shapes, ["--precision", "fp16", "--half-activations", *cal])[0]
+    unguarded = _c_outputs(model, work, [x, mask], shapes,
+                           ["--precision", "fp16", "--half-activations", *cal, "--no-range-guard"])[0]
     rel = float(np.sqrt(((guarded - ref) ** 2).sum() / (ref ** 2).sum()))
     print(f"guarded fp16: relative L2 vs TFLite fp32 {rel:.3g}; fp16 everywhere: "
           f"{int(np.sum(~np.isfinite(unguarded)))} of {unguarded.size} outputs inf/NaN")

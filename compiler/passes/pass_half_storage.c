@@ -32,11 +32,13 @@
  *
  * --f32-activations turns the pass off: only weights are 16-bit (the arena
  * stays f32-sized; small models skip the conversions and run faster). So does
- * a target without 16-bit arithmetic (precision_cost_arith16: --isa avx2),
- * where each 16-bit activation is widened and rounded again around every op
- * for no faster product: measured on AMD EPYC Zen 3 (docs/precision-avx2.md),
- * f32 activations took bf16 from 0.87-1.06x to 0.98-1.12x the speed of fp32.
- * It depends on --isa only, never on the CPU mpcc runs on. */
+ * a target without 16-bit arithmetic (precision_cost_arith16: --isa avx2, and
+ * --isa generic, the default, which is planned as one), where each 16-bit
+ * activation is widened and rounded again around every op for no faster
+ * product: measured on AMD EPYC Zen 3 (docs/precision-avx2.md), f32
+ * activations took bf16 from 0.62-0.96x to about fp32's speed.
+ * --half-activations (or --isa avx512) stores them in 16 bits anyway, for the
+ * arena saving. It depends on --isa only, never on the CPU mpcc runs on. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,10 +161,10 @@ int pass_half_storage(Graph *g, Diag *d) {
     if (g->opt_level < 1 || g->target_cuda || !pr || (pr->mode != IR_PREC_BF16 && pr->mode != IR_PREC_FP16) ||
         pr->f32_activations)
         return 0;
-    if (precision_cost_arith16(g->isa) == 0) {
-        g->half_report = ir_sprintf(g, "16-bit activations: none, --isa %s has no 16-bit arithmetic (activations "
-                                       "f32, weights 16-bit; --isa generic stores them in 16 bits)\n",
-                                    ir_isa_name(g->isa));
+    if (precision_cost_arith16(g->isa) == 0 && !pr->half_activations) {
+        g->half_report = ir_sprintf(g, "16-bit activations: none, --isa %s %s no 16-bit arithmetic (activations "
+                                       "f32, weights 16-bit; --half-activations stores them in 16 bits)\n",
+                                    ir_isa_name(g->isa), g->isa == IR_ISA_GENERIC ? "plans for" : "has");
         return g->half_report ? 0 : diag_internal(d, "out of memory");
     }
     IrDType half = pr->mode == IR_PREC_BF16 ? IR_BF16 : IR_F16;

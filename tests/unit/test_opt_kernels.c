@@ -635,14 +635,18 @@ static void test_fc_half(void) {
 /* 16-bit storage with f32 arithmetic (no AVX-512: the weights widened in registers by rt_opt_gemm16_avx2.c's
  * micro-kernels, or per panel elsewhere): rt_opt_fc_half equals, bit for bit, the f32 GEMM on the widened
  * weights and the inputs as it takes them (rounded where rt_opt_half_rounds_inputs, else as they are), for every row
- * count (the 6-row tiles of rt_opt_gemm16_rows_avx2.c and their splits, the one-row kernel over four panels: n = 64,
- * 128) and odd depths and partial panels; AVX2 fp16 from 2 rows on within rounding (two partial sums a column). */
+ * count (the 6-row tiles of rt_opt_gemm16_rows_avx2.c and their splits, the one-row kernels over four (bf16) or two
+ * (fp16) panels: n = 32, 64, 128) and odd depths and partial panels; AVX2 fp16 within rounding (two partial sums a
+ * column). */
 static void test_fc_half_as_f32(void) {
 #if !defined(RT_OPT_AVX512)
     char msg[200];
     for (int t = 0; t < 24; t++) {
-        int32_t m = t < 8 ? 1 + t : rnd_in(1, 40), n = t % 3 == 0 ? 64 * rnd_in(1, 2) : rnd_in(1, 80);
-        int32_t k = rnd_in(1, 70), np = (n + 15) / 16 * 16, k2 = (k + 1) / 2, type = t % 2 ? RT_F16 : RT_BF16;
+        /* t 1 and 7: fp16 one-row kernels (pairs of panels and a partial panel after them; t 7 an odd K) */
+        int32_t m = t == 1 || t == 7 ? 1 : t < 8 ? 1 + t : rnd_in(1, 40);
+        int32_t n = t % 3 == 0 ? 64 * rnd_in(1, 2) : t == 1 || t == 7 ? 32 * rnd_in(1, 2) + rnd_in(0, 17) : rnd_in(1, 80);
+        int32_t k = t == 7 ? 2 * rnd_in(0, 34) + 1 : rnd_in(1, 70), np = (n + 15) / 16 * 16, k2 = (k + 1) / 2,
+                type = t % 2 ? RT_F16 : RT_BF16;
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *ar = malloc(sizeof(float) * (size_t)(m * k));
         float *bias = malloc(sizeof(float) * (size_t)np), *wf = malloc(sizeof(float) * (size_t)(n * k));
         float *pf = malloc(sizeof(float) * (size_t)(np * k)), *got = malloc(sizeof(float) * (size_t)(m * n));
@@ -664,9 +668,8 @@ static void test_fc_half_as_f32(void) {
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -2.5f, g.act_max = 3.0f;
         rt_opt_fc_half(&g, type, a, pw, bias, got, scratch);
         rt_opt_gemm_f32(&g, rt_opt_half_rounds_inputs(type) ? ar : a, pf, bias, want);
-        /* AVX2 fp16 (but the GEMV's groups of four panels): two partial sums per column (rt_opt_gemm16_rows_avx2),
-         * so within rounding */
-        const int exact = type == RT_BF16 || (m == 1 && n % 64 == 0) || rt_opt_half_rounds_inputs(type);
+        /* AVX2 fp16 (the 6-row tiles and the GEMV): two partial sums per column, so within rounding */
+        const int exact = type == RT_BF16 || rt_opt_half_rounds_inputs(type);
         for (int i = 0; i < m * n; i++)
             diff += exact ? memcmp(&got[i], &want[i], sizeof(float)) != 0
                           : !(fabsf(got[i] - want[i]) <= 1e-6f * (float)(k + 2));

@@ -76,5 +76,6 @@ def show(rows, say):
     for ln in lines:
         say("  ".join(v.ljust(w) for v, w in zip(ln, widths)).rstrip())
     say(f"(int8 = --precision int8 calibrated on {CALIB} random samples; bf16/fp16 = FULLY_CONNECTED "
-        "and CONV_2D weights in 16 bits, activations between 16-bit-capable kernels stored in 16 bits (pass "
-        "half_storage); 'vs fp32' = fp32 ms / variant ms and bytes / fp32 bytes)")
+        "and CONV_2D weights in 16 bits, activations f32 with --isa generic and avx2 (between 16-bit-capable "
+        "kernels stored in 16 bits with --half-activations or --isa avx512: pass half_storage); 'vs fp32' = "
+        "fp32 ms / variant ms and bytes / fp32 bytes)")
