@@ -21,7 +21,8 @@ LIB_SRC := $(filter-out $(CLI_SRC),$(LIB_SRC))
 # runtime/cuda's device headers, embedded into mpcc for `--target cuda --jit` (tools/embed_cuda.sh).
 CUDA_HDRS := runtime/cuda/mpcc_cuda.cuh runtime/cuda/mpcc_cuda_args.h runtime/cuda/mpcc_cuda_ops.cuh \
              runtime/cuda/mpcc_cuda_gemm.cuh runtime/cuda/mpcc_cuda_attention.cuh \
-             runtime/cuda/mpcc_cuda_int8.cuh runtime/cuda/mpcc_cuda_args_s16.h runtime/cuda/mpcc_cuda_s16.cuh
+             runtime/cuda/mpcc_cuda_int8.cuh runtime/cuda/mpcc_cuda_args_s16.h runtime/cuda/mpcc_cuda_s16.cuh \
+             runtime/cuda/mpcc_cuda_layout.cuh
 GEN_SRC := $(BUILD)/gen/cuda_headers.c
 LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)

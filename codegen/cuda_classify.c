@@ -14,7 +14,8 @@ const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s
                                            "unary",   "softmax",    "layer-norm", "row-mean", "copy", "pool", "cast",
                                            "attention", "mean", "elementwise", "gather", "concat",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
-                                           "softmax-s8", "requant-s8", "lut", "binary-s16", "pad", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32"};
+                                           "softmax-s8", "requant-s8", "lut", "binary-s16", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32",
+                                           "layout"};
 
 IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -237,16 +238,15 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     }
     CuKind more = cu_classify_more(g, op, why);
     if (more != CU_NONE) return more;
+    int mine = 0;
+    CuKind kl = cu_classify_layout(g, op, why, &mine);
+    if (mine) return kl;
     if (t0 == IR_I8) {
-        int mine = 0;
         CuKind k8 = cu_classify_s8(g, op, why, &mine);
         if (mine) return k8;
     }
-    {
-        int mine = 0;
-        CuKind k16 = cu_classify_s16(g, op, why, &mine);
-        if (mine) return k16;
-    }
+    CuKind k16 = cu_classify_s16(g, op, why, &mine);
+    if (mine) return k16;
     switch (op->sched.kind) {
     case SCHED_GEMM:
         if (t0 == IR_I8) return CU_GEMM_S8;

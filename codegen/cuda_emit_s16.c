@@ -1,4 +1,4 @@
-/* cuda_emit_s16.c - --target cuda: int16 ops, compile-time lookup tables and PAD (kernels in
+/* cuda_emit_s16.c - --target cuda: int16 ops, compile-time lookup tables (kernels in
  * runtime/cuda/mpcc_cuda_s16.cuh).
  *
  * An elementwise op of one int8 / int16 input (or of two broadcast int8 inputs) becomes a table
@@ -89,11 +89,6 @@ CuKind cu_classify_s16(const Graph *g, const IrOp *op, const char **why, int *mi
         if (((const rt_dus_params *)op->params)->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
         return CU_DUS;
     }
-    if ((op->kind == OP_PAD || op->kind == OP_PADV2) && t0 == IR_I16) {
-        *mine = 1;
-        if (g->tensors[op->out[0]].rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
-        return CU_PAD_X;
-    }
     return CU_NONE;
 }
 
@@ -175,27 +170,6 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
         emit_bcast(e, "p.s8.", &p->bc);
         cu_emit_addq(e, "p.s8.q", p);
         body = "mpcc_binary_s16_body", args = "mpcc_binary_s16_args";
-        break;
-    }
-    case CU_PAD_X: {
-        const rt_pad_params *p = op->params;
-        const IrTensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
-        unsigned long long fill = 0;
-        for (int k = 0; k < p->elem_size && k < 8; k++) fill |= (unsigned long long)p->fill[k] << (8 * k);
-        cg_line(cg, "mpcc_pad_args p;");
-        cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.in = %s; p.value = %s; p.out = %s;", cu_ptr(e, op->in[0], "const unsigned char"),
-                op->n_in > 2 && op->in[2] >= 0 ? cu_ptr(e, op->in[2], "const unsigned char") : "NULL",
-                cu_ptr(e, op->out[0], "unsigned char"));
-        cg_line(cg, "p.n = %lld; p.unit = %d; p.rank = %d; p.fill = %lluULL;", (long long)n, p->elem_size, out->rank, fill);
-        /* The padding before each dim: where the interior copy starts, in output elements. */
-        int64_t off = p->interior.out_offset / p->elem_size;
-        for (int k = out->rank - 1; k >= 0; k--) {
-            cg_line(cg, "p.out_dims[%d] = %lld; p.in_dims[%d] = %lld; p.lo[%d] = %lld;", k, (long long)out->dims[k], k,
-                    (long long)in->dims[k], k, out->dims[k] > 0 ? (long long)(off % out->dims[k]) : 0LL);
-            if (out->dims[k] > 0) off /= out->dims[k];
-        }
-        body = "mpcc_pad_body", args = "mpcc_pad_args";
         break;
     }
     case CU_SUM_S8: {

@@ -4,6 +4,7 @@
  *   cuda_emit_more.c integer/bool elementwise, GATHER, CONCATENATION
  *   cuda_emit_s8.c   the int8 (TFLite-quantized) kernels
  *   cuda_emit_s16.c  int16 ops, compile-time lookup tables (any int8/int16 elementwise op), PAD
+ *   cuda_emit_layout.c PAD, SPLIT/PACK/UNPACK, PRELU, RESIZE_*, TRANSPOSE_CONV
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
 #define MPCC_CUDA_INTERNAL_H
@@ -25,7 +26,8 @@ typedef enum CuKind {
     /* int8 (runtime/cuda/mpcc_cuda_int8.cuh) */
     CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8,
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
-    CU_LUT_X, CU_BINARY_S16, CU_PAD_X, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32
+    CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
+    CU_LAYOUT /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -110,6 +112,9 @@ void cu_emit_gemm_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, int64_t m,
 void cu_emit_conv_geometry(CuEmit *e, const IrOp *op);
 void cu_emit_pool_geometry(CuEmit *e, const rt_pool_params *p);
 void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total);
+CuKind cu_classify_layout(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_layout(CuEmit *e, int i, const IrOp *op);
+int cu_emit_layout(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 
 #endif

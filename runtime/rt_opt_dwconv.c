@@ -703,6 +703,7 @@ static void conv_dw_task(void *v, int t) {
     float *orow = (float *)(void *)(make + (j->cp ? make_bytes(d, j->band, j->type, j->ti, K) : 0));
     rt_opt_gemm_params g;
     if (j->cp) g = j->cp->gemm;
+    if (j->cp) g.slot_bytes = make_bytes(d, j->band, j->type, j->ti, K); /* rt_opt_fc_typed's room */
     if (j->by_channels) g.n = c1 - c0;
     for (r = r0; r < r1; r += n) {
         int32_t b = r / d->out_h, oy = r % d->out_h, keep = 0;

@@ -63,8 +63,36 @@ void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst
     for (; i < n; i++) dst[i] = rt_round_half(src[i], type);
 }
 
-#if !defined(RT_OPT_AVX512)
 static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
+
+/* FULLY_CONNECTED in no scratch at all, for a plan that sized the scratch for another build's path (the f32
+ * activation plan of --isa generic / avx2 gives the AVX2 kernels' room, none): each row of C accumulates in
+ * place from its bias, K taken LEAN_K inputs at a time, rounded to the 16-bit type on the stack, then
+ * clamped. Slower than the paths it stands in for (widened panels, AVX-512's rounded rows, AMX's tiles). */
+#define LEAN_K 256 /* even: a chunk holds whole pairs */
+static void fc_half_lean(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                         const float *bias, float *c) {
+    const int32_t k2 = (p->k + 1) / 2;
+    float x[LEAN_K];
+    int32_t i, j, k0, kk;
+    for (i = 0; i < p->m; i++) {
+        float *cr = c + (int64_t)i * p->ldc;
+        for (j = 0; j < p->n; j++) cr[j] = bias[j];
+        for (k0 = 0; k0 < p->k; k0 += LEAN_K) {
+            int32_t kn = p->k - k0 < LEAN_K ? p->k - k0 : LEAN_K;
+            rt_opt_round_half_row(a + (int64_t)i * p->lda + k0, kn, type, x);
+            for (j = 0; j < p->n; j++) {
+                const uint16_t *w = packed_b + (int64_t)(j / NR) * k2 * NR * 2 + (int64_t)(k0 / 2) * NR * 2 + (j % NR) * 2;
+                float sum = cr[j];
+                for (kk = 0; kk < kn; kk++) sum += x[kk] * half_to_f32(w[(int64_t)(kk / 2) * NR * 2 + (kk & 1)], type);
+                cr[j] = sum;
+            }
+        }
+        for (j = 0; j < p->n; j++) cr[j] = rt_clamp_f32(cr[j], p->act_min, p->act_max);
+    }
+}
+
+#if !defined(RT_OPT_AVX512)
 
 /* Panels j, j+1 (or j alone) widened to the f32 GEMM layout [2][K][NR]. */
 static void widen_panels(const uint16_t *packed, int32_t k, int32_t panels, int32_t type, float *dst) {
@@ -291,6 +319,13 @@ int rt_opt_half_rounds_inputs(int32_t type) {
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
+    if (p->slot_bytes < rt_opt_fc_half_scratch(type, p->m, p->n, k)) { /* short: a path that needs none */
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+        if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return;
+#endif
+        fc_half_lean(p, type, a, packed_b, bias, c);
+        return;
+    }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 #if defined(RT_OPT_AMX_BF16)
     if (p->m >= (type == RT_BF16 ? 4 : F16_AMX_MIN_ROWS) && rt_opt_amx_ready()) {
@@ -439,6 +474,7 @@ static void conv_half_task(void *v, int t) {
     const conv_slot sl = slot_layout(ti, tc, to, p->direct, p->rows, oc, kdim);
     float *dst = (float *)(void *)slot, *cblk = (float *)(void *)(slot + sl.c), *oblk = (float *)(void *)(slot + sl.o);
     void *fc_scratch = slot + sl.rest;
+    g.slot_bytes = p->gemm.slot_bytes - sl.rest; /* rt_opt_fc_half's room (short: it takes a path that fits) */
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
     /* a bf16 image read in place through a row table (rt_opt_conv_rows_bf16), within the im2col block's room */
     const int64_t tab_bytes = rt_opt_conv_rows_bf16_bytes(p, j->block);
@@ -464,7 +500,8 @@ static void conv_half_task(void *v, int t) {
      * all: the weights split once); f32 activations only */
     int32_t k2 = (kdim + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
     int amx = !p->direct && (!f16 || (int64_t)p->batches * mimg >= F16_AMX_MIN_ROWS) && ti == RT_F32 &&
-              tc == RT_F32 && to == RT_F32 && rt_opt_amx_ready();
+              tc == RT_F32 && to == RT_F32 && g.slot_bytes >= amx_bytes(f16 ? RT_F16 : RT_BF16, oc, kdim) &&
+              rt_opt_amx_ready();
     amx_scratch s = amx_layout(fc_scratch, k2p, np, k2, f16);
     if (amx) {
         if (f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);

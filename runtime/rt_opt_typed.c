@@ -199,6 +199,7 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
     void *rest = (char *)wc + align64(tc != RT_F32 ? block_rows(p->m) * block_cols(p->n) * 4 : 0);
     int64_t i0, j0, i;
     rt_opt_gemm_params q = *p;
+    q.slot_bytes = p->slot_bytes - ((char *)rest - (char *)scratch); /* rt_opt_fc_half's room */
     if (ta == RT_F32 && tc == RT_F32) {
         rt_opt_fc_half(p, type, a, packed_b, bias, c, scratch);
         return;

@@ -122,18 +122,24 @@ def test_neon_requantization_is_tflites(toolchain, target, seed, tmp_path):
     assert int(proc.stdout.split()[1]) > 200000, proc.stdout  # every case above ran
 
 
+def _kernel_check(name, target, seed, cases, tmp_path):
+    """Builds tests/arm64/NAME.c (tests/arm64/check_main.h's main) with the runtime library for target,
+    runs `NAME SEED CASES` under qemu-aarch64 and expects "ok COUNT" with more than 100000 values compared."""
+    prog = tmp_path / name
+    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
+                        ROOT / "tests" / "arm64" / f"{name}.c", a64.runtime_lib(target), "-lm", "-o", prog])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = a64.run_cmd(a64.qemu_cmd(target, prog, [seed, cases]), timeout=300)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert int(proc.stdout.split()[1]) > 100000, proc.stdout  # every case ran
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_neon_elementwise_s8_is_tflites(toolchain, target, seed, tmp_path):
     """runtime/arm64/rt_a64_mul_s8.h's and rt_a64_addsub_s8.h's int8 MUL, SQUARED_DIFFERENCE, ADD and SUB
     lanes (through rt_opt_mul_i8, ...) equal the reference kernels byte for byte on 4000 random cases:
     shapes with either input broadcast, offsets in and out of the lanes' range, shifts either way."""
-    prog = tmp_path / "binary_check"
-    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
-                        ROOT / "tests" / "arm64" / "binary_check.c", a64.runtime_lib(target), "-lm", "-o", prog])
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    proc = a64.run_cmd(a64.qemu_cmd(target, prog, [seed, 4000]), timeout=300)
-    assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert int(proc.stdout.split()[1]) > 100000, proc.stdout  # every case ran
+    _kernel_check("binary_check", target, seed, 4000, tmp_path)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -142,10 +148,4 @@ def test_neon_depthwise_s8_is_tflites(toolchain, target, seed, tmp_path):
     runs with rows in the padding read from the zero-point pad) equals the reference kernel byte for byte
     on 1500 random cases: 8..40 channels or one channel with a multiplier, 1..12 x 1..12 images, strides
     1 and 2, padding 0..2, 3x3 filters mostly, weights with and without -128, shifts either way."""
-    prog = tmp_path / "dw_check"
-    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
-                        ROOT / "tests" / "arm64" / "dw_check.c", a64.runtime_lib(target), "-lm", "-o", prog])
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    proc = a64.run_cmd(a64.qemu_cmd(target, prog, [seed, 1500]), timeout=300)
-    assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert int(proc.stdout.split()[1]) > 100000, proc.stdout  # every case ran
+    _kernel_check("dw_check", target, seed, 1500, tmp_path)

@@ -180,6 +180,14 @@ static int32_t half_type(const Graph *g, const IrOp *op) {
     return g->tensors[op->in[1]].dtype == IR_BF16 ? RT_BF16 : RT_F16;
 }
 
+/* --isa generic / avx2 plan 16-bit weights with f32 activations for AVX2's kernels, which take them as they
+ * are: their scratch is f32's (none for FULLY_CONNECTED, the im2col block for CONV_2D), and the paths that
+ * need more (builds without AVX2, AVX-512, AMX) fall back to one that fits (rt_opt_fc_half). */
+static int half_f32_room(const Graph *g) {
+    IrIsa isa = (g->root ? g->root : g)->isa;
+    return isa == IR_ISA_GENERIC || isa == IR_ISA_AVX2;
+}
+
 static int schedule_fc(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_fc_params *p = op->params;
@@ -213,7 +221,9 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
     o->sched.kind = SCHED_GEMM;
     if (is_half(g, o)) {
         o->sched.slots = 1; /* the 16-bit kernel runs on the calling thread */
-        o->scratch_bytes = (size_t)rt_opt_fc_half_scratch(half_type(g, o), p->batches, p->out_depth, p->in_depth);
+        o->scratch_bytes = half_f32_room(g) ? 0
+                                            : (size_t)rt_opt_fc_half_scratch(half_type(g, o), p->batches,
+                                                                             p->out_depth, p->in_depth);
     } else if (g->tensors[o->in[0]].dtype == IR_I8) {
         int64_t row_bytes = (int64_t)(p->in_depth + 3) / 4 * 4;
         o->sched.rows = block_rows(g, p->batches, row_bytes, block_multiple(g, 1));
@@ -287,13 +297,16 @@ static int schedule_conv(Graph *g, int i, Diag *d) {
          * room (ResNet bf16: 272 or 80 rows instead of 16, 0.109 -> 0.105 ms, arena 184,384 -> 191,552).
          * Direct 1x1: fp16's at least as tall as its AMX path needs (the weights are split once per call). */
         int64_t m = (int64_t)p->out_h * p->out_w;
-        o->sched.rows = block_rows(g, m, (int64_t)k * 4, 16);
-        if (o->sched.direct && half_type(g, o) == RT_F16 && o->sched.rows < RT_OPT_F16_AMX_MIN_ROWS)
+        o->sched.rows = block_rows(g, m, (int64_t)k * 4, half_f32_room(g) ? block_multiple(g, 0) : 16);
+        if (o->sched.direct && half_type(g, o) == RT_F16 && !half_f32_room(g) && o->sched.rows < RT_OPT_F16_AMX_MIN_ROWS)
             o->sched.rows = (int32_t)(m < RT_OPT_F16_AMX_MIN_ROWS ? (m + 15) / 16 * 16 : RT_OPT_F16_AMX_MIN_ROWS);
         int64_t slot = rt_opt_conv_half_scratch(half_type(g, o), o->sched.direct, (int32_t)(m * p->batches),
                                                 o->sched.rows, p->out_c, k);
-        o->scratch_bytes = (size_t)pass_conv_half_slot(p, half_type(g, o), o->sched.direct, slot) *
-                           (size_t)o->sched.slots;
+        if (half_f32_room(g)) /* f32's: the im2col block with AVX2's row table (none for direct) */
+            slot = o->sched.direct ? 0 : rt_opt_conv_f32_slot_bytes(o->sched.rows, k, p->filter_h, p->filter_w, p->in_c);
+        else
+            slot = pass_conv_half_slot(p, half_type(g, o), o->sched.direct, slot);
+        o->scratch_bytes = (size_t)slot * (size_t)o->sched.slots;
     } else if (!o->sched.direct || s8) {
         int64_t row_bytes = s8 ? (int64_t)(k + 3) / 4 * 4 : (int64_t)k * 4;
         o->sched.rows = block_rows(g, (int64_t)p->out_h * p->out_w, row_bytes, block_multiple(g, s8));

@@ -250,6 +250,61 @@ typedef struct mpcc_softmax_s8_args {
     int32_t diff_min;
 } mpcc_softmax_s8_args;
 
+/* ---- layout ops: runtime/cuda/mpcc_cuda_layout.cuh ---- */
+
+/* PAD / PADV2: phase 0 fills the whole output with the pad value, phase 1 copies the input
+ * into its interior box (two launches of one kernel). */
+typedef struct mpcc_pad_args {
+    mpcc_fill_args fill;
+    mpcc_copy_args copy;
+    int phase;
+} mpcc_pad_args;
+
+/* PRELU: out = x >= 0 ? x : alpha[idx . astride] * x over an output of `rank` dims; int8
+ * (s8 = 1): TFLite's two requantizations (rt_prelu_i8). */
+typedef struct mpcc_prelu_args {
+    const void *in, *alpha;
+    void *out;
+    long long n;
+    int rank;
+    int dims[MPCC_MAX_RANK], astride[MPCC_MAX_RANK];
+    int32_t in_offset, alpha_offset, out_offset, mult_1, shift_1, mult_2, shift_2;
+} mpcc_prelu_args;
+
+/* RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR (NHWC). The compiler computes the source
+ * coordinates with the reference's own arithmetic: ytab[3 * oy .. +2] = (y0, y1, dy) and
+ * xtab[3 * ox .. +2] = (x0, x1, dx); dy/dx are float bits (f32) or 1/1024 units (int8);
+ * nearest uses y0/x0 and copies elem_size-byte elements. */
+typedef struct mpcc_resize_args {
+    const void *in;
+    void *out;
+    const int32_t *ytab, *xtab;
+    long long n; /* output elements */
+    int batches, in_h, in_w, channels, out_h, out_w, elem_size;
+} mpcc_resize_args;
+
+/* TRANSPOSE_CONV (NHWC input, filter [out_c, fh, fw, in_c]): one thread per output element
+ * gathers the taps that scatter onto it. int8: int32 sums of (in + in_offset) * w, per-channel
+ * requantization (rt_transpose_conv_i8). */
+typedef struct mpcc_tconv_args {
+    const void *in, *filter, *bias;
+    void *out;
+    const int32_t *mult, *shift;
+    long long n;
+    int batches, in_h, in_w, in_c, out_h, out_w, out_c, filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
+    float act_min, act_max;
+    int32_t in_offset, out_offset, qmin, qmax;
+} mpcc_tconv_args;
+
+/* ARG_MAX over the middle axis of [outer, axis, inner] (type: 0 f32, 3 int8, 4 uint8, 5 int16,
+ * 6 int32, 7 int64; out int32 or int64 when out64), one thread per output; L2_NORMALIZATION and
+ * LOG_SOFTMAX f32 over rows of `axis` elements (inner = 1), one thread per row. */
+typedef struct mpcc_rowop_args {
+    const void *in;
+    void *out;
+    int outer, axis, inner, type, out64;
+} mpcc_rowop_args;
+
 #include "mpcc_cuda_args_s16.h"
 
 #endif

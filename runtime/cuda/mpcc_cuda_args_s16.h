@@ -28,17 +28,6 @@ typedef struct mpcc_binary_s16_args {
     int pot;
 } mpcc_binary_s16_args;
 
-/* PAD / PADV2 of elements of `unit` bytes (1, 2, 4 or 8): out dims, the input dims and the
- * padding before each dim; the pad value is *value (PADV2) or `fill` (its low unit bytes). */
-typedef struct mpcc_pad_args {
-    const unsigned char *in, *value;
-    unsigned char *out;
-    long long n;                        /* output elements */
-    int unit, rank;
-    int out_dims[MPCC_MAX_RANK], in_dims[MPCC_MAX_RANK], lo[MPCC_MAX_RANK];
-    unsigned long long fill;
-} mpcc_pad_args;
-
 /* SUM int8 (rt_sum_i8): the int32 sum of mean_s8_args m (m.op 0), then
  * clamp(out_zp + (int32)roundf(sum * scale + bias)) in float as the reference (no FMA). */
 typedef struct mpcc_sum_s8_args {

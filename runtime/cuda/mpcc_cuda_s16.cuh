@@ -1,4 +1,4 @@
-/* mpcc_cuda_s16.cuh - mpcc's CUDA kernels for int16 ops, compile-time lookup tables, PAD and
+/* mpcc_cuda_s16.cuh - mpcc's CUDA kernels for int16 ops, compile-time lookup tables and
  * a few more integer / data-movement ops:
  *
  *   mpcc_lut_x_body      out = lut[in]: any elementwise op of one int8 / int16 input (LEAKY_RELU,
@@ -8,7 +8,6 @@
  *                        every input value, so the result is the reference's, bit for bit
  *   mpcc_binary_s16_body broadcast ADD / SUB / MUL int16 (the int8 kernel's arithmetic, and
  *                        TFLite's power-of-two-scale ADD / SUB)
- *   mpcc_pad_body        PAD / PADV2 (one thread per output element)
  *   mpcc_sum_s8_body     SUM int8 (the reference's float rescale, never fused into an FMA)
  *   mpcc_bmm_s8_body     BATCH_MATMUL int8 (one thread per output element)
  *   mpcc_reduce_bool_body  REDUCE_ANY / REDUCE_ALL
@@ -65,27 +64,6 @@ MPCC_DEV void mpcc_binary_s16_body(const mpcc_binary_s16_args &p) {
             v = mpcc_s8_binary_apply(s, a, b);
         }
         p.out[e] = (int16_t)v;
-    }
-}
-
-MPCC_DEV void mpcc_pad_body(const mpcc_pad_args &p) {
-    for (long long e = mpcc_tid(); e < p.n; e += mpcc_nthreads()) {
-        long long r = e, src = 0, inner = 1;
-        int inside = 1;
-        for (int d = p.rank - 1; d >= 0; d--) {
-            const int i = (int)(r % p.out_dims[d]) - p.lo[d];
-            r /= p.out_dims[d];
-            if (i < 0 || i >= p.in_dims[d]) inside = 0;
-            src += (long long)i * inner;
-            inner *= p.in_dims[d];
-        }
-        unsigned long long v = p.fill;
-        const unsigned char *from = inside ? p.in + src * p.unit : p.value;
-        if (from) {
-            v = 0;
-            for (int k = 0; k < p.unit; k++) v |= (unsigned long long)from[k] << (8 * k);
-        }
-        for (int k = 0; k < p.unit; k++) p.out[e * p.unit + k] = (unsigned char)(v >> (8 * k));
     }
 }
 

@@ -15,16 +15,7 @@
 #include "kernels/rt_squared_difference.h"
 #include "kernels/rt_sub.h"
 #include "rt_opt.h"
-
-static uint64_t state;
-static uint32_t next(void) { /* xorshift64* */
-    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-    return (uint32_t)((state * UINT64_C(2685821657736338717)) >> 32);
-}
-
-static int32_t range(int32_t lo, int32_t hi) { /* uniform in [lo, hi] */
-    return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1));
-}
+#include "check_main.h"
 
 /* An input of shape [r, c] broadcast by kind (0 none, 1 along rows: [1, c], 2 along columns:
  * [r, 1], 3 whole: [1, 1]): its element strides in bc and its element count. */
@@ -34,11 +25,10 @@ static int32_t shape(int kind, int32_t r, int32_t c, int32_t *stride) {
     return (kind == 0 || kind == 2 ? r : 1) * (kind == 0 || kind == 1 ? c : 1);
 }
 
-static long elements;
-
 static const char *const names[4] = {"MUL", "SQUARED_DIFFERENCE", "ADD", "SUB"};
 
-static int one_case(int op) {
+static int one_case(long k) {
+    const int op = (int)(k % 4);
     static int8_t a[4096], b[4096], want[4096], got[4096];
     rt_binary_params p;
     int32_t r = range(1, 5), c = range(1, 70), n1, n2, i;
@@ -84,7 +74,7 @@ static int one_case(int op) {
         rt_sub_i8(&p, a, b, want);
         rt_opt_sub_i8(&p, a, b, got);
     }
-    elements += (long)r * c;
+    checked += (long)r * c;
     for (i = 0; i < r * c; i++)
         if (got[i] != want[i]) {
             printf("mismatch %s [%ld, %ld] kinds %d %d at %ld: offsets %ld %ld -> %ld, out mult %ld shift %ld, clamp "
@@ -94,19 +84,5 @@ static int one_case(int op) {
                    (long)p.act_qmax, got[i], want[i]);
             return 1;
         }
-    return 0;
-}
-
-int main(int argc, char **argv) {
-    long n, k;
-    if (argc != 3) {
-        fprintf(stderr, "usage: binary_check SEED N\n");
-        return 1;
-    }
-    state = strtoull(argv[1], NULL, 10) * UINT64_C(0x9E3779B97F4A7C15) + 1;
-    n = strtol(argv[2], NULL, 10);
-    for (k = 0; k < n; k++)
-        if (one_case((int)(k % 4))) return 1;
-    printf("ok %ld\n", elements);
     return 0;
 }

@@ -15,18 +15,7 @@
 #include "mpcc_rt.h"
 #include "kernels/rt_depthwise_conv_2d.h"
 #include "rt_opt.h"
-
-static uint64_t state;
-static uint32_t next(void) { /* xorshift64* */
-    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-    return (uint32_t)((state * UINT64_C(2685821657736338717)) >> 32);
-}
-
-static int32_t range(int32_t lo, int32_t hi) { /* uniform in [lo, hi] */
-    return lo + (int32_t)(next() % (uint32_t)(hi - lo + 1));
-}
-
-static long outputs;
+#include "check_main.h"
 
 static int one_case(long k) {
     static int8_t in[2 * 12 * 12 * 40], filter[25 * 40], want[2 * 16 * 16 * 40], got[2 * 16 * 16 * 40];
@@ -70,7 +59,7 @@ static int one_case(long k) {
     memset(got, 0x55, sizeof got);
     rt_depthwise_conv_2d_i8(&p, in, filter, k % 5 ? bias : NULL, want);
     rt_opt_dwconv_s8(&p, in, filter, k % 5 ? bias : NULL, got, NULL, NULL);
-    outputs += n_out;
+    checked += n_out;
     for (i = 0; i < n_out; i++)
         if (got[i] != want[i]) {
             printf("mismatch at %ld of case %ld: in %ldx%ldx%ldx%ld mult %ld filter %ldx%ld dil %ld stride %ldx%ld pad "
@@ -81,19 +70,5 @@ static int one_case(long k) {
                    (long)p.out_offset, got[i], want[i]);
             return 1;
         }
-    return 0;
-}
-
-int main(int argc, char **argv) {
-    long n, k;
-    if (argc != 3) {
-        fprintf(stderr, "usage: dw_check SEED N\n");
-        return 1;
-    }
-    state = strtoull(argv[1], NULL, 10) * UINT64_C(0x9E3779B97F4A7C15) + 1;
-    n = strtol(argv[2], NULL, 10);
-    for (k = 0; k < n; k++)
-        if (one_case(k)) return 1;
-    printf("ok %ld\n", outputs);
     return 0;
 }

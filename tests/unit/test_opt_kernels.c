@@ -604,7 +604,7 @@ static void test_fc_half(void) {
     char msg[200];
     for (int t = 0; t < 40; t++) {
         /* the first six: 9, 17 and 25 rows (a block's last 9 rows in one bf16 micro-kernel call) */
-        int32_t m = t < 6 ? 9 + 8 * (t / 2) : rnd_in(1, 100), n = rnd_in(1, 70), k = rnd_in(1, 90), np = (n + 15) / 16 * 16;
+        int32_t m = t < 6 ? 9 + 8 * (t / 2) : rnd_in(1, 100), n = rnd_in(1, 70), k = t >= 38 ? rnd_in(257, 600) : rnd_in(1, 90), np = (n + 15) / 16 * 16;
         int32_t type = t % 2 ? RT_F16 : RT_BF16, k2 = (k + 1) / 2;
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *bias = malloc(sizeof(float) * (size_t)np);
         float *got = malloc(sizeof(float) * (size_t)(m * n)), *want = malloc(sizeof(float) * (size_t)(m * n));
@@ -624,10 +624,17 @@ static void test_fc_half(void) {
         rt_opt_gemm_params g;
         memset(&g, 0, sizeof g);
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -1.5f, g.act_max = 2.0f;
+        g.slot_bytes = rt_opt_fc_half_scratch(type, m, n, k);
         rt_opt_fc_half(&g, type, a, pw, bias, got, scratch);
         double rel = max_rel_f32(got, want, (int64_t)m * n);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d: max rel err %.2e", type == RT_BF16 ? "bf16" : "f16", m, n, k, rel);
         check(rel <= 1e-5, "fc 16-bit weights vs FULLY_CONNECTED", msg);
+        /* no scratch given (the f32 activation plan's room): a path that needs none, never the scratch */
+        g.slot_bytes = 0;
+        rt_opt_fc_half(&g, type, a, pw, bias, got, NULL);
+        rel = max_rel_f32(got, want, (int64_t)m * n);
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d: max rel err %.2e", type == RT_BF16 ? "bf16" : "f16", m, n, k, rel);
+        check(rel <= 1e-5, "fc 16-bit weights, no scratch, vs FULLY_CONNECTED", msg);
         free(a), free(bias), free(got), free(want), free(w), free(pw), free(scratch);
     }
 }
@@ -666,6 +673,7 @@ static void test_fc_half_as_f32(void) {
         rt_opt_gemm_params g;
         memset(&g, 0, sizeof g);
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -2.5f, g.act_max = 3.0f;
+        g.slot_bytes = rt_opt_fc_half_scratch(type, m, n, k);
         rt_opt_fc_half(&g, type, a, pw, bias, got, scratch);
         rt_opt_gemm_f32(&g, rt_opt_half_rounds_inputs(type) ? ar : a, pf, bias, want);
         /* AVX2 fp16 (the 6-row tiles and the GEMV): two partial sums per column, so within rounding */

@@ -263,7 +263,9 @@ static void test_fc(void) {
         rt_opt_gemm_params g;
         memset(&g, 0, sizeof g);
         g.m = m, g.n = n, g.k = k, g.lda = k, g.ldc = n, g.act_min = -1.5f, g.act_max = 2.0f;
+        g.slot_bytes = rt_opt_fc_half_scratch(type, m, n, k);
         rt_opt_fc_half(&g, type, af, pw, bias, wf, s_ref);
+        g.slot_bytes = rt_opt_fc_typed_scratch(type, ta, tc, m, n, k);
         rt_opt_fc_typed(&g, type, ta, a, pw, bias, tc, got, s_typed);
         double ulp, worst = worst_typed(tc, got, wf, (int64_t)m * n, &ulp);
         snprintf(what, sizeof what, "fc typed %s weights, A %s -> C %s", tname(type), tname(ta), tname(tc));
