@@ -1,5 +1,5 @@
 /* mpcc_cuda_args_s16.h - the argument structs of mpcc_cuda_s16.cuh (int16 kernels, compile-time
- * lookup tables, PAD of any element size). Included by mpcc_cuda_args.h: the same plain C
+ * lookup tables, SUM/BATCH_MATMUL int8, GATHER_ND, DYNAMIC_UPDATE_SLICE). Included by mpcc_cuda_args.h: the same plain C
  * layout in host C (the NVRTC JIT path), host C++ and device code. */
 #ifndef MPCC_CUDA_ARGS_S16_H
 #define MPCC_CUDA_ARGS_S16_H
