@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "control_flow_common.h"
@@ -24,7 +25,8 @@
 
 CuKind cu_classify_cf(const Graph *g, const IrOp *op, const char **why, int *mine) {
     (void)g, (void)why;
-    *mine = op->kind == OP_IF || op->kind == OP_WHILE || op->kind == OP_READ_VARIABLE || op->kind == OP_ASSIGN_VARIABLE;
+    *mine = op->kind == OP_IF || op->kind == OP_WHILE || op->kind == OP_READ_VARIABLE || op->kind == OP_ASSIGN_VARIABLE ||
+            (op->kind == OP_CUSTOM && op->custom && op->custom->func);
     return *mine ? CU_CONTROL : CU_NONE;
 }
 
@@ -51,11 +53,55 @@ void cu_cf_reach(const Graph *root, unsigned char *need) {
     }
 }
 
-/* 1 if graph g (subgraph 0) reads a condition on the host: IF or WHILE. */
+/* 1 if graph g (subgraph 0) waits for the stream on the host: IF, WHILE, a custom operator. */
 int cu_cf_host_sync(const Graph *g) {
     for (int i = 0; i < g->n_ops; i++)
-        if (!g->ops[i].dead && (g->ops[i].kind == OP_IF || g->ops[i].kind == OP_WHILE)) return 1;
+        if (!g->ops[i].dead && (g->ops[i].kind == OP_IF || g->ops[i].kind == OP_WHILE || g->ops[i].kind == OP_CUSTOM)) return 1;
     return 0;
+}
+
+/* Bytes of a custom operator's host staging: its inputs then its outputs, each 64-byte aligned;
+ * *at (optional) gets each one's offset, inputs first. */
+static int64_t custom_staging(const Graph *g, const IrOp *op, int64_t *at) {
+    int64_t n = 0;
+    for (int k = 0; k < op->n_in + op->n_out; k++) {
+        int id = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (at) at[k] = n;
+        if (id >= 0) n += (ir_tensor_bytes(&g->tensors[id]) + 63) / 64 * 64;
+    }
+    return n;
+}
+
+/* The pinned host buffer the custom operators of the model (every graph the code runs) stage
+ * their inputs and outputs in: the most any one needs, 0 when there is none. With `protos`,
+ * also writes the user kernels' C prototypes (once per function) to it. */
+int64_t cu_custom_host(const Graph *root, CgBuf *protos) {
+    int n_g = root->n_sub > 1 ? root->n_sub : 1;
+    int64_t most = 0;
+    unsigned char *need = malloc((size_t)n_g);
+    if (!need) return -1;
+    cu_cf_reach(root, need);
+    for (int k = 0; k < n_g; k++) {
+        const Graph *sg = k == 0 ? root : root->sub[k];
+        for (int i = 0; need[k] && sg && i < sg->n_ops; i++) {
+            const IrOp *op = &sg->ops[i];
+            if (op->dead || op->kind != OP_CUSTOM || !op->custom || !op->custom->func) continue;
+            int64_t n = custom_staging(sg, op, NULL);
+            most = n > most ? n : most;
+            int seen = 0; /* an earlier op with the same kernel */
+            for (int q = 0; q <= k && !seen; q++) {
+                const Graph *o = q == 0 ? root : root->sub[q];
+                for (int j = 0; need[q] && o && j < (q == k ? i : o->n_ops) && !seen; j++)
+                    seen = o->ops[j].kind == OP_CUSTOM && !o->ops[j].dead && o->ops[j].custom &&
+                           o->ops[j].custom->func && strcmp(o->ops[j].custom->func, op->custom->func) == 0;
+            }
+            if (protos && !seen)
+                cgbuf_printf(protos, "extern \"C\" int %s(const mpcc_custom_ctx *ctx, const void *const *inputs, void *const *outputs);\n",
+                             op->custom->func);
+        }
+    }
+    free(need);
+    return most;
 }
 
 /* `if ((rc = PREFIX_subgraphK(ctx, s, in, out, arena)) != 0) return rc;` */
@@ -142,6 +188,42 @@ int cu_emit_cf(CuEmit *e, int index, const IrOp *op, Diag *d) {
             copy_d2d(e, index, dst, src, ir_tensor_bytes(&g->tensors[op->out[k]]));
         }
         cg_close(cg, "}");
+        return 0;
+    }
+    case OP_CUSTOM: {
+        /* The user kernel of the C target (runtime/mpcc_custom.h) runs on the host: inputs copied
+         * into the pinned staging buffer, the kernel called, its outputs copied back. */
+        int64_t at[2 * 64];
+        if (op->n_in + op->n_out > 2 * 64) return diag_user(d, "operator %d (CUSTOM): more than 128 inputs and outputs", op->tfl_index);
+        custom_staging(g, op, at);
+        custom_emit_ctx(cg, g, op, "cctx");
+        cg_line(cg, "unsigned char *h = (unsigned char *)ctx->host;");
+        cg_line(cg, "const void *in[%d];", op->n_in > 0 ? op->n_in : 1);
+        cg_line(cg, "void *out[%d];", op->n_out > 0 ? op->n_out : 1);
+        for (int k = 0; k < op->n_in; k++) {
+            if (op->in[k] < 0) {
+                cg_line(cg, "in[%d] = NULL;", k);
+                continue;
+            }
+            cg_line(cg, "in[%d] = h + %lld;", k, (long long)at[k]);
+            cg_line(cg, "if ((err = cudaMemcpyAsync(h + %lld, %s, %lld, cudaMemcpyDeviceToHost, s)) != cudaSuccess) return %s_fail(ctx, err, %d);",
+                    (long long)at[k], cu_ptr(e, op->in[k], "const void"), (long long)ir_tensor_bytes(&g->tensors[op->in[k]]),
+                    e->o->prefix, index);
+        }
+        for (int k = 0; k < op->n_out; k++) cg_line(cg, "out[%d] = h + %lld;", k, (long long)at[op->n_in + k]);
+        cg_line(cg, "if ((err = cudaStreamSynchronize(s)) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
+        char lit[TXT_LITERAL_CAP];
+        cg_open(cg, "if (%s(&cctx, in, out) != 0) {", op->custom->func);
+        cg_line(cg, "snprintf(ctx->error, sizeof ctx->error, \"%s: op %d: the custom operator's kernel %%s failed\", %s);",
+                e->host_prefix, index, txt_c_string(lit, sizeof lit, op->custom->func));
+        cg_line(cg, "return 5;");
+        cg_close(cg, "}");
+        for (int k = 0; k < op->n_out; k++)
+            cg_line(cg, "if ((err = cudaMemcpyAsync(%s, h + %lld, %lld, cudaMemcpyHostToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, %d);",
+                    cu_ptr(e, op->out[k], "void"), (long long)at[op->n_in + k], (long long)ir_tensor_bytes(&g->tensors[op->out[k]]),
+                    e->o->prefix, index);
+        /* the buffer is free again only when the copies are done */
+        cg_line(cg, "if ((err = cudaStreamSynchronize(s)) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
         return 0;
     }
     default: return diag_internal(d, "operator %d: %s is not control flow", op->tfl_index, ir_op_name(op->kind));

@@ -29,7 +29,7 @@ typedef enum CuKind {
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
     CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
-    CU_CONTROL /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE, host code, no kernel */
+    CU_CONTROL /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM, host code, no kernel */
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -121,6 +121,7 @@ int cu_emit_layout(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
 CuKind cu_classify_cf(const Graph *g, const IrOp *op, const char **why, int *mine);
 void cu_cf_reach(const Graph *root, unsigned char *need);
 int cu_cf_host_sync(const Graph *g);
+int64_t cu_custom_host(const Graph *root, CgBuf *protos);
 int cu_emit_cf(CuEmit *e, int index, const IrOp *op, Diag *d);
 int cu_state_consts(CuEmit *e);
 void cu_emit_state_init(CuEmit *e, CgBuf *c);

@@ -92,9 +92,11 @@ static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o,
                  "    void *weights;       /* device: the constants, uploaded by %s_cuda_init */\n"
                  "    void *graph, *graph_exec;            /* CUDA graph of %s_cuda_run_graph, or NULL */\n"
                  "    const void *graph_io[%d];            /* the pointers it was captured with */\n"
+                 "%s"
                  "    char error[256];\n"
                  "} %s_cuda_ctx;\n\n",
-                 pf, pf, pf, g->n_inputs + g->n_outputs, pf);
+                 pf, pf, pf, g->n_inputs + g->n_outputs,
+                 cu_custom_host(g, NULL) ? "    void *host;          /* pinned: the custom operators' inputs and outputs */\n" : "", pf);
     cgbuf_printf(h, "int %s_cuda_init(%s_cuda_ctx *ctx);\n", pf, pf);
     cgbuf_printf(h, "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
     cgbuf_printf(h, "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
@@ -432,6 +434,11 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                         "#include \"mpcc_cuda_int8.cuh\"\n#include \"mpcc_cuda_s16.cuh\"\n"
                         "#include \"mpcc_cuda_layout.cuh\"\n");
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
+        int64_t host = cu_custom_host(g, NULL);
+        if (host) { /* custom operators: the C target's user kernels, run on the host (cuda_emit_cf.c) */
+            cgbuf_printf(&c, "#include \"mpcc_custom.h\" /* runtime/: build with -I<mpcc>/runtime too */\n");
+            cu_custom_host(g, &c);
+        }
         emit_blob(&e, gcs, n_g, &c);
         cgbuf_printf(&c, "\n/* ---- kernels ---- */\n");
         cgbuf_append(&c, k.s ? k.s : "", k.len);
@@ -466,6 +473,9 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      pf, pf, P, P, pf, pf, pf, pf, pf, pf);
         cgbuf_append(&c, attr.s ? attr.s : "", attr.len);
         cu_emit_state_init(&e, &c);
+        if (host)
+            cgbuf_printf(&c, "    if ((err = cudaMallocHost(&ctx->host, %lld)) != cudaSuccess) return %s_fail(ctx, err, -1);\n",
+                         (long long)host, pf);
         cgbuf_printf(&c, "    return 0;\n}\n\n");
         cgbuf_printf(&c,
                      "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
@@ -519,9 +529,10 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "    if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
                      "    cudaFree(ctx->arena);\n"
                      "    cudaFree(ctx->weights);\n"
+                     "%s"
                      "    ctx->arena = ctx->weights = ctx->graph = ctx->graph_exec = NULL;\n}\n\n"
                      "const char *%s_cuda_error(const %s_cuda_ctx *ctx) { return ctx ? ctx->error : \"NULL context\"; }\n",
-                     pf, pf, pf, pf);
+                     pf, pf, host ? "    cudaFreeHost(ctx->host);\n    ctx->host = NULL;\n" : "", pf, pf);
         emit_cuda_header(&h, g, o, P, e.n_kernels);
     }
     for (int q = 0; q < n_g; q++) {
