@@ -384,8 +384,8 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         for (int i = 0; i < gc->g->n_ops; i++) extra += cu_classify(gc->g, &gc->g->ops[i], &(const char *){0}) == CU_CONTROL;
     }
     if (!rc && o->jit && extra)
-        rc = diag_user(d, "%s: control flow, resource variables and the subgraphs of signatures are not available with --target "
-                          "cuda --jit yet (its loader has no host-side copies); --target cuda without --jit runs them", g->source);
+        rc = diag_user(d, "%s: control flow, resource variables, custom operators and the subgraphs of signatures are not available "
+                          "with --target cuda --jit yet (its loader has no host-side copies); --target cuda without --jit runs them", g->source);
     char P[128];
     size_t j = 0;
     for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
@@ -436,7 +436,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
         int64_t host = cu_custom_host(g, NULL);
         if (host) { /* custom operators: the C target's user kernels, run on the host (cuda_emit_cf.c) */
-            cgbuf_printf(&c, "#include \"mpcc_custom.h\" /* runtime/: build with -I<mpcc>/runtime too */\n");
+            cgbuf_printf(&c, "#include \"../mpcc_custom.h\" /* runtime/mpcc_custom.h, found through -I<mpcc>/runtime/cuda */\n");
             cu_custom_host(g, &c);
         }
         emit_blob(&e, gcs, n_g, &c);
