@@ -14,8 +14,10 @@
  * it on the caller's stream; constants live in one blob uploaded once by
  * PREFIX_cuda_init.
  *
- * Ops without a CUDA kernel are reported all at once, each with its
- * operator index, op and dtype (user error): no silent fallback. */
+ * Every subgraph the model runs (control flow, signatures) is emitted the
+ * same way, with host code around it (cuda_emit_cf.c). Ops without a CUDA
+ * kernel are reported all at once, each with its subgraph, operator index,
+ * op and dtype (user error): no silent fallback. */
 #include "emit_cuda.h"
 #include "cuda_internal.h"
 
@@ -103,8 +105,9 @@ static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o,
     cgbuf_printf(h, "void %s_cuda_free(%s_cuda_ctx *ctx);\n", pf, pf);
     cgbuf_printf(h, "const char *%s_cuda_error(const %s_cuda_ctx *ctx);\n", pf, pf);
     if (cu_cf_host_sync(g))
-        cgbuf_printf(h, "/* This model has control flow (IF/WHILE), read on the host between kernels: %s_cuda_run waits\n"
-                        " * for the stream at each condition, and %s_cuda_run_graph runs it as %s_cuda_run does. */\n", pf, pf, pf);
+        cgbuf_printf(h, "/* This model runs host code between kernels (IF/WHILE conditions, custom operators: see\n"
+                        " * docs/cuda-control-flow.md): %s_cuda_run waits for the stream there, %s_cuda_run_graph runs it\n"
+                        " * as %s_cuda_run does, and a custom operator's failing kernel makes them return 5. */\n", pf, pf, pf);
     cu_emit_entries_header(h, g, pf, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }

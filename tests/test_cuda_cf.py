@@ -6,6 +6,7 @@ and every signature's PREFIX_<key>_cuda_run (sig_two_f32, sig_shared_f32) agains
 op through the C target's user kernel, run on the host (custom_sinh_f32) against `mpcc run`. All the
 models build into one emulator program (one g++ run: the emulator headers dominate the cost)."""
 
+import os
 import re
 
 import numpy as np
@@ -15,7 +16,7 @@ import oracle
 from compare import compare_arrays
 from mpcc_paths import MODELS_DIR, ROOT
 from mpcc_tools import model_args, mpcc_run, new_workdir, run_cmd
-from test_cuda import CUDA_INC, MPCC, REFUSED, _rel_l2
+from test_cuda import CUDA_INC, MPCC, NVCC, ON_DEVICE, REFUSED, _rel_l2
 
 pytestmark = pytest.mark.xdist_group("cuda")
 
@@ -31,7 +32,7 @@ VAR_STEPS = 4
 def _driver(cases):
     """C++ main: for each case (prefix, [(function, tag, inputs, output bytes, reinit)]) runs the
     entry points in order on one context, inputs from DIR/<tag>_in<i>.bin, outputs to DIR/<tag>_out<i>.bin."""
-    src = ["#include <cstdio>", "#include <vector>"]
+    src = ["#include <cstdio>", "#include <vector>", "#ifndef MPCC_CUDA_EMU", "#include <cuda_runtime.h>", "#endif"]
     src += [f'#include "{p}.cu"' for p, _ in cases]
     src += ["template <class Ctx>",
             "static int step(Ctx *ctx, int (*fn)(Ctx *, void *, const void *const *, void *const *), const char *dir,",
@@ -134,13 +135,17 @@ def test_control_flow_and_signatures_on_the_emulator(seed):
     for _, tag, ins, _ in checks:
         for i, a in enumerate(ins):
             np.ascontiguousarray(a).tofile(work / f"{tag}_in{i}.bin")
-    (work / "driver.cpp").write_text(_driver(cases))
+    (work / "driver.cu").write_text(_driver(cases))
     exe = work / "cf-emu"
     p = run_cmd(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-I", ROOT / "runtime", "-c",
                  ROOT / "tests" / "custom" / "user_kernels.c", "-o", work / "user_kernels.o"])
     assert p.returncode == 0, p.stderr
-    p = run_cmd(["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-DMPCC_CUDA_EMU", "-I", CUDA_INC,
-                 "-I", ROOT / "runtime", "-I", work, work / "driver.cpp", work / "user_kernels.o", "-o", exe, "-lm"])
+    if ON_DEVICE:  # MPCC_CUDA_DEVICE=1 (a machine with a GPU): nvcc, and the runs on the device
+        p = run_cmd([NVCC, "-std=c++17", f"-arch={os.environ.get('MPCC_CUDA_ARCH', 'sm_90')}", "-O2", "-I", CUDA_INC,
+                     "-I", work, work / "driver.cu", work / "user_kernels.o", "-o", exe])
+    else:
+        p = run_cmd(["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-DMPCC_CUDA_EMU", "-I", CUDA_INC,
+                     "-I", work, "-x", "c++", work / "driver.cu", "-x", "none", work / "user_kernels.o", "-o", exe, "-lm"])
     assert p.returncode == 0, p.stderr[-4000:]
     r = run_cmd([exe, work], timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
