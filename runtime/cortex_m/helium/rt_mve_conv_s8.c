@@ -16,35 +16,36 @@
 RT_MVE_INLINE int32x4_t dot_2x2(const int8_t *a0, const int8_t *a1, const int8_t *w0, const int8_t *w1, int32_t b0,
                                 int32_t b1, uint32_t n16, uint32_t pt) {
     register int32_t s0 __asm__("r6") = b0, s1 __asm__("r8") = b1, s2 __asm__("r10") = b0, s3 __asm__("r12") = b1;
-    int32x4_t y;
+    int32x4_t y, t1, t2;
     __asm__("wls lr, %[n], 2f\n"
             "1:\n\t"
-            "vldrb.8 q0, [%[a0]], #16\n\t"
-            "vldrb.8 q1, [%[w0]], #16\n\t"
-            "vmladava.s8 %[s0], q0, q1\n\t"
-            "vldrb.8 q2, [%[a1]], #16\n\t"
-            "vmladava.s8 %[s2], q2, q1\n\t"
-            "vldrb.8 q1, [%[w1]], #16\n\t"
-            "vmladava.s8 %[s1], q0, q1\n\t"
-            "vmladava.s8 %[s3], q2, q1\n\t"
+            "vldrb.8 %q[y], [%[a0]], #16\n\t"
+            "vldrb.8 %q[t1], [%[w0]], #16\n\t"
+            "vmladava.s8 %[s0], %q[y], %q[t1]\n\t"
+            "vldrb.8 %q[t2], [%[a1]], #16\n\t"
+            "vmladava.s8 %[s2], %q[t2], %q[t1]\n\t"
+            "vldrb.8 %q[t1], [%[w1]], #16\n\t"
+            "vmladava.s8 %[s1], %q[y], %q[t1]\n\t"
+            "vmladava.s8 %[s3], %q[t2], %q[t1]\n\t"
             "le lr, 1b\n"
             "2:\n\t"
             "vmsr p0, %[pt]\n\t"
-            "vpstttt\n\t"
-            "vldrbt.8 q0, [%[a0]]\n\t"
-            "vldrbt.8 q1, [%[w0]]\n\t"
-            "vldrbt.8 q2, [%[a1]]\n\t"
-            "vldrbt.8 q3, [%[w1]]\n\t"
-            "vmladava.s8 %[s0], q0, q1\n\t"
-            "vmladava.s8 %[s2], q2, q1\n\t"
-            "vmladava.s8 %[s1], q0, q3\n\t"
-            "vmladava.s8 %[s3], q2, q3\n\t"
+            "vpsttt\n\t"
+            "vldrbt.8 %q[y], [%[a0]]\n\t"
+            "vldrbt.8 %q[t1], [%[w0]]\n\t"
+            "vldrbt.8 %q[t2], [%[a1]]\n\t"
+            "vmladava.s8 %[s0], %q[y], %q[t1]\n\t"
+            "vmladava.s8 %[s2], %q[t2], %q[t1]\n\t"
+            "vpst\n\t"
+            "vldrbt.8 %q[t1], [%[w1]]\n\t"
+            "vmladava.s8 %[s1], %q[y], %q[t1]\n\t"
+            "vmladava.s8 %[s3], %q[t2], %q[t1]\n\t"
             "vmov %q[y][2], %q[y][0], %[s0], %[s2]\n\t"
             "vmov %q[y][3], %q[y][1], %[s1], %[s3]"
             : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [a0] "+r"(a0), [a1] "+r"(a1),
-              [w0] "+r"(w0), [w1] "+r"(w1), [y] "=w"(y)
+              [w0] "+r"(w0), [w1] "+r"(w1), [y] "=&w"(y), [t1] "=&w"(t1), [t2] "=&w"(t2)
             : [n] "r"(n16), [pt] "r"(pt)
-            : "q0", "q1", "q2", "q3", "lr", "memory");
+            : "lr", "memory");
     return y;
 }
 
@@ -75,7 +76,8 @@ static void gemm(const rt_opt_conv_params *p, const int8_t *in, const int8_t *w,
             int32x4_t y = vqrdmulhq_s32(dot_2x2(a0, last ? a0 : a0 + lda, w0, w1, b0, b1, n16, pt), mv);
             y = vrshlq_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), sv);
             y = vminq_s32(vmaxq_s32(vaddq_n_s32(y, zo), lo), hi);
-            vstrbq_scatter_offset_p_s32(o, at, y, (mve_pred16_t)(chp & (last ? 0x00FF : 0xFFFF)));
+            if (chp == 0xFFFF && !last) vstrbq_scatter_offset_s32(o, at, y);
+            else vstrbq_scatter_offset_p_s32(o, at, y, (mve_pred16_t)(chp & (last ? 0x00FF : 0xFFFF)));
         }
     }
 }

@@ -39,15 +39,23 @@ RT_MVE_INLINE void dw_pixels(const rt_dwconv_params *p, const int8_t *x, int32_t
     const int32x4_t m = tail ? vldrwq_z_s32(p->mult + ch, pr) : vldrwq_s32(p->mult + ch);
     const int32x4_t sh = tail ? vldrwq_z_s32(p->shift + ch, pr) : vldrwq_s32(p->shift + ch);
     const int32x4_t lo = vdupq_n_s32(p->act_qmin), hi = vdupq_n_s32(p->act_qmax);
-    for (int i = 0; i < np; i++) {
-        int32x4_t y = i == 0 ? a0 : i == 1 ? a1 : i == 2 ? a2 : a3;
-        if (!full) y = vaddq_s32(y, ks);
-        y = vqrdmulhq_s32(y, m);
-        y = vrshlq_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), sh);
-        y = vminq_s32(vmaxq_s32(vaddq_n_s32(y, p->out_offset), lo), hi);
-        if (tail) vstrbq_p_s32(o + i * c, y, pr);
-        else vstrbq_s32(o + i * c, y);
+    /* the np pixels' requantization (TFLite's) and stores */
+#define RT_MVE_DW_OUT(a, i)                                                                                    \
+    do {                                                                                                       \
+        int32x4_t y = full ? (a) : vaddq_s32(a, ks);                                                           \
+        y = vqrdmulhq_s32(y, m);                                                                               \
+        y = vrshlq_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), sh);                                                 \
+        y = vminq_s32(vmaxq_s32(vaddq_n_s32(y, p->out_offset), lo), hi);                                       \
+        if (tail) vstrbq_p_s32(o + (i) * c, y, pr);                                                            \
+        else vstrbq_s32(o + (i) * c, y);                                                                       \
+    } while (0)
+    RT_MVE_DW_OUT(a0, 0);
+    if (np == 4) {
+        RT_MVE_DW_OUT(a1, 1);
+        RT_MVE_DW_OUT(a2, 2);
+        RT_MVE_DW_OUT(a3, 3);
     }
+#undef RT_MVE_DW_OUT
 }
 
 /* Channels c0..c1 (c1 - c0 <= RT_MVE_DW_CHUNK) of every output pixel. */
