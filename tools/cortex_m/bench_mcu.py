@@ -1,7 +1,7 @@
 """`make bench-mcu`: instructions retired per inference, flash and RAM of mpcc's C on Cortex-M
 boards under QEMU (not a test; docs/cortex-m.md shows a table).
 
-    python tools/cortex_m/bench_mcu.py [--boards m4,m55] [--models person_detect,...] [--opt -O2]
+    python tools/cortex_m/bench_mcu.py [--boards m4,m55] [--models person_detect,...] [--opt -O2] [--profile]
 
 Instructions: a TCG plugin (tools/cortex_m/insn_count.c, built against qemu-plugin.h from
 Debian's qemu source package, fetched with apt-get source into build/mcu/qemu-src) counts every
@@ -9,7 +9,8 @@ guest instruction; one inference is the difference between programs that run the
 times (start-up, input set-up and printing cancel out). Instructions, not cycles: QEMU does not
 model timing. Flash: .text + .rodata + .data of the program (the model's weights included; the
 test harness and libc are a few KB of it). RAM: the arena (.bss) + the stack high-water mark
-measured on the board (startup.c paints the stack).
+measured on the board (startup.c paints the stack). --profile adds each row's instructions per
+function (tools/cortex_m/insn_profile.c's block counts, mapped to symbols with nm).
 
 The peer: with MCU_PEER_DIR (or --peer-dir) naming a folder of TensorFlow Lite Micro, CMSIS-NN,
 flatbuffers, gemmlowp and ruy sources (tools/cortex_m/peer_tflm.py says which), each row also
