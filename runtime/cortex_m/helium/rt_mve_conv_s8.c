@@ -49,6 +49,12 @@ RT_MVE_INLINE int32x4_t dot_2x2(const int8_t *a0, const int8_t *a1, const int8_t
     return y;
 }
 
+/* TFLite's requantization of a tile's four sums (see gemm), the output offset, the clamp. */
+RT_MVE_INLINE int32x4_t requant_tile(int32x4_t s, int32x4_t mv, int32x4_t sv, int32_t zo, int32x4_t lo, int32x4_t hi) {
+    const int32x4_t y = vqrdmulhq_s32(s, mv);
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(vrshlq_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), sv), zo), lo), hi);
+}
+
 static void gemm(const rt_opt_conv_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out) {
     const rt_opt_gemm_params *g = &p->gemm;
     const int32_t m = p->batches * g->m, n = g->n, k = g->k, lda = g->lda, ldc = g->ldc;
@@ -69,16 +75,16 @@ static void gemm(const rt_opt_conv_params *p, const int8_t *in, const int8_t *w,
         mv = vsetq_lane_s32(g->mult[c1], vsetq_lane_s32(g->mult[c1], mv, 1), 3);
         sv = vsetq_lane_s32(g->shift[c1], vsetq_lane_s32(g->shift[c1], sv, 1), 3);
         const mve_pred16_t chp = ch + 1 < n ? 0xFFFF : 0x0F0F;
-        const int8_t *a0 = in;
+        const int8_t *a0 = in, *const end = in + (int64_t)(m & ~1) * lda;
         int8_t *o = out + ch;
-        for (int32_t r = 0; r < m; r += 2, a0 += 2 * lda, o += 2 * ldc) {
-            const int last = r + 1 >= m; /* an odd last row: its pair is itself, its second row not stored */
-            int32x4_t y = vqrdmulhq_s32(dot_2x2(a0, last ? a0 : a0 + lda, w0, w1, b0, b1, n16, pt), mv);
-            y = vrshlq_s32(vqaddq_s32(y, vshrq_n_s32(y, 31)), sv);
-            y = vminq_s32(vmaxq_s32(vaddq_n_s32(y, zo), lo), hi);
-            if (chp == 0xFFFF && !last) vstrbq_scatter_offset_s32(o, at, y);
-            else vstrbq_scatter_offset_p_s32(o, at, y, (mve_pred16_t)(chp & (last ? 0x00FF : 0xFFFF)));
-        }
+#define RT_MVE_TILE(a1) requant_tile(dot_2x2(a0, a1, w0, w1, b0, b1, n16, pt), mv, sv, zo, lo, hi)
+        if (chp == 0xFFFF)
+            for (; a0 != end; a0 += 2 * lda, o += 2 * ldc) vstrbq_scatter_offset_s32(o, at, RT_MVE_TILE(a0 + lda));
+        else
+            for (; a0 != end; a0 += 2 * lda, o += 2 * ldc) vstrbq_scatter_offset_p_s32(o, at, RT_MVE_TILE(a0 + lda), chp);
+        if (m & 1) /* an odd last row: its pair is itself, its second row not stored */
+            vstrbq_scatter_offset_p_s32(o, at, RT_MVE_TILE(a0), (mve_pred16_t)(chp & 0x00FF));
+#undef RT_MVE_TILE
     }
 }
 #else
