@@ -167,7 +167,7 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     IrIsa isa = (g->root ? g->root : g)->isa;
     int cm = s8 && (isa == IR_ISA_ARMV7EM || isa == IR_ISA_ARMV8M || isa == IR_ISA_ARMV81M);
     int out_f32 = g->tensors[op->out[0]].dtype == IR_F32;
-    if (cm && op->sched.nr == 1) { /* pass schedule chose Helium's kernel (W as rows, runtime/cortex_m/helium) */
+    if (cm && op->sched.nr == 1) { /* pass schedule chose Helium's kernel (sched_pack_mve_s8, runtime/cortex_m/helium) */
         cg_line(cg, "rt_mve_conv_s8(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0),
                 cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_out(cg, op, 0),
                 post ? "&post" : "NULL", op->sched.post_add >= 0 ? cg_tensor(cg, op->sched.post_other, 1) : "NULL");

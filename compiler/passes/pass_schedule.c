@@ -107,17 +107,21 @@ static int block_rows(const Graph *g, int64_t m, int64_t row_bytes, int mr) {
 }
 
 /* Pack weights/bias of a GEMM-lowered op (FC or conv): W is [n][k]. rows (int8 on Helium,
- * runtime/cortex_m/helium): W stays rows of K bytes, nothing padded (nr 1), and the bias takes
- * in_offset x the sum of each row (the kernel sums int8 x int8; the panels' kernels sum a + 128). */
+ * runtime/cortex_m/helium): W in groups of 4 channels of 16-byte chunks (sched_pack_mve_s8, N padded
+ * to 4, K to 16; nr 1), and the bias takes in_offset x the sum of each row (the kernel sums
+ * int8 x int8; the panels' kernels sum a + 128). */
 static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_offset, const int32_t *mult,
                      const int32_t *shift, int per_channel, int rows, Diag *d) {
     IrOp *op = &g->ops[op_index];
     int wid = op->in[1], bid = op->n_in > 2 ? op->in[2] : -1;
     IrDType dt = g->tensors[op->in[0]].dtype, wdt = g->tensors[wid].dtype;
     int half = wdt == IR_BF16 || wdt == IR_F16;
-    int32_t np = rows ? n : (n + NR - 1) / NR * NR;
+    int32_t np = rows ? (n + 3) / 4 * 4 : (n + NR - 1) / NR * NR; /* rows: Helium's groups of 4 */
     void *pw, *pb;
-    int64_t wn = half ? (int64_t)np * ((k + 1) / 2 * 2) : dt == IR_F32 || rows ? (int64_t)np * k : (int64_t)np * ((k + 3) / 4 * 4);
+    int64_t wn = half              ? (int64_t)np * ((k + 1) / 2 * 2)
+                 : dt == IR_F32    ? (int64_t)np * k
+                 : rows            ? (int64_t)np * ((k + 15) / 16 * 16)
+                                   : (int64_t)np * ((k + 3) / 4 * 4);
     int pw_id = new_const(g, wid, ".packed", half ? wdt : dt == IR_F32 ? IR_F32 : IR_I8, wn, &pw);
     int pb_id = pw_id < 0 ? -1 : new_const(g, wid, ".packed_bias", dt == IR_F32 ? IR_F32 : IR_I32, np, &pb);
     if (pb_id < 0) return diag_internal(d, "out of memory");
@@ -129,7 +133,7 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         float *bias = pb;
         for (int32_t c = 0; c < np; c++) bias[c] = (b && c < n) ? ((const float *)b->data)[c] : 0.0f;
     } else {
-        if (rows) memcpy(pw, w->data, (size_t)n * (size_t)k);
+        if (rows) sched_pack_mve_s8((const int8_t *)w->data, n, k, pw);
         else sched_pack_s8((const int8_t *)w->data, n, k, pw);
         sched_fold_bias_s8((const int8_t *)w->data, b ? (const int32_t *)b->data : NULL, in_offset + (rows ? 128 : 0),
                            n, k, np, pb);

@@ -34,6 +34,22 @@ void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out) {
             }
 }
 
+/* Packs W[n][k] int8 for Helium's 1x1 convolution (runtime/cortex_m/helium/rt_mve_conv_s8.c):
+ * groups of 4 channels (N rounded up to 4), each ceil(K/16) chunks of 4 x 16 bytes (the group's four
+ * channels' 16 bytes of the chunk in turn); the pad = 16 ceil(K/16) - K zero bytes lead the first
+ * chunk, so chunk j, lane l holds k index 16 j + l - pad. */
+void sched_pack_mve_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out) {
+    int32_t ng = (n + 3) / 4, nc = (k + 15) / 16, pad = nc * 16 - k;
+    for (int32_t gi = 0; gi < ng; gi++)
+        for (int32_t j = 0; j < nc; j++)
+            for (int32_t c = 0; c < 4; c++)
+                for (int32_t l = 0; l < 16; l++) {
+                    int32_t col = gi * 4 + c, kk = j * 16 + l - pad;
+                    out[(((int64_t)gi * nc + j) * 4 + c) * 16 + l] =
+                        col < n && kk >= 0 ? w[(int64_t)col * k + kk] : 0;
+                }
+}
+
 void sched_pack_int4(const int8_t *w, int32_t n, int32_t k, uint8_t *out) {
     int64_t kp = ((int64_t)k + 63) / 64 * 64;
     memset(out, 0x88, (size_t)(n * kp / 2)); /* the padding: 8 in both nibbles, a zero weight */

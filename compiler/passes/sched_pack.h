@@ -10,6 +10,8 @@
 void sched_pack_f32(const float *w, int32_t n, int32_t k, float *out);
 /* int8 panels [N/16][K4/4][16][4], K padded to a multiple of 4, N padded with zeros. */
 void sched_pack_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
+/* Helium's 1x1 convolution: groups of 4 channels [N4/4][ceil(K/16)][4][16], K's zero padding leading. */
+void sched_pack_mve_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
 /* 16-bit float panels [N/16][K2][16][2] (K2 = ceil(K/2), zero padded) for rt_opt_fc_half. */
 void sched_pack_half(const uint16_t *w, int32_t n, int32_t k, uint16_t *out);
 /* int4 values (int8 in [-8, 7]) as rt_opt_fc_hybrid_w4's nibble rows: n rows of ceil(k / 64) * 32 bytes. */

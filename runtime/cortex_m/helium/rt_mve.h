@@ -14,17 +14,19 @@ extern "C" {
 /* 1 when rt_mve_conv_s8 takes a 1x1 stride-1 int8 convolution whose n channels requantize with
  * these shifts (TFLite's doubling-high-multiply then a rounding right shift of 1..31 bits, which
  * VQRDMULH and VRSHL do four lanes at a time). Pass schedule asks it, and then lays the weights
- * out as rows W[n][k] (no panels, no padding) with the input offset folded into the bias. */
+ * out in groups of 4 channels of 16-byte chunks (sched_pack_mve_s8: N padded to 4, K to 16, the
+ * padding leading) with the input offset folded into the bias. */
 static inline int rt_mve_conv_ok(const int32_t *shift, int32_t n) {
     for (int32_t i = 0; i < n; i++)
         if (shift[i] > -1 || shift[i] < -31) return 0;
     return n > 0;
 }
 
-/* A 1x1 stride-1 int8 convolution (p->direct) on Helium: w is W[n][k] (rows of K bytes), bias the
- * bias plus in_offset x the sum of each row (pass schedule folds it), so a sum is bias + a . w over
- * int8 lanes: VMLADAVA.S8 takes 16 products a step, 2 rows x 2 channels at a time, the tail
- * predicated; the four sums of a tile requantize as one vector and one scatter store writes them.
+/* A 1x1 stride-1 int8 convolution (p->direct) on Helium: w is sched_pack_mve_s8's groups, bias the
+ * bias plus in_offset x the sum of each channel's weights (pass schedule folds it), so a sum is
+ * bias + a . w over int8 lanes: VMLADAVA.S8 takes 16 products a step, 2 rows x 4 channels at a
+ * time, the first chunk's loads of A predicated; each row's four sums requantize as one vector and
+ * one store writes them.
  * post (or NULL): a fused residual ADD with other, elementwise over the whole output. */
 void rt_mve_conv_s8(const rt_opt_conv_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                     int8_t *out, const rt_opt_post_add *post, const int8_t *other);
