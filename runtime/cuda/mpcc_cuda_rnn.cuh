@@ -22,6 +22,11 @@
 
 /* ---- f32 LSTM ---- */
 
+/* The input / output row of time step t of batch row b. */
+MPCC_DEV long long mpcc_lstm_row(const mpcc_lstm_args &p, int t, int b) {
+    return p.time_major ? (long long)t * p.n_batch + b : (long long)b * p.max_time + t;
+}
+
 MPCC_DEV float mpcc_lstm_act(float x, int act) { /* ApplyActivationToVector; RT_LSTM_ACT_* */
     switch (act) {
     case 1: return x < 0.0f ? 0.0f : x;
@@ -61,7 +66,7 @@ MPCC_DEV void mpcc_lstm_f32_body(const mpcc_lstm_args &p) {
     float *h = (float *)p.h + (long long)b * no, *c = (float *)p.c + (long long)b * n;
     float *gate = (float *)p.scratch + 5LL * n * b, *hidden = gate + 4LL * n;
     for (int t = 0; t < p.max_time; t++) {
-        const long long row = p.time_major ? (long long)t * p.n_batch + b : (long long)b * p.max_time + t;
+        const long long row = mpcc_lstm_row(p, t, b);
         const float *x = (const float *)p.in + row * p.n_input;
         /* bias + W x + R h (+ peephole with the old cell state) for every present gate */
         for (int e = tid; e < 4 * n; e += nt) {
@@ -289,7 +294,7 @@ MPCC_DEV void mpcc_lstm_s8_body(const mpcc_lstm_args &p) {
     int16_t *c = (int16_t *)p.c + (long long)b * n, *gate = (int16_t *)p.scratch + 4LL * n * b;
     int8_t *hidden = (int8_t *)((int16_t *)p.scratch + 4LL * n * p.n_batch) + (long long)b * n;
     for (int t = 0; t < p.max_time; t++) {
-        const long long row = p.time_major ? (long long)t * p.n_batch + b : (long long)b * p.max_time + t;
+        const long long row = mpcc_lstm_row(p, t, b);
         const int8_t *x = (const int8_t *)p.in + row * p.n_input;
         /* CalculateLstmGateInteger8x8_16 up to the layer norm: requant(W x) + requant(R h) (+ peephole) */
         for (int e = tid; e < 4 * n; e += nt) {
