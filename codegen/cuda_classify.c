@@ -15,7 +15,7 @@ const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s
                                            "attention", "mean", "elementwise", "gather", "concat",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
                                            "softmax-s8", "requant-s8", "lut", "binary-s16", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32",
-                                           "layout", "rnn"};
+                                           "layout", "misc", "rnn"};
 
 IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -23,7 +23,7 @@ IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
 
 int cu_unary_code(OpKind k) {
     switch (k) {
-    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: return 0;
+    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: case OP_RELU_0_TO_1: return 0;
     case OP_LOGISTIC: return 1;
     case OP_TANH: return 2;
     case OP_EXP: return 3;
@@ -34,6 +34,8 @@ int cu_unary_code(OpKind k) {
     case OP_NEG: return 8;
     case OP_HARD_SWISH: return 11;
     case OP_LEAKY_RELU: return 12;
+    case OP_COS: return 13;
+    case OP_SIN: return 14;
     default: return -1;
     }
 }
@@ -233,7 +235,11 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     if (op->dead) return CU_SKIP;
     if (op->elided) return CU_SKIP;
     if (op->guard) {
-        *why = "its shape input is checked at run time (not on the GPU yet)";
+        /* The C target compares the run-time shape input with the compiled shape and returns 4 on a
+         * mismatch; a CUDA run only enqueues work on device buffers (also under graph capture), so
+         * it cannot read that input and return the status without a synchronizing copy. */
+        *why = "its shape input is a run-time tensor the C target checks against the compiled shape (status 4 on a "
+               "mismatch); a CUDA run only enqueues work on device buffers and cannot return that status";
         return CU_NONE;
     }
     CuKind more = cu_classify_more(g, op, why);
@@ -241,6 +247,8 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     int mine = 0;
     CuKind kl = cu_classify_layout(g, op, why, &mine);
     if (mine) return kl;
+    CuKind km = cu_classify_misc(g, op, why, &mine);
+    if (mine) return km;
     CuKind kr = cu_classify_rnn(g, op, why, &mine);
     if (mine) return kr;
     if (t0 == IR_I8) {
@@ -337,7 +345,7 @@ int cu_check_graph(const Graph *g, Diag *d) {
                                     ir_op_name(op->kind), ir_dtype_name(cu_dt_in(g, op, 0)), why);
     }
     if (!bad) return 0;
-    return diag_user(d, "%s: %d operator%s cannot run on --target cuda (no CUDA kernel yet; --target c runs them):%s%s",
+    return diag_user(d, "%s: %d operator%s cannot run on --target cuda (--target c runs them):%s%s",
                      g->source, bad, bad == 1 ? "" : "s", list, bad > 8 ? "; ..." : "");
 }
 

@@ -5,6 +5,7 @@
  *   cuda_emit_s8.c   the int8 (TFLite-quantized) kernels
  *   cuda_emit_s16.c  int16 ops, compile-time lookup tables (any int8/int16 elementwise op), PAD
  *   cuda_emit_layout.c PAD, SPLIT/PACK/UNPACK, PRELU, RESIZE_*, TRANSPOSE_CONV
+ *   cuda_emit_misc.c ABS int32, REDUCE_PROD, EMBEDDING_LOOKUP, SHAPE, L2_NORMALIZATION / LOG_SOFTMAX int8
  *   cuda_emit_rnn.c  UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF (and the reset of their state tensors)
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
@@ -29,6 +30,7 @@ typedef enum CuKind {
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
     CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
+    CU_MISC, /* cuda_emit_misc.c (runtime/cuda/mpcc_cuda_misc.cuh) */
     CU_RNN /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
 } CuKind;
 
@@ -117,6 +119,9 @@ void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total);
 CuKind cu_classify_layout(const Graph *g, const IrOp *op, const char **why, int *mine);
 int cu_xconsts_layout(CuEmit *e, int i, const IrOp *op);
 int cu_emit_layout(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
+CuKind cu_classify_misc(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_misc(CuEmit *e, int i, const IrOp *op);
+int cu_emit_misc(CuEmit *e, CgBuf *kb, int index, const IrOp *op);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
 CuKind cu_classify_rnn(const Graph *g, const IrOp *op, const char **why, int *mine);
 int cu_xconsts_rnn(CuEmit *e, int i, const IrOp *op);

@@ -128,9 +128,9 @@ static void emit_blob(CuEmit *e, CgBuf *c) {
 /* The kernel source as C string lines: runtime/cuda's headers (embedded in mpcc at build time),
  * then the kernels of this model. */
 static void emit_source_lines(CgBuf *c, const CgBuf *k) {
-    static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
+    static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_args_misc.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
                                         "mpcc_cuda_attention.cuh", "mpcc_cuda_int8.cuh", "mpcc_cuda_s16.cuh",
-                                        "mpcc_cuda_layout.cuh", "mpcc_cuda_args_rnn.h", "mpcc_cuda_rnn.cuh"};
+                                        "mpcc_cuda_layout.cuh", "mpcc_cuda_misc.cuh", "mpcc_cuda_args_rnn.h", "mpcc_cuda_rnn.cuh"};
     for (size_t n = 0; n < sizeof order / sizeof order[0]; n++)
         for (const CuHeaderText *h = cu_headers; h->name; h++) {
             if (strcmp(h->name, order[n]) != 0) continue;
@@ -326,7 +326,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         cgbuf_printf(&c, "#include %s\n", txt_c_string(inc, sizeof inc, o->header_name));
         cgbuf_printf(&c, "#include \"mpcc_cuda_ops.cuh\"\n#include \"mpcc_cuda_gemm.cuh\"\n#include \"mpcc_cuda_attention.cuh\"\n"
                         "#include \"mpcc_cuda_int8.cuh\"\n#include \"mpcc_cuda_s16.cuh\"\n"
-                        "#include \"mpcc_cuda_layout.cuh\"\n#include \"mpcc_cuda_rnn.cuh\"\n");
+                        "#include \"mpcc_cuda_layout.cuh\"\n#include \"mpcc_cuda_misc.cuh\"\n#include \"mpcc_cuda_rnn.cuh\"\n");
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
         emit_blob(&e, &c);
         cgbuf_printf(&c, "\n/* ---- kernels ---- */\n");
