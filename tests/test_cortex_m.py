@@ -44,7 +44,8 @@ FLOAT_MODELS = {
 FPU_BOARDS = ["m4", "m7", "m33", "m55"]
 # Small int8 models whose depthwise and 1x1 layers take the Helium kernels' edge cases on the M55:
 # channel counts that are not a multiple of 4 (3, 5: the predicated tail), 5x5 filters, dilation 2,
-# stride 2, VALID and SAME padding (edge pixels, blocks of four), ReLU6.
+# stride 2, VALID and SAME padding (edge pixels, blocks of four), ReLU6; a 1x1 convolution with K = 3
+# (13 bytes of K padding, the predicated first chunk) over an odd number of rows (63).
 FUSION = ROOT / "tests" / "fusion"
 HELIUM_MODELS = {
     "dw_3x3_same_s1_m1": FUSION / "dw_3x3_same_s1_m1_int8.tflite",
@@ -52,6 +53,7 @@ HELIUM_MODELS = {
     "pad_dw_3x3_s1": FUSION / "pad_dw_3x3_s1_int8.tflite",
     "dw_dil2_same": MODELS_DIR / "op_depthwise_conv_2d_dil2_same_int8.tflite",
     "landmark_int8": MODELS_DIR / "landmark_int8.tflite",
+    "conv_1x1_s1_direct": FUSION / "conv_1x1_s1_direct_int8.tflite",
 }
 
 CASES = [(b, m) for b in FPU_BOARDS for m in [*INT_MODELS, *FLOAT_MODELS]]
