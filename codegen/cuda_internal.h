@@ -5,6 +5,7 @@
  *   cuda_emit_s8.c   the int8 (TFLite-quantized) kernels
  *   cuda_emit_s16.c  int16 ops, compile-time lookup tables (any int8/int16 elementwise op), PAD
  *   cuda_emit_layout.c PAD, SPLIT/PACK/UNPACK, PRELU, RESIZE_*, TRANSPOSE_CONV
+ *   cuda_emit_hybrid.c hybrid (float input, int8 weights) FULLY_CONNECTED / CONV_2D / DEPTHWISE_CONV_2D
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
 #define MPCC_CUDA_INTERNAL_H
@@ -27,7 +28,8 @@ typedef enum CuKind {
     CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8,
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
-    CU_LAYOUT /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
+    CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
+    CU_HYBRID /* cuda_emit_hybrid.c (runtime/cuda/mpcc_cuda_hybrid.cuh) */
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -54,6 +56,7 @@ typedef struct CuEmit {
     CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
     int uses_a, uses_w;   /* the run function reads the arena / the weights */
     CgBuf *kb;            /* the kernels (device source) */
+    int64_t arena_extra;  /* device arena bytes past the static plan (cuda_emit_hybrid.c) */
 } CuEmit;
 
 
@@ -116,5 +119,8 @@ CuKind cu_classify_layout(const Graph *g, const IrOp *op, const char **why, int 
 int cu_xconsts_layout(CuEmit *e, int i, const IrOp *op);
 int cu_emit_layout(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
+CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_hybrid(CuEmit *e, int i, const IrOp *op);
+int cu_emit_hybrid(CuEmit *e, CgBuf *kb, int index, const IrOp *op);
 
 #endif

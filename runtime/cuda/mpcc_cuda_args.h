@@ -306,5 +306,6 @@ typedef struct mpcc_rowop_args {
 } mpcc_rowop_args;
 
 #include "mpcc_cuda_args_s16.h"
+#include "mpcc_cuda_args_hybrid.h"
 
 #endif

@@ -1,0 +1,139 @@
+/* cuda_emit_hybrid.c - --target cuda: TFLite's hybrid ops (float activations, int8 constant
+ * weights: dynamic-range quantized FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D; kernels in
+ * runtime/cuda/mpcc_cuda_hybrid.cuh). One kind, CU_HYBRID.
+ *
+ * Each op's kernel is launched twice: phase 0 quantizes every batch row of the float input to
+ * int8 (its scale and zero point computed on the device, as rt_hybrid_quantize_row does), phase
+ * 1 computes the outputs from the quantized rows. The quantized rows and their scales and zero
+ * points live past the end of the static plan: the CUDA arena is the C target's plus
+ * e->arena_extra bytes (the largest hybrid op's need; ops run one after another on one stream,
+ * so they share it). The weights' row sums (FULLY_CONNECTED's zero-point term) are computed
+ * here and uploaded with the weights. */
+#include "cuda_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t align256(int64_t n) { return (n + 255) / 256 * 256; }
+
+/* Batch rows and values per row that phase 0 quantizes. */
+static void hybrid_rows(const IrOp *op, int64_t *rows, int64_t *len) {
+    if (op->kind == OP_FULLY_CONNECTED) {
+        const rt_fc_params *p = op->params;
+        *rows = p->batches, *len = p->in_depth;
+    } else if (op->kind == OP_CONV_2D) {
+        const rt_conv_params *p = op->params;
+        *rows = p->batches, *len = (int64_t)p->in_h * p->in_w * p->in_c;
+    } else {
+        const rt_dwconv_params *p = op->params;
+        *rows = p->batches, *len = (int64_t)p->in_h * p->in_w * p->in_c;
+    }
+}
+
+/* The arena tail's layout: q [rows * len] at 0, scales [rows] at *scales, zero points at *zps. */
+static int64_t hybrid_tail(const IrOp *op, int64_t *scales, int64_t *zps) {
+    int64_t rows, len;
+    hybrid_rows(op, &rows, &len);
+    *scales = align256(rows * len);
+    *zps = *scales + (4 * rows + 15) / 16 * 16;
+    return *zps + 4 * rows;
+}
+
+CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int *mine) {
+    if (op->kind != OP_FULLY_CONNECTED && op->kind != OP_CONV_2D && op->kind != OP_DEPTHWISE_CONV_2D) return CU_NONE;
+    if (!op->params || op->n_in < 2 || cu_dt_in(g, op, 0) != IR_F32 ||
+        (cu_dt_in(g, op, 1) != IR_I8 && cu_dt_in(g, op, 1) != IR_U8))
+        return CU_NONE;
+    *mine = 1;
+    const IrTensor *w = &g->tensors[op->in[1]];
+    int b = op->n_in > 2 ? op->in[2] : -1;
+    if (w->dtype != IR_I8) return *why = "hybrid float input with uint8 weights (TFLite's hybrid kernels take int8)", CU_NONE;
+    if (!w->data) return *why = "hybrid float input with int8 weights that are not constant", CU_NONE;
+    if (b >= 0 && g->tensors[b].dtype != IR_F32) return *why = "hybrid op with a non-float bias", CU_NONE;
+    if (g->tensors[op->out[0]].dtype != IR_F32) return *why = "hybrid op with a non-float output", CU_NONE;
+    if (op->sched.post_add >= 0) return *why = "hybrid convolution with a fused residual ADD", CU_NONE;
+    if (op->kind == OP_CONV_2D) {
+        const rt_conv_params *p = op->params;
+        if (p->w_scales && w->q.count != p->out_c)
+            return *why = "hybrid convolution whose filter scales are not one per output channel", CU_NONE;
+        if (p->filter_c <= 0 || p->in_c % p->filter_c || p->out_c % (p->in_c / p->filter_c))
+            return *why = "hybrid convolution whose groups do not divide the channels", CU_NONE;
+    }
+    int64_t rows, len;
+    hybrid_rows(op, &rows, &len);
+    if (rows > 65535) return *why = "hybrid op with more than 65535 batch rows (one CUDA block each)", CU_NONE;
+    return CU_HYBRID;
+}
+
+int cu_xconsts_hybrid(CuEmit *e, int i, const IrOp *op) {
+    const Graph *g = e->g;
+    const IrTensor *w = &g->tensors[op->in[1]];
+    const int8_t *wd = (const int8_t *)w->data;
+    int64_t sc, zp, need = hybrid_tail(op, &sc, &zp);
+    if (need > e->arena_extra) e->arena_extra = need;
+    if (op->kind == OP_FULLY_CONNECTED) {
+        const rt_fc_params *p = op->params;
+        int32_t *sums = malloc(sizeof(int32_t) * (size_t)(p->out_depth > 0 ? p->out_depth : 1));
+        if (!sums) return -1;
+        for (int32_t n = 0; n < p->out_depth; n++) { /* as the reference's row_sum (plain int32 adds) */
+            int32_t s = 0;
+            for (int32_t k = 0; k < p->in_depth; k++) s += wd[(int64_t)n * p->in_depth + k];
+            sums[n] = s;
+        }
+        if (cu_xconst_add(e, i, 0, sums, 4 * (int64_t)p->out_depth)) return -1;
+        return p->w_scales ? cu_xconst_copy(e, i, 1, p->w_scales, 4 * (int64_t)p->out_depth) : 0;
+    }
+    if (op->kind == OP_CONV_2D) {
+        const rt_conv_params *p = op->params;
+        return p->w_scales ? cu_xconst_copy(e, i, 1, p->w_scales, 4 * (int64_t)p->out_c) : 0;
+    }
+    const rt_dwconv_params *p = op->params;
+    return cu_xconst_copy(e, i, 1, p->w_scales, 4 * (int64_t)p->in_c * p->depth_mult);
+}
+
+int cu_emit_hybrid(CuEmit *e, CgBuf *kb, int index, const IrOp *op) {
+    const Graph *g = e->g;
+    CgCtx *cg = &e->cg;
+    int64_t rows, len, sc, zp, base = align256(g->arena_bytes), count = ir_tensor_numel(&g->tensors[op->out[0]]);
+    int kind = op->kind == OP_FULLY_CONNECTED ? 0 : op->kind == OP_CONV_2D ? 1 : 2;
+    hybrid_rows(op, &rows, &len);
+    hybrid_tail(op, &sc, &zp);
+    e->uses_a = 1;
+    cg_line(cg, "mpcc_hybrid_args p;");
+    cg_line(cg, "memset(&p, 0, sizeof p);");
+    cg_line(cg, "p.in = %s; p.w = %s; p.bias = %s; p.out = %s;", cu_ptr(e, op->in[0], "const float"),
+            cu_ptr(e, op->in[1], "const int8_t"), cu_ptr(e, op->n_in > 2 ? op->in[2] : -1, "const float"),
+            cu_ptr(e, op->out[0], "float"));
+    cg_line(cg, "p.w_scales = %s; p.row_sums = %s;", cu_xptr(e, index, 1, "const float"), cu_xptr(e, index, 0, "const int32_t"));
+    cg_line(cg, "/* the run-time quantized input, past the static plan (%s_ARENA_BYTES counts it) */", e->o->prefix);
+    cg_line(cg, "p.q = (int8_t *)(a + %lld); p.scales = (float *)(a + %lld); p.zps = (int32_t *)(a + %lld);",
+            (long long)base, (long long)(base + sc), (long long)(base + zp));
+    cg_line(cg, "p.row_len = %lld; p.count = %lld; p.kind = %d; p.batches = %lld;", (long long)len, (long long)count, kind,
+            (long long)rows);
+    if (kind == 0) {
+        const rt_fc_params *p = op->params;
+        cg_line(cg, "p.asymmetric = %d; p.in_c = %d; p.out_c = %d;", p->asymmetric != 0, p->in_depth, p->out_depth);
+        cg_line(cg, "p.w_scale = %s; p.act_min = %s;", cu_f32(e, p->w_scale), cu_f32(e, p->act_min));
+        cg_line(cg, "p.act_max = %s;", cu_f32(e, p->act_max));
+    } else {
+        float lo, hi, ws = 0.0f;
+        int asym = 1, filter_c = 0, mult = 1;
+        cu_emit_conv_geometry(e, op);
+        if (kind == 1) {
+            const rt_conv_params *p = op->params;
+            lo = p->act_min, hi = p->act_max, ws = p->w_scale, asym = p->w_scales != NULL, filter_c = p->filter_c;
+        } else {
+            const rt_dwconv_params *p = op->params;
+            lo = p->act_min, hi = p->act_max, mult = p->depth_mult;
+        }
+        cg_line(cg, "p.asymmetric = %d; p.filter_c = %d; p.depth_mult = %d;", asym, filter_c, mult);
+        cg_line(cg, "p.w_scale = %s; p.act_min = %s;", cu_f32(e, ws), cu_f32(e, lo));
+        cg_line(cg, "p.act_max = %s;", cu_f32(e, hi));
+    }
+    cu_kernel_def(e, kb, index, "mpcc_hybrid_args", 256, "mpcc_hybrid_body");
+    cg_line(cg, "p.phase = 0; /* quantize each batch row: one block per row */");
+    cu_launch(e, index, rows, 1, 1, 0, 256, NULL);
+    cg_line(cg, "p.phase = 1; /* the outputs */");
+    cu_launch(e, index, kind == 0 ? cu_blocks_for(count * 32) : cu_blocks_for(count), 1, 1, 0, 256, NULL);
+    return 0;
+}
