@@ -8,7 +8,11 @@
  * points live past the end of the static plan: the CUDA arena is the C target's plus
  * e->arena_extra bytes (the largest hybrid op's need; ops run one after another on one stream,
  * so they share it). The weights' row sums (FULLY_CONNECTED's zero-point term) are computed
- * here and uploaded with the weights. */
+ * here and uploaded with the weights.
+ *
+ * Also the other mixed-width ops, kind CU_S16X8: int16 activations with int8 weights
+ * (FULLY_CONNECTED 16x8 with its int64 bias, PRELU with an int8 alpha), bit-exact with
+ * rt_fully_connected_i16 / rt_prelu_i16. */
 #include "cuda_internal.h"
 
 #include <stdlib.h>
@@ -39,7 +43,28 @@ static int64_t hybrid_tail(const IrOp *op, int64_t *scales, int64_t *zps) {
     return *zps + 4 * rows;
 }
 
+/* int16 activations, int8 weights: FULLY_CONNECTED and PRELU (16x8). */
+static CuKind classify_s16x8(const Graph *g, const IrOp *op, const char **why, int *mine) {
+    if (!op->params || op->n_in < 2 || op->n_out < 1 || cu_dt_in(g, op, 0) != IR_I16 || cu_dt_in(g, op, 1) != IR_I8 ||
+        g->tensors[op->out[0]].dtype != IR_I16)
+        return CU_NONE;
+    *mine = 1;
+    if (op->kind == OP_PRELU) {
+        if (((const rt_prelu_params *)op->params)->shape.rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
+        return CU_S16X8;
+    }
+    const rt_fc_params *p = op->params;
+    if (op->n_in > 2 && op->in[2] >= 0 && g->tensors[op->in[2]].dtype != IR_I64)
+        return *why = "int16 FULLY_CONNECTED with a non-int64 bias", CU_NONE;
+    if (!p->mult || !p->shift) return *why = "int16 FULLY_CONNECTED without requantization multipliers", CU_NONE;
+    return CU_S16X8;
+}
+
 CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int *mine) {
+    if (op->kind == OP_PRELU || op->kind == OP_FULLY_CONNECTED) {
+        CuKind k = classify_s16x8(g, op, why, mine);
+        if (*mine) return k;
+    }
     if (op->kind != OP_FULLY_CONNECTED && op->kind != OP_CONV_2D && op->kind != OP_DEPTHWISE_CONV_2D) return CU_NONE;
     if (!op->params || op->n_in < 2 || cu_dt_in(g, op, 0) != IR_F32 ||
         (cu_dt_in(g, op, 1) != IR_I8 && cu_dt_in(g, op, 1) != IR_U8))
@@ -67,6 +92,11 @@ CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int 
 
 int cu_xconsts_hybrid(CuEmit *e, int i, const IrOp *op) {
     const Graph *g = e->g;
+    if (cu_dt_in(g, op, 0) == IR_I16) { /* CU_S16X8 */
+        const rt_fc_params *p = op->params;
+        if (op->kind != OP_FULLY_CONNECTED) return 0;
+        return cu_xconst_requant(e, i, 0, p->mult, p->shift, p->out_depth, p->per_channel);
+    }
     const IrTensor *w = &g->tensors[op->in[1]];
     const int8_t *wd = (const int8_t *)w->data;
     int64_t sc, zp, need = hybrid_tail(op, &sc, &zp);
@@ -91,9 +121,42 @@ int cu_xconsts_hybrid(CuEmit *e, int i, const IrOp *op) {
     return cu_xconst_copy(e, i, 1, p->w_scales, 4 * (int64_t)p->in_c * p->depth_mult);
 }
 
+static int emit_s16x8(CuEmit *e, CgBuf *kb, int index, const IrOp *op) {
+    CgCtx *cg = &e->cg;
+    int64_t n = ir_tensor_numel(&e->g->tensors[op->out[0]]);
+    if (op->kind == OP_PRELU) {
+        const rt_prelu_params *p = op->params;
+        cg_line(cg, "mpcc_prelu_args p;");
+        cg_line(cg, "memset(&p, 0, sizeof p);");
+        cg_line(cg, "p.in = %s; p.alpha = %s; p.out = %s; p.n = %lld; p.rank = %d;", cu_ptr(e, op->in[0], "const void"),
+                cu_ptr(e, op->in[1], "const void"), cu_ptr(e, op->out[0], "void"), (long long)n, p->shape.rank);
+        for (int k = 0; k < p->shape.rank; k++)
+            cg_line(cg, "p.dims[%d] = %d; p.astride[%d] = %d;", k, p->shape.dims[k], k, p->alpha_stride[k]);
+        cg_line(cg, "p.in_offset = %d; p.alpha_offset = %d; p.out_offset = %d;", p->in_offset, p->alpha_offset, p->out_offset);
+        cg_line(cg, "p.mult_1 = %d; p.shift_1 = %d; p.mult_2 = %d; p.shift_2 = %d;", p->mult_1, p->shift_1, p->mult_2, p->shift_2);
+        cu_kernel_def(e, kb, index, "mpcc_prelu_args", 256, "mpcc_prelu_s16_body");
+        cu_launch(e, index, cu_blocks_for(n), 1, 1, 0, 256, NULL);
+        return 0;
+    }
+    const rt_fc_params *p = op->params;
+    cg_line(cg, "mpcc_fc_s16_args p;");
+    cg_line(cg, "memset(&p, 0, sizeof p);");
+    cg_line(cg, "p.in = %s; p.w = %s; p.bias = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int16_t"),
+            cu_ptr(e, op->in[1], "const int8_t"), cu_ptr(e, op->n_in > 2 ? op->in[2] : -1, "const long long"),
+            cu_ptr(e, op->out[0], "int16_t"));
+    cg_line(cg, "p.mult = %s; p.shift = %s;", cu_xptr(e, index, 0, "const int32_t"), cu_xptr(e, index, 1, "const int32_t"));
+    cg_line(cg, "p.count = %lld; p.in_depth = %d; p.out_depth = %d;", (long long)n, p->in_depth, p->out_depth);
+    cg_line(cg, "p.in_offset = %d; p.w_offset = %d; p.out_offset = %d; p.qmin = %d; p.qmax = %d;", p->in_offset, p->w_offset,
+            p->out_offset, p->act_qmin, p->act_qmax);
+    cu_kernel_def(e, kb, index, "mpcc_fc_s16_args", 256, "mpcc_fc_s16_body");
+    cu_launch(e, index, cu_blocks_for(n * 32), 1, 1, 0, 256, NULL);
+    return 0;
+}
+
 int cu_emit_hybrid(CuEmit *e, CgBuf *kb, int index, const IrOp *op) {
     const Graph *g = e->g;
     CgCtx *cg = &e->cg;
+    if (cu_dt_in(g, op, 0) == IR_I16) return emit_s16x8(e, kb, index, op);
     int64_t rows, len, sc, zp, base = align256(g->arena_bytes), count = ir_tensor_numel(&g->tensors[op->out[0]]);
     int kind = op->kind == OP_FULLY_CONNECTED ? 0 : op->kind == OP_CONV_2D ? 1 : 2;
     hybrid_rows(op, &rows, &len);

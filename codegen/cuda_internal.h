@@ -29,7 +29,8 @@ typedef enum CuKind {
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
     CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
-    CU_HYBRID /* cuda_emit_hybrid.c (runtime/cuda/mpcc_cuda_hybrid.cuh) */
+    CU_HYBRID, /* cuda_emit_hybrid.c (runtime/cuda/mpcc_cuda_hybrid.cuh) */
+    CU_S16X8   /* cuda_emit_hybrid.c: int16 activations with int8 weights (FULLY_CONNECTED, PRELU) */
 } CuKind;
 
 extern const char *const cu_kind_name[];

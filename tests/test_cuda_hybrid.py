@@ -8,7 +8,9 @@ ones of the printed seed and test_hybrid's tie sets (values on rounding ties, +-
 rows, a zero row among random ones), where one different int8 step would show. Models whose every
 output comes from hybrid ops must match bit for bit (the integer sums are exact, the float epilogue
 follows the reference's order with no fused multiply-add); the others (a float FC after the hybrid
-ones: 3xTF32 tensor cores) within the float rule, 1e-4 relative L2."""
+ones: 3xTF32 tensor cores) within the float rule, 1e-4 relative L2.
+
+Also the int16-activation ops with int8 weights (FULLY_CONNECTED 16x8, PRELU 16x8), bit-exact."""
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ import pytest
 import oracle
 from mpcc_paths import MPCC, ROOT
 from mpcc_tools import count_outputs, model_args, mpcc_run, new_workdir, run_cmd
-from test_cuda import _emu_build, _rel_l2
+from test_cuda import _emu_build, _rel_l2, _run_emu
 from test_hybrid import tie_inputs
 
 pytestmark = pytest.mark.xdist_group("cuda")
@@ -65,3 +67,13 @@ def test_emulated_cuda_hybrid(name, per_batch, exact, seed):
                 worst = max(worst, err)
                 assert err <= 1e-4, f"input set {i}, output {k}: relative L2 {err:.2e} against the reference"
     print(f"{name}: {len(sets)} input sets, {'bit-exact' if exact else f'worst relative L2 {worst:.2e}'}")
+
+
+@pytest.mark.parametrize("name", ["act16_gate_int16", "act16_prelu_int16"])
+def test_emulated_cuda_int16x8(name, seed):
+    """act16_gate_int16: two FULLY_CONNECTED 16x8 (with LOGISTIC, TANH, MUL int16); act16_prelu_int16:
+    PRELU 16x8. Outputs equal to the reference interpreter's."""
+    errs = _run_emu(ROOT / "tests" / "models" / f"{name}.tflite", [], seed, 0)
+    assert errs is not None, f"{name} was refused for --target cuda"
+    print(f"{name}: max |diff| {errs}")
+    assert all(e == 0 for e in errs), errs

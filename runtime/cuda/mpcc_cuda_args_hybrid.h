@@ -29,4 +29,18 @@ typedef struct mpcc_hybrid_args {
     int stride_h, stride_w, dil_h, dil_w, pad_h, pad_w, depth_mult;
 } mpcc_hybrid_args;
 
+/* FULLY_CONNECTED 16x8 (rt_fully_connected_i16): int16 input, int8 weights, int64 bias, int16
+ * output; acc = sum (in + in_offset) * (w + w_offset) + bias in int64, then one rounding of the
+ * 64-bit product (rt_mul_by_quantized_multiplier_single_64) with mult[n] / shift[n]. */
+typedef struct mpcc_fc_s16_args {
+    const int16_t *in;
+    const int8_t *w;
+    const long long *bias;              /* [out_depth] or NULL */
+    const int32_t *mult, *shift;        /* [out_depth] */
+    int16_t *out;
+    long long count;                    /* batches * out_depth */
+    int in_depth, out_depth;
+    int32_t in_offset, w_offset, out_offset, qmin, qmax;
+} mpcc_fc_s16_args;
+
 #endif

@@ -12,6 +12,10 @@
  *                     phase 1: exact int32 sums (wrapping, so any order gives the reference's),
  *                     then the float epilogue in the reference's order, each product and sum
  *                     rounded on its own (mpcc_fmul_rn / mpcc_fadd_rn).
+ *   mpcc_fc_s16_body  FULLY_CONNECTED 16x8 (int16 activations, int8 weights, int64 bias): a warp
+ *                     per output, exact int64 sums, the reference's single 64-bit rounding
+ *   mpcc_prelu_s16_body  PRELU 16x8 (int16 input and output, int8 alpha): rt_prelu_i16's
+ *                     two requantizations, the int16 clamp
  *
  * Written against mpcc_cuda.cuh (nvcc, NVRTC, the CPU emulator). Grid-stride bodies; blocks of
  * 256 threads (the reduction's shared arrays). */
@@ -22,6 +26,8 @@
 #include "mpcc_cuda_args.h"
 #include "mpcc_cuda_ops.cuh"
 #include "mpcc_cuda_s16.cuh"
+#include "mpcc_cuda_int8.cuh"
+#include "mpcc_cuda_layout.cuh"
 
 #define MPCC_HYBRID_THREADS 256
 
@@ -164,6 +170,58 @@ MPCC_DEV void mpcc_hybrid_body(const mpcc_hybrid_args &p) {
     if (p.phase == 0) mpcc_hybrid_quantize(p);
     else if (p.kind == 0) mpcc_hybrid_fc(p);
     else mpcc_hybrid_conv(p);
+}
+
+/* rt_mul_by_quantized_multiplier_single_64: x clamped to +-(2^47 - 1), one rounding shift of
+ * x * mult by 31 - shift (in two exact steps when that is 17 or more), saturated to int32. */
+MPCC_DEV int32_t mpcc_requant_single_64(long long x, int32_t mult, int shift) {
+    const long long lim = (1ll << 47) - 1;
+    const int total = 31 - shift;
+    long long r;
+    x = x > lim ? lim : x < -lim ? -lim : x;
+    if (total < 17) {
+        if (x >= (1ll << 17)) return 2147483647;
+        if (x <= -(1ll << 17)) return -2147483647 - 1;
+        r = (x * (long long)mult + (1ll << (total - 1))) >> total;
+    } else {
+        const long long hi = x * (long long)(mult >> 16), lo = x * (long long)(mult & 0xFFFF);
+        r = (hi + (lo >> 16) + (1ll << (total - 17))) >> (total - 16);
+    }
+    return (int32_t)(r > 2147483647ll ? 2147483647ll : r < -2147483648ll ? -2147483648ll : r);
+}
+
+MPCC_DEV void mpcc_fc_s16_body(const mpcc_fc_s16_args &p) {
+    const int lane = (int)threadIdx.x & 31, wpb = (int)blockDim.x >> 5;
+    for (long long o = (long long)blockIdx.x * wpb + ((int)threadIdx.x >> 5); o < p.count; o += (long long)gridDim.x * wpb) {
+        const long long b = o / p.out_depth;
+        const int n = (int)(o % p.out_depth);
+        const int16_t *x = p.in + b * p.in_depth;
+        const int8_t *wn = p.w + (long long)n * p.in_depth;
+        long long acc = 0;
+        for (int k = lane; k < p.in_depth; k += 32) acc += (long long)(x[k] + p.in_offset) * (wn[k] + p.w_offset);
+        for (int m = 16; m > 0; m >>= 1) { /* as two 32-bit halves (shuffles move 32 bits) */
+            const uint32_t lo = __shfl_xor_sync(0xffffffffu, (uint32_t)(unsigned long long)acc, m);
+            const uint32_t hi = __shfl_xor_sync(0xffffffffu, (uint32_t)((unsigned long long)acc >> 32), m);
+            acc += (long long)(((unsigned long long)hi << 32) | lo);
+        }
+        if (lane == 0) {
+            if (p.bias) acc += p.bias[n];
+            const int32_t r = mpcc_requant_single_64(acc, p.mult[n], p.shift[n]) + p.out_offset;
+            p.out[o] = (int16_t)mpcc_s8_clamp(r, p.qmin, p.qmax);
+        }
+    }
+}
+
+MPCC_DEV void mpcc_prelu_s16_body(const mpcc_prelu_args &p) {
+    const int16_t *in = (const int16_t *)p.in;
+    const int8_t *alpha = (const int8_t *)p.alpha;
+    int16_t *out = (int16_t *)p.out;
+    for (long long i = mpcc_tid(); i < p.n; i += mpcc_nthreads()) {
+        int32_t x = p.in_offset + in[i], v;
+        if (x >= 0) v = mpcc_s8_requant(x, p.mult_1, p.shift_1);
+        else v = mpcc_s8_requant(x * (p.alpha_offset + alpha[mpcc_prelu_alpha_at(p, i)]), p.mult_2, p.shift_2);
+        out[i] = (int16_t)mpcc_s8_clamp(v + p.out_offset, -32768, 32767);
+    }
 }
 
 #endif
