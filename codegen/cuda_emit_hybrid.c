@@ -43,6 +43,13 @@ static int64_t hybrid_tail(const IrOp *op, int64_t *scales, int64_t *zps) {
     return *zps + 4 * rows;
 }
 
+/* Did pass fuse_add give op a residual ADD (its dead ADD op)? Read so, not as post_add >= 0:
+ * without pass schedule (-O0) the sched fields are never set to -1. */
+static int has_fused_add(const Graph *g, const IrOp *op) {
+    int a = op->sched.post_add;
+    return a >= 0 && a < g->n_ops && &g->ops[a] != op && g->ops[a].kind == OP_ADD && g->ops[a].dead;
+}
+
 /* int16 activations, int8 weights: FULLY_CONNECTED and PRELU (16x8). */
 static CuKind classify_s16x8(const Graph *g, const IrOp *op, const char **why, int *mine) {
     if (!op->params || op->n_in < 2 || op->n_out < 1 || cu_dt_in(g, op, 0) != IR_I16 || cu_dt_in(g, op, 1) != IR_I8 ||
@@ -76,7 +83,7 @@ CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int 
     if (!w->data) return *why = "hybrid float input with int8 weights that are not constant", CU_NONE;
     if (b >= 0 && g->tensors[b].dtype != IR_F32) return *why = "hybrid op with a non-float bias", CU_NONE;
     if (g->tensors[op->out[0]].dtype != IR_F32) return *why = "hybrid op with a non-float output", CU_NONE;
-    if (op->sched.post_add >= 0) return *why = "hybrid convolution with a fused residual ADD", CU_NONE;
+    if (has_fused_add(g, op)) return *why = "hybrid op with a fused residual ADD (no CUDA epilogue for it)", CU_NONE;
     if (op->kind == OP_CONV_2D) {
         const rt_conv_params *p = op->params;
         if (p->w_scales && w->q.count != p->out_c)
