@@ -79,6 +79,8 @@ CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int 
     *mine = 1;
     const IrTensor *w = &g->tensors[op->in[1]];
     int b = op->n_in > 2 ? op->in[2] : -1;
+    if (g->root) /* a subgraph's arena is a region of the model's: no tail of its own */
+        return *why = "hybrid op inside a control-flow subgraph (its run-time quantized input has no room there)", CU_NONE;
     if (w->dtype != IR_I8) return *why = "hybrid float input with uint8 weights (TFLite's hybrid kernels take int8)", CU_NONE;
     if (!w->data) return *why = "hybrid float input with int8 weights that are not constant", CU_NONE;
     if (b >= 0 && g->tensors[b].dtype != IR_F32) return *why = "hybrid op with a non-float bias", CU_NONE;
