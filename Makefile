@@ -23,6 +23,7 @@ CUDA_HDRS := runtime/cuda/mpcc_cuda.cuh runtime/cuda/mpcc_cuda_args.h runtime/cu
              runtime/cuda/mpcc_cuda_gemm.cuh runtime/cuda/mpcc_cuda_attention.cuh \
              runtime/cuda/mpcc_cuda_int8.cuh runtime/cuda/mpcc_cuda_args_s16.h runtime/cuda/mpcc_cuda_s16.cuh \
              runtime/cuda/mpcc_cuda_layout.cuh runtime/cuda/mpcc_cuda_args_misc.h runtime/cuda/mpcc_cuda_misc.cuh \
+             runtime/cuda/mpcc_cuda_args_rnn.h runtime/cuda/mpcc_cuda_rnn.cuh \
              runtime/cuda/mpcc_cuda_args_hybrid.h runtime/cuda/mpcc_cuda_hybrid.cuh
 GEN_SRC := $(BUILD)/gen/cuda_headers.c
 LIB_SRC += $(GEN_SRC)
