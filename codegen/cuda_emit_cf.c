@@ -9,7 +9,8 @@
  * the device and calls one branch; WHILE keeps the loop variables in the op's outputs, calls cond,
  * copies its bool back, breaks or calls body and copies body's outputs back (device to device).
  * Reading a condition waits for the stream, so such a model cannot be captured into a CUDA graph:
- * PREFIX_cuda_run_graph then runs it as PREFIX_cuda_run does. READ_VARIABLE / ASSIGN_VARIABLE are
+ * PREFIX_cuda_run_graph then runs it as PREFIX_cuda_run does. STABLEHLO_COMPOSITE calls its
+ * decomposition with the op's scratch as its arena, with no sync (it stays capturable). READ_VARIABLE / ASSIGN_VARIABLE are
  * device-to-device copies of the state at the arena's start, set by PREFIX_cuda_init (CALL_ONCE's
  * initial values travel in the weights blob) and kept across runs. Each signature gets
  * PREFIX_<key>_cuda_run, running its subgraph after the state as the C target does. */
