@@ -15,7 +15,7 @@ const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s
                                            "attention", "mean", "elementwise", "gather", "concat",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
                                            "softmax-s8", "requant-s8", "lut", "binary-s16", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32",
-                                           "layout", "misc", "control (host)"};
+                                           "layout", "misc", "control (host)", "rnn"};
 
 IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -251,6 +251,8 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     if (mine) return kl;
     CuKind km = cu_classify_misc(g, op, why, &mine);
     if (mine) return km;
+    CuKind kr = cu_classify_rnn(g, op, why, &mine);
+    if (mine) return kr;
     if (t0 == IR_I8) {
         CuKind k8 = cu_classify_s8(g, op, why, &mine);
         if (mine) return k8;

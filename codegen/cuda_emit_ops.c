@@ -148,6 +148,7 @@ int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind) {
         return cu_xconst_copy(e, i, 0, ((const rt_softmax_params *)op->params)->exp_q0, 4 * 256);
     case CU_LAYOUT: return cu_xconsts_layout(e, i, op);
     case CU_MISC: return cu_xconsts_misc(e, i, op);
+    case CU_RNN: return cu_xconsts_rnn(e, i, op);
     default: return cu_xconsts_s16(e, i, op, kind);
     }
 }
@@ -597,6 +598,7 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     case CU_REDUCE_BOOL: case CU_GATHER_ND: case CU_DUS: case CU_REQUANT_I32: return cu_emit_op_s16(e, kb, index, op, kind);
     case CU_LAYOUT: return cu_emit_layout(e, kb, index, op, d);
     case CU_MISC: return cu_emit_misc(e, kb, index, op);
+    case CU_RNN: return cu_emit_rnn(e, kb, index, op, d);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }
 }

@@ -7,6 +7,7 @@
  *   cuda_emit_layout.c PAD, SPLIT/PACK/UNPACK, PRELU, RESIZE_*, TRANSPOSE_CONV
  *   cuda_emit_misc.c ABS int32, REDUCE_PROD, EMBEDDING_LOOKUP, SHAPE, L2_NORMALIZATION / LOG_SOFTMAX int8
  *   cuda_emit_cf.c   control flow, resource variables, signature entry points (host code)
+ *   cuda_emit_rnn.c  UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF (and the reset of their state tensors)
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
 #define MPCC_CUDA_INTERNAL_H
@@ -31,7 +32,8 @@ typedef enum CuKind {
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
     CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
     CU_MISC, /* cuda_emit_misc.c (runtime/cuda/mpcc_cuda_misc.cuh) */
-    CU_CONTROL /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM/STABLEHLO_COMPOSITE, host code, no kernel */
+    CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM/STABLEHLO_COMPOSITE, host code, no kernel */
+    CU_RNN /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -133,5 +135,9 @@ void cu_emit_state_init(CuEmit *e, CgBuf *c);
 void cu_emit_entries_header(CgBuf *h, const Graph *g, const char *pf, const char *P);
 void cu_emit_entries(CgBuf *c, const Graph *g, const char *pf);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
+CuKind cu_classify_rnn(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_rnn(CuEmit *e, int i, const IrOp *op);
+int cu_emit_rnn(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
+void cu_emit_rnn_state_init(CuEmit *e, CgBuf *c); /* --jit's PREFIX_cuda_init */
 
 #endif

@@ -166,7 +166,7 @@ static void emit_blob(CuEmit *e, const CuGraphCode *gcs, int n_g, CgBuf *c) {
 static void emit_source_lines(CgBuf *c, const CgBuf *k) {
     static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_args_misc.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
                                         "mpcc_cuda_attention.cuh", "mpcc_cuda_int8.cuh", "mpcc_cuda_s16.cuh",
-                                        "mpcc_cuda_layout.cuh", "mpcc_cuda_misc.cuh"};
+                                        "mpcc_cuda_layout.cuh", "mpcc_cuda_misc.cuh", "mpcc_cuda_args_rnn.h", "mpcc_cuda_rnn.cuh"};
     for (size_t n = 0; n < sizeof order / sizeof order[0]; n++)
         for (const CuHeaderText *h = cu_headers; h->name; h++) {
             if (strcmp(h->name, order[n]) != 0) continue;
@@ -246,9 +246,10 @@ static void assemble_jit(CuEmit *e, const CuGraphCode *gc, CgBuf *c, const CgBuf
                  "    if (mpcc_jit_alloc(j, %s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1, &ctx->arena) ||\n"
                  "        mpcc_jit_alloc(j, sizeof %s_blob, &ctx->weights) ||\n"
                  "        mpcc_jit_copy(j, ctx->weights, %s_blob, sizeof %s_blob, MPCC_JIT_H2D, NULL) || mpcc_jit_sync(j, NULL))\n"
-                 "        return %s_fail(ctx, -1);\n"
-                 "    return 0;\n}\n\n",
+                 "        return %s_fail(ctx, -1);\n",
                  P, P, pf, pf, pf, pf);
+    cu_emit_rnn_state_init(e, c);
+    cgbuf_printf(c, "    return 0;\n}\n\n");
     cgbuf_printf(c,
                  "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
                  "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
@@ -435,7 +436,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         cgbuf_printf(&c, "#include %s\n", txt_c_string(inc, sizeof inc, o->header_name));
         cgbuf_printf(&c, "#include \"mpcc_cuda_ops.cuh\"\n#include \"mpcc_cuda_gemm.cuh\"\n#include \"mpcc_cuda_attention.cuh\"\n"
                         "#include \"mpcc_cuda_int8.cuh\"\n#include \"mpcc_cuda_s16.cuh\"\n"
-                        "#include \"mpcc_cuda_layout.cuh\"\n#include \"mpcc_cuda_misc.cuh\"\n");
+                        "#include \"mpcc_cuda_layout.cuh\"\n#include \"mpcc_cuda_misc.cuh\"\n#include \"mpcc_cuda_rnn.cuh\"\n");
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
         int64_t host = cu_custom_host(g, NULL);
         if (host) { /* custom operators: the C target's user kernels, run on the host (cuda_emit_cf.c) */
