@@ -33,7 +33,7 @@ typedef enum CuKind {
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
     CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
     CU_MISC, /* cuda_emit_misc.c (runtime/cuda/mpcc_cuda_misc.cuh) */
-    CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM, host code, no kernel */
+    CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM/STABLEHLO_COMPOSITE, host code, no kernel */
     CU_RNN, /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
     CU_HYBRID, /* cuda_emit_hybrid.c (runtime/cuda/mpcc_cuda_hybrid.cuh) */
     CU_S16X8   /* cuda_emit_hybrid.c: int16 activations with int8 weights (FULLY_CONNECTED, PRELU) */

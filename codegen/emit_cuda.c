@@ -390,7 +390,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         for (int i = 0; i < gc->g->n_ops; i++) extra += cu_classify(gc->g, &gc->g->ops[i], &(const char *){0}) == CU_CONTROL;
     }
     if (!rc && o->jit && extra)
-        rc = diag_user(d, "%s: control flow, resource variables, custom operators and the subgraphs of signatures are not available "
+        rc = diag_user(d, "%s: control flow, composites, resource variables, custom operators and the subgraphs of signatures are not available "
                           "with --target cuda --jit yet (its loader has no host-side copies); --target cuda without --jit runs them", g->source);
     char P[128];
     size_t j = 0;
