@@ -15,7 +15,7 @@ const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s
                                            "attention", "mean", "elementwise", "gather", "concat",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
                                            "softmax-s8", "requant-s8", "lut", "binary-s16", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32",
-                                           "layout"};
+                                           "layout", "misc", "control (host)", "rnn"};
 
 IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -23,7 +23,7 @@ IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
 
 int cu_unary_code(OpKind k) {
     switch (k) {
-    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: return 0;
+    case OP_RELU: case OP_RELU6: case OP_RELU_N1_TO_1: case OP_RELU_0_TO_1: return 0;
     case OP_LOGISTIC: return 1;
     case OP_TANH: return 2;
     case OP_EXP: return 3;
@@ -34,6 +34,8 @@ int cu_unary_code(OpKind k) {
     case OP_NEG: return 8;
     case OP_HARD_SWISH: return 11;
     case OP_LEAKY_RELU: return 12;
+    case OP_COS: return 13;
+    case OP_SIN: return 14;
     default: return -1;
     }
 }
@@ -233,14 +235,24 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     if (op->dead) return CU_SKIP;
     if (op->elided) return CU_SKIP;
     if (op->guard) {
-        *why = "its shape input is checked at run time (not on the GPU yet)";
+        /* The C target compares the run-time shape input with the compiled shape and returns 4 on a
+         * mismatch; a CUDA run only enqueues work on device buffers (also under graph capture), so
+         * it cannot read that input and return the status without a synchronizing copy. */
+        *why = "its shape input is a run-time tensor the C target checks against the compiled shape (status 4 on a "
+               "mismatch); a CUDA run only enqueues work on device buffers and cannot return that status";
         return CU_NONE;
     }
     CuKind more = cu_classify_more(g, op, why);
     if (more != CU_NONE) return more;
     int mine = 0;
+    CuKind kc = cu_classify_cf(g, op, why, &mine);
+    if (mine) return kc;
     CuKind kl = cu_classify_layout(g, op, why, &mine);
     if (mine) return kl;
+    CuKind km = cu_classify_misc(g, op, why, &mine);
+    if (mine) return km;
+    CuKind kr = cu_classify_rnn(g, op, why, &mine);
+    if (mine) return kr;
     if (t0 == IR_I8) {
         CuKind k8 = cu_classify_s8(g, op, why, &mine);
         if (mine) return k8;
@@ -321,21 +333,27 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
 int cu_check_graph(const Graph *g, Diag *d) {
     char list[1536];
     size_t len = 0;
-    int bad = 0;
+    int bad = 0, n_g = g->n_sub > 1 ? g->n_sub : 1;
+    unsigned char *need = malloc((size_t)n_g);
+    if (!need) return diag_internal(d, "out of memory");
     list[0] = '\0';
-    if (g->n_sub > 1)
-        return diag_user(d, "%s: control flow (IF/WHILE/CALL_ONCE subgraphs) cannot run on --target cuda (no CUDA "
-                            "code for subgraphs yet; --target c runs them)", g->source);
-    for (int i = 0; i < g->n_ops; i++) {
-        const IrOp *op = &g->ops[i];
-        const char *why;
-        if (cu_classify(g, op, &why) != CU_NONE) continue;
-        if (bad++ < 8 && len + 200 < sizeof list)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s operator %d (%s, %s input): %s", bad > 1 ? ";" : "", op->tfl_index,
-                                    ir_op_name(op->kind), ir_dtype_name(cu_dt_in(g, op, 0)), why);
+    cu_cf_reach(g, need); /* subgraph 0 and every subgraph it or a signature runs */
+    for (int k = 0; k < n_g; k++) {
+        const Graph *sg = k == 0 ? g : g->sub[k];
+        for (int i = 0; need[k] && sg && i < sg->n_ops; i++) {
+            const IrOp *op = &sg->ops[i];
+            const char *why;
+            char where[32] = "";
+            if (cu_classify(sg, op, &why) != CU_NONE) continue;
+            if (k) snprintf(where, sizeof where, "subgraph %d ", k);
+            if (bad++ < 8 && len + 200 < sizeof list)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s %soperator %d (%s, %s input): %s", bad > 1 ? ";" : "",
+                                        where, op->tfl_index, ir_op_name(op->kind), ir_dtype_name(cu_dt_in(sg, op, 0)), why);
+        }
     }
+    free(need);
     if (!bad) return 0;
-    return diag_user(d, "%s: %d operator%s cannot run on --target cuda (no CUDA kernel yet; --target c runs them):%s%s",
+    return diag_user(d, "%s: %d operator%s cannot run on --target cuda (--target c runs them):%s%s",
                      g->source, bad, bad == 1 ? "" : "s", list, bad > 8 ? "; ..." : "");
 }
 

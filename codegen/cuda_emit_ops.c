@@ -147,6 +147,8 @@ int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind) {
     case CU_SOFTMAX_S8: /* exp of each input difference -d, Q0.31 (made by the op's prepare) */
         return cu_xconst_copy(e, i, 0, ((const rt_softmax_params *)op->params)->exp_q0, 4 * 256);
     case CU_LAYOUT: return cu_xconsts_layout(e, i, op);
+    case CU_MISC: return cu_xconsts_misc(e, i, op);
+    case CU_RNN: return cu_xconsts_rnn(e, i, op);
     default: return cu_xconsts_s16(e, i, op, kind);
     }
 }
@@ -443,7 +445,8 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
         int code = cu_unary_code(op->kind);
         float lo = -INFINITY, hi = INFINITY, alpha = 0.0f;
         if (op->kind == OP_GELU) code = ((const rt_act_params *)op->params)->approximate ? 10 : 9;
-        if (op->kind == OP_RELU || op->kind == OP_RELU6 || op->kind == OP_RELU_N1_TO_1 || op->kind == OP_LEAKY_RELU) {
+        if (op->kind == OP_RELU || op->kind == OP_RELU6 || op->kind == OP_RELU_N1_TO_1 || op->kind == OP_LEAKY_RELU ||
+            op->kind == OP_RELU_0_TO_1) {
             const rt_act_params *p = op->params;
             lo = p->f_min, hi = p->f_max, alpha = p->alpha;
         }
@@ -594,6 +597,8 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     case CU_LUT_X: case CU_BINARY_S16: case CU_SUM_S8: case CU_BMM_S8:
     case CU_REDUCE_BOOL: case CU_GATHER_ND: case CU_DUS: case CU_REQUANT_I32: return cu_emit_op_s16(e, kb, index, op, kind);
     case CU_LAYOUT: return cu_emit_layout(e, kb, index, op, d);
+    case CU_MISC: return cu_emit_misc(e, kb, index, op);
+    case CU_RNN: return cu_emit_rnn(e, kb, index, op, d);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }
 }

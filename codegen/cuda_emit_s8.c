@@ -154,8 +154,9 @@ int cu_emit_op_s8(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind) 
         n = p->outer;
         cg_line(cg, "mpcc_softmax_s8_args p;");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.in = %s; p.out = %s; p.exp_q0 = %s;", cu_ptr(e, op->in[0], "const int8_t"),
-                cu_ptr(e, op->out[0], "int8_t"), cu_xptr(e, index, 0, "const int32_t"));
+        int out16 = g->tensors[op->out[0]].dtype == IR_I16; /* int8 -> int16 (cu_classify_misc) */
+        cg_line(cg, "p.in = %s; p.%s = %s; p.exp_q0 = %s;", cu_ptr(e, op->in[0], "const int8_t"), out16 ? "out16" : "out",
+                cu_ptr(e, op->out[0], out16 ? "int16_t" : "int8_t"), cu_xptr(e, index, 0, "const int32_t"));
         cg_line(cg, "p.rows = %d; p.depth = %d; p.diff_min = %d;", p->outer, p->depth, p->diff_min);
         body = "mpcc_softmax_s8_body", args = "mpcc_softmax_s8_args";
         break;

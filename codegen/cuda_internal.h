@@ -5,6 +5,9 @@
  *   cuda_emit_s8.c   the int8 (TFLite-quantized) kernels
  *   cuda_emit_s16.c  int16 ops, compile-time lookup tables (any int8/int16 elementwise op), PAD
  *   cuda_emit_layout.c PAD, SPLIT/PACK/UNPACK, PRELU, RESIZE_*, TRANSPOSE_CONV
+ *   cuda_emit_misc.c ABS int32, REDUCE_PROD, EMBEDDING_LOOKUP, SHAPE, L2_NORMALIZATION / LOG_SOFTMAX int8
+ *   cuda_emit_cf.c   control flow, resource variables, signature entry points (host code)
+ *   cuda_emit_rnn.c  UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF (and the reset of their state tensors)
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
 #define MPCC_CUDA_INTERNAL_H
@@ -27,7 +30,10 @@ typedef enum CuKind {
     CU_CONV_S8, CU_CONV_S8_GEMM, CU_BINARY_S8, CU_POOL_S8, CU_MEAN_S8, CU_LUT_S8, CU_SOFTMAX_S8, CU_REQUANT_S8,
     /* int16, compile-time tables, PAD (runtime/cuda/mpcc_cuda_s16.cuh) */
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
-    CU_LAYOUT /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
+    CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
+    CU_MISC, /* cuda_emit_misc.c (runtime/cuda/mpcc_cuda_misc.cuh) */
+    CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM, host code, no kernel */
+    CU_RNN /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -54,6 +60,7 @@ typedef struct CuEmit {
     CgBuf *attr;          /* PREFIX_cuda_init's cudaFuncSetAttribute calls */
     int uses_a, uses_w;   /* the run function reads the arena / the weights */
     CgBuf *kb;            /* the kernels (device source) */
+    const char *host_prefix; /* the model's prefix (o->prefix is PREFIX_s<K> in subgraph K: its kernels' names) */
 } CuEmit;
 
 
@@ -115,6 +122,22 @@ void cu_copy_plan(const rt_copy_params *p, int *unit, int64_t *total);
 CuKind cu_classify_layout(const Graph *g, const IrOp *op, const char **why, int *mine);
 int cu_xconsts_layout(CuEmit *e, int i, const IrOp *op);
 int cu_emit_layout(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
+CuKind cu_classify_misc(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_misc(CuEmit *e, int i, const IrOp *op);
+int cu_emit_misc(CuEmit *e, CgBuf *kb, int index, const IrOp *op);
+CuKind cu_classify_cf(const Graph *g, const IrOp *op, const char **why, int *mine);
+void cu_cf_reach(const Graph *root, unsigned char *need);
+int cu_cf_host_sync(const Graph *g);
+int64_t cu_custom_host(const Graph *root, CgBuf *protos);
+int cu_emit_cf(CuEmit *e, int index, const IrOp *op, Diag *d);
+int cu_state_consts(CuEmit *e);
+void cu_emit_state_init(CuEmit *e, CgBuf *c);
+void cu_emit_entries_header(CgBuf *h, const Graph *g, const char *pf, const char *P);
+void cu_emit_entries(CgBuf *c, const Graph *g, const char *pf);
 int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Diag *d);
+CuKind cu_classify_rnn(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_rnn(CuEmit *e, int i, const IrOp *op);
+int cu_emit_rnn(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
+void cu_emit_rnn_state_init(CuEmit *e, CgBuf *c); /* --jit's PREFIX_cuda_init */
 
 #endif

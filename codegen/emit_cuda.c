@@ -14,8 +14,10 @@
  * it on the caller's stream; constants live in one blob uploaded once by
  * PREFIX_cuda_init.
  *
- * Ops without a CUDA kernel are reported all at once, each with its
- * operator index, op and dtype (user error): no silent fallback. */
+ * Every subgraph the model runs (control flow, signatures) is emitted the
+ * same way, with host code around it (cuda_emit_cf.c). Ops without a CUDA
+ * kernel are reported all at once, each with its subgraph, operator index,
+ * op and dtype (user error): no silent fallback. */
 #include "emit_cuda.h"
 #include "cuda_internal.h"
 
@@ -92,27 +94,61 @@ static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o,
                  "    void *weights;       /* device: the constants, uploaded by %s_cuda_init */\n"
                  "    void *graph, *graph_exec;            /* CUDA graph of %s_cuda_run_graph, or NULL */\n"
                  "    const void *graph_io[%d];            /* the pointers it was captured with */\n"
+                 "%s"
                  "    char error[256];\n"
                  "} %s_cuda_ctx;\n\n",
-                 pf, pf, pf, g->n_inputs + g->n_outputs, pf);
+                 pf, pf, pf, g->n_inputs + g->n_outputs,
+                 cu_custom_host(g, NULL) ? "    void *host;          /* pinned: the custom operators' inputs and outputs */\n" : "", pf);
     cgbuf_printf(h, "int %s_cuda_init(%s_cuda_ctx *ctx);\n", pf, pf);
     cgbuf_printf(h, "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
     cgbuf_printf(h, "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs);\n", pf, pf);
     cgbuf_printf(h, "void %s_cuda_free(%s_cuda_ctx *ctx);\n", pf, pf);
     cgbuf_printf(h, "const char *%s_cuda_error(const %s_cuda_ctx *ctx);\n", pf, pf);
+    if (cu_cf_host_sync(g))
+        cgbuf_printf(h, "/* This model runs host code between kernels (IF/WHILE conditions, custom operators: see\n"
+                        " * docs/cuda-control-flow.md): %s_cuda_run waits for the stream there, %s_cuda_run_graph runs it\n"
+                        " * as %s_cuda_run does, and a custom operator's failing kernel makes them return 5. */\n", pf, pf, pf);
+    cu_emit_entries_header(h, g, pf, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
-static void emit_blob(CuEmit *e, CgBuf *c) {
-    const Graph *g = e->g;
+/* One graph's emission state: subgraph 0, or a subgraph K that control flow or a signature runs
+ * (cuda_emit_cf.c). The constants of all of them share one blob. */
+typedef struct CuGraphCode {
+    const Graph *g;
+    CudaEmitOptions o;     /* o.prefix names its kernels: PREFIX in subgraph 0, PREFIX_s<K> in subgraph K */
+    char prefix[160];
+    int64_t *woff;
+    CuXConst *xc;
+    int n_xc, cap_xc;
+    CgBuf run;             /* the body of its host function */
+    int uses_a, uses_w;
+} CuGraphCode;
+
+static void use_graph(CuEmit *e, CuGraphCode *c) {
+    e->g = c->g, e->o = &c->o, e->woff = c->woff;
+    e->xc = c->xc, e->n_xc = c->n_xc, e->cap_xc = c->cap_xc;
+    e->uses_a = c->uses_a, e->uses_w = c->uses_w;
+    e->cg.g = c->g, e->cg.out = &c->run;
+}
+
+static void save_graph(CuEmit *e, CuGraphCode *c) {
+    c->xc = e->xc, c->n_xc = e->n_xc, c->cap_xc = e->cap_xc;
+    c->uses_a = e->uses_a, c->uses_w = e->uses_w;
+}
+
+static void emit_blob(CuEmit *e, const CuGraphCode *gcs, int n_g, CgBuf *c) {
     unsigned char *blob = calloc(1, (size_t)(e->blob_bytes > 0 ? e->blob_bytes : 1));
     if (!blob) {
         c->oom = 1;
         return;
     }
-    for (int id = 0; id < g->n_tensors; id++)
-        if (e->woff[id] >= 0) memcpy(blob + e->woff[id], g->tensors[id].data, (size_t)ir_tensor_bytes(&g->tensors[id]));
-    for (int i = 0; i < e->n_xc; i++) memcpy(blob + e->xc[i].off, e->xc[i].data, (size_t)e->xc[i].bytes);
+    for (int k = 0; k < n_g; k++) {
+        const Graph *g = gcs[k].g;
+        for (int id = 0; g && id < g->n_tensors; id++)
+            if (gcs[k].woff[id] >= 0) memcpy(blob + gcs[k].woff[id], g->tensors[id].data, (size_t)ir_tensor_bytes(&g->tensors[id]));
+        for (int i = 0; g && i < gcs[k].n_xc; i++) memcpy(blob + gcs[k].xc[i].off, gcs[k].xc[i].data, (size_t)gcs[k].xc[i].bytes);
+    }
     cgbuf_printf(c, "\n/* The constants (%lld bytes, each at a %d-byte aligned offset): uploaded once by %s_cuda_init. */\n",
                  (long long)e->blob_bytes, BLOB_ALIGN, e->o->prefix);
     cgbuf_printf(c, "%sstatic const unsigned char %s_blob[%lld] = {", e->o->jit ? "" : "alignas(16) ", e->o->prefix,
@@ -128,9 +164,9 @@ static void emit_blob(CuEmit *e, CgBuf *c) {
 /* The kernel source as C string lines: runtime/cuda's headers (embedded in mpcc at build time),
  * then the kernels of this model. */
 static void emit_source_lines(CgBuf *c, const CgBuf *k) {
-    static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
+    static const char *const order[] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_args_misc.h", "mpcc_cuda_ops.cuh", "mpcc_cuda_gemm.cuh",
                                         "mpcc_cuda_attention.cuh", "mpcc_cuda_int8.cuh", "mpcc_cuda_s16.cuh",
-                                        "mpcc_cuda_layout.cuh"};
+                                        "mpcc_cuda_layout.cuh", "mpcc_cuda_misc.cuh", "mpcc_cuda_args_rnn.h", "mpcc_cuda_rnn.cuh"};
     for (size_t n = 0; n < sizeof order / sizeof order[0]; n++)
         for (const CuHeaderText *h = cu_headers; h->name; h++) {
             if (strcmp(h->name, order[n]) != 0) continue;
@@ -151,7 +187,7 @@ static void emit_source_lines(CgBuf *c, const CgBuf *k) {
     }
 }
 
-static void assemble_jit(CuEmit *e, CgBuf *c, const CgBuf *k, const CgBuf *run, const CgBuf *init, const char *P) {
+static void assemble_jit(CuEmit *e, const CuGraphCode *gc, CgBuf *c, const CgBuf *k, const CgBuf *run, const CgBuf *init, const char *P) {
     const char *pf = e->o->prefix;
     char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
     cgbuf_printf(c, "/* %s.c - generated by mpcc %s from %s (--target cuda --jit). Do not edit.\n", pf, MPCC_VERSION,
@@ -161,7 +197,7 @@ static void assemble_jit(CuEmit *e, CgBuf *c, const CgBuf *k, const CgBuf *run, 
                  txt_comment(hn, sizeof hn, e->o->header_name), e->n_kernels, pf);
     cgbuf_printf(c, "#include %s\n", txt_c_string(inc, sizeof inc, e->o->header_name));
     cgbuf_printf(c, "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#include \"mpcc_cuda_args.h\"\n#include \"mpcc_jit.h\"\n");
-    emit_blob(e, c);
+    emit_blob(e, gc, 1, c);
     cgbuf_printf(c, "\n/* ---- the kernel source (NVRTC) ---- */\nstatic const char *const %s_source[] = {\n", pf);
     emit_source_lines(c, k);
     cgbuf_printf(c, "};\n\nstatic const char *const %s_kernels[%d] = {", pf, e->n_kernels + 1);
@@ -210,9 +246,10 @@ static void assemble_jit(CuEmit *e, CgBuf *c, const CgBuf *k, const CgBuf *run, 
                  "    if (mpcc_jit_alloc(j, %s_ARENA_BYTES > 0 ? %s_ARENA_BYTES : 1, &ctx->arena) ||\n"
                  "        mpcc_jit_alloc(j, sizeof %s_blob, &ctx->weights) ||\n"
                  "        mpcc_jit_copy(j, ctx->weights, %s_blob, sizeof %s_blob, MPCC_JIT_H2D, NULL) || mpcc_jit_sync(j, NULL))\n"
-                 "        return %s_fail(ctx, -1);\n"
-                 "    return 0;\n}\n\n",
+                 "        return %s_fail(ctx, -1);\n",
                  P, P, pf, pf, pf, pf);
+    cu_emit_rnn_state_init(e, c);
+    cgbuf_printf(c, "    return 0;\n}\n\n");
     cgbuf_printf(c,
                  "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
                  "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
@@ -229,67 +266,41 @@ static void assemble_jit(CuEmit *e, CgBuf *c, const CgBuf *k, const CgBuf *run, 
                  pf, pf, pf, pf);
 }
 
-int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h_out, Diag *d) {
-    int rc = cu_check_graph(g, d);
-    if (rc) return rc;
-    CgBuf c = {0}, h = {0}, k = {0}, run = {0}, attr = {0};
-    CuEmit e;
-    memset(&e, 0, sizeof e);
-    e.g = g;
-    e.o = o;
-    e.attr = &attr;
-    e.kb = &k;
-    e.woff = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 1));
-    if (!e.woff) return diag_internal(d, "out of memory");
-    for (int i = 0; i < g->n_tensors; i++) e.woff[i] = -1;
-    char P[128];
-    size_t j = 0;
-    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
-    P[j] = '\0';
-    /* Constants first (their offsets appear in the launches). */
+/* The kernels of graph e->g and their launches into its run buffer (e->cg.out). */
+static int emit_launches(CuEmit *e, CgBuf *k, Diag *d) {
+    const Graph *g = e->g;
+    const CudaEmitOptions *o = e->o;
+    int rc = 0;
     for (int i = 0; i < g->n_ops && !rc; i++) {
         const IrOp *op = &g->ops[i];
         const char *why;
         CuKind kind = cu_classify(g, op, &why);
-        if (kind == CU_SKIP) continue;
-        for (int q = 0; q < op->n_in; q++) cu_use_const(&e, op->in[q]);
-        if (cu_xconsts(&e, i, op, kind)) rc = diag_internal(d, "out of memory");
-    }
-    for (int i = 0; i < g->n_outputs; i++) cu_use_const(&e, g->outputs[i]);
-    if (!rc && e.blob_bytes > CG_MAX_EMBED_BYTES)
-        rc = diag_user(d, "%s: %lld bytes of constants, more than the %lld that --target cuda embeds", g->source,
-                       (long long)e.blob_bytes, (long long)CG_MAX_EMBED_BYTES);
-    /* Kernels and their launches. */
-    e.cg.out = &run;
-    e.cg.g = g;
-    e.cg.prefix = o->prefix;
-    e.cg.depth = 1;
-    for (int i = 0, index = 0; i < g->n_ops && !rc; i++) {
-        const IrOp *op = &g->ops[i];
-        const char *why;
-        CuKind kind = cu_classify(g, op, &why);
         if (op->dead) continue;
-        cgbuf_append(&run, "\n", 1);
+        cgbuf_append(e->cg.out, "\n", 1);
         char buf[160], nb[TXT_COMMENT_CAP];
-        cg_line(&e.cg, "/* op %d: TFLite operator #%d %s%s%s%s -> %s */", i, op->tfl_index, ir_op_name(op->kind),
+        cg_line(&e->cg, "/* op %d: TFLite operator #%d %s%s%s%s -> %s */", i, op->tfl_index, ir_op_name(op->kind),
                 op->fused[0] ? " (fused: " : "", op->fused, op->fused[0] ? ")" : "", cu_kind_name[kind]);
         for (int q = 0; q < op->n_in; q++)
             if (op->in[q] >= 0)
-                cg_line(&e.cg, "/*   in%d  %-24s %s */", q, ir_tensor_desc(&g->tensors[op->in[q]], buf, sizeof buf),
+                cg_line(&e->cg, "/*   in%d  %-24s %s */", q, ir_tensor_desc(&g->tensors[op->in[q]], buf, sizeof buf),
                         txt_comment(nb, sizeof nb, g->tensors[op->in[q]].name));
-        cg_line(&e.cg, "/*   out0 %-24s %s */", ir_tensor_desc(&g->tensors[op->out[0]], buf, sizeof buf),
-                txt_comment(nb, sizeof nb, g->tensors[op->out[0]].name));
+        if (op->n_out > 0)
+            cg_line(&e->cg, "/*   out0 %-24s %s */", ir_tensor_desc(&g->tensors[op->out[0]], buf, sizeof buf),
+                    txt_comment(nb, sizeof nb, g->tensors[op->out[0]].name));
         if (kind == CU_SKIP) {
-            cg_line(&e.cg, "/* in place: the output shares the input's memory, nothing to do */");
+            cg_line(&e->cg, "/* in place: the output shares the input's memory, nothing to do */");
             continue;
         }
-        cg_open(&e.cg, "{");
-        cgbuf_printf(&k, "/* op %d: TFLite operator #%d %s */\n", i, op->tfl_index, ir_op_name(op->kind));
-        rc = cu_emit_op(&e, &k, i, op, kind, d);
-        cg_close(&e.cg, "}");
-        e.n_kernels++;
-        index++;
-        e.cg.pool_next = 0;
+        cg_open(&e->cg, "{");
+        if (kind == CU_CONTROL) {
+            rc = cu_emit_cf(e, i, op, d); /* host code, no kernel */
+        } else {
+            cgbuf_printf(k, "/* op %d: TFLite operator #%d %s */\n", i, op->tfl_index, ir_op_name(op->kind));
+            rc = cu_emit_op(e, k, i, op, kind, d);
+            e->n_kernels++;
+        }
+        cg_close(&e->cg, "}");
+        e->cg.pool_next = 0;
     }
     /* Graph outputs that are inputs or constants are copies. */
     for (int i = 0; i < g->n_outputs && !rc; i++) {
@@ -297,22 +308,122 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         if (!t->data && !t->is_input) continue;
         for (int q = 0; q < g->n_inputs && o->jit; q++)
             if (g->inputs[q] == t->id)
-                cg_line(&e.cg, "if (mpcc_jit_copy(j, outputs[%d], inputs[%d], %lld, MPCC_JIT_D2D, stream)) return %s_fail(ctx, -1);",
+                cg_line(&e->cg, "if (mpcc_jit_copy(j, outputs[%d], inputs[%d], %lld, MPCC_JIT_D2D, stream)) return %s_fail(ctx, -1);",
                         i, q, (long long)ir_tensor_bytes(t), o->prefix);
         if (t->data && o->jit)
-            cg_line(&e.cg, "if (mpcc_jit_copy(j, outputs[%d], w + %lld, %lld, MPCC_JIT_D2D, stream)) return %s_fail(ctx, -1);",
-                    i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
+            cg_line(&e->cg, "if (mpcc_jit_copy(j, outputs[%d], w + %lld, %lld, MPCC_JIT_D2D, stream)) return %s_fail(ctx, -1);",
+                    i, (long long)e->woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
         for (int q = 0; q < g->n_inputs && !o->jit; q++)
             if (g->inputs[q] == t->id)
-                cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], inputs[%d], %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
+                cg_line(&e->cg, "if ((err = cudaMemcpyAsync(outputs[%d], inputs[%d], %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
                         i, q, (long long)ir_tensor_bytes(t), o->prefix);
         if (t->data && !o->jit)
-            cg_line(&e.cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
-                    i, (long long)e.woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
-        e.uses_w |= t->data != NULL;
+            cg_line(&e->cg, "if ((err = cudaMemcpyAsync(outputs[%d], w + %lld, %lld, cudaMemcpyDeviceToDevice, s)) != cudaSuccess) return %s_fail(ctx, err, -1);",
+                    i, (long long)e->woff[t->id], (long long)ir_tensor_bytes(t), o->prefix);
+        e->uses_w |= t->data != NULL;
     }
+    return rc;
+}
+
+/* The host functions of the subgraphs control flow and signatures run (cuda_emit_cf.c):
+ * an error helper naming the subgraph, prototypes (they may call each other), bodies. */
+static void emit_subgraph_fns(CgBuf *c, const CuGraphCode *gcs, int n_g, const char *pf) {
+    for (int k = 1; k < n_g; k++) {
+        if (!gcs[k].g) continue;
+        cgbuf_printf(c,
+                     "static int %s_fail(%s_cuda_ctx *ctx, cudaError_t err, int op) {\n"
+                     "    snprintf(ctx->error, sizeof ctx->error, \"%s: subgraph %d op %%d: %%s: %%s\", op, cudaGetErrorName(err), cudaGetErrorString(err));\n"
+                     "    return -1;\n}\n",
+                     gcs[k].prefix, pf, pf, k);
+        cgbuf_printf(c, "static int %s_subgraph%d(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs, unsigned char *a);\n",
+                     pf, k, pf);
+    }
+    for (int k = 1; k < n_g; k++) {
+        if (!gcs[k].g) continue;
+        cgbuf_printf(c, "\n/* TFLite subgraph %d (run by control flow or a signature's entry point): inputs and outputs\n"
+                        " * as for %s_cuda_run, a: its arena. */\n", k, pf);
+        cgbuf_printf(c, "static int %s_subgraph%d(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs, unsigned char *a) {\n"
+                        "    cudaError_t err;\n"
+                        "    (void)ctx, (void)s, (void)inputs, (void)outputs, (void)err, (void)a;\n",
+                     pf, k, pf);
+        if (gcs[k].uses_w) cgbuf_printf(c, "    const unsigned char *w = (const unsigned char *)ctx->weights;\n");
+        cgbuf_append(c, gcs[k].run.s ? gcs[k].run.s : "", gcs[k].run.len);
+        cgbuf_printf(c, "    return 0;\n}\n");
+    }
+    if (n_g > 1) cgbuf_printf(c, "\n");
+}
+
+int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h_out, Diag *d) {
+    int rc = cu_check_graph(g, d);
+    if (rc) return rc;
+    int n_g = g->n_sub > 1 ? g->n_sub : 1, extra = 0;
+    CgBuf c = {0}, h = {0}, k = {0}, attr = {0};
+    CuEmit e;
+    memset(&e, 0, sizeof e);
+    e.o = o;
+    e.attr = &attr;
+    e.kb = &k;
+    e.host_prefix = o->prefix;
+    e.cg.g = g;
+    e.cg.prefix = o->prefix;
+    e.cg.depth = 1;
+    unsigned char *need = malloc((size_t)n_g);
+    CuGraphCode *gcs = calloc((size_t)n_g, sizeof *gcs);
+    if (!need || !gcs) {
+        free(need), free(gcs);
+        return diag_internal(d, "out of memory");
+    }
+    cu_cf_reach(g, need);
+    for (int q = 0; q < n_g && !rc; q++) {
+        if (!need[q]) continue;
+        CuGraphCode *gc = &gcs[q];
+        gc->g = q == 0 ? g : g->sub[q];
+        gc->o = *o;
+        snprintf(gc->prefix, sizeof gc->prefix, q == 0 ? "%s" : "%s_s%d", o->prefix, q);
+        gc->o.prefix = gc->prefix;
+        gc->woff = malloc(sizeof(int64_t) * (size_t)(gc->g->n_tensors + 1));
+        if (!gc->woff) rc = diag_internal(d, "out of memory");
+        for (int i = 0; gc->woff && i < gc->g->n_tensors; i++) gc->woff[i] = -1;
+        extra += q > 0;
+        for (int i = 0; i < gc->g->n_ops; i++) extra += cu_classify(gc->g, &gc->g->ops[i], &(const char *){0}) == CU_CONTROL;
+    }
+    if (!rc && o->jit && extra)
+        rc = diag_user(d, "%s: control flow, resource variables, custom operators and the subgraphs of signatures are not available "
+                          "with --target cuda --jit yet (its loader has no host-side copies); --target cuda without --jit runs them", g->source);
+    char P[128];
+    size_t j = 0;
+    for (const char *s = o->prefix; *s && j + 1 < sizeof P; s++) P[j++] = (char)toupper((unsigned char)*s);
+    P[j] = '\0';
+    /* Constants first (their offsets appear in the launches): one blob for every graph. */
+    for (int q = 0; q < n_g && !rc; q++) {
+        if (!gcs[q].g) continue;
+        use_graph(&e, &gcs[q]);
+        for (int i = 0; i < e.g->n_ops && !rc; i++) {
+            const IrOp *op = &e.g->ops[i];
+            const char *why;
+            CuKind kind = cu_classify(e.g, op, &why);
+            if (kind == CU_SKIP) continue;
+            for (int in = 0; in < op->n_in; in++) cu_use_const(&e, op->in[in]);
+            if (cu_xconsts(&e, i, op, kind)) rc = diag_internal(d, "out of memory");
+        }
+        for (int i = 0; i < e.g->n_outputs; i++) cu_use_const(&e, e.g->outputs[i]);
+        if (q == 0 && cu_state_consts(&e)) rc = diag_internal(d, "out of memory");
+        save_graph(&e, &gcs[q]);
+    }
+    if (!rc && e.blob_bytes > CG_MAX_EMBED_BYTES)
+        rc = diag_user(d, "%s: %lld bytes of constants, more than the %lld that --target cuda embeds", g->source,
+                       (long long)e.blob_bytes, (long long)CG_MAX_EMBED_BYTES);
+    /* Kernels and their launches: the subgraphs', then the model's. */
+    for (int q = n_g - 1; q >= 0 && !rc; q--) {
+        if (!gcs[q].g) continue;
+        use_graph(&e, &gcs[q]);
+        rc = emit_launches(&e, &k, d);
+        save_graph(&e, &gcs[q]);
+    }
+    use_graph(&e, &gcs[0]);
+    CgBuf run = gcs[0].run;
     if (!rc && o->jit) {
-        assemble_jit(&e, &c, &k, &run, &attr, P);
+        assemble_jit(&e, gcs, &c, &k, &run, &attr, P);
         emit_cuda_header(&h, g, o, P, e.n_kernels);
     } else if (!rc) {
         char hn[TXT_COMMENT_CAP], sn[TXT_COMMENT_CAP], inc[TXT_LITERAL_CAP];
@@ -325,9 +436,14 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         cgbuf_printf(&c, "#include %s\n", txt_c_string(inc, sizeof inc, o->header_name));
         cgbuf_printf(&c, "#include \"mpcc_cuda_ops.cuh\"\n#include \"mpcc_cuda_gemm.cuh\"\n#include \"mpcc_cuda_attention.cuh\"\n"
                         "#include \"mpcc_cuda_int8.cuh\"\n#include \"mpcc_cuda_s16.cuh\"\n"
-                        "#include \"mpcc_cuda_layout.cuh\"\n");
+                        "#include \"mpcc_cuda_layout.cuh\"\n#include \"mpcc_cuda_misc.cuh\"\n#include \"mpcc_cuda_rnn.cuh\"\n");
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
-        emit_blob(&e, &c);
+        int64_t host = cu_custom_host(g, NULL);
+        if (host) { /* custom operators: the C target's user kernels, run on the host (cuda_emit_cf.c) */
+            cgbuf_printf(&c, "#include \"../mpcc_custom.h\" /* runtime/mpcc_custom.h, found through -I<mpcc>/runtime/cuda */\n");
+            cu_custom_host(g, &c);
+        }
+        emit_blob(&e, gcs, n_g, &c);
         cgbuf_printf(&c, "\n/* ---- kernels ---- */\n");
         cgbuf_append(&c, k.s ? k.s : "", k.len);
         cgbuf_printf(&c,
@@ -339,6 +455,7 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "        snprintf(ctx->error, sizeof ctx->error, \"%s: %%s: %%s\", cudaGetErrorName(err), cudaGetErrorString(err));\n"
                      "    return -1;\n}\n\n",
                      pf, pf, pf, pf);
+        emit_subgraph_fns(&c, gcs, n_g, pf);
         cgbuf_printf(&c,
                      "static int %s_enqueue(%s_cuda_ctx *ctx, cudaStream_t s, const void *const *inputs, void *const *outputs) {\n"
                      "    cudaError_t err;\n"
@@ -359,41 +476,56 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "        return %s_fail(ctx, err, -1);\n",
                      pf, pf, P, P, pf, pf, pf, pf, pf, pf);
         cgbuf_append(&c, attr.s ? attr.s : "", attr.len);
+        cu_emit_state_init(&e, &c);
+        if (host)
+            cgbuf_printf(&c, "    if ((err = cudaMallocHost(&ctx->host, %lld)) != cudaSuccess) return %s_fail(ctx, err, -1);\n",
+                         (long long)host, pf);
         cgbuf_printf(&c, "    return 0;\n}\n\n");
         cgbuf_printf(&c,
                      "int %s_cuda_run(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
                      "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
                      "    return %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n}\n\n",
                      pf, pf, pf);
-        int nio = g->n_inputs + g->n_outputs;
-        cgbuf_printf(&c,
-                     "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
-                     "    cudaError_t err;\n"
-                     "    int same = ctx && ctx->graph_exec != NULL, i, rc;\n"
-                     "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
-                     "    for (i = 0; i < %d; i++)\n"
-                     "        same = same && ctx->graph_io[i] == (i < %d ? inputs[i] : (const void *)outputs[i - %d]);\n"
-                     "    if (!same) {\n"
-                     "        cudaGraph_t graph;\n"
-                     "        cudaGraphExec_t exec;\n"
-                     "        if (ctx->graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)ctx->graph_exec);\n"
-                     "        if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
-                     "        ctx->graph = ctx->graph_exec = NULL;\n"
-                     "        if ((err = cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)\n"
-                     "            return %s_fail(ctx, err, -1);\n"
-                     "        rc = %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n"
-                     "        err = cudaStreamEndCapture((cudaStream_t)stream, &graph);\n"
-                     "        if (rc) return rc;\n"
-                     "        if (err != cudaSuccess) return %s_fail(ctx, err, -1);\n"
-                     "        ctx->graph = graph;\n"
-                     "        if ((err = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) return %s_fail(ctx, err, -1);\n"
-                     "        ctx->graph_exec = exec;\n"
-                     "        for (i = 0; i < %d; i++) ctx->graph_io[i] = i < %d ? inputs[i] : (const void *)outputs[i - %d];\n"
-                     "    }\n"
-                     "    if ((err = cudaGraphLaunch((cudaGraphExec_t)ctx->graph_exec, (cudaStream_t)stream)) != cudaSuccess)\n"
-                     "        return %s_fail(ctx, err, -1);\n"
-                     "    return 0;\n}\n\n",
-                     pf, pf, nio, g->n_inputs, g->n_inputs, pf, pf, pf, pf, nio, g->n_inputs, g->n_inputs, pf);
+        if (cu_cf_host_sync(g))
+            cgbuf_printf(&c,
+                         "/* IF / WHILE read their condition on the host between kernels, which a CUDA graph cannot\n"
+                         " * hold: %s_cuda_run_graph runs the model as %s_cuda_run does. */\n"
+                         "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
+                         "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
+                         "    return %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n}\n\n",
+                         pf, pf, pf, pf, pf);
+        else {
+            int nio = g->n_inputs + g->n_outputs;
+            cgbuf_printf(&c,
+                         "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
+                         "    cudaError_t err;\n"
+                         "    int same = ctx && ctx->graph_exec != NULL, i, rc;\n"
+                         "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
+                         "    for (i = 0; i < %d; i++)\n"
+                         "        same = same && ctx->graph_io[i] == (i < %d ? inputs[i] : (const void *)outputs[i - %d]);\n"
+                         "    if (!same) {\n"
+                         "        cudaGraph_t graph;\n"
+                         "        cudaGraphExec_t exec;\n"
+                         "        if (ctx->graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)ctx->graph_exec);\n"
+                         "        if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
+                         "        ctx->graph = ctx->graph_exec = NULL;\n"
+                         "        if ((err = cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)\n"
+                         "            return %s_fail(ctx, err, -1);\n"
+                         "        rc = %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n"
+                         "        err = cudaStreamEndCapture((cudaStream_t)stream, &graph);\n"
+                         "        if (rc) return rc;\n"
+                         "        if (err != cudaSuccess) return %s_fail(ctx, err, -1);\n"
+                         "        ctx->graph = graph;\n"
+                         "        if ((err = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess) return %s_fail(ctx, err, -1);\n"
+                         "        ctx->graph_exec = exec;\n"
+                         "        for (i = 0; i < %d; i++) ctx->graph_io[i] = i < %d ? inputs[i] : (const void *)outputs[i - %d];\n"
+                         "    }\n"
+                         "    if ((err = cudaGraphLaunch((cudaGraphExec_t)ctx->graph_exec, (cudaStream_t)stream)) != cudaSuccess)\n"
+                         "        return %s_fail(ctx, err, -1);\n"
+                         "    return 0;\n}\n\n",
+                         pf, pf, nio, g->n_inputs, g->n_inputs, pf, pf, pf, pf, nio, g->n_inputs, g->n_inputs, pf);
+        }
+        cu_emit_entries(&c, g, pf);
         cgbuf_printf(&c,
                      "void %s_cuda_free(%s_cuda_ctx *ctx) {\n"
                      "    if (!ctx) return;\n"
@@ -401,14 +533,20 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      "    if (ctx->graph) cudaGraphDestroy((cudaGraph_t)ctx->graph);\n"
                      "    cudaFree(ctx->arena);\n"
                      "    cudaFree(ctx->weights);\n"
+                     "%s"
                      "    ctx->arena = ctx->weights = ctx->graph = ctx->graph_exec = NULL;\n}\n\n"
                      "const char *%s_cuda_error(const %s_cuda_ctx *ctx) { return ctx ? ctx->error : \"NULL context\"; }\n",
-                     pf, pf, pf, pf);
+                     pf, pf, host ? "    cudaFreeHost(ctx->host);\n    ctx->host = NULL;\n" : "", pf, pf);
         emit_cuda_header(&h, g, o, P, e.n_kernels);
     }
-    for (int i = 0; i < e.n_xc; i++) free(e.xc[i].data);
-    free(e.xc);
-    free(e.woff);
+    for (int q = 0; q < n_g; q++) {
+        for (int i = 0; i < gcs[q].n_xc; i++) free(gcs[q].xc[i].data);
+        free(gcs[q].xc), free(gcs[q].woff);
+        if (q == 0) continue; /* its run buffer is `run`, freed below */
+        if (!rc && gcs[q].run.oom) rc = diag_internal(d, "out of memory");
+        free(gcs[q].run.s);
+    }
+    free(gcs), free(need);
     if (!rc && (c.oom || h.oom || k.oom || run.oom || attr.oom)) rc = diag_internal(d, "out of memory");
     if (!rc && (fwrite(c.s, 1, c.len, cu_out) != c.len || fwrite(h.s, 1, h.len, h_out) != h.len))
         rc = diag_user(d, "cannot write the CUDA output");

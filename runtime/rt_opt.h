@@ -265,7 +265,8 @@ void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const in
 /* TRANSPOSE_CONV with the filter packed at compile time (rt_opt_tconv.c). f32: packed_w is the filter as a
  * [filter_h * filter_w * out_c][in_c] matrix in rt_opt_gemm_f32's panels, zeros rt_opt_tconv_columns(p)
  * zero floats, `rows` input pixels per GEMM block; int8: packed_w is [fh][fw][in_c][out_c], bit-exact with
- * rt_transpose_conv_i8. bias may be NULL. scratch: rt_opt_tconv_scratch_bytes(p, rows, s8). */
+ * rt_transpose_conv_i8. bias may be NULL. scratch: rt_opt_tconv_scratch_bytes(p, rows, s8) with s8 = 0 for
+ * f32, 1 for int8 built for Arm, 2 for int8 built for x86 (its AVX2 path widens the filter into scratch). */
 struct rt_tconv_params;
 int64_t rt_opt_tconv_columns(const struct rt_tconv_params *p); /* filter_h * filter_w * out_c, padded to RT_OPT_NR */
 int64_t rt_opt_tconv_scratch_bytes(const struct rt_tconv_params *p, int32_t rows, int32_t s8);

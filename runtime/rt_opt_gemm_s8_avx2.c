@@ -153,24 +153,59 @@ RT_OPT_INLINE void s8a_store_rows(int8_t *c, int64_t ldc, int two, __m256i a0, _
 #define S8A_ASM1(insn, d, p, n, prev)                                                                                 \
     __asm__(insn " %2, %0" : "=x"(d), "+x"(prev) : "m"(*(const int8_t(*)[n])(const void *)(p)))
 
+/* d = vpbroadcastq of the 8 bytes at base + ls * SC (S8A_BQ0: base), after the last update of prev as
+ * S8A_ASM1: the rows' addresses as two bases and a scaled stride, so that the loop steps two pointers and
+ * computes no addresses (gcc made a chain of five lea per quad, 47 instructions per 12 vpmaddwd). The
+ * int16 rows were written before the kernel was called (through a pointer): the memory clobber says that
+ * the asm reads them. */
+#define S8A_BQ0(d, base, ls, prev) __asm__("vpbroadcastq (%2), %0" : "=x"(d), "+x"(prev) : "r"(base) : "memory")
+#define S8A_BQ1(d, base, ls, prev)                                                                                    \
+    __asm__("vpbroadcastq (%2,%3,1), %0" : "=x"(d), "+x"(prev) : "r"(base), "r"(ls) : "memory")
+#define S8A_BQ2(d, base, ls, prev)                                                                                    \
+    __asm__("vpbroadcastq (%2,%3,2), %0" : "=x"(d), "+x"(prev) : "r"(base), "r"(ls) : "memory")
+
+/* One quad of K for six rows in all 16 ymm registers, written out so that no compiler spills: both weight
+ * vectors live, each row broadcast once (into v) and multiplied by both (the second product into v), the
+ * first product in t. Per quad 2 widenings, 6 broadcasts, 12 vpmaddwd and 12 vpaddd: 32 instructions
+ * against 38 of the S8A_ASM1 order, which needs one register less (Zen 3 ran that loop at about its
+ * instruction rate, ~7 cycles a quad for 6 of vpmaddwd). AT&T operand order: src2, src1, dst. */
+#define S8A_Q6ROW(a, c0, c1) "vpbroadcastq " a ", %[v]\n\tvpmaddwd %[v], %[w0], %[t]\n\tvpaddd %[t], %[" #c0 "], %[" \
+    #c0 "]\n\tvpmaddwd %[v], %[w1], %[v]\n\tvpaddd %[v], %[" #c1 "], %[" #c1 "]\n\t"
+/* Three rows (base, base + ls, base + 2 ls) of the quad; w0 and w1 as S8A_ASM1 made them. */
+#define S8A_ROWS3(ca0, ca1, cb0, cb1, cc0, cc1, w0, w1, v, t, base, ls)                                           \
+    __asm__(S8A_Q6ROW("(%[a])", ca0, ca1) S8A_Q6ROW("(%[a],%[ls],1)", cb0, cb1) S8A_Q6ROW("(%[a],%[ls],2)", cc0, cc1) \
+            : [ca0] "+x"(ca0), [ca1] "+x"(ca1), [cb0] "+x"(cb0), [cb1] "+x"(cb1), [cc0] "+x"(cc0), [cc1] "+x"(cc1), \
+              [v] "=&x"(v), [t] "=&x"(t)                                                                             \
+            : [w0] "x"(w0), [w1] "x"(w1), [a] "r"(base), [ls] "r"(ls)                                                \
+            : "memory")
+
 RT_OPT_INLINE void s8a_kernel(const int R, const int16_t *a, int64_t lda16, int32_t kq, const int8_t *b,
                               const s8a_q *q, const rt_opt_gemm_params *p, int8_t *c, int64_t ldc, int32_t nr) {
-    const int16_t *a0 = a, *a1 = a + lda16, *a2 = a + 2 * lda16, *a3 = a + 3 * lda16, *a4 = a + 4 * lda16,
-                  *a5 = a + 5 * lda16;
+    const int16_t *a0 = a, *a3 = a + 3 * lda16; /* rows 0-2 and 3-5: base, base + ls, base + 2 ls */
+    const int64_t ls = lda16 * (int64_t)sizeof(int16_t);
+    const int8_t *const b_end = b + (int64_t)kq * 4 * NR;
     __m256i c00 = q->b0, c01 = q->b1, c10 = c00, c11 = c01, c20 = c00, c21 = c01, c30 = c00, c31 = c01, c40 = c00,
             c41 = c01, c50 = c00, c51 = c01;
-    int32_t kk;
-    for (kk = 0; kk < kq; kk++, b += 4 * NR) {
+    if (R == 6) /* S8A_ROWS3 */
+        for (; b < b_end; b += 4 * NR, a0 += 4, a3 += 4) {
+            __m256i w0, w1, v, t;
+            __asm__("vpmovsxbw (%2), %0\n\tvpmovsxbw 16(%2), %1" : "=x"(w0), "=x"(w1) : "r"(b) : "memory");
+            S8A_ROWS3(c00, c01, c10, c11, c20, c21, w0, w1, v, t, a0, ls);
+            S8A_ROWS3(c30, c31, c40, c41, c50, c51, w0, w1, v, t, a3, ls);
+        }
+    for (; R < 6 && b < b_end; b += 4 * NR, a0 += 4, a3 += 4) {
         __m256i w, v;
-#define S8A_ROW(r, h, prev)                                                                                           \
+#define S8A_ROW(r, h, base, SC, prev)                                                                                 \
     if ((r) < R) {                                                                                                    \
-        S8A_ASM1("vpbroadcastq", v, a##r + 4 * kk, 8, prev);                                                          \
+        S8A_BQ##SC(v, base, ls, prev);                                                                                \
         c##r##h = _mm256_add_epi32(c##r##h, _mm256_madd_epi16(v, w));                                                 \
     }
         S8A_ASM1("vpmovsxbw", w, b, 16, c51);
-        S8A_ROW(0, 0, w) S8A_ROW(1, 0, c00) S8A_ROW(2, 0, c10) S8A_ROW(3, 0, c20) S8A_ROW(4, 0, c30) S8A_ROW(5, 0, c40)
+        S8A_ROW(0, 0, a0, 0, w) S8A_ROW(1, 0, a0, 1, c00) S8A_ROW(2, 0, a0, 2, c10) S8A_ROW(3, 0, a3, 0, c20)
+        S8A_ROW(4, 0, a3, 1, c30) S8A_ROW(5, 0, a3, 2, c40)
         S8A_ASM1("vpmovsxbw", w, b + 16, 16, c50);
-        S8A_ROW(0, 1, w) S8A_ROW(1, 1, c01) S8A_ROW(2, 1, c11) S8A_ROW(3, 1, c21) S8A_ROW(4, 1, c31) S8A_ROW(5, 1, c41)
+        S8A_ROW(0, 1, a0, 0, w) S8A_ROW(1, 1, a0, 1, c01) S8A_ROW(2, 1, a0, 2, c11) S8A_ROW(3, 1, a3, 0, c21)
+        S8A_ROW(4, 1, a3, 1, c31) S8A_ROW(5, 1, a3, 2, c41)
 #undef S8A_ROW
     }
     {
@@ -327,14 +362,74 @@ static void s8a_im2col(const rt_opt_conv_params *p, const int8_t *in, int32_t m0
     }
 }
 
+#define S8A_IMG16 4096 /* int16 values of the padded image s8a_im2col_img takes (8 KiB on the stack) */
+
+/* The image inside its padding as int16 + 128 (pad_value + 128 around it) at d, hp x wp pixels, and
+ * S8A_SLACK values after it that the patch copies' last 16-value loads may read. */
+static void s8a_pad16(const rt_opt_conv_params *p, const int8_t *in, int64_t hp, int64_t wp, int16_t *d) {
+    const int32_t inc = p->in_c;
+    const int64_t row = wp * inc, left = (int64_t)p->pad_w * inc, n = hp * row + S8A_SLACK;
+    const int16_t fill = (int16_t)(p->pad_value + 128);
+    int64_t i, y;
+    for (i = 0; i < n; i++) d[i] = fill;
+    for (y = 0; y < p->in_h; y++) { /* a row's last 16 values may overhang: the padding after it refilled */
+        int16_t *t = d + (y + p->pad_h) * row + left + (int64_t)p->in_w * inc;
+        s8a_widen_run(t - (int64_t)p->in_w * inc, in + y * (int64_t)p->in_w * inc, p->in_w * inc,
+                      in + (int64_t)p->in_h * p->in_w * inc);
+        for (i = 0; i < 15; i++) t[i] = fill;
+    }
+}
+
+/* s8a_im2col from the padded int16 image (s8a_pad16, hp x wp pixels, no padding left): every patch row
+ * is fh runs of fw in_c values copied 16 at a time (the last chunk overhanging into the next run, which
+ * overwrites it), then K's padding. digits' 8 x 8 images had 28 of their 64 patch rows cut by an edge
+ * (tap by tap), and every pixel was widened once for each patch holding it. */
+RT_OPT_INLINE void s8a_im2col_img_n(const int32_t FH, const int32_t CH, const rt_opt_conv_params *p,
+                                    const int16_t *img, int64_t wp, int32_t m0, int32_t rows, int16_t *d, int32_t k4) {
+    const int32_t inc = p->in_c, fh = FH ? FH : p->filter_h, run = p->filter_w * inc, k = p->gemm.k;
+    const int32_t chunks = CH ? CH : (run + 15) / 16;
+    const int64_t step = (int64_t)p->dil_h * wp * inc, ys = (int64_t)p->stride_h * wp * inc,
+                  xs = (int64_t)p->stride_w * inc;
+    int32_t r, fy, ch, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    for (r = 0; r < rows; r++, d += k4) {
+        const int16_t *s = img + oy * ys + ox * xs;
+        for (fy = 0; fy < fh; fy++, s += step)
+            for (ch = 0; ch < chunks; ch++)
+                _mm256_storeu_si256((__m256i *)(void *)(d + fy * run + 16 * ch),
+                                    _mm256_loadu_si256((const __m256i *)(const void *)(s + 16 * ch)));
+        if (k < k4) _mm_storel_epi64((__m128i *)(void *)(d + k), _mm_setzero_si128()); /* <= 3 values, overhanging */
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+
+/* 3x3 filters with runs of 1..3 chunks have their loops unrolled (as a loop gcc made them memcpy calls). */
+static void s8a_im2col_img(const rt_opt_conv_params *p, const int16_t *img, int64_t wp, int32_t m0, int32_t rows,
+                           int16_t *d, int32_t k4) {
+    const int32_t chunks = (p->filter_w * p->in_c + 15) / 16;
+    if (p->filter_h == 3 && chunks == 1) s8a_im2col_img_n(3, 1, p, img, wp, m0, rows, d, k4);
+    else if (p->filter_h == 3 && chunks == 2) s8a_im2col_img_n(3, 2, p, img, wp, m0, rows, d, k4);
+    else if (p->filter_h == 3 && chunks == 3) s8a_im2col_img_n(3, 3, p, img, wp, m0, rows, d, k4);
+    else s8a_im2col_img_n(0, 0, p, img, wp, m0, rows, d, k4);
+}
+
 void rt_opt_s8_avx2_conv(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows,
                          const int8_t *packed_b, const int32_t *bias, int8_t *c) {
     const int32_t k4 = RT_OPT_K4(p->gemm.k), group = s8a_group(k4);
     int16_t a16[S8A_MR * S8A_MAX_K4 + S8A_SLACK];
-    int32_t g;
+    int16_t img[S8A_IMG16 + S8A_SLACK];
+    int64_t hp = 0, wp = 0;
+    int32_t g, padded = 0;
+    if (p->dil_h == 1 && p->dil_w == 1 && p->pad_h >= 0 && p->pad_w >= 0 && (p->pad_h > 0 || p->pad_w > 0)) {
+        /* a small padded image that these rows cover about as many values of as their patches hold */
+        rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                           p->pad_h, p->pad_w, &hp, &wp);
+        padded = hp * wp * p->in_c <= S8A_IMG16 && hp * wp * p->in_c <= (int64_t)rows * p->gemm.k;
+        if (padded) s8a_pad16(p, in, hp, wp, img);
+    }
     for (g = 0; g < rows; g += group) {
         const int32_t gm = rows - g < group ? rows - g : group;
-        s8a_im2col(p, in, m0 + g, gm, a16, k4);
+        if (padded) s8a_im2col_img(p, img, wp, m0 + g, gm, a16, k4);
+        else s8a_im2col(p, in, m0 + g, gm, a16, k4);
         s8a_gemm16(&p->gemm, gm, a16, k4, packed_b, bias, c + (int64_t)g * p->gemm.ldc);
     }
 }

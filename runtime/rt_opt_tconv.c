@@ -44,13 +44,17 @@ static int64_t tconv_s8_cols(const struct rt_tconv_params *p) {
 }
 
 int64_t rt_opt_tconv_scratch_bytes(const struct rt_tconv_params *p, int32_t rows, int32_t s8) {
-    if (s8) { /* the sums, the input pixel, one pixel's columns and the filter as int16 pairs (tconv_s8_cols) */
+    /* the sums and the input pixel; for x86's vector path (s8 == 2) also one pixel's columns, the filter as
+     * int16 pairs (tconv_s8_cols) and the repeated requantization constants */
+    const int64_t sums = ((int64_t)p->batches * p->out_h * p->out_w * p->out_c + p->in_c) * (int64_t)sizeof(int32_t);
+    if (s8 == 2) {
         const int64_t cols = tconv_s8_cols(p);
-        return ((int64_t)p->batches * p->out_h * p->out_w * p->out_c + p->in_c + cols) * (int64_t)sizeof(int32_t) +
+        return sums + cols * (int64_t)sizeof(int32_t) +
                (int64_t)(p->in_c + 1) / 2 * cols * 2 * (int64_t)sizeof(int16_t) +
                3 * (int64_t)tconv_s8_reps(p->out_c) * p->out_c * (int64_t)sizeof(int32_t) +
                3 * cols * (int64_t)sizeof(int32_t) + cols;
     }
+    if (s8) return sums;
     return (int64_t)rows * rt_opt_tconv_columns(p) * (int64_t)sizeof(float);
 }
 

@@ -42,9 +42,21 @@ FLOAT_MODELS = {
     "mnist_lstm": TFLM / "mnist_lstm.tflite",
 }
 FPU_BOARDS = ["m4", "m7", "m33", "m55"]
+# Small int8 models whose depthwise and 1x1 layers take the Helium kernels' edge cases on the M55:
+# channel counts that are not a multiple of 4 (3, 5: the predicated tail), 5x5 filters, dilation 2,
+# stride 2, VALID and SAME padding (edge pixels, blocks of four), ReLU6.
+FUSION = ROOT / "tests" / "fusion"
+HELIUM_MODELS = {
+    "dw_3x3_same_s1_m1": FUSION / "dw_3x3_same_s1_m1_int8.tflite",
+    "dw_5x5_valid_s2_m1_relu6": FUSION / "dw_5x5_valid_s2_m1_relu6_int8.tflite",
+    "pad_dw_3x3_s1": FUSION / "pad_dw_3x3_s1_int8.tflite",
+    "dw_dil2_same": MODELS_DIR / "op_depthwise_conv_2d_dil2_same_int8.tflite",
+    "landmark_int8": MODELS_DIR / "landmark_int8.tflite",
+}
 
 CASES = [(b, m) for b in FPU_BOARDS for m in [*INT_MODELS, *FLOAT_MODELS]]
 CASES += [pytest.param("m3", m, marks=pytest.mark.full) for m in INT_MODELS]
+CASES += [("m55", m) for m in HELIUM_MODELS]
 
 _compiled = {}
 _lock = threading.Lock()
@@ -69,7 +81,7 @@ def toolchain():
 
 @pytest.mark.parametrize("board,name", CASES)
 def test_bit_exact_under_qemu(toolchain, board, name, seed):
-    model = {**INT_MODELS, **FLOAT_MODELS}[name]
+    model = {**INT_MODELS, **FLOAT_MODELS, **HELIUM_MODELS}[name]
     if not model.exists():
         pytest.skip(f"{model} is not here")
     inputs, refs = oracle(model, seed)

@@ -11,6 +11,14 @@
 #include "op_util.h"
 #include "tfl_import.h"
 
+/* WHILE's params (op_while.c; the CUDA emitter reads them too): scratch offsets. */
+typedef struct WhileParams {
+    int64_t *body_out;      /* scratch offset of body output k */
+    int64_t arena;          /* scratch offset of the callees' arena */
+    int64_t cond_out;       /* scratch offset of the cond subgraph's bool */
+    int64_t arena_bytes;
+} WhileParams;
+
 /* Reads the subgraph indices `fields` (n of them) of the op's options into
  * op->callee. */
 int cf_parse_callees(IrOp *op, const FbTable *opts, const int *fields, int n, const char *what, Diag *d);

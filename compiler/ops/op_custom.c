@@ -108,16 +108,21 @@ static void emit_descs(CgCtx *cg, const Graph *g, const IrOp *op, int is_out) {
     cg_close(cg, "};");
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
+void custom_emit_ctx(CgCtx *cg, const Graph *g, const IrOp *op, const char *name) {
     const IrCustom *c = op->custom;
     char lit[TXT_LITERAL_CAP];
     emit_descs(cg, g, op, 0);
     emit_descs(cg, g, op, 1);
     if (c->options_len) cg_array_u8(cg, "options", c->options, (int64_t)c->options_len);
-    cg_line(cg, "static const mpcc_custom_ctx ctx = {%s, %d, %s, %zu, %d, %d, ins, outs};",
+    cg_line(cg, "static const mpcc_custom_ctx %s = {%s, %d, %s, %zu, %d, %d, ins, outs};", name,
             txt_c_string(lit, sizeof lit, c->code), op->tfl_index, c->options_len ? "options" : "0", c->options_len,
             op->n_in, op->n_out);
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    const IrCustom *c = op->custom;
+    custom_emit_ctx(cg, g, op, "ctx");
     /* The user kernel (runtime/mpcc_custom.h), defined outside the generated code. */
     cg_line(cg, "int %s(const mpcc_custom_ctx *ctx, const void *const *inputs, void *const *outputs);", c->func);
     cg_line(cg, "const void *in[%d];", op->n_in > 0 ? op->n_in : 1);

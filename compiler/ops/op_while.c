@@ -10,13 +10,6 @@
 
 #include <stdio.h>
 
-typedef struct WhileParams {
-    int64_t *body_out;      /* scratch offset of body output k */
-    int64_t arena;          /* scratch offset of the callees' arena */
-    int64_t cond_out;       /* scratch offset of the cond subgraph's bool */
-    int64_t arena_bytes;
-} WhileParams;
-
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     static const int fields[2] = {TFL_WHILE_OPTIONS_COND_SUBGRAPH_INDEX, TFL_WHILE_OPTIONS_BODY_SUBGRAPH_INDEX};
     (void)g;

@@ -50,6 +50,9 @@ void bmm_emit_fields(CgCtx *cg, const rt_bmm_params *p); /* the initializer line
 
 /* The run-time check of op->guard (if any): `if (!rt_check_shape_...) return RT_ERR_SHAPE_INPUT;`. */
 void op_emit_guard(CgCtx *cg, const Graph *g, const IrOp *op);
+/* CUSTOM: the constant mpcc_custom_ctx named `name` (and its tensor descriptors) of op, in the
+ * current block (op_custom.c; the C and CUDA emitters call the user kernel with it). */
+void custom_emit_ctx(CgCtx *cg, const Graph *g, const IrOp *op, const char *name);
 /* The interpreter's check of op->guard on the input's data: 0, or a user error. */
 int op_check_guard(const Graph *g, const IrOp *op, const void *input, Diag *d);
 

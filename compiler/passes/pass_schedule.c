@@ -389,7 +389,9 @@ static int schedule_tconv(Graph *g, int i, Diag *d) {
     if (!((dt == IR_F32 && wdt == IR_F32) || (dt == IR_I8 && wdt == IR_I8)) || !const_or_absent(g, op, 1) ||
         g->tensors[op->out[0]].dtype != dt || p->in_c <= 0 || p->out_c <= 0 || p->filter_h <= 0 || p->filter_w <= 0)
         return 0;
-    int s8 = dt == IR_I8, wid = op->in[1];
+    IrIsa isa = (g->root ? g->root : g)->isa;
+    int arm = isa == IR_ISA_NEON || isa == IR_ISA_ARMV8A || isa == IR_ISA_ARMV82A_DOT || ir_isa_is_mcu(isa);
+    int s8 = dt == IR_I8 ? (arm ? 1 : 2) : 0, wid = op->in[1]; /* 2: x86's widened-filter scratch */
     int32_t oc = p->out_c, ic = p->in_c, taps = p->filter_h * p->filter_w;
     int32_t np = (int32_t)rt_opt_tconv_columns(p), rows = 0;
     if (!s8) {

@@ -239,8 +239,8 @@ typedef struct mpcc_requant_s8_args {
     int32_t in_zp, out_zp, mult, shift, qmin, qmax;
 } mpcc_requant_s8_args;
 
-/* SOFTMAX int8 -> int8 over the last axis (out scale 1/256, zero point -128): TFLite's
- * fixed-point algorithm; exp_q0[d] = exp of the input difference -d in Q0.31 (the compiler's
+/* SOFTMAX int8 -> int8 over the last axis (out scale 1/256, zero point -128; or int8 -> int16 into
+ * out16: out scale 1/65536, zero point -32768): TFLite's fixed-point algorithm; exp_q0[d] = exp of the input difference -d in Q0.31 (the compiler's
  * table, 0 where -d < diff_min). */
 typedef struct mpcc_softmax_s8_args {
     const int8_t *in;
@@ -248,6 +248,7 @@ typedef struct mpcc_softmax_s8_args {
     const int32_t *exp_q0;              /* [256] */
     int rows, depth;
     int32_t diff_min;
+    int16_t *out16;                     /* int8 -> int16 (zero point -32768): written instead of out */
 } mpcc_softmax_s8_args;
 
 /* ---- layout ops: runtime/cuda/mpcc_cuda_layout.cuh ---- */
@@ -306,5 +307,7 @@ typedef struct mpcc_rowop_args {
 } mpcc_rowop_args;
 
 #include "mpcc_cuda_args_s16.h"
+#include "mpcc_cuda_args_misc.h"
+#include "mpcc_cuda_args_rnn.h"
 
 #endif

@@ -201,7 +201,7 @@ MPCC_DEV void mpcc_requant_s8_body(const mpcc_requant_s8_args &p) {
     }
 }
 
-/* ---- SOFTMAX int8 -> int8 (rt_softmax.c softmax_row_q with gemmlowp's fixed point) ---- */
+/* ---- SOFTMAX int8 -> int8 / int16 (rt_softmax.c softmax_row_q with gemmlowp's fixed point) ---- */
 MPCC_DEV int32_t mpcc_fp_mul_pot(int32_t x, int exponent) { /* SaturatingRoundingMultiplyByPOT */
     if (exponent > 0) {
         const int32_t threshold = (int32_t)((1ll << (31 - exponent)) - 1);
@@ -225,7 +225,7 @@ MPCC_DEV int32_t mpcc_fp_one_over_one_plus_x(int32_t a) { /* 1 / (1 + a), a in [
 MPCC_DEV void mpcc_softmax_s8_body(const mpcc_softmax_s8_args &p) {
     for (long long row = mpcc_tid(); row < p.rows; row += mpcc_nthreads()) {
         const int8_t *x = p.in + row * p.depth;
-        int8_t *y = p.out + row * p.depth;
+        const int32_t lo = p.out16 ? -32768 : -128, hi = p.out16 ? 32767 : 127; /* lo: the output zero point */
         int32_t mx = -128, sum = 0;
         for (int c = 0; c < p.depth; c++) mx = x[c] > mx ? x[c] : mx;
         for (int c = 0; c < p.depth; c++) {
@@ -238,18 +238,19 @@ MPCC_DEV void mpcc_softmax_s8_body(const mpcc_softmax_s8_args &p) {
         const int nbou = 12 - hp1;
         const int32_t shifted_minus_one = (int32_t)((hp1 < 32 ? (uint32_t)sum << hp1 : 0u) - 0x80000000u);
         const int32_t scale = mpcc_fp_one_over_one_plus_x(shifted_minus_one);
-        const int exponent = nbou + 31 - 8;
+        const int exponent = nbou + 31 - (p.out16 ? 16 : 8);
         for (int c = 0; c < p.depth; c++) {
             const int32_t diff = (int32_t)x[c] - mx;
-            int32_t v = -128;
+            int32_t v = lo;
             if (diff >= p.diff_min) {
                 const int32_t t = mpcc_srdhm(scale, p.exp_q0[-diff]);
                 const int32_t r = exponent < 0 ? mpcc_fp_mul_pot(t, -exponent)
                                   : exponent < 32 ? mpcc_rdbpot(t, exponent)
                                   : (exponent == 32 && t == -2147483647 - 1 ? -1 : 0);
-                v = mpcc_s8_clamp(r - 128, -128, 127);
+                v = mpcc_s8_clamp(r + lo, lo, hi);
             }
-            y[c] = (int8_t)v;
+            if (p.out16) p.out16[row * p.depth + c] = (int16_t)v;
+            else p.out[row * p.depth + c] = (int8_t)v;
         }
     }
 }

@@ -89,7 +89,8 @@ MPCC_DEV void mpcc_binary_body(const mpcc_binary_args &p) {
 enum {
     MPCC_UN_CLAMP = 0, /* RELU, RELU6, RELU_N1_TO_1: clamp to [lo, hi] */
     MPCC_UN_LOGISTIC, MPCC_UN_TANH, MPCC_UN_EXP, MPCC_UN_LOG, MPCC_UN_RSQRT, MPCC_UN_SQRT, MPCC_UN_ABS,
-    MPCC_UN_NEG, MPCC_UN_GELU_ERF, MPCC_UN_GELU_TANH, MPCC_UN_HARD_SWISH, MPCC_UN_LEAKY_RELU
+    MPCC_UN_NEG, MPCC_UN_GELU_ERF, MPCC_UN_GELU_TANH, MPCC_UN_HARD_SWISH, MPCC_UN_LEAKY_RELU,
+    MPCC_UN_COS, MPCC_UN_SIN
 };
 MPCC_DEV float mpcc_unary_apply(const mpcc_unary_args &p, float x) {
     switch (p.op) {
@@ -106,6 +107,8 @@ MPCC_DEV float mpcc_unary_apply(const mpcc_unary_args &p, float x) {
     case MPCC_UN_GELU_TANH:
         return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
     case MPCC_UN_HARD_SWISH: return x * fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+    case MPCC_UN_COS: return cosf(x);
+    case MPCC_UN_SIN: return sinf(x);
     default: return x >= 0.0f ? x : x * p.alpha;
     }
 }

@@ -14,6 +14,8 @@ hdrs = {
     "mpcc_cuda.cuh": os.path.join(root, "runtime/cuda/mpcc_cuda.cuh"),
     "mpcc_cuda_args.h": os.path.join(root, "runtime/cuda/mpcc_cuda_args.h"),
     "mpcc_cuda_args_s16.h": os.path.join(root, "runtime/cuda/mpcc_cuda_args_s16.h"),
+    "mpcc_cuda_args_misc.h": os.path.join(root, "runtime/cuda/mpcc_cuda_args_misc.h"),
+    "mpcc_cuda_args_rnn.h": os.path.join(root, "runtime/cuda/mpcc_cuda_args_rnn.h"),
     "mpcc_cuda_gemm.cuh": os.path.join(root, "runtime/cuda/mpcc_cuda_gemm.cuh"),
     "gemm_kernels.inc": os.path.join(root, "tests/cuda/gemm_kernels.inc"),
 }

@@ -160,7 +160,11 @@ static void test_tconv(void) {
         int32_t *shift = malloc(sizeof(int32_t) * (size_t)p.out_c);
         void *scratch = malloc((size_t)rt_opt_tconv_scratch_bytes(&p, rows, 0) + 1);
         void *ref_scratch = malloc(sizeof(int32_t) * (size_t)out_n);
+        #if defined(__AVX2__)
+        void *scratch8 = malloc((size_t)rt_opt_tconv_scratch_bytes(&p, 0, 2)); /* x86: the widened filter too */
+#else
         void *scratch8 = malloc((size_t)rt_opt_tconv_scratch_bytes(&p, 0, 1));
+#endif
         for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f(), ain[i] = fabsf(in[i]), in8[i] = (int8_t)rnd_in(-128, 127);
         for (int64_t i = 0; i < w_n; i++) w[i] = rnd_f(), aw[i] = fabsf(w[i]), w8[i] = (int8_t)rnd_in(-127, 127);
         if (t % 5 == 3) /* extremes: the largest products and sums */

@@ -1,7 +1,7 @@
 """`make bench-mcu`: instructions retired per inference, flash and RAM of mpcc's C on Cortex-M
 boards under QEMU (not a test; docs/cortex-m.md shows a table).
 
-    python tools/cortex_m/bench_mcu.py [--boards m4,m55] [--models person_detect,...] [--opt -O2]
+    python tools/cortex_m/bench_mcu.py [--boards m4,m55] [--models person_detect,...] [--opt -O2] [--profile]
 
 Instructions: a TCG plugin (tools/cortex_m/insn_count.c, built against qemu-plugin.h from
 Debian's qemu source package, fetched with apt-get source into build/mcu/qemu-src) counts every
@@ -9,7 +9,8 @@ guest instruction; one inference is the difference between programs that run the
 times (start-up, input set-up and printing cancel out). Instructions, not cycles: QEMU does not
 model timing. Flash: .text + .rodata + .data of the program (the model's weights included; the
 test harness and libc are a few KB of it). RAM: the arena (.bss) + the stack high-water mark
-measured on the board (startup.c paints the stack).
+measured on the board (startup.c paints the stack). --profile adds each row's instructions per
+function (tools/cortex_m/insn_profile.c's block counts, mapped to symbols with nm).
 
 The peer: with MCU_PEER_DIR (or --peer-dir) naming a folder of TensorFlow Lite Micro, CMSIS-NN,
 flatbuffers, gemmlowp and ruy sources (tools/cortex_m/peer_tflm.py says which), each row also
@@ -74,9 +75,9 @@ def plugin_header():
     return SRC
 
 
-def plugin():
-    so = mcu.BUILD / "insn_count.so"
-    src = HERE / "insn_count.c"
+def plugin(name="insn_count"):
+    so = mcu.BUILD / f"{name}.so"
+    src = HERE / f"{name}.c"
     if so.exists() and so.stat().st_mtime >= src.stat().st_mtime:
         return so
     inc = plugin_header()
@@ -119,6 +120,28 @@ def bench_mpcc(name, model, board, opt, so, runs):
             "static_ram": static_ram - result["stack_size"]}
 
 
+def profile(name, model, board, opt, runs, top=12):
+    """Per-function instructions of one inference (insn_profile.c's block counts of the programs
+    running the model 2N and N times, mapped to symbols with nm): [(instructions, symbol)]."""
+    so = plugin("insn_profile")
+    work = mcu.BUILD / "bench" / f"{name}-{board}{opt}"
+    per = {}
+    for sign, r in ((-1, runs), (1, 2 * runs)):
+        elf = work / f"model-{board}{'-r%d' % r if r != 1 else ''}.elf"
+        syms = []
+        for line in sh(["arm-none-eabi-nm", "-S", "--defined-only", str(elf)]).stdout.splitlines():
+            f = line.split()
+            if len(f) == 4 and f[2] in "tTwW":
+                syms.append((int(f[0], 16) & ~1, int(f[1], 16), f[3]))
+        syms.sort()
+        proc = sh(mcu.qemu_cmd(board, elf, so), timeout=1800)
+        for pc, n in re.findall(r"^pc ([0-9a-f]+) (\d+)$", proc.stderr, re.M):
+            pc = int(pc, 16)
+            sym = next((s for a, size, s in syms if a <= pc < a + max(size, 1)), f"0x{pc:x}")
+            per[sym] = per.get(sym, 0) + sign * int(n)
+    return sorted(((n / runs, s) for s, n in per.items() if n), reverse=True)[:top]
+
+
 def bench_peer(name, model, board, so, runs, root):
     """TFLite Micro + CMSIS-NN's figures for the same model and board (peer_tflm.py)."""
     from oracle import draw_inputs
@@ -142,6 +165,7 @@ def main(argv=None):
     ap.add_argument("--models", default="person_detect,micro_speech,mobilenetv2_0.35_int8")
     ap.add_argument("--opt", default="-O2", help="mpcc's -O level (-O0: reference kernels only)")
     ap.add_argument("--runs", type=int, default=1, help="N: inferences = (count(2N) - count(N)) / N")
+    ap.add_argument("--profile", action="store_true", help="also print each row's instructions per function")
     ap.add_argument("--peer-dir", default=None, help="TFLM + CMSIS-NN sources (default: $MCU_PEER_DIR)")
     a = ap.parse_args(argv)
     peer = peer_tflm.peer_dir(a.peer_dir)
@@ -168,6 +192,9 @@ def main(argv=None):
         for board in a.boards.split(","):
             r = bench_mpcc(name, model, board, a.opt, so, a.runs)
             rows.append((name, board, r))
+            if a.profile:
+                for n, sym in profile(name, model, board, a.opt, a.runs):
+                    print(f"    {n / 1e6:8.3f} M  {sym}", flush=True)
             if peer and name in peer_tflm.OPS:
                 q = bench_peer(name, model, board, so, a.runs, peer)
                 print(f"| {name} | {board} ({mcu.BOARDS[board][0]}) | {r['insns'] / 1e6:.2f} M | "
