@@ -172,15 +172,28 @@ def test_jit_refuses_control_flow_with_the_reason():
     assert p.returncode == 1 and "not available with --target cuda --jit" in p.stderr and "control flow" in p.stderr, p.stderr
 
 
+def _softmax_int8_model(depth):
+    """SOFTMAX int8 -> int8 over `depth` classes (TFLite's output scale 1/256, zero point -128)."""
+    from schema_models import OP, S as SM, TT, buffer, model, operator, pack, tensor
+    x, y = tensor("x", [1, depth], TT.INT8), tensor("y", [1, depth], TT.INT8)
+    x.quantization, y.quantization = SM.QuantizationParametersT(), SM.QuantizationParametersT()
+    x.quantization.scale, x.quantization.zeroPoint = [0.05], [3]
+    y.quantization.scale, y.quantization.zeroPoint = [1.0 / 256], [-128]
+    opts = SM.SoftmaxOptionsT()
+    opts.beta = 1.0
+    op = operator(0, [0], [1], SM.BuiltinOptions.SoftmaxOptions, opts)
+    return pack(model([x, y], [op], [(OP.SOFTMAX, 2)], [buffer()], [0], [1]))
+
+
 def test_a_subgraph_operator_without_kernel_is_named():
-    """An op of a signature's subgraph that cannot run on CUDA is listed with its subgraph:
-    stream_tconv_f32's TRANSPOSE_CONV (its run-time shape input), its subgraph copied into a
-    second signature's subgraph 1 (every zoo model with subgraphs now compiles)."""
+    """An op of a signature's subgraph that cannot run on CUDA is listed with its subgraph: an int8
+    SOFTMAX over 600 classes (the reference's float path, no CUDA kernel), its subgraph copied into a
+    second signature's subgraph 1 (every zoo model with subgraphs compiles)."""
     import copy
 
     from ai_edge_litert import schema_py_generated as S
     from schema_models import pack
-    m = S.ModelT.InitFromPackedBuf((MODELS_DIR / "stream_tconv_f32.tflite").read_bytes(), 0)
+    m = S.ModelT.InitFromPackedBuf(_softmax_int8_model(600), 0)
     m.subgraphs.append(copy.deepcopy(m.subgraphs[0]))
     m.signatureDefs = []
     for k, sg in enumerate(m.subgraphs):
@@ -197,5 +210,5 @@ def test_a_subgraph_operator_without_kernel_is_named():
     (work / "two.tflite").write_bytes(pack(m))
     p = run_cmd([MPCC, "--target", "cuda", work / "two.tflite", "-o", work / "m.cu"])
     assert p.returncode == 1 and REFUSED in p.stderr, p.stderr
-    assert re.search(r"; subgraph 1 operator 0 \(TRANSPOSE_CONV, i32 input\): its shape input is a run-time tensor", p.stderr), p.stderr
+    assert re.search(r"; subgraph 1 operator 0 \(SOFTMAX, i8 input\): int8 SOFTMAX over 512", p.stderr), p.stderr
     assert run_cmd([MPCC, work / "two.tflite", "-o", work / "c.c"]).returncode == 0
