@@ -23,7 +23,8 @@ CUDA_HDRS := runtime/cuda/mpcc_cuda.cuh runtime/cuda/mpcc_cuda_args.h runtime/cu
              runtime/cuda/mpcc_cuda_gemm.cuh runtime/cuda/mpcc_cuda_attention.cuh \
              runtime/cuda/mpcc_cuda_int8.cuh runtime/cuda/mpcc_cuda_args_s16.h runtime/cuda/mpcc_cuda_s16.cuh \
              runtime/cuda/mpcc_cuda_layout.cuh runtime/cuda/mpcc_cuda_args_misc.h runtime/cuda/mpcc_cuda_misc.cuh \
-             runtime/cuda/mpcc_cuda_args_rnn.h runtime/cuda/mpcc_cuda_rnn.cuh
+             runtime/cuda/mpcc_cuda_args_rnn.h runtime/cuda/mpcc_cuda_rnn.cuh \
+             runtime/cuda/mpcc_cuda_args_hybrid.h runtime/cuda/mpcc_cuda_hybrid.cuh
 GEN_SRC := $(BUILD)/gen/cuda_headers.c
 LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)

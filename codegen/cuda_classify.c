@@ -15,7 +15,7 @@ const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s
                                            "attention", "mean", "elementwise", "gather", "concat",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
                                            "softmax-s8", "requant-s8", "lut", "binary-s16", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32",
-                                           "layout", "misc", "control (host)", "rnn"};
+                                           "layout", "misc", "control (host)", "rnn", "hybrid", "int16x8"};
 
 IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -247,6 +247,8 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     int mine = 0;
     CuKind kc = cu_classify_cf(g, op, why, &mine);
     if (mine) return kc;
+    CuKind kh = cu_classify_hybrid(g, op, why, &mine);
+    if (mine) return kh;
     CuKind kl = cu_classify_layout(g, op, why, &mine);
     if (mine) return kl;
     CuKind km = cu_classify_misc(g, op, why, &mine);

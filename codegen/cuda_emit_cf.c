@@ -9,7 +9,8 @@
  * the device and calls one branch; WHILE keeps the loop variables in the op's outputs, calls cond,
  * copies its bool back, breaks or calls body and copies body's outputs back (device to device).
  * Reading a condition waits for the stream, so such a model cannot be captured into a CUDA graph:
- * PREFIX_cuda_run_graph then runs it as PREFIX_cuda_run does. READ_VARIABLE / ASSIGN_VARIABLE are
+ * PREFIX_cuda_run_graph then runs it as PREFIX_cuda_run does. STABLEHLO_COMPOSITE calls its
+ * decomposition with the op's scratch as its arena, with no sync (it stays capturable). READ_VARIABLE / ASSIGN_VARIABLE are
  * device-to-device copies of the state at the arena's start, set by PREFIX_cuda_init (CALL_ONCE's
  * initial values travel in the weights blob) and kept across runs. Each signature gets
  * PREFIX_<key>_cuda_run, running its subgraph after the state as the C target does. */
@@ -26,13 +27,13 @@
 CuKind cu_classify_cf(const Graph *g, const IrOp *op, const char **why, int *mine) {
     (void)g, (void)why;
     *mine = op->kind == OP_IF || op->kind == OP_WHILE || op->kind == OP_READ_VARIABLE || op->kind == OP_ASSIGN_VARIABLE ||
-            (op->kind == OP_CUSTOM && op->custom && op->custom->func);
+            op->kind == OP_STABLEHLO_COMPOSITE || (op->kind == OP_CUSTOM && op->custom && op->custom->func);
     return *mine ? CU_CONTROL : CU_NONE;
 }
 
 /* need[k] = 1 for every subgraph k the CUDA code runs: subgraph 0, the signatures' subgraphs and
- * every IF/WHILE callee of those (transitively). Other imported subgraphs (CALL_ONCE's init, read
- * at compile time; a composite's decomposition) are not emitted. */
+ * every IF/WHILE/STABLEHLO_COMPOSITE callee of those (transitively). Other imported subgraphs
+ * (CALL_ONCE's init, read at compile time) are not emitted. */
 void cu_cf_reach(const Graph *root, unsigned char *need) {
     int n = root->n_sub > 1 ? root->n_sub : 1, more = 1;
     memset(need, 0, (size_t)n);
@@ -45,7 +46,7 @@ void cu_cf_reach(const Graph *root, unsigned char *need) {
             const Graph *sg = k == 0 ? root : root->sub[k];
             for (int i = 0; need[k] && sg && i < sg->n_ops; i++) {
                 const IrOp *op = &sg->ops[i];
-                if (op->dead || (op->kind != OP_IF && op->kind != OP_WHILE)) continue;
+                if (op->dead || (op->kind != OP_IF && op->kind != OP_WHILE && op->kind != OP_STABLEHLO_COMPOSITE)) continue;
                 for (int c = 0; c < op->n_callee; c++)
                     if (ir_subgraph(root, op->callee[c]) && !need[op->callee[c]]) need[op->callee[c]] = 1, more = 1;
             }
@@ -53,11 +54,23 @@ void cu_cf_reach(const Graph *root, unsigned char *need) {
     }
 }
 
-/* 1 if graph g (subgraph 0) waits for the stream on the host: IF, WHILE, a custom operator. */
-int cu_cf_host_sync(const Graph *g) {
-    for (int i = 0; i < g->n_ops; i++)
-        if (!g->ops[i].dead && (g->ops[i].kind == OP_IF || g->ops[i].kind == OP_WHILE || g->ops[i].kind == OP_CUSTOM)) return 1;
+/* 1 if subgraph sg of root waits for the stream on the host: IF, WHILE, a custom operator, also
+ * inside a composite's decomposition (a plain call: it runs in the caller's stream order). */
+static int host_sync(const Graph *root, const Graph *sg, int depth) {
+    for (int i = 0; sg && i < sg->n_ops; i++) {
+        const IrOp *op = &sg->ops[i];
+        if (op->dead) continue;
+        if (op->kind == OP_IF || op->kind == OP_WHILE || op->kind == OP_CUSTOM) return 1;
+        if (op->kind == OP_STABLEHLO_COMPOSITE && op->n_callee > 0 &&
+            (depth > 64 || host_sync(root, ir_subgraph(root, op->callee[0]), depth + 1)))
+            return 1;
+    }
     return 0;
+}
+
+/* 1 if graph g (subgraph 0) waits for the stream on the host. */
+int cu_cf_host_sync(const Graph *g) {
+    return host_sync(g, g, 0);
 }
 
 /* Bytes of a custom operator's host staging: its inputs then its outputs, each 64-byte aligned;
@@ -224,6 +237,19 @@ int cu_emit_cf(CuEmit *e, int index, const IrOp *op, Diag *d) {
                     e->o->prefix, index);
         /* the buffer is free again only when the copies are done */
         cg_line(cg, "if ((err = cudaStreamSynchronize(s)) != cudaSuccess) return %s_fail(ctx, err, %d);", e->o->prefix, index);
+        return 0;
+    }
+    case OP_STABLEHLO_COMPOSITE: {
+        /* An unconditional call of the decomposition with the op's scratch as its arena, as on the
+         * C target: no host sync, so it stays inside a CUDA graph's capture. */
+        cg_line(cg, "const void *in[%d];", op->n_in > 0 ? op->n_in : 1);
+        cg_line(cg, "void *out[%d];", op->n_out > 0 ? op->n_out : 1);
+        cg_line(cg, "int rc;");
+        for (int k = 0; k < op->n_in; k++) cg_line(cg, "in[%d] = %s;", k, cu_ptr(e, op->in[k], "const void"));
+        for (int k = 0; k < op->n_out; k++) cg_line(cg, "out[%d] = %s;", k, cu_ptr(e, op->out[k], "void"));
+        char arena[64];
+        snprintf(arena, sizeof arena, "a + %lld", (long long)op->scratch_offset);
+        call_sub(e, op->callee[0], "in", "out", op->scratch_bytes ? arena : "a");
         return 0;
     }
     default: return diag_internal(d, "operator %d: %s is not control flow", op->tfl_index, ir_op_name(op->kind));

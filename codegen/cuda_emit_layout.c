@@ -69,12 +69,6 @@ CuKind cu_classify_layout(const Graph *g, const IrOp *op, const char **why, int 
         if (cu_rt_code(cu_dt_in(g, op, 0)) < 0 || cu_rt_code(cu_dt_in(g, op, 0)) == 1 || cu_dt_in(g, op, 0) == IR_BOOL)
             return *why = "ARG_MAX of this input type has no CUDA kernel", CU_NONE;
         return CU_LAYOUT;
-    case OP_FULLY_CONNECTED: case OP_CONV_2D: case OP_DEPTHWISE_CONV_2D:
-        /* not a layout op: only the reason why these have no kernel, so that it is not "no kernel yet" */
-        if (cu_dt_in(g, op, 0) != IR_F32 || (cu_dt_in(g, op, 1) != IR_I8 && cu_dt_in(g, op, 1) != IR_U8)) return CU_NONE;
-        *mine = 1;
-        return *why = "hybrid float input with int8 weights (dynamic-range quantization: the input is quantized per row at "
-                      "run time) has no CUDA kernel yet", CU_NONE;
     case OP_L2_NORMALIZATION: case OP_LOG_SOFTMAX: return t == IR_F32 && cu_dt_in(g, op, 0) == IR_F32 ? (*mine = 1, CU_LAYOUT) : CU_NONE;
     default: return CU_NONE;
     }

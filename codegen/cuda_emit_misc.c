@@ -1,5 +1,5 @@
 /* cuda_emit_misc.c - --target cuda: the remaining single ops (runtime/cuda/mpcc_cuda_misc.cuh): ABS int32,
- * REDUCE_PROD f32 / int32, EMBEDDING_LOOKUP, SHAPE, L2_NORMALIZATION and LOG_SOFTMAX int8. One kind,
+ * REDUCE_PROD f32 / int32, EMBEDDING_LOOKUP (also int8 -> f32), SHAPE, L2_NORMALIZATION and LOG_SOFTMAX int8. One kind,
  * CU_MISC: cu_classify_misc decides, cu_emit_misc emits. (COS, SIN and RELU_0_TO_1 f32 are codes of
  * the f32 unary kernel: cu_unary_code.) */
 #include "cuda_internal.h"
@@ -18,8 +18,10 @@ CuKind cu_classify_misc(const Graph *g, const IrOp *op, const char **why, int *m
         *mine = 1;
         if (((const rt_reduce_params *)op->params)->rank > MPCC_CU_MAX_RANK) return *why = "rank above 8", CU_NONE;
         return CU_MISC;
-    case OP_EMBEDDING_LOOKUP: /* same dtype in and out (the hybrid int8 -> f32 table is not here) */
-        return op->n_in == 2 && t0 == IR_I32 && cu_dt_in(g, op, 1) == to ? (*mine = 1, CU_MISC) : CU_NONE;
+    case OP_EMBEDDING_LOOKUP: /* same dtype in and out, or the hybrid int8 table -> f32 */
+        return op->n_in == 2 && t0 == IR_I32 && (cu_dt_in(g, op, 1) == to || (cu_dt_in(g, op, 1) == IR_I8 && to == IR_F32))
+                   ? (*mine = 1, CU_MISC)
+                   : CU_NONE;
     case OP_SHAPE: *mine = 1; return CU_MISC;
     case OP_SOFTMAX: /* int8 -> int16: the int8 kernel's int16 output */
         return t0 == IR_I8 && to == IR_I16 && ((const rt_softmax_params *)op->params)->exp_q0 ? (*mine = 1, CU_SOFTMAX_S8)
@@ -29,8 +31,14 @@ CuKind cu_classify_misc(const Graph *g, const IrOp *op, const char **why, int *m
     }
 }
 
+/* 1 if op is the hybrid EMBEDDING_LOOKUP (int8 table, f32 output). */
+static int hybrid_lookup(const Graph *g, const IrOp *op) {
+    return op->kind == OP_EMBEDDING_LOOKUP && cu_dt_in(g, op, 1) == IR_I8 && g->tensors[op->out[0]].dtype == IR_F32;
+}
+
 /* SHAPE: its output, made here by the op's own reference kernel (the values are compile-time
- * dims). LOG_SOFTMAX int8: the reference's exp term of each input difference -d (Q12.19). */
+ * dims). LOG_SOFTMAX int8: the reference's exp term of each input difference -d (Q12.19). The
+ * hybrid EMBEDDING_LOOKUP: its per-row scales. */
 int cu_xconsts_misc(CuEmit *e, int i, const IrOp *op) {
     const Graph *g = e->g;
     if (op->kind == OP_SHAPE) {
@@ -50,6 +58,10 @@ int cu_xconsts_misc(CuEmit *e, int i, const IrOp *op) {
                 t[d] = rt_fp_rescale(rt_fp_exp_on_negative_values(scaled, 5), 0, 12);
             }
         return cu_xconst_add(e, i, 0, t, 4 * 256);
+    }
+    if (hybrid_lookup(g, op)) {
+        const rt_embedding_lookup_params *p = op->params;
+        if (p->scales) return cu_xconst_copy(e, i, 0, p->scales, 4 * (int64_t)p->rows);
     }
     return 0;
 }
@@ -92,6 +104,11 @@ int cu_emit_misc(CuEmit *e, CgBuf *kb, int index, const IrOp *op) {
         cg_line(cg, "memset(&p, 0, sizeof p);");
         cg_line(cg, "p.ids = %s; p.value = %s; p.out = %s;", cu_ptr(e, op->in[0], "const int32_t"),
                 cu_ptr(e, op->in[1], "const unsigned char"), cu_ptr(e, op->out[0], "unsigned char"));
+        if (hybrid_lookup(g, op)) { /* per element: q * the row's (or the tensor's) scale */
+            row_bytes = (long long)p->row_elems;
+            n = (int64_t)p->n_ids * row_bytes;
+            cg_line(cg, "p.hybrid = 1; p.scale = %s; p.scales = %s;", cu_f32(e, p->scale), cu_xptr(e, index, 0, "const float"));
+        }
         cg_line(cg, "p.total = %lld; p.row_bytes = %lld; p.rows = %d;", (long long)n, row_bytes, p->rows);
         if (row_bytes == 0) n = 0; /* nothing to write (and p.row_bytes divides) */
         body = "mpcc_embedding_body", args = "mpcc_embedding_args";

@@ -149,6 +149,7 @@ int cu_xconsts(CuEmit *e, int i, const IrOp *op, CuKind kind) {
     case CU_LAYOUT: return cu_xconsts_layout(e, i, op);
     case CU_MISC: return cu_xconsts_misc(e, i, op);
     case CU_RNN: return cu_xconsts_rnn(e, i, op);
+    case CU_HYBRID: case CU_S16X8: return cu_xconsts_hybrid(e, i, op);
     default: return cu_xconsts_s16(e, i, op, kind);
     }
 }
@@ -599,6 +600,7 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     case CU_LAYOUT: return cu_emit_layout(e, kb, index, op, d);
     case CU_MISC: return cu_emit_misc(e, kb, index, op);
     case CU_RNN: return cu_emit_rnn(e, kb, index, op, d);
+    case CU_HYBRID: case CU_S16X8: return cu_emit_hybrid(e, kb, index, op);
     default: return diag_internal(d, "operator %d: no CUDA emitter for kind %d", op->tfl_index, (int)kind);
     }
 }

@@ -8,6 +8,7 @@
  *   cuda_emit_misc.c ABS int32, REDUCE_PROD, EMBEDDING_LOOKUP, SHAPE, L2_NORMALIZATION / LOG_SOFTMAX int8
  *   cuda_emit_cf.c   control flow, resource variables, signature entry points (host code)
  *   cuda_emit_rnn.c  UNIDIRECTIONAL_SEQUENCE_LSTM, SVDF (and the reset of their state tensors)
+ *   cuda_emit_hybrid.c hybrid (float input, int8 weights) FULLY_CONNECTED / CONV_2D / DEPTHWISE_CONV_2D
  *   emit_cuda.c      the .cu / --jit .c file, its header and the host API around them */
 #ifndef MPCC_CUDA_INTERNAL_H
 #define MPCC_CUDA_INTERNAL_H
@@ -32,8 +33,10 @@ typedef enum CuKind {
     CU_LUT_X, CU_BINARY_S16, CU_SUM_S8, CU_BMM_S8, CU_REDUCE_BOOL, CU_GATHER_ND, CU_DUS, CU_REQUANT_I32,
     CU_LAYOUT, /* cuda_emit_layout.c (runtime/cuda/mpcc_cuda_layout.cuh) */
     CU_MISC, /* cuda_emit_misc.c (runtime/cuda/mpcc_cuda_misc.cuh) */
-    CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM, host code, no kernel */
-    CU_RNN /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
+    CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM/STABLEHLO_COMPOSITE, host code, no kernel */
+    CU_RNN, /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
+    CU_HYBRID, /* cuda_emit_hybrid.c (runtime/cuda/mpcc_cuda_hybrid.cuh) */
+    CU_S16X8   /* cuda_emit_hybrid.c: int16 activations with int8 weights (FULLY_CONNECTED, PRELU) */
 } CuKind;
 
 extern const char *const cu_kind_name[];
@@ -61,6 +64,7 @@ typedef struct CuEmit {
     int uses_a, uses_w;   /* the run function reads the arena / the weights */
     CgBuf *kb;            /* the kernels (device source) */
     const char *host_prefix; /* the model's prefix (o->prefix is PREFIX_s<K> in subgraph K: its kernels' names) */
+    int64_t arena_extra;  /* device arena bytes past the static plan (cuda_emit_hybrid.c) */
 } CuEmit;
 
 
@@ -139,5 +143,8 @@ CuKind cu_classify_rnn(const Graph *g, const IrOp *op, const char **why, int *mi
 int cu_xconsts_rnn(CuEmit *e, int i, const IrOp *op);
 int cu_emit_rnn(CuEmit *e, CgBuf *kb, int index, const IrOp *op, Diag *d);
 void cu_emit_rnn_state_init(CuEmit *e, CgBuf *c); /* --jit's PREFIX_cuda_init */
+CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int *mine);
+int cu_xconsts_hybrid(CuEmit *e, int i, const IrOp *op);
+int cu_emit_hybrid(CuEmit *e, CgBuf *kb, int index, const IrOp *op);
 
 #endif

@@ -465,10 +465,11 @@ int pass_schedule(Graph *g, Diag *d) {
     return rc;
 }
 
-/* litert-torch's attention composite: one kernel on the KV cache instead of its decomposition's call. */
+/* litert-torch's attention composite: one kernel on the KV cache instead of its decomposition's call
+ * (not for --target cuda, which calls the decomposition: docs/cuda-control-flow.md). */
 static int schedule_sdpa(Graph *g, int i, Diag *d) {
     rt_opt_sdpa_params p;
-    if (mcu_room || !composite_sdpa(g, &g->ops[i], &p)) return 0;
+    if (mcu_room || (g->root ? g->root : g)->target_cuda || !composite_sdpa(g, &g->ops[i], &p)) return 0;
     rt_opt_sdpa_params *k = op_new_params(g, rt_opt_sdpa_params);
     if (!k) return diag_internal(d, "out of memory");
     *k = p;

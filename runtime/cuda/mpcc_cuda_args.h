@@ -309,5 +309,6 @@ typedef struct mpcc_rowop_args {
 #include "mpcc_cuda_args_s16.h"
 #include "mpcc_cuda_args_misc.h"
 #include "mpcc_cuda_args_rnn.h"
+#include "mpcc_cuda_args_hybrid.h"
 
 #endif

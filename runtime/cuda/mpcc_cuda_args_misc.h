@@ -23,13 +23,17 @@ typedef struct mpcc_reduce_prod_args {
 } mpcc_reduce_prod_args;
 
 /* EMBEDDING_LOOKUP (rt_embedding_lookup): output byte e is byte e % row_bytes of row ids[e / row_bytes]
- * of value, zero when the id is outside [0, rows). */
+ * of value, zero when the id is outside [0, rows). hybrid (rt_embedding_lookup_i8_f32): value is int8,
+ * out f32, and element e (total and row_bytes then count elements) is value * scales[id] (or * scale
+ * when scales is NULL). */
 typedef struct mpcc_embedding_args {
     const int32_t *ids;
     const unsigned char *value;
     unsigned char *out;
     long long total, row_bytes;
-    int rows;
+    int rows, hybrid;
+    const float *scales;
+    float scale;
 } mpcc_embedding_args;
 
 /* L2_NORMALIZATION int8 (rt_l2_normalization_i8) and LOG_SOFTMAX int8 (rt_log_softmax_i8), one

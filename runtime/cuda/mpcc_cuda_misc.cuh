@@ -2,7 +2,7 @@
  *
  *   mpcc_misc_elem_body   ABS int32 (op 0); a byte copy (op 1: SHAPE, whose values the compiler knows)
  *   mpcc_reduce_prod_body REDUCE_PROD f32 / int32, one thread per output
- *   mpcc_embedding_body   EMBEDDING_LOOKUP (any dtype, one thread per output byte)
+ *   mpcc_embedding_body   EMBEDDING_LOOKUP (any dtype, one thread per output byte; int8 -> f32 per element)
  *   mpcc_l2norm_s8_body   L2_NORMALIZATION int8, one thread per row
  *   mpcc_log_softmax_s8_body  LOG_SOFTMAX int8, one thread per row
  *
@@ -55,7 +55,13 @@ MPCC_DEV void mpcc_reduce_prod_body(const mpcc_reduce_prod_args &p) {
 MPCC_DEV void mpcc_embedding_body(const mpcc_embedding_args &p) {
     for (long long e = mpcc_tid(); e < p.total; e += mpcc_nthreads()) {
         const int32_t id = p.ids[e / p.row_bytes];
-        p.out[e] = id < 0 || id >= p.rows ? 0 : p.value[(long long)id * p.row_bytes + e % p.row_bytes];
+        const int in = id >= 0 && id < p.rows;
+        if (p.hybrid) {
+            const float q = in ? (float)((const int8_t *)p.value)[(long long)id * p.row_bytes + e % p.row_bytes] : 0.0f;
+            ((float *)p.out)[e] = in ? q * (p.scales ? p.scales[id] : p.scale) : 0.0f;
+        } else {
+            p.out[e] = in ? p.value[(long long)id * p.row_bytes + e % p.row_bytes] : 0;
+        }
     }
 }
 

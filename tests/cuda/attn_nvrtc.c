@@ -42,14 +42,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s <runtime/cuda dir> sm_XX...\n", argv[0]);
         return 2;
     }
-    const char *names[6] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_attention.cuh",
-                            "mpcc_cuda_args_misc.h", "mpcc_cuda_args_rnn.h"};
-    const char *headers[6] = {slurp(argv[1], names[0]), slurp(argv[1], names[1]), slurp(argv[1], names[2]),
-                              slurp(argv[1], names[3]), slurp(argv[1], names[4]), slurp(argv[1], names[5])};
+    const char *names[7] = {"mpcc_cuda.cuh", "mpcc_cuda_args.h", "mpcc_cuda_args_s16.h", "mpcc_cuda_attention.cuh",
+                            "mpcc_cuda_args_misc.h", "mpcc_cuda_args_rnn.h", "mpcc_cuda_args_hybrid.h"};
+    const char *headers[7] = {slurp(argv[1], names[0]), slurp(argv[1], names[1]), slurp(argv[1], names[2]),
+                              slurp(argv[1], names[3]), slurp(argv[1], names[4]), slurp(argv[1], names[5]),
+                              slurp(argv[1], names[6])};
     int failed = 0;
     for (int a = 2; a < argc; a++) {
         nvrtcProgram prog;
-        if (nvrtcCreateProgram(&prog, source, "attn_nvrtc.cu", 6, headers, names) != NVRTC_SUCCESS) return 2;
+        if (nvrtcCreateProgram(&prog, source, "attn_nvrtc.cu", 7, headers, names) != NVRTC_SUCCESS) return 2;
         char arch[64];
         snprintf(arch, sizeof arch, "--gpu-architecture=%s", argv[a]);
         const char *opts[] = {arch, "-std=c++17"};

@@ -18,6 +18,7 @@ hdrs = {
     "mpcc_cuda_args_rnn.h": os.path.join(root, "runtime/cuda/mpcc_cuda_args_rnn.h"),
     "mpcc_cuda_gemm.cuh": os.path.join(root, "runtime/cuda/mpcc_cuda_gemm.cuh"),
     "gemm_kernels.inc": os.path.join(root, "tests/cuda/gemm_kernels.inc"),
+    "mpcc_cuda_args_hybrid.h": os.path.join(root, "runtime/cuda/mpcc_cuda_args_hybrid.h"),
 }
 src = b'#include "mpcc_cuda.cuh"\n#include "mpcc_cuda_gemm.cuh"\n#include "gemm_kernels.inc"\n'
 names = list(hdrs)
