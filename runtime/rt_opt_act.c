@@ -350,23 +350,6 @@ static int64_t gelu_erf8(int64_t n, const float *in, float *out) {
     return i;
 }
 
-static inline __m256 expf8(__m256 x) { /* rt_opt_expf (and expf16), operation for operation */
-    const __m256 big = _mm256_set1_ps(12582912.0f);
-    __m256 n, r, p;
-    x = _mm256_max_ps(_mm256_set1_ps(-87.0f), x); /* a NaN stays (max/min return their second operand) */
-    x = _mm256_min_ps(_mm256_set1_ps(88.0f), x);
-    n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), big), big);
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
-    r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
-    p = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
-                                _mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23)));
-}
 #define RT_OPT_EXP8 1
 #endif
 
@@ -415,10 +398,10 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
         const __m256 vb = _mm256_set1_ps(beta), vs = _mm256_set1_ps(sub);
         __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
         for (; c + ROW_LANES <= d; c += ROW_LANES) {
-            const __m256 e0 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c), vs), vb));
-            const __m256 e1 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 8), vs), vb));
-            const __m256 e2 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 16), vs), vb));
-            const __m256 e3 = expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 24), vs), vb));
+            const __m256 e0 = rt_opt_expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c), vs), vb));
+            const __m256 e1 = rt_opt_expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 8), vs), vb));
+            const __m256 e2 = rt_opt_expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 16), vs), vb));
+            const __m256 e3 = rt_opt_expf8(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + c + 24), vs), vb));
             s0 = _mm256_add_ps(s0, e0), s1 = _mm256_add_ps(s1, e1), s2 = _mm256_add_ps(s2, e2), s3 = _mm256_add_ps(s3, e3);
             _mm256_storeu_ps(y + c, e0), _mm256_storeu_ps(y + c + 8, e1);
             _mm256_storeu_ps(y + c + 16, e2), _mm256_storeu_ps(y + c + 24, e3);
@@ -431,7 +414,7 @@ static float exp_row(int32_t d, float beta, float sub, const float *x, float *y,
             for (q = 0; q < 4 && c + 8 * q < d; q++) {
                 const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(d - c - 8 * q), iota);
                 const __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(x + c + 8 * q, m), vs), vb);
-                const __m256 e = _mm256_and_ps(expf8(t), _mm256_castsi256_ps(m));
+                const __m256 e = _mm256_and_ps(rt_opt_expf8(t), _mm256_castsi256_ps(m));
                 *sq[q] = _mm256_add_ps(*sq[q], e);
                 _mm256_maskstore_ps(y + c + 8 * q, m, e);
             }

@@ -510,6 +510,26 @@ static inline void rt_opt_dw_interior(int32_t in_w, int32_t out_w, int32_t filte
     if (*lo > *hi) *lo = *hi;
 }
 
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
+/* rt_opt_expf on 8 lanes (and expf16 in rt_opt_act.c), operation for operation; a NaN stays a NaN. */
+static inline __m256 rt_opt_expf8(__m256 x) {
+    const __m256 big = _mm256_set1_ps(12582912.0f);
+    __m256 n, r, p;
+    x = _mm256_max_ps(_mm256_set1_ps(-87.0f), x); /* a NaN stays (max/min return their second operand) */
+    x = _mm256_min_ps(_mm256_set1_ps(88.0f), x);
+    n = _mm256_sub_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), big), big);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
+    p = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, r), r, r), _mm256_set1_ps(1.0f));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(
+                                _mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23)));
+}
+#endif
 /* f32 depthwise convolution on AVX2 + FMA without AVX-512 (rt_opt_dwconv_f32_avx2.c): output row oy of one
  * image, channels c0..c1, depth multiplier 1, filters at most RT_OPT_DW8_MAX_FH rows high; img holds the
  * image's input rows from y_base on (row y at img + (y - y_base) * in_w * in_c). */
