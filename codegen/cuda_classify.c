@@ -234,14 +234,6 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     *why = "no CUDA kernel for it yet";
     if (op->dead) return CU_SKIP;
     if (op->elided) return CU_SKIP;
-    if (op->guard) {
-        /* The C target compares the run-time shape input with the compiled shape and returns 4 on a
-         * mismatch; a CUDA run only enqueues work on device buffers (also under graph capture), so
-         * it cannot read that input and return the status without a synchronizing copy. */
-        *why = "its shape input is a run-time tensor the C target checks against the compiled shape (status 4 on a "
-               "mismatch); a CUDA run only enqueues work on device buffers and cannot return that status";
-        return CU_NONE;
-    }
     CuKind more = cu_classify_more(g, op, why);
     if (more != CU_NONE) return more;
     int mine = 0;

@@ -54,13 +54,13 @@ void cu_cf_reach(const Graph *root, unsigned char *need) {
     }
 }
 
-/* 1 if subgraph sg of root waits for the stream on the host: IF, WHILE, a custom operator, also
- * inside a composite's decomposition (a plain call: it runs in the caller's stream order). */
+/* 1 if subgraph sg of root waits for the stream on the host: IF, WHILE, a custom operator, a
+ * shape input checked at run time (cuda_emit_guard.c), also inside a composite's decomposition (a plain call: it runs in the caller's stream order). */
 static int host_sync(const Graph *root, const Graph *sg, int depth) {
     for (int i = 0; sg && i < sg->n_ops; i++) {
         const IrOp *op = &sg->ops[i];
         if (op->dead) continue;
-        if (op->kind == OP_IF || op->kind == OP_WHILE || op->kind == OP_CUSTOM) return 1;
+        if (op->kind == OP_IF || op->kind == OP_WHILE || op->kind == OP_CUSTOM || op->guard) return 1;
         if (op->kind == OP_STABLEHLO_COMPOSITE && op->n_callee > 0 &&
             (depth > 64 || host_sync(root, ir_subgraph(root, op->callee[0]), depth + 1)))
             return 1;

@@ -6,8 +6,10 @@
  * int8 (its scale and zero point computed on the device, as rt_hybrid_quantize_row does), phase
  * 1 computes the outputs from the quantized rows. The quantized rows and their scales and zero
  * points live past the end of the static plan: the CUDA arena is the C target's plus
- * e->arena_extra bytes (the largest hybrid op's need; ops run one after another on one stream,
- * so they share it). The weights' row sums (FULLY_CONNECTED's zero-point term) are computed
+ * e->arena_extra bytes (the largest hybrid op's need over every subgraph the model runs; ops run
+ * one after another on one stream, so they share it). A subgraph's arena (control flow,
+ * composites, signatures) is a slice of the model's, so its hybrid ops address this one tail,
+ * past the model's whole plan, through ctx->arena. The weights' row sums (FULLY_CONNECTED's zero-point term) are computed
  * here and uploaded with the weights.
  *
  * Also the other mixed-width ops, kind CU_S16X8: int16 activations with int8 weights
@@ -79,8 +81,6 @@ CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int 
     *mine = 1;
     const IrTensor *w = &g->tensors[op->in[1]];
     int b = op->n_in > 2 ? op->in[2] : -1;
-    if (g->root) /* a subgraph's arena is a region of the model's: no tail of its own */
-        return *why = "hybrid op inside a control-flow subgraph (its run-time quantized input has no room there)", CU_NONE;
     if (w->dtype != IR_I8) return *why = "hybrid float input with uint8 weights (TFLite's hybrid kernels take int8)", CU_NONE;
     if (!w->data) return *why = "hybrid float input with int8 weights that are not constant", CU_NONE;
     if (b >= 0 && g->tensors[b].dtype != IR_F32) return *why = "hybrid op with a non-float bias", CU_NONE;
@@ -166,11 +166,15 @@ int cu_emit_hybrid(CuEmit *e, CgBuf *kb, int index, const IrOp *op) {
     const Graph *g = e->g;
     CgCtx *cg = &e->cg;
     if (cu_dt_in(g, op, 0) == IR_I16) return emit_s16x8(e, kb, index, op);
-    int64_t rows, len, sc, zp, base = align256(g->arena_bytes), count = ir_tensor_numel(&g->tensors[op->out[0]]);
+    /* The tail follows the whole model's arena (subgraph 0's plan holds every subgraph's slice),
+     * so a subgraph's hybrid op (its `a` is a slice) reaches it through ctx->arena. */
+    const Graph *root = g->root ? g->root : g;
+    int64_t rows, len, sc, zp, base = align256(root->arena_bytes), count = ir_tensor_numel(&g->tensors[op->out[0]]);
     int kind = op->kind == OP_FULLY_CONNECTED ? 0 : op->kind == OP_CONV_2D ? 1 : 2;
+    const char *arena = g->root ? "((unsigned char *)ctx->arena)" : "a";
     hybrid_rows(op, &rows, &len);
     hybrid_tail(op, &sc, &zp);
-    e->uses_a = 1;
+    if (!g->root) e->uses_a = 1;
     cg_line(cg, "mpcc_hybrid_args p;");
     cg_line(cg, "memset(&p, 0, sizeof p);");
     cg_line(cg, "p.in = %s; p.w = %s; p.bias = %s; p.out = %s;", cu_ptr(e, op->in[0], "const float"),
@@ -178,8 +182,8 @@ int cu_emit_hybrid(CuEmit *e, CgBuf *kb, int index, const IrOp *op) {
             cu_ptr(e, op->out[0], "float"));
     cg_line(cg, "p.w_scales = %s; p.row_sums = %s;", cu_xptr(e, index, 1, "const float"), cu_xptr(e, index, 0, "const int32_t"));
     cg_line(cg, "/* the run-time quantized input, past the static plan (%s_ARENA_BYTES counts it) */", e->o->prefix);
-    cg_line(cg, "p.q = (int8_t *)(a + %lld); p.scales = (float *)(a + %lld); p.zps = (int32_t *)(a + %lld);",
-            (long long)base, (long long)(base + sc), (long long)(base + zp));
+    cg_line(cg, "p.q = (int8_t *)(%s + %lld); p.scales = (float *)(%s + %lld); p.zps = (int32_t *)(%s + %lld);", arena,
+            (long long)base, arena, (long long)(base + sc), arena, (long long)(base + zp));
     cg_line(cg, "p.row_len = %lld; p.count = %lld; p.kind = %d; p.batches = %lld;", (long long)len, (long long)count, kind,
             (long long)rows);
     if (kind == 0) {

@@ -135,6 +135,8 @@ void cu_cf_reach(const Graph *root, unsigned char *need);
 int cu_cf_host_sync(const Graph *g);
 int64_t cu_custom_host(const Graph *root, CgBuf *protos);
 int cu_emit_cf(CuEmit *e, int index, const IrOp *op, Diag *d);
+/* cuda_emit_guard.c: the host check of a run-time shape input (op->guard), status 4 on a mismatch */
+void cu_emit_guard(CuEmit *e, int index, const IrOp *op);
 int cu_state_consts(CuEmit *e);
 void cu_emit_state_init(CuEmit *e, CgBuf *c);
 void cu_emit_entries_header(CgBuf *h, const Graph *g, const char *pf, const char *P);

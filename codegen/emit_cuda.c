@@ -107,8 +107,10 @@ static void emit_cuda_header(CgBuf *h, const Graph *g, const CudaEmitOptions *o,
     cgbuf_printf(h, "const char *%s_cuda_error(const %s_cuda_ctx *ctx);\n", pf, pf);
     if (cu_cf_host_sync(g))
         cgbuf_printf(h, "/* This model runs host code between kernels (IF/WHILE conditions, custom operators: see\n"
-                        " * docs/cuda-control-flow.md): %s_cuda_run waits for the stream there, %s_cuda_run_graph runs it\n"
-                        " * as %s_cuda_run does, and a custom operator's failing kernel makes them return 5. */\n", pf, pf, pf);
+                        " * docs/cuda-control-flow.md; shape inputs computed at run time: docs/cuda-misc.md): %s_cuda_run\n"
+                        " * waits for the stream there, %s_cuda_run_graph runs it as %s_cuda_run does, a custom operator's\n"
+                        " * failing kernel makes them return 5, and a shape input that differs from the shape compiled\n"
+                        " * for makes them return 4. */\n", pf, pf, pf);
     cu_emit_entries_header(h, g, pf, P);
     cgbuf_printf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
@@ -294,6 +296,7 @@ static int emit_launches(CuEmit *e, CgBuf *k, Diag *d) {
             continue;
         }
         cg_open(&e->cg, "{");
+        cu_emit_guard(e, i, op);
         if (kind == CU_CONTROL) {
             rc = cu_emit_cf(e, i, op, d); /* host code, no kernel */
         } else {
@@ -387,10 +390,10 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
         if (!gc->woff) rc = diag_internal(d, "out of memory");
         for (int i = 0; gc->woff && i < gc->g->n_tensors; i++) gc->woff[i] = -1;
         extra += q > 0;
-        for (int i = 0; i < gc->g->n_ops; i++) extra += cu_classify(gc->g, &gc->g->ops[i], &(const char *){0}) == CU_CONTROL;
+        for (int i = 0; i < gc->g->n_ops; i++) extra += cu_classify(gc->g, &gc->g->ops[i], &(const char *){0}) == CU_CONTROL || gc->g->ops[i].guard;
     }
     if (!rc && o->jit && extra)
-        rc = diag_user(d, "%s: control flow, composites, resource variables, custom operators and the subgraphs of signatures are not available "
+        rc = diag_user(d, "%s: control flow, composites, resource variables, custom operators, run-time shape inputs and the subgraphs of signatures are not available "
                           "with --target cuda --jit yet (its loader has no host-side copies); --target cuda without --jit runs them", g->source);
     char P[128];
     size_t j = 0;
@@ -490,8 +493,8 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                      pf, pf, pf);
         if (cu_cf_host_sync(g))
             cgbuf_printf(&c,
-                         "/* IF / WHILE read their condition on the host between kernels, which a CUDA graph cannot\n"
-                         " * hold: %s_cuda_run_graph runs the model as %s_cuda_run does. */\n"
+                         "/* IF / WHILE conditions, custom operators or shape inputs are read on the host between\n"
+                         " * kernels, which a CUDA graph cannot hold: %s_cuda_run_graph runs the model as %s_cuda_run does. */\n"
                          "int %s_cuda_run_graph(%s_cuda_ctx *ctx, void *stream, const void *const *inputs, void *const *outputs) {\n"
                          "    if (!ctx || !inputs || !outputs || !ctx->arena) return 1;\n"
                          "    return %s_enqueue(ctx, (cudaStream_t)stream, inputs, outputs);\n}\n\n",
