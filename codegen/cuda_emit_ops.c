@@ -584,8 +584,9 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
 #undef BSTRIDE
         cg_line(cg, "p.scale = %s; p.causal = 0; p.hd = %d;", cu_f32(e, p->scale), qk->k);
         char body[96], cfg[96];
+        const int bm = p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL;
         snprintf(body, sizeof body, "mpcc_attn_body<%s, %d%s>", mode, hd,
-                 p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL ? ", true" : "");
+                 hd != qk->k ? (bm ? ", true, true" : ", false, true") : bm ? ", true" : "");
         snprintf(cfg, sizeof cfg, "mpcc_attn_cfg<%s, %d>", mode, hd);
         cu_kernel_def(e, kb, index, "mpcc_attn_args", 0, body);
         cu_launch(e, index, 0, heads, batch, qk->m, 0, cfg);

@@ -59,7 +59,7 @@ typedef struct mpcc_attn_args {
     long long b0_sb, b0_sh, b0_sq, b0_sk, b1_sb, b1_sh, b1_sq, b1_sk; /* their strides (elements) */
     int bmode;
     float fill;
-    int hd; /* the real head dimension when below D (0: D): the rest of each row reads as zeros, is not stored */
+    int hd; /* mpcc_attn_body<.., .., .., true>: the real head dimension below D (the rest of each row reads as zeros, is not stored) */
 } mpcc_attn_args;
 
 typedef struct mpcc_copy_args {

@@ -22,8 +22,8 @@
  * grid.y and grid.z are limited to 65535 by CUDA (heads, batch).
  *
  * Tensors are f32 with arbitrary element strides (batch, head, row); the D
- * elements of a row must be contiguous. A head dimension hd below D (p.hd, 0 for
- * D) runs as D with zero columns: they add nothing to Q.K^T, and the output
+ * elements of a row must be contiguous. A head dimension hd below D (p.hd, in the
+ * instantiation <MODE, D, BOOL_MASK, true>) runs as D with zero columns: they add nothing to Q.K^T, and the output
  * columns from V's zero columns are not stored. The mask is additive f32 with its own
  * strides (0 = broadcast along that axis), or NULL; |m_sk| must be below 2^25
  * (offsets within a key block are 32-bit). scale multiplies Q.K^T
@@ -187,8 +187,10 @@ MPCC_DEV void mpcc_attn_load_q(uint32_t qa[][4], const float *q0p, const float *
 }
 #undef MPCC_ATTN_Q
 
-/* BOOL_MASK: the instantiation for boolean masks (p.bmode 1 or 2); the others ignore bmode. */
-template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_body(const mpcc_attn_args &p) {
+/* BOOL_MASK: the instantiation for boolean masks (p.bmode 1 or 2); the others ignore bmode.
+ * PAD: the instantiation for a head dimension p.hd below D; the others ignore hd (no register
+ * spent on it, which keeps the D = 128 and 3xTF32 instantiations free of spills). */
+template <int MODE, int D, bool BOOL_MASK = false, bool PAD = false> __device__ void mpcc_attn_body(const mpcc_attn_args &p) {
     typedef mpcc_attn_cfg<MODE, D> C;
     constexpr int BM = C::block_m, BN = C::block_n, KS = C::k_stride, VS = C::v_stride, NT = C::threads;
     constexpr bool TF = C::tf32;
@@ -212,7 +214,7 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
     const float *vb = p.v + bz * p.v_sb + hy * p.v_sh;
     float *ob = p.o + bz * p.o_sb + hy * p.o_sh;
     const float *mb = p.mask ? p.mask + bz * p.m_sb + hy * p.m_sh : 0;
-    const int hd = p.hd > 0 && p.hd < D ? p.hd : D;
+    const int hd = PAD && p.hd > 0 && p.hd < D ? p.hd : D;
     const bool k_al = ((unsigned long long)kb & 15u) == 0 && (p.k_ss & 3) == 0 && (hd & 3) == 0;
     const bool v_al = ((unsigned long long)vb & 15u) == 0 && (p.v_ss & 3) == 0 && (hd & 3) == 0;
 

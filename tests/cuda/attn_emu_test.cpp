@@ -21,8 +21,9 @@
 
 #define KERNEL(MODE, D) \
     extern "C" __global__ void __launch_bounds__(128) attn_m##MODE##_d##D(mpcc_attn_args p) { \
-        if (p.bmode) mpcc_attn_body<MODE, D, true>(p);                                        \
-        else mpcc_attn_body<MODE, D>(p);                                                       \
+        const bool pad = p.hd > 0 && p.hd < D; /* the padded instantiations */                \
+        if (p.bmode) pad ? mpcc_attn_body<MODE, D, true, true>(p) : mpcc_attn_body<MODE, D, true>(p); \
+        else pad ? mpcc_attn_body<MODE, D, false, true>(p) : mpcc_attn_body<MODE, D>(p);       \
     }
 #define KERNELS(MODE) KERNEL(MODE, 16) KERNEL(MODE, 32) KERNEL(MODE, 64) KERNEL(MODE, 128)
 KERNELS(0)
