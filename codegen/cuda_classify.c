@@ -15,7 +15,7 @@ const char *const cu_kind_name[] = {"none",    "-",          "gemm",     "gemm-s
                                            "attention", "mean", "elementwise", "gather", "concat",
                                            "conv-s8", "gemm-s8 (1x1 conv)", "binary-s8", "pool-s8", "mean-s8", "lut-s8",
                                            "softmax-s8", "requant-s8", "lut", "binary-s16", "sum-s8", "bmm-s8", "reduce-bool", "gather-nd", "update-slice", "requant-i32",
-                                           "layout", "misc", "control (host)", "rnn", "hybrid", "int16x8"};
+                                           "layout", "misc", "control (host)", "rnn", "hybrid", "int16x8", "bmm (strided)"};
 
 IrDType cu_dt_in(const Graph *g, const IrOp *op, int k) {
     return k < op->n_in && op->in[k] >= 0 ? g->tensors[op->in[k]].dtype : IR_F32;
@@ -269,14 +269,9 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
         const rt_bmm_params *p = op->params;
         int64_t sa, sb, b;
         if (t0 != IR_F32) return CU_NONE;
-        if (p->lhs_sk != 1 || (p->rhs_sj != 1 && p->rhs_sk != 1)) {
-            *why = "a transposed left operand (adj_x) has no CUDA GEMM layout yet";
-            return CU_NONE;
-        }
-        if (!cu_bmm_flat(p, &sa, &sb, &b)) {
-            *why = "its broadcast batch dims need more than one stride per operand";
-            return CU_NONE;
-        }
+        /* the tiled GEMM reads A as M x K with one batch stride per operand; other layouts run strided */
+        if (p->lhs_sk != 1 || (p->rhs_sj != 1 && p->rhs_sk != 1) || !cu_bmm_flat(p, &sa, &sb, &b))
+            return p->batch_rank > MPCC_CU_MAX_RANK ? (*why = "rank above 8", CU_NONE) : CU_BMM_X;
         return CU_BMM;
     }
     case SCHED_BINARY: return t0 == IR_F32 ? CU_BINARY : CU_NONE;
@@ -289,8 +284,8 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     case SCHED_ATTENTION: {
         const rt_opt_attn_params *p = op->sched.kparams;
         int d = p->qk.k;
-        if (d != 16 && d != 32 && d != 64 && d != 128) {
-            *why = "attention head dimension must be 16, 32, 64 or 128";
+        if (d < 1 || d > 128) { /* other sizes run padded with zero columns to 16, 32, 64 or 128 */
+            *why = "attention head dimension above 128 (the fused kernel's largest)";
             return CU_NONE;
         }
         if (p->qk.lhs_sk != 1 || p->qk.rhs_sk != 1 || p->pv.rhs_sj != 1 || p->beta != 1.0f) {

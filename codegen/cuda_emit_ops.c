@@ -551,7 +551,7 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
         int r = pv->batch_rank;
         int heads = r > 0 ? pv->batch_dims[r - 1] : 1, batch = 1;
         for (int k = 0; k + 1 < r; k++) batch *= pv->batch_dims[k];
-        int hd = qk->k;
+        int hd = qk->k <= 16 ? 16 : qk->k <= 32 ? 32 : qk->k <= 64 ? 64 : 128; /* zero-padded from qk->k */
         const char *mode = cu_model_mma_mode(e);
         /* Strides per batch/head (0 when broadcast), rows. */
 #define BSTRIDE(arr, k) ((k) >= 0 && (k) < r ? (long long)(arr)[k] : 0LL)
@@ -582,10 +582,11 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
         if (p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL)
             cg_line(cg, "p.bmode = %d; p.fill = %s;", p->mask == RT_OPT_MASK_KEEP ? 1 : 2, cu_f32(e, p->fill));
 #undef BSTRIDE
-        cg_line(cg, "p.scale = %s; p.causal = 0;", cu_f32(e, p->scale));
+        cg_line(cg, "p.scale = %s; p.causal = 0; p.hd = %d;", cu_f32(e, p->scale), qk->k);
         char body[96], cfg[96];
+        const int bm = p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL;
         snprintf(body, sizeof body, "mpcc_attn_body<%s, %d%s>", mode, hd,
-                 p->mask == RT_OPT_MASK_KEEP || p->mask == RT_OPT_MASK_FILL ? ", true" : "");
+                 hd != qk->k ? (bm ? ", true, true" : ", false, true") : bm ? ", true" : "");
         snprintf(cfg, sizeof cfg, "mpcc_attn_cfg<%s, %d>", mode, hd);
         cu_kernel_def(e, kb, index, "mpcc_attn_args", 0, body);
         cu_launch(e, index, 0, heads, batch, qk->m, 0, cfg);
@@ -596,7 +597,8 @@ int cu_emit_op(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind, Dia
     case CU_SOFTMAX_S8: case CU_REQUANT_S8:
         return cu_emit_op_s8(e, kb, index, op, kind);
     case CU_LUT_X: case CU_BINARY_S16: case CU_SUM_S8: case CU_BMM_S8:
-    case CU_REDUCE_BOOL: case CU_GATHER_ND: case CU_DUS: case CU_REQUANT_I32: return cu_emit_op_s16(e, kb, index, op, kind);
+    case CU_REDUCE_BOOL: case CU_GATHER_ND: case CU_DUS: case CU_REQUANT_I32: case CU_BMM_X:
+        return cu_emit_op_s16(e, kb, index, op, kind);
     case CU_LAYOUT: return cu_emit_layout(e, kb, index, op, d);
     case CU_MISC: return cu_emit_misc(e, kb, index, op);
     case CU_RNN: return cu_emit_rnn(e, kb, index, op, d);

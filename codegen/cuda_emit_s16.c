@@ -5,7 +5,7 @@
  * lookup: the table is the op's own reference kernel (its OpDef eval, the interpreter's code) run
  * here on every input value, so the GPU result is the reference's bit for bit whatever the op's
  * arithmetic. 256 entries for int8, 65536 for int16 or for a pair of int8 inputs. Also SUM and
- * BATCH_MATMUL int8 (one thread per output element). */
+ * BATCH_MATMUL int8, and f32 where the tiled GEMM has no layout for it (adj_x): one thread per output element. */
 #include "cuda_internal.h"
 
 #include <stdlib.h>
@@ -185,17 +185,23 @@ int cu_emit_op_s16(CuEmit *e, CgBuf *kb, int index, const IrOp *op, CuKind kind)
         body = "mpcc_sum_s8_body", args = "mpcc_sum_s8_args";
         break;
     }
-    case CU_BMM_S8: {
+    case CU_BMM_S8: case CU_BMM_X: {
         const rt_bmm_params *p = op->params;
-        cg_line(cg, "mpcc_bmm_s8_args p;");
+        const int f = kind == CU_BMM_X;
+        const char *ty = f ? "float" : "int8_t", *cty = f ? "const float" : "const int8_t";
+        cg_line(cg, "mpcc_bmm_%s_args p;", f ? "f32" : "s8");
         cg_line(cg, "memset(&p, 0, sizeof p);");
-        cg_line(cg, "p.a = %s; p.b = %s; p.out = %s; p.count = %lld;", cu_ptr(e, op->in[0], "const int8_t"),
-                cu_ptr(e, op->in[1], "const int8_t"), cu_ptr(e, op->out[0], "int8_t"), (long long)n);
+        cg_line(cg, "p.a = %s; p.b = %s; p.out = %s; p.count = %lld;", cu_ptr(e, op->in[0], cty),
+                cu_ptr(e, op->in[1], cty), cu_ptr(e, op->out[0], ty), (long long)n);
         cg_line(cg, "p.batch_rank = %d; p.m = %d; p.n = %d; p.k = %d;", p->batch_rank, p->m, p->n, p->k);
         for (int q = 0; q < p->batch_rank; q++)
             cg_line(cg, "p.batch_dims[%d] = %d; p.a_bs[%d] = %d; p.b_bs[%d] = %d;", q, p->batch_dims[q], q, p->lhs_bstride[q], q,
                     p->rhs_bstride[q]);
         cg_line(cg, "p.a_si = %d; p.a_sk = %d; p.b_sk = %d; p.b_sj = %d;", p->lhs_si, p->lhs_sk, p->rhs_sk, p->rhs_sj);
+        if (f) {
+            body = "mpcc_bmm_f32_body", args = "mpcc_bmm_f32_args";
+            break;
+        }
         cg_line(cg, "p.a_off = %d; p.b_off = %d; p.out_off = %d; p.mult = %d; p.shift = %d;", p->lhs_offset, p->rhs_offset,
                 p->out_offset, p->mult, p->shift);
         body = "mpcc_bmm_s8_body", args = "mpcc_bmm_s8_args";

@@ -36,7 +36,8 @@ typedef enum CuKind {
     CU_CONTROL, /* cuda_emit_cf.c: IF/WHILE/READ_VARIABLE/ASSIGN_VARIABLE/CUSTOM/STABLEHLO_COMPOSITE, host code, no kernel */
     CU_RNN, /* cuda_emit_rnn.c (runtime/cuda/mpcc_cuda_rnn.cuh) */
     CU_HYBRID, /* cuda_emit_hybrid.c (runtime/cuda/mpcc_cuda_hybrid.cuh) */
-    CU_S16X8   /* cuda_emit_hybrid.c: int16 activations with int8 weights (FULLY_CONNECTED, PRELU) */
+    CU_S16X8,  /* cuda_emit_hybrid.c: int16 activations with int8 weights (FULLY_CONNECTED, PRELU) */
+    CU_BMM_X   /* cuda_emit_s16.c: BATCH_MATMUL f32 with adj_x or unflattenable batches, one thread per output */
 } CuKind;
 
 extern const char *const cu_kind_name[];

@@ -44,7 +44,7 @@ typedef struct mpcc_gemm_s8_args {
 typedef struct mpcc_attn_args {
     const float *q, *k, *v;
     float *o;                    /* f32 tensors in the model's activation arena */
-    int batch, heads, seq_q, seq_k; /* head_dim is the template parameter D */
+    int batch, heads, seq_q, seq_k; /* head_dim is the template parameter D (or hd below) */
     long long q_sb, q_sh, q_ss;  /* strides in elements: batch, head, row; a row's D elements are contiguous */
     long long k_sb, k_sh, k_ss, v_sb, v_sh, v_ss, o_sb, o_sh, o_ss;
     const float *mask;           /* additive mask (e.g. 0 / -1e9 padding mask), or NULL */
@@ -59,6 +59,7 @@ typedef struct mpcc_attn_args {
     long long b0_sb, b0_sh, b0_sq, b0_sk, b1_sb, b1_sh, b1_sq, b1_sk; /* their strides (elements) */
     int bmode;
     float fill;
+    int hd; /* mpcc_attn_body<.., .., .., true>: the real head dimension below D (the rest of each row reads as zeros, is not stored) */
 } mpcc_attn_args;
 
 typedef struct mpcc_copy_args {

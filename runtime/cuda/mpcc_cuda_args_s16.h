@@ -47,6 +47,17 @@ typedef struct mpcc_bmm_s8_args {
     int32_t a_off, b_off, out_off, mult, shift;
 } mpcc_bmm_s8_args;
 
+/* BATCH_MATMUL f32 in any layout (adj_x, adj_y, batch broadcasts the tiled GEMM cannot walk):
+ * out[b][i][j] = sum_k a[..i, k] * b[..k, j] in f32, element strides as rt_bmm_params. */
+typedef struct mpcc_bmm_f32_args {
+    const float *a, *b;
+    float *out;
+    long long count;                    /* batches * m * n */
+    int batch_rank, m, n, k;
+    int batch_dims[MPCC_MAX_RANK], a_bs[MPCC_MAX_RANK], b_bs[MPCC_MAX_RANK];
+    int a_si, a_sk, b_sk, b_sj;
+} mpcc_bmm_f32_args;
+
 /* GATHER_ND (rt_gather_nd_i32 / _i64): output byte e belongs to slice e / slice_bytes, whose
  * index tuple idx[s][0 .. depth) addresses params; a tuple outside params gives zero bytes. */
 typedef struct mpcc_gather_nd_args {

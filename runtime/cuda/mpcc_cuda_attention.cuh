@@ -22,7 +22,9 @@
  * grid.y and grid.z are limited to 65535 by CUDA (heads, batch).
  *
  * Tensors are f32 with arbitrary element strides (batch, head, row); the D
- * elements of a row must be contiguous. The mask is additive f32 with its own
+ * elements of a row must be contiguous. A head dimension hd below D (p.hd, in the
+ * instantiation <MODE, D, BOOL_MASK, true>) runs as D with zero columns: they add nothing to Q.K^T, and the output
+ * columns from V's zero columns are not stored. The mask is additive f32 with its own
  * strides (0 = broadcast along that axis), or NULL; |m_sk| must be below 2^25
  * (offsets within a key block are 32-bit). scale multiplies Q.K^T
  * before the mask is added. causal = 1 masks key j for query i when
@@ -142,49 +144,53 @@ struct alignas(8) mpcc_attn_f2 {
  * elements) into a shared tile with row stride DS floats; rows >= seq_k are
  * zero-filled. al: every row is 16-byte aligned (cp.async), else scalar loads. */
 template <int D, int BN, int DS, int NT>
-MPCC_DEV void mpcc_attn_load_tile(float *dst, const float *src, long long ss, int key0, int seq_k, bool al, int tid) {
+MPCC_DEV void mpcc_attn_load_tile(float *dst, const float *src, long long ss, int key0, int seq_k, bool al, int tid, int hd) {
     constexpr int CPR = D / 4, TOTAL = BN * CPR;
     static_assert(TOTAL % NT == 0, "mpcc attention: tile copy does not divide among the threads");
     MPCC_ATTN_UNROLL
     for (int i = 0; i < TOTAL / NT; i++) {
         const int c = tid + i * NT, r = c / CPR, c4 = (c % CPR) * 4, key = key0 + r;
-        const int ok = key < seq_k;
+        const int ok = key < seq_k && c4 < hd;
         const float *s = ok ? src + key * ss + c4 : src;
         float *d = dst + r * DS + c4;
-        if (al) {
+        if (al) { /* (hd % 4 == 0 there) */
             mpcc_cp_async16_pred(d, s, ok);
         } else {
             MPCC_ATTN_UNROLL
-            for (int e = 0; e < 4; e++) d[e] = ok ? s[e] : 0.0f;
+            for (int e = 0; e < 4; e++) d[e] = ok && c4 + e < hd ? s[e] : 0.0f;
         }
     }
 }
 
 template <int MODE, int D>
-MPCC_DEV void mpcc_attn_load_q(uint32_t qa[][4], const float *q0p, const float *q1p, bool ok0, bool ok1, int t) {
+MPCC_DEV void mpcc_attn_load_q(uint32_t qa[][4], const float *q0p, const float *q1p, bool ok0, bool ok1, int t, int hd) {
+#define MPCC_ATTN_Q(ok, p, c) ((ok) && (c) < hd ? (p)[c] : 0.0f)
     if (MODE == MPCC_MMA_TF32 || MODE == MPCC_MMA_3XTF32) {
         MPCC_ATTN_UNROLL
         for (int kk = 0; kk < D / 8; kk++) {
             const int c = kk * 8 + t;
-            qa[kk][0] = mpcc_attn_f2bits(ok0 ? q0p[c] : 0.0f);
-            qa[kk][1] = mpcc_attn_f2bits(ok1 ? q1p[c] : 0.0f);
-            qa[kk][2] = mpcc_attn_f2bits(ok0 ? q0p[c + 4] : 0.0f);
-            qa[kk][3] = mpcc_attn_f2bits(ok1 ? q1p[c + 4] : 0.0f);
+            qa[kk][0] = mpcc_attn_f2bits(MPCC_ATTN_Q(ok0, q0p, c));
+            qa[kk][1] = mpcc_attn_f2bits(MPCC_ATTN_Q(ok1, q1p, c));
+            qa[kk][2] = mpcc_attn_f2bits(MPCC_ATTN_Q(ok0, q0p, c + 4));
+            qa[kk][3] = mpcc_attn_f2bits(MPCC_ATTN_Q(ok1, q1p, c + 4));
         }
     } else {
         MPCC_ATTN_UNROLL
         for (int kk = 0; kk < D / 16; kk++) {
             const int c = kk * 16 + 2 * t;
-            qa[kk][0] = mpcc_attn_pack<MODE>(ok0 ? q0p[c] : 0.0f, ok0 ? q0p[c + 1] : 0.0f);
-            qa[kk][1] = mpcc_attn_pack<MODE>(ok1 ? q1p[c] : 0.0f, ok1 ? q1p[c + 1] : 0.0f);
-            qa[kk][2] = mpcc_attn_pack<MODE>(ok0 ? q0p[c + 8] : 0.0f, ok0 ? q0p[c + 9] : 0.0f);
-            qa[kk][3] = mpcc_attn_pack<MODE>(ok1 ? q1p[c + 8] : 0.0f, ok1 ? q1p[c + 9] : 0.0f);
+            qa[kk][0] = mpcc_attn_pack<MODE>(MPCC_ATTN_Q(ok0, q0p, c), MPCC_ATTN_Q(ok0, q0p, c + 1));
+            qa[kk][1] = mpcc_attn_pack<MODE>(MPCC_ATTN_Q(ok1, q1p, c), MPCC_ATTN_Q(ok1, q1p, c + 1));
+            qa[kk][2] = mpcc_attn_pack<MODE>(MPCC_ATTN_Q(ok0, q0p, c + 8), MPCC_ATTN_Q(ok0, q0p, c + 9));
+            qa[kk][3] = mpcc_attn_pack<MODE>(MPCC_ATTN_Q(ok1, q1p, c + 8), MPCC_ATTN_Q(ok1, q1p, c + 9));
         }
     }
 }
+#undef MPCC_ATTN_Q
 
-/* BOOL_MASK: the instantiation for boolean masks (p.bmode 1 or 2); the others ignore bmode. */
-template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_body(const mpcc_attn_args &p) {
+/* BOOL_MASK: the instantiation for boolean masks (p.bmode 1 or 2); the others ignore bmode.
+ * PAD: the instantiation for a head dimension p.hd below D; the others ignore hd (no register
+ * spent on it, which keeps the D = 128 and 3xTF32 instantiations free of spills). */
+template <int MODE, int D, bool BOOL_MASK = false, bool PAD = false> __device__ void mpcc_attn_body(const mpcc_attn_args &p) {
     typedef mpcc_attn_cfg<MODE, D> C;
     constexpr int BM = C::block_m, BN = C::block_n, KS = C::k_stride, VS = C::v_stride, NT = C::threads;
     constexpr bool TF = C::tf32;
@@ -208,8 +214,9 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
     const float *vb = p.v + bz * p.v_sb + hy * p.v_sh;
     float *ob = p.o + bz * p.o_sb + hy * p.o_sh;
     const float *mb = p.mask ? p.mask + bz * p.m_sb + hy * p.m_sh : 0;
-    const bool k_al = ((unsigned long long)kb & 15u) == 0 && (p.k_ss & 3) == 0;
-    const bool v_al = ((unsigned long long)vb & 15u) == 0 && (p.v_ss & 3) == 0;
+    const int hd = PAD && p.hd > 0 && p.hd < D ? p.hd : D;
+    const bool k_al = ((unsigned long long)kb & 15u) == 0 && (p.k_ss & 3) == 0 && (hd & 3) == 0;
+    const bool v_al = ((unsigned long long)vb & 15u) == 0 && (p.v_ss & 3) == 0 && (hd & 3) == 0;
 
     /* Q fragments: 16-bit modes hold packed pairs, tf32 modes the f32 bits
      * (rounded / split at each use). Loaded once and kept in registers, except
@@ -221,7 +228,7 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
     uint32_t qa[QK][4];
     const bool qok0 = r0 < seq_q, qok1 = r1 < seq_q;
     const float *qr0 = qb + (qok0 ? r0 : 0) * p.q_ss, *qr1 = qb + (qok1 ? r1 : 0) * p.q_ss;
-    if (Q_IN_REGS) mpcc_attn_load_q<MODE, D>(qa, qr0, qr1, qok0, qok1, t);
+    if (Q_IN_REGS) mpcc_attn_load_q<MODE, D>(qa, qr0, qr1, qok0, qok1, t, hd);
     /* keys this CTA can see */
     int kv_end = seq_k;
     if (p.causal) {
@@ -243,8 +250,8 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
     float m0 = NINF, m1 = NINF, l0 = 0.0f, l1 = 0.0f;
 
     if (nblk > 0) {
-        mpcc_attn_load_tile<D, BN, KS, NT>(ksm, kb, p.k_ss, 0, seq_k, k_al, tid);
-        mpcc_attn_load_tile<D, BN, VS, NT>(vsm, vb, p.v_ss, 0, seq_k, v_al, tid);
+        mpcc_attn_load_tile<D, BN, KS, NT>(ksm, kb, p.k_ss, 0, seq_k, k_al, tid, hd);
+        mpcc_attn_load_tile<D, BN, VS, NT>(vsm, vb, p.v_ss, 0, seq_k, v_al, tid, hd);
         mpcc_cp_async_commit();
     }
     for (int j = 0; j < nblk; j++) {
@@ -268,8 +275,8 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
         }
 
         if (j + 1 < nblk) { /* prefetch the next block into the other stage */
-            mpcc_attn_load_tile<D, BN, KS, NT>(ksm + (st ^ 1) * C::k_tile, kb, p.k_ss, key0 + BN, seq_k, k_al, tid);
-            mpcc_attn_load_tile<D, BN, VS, NT>(vsm + (st ^ 1) * C::v_tile, vb, p.v_ss, key0 + BN, seq_k, v_al, tid);
+            mpcc_attn_load_tile<D, BN, KS, NT>(ksm + (st ^ 1) * C::k_tile, kb, p.k_ss, key0 + BN, seq_k, k_al, tid, hd);
+            mpcc_attn_load_tile<D, BN, VS, NT>(vsm + (st ^ 1) * C::v_tile, vb, p.v_ss, key0 + BN, seq_k, v_al, tid, hd);
             mpcc_cp_async_commit();
             mpcc_cp_async_wait<1>();
         } else {
@@ -281,7 +288,7 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
         const bool active = wrow < seq_q && !(p.causal && key0 > wrow + 15 + off);
         if (active) {
             const float *kt = ksm + st * C::k_tile, *vt = vsm + st * C::v_tile;
-            if (!Q_IN_REGS) mpcc_attn_load_q<MODE, D>(qa, qr0, qr1, qok0, qok1, t);
+            if (!Q_IN_REGS) mpcc_attn_load_q<MODE, D>(qa, qr0, qr1, qok0, qok1, t, hd);
 
             /* S = Q K^T: 16 rows x BN keys per warp */
             float s[BN / 8][4];
@@ -403,13 +410,14 @@ template <int MODE, int D, bool BOOL_MASK = false> __device__ void mpcc_attn_bod
     float *o0 = ob + r0 * p.o_ss + 2 * t, *o1 = ob + r1 * p.o_ss + 2 * t;
     MPCC_ATTN_UNROLL
     for (int n = 0; n < D / 8; n++) {
+        const bool c0 = n * 8 + 2 * t < hd, c1 = n * 8 + 2 * t + 1 < hd;
         if (r0 < seq_q) {
-            o0[n * 8] = o[n][0] * inv0;
-            o0[n * 8 + 1] = o[n][1] * inv0;
+            if (c0) o0[n * 8] = o[n][0] * inv0;
+            if (c1) o0[n * 8 + 1] = o[n][1] * inv0;
         }
         if (r1 < seq_q) {
-            o1[n * 8] = o[n][2] * inv1;
-            o1[n * 8 + 1] = o[n][3] * inv1;
+            if (c0) o1[n * 8] = o[n][2] * inv1;
+            if (c1) o1[n * 8 + 1] = o[n][3] * inv1;
         }
     }
 }

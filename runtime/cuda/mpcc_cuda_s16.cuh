@@ -10,6 +10,7 @@
  *                        TFLite's power-of-two-scale ADD / SUB)
  *   mpcc_sum_s8_body     SUM int8 (the reference's float rescale, never fused into an FMA)
  *   mpcc_bmm_s8_body     BATCH_MATMUL int8 (one thread per output element)
+ *   mpcc_bmm_f32_body    BATCH_MATMUL f32 in a layout the tiled GEMM has none for (adj_x; same scheme)
  *   mpcc_reduce_bool_body  REDUCE_ANY / REDUCE_ALL
  *   mpcc_gather_nd_body  GATHER_ND (any dtype: one thread per output byte)
  *   mpcc_dus_body        DYNAMIC_UPDATE_SLICE (any dtype, start indices read on the device)
@@ -84,21 +85,40 @@ MPCC_DEV void mpcc_sum_s8_body(const mpcc_sum_s8_args &p) {
     }
 }
 
+/* Output element e of a BATCH_MATMUL (args P: mpcc_bmm_s8_args or mpcc_bmm_f32_args): the offsets of
+ * its row of A and column of B. */
+template <class P> MPCC_DEV void mpcc_bmm_at(const P &p, long long e, long long *ao, long long *bo) {
+    const int j = (int)(e % p.n), i = (int)(e / p.n % p.m);
+    long long bt = e / ((long long)p.m * p.n), lo = 0, ro = 0;
+    for (int d = p.batch_rank - 1; d >= 0; d--) {
+        const long long x = bt % p.batch_dims[d];
+        bt /= p.batch_dims[d];
+        lo += x * p.a_bs[d];
+        ro += x * p.b_bs[d];
+    }
+    *ao = lo + (long long)i * p.a_si, *bo = ro + (long long)j * p.b_sj;
+}
+
 MPCC_DEV void mpcc_bmm_s8_body(const mpcc_bmm_s8_args &p) {
     for (long long e = mpcc_tid(); e < p.count; e += mpcc_nthreads()) {
-        const int j = (int)(e % p.n), i = (int)(e / p.n % p.m);
-        long long bt = e / ((long long)p.m * p.n), lo = 0, ro = 0;
-        for (int d = p.batch_rank - 1; d >= 0; d--) {
-            const long long x = bt % p.batch_dims[d];
-            bt /= p.batch_dims[d];
-            lo += x * p.a_bs[d];
-            ro += x * p.b_bs[d];
-        }
-        const int8_t *a = p.a + lo + (long long)i * p.a_si, *b = p.b + ro + (long long)j * p.b_sj;
+        long long ao, bo;
+        mpcc_bmm_at(p, e, &ao, &bo);
+        const int8_t *a = p.a + ao, *b = p.b + bo;
         int32_t acc = 0;
         for (int k = 0; k < p.k; k++)
             acc = mpcc_wrap_add(acc, ((int32_t)a[(long long)k * p.a_sk] + p.a_off) * ((int32_t)b[(long long)k * p.b_sk] + p.b_off));
         p.out[e] = (int8_t)mpcc_s8_clamp(mpcc_s8_requant(acc, p.mult, p.shift) + p.out_off, -128, 127);
+    }
+}
+
+MPCC_DEV void mpcc_bmm_f32_body(const mpcc_bmm_f32_args &p) {
+    for (long long e = mpcc_tid(); e < p.count; e += mpcc_nthreads()) {
+        long long ao, bo;
+        mpcc_bmm_at(p, e, &ao, &bo);
+        const float *a = p.a + ao, *b = p.b + bo;
+        float acc = 0.0f;
+        for (int k = 0; k < p.k; k++) acc += a[(long long)k * p.a_sk] * b[(long long)k * p.b_sk];
+        p.out[e] = acc;
     }
 }
 

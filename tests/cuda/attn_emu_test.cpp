@@ -21,8 +21,9 @@
 
 #define KERNEL(MODE, D) \
     extern "C" __global__ void __launch_bounds__(128) attn_m##MODE##_d##D(mpcc_attn_args p) { \
-        if (p.bmode) mpcc_attn_body<MODE, D, true>(p);                                        \
-        else mpcc_attn_body<MODE, D>(p);                                                       \
+        const bool pad = p.hd > 0 && p.hd < D; /* the padded instantiations */                \
+        if (p.bmode) pad ? mpcc_attn_body<MODE, D, true, true>(p) : mpcc_attn_body<MODE, D, true>(p); \
+        else pad ? mpcc_attn_body<MODE, D, false, true>(p) : mpcc_attn_body<MODE, D>(p);       \
     }
 #define KERNELS(MODE) KERNEL(MODE, 16) KERNEL(MODE, 32) KERNEL(MODE, 64) KERNEL(MODE, 128)
 KERNELS(0)
@@ -198,7 +199,9 @@ static int run_case(const Case &c, int mode, double *err_out) {
     p.m_sb = m_sb; p.m_sh = m_sh; p.m_sq = m_sq; p.m_sk = m_sk;
     p.scale = scale;
     p.causal = c.causal;
-    launch(mode, D, p);
+    /* a head dimension not 16/32/64/128 runs zero-padded to the next (p.hd, as the compiler emits it) */
+    p.hd = D;
+    launch(mode, D <= 16 ? 16 : D <= 32 ? 32 : D <= 64 ? 64 : 128, p);
 
     /* reference */
     double num = 0.0, den = 0.0;
@@ -271,6 +274,9 @@ int main(int argc, char **argv) {
         {"bool keep 2 masks lowest", 2, 2, 64, 64, 32, MASK_NONE, 0, 0, 0, 0.0f, 1, 1, -3.40282347e38f},
         {"bool fill 2 masks strided", 2, 3, 20, 45, 16, MASK_NONE, 0, 1, 0, 0.0f, 2, 1, -1e4f},
         {"bool fill 1 mask + add mask", 1, 2, 130, 17, 128, MASK_FULL_SS, 0, 0, 0, 0.0f, 2, 0, 0.5f},
+        {"head 48 pad mask", 2, 3, 33, 70, 48, MASK_PAD, 0, 0, 0, 0.0f, 0, 0, 0.0f},
+        {"head 6 strided bool keep", 1, 3, 20, 45, 6, MASK_NONE, 0, 1, 0, 0.0f, 1, 0, -1e9f},
+        {"head 100 causal unaligned", 1, 2, 17, 40, 100, MASK_NONE, 1, 1, 0, 0.0f, 0, 0, 0.0f},
     };
     int passed = 0, failed = 0;
     for (int mode = 0; mode < 4; mode++) {
