@@ -211,43 +211,11 @@ MPCC_DEV int32_t mpcc_tanh16(int32_t a, int ibits) {
     return a < 0 ? mpcc_w16(-t) : t;
 }
 
-MPCC_DEV int32_t mpcc_sat_shl32(int32_t x, int e) { /* SaturatingRoundingMultiplyByPOT, e > 0, int32 */
-    const int32_t thr = (int32_t)((1ll << (31 - e)) - 1);
-    if (x > thr) return 2147483647;
-    if (x < -thr) return -2147483647 - 1;
-    return (int32_t)((uint32_t)x << e);
-}
-
-/* TFLite's GetInvSqrtQuantizedMultiplierExp(input, -1). */
+/* TFLite's GetInvSqrtQuantizedMultiplierExp(input, -1): mpcc_cuda_misc.cuh's, in the layer norm's form. */
 MPCC_DEV void mpcc_inv_sqrt_multiplier(int32_t input, int32_t *mult, int32_t *shift) {
-    int out_shift = 11, lz = 0;
-    if (input <= 1) {
-        *mult = 2147483647;
-        *shift = 0;
-        return;
-    }
-    while (input >= (1 << 29)) {
-        input /= 4;
-        out_shift++;
-    }
-    for (uint32_t u = (uint32_t)input; !(u & 0x80000000u); u <<= 1) lz++;
-    const int pairs = (lz - 1) / 2 - 1;
-    out_shift -= pairs;
-    input <<= 2 * pairs;
-    const int32_t half_input = mpcc_rdbpot(input >> 1, 1);
-    int32_t x = 1 << 28;
-    for (int k = 0; k < 5; k++) {
-        const int32_t x3 = mpcc_sat_shl32(mpcc_srdhm(mpcc_srdhm(x, x), x), 6);
-        const int32_t a = mpcc_srdhm((1 << 28) + (1 << 27), x), b = mpcc_srdhm(half_input, x3);
-        x = mpcc_sat_shl32((int32_t)((uint32_t)a - (uint32_t)b), 3);
-    }
-    x = mpcc_srdhm(x, 1518500250);
-    if (out_shift < 0) {
-        x = (int32_t)((uint32_t)x << -out_shift);
-        out_shift = 0;
-    }
-    *mult = x;
-    *shift = -out_shift;
+    int s = 0;
+    *mult = mpcc_inv_sqrt_mult(input, &s);
+    *shift = s;
 }
 
 /* PortableApplyLayerNorm's statistics of one int16 gate row: st[0] mean (x1024), st[1..2] the
