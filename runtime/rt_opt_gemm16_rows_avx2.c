@@ -19,7 +19,6 @@
  *
  * 16-bit storage, f32 arithmetic (issue 42: this CPU class has no 16-bit products): the inputs are f32 as they
  * are, not rounded to the 16-bit type. */
-#include <math.h>
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -227,101 +226,6 @@ TILE(ukr_8x8, 8, tile8_bf16)
 TILE(ukr_f16p_6x8, 6, tile8_f16)
 #endif
 
-/* ---- Many rows: each panel widened once per K block, then the f32 GEMM's own tiles over all the rows ----
- *
- * The widening in registers above (a shift and an AND per 8 bf16 weights, a conversion per 4 fp16 pairs) is
- * paid by every tile and competes with the FMAs for Zen 3's FP pipes: the tiles ran 0.82-0.93x the f32 tiles.
- * From WIDE_MIN_ROWS rows on, a K block of the panel (at most WIDE_KC k values: 16 KB of floats, on the stack,
- * in L1) is widened into the f32 panel layout ([k][NR]) once and rt_opt_gemm_f32_rows_avx2's tiles run over
- * every row against it, so the widening costs 1 / (rows / 6) of what it did. A K block after the first goes on
- * from the sums left in C (the clamp only at the last block): each column's sum is still the bias plus the
- * products in K order, one FMA each, so the results are the f32 GEMM's on the widened weights bit for bit,
- * for fp16 too (its pair tiles above keep two partial sums a column). Blocks are whole segments (a
- * convolution's filter rows), or pieces of one segment longer than WIDE_KC. */
-#define WIDE_KC 256
-#if !defined(WIDE_MIN_ROWS) /* (a kernel benchmark may set it) */
-#define WIDE_MIN_ROWS 13
-#endif
-
-/* the 8 columns' k0 and k1 floats of the pair words at p (8 columns x 2 halves) */
-static inline void widen_pair8(const uint16_t *p, int32_t f16, __m256 *k0, __m256 *k1) {
-#if defined(__F16C__)
-    if (f16) { /* per 128-bit lane (c0k0 c0k1 .. c3k1) -> (c0k0 .. c3k0 | c0k1 .. c3k1), then k0s low, k1s high */
-        const __m256i sh = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
-                                            0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
-        const __m256i x = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(PAIRS(p), sh), 0xD8);
-        *k0 = _mm256_cvtph_ps(_mm256_castsi256_si128(x));
-        *k1 = _mm256_cvtph_ps(_mm256_extracti128_si256(x, 1));
-        return;
-    }
-#else
-    (void)f16;
-#endif
-    {
-        const __m256i high = _mm256_set1_epi32((int32_t)0xFFFF0000u);
-        *k0 = K0_BF16(p), *k1 = K1_BF16(p);
-    }
-}
-
-/* w[(k - k0) * NR + col] = the panel's weight (k, col) widened, k in [k0, k0 + len) */
-static void widen_block(const uint16_t *b, int32_t f16, int32_t k0, int32_t len, float *w) {
-    const uint16_t *p = b + (int64_t)(k0 / 2) * 2 * NR;
-    __m256 e0, e1, o0, o1;
-    int32_t k = k0;
-    const int32_t end = k0 + len;
-    if (k < end && (k & 1)) { /* the block starts at a pair's k1 */
-        widen_pair8(p, f16, &e0, &o0), widen_pair8(p + NR, f16, &e1, &o1);
-        _mm256_store_ps(w, o0), _mm256_store_ps(w + 8, o1);
-        k++, w += NR, p += 2 * NR;
-    }
-    for (; k + 1 < end; k += 2, w += 2 * NR, p += 2 * NR) {
-        widen_pair8(p, f16, &e0, &o0), widen_pair8(p + NR, f16, &e1, &o1);
-        _mm256_store_ps(w, e0), _mm256_store_ps(w + 8, e1);
-        _mm256_store_ps(w + NR, o0), _mm256_store_ps(w + NR + 8, o1);
-    }
-    if (k < end) { /* and ends at a pair's k0 */
-        widen_pair8(p, f16, &e0, &o0), widen_pair8(p + NR, f16, &e1, &o1);
-        _mm256_store_ps(w, e0), _mm256_store_ps(w + 8, e1);
-    }
-}
-
-static void gemm16_wide(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
-                        int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
-    const int32_t seg = p->k / nseg;
-    const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR;
-    /* a block: ns whole segments, or one piece of len values at off within one segment */
-    const int32_t whole = seg <= WIDE_KC, per = whole ? WIDE_KC / seg : 1;
-    const int32_t pieces = whole ? 1 : (seg + WIDE_KC - 1) / WIDE_KC, plen = (seg + pieces - 1) / pieces;
-    __m256 wide_v[WIDE_KC * NR / 8]; /* 16 KB, 32-byte aligned */
-    float *const wide = (float *)(void *)wide_v;
-    const float *rows[8];
-    int32_t i, j, r, rr, s0, off;
-    for (j = 0; j * NR < p->n; j++) {
-        const uint16_t *bp = packed_b + j * pk;
-        const int32_t nr = p->n - j * NR < NR ? p->n - j * NR : NR, mr = nr <= 8 ? 8 : 6;
-        for (s0 = 0; s0 < nseg; s0 += whole ? per : 1)
-            for (off = 0; off < (whole ? 1 : seg); off += plen) {
-                const int32_t ns = whole ? (nseg - s0 < per ? nseg - s0 : per) : 1;
-                const int32_t len = whole ? seg : (seg - off < plen ? seg - off : plen);
-                const int32_t first = s0 == 0 && off == 0, last = s0 + ns == nseg && off + len == seg;
-                const float lo = last ? p->act_min : -INFINITY, hi = last ? p->act_max : INFINITY;
-                int32_t tiles = (m + mr - 1) / mr;
-                widen_block(bp, f16, s0 * seg + off, ns * len, wide);
-                for (i = 0; i < m; i += rr, tiles--) {
-                    const float *const *ap = rows;
-                    int32_t astride = 1;
-                    rr = rt_opt_even_rows(m - i, tiles);
-                    if (tab && whole) ap = tab + (int64_t)i * nseg + s0, astride = nseg;
-                    else
-                        for (r = 0; r < rr; r++)
-                            rows[r] = (tab ? tab[(int64_t)(i + r) * nseg + s0] : a + (int64_t)(i + r) * p->lda) + off;
-                    rt_opt_f32_tile_avx2(rr, ns, len, ap, astride, wide, bias + j * NR, !first, lo, hi,
-                                         c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
-                }
-            }
-    }
-}
-
 int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
                             const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
                             float *c) {
@@ -332,10 +236,6 @@ int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m
 #if !defined(__F16C__)
     if (f16) return 0;
 #endif
-    if (m >= WIDE_MIN_ROWS) {
-        gemm16_wide(p, f16, m, a, tab, nseg, packed_b, bias, c);
-        return 1;
-    }
     /* panel-outer: one packed panel (K x 16 halves) stays in cache while the rows stream past it */
     for (j = 0; j * NR < p->n; j++) {
         const uint16_t *bp = packed_b + j * pk;

@@ -41,29 +41,19 @@
 #define RT_ALIGN_CODE __attribute__((aligned(64)))
 
 
-/* row r's pointer to segment sg, astride pointers a row (rows past the tile's R are never read) */
-#define ROW(r) if ((r) < R) a##r = ap[(r) * astride + sg];
-/* a tile row's 16 (or nr) columns from C, where a K block goes on from the sums of the previous one
- * (rt_opt_gemm16_rows_avx2.c's widened panels); m1 = rt_opt_col_mask(nr - 8) */
-#define LOAD16(cr, v0, v1) (v0 = _mm256_loadu_ps(cr), v1 = nr == NR ? _mm256_loadu_ps((cr) + 8) : _mm256_maskload_ps((cr) + 8, m1))
+/* row r's pointer to segment sg (rows past the tile's R are never read) */
+#define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
 
 /* C[0..R)[0..nr) for 8 < nr <= 16: R <= 6 rows x 2 ymm, each accumulator a named variable (an array of
  * them went through the stack with GCC, as rt_opt_gemm.c notes for gemm_f32_512). */
-RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t astride,
-                            const float *b, const float *bias, const int32_t ACC, float lo, float hi, float *c,
-                            int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
+                            const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
     const __m256 bias0 = _mm256_loadu_ps(bias), bias1 = _mm256_loadu_ps(bias + 8);
     __m256 c00 = bias0, c01 = bias1, c10 = bias0, c11 = bias1, c20 = bias0, c21 = bias1;
     __m256 c30 = bias0, c31 = bias1, c40 = bias0, c41 = bias1, c50 = bias0, c51 = bias1;
     const float *a0 = NULL, *a1 = NULL, *a2 = NULL, *a3 = NULL, *a4 = NULL, *a5 = NULL;
     int32_t sg, kk;
-    if (ACC) {
-        const __m256i m1 = rt_opt_col_mask(nr - 8);
-#define LOAD(r) if ((r) < R) LOAD16(c + (int64_t)(r) * ldc, c##r##0, c##r##1);
-        LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5)
-#undef LOAD
-    }
     for (sg = 0; sg < nseg; sg++) {
         const float *p = b + (int64_t)sg * seg * NR;
         ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5)
@@ -89,19 +79,12 @@ RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const fl
 }
 
 /* C[0..R)[0..nr) for nr <= 8 (a panel's last columns: N = 24, 40, ...): R <= 8 rows x 1 ymm. */
-RT_OPT_INLINE void ukr_8x8(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t astride,
-                           const float *b, const float *bias, const int32_t ACC, float lo, float hi, float *c,
-                           int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void ukr_8x8(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
+                           const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), bv = _mm256_loadu_ps(bias);
     __m256 c0 = bv, c1 = bv, c2 = bv, c3 = bv, c4 = bv, c5 = bv, c6 = bv, c7 = bv;
     const float *a0 = NULL, *a1 = NULL, *a2 = NULL, *a3 = NULL, *a4 = NULL, *a5 = NULL, *a6 = NULL, *a7 = NULL;
     int32_t sg, kk;
-    if (ACC) {
-        const __m256i m = rt_opt_col_mask(nr);
-#define LOAD(r) if ((r) < R) c##r = nr == 8 ? _mm256_loadu_ps(c + (int64_t)(r) * ldc) : _mm256_maskload_ps(c + (int64_t)(r) * ldc, m);
-        LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
-#undef LOAD
-    }
     for (sg = 0; sg < nseg; sg++) {
         const float *p = b + (int64_t)sg * seg * NR;
         ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5) ROW(6) ROW(7)
@@ -123,24 +106,25 @@ RT_OPT_INLINE void ukr_8x8(const int32_t R, int32_t nseg, int32_t seg, const flo
 }
 
 /* One tile of `rows` rows through the kernel compiled for that many (a switch, so each size is its own
- * straight-line code); ACC: from the sums in C (a constant, so the f32 GEMM's own tiles are as they were). */
-#define TILE_CASE(n, ukr, R, ACC)                                                                                   \
-    case n: ukr((n) < (R) ? (n) : (R), nseg, seg, ap, astride, b, bias, ACC, lo, hi, c, ldc, nr); break;
-#define TILE(NAME, ukr, R, ACC)                                                                                     \
-    RT_ALIGN_CODE static void NAME(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, int32_t astride, \
-                                   const float *b, const float *bias, float lo, float hi, float *c, int32_t ldc,     \
-                                   int32_t nr) {                                                                    \
-        switch (rows) {                                                                                             \
-            TILE_CASE(1, ukr, R, ACC) TILE_CASE(2, ukr, R, ACC) TILE_CASE(3, ukr, R, ACC)                           \
-            TILE_CASE(4, ukr, R, ACC) TILE_CASE(5, ukr, R, ACC) TILE_CASE(6, ukr, R, ACC)                           \
-            TILE_CASE(7, ukr, R, ACC)                                                                               \
-            default: ukr(R, nseg, seg, ap, astride, b, bias, ACC, lo, hi, c, ldc, nr);                              \
-        }                                                                                                           \
+ * straight-line code). */
+#define TILE_CASE(R, ukr)                                                                                           \
+    case R: ukr(R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr); break;
+RT_ALIGN_CODE static void tile_16(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
+                                  const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    switch (rows) {
+        TILE_CASE(1, ukr_6x16) TILE_CASE(2, ukr_6x16) TILE_CASE(3, ukr_6x16) TILE_CASE(4, ukr_6x16)
+        TILE_CASE(5, ukr_6x16) default: ukr_6x16(6, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr);
     }
-TILE(tile_16, ukr_6x16, 6, 0)
-TILE(tile_8, ukr_8x8, 8, 0)
-TILE(tile_16_acc, ukr_6x16, 6, 1)
-TILE(tile_8_acc, ukr_8x8, 8, 1)
+}
+
+RT_ALIGN_CODE static void tile_8(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
+                                 const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    switch (rows) {
+        TILE_CASE(1, ukr_8x8) TILE_CASE(2, ukr_8x8) TILE_CASE(3, ukr_8x8) TILE_CASE(4, ukr_8x8)
+        TILE_CASE(5, ukr_8x8) TILE_CASE(6, ukr_8x8) TILE_CASE(7, ukr_8x8)
+        default: ukr_8x8(8, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr);
+    }
+}
 
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c) {
@@ -157,17 +141,10 @@ void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const flo
             rr = rt_opt_even_rows(m - i, tiles);
             if (!tab)
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
-            (nr <= 8 ? tile_8 : tile_16)(rr, nseg, seg, ap, nseg, bp, bias + j * NR, p->act_min, p->act_max,
+            (nr <= 8 ? tile_8 : tile_16)(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max,
                                          c + (int64_t)i * p->ldc + j * NR, p->ldc, nr);
         }
     }
-}
-
-void rt_opt_f32_tile_avx2(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, int32_t astride,
-                          const float *b, const float *bias, int32_t acc, float lo, float hi, float *c, int32_t ldc,
-                          int32_t nr) {
-    if (acc) (nr <= 8 ? tile_8_acc : tile_16_acc)(rows, nseg, seg, ap, astride, b, bias, lo, hi, c, ldc, nr);
-    else (nr <= 8 ? tile_8 : tile_16)(rows, nseg, seg, ap, astride, b, bias, lo, hi, c, ldc, nr);
 }
 
 #endif

@@ -547,12 +547,6 @@ void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int3
 #define RT_OPT_F32_ROWS_AVX2 1
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c);
-/* One of its tiles: C[0..rows)[0..nr) (rows <= 6, or <= 8 for nr <= 8) = clamp(start + A . b) over one f32 panel b
- * ([K][NR], K = nseg segments of seg values), row r's segment s at ap[r * astride + s]; start is the bias, or
- * with acc the tile's C itself (a K block after the first: the same sums, bit for bit, as one pass over K). */
-void rt_opt_f32_tile_avx2(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, int32_t astride,
-                          const float *b, const float *bias, int32_t acc, float lo, float hi, float *c, int32_t ldc,
-                          int32_t nr);
 /* The row-pointer GEMMs' epilogue (this one and rt_opt_gemm16_rows_avx2.c). Lane mask of the first n (0..8)
  * columns, for vmaskmovps: */
 static inline __m256i rt_opt_col_mask(int32_t n) {
