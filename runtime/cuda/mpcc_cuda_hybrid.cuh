@@ -212,16 +212,6 @@ MPCC_DEV void mpcc_fc_s16_body(const mpcc_fc_s16_args &p) {
     }
 }
 
-MPCC_DEV void mpcc_prelu_s16_body(const mpcc_prelu_args &p) {
-    const int16_t *in = (const int16_t *)p.in;
-    const int8_t *alpha = (const int8_t *)p.alpha;
-    int16_t *out = (int16_t *)p.out;
-    for (long long i = mpcc_tid(); i < p.n; i += mpcc_nthreads()) {
-        int32_t x = p.in_offset + in[i], v;
-        if (x >= 0) v = mpcc_s8_requant(x, p.mult_1, p.shift_1);
-        else v = mpcc_s8_requant(x * (p.alpha_offset + alpha[mpcc_prelu_alpha_at(p, i)]), p.mult_2, p.shift_2);
-        out[i] = (int16_t)mpcc_s8_clamp(v + p.out_offset, -32768, 32767);
-    }
-}
+MPCC_DEV void mpcc_prelu_s16_body(const mpcc_prelu_args &p) { mpcc_prelu_q_body<int16_t>(p, -32768, 32767); }
 
 #endif

@@ -41,16 +41,20 @@ MPCC_DEV void mpcc_prelu_body(const mpcc_prelu_args &p) {
     }
 }
 
-MPCC_DEV void mpcc_prelu_s8_body(const mpcc_prelu_args &p) {
-    const int8_t *in = (const int8_t *)p.in, *alpha = (const int8_t *)p.alpha;
-    int8_t *out = (int8_t *)p.out;
+/* Quantized PRELU, T = int8_t or int16_t (16x8: int8 alpha), results clamped to [lo, hi]. */
+template <typename T> MPCC_DEV void mpcc_prelu_q_body(const mpcc_prelu_args &p, int32_t lo, int32_t hi) {
+    const T *in = (const T *)p.in;
+    const int8_t *alpha = (const int8_t *)p.alpha;
+    T *out = (T *)p.out;
     for (long long i = mpcc_tid(); i < p.n; i += mpcc_nthreads()) {
         int32_t x = p.in_offset + in[i], v;
         if (x >= 0) v = mpcc_s8_requant(x, p.mult_1, p.shift_1);
         else v = mpcc_s8_requant(x * (p.alpha_offset + alpha[mpcc_prelu_alpha_at(p, i)]), p.mult_2, p.shift_2);
-        out[i] = (int8_t)mpcc_s8_clamp(v + p.out_offset, -128, 127);
+        out[i] = (T)mpcc_s8_clamp(v + p.out_offset, lo, hi);
     }
 }
+
+MPCC_DEV void mpcc_prelu_s8_body(const mpcc_prelu_args &p) { mpcc_prelu_q_body<int8_t>(p, -128, 127); }
 
 /* Output element e of an NHWC resize: its batch, row, column and channel. */
 MPCC_DEV void mpcc_resize_split(const mpcc_resize_args &p, long long e, int *b, int *y, int *x, int *c) {
