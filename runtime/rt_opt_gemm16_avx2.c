@@ -26,7 +26,7 @@
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
-#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+#if defined(RT_OPT_HALF_F32_AVX2)
 
 #define NR RT_OPT_NR
 #define ROW_PANELS 4 /* panels of the one-row kernel (GEMV): 8 independent FMA chains */

@@ -303,7 +303,7 @@ static void fc_amx(const rt_opt_gemm_params *p, int32_t type, const float *a, co
 #endif
 
 int rt_opt_half_rounds_inputs(int32_t type) {
-#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+#if defined(RT_OPT_HALF_F32_AVX2)
 #if defined(__F16C__)
     (void)type;
     return 0;
@@ -320,7 +320,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
     if (p->slot_bytes < rt_opt_fc_half_scratch(type, p->m, p->n, k)) { /* short: a path that needs none */
-#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+#if defined(RT_OPT_HALF_F32_AVX2)
         if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return;
 #endif
         fc_half_lean(p, type, a, packed_b, bias, c);
@@ -337,6 +337,9 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         rt_opt_fc_bf16_to(p, a, packed_b, bias, c, RT_F32, scratch);
         return;
     }
+#endif
+#if defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_AVX512)
+    if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return; /* no 16-bit arithmetic: f32 FMAs */
 #endif
 #if defined(RT_OPT_AVX512)
     {
@@ -599,7 +602,7 @@ static void conv_half_task(void *v, int t) {
             else
                 IM2COL(float, float, 0.0f, RUN_F32);
             if (a) { /* NULL: a bf16 block already done */
-#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+#if defined(RT_OPT_HALF_F32_AVX2)
                 /* 16-bit storage, f32 arithmetic: the block (or the direct rows) read as they are */
                 if (rt_opt_fc_half_avx2(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
                     a = NULL;

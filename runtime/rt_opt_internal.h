@@ -547,6 +547,8 @@ void rt_opt_dw8_f32_row(const struct rt_dwconv_params *p, const float *img, int3
 #define RT_OPT_F32_ROWS_AVX2 1
 void rt_opt_gemm_f32_rows_avx2(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                int32_t nseg, const float *packed_b, const float *bias, float *c);
+#endif
+#if defined(RT_OPT_AVX2) && defined(__FMA__)
 /* The row-pointer GEMMs' epilogue (this one and rt_opt_gemm16_rows_avx2.c). Lane mask of the first n (0..8)
  * columns, for vmaskmovps: */
 static inline __m256i rt_opt_col_mask(int32_t n) {
@@ -570,7 +572,7 @@ RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m,
     else _mm256_maskstore_ps(cr, m, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)));
 }
 #endif
-#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
+#if (defined(RT_OPT_VEC) && defined(__AVX512F__)) || defined(RT_OPT_F32_ROWS_AVX2) /* rt_opt_gemm.c: RT_OPT_INDIRECT */
 /* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
  * tab[r * filter_h + fy], in place in the image where the filter row lies inside it, `zero` (filter_w * in_c
  * zeros) above or below it, a copy at copy + r * K for rows cut by the left or right edge. dil_w 1 only. */
@@ -641,6 +643,14 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #endif
 #endif
 
+/* 16-bit float weights as storage with f32 arithmetic on AVX2 + FMA (rt_opt_gemm16_avx2.c,
+ * rt_opt_gemm16_rows_avx2.c): every x86 build without AVX512-BF16 (AVX2-only CPUs, and AVX-512 CPUs
+ * without 16-bit arithmetic such as Ice Lake / Cascade Lake, where the rounded-row AVX-512 path needs
+ * scratch the f32-activation plan does not give). */
+#if defined(RT_OPT_AVX2) && defined(__FMA__) && !(defined(RT_OPT_AVX512) && defined(__AVX512BF16__))
+#define RT_OPT_HALF_F32_AVX2 1
+#endif
+
 /* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c,
  * rt_opt_gemm_bf16.c) ---- */
 
@@ -648,7 +658,7 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #define RT_OPT_HALF_ROWS 32 /* input rows converted (or paired) per block */
 /* dst[0..n) = src rounded through the 16-bit type (RT_BF16 / RT_F16), as floats (rt_opt_gemm_half.c). */
 void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst);
-#if defined(RT_OPT_AVX2) && defined(__FMA__) && !defined(RT_OPT_AVX512)
+#if defined(RT_OPT_HALF_F32_AVX2)
 /* rt_opt_fc_half on AVX2 + FMA without AVX-512 (rt_opt_gemm16_avx2.c): 16-bit storage, f32 arithmetic: the
  * 16-bit weights widened in registers times A's values as they are (not rounded to the 16-bit type).
  * Returns 0 (nothing done) where it has no kernel (fp16 without F16C). Needs no scratch. */

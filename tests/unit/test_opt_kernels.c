@@ -722,7 +722,19 @@ static void test_gemm16_rows(void) {
         g.m = m, g.n = n, g.k = k, g.lda = stride, g.ldc = n, g.act_min = -2.5f, g.act_max = 3.0f;
         for (int i = 0; i < m * n; i++) got[i] = want[i] = NAN; /* poisoned */
         int ran = rt_opt_gemm16_rows_avx2(&g, type, m, a, use_tab ? tab : NULL, use_tab ? nseg : 1, pw, bias, got);
+#if defined(RT_OPT_F32_ROWS_AVX2)
         rt_opt_gemm_f32_rows_avx2(&g, m, a, use_tab ? tab : NULL, use_tab ? nseg : 1, pf, bias, want);
+#else /* AVX-512 builds without BF16: the same sums in scalar, one fused product at a time in K order */
+        for (int r = 0; r < m; r++)
+            for (int j = 0; j < n; j++) {
+                float s = bias[j];
+                for (int kk = 0; kk < k; kk++) {
+                    const float *row = use_tab ? tab[r * nseg + kk / seg] + kk % seg : a + (int64_t)r * stride + kk;
+                    s = fmaf(*row, wf[(int64_t)j * k + kk], s);
+                }
+                want[r * n + j] = fminf(3.0f, fmaxf(-2.5f, s));
+            }
+#endif
         for (int i = 0; i < m * n; i++) /* fp16: two partial sums per column, so within rounding (a, w in [-2, 2]) */
             diff += type == RT_BF16 ? memcmp(&got[i], &want[i], sizeof(float)) != 0
                                     : !(fabsf(got[i] - want[i]) <= 1e-6f * (float)(k + 2));
