@@ -33,6 +33,7 @@ import time
 import numpy as np
 
 import bench
+import bench_build  # noqa: E402  (where Builder reads MPCC)
 from bench import BenchError, Builder, load_tflite, say, xnnpack_coverage
 
 ROOT = bench.ROOT
@@ -232,7 +233,7 @@ def main(argv=None):
     ap.add_argument("--cflags", default="-O3 -march=native -std=c99")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args(bench.glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags")))
-    bench.MPCC = os.path.abspath(args.mpcc)
+    bench.MPCC = bench_build.MPCC = os.path.abspath(args.mpcc)  # the builder reads bench_build's
     seed = args.seed if args.seed is not None else int(os.environ.get("MPCC_SEED", time.time_ns() % 2**31))
     say(f"mpcc decoder benchmark on {bench._cpu_name()}, 1 thread, per-thread CPU time, seed {seed}")
     rng = np.random.default_rng(seed)
