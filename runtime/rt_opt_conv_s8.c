@@ -245,6 +245,20 @@ static void conv_s8_task(void *v, int t) {
     rt_opt_conv_params pp; /* p over the padded image of image padded_b (made once per image and task) */
     int32_t padded_b = -1;
 #endif
+#if defined(RT_A64)
+    /* patches read from the image (or from its padded int8 copy in the scratch slot, made once per image
+     * and task), no im2col rows: K in whole quads per filter row, every panel requantized in registers */
+    int64_t hp = 0, wp = 0;
+    int32_t padded_b = -1;
+    int a64_runs = 0, a64_pad = 0;
+    if (!p->direct && rt_opt_conv_s8_runs(p->filter_h, p->filter_w, p->in_c, p->dil_h, p->dil_w) &&
+        rt_opt_s8_a64_rq_all(&p->gemm) && p->pad_h >= 0 && p->pad_w >= 0) {
+        rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                           p->pad_h, p->pad_w, &hp, &wp);
+        a64_pad = hp != p->in_h || wp != p->in_w || p->pad_h > 0 || p->pad_w > 0;
+        a64_runs = !a64_pad || (dst && hp * wp * p->in_c <= p->gemm.slot_bytes);
+    }
+#endif
     int32_t q_end;
     rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
     for (; q < q_end; q++) {
@@ -292,6 +306,21 @@ static void conv_s8_task(void *v, int t) {
             }
 #endif
 #elif defined(RT_A64)
+            if (a64_runs) {
+                const uint8_t *img = (const uint8_t *)in;
+                const int64_t w = a64_pad ? wp : p->in_w;
+                if (a64_pad) {
+                    if (b != padded_b)
+                        rt_opt_pad_rows_s8(in, p->in_h, p->in_w, p->in_c, hp, wp, p->pad_h, p->pad_w, p->pad_value, 0,
+                                           dst),
+                            padded_b = b;
+                    img = dst;
+                }
+                rt_opt_s8_a64_conv(&p->gemm, m0, rows, img, (int64_t)p->stride_h * w * p->in_c,
+                                   (int64_t)p->stride_w * p->in_c, p->out_w, p->filter_h, w * p->in_c,
+                                   (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+                goto post;
+            }
             if (p->direct && kdim % 4 == 0) { /* the pixels' int8 rows read in place, not widened first */
                 rt_opt_s8_a64_gemm(&p->gemm, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, 0,
                                    (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
