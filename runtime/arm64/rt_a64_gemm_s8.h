@@ -55,28 +55,23 @@ static inline __attribute__((always_inline)) void rt_a64_acc_row(const int32x4_t
     RT_A64_UNROLL for (i = 0; i < 4; i++) vst1q_s32(d + 4 * i, v[i]);
 }
 
-/* The rows of a tile (rows past mr repeat row 0): row r at a + r * lda. */
-static inline __attribute__((always_inline)) void rt_a64_rows(const int32_t MR, const uint8_t *a, int32_t lda,
-                                                              int32_t mr, const uint8_t *ap[RT_A64_MR]) {
-    int32_t r;
-    RT_A64_UNROLL for (r = 0; r < MR; r++) ap[r] = a + (int64_t)(r < mr ? r : 0) * lda;
-}
-
 #if defined(__ARM_FEATURE_DOTPROD)
-/* The sums of rows ap[0..MR) times panel b, started at init, into c; K as nrun runs of kq quads, run s
+/* The sums of rows 0..MR (at a + r * lda, rows past mr repeating row 0, or at rows[r]) times panel
+ * b, started at init, into c; K as nrun runs of kq quads, run s
  * of a row `step` bytes after run s - 1 (a GEMM: one run; a convolution read from its image: one run
  * of filter_w x in_c bytes per filter row), b's quads contiguous across the runs; flip: the rows are
  * a + 128 bytes. MR is a constant (the callers below), so that the unrolled loops index c with
  * constants: registers. */
 static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t MR, int32_t nrun, int32_t kq,
-                                                                 int64_t step, const uint8_t *const rows[RT_A64_MR],
-                                                                 int flip, const int8_t *b, const int32_t init[16],
+                                                                 int64_t step, const uint8_t *a, int32_t lda,
+                                                                 const uint8_t *const *rows, int32_t mr, int flip,
+                                                                 const int8_t *b, const int32_t init[16],
                                                                  int32x4_t c[RT_A64_MR][4]) {
     const uint8_t *ap[RT_A64_MR];
     const uint8x16_t fl = vdupq_n_u8(flip ? 0x80 : 0);
     int32_t r, q, kk, run;
     RT_A64_UNROLL for (r = 0; r < MR; r++) {
-        ap[r] = rows[r];
+        ap[r] = rows ? rows[r] : a + (int64_t)(r < mr ? r : 0) * lda;
         RT_A64_UNROLL for (q = 0; q < 4; q++) c[r][q] = vld1q_s32(init + 4 * q);
     }
     /* four quads of each row in one vector: SDOT by lane */
@@ -115,18 +110,20 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t M
 #undef RT_A64_DOT_LANE
 }
 
-/* The tile of rows ap[0..MR) (rt_a64_s8_sums' K runs), requantized (q) into mr rows of nr bytes at
- * c, ldc bytes apart, or (q NULL) stored as int32 into acc. */
+/* The tile of rows 0..mr (rows past mr repeat row 0) at a + r * lda or, rows set, at rows[r]
+ * (rt_a64_s8_sums' K runs), requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or
+ * (q NULL) stored as int32 into acc. */
 static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t nrun, int32_t kq,
-                                                                    int64_t step, const uint8_t *const ap[RT_A64_MR],
-                                                                    int32_t mr, int flip, const int8_t *b,
+                                                                    int64_t step, const uint8_t *a, int32_t lda,
+                                                                    const uint8_t *const *rows, int32_t mr, int flip,
+                                                                    const int8_t *b,
                                                                     const int32_t init[16], const rt_a64_rq_cols *q,
                                                                     int8_t *c, int64_t ldc, int32_t nr,
                                                                     int32_t (*acc)[16]) {
     int32x4_t v[RT_A64_MR][4];
     rt_a64_rq_regs k;
     int32_t r;
-    rt_a64_s8_sums(MR, nrun, kq, step, ap, flip, b, init, v);
+    rt_a64_s8_sums(MR, nrun, kq, step, a, lda, rows, mr, flip, b, init, v);
     if (q) rt_a64_rq_load(q, &k);
     RT_A64_UNROLL for (r = 0; r < MR; r++) {
         if (r >= mr) break;
@@ -138,8 +135,9 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
 /* The same without the dot product, two rows at a time (eight accumulators a row: columns
  * (c, k01) and (c, k23) of each pair of columns, added pairwise at the end). */
 static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t nrun, int32_t kq,
-                                                                    int64_t step, const uint8_t *const rows[RT_A64_MR],
-                                                                    int32_t mr, int flip, const int8_t *b,
+                                                                    int64_t step, const uint8_t *a, int32_t lda,
+                                                                    const uint8_t *const *rows, int32_t mr, int flip,
+                                                                    const int8_t *b,
                                                                     const int32_t init[16], const rt_a64_rq_cols *q,
                                                                     int8_t *c, int64_t ldc, int32_t nr,
                                                                     int32_t (*acc)[16]) {
@@ -151,8 +149,8 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
         const uint8_t *ap[2];
         const int8_t *bp = b;
         int32x4_t s[2][8], v[2][4];
-        ap[0] = rows[r0];
-        ap[1] = r0 + 1 < mr ? rows[r0 + 1] : ap[0];
+        ap[0] = rows ? rows[r0] : a + (int64_t)r0 * lda;
+        ap[1] = r0 + 1 < mr ? (rows ? rows[r0 + 1] : ap[0] + lda) : ap[0];
         RT_A64_UNROLL for (r = 0; r < 2; r++)
             RT_A64_UNROLL for (i = 0; i < 8; i++) s[r][i] = vdupq_n_s32(0);
         for (run = 0; run < nrun; run++) {
@@ -190,9 +188,7 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
 static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, int flip,
                                                      const int8_t *b, const int32_t init[16],
                                                      int32_t acc[RT_A64_MR][16]) {
-    const uint8_t *ap[RT_A64_MR];
-    rt_a64_rows(RT_A64_MR, a, lda, mr, ap);
-    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, ap, mr, flip, b, init, NULL, NULL, 0, 16, acc);
+    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, NULL, NULL, 0, 16, acc);
 }
 
 /* Rows 0..mr (at most 4) requantized (q) into nr bytes a row at c (rows ldc bytes apart); flip: a
@@ -200,18 +196,14 @@ static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *
 static __attribute__((noinline)) void rt_a64_s8_tile_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
                                                         int flip, const int8_t *b, const int32_t init[16],
                                                         const rt_a64_rq_cols *q, int8_t *c, int64_t ldc, int32_t nr) {
-    const uint8_t *ap[RT_A64_MR];
-    rt_a64_rows(RT_A64_MR, a, lda, mr, ap);
-    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, ap, mr, flip, b, init, q, c, ldc, nr, NULL);
+    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, q, c, ldc, nr, NULL);
 }
 
 /* The same for one row (its 1 x 16 tile: no rows repeated). */
 static __attribute__((noinline)) void rt_a64_s8_tile_rq1(int32_t kq, const uint8_t *a, int flip, const int8_t *b,
                                                          const int32_t init[16], const rt_a64_rq_cols *q, int8_t *c,
                                                          int32_t nr) {
-    const uint8_t *ap[RT_A64_MR];
-    ap[0] = a;
-    rt_a64_s8_tile_mr(1, 1, kq, 0, ap, 1, flip, b, init, q, c, 0, nr, NULL);
+    rt_a64_s8_tile_mr(1, 1, kq, 0, a, 0, NULL, 1, flip, b, init, q, c, 0, nr, NULL);
 }
 
 /* A convolution's tile read from its image (int8, padding in it): rows 0..mr (at most 4) at ap[r]
@@ -222,7 +214,7 @@ static __attribute__((noinline)) void rt_a64_s8_tile_rq_runs(int32_t nrun, int32
                                                              const int8_t *b, const int32_t init[16],
                                                              const rt_a64_rq_cols *q, int8_t *c, int64_t ldc,
                                                              int32_t nr) {
-    rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, ap, mr, 0, b, init, q, c, ldc, nr, NULL);
+    rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, NULL, 0, ap, mr, 0, b, init, q, c, ldc, nr, NULL);
 }
 #endif
 

@@ -3,8 +3,8 @@
  * im2col rows) against the reference kernel (rt_conv_2d_i8), byte for byte, on N random cases drawn
  * from SEED, with the weights packed and the bias folded as pass schedule does (sched_pack.c): 1..2
  * images of 1..12 rows and columns (now and then 17..24), 4..64 input channels (now and then 3 or 6:
- * filter rows of odd quads or none, im2col), 1..70 output channels, filters 1..3 x 1..3 (1x1 only
- * strided or padded), strides 1 and 2, padding 0..2 before and after (or none), blocks of 8..48 rows,
+ * filter rows of odd quads or none, im2col), 1..70 output channels, filters 1..3 x 1..3, strides 1
+ * and 2, dilation 2 now and then, padding 0..2 before and after (or none), blocks of 8..48 rows,
  * scratch slots with and without room for the padded image, random offsets and clamps, shifts mostly
  * right shifts (now and then 0, or a left shift: the generic epilogue). Built for AArch64 with the
  * runtime library and run under qemu-aarch64 by tests/test_arm64.py: `conv_check SEED N`; prints
@@ -27,7 +27,7 @@ static int one_case(long k) {
     static const int32_t chans[8] = {4, 8, 16, 32, 12, 20, 64, 3};
     rt_conv_params p;
     rt_opt_conv_params c;
-    int32_t n, np, kd, k4, i, n_in, n_out, in_zp, rows, big = next() % 6 == 0;
+    int32_t n, np, kd, k4, i, n_in, n_out, in_zp, rows, ext_h, ext_w, big = next() % 6 == 0;
     int64_t padded, slot;
     memset(&p, 0, sizeof p);
     p.batches = range(1, 2);
@@ -36,14 +36,16 @@ static int one_case(long k) {
     p.out_c = next() % 2 ? 16 * range(1, 4) : range(1, 70);
     p.filter_h = range(1, 3), p.filter_w = range(1, 3);
     p.stride_h = range(1, 2), p.stride_w = range(1, 2), p.dil_h = p.dil_w = 1;
+    if (next() % 8 == 0) p.dil_h = 2, p.dil_w = range(1, 2); /* im2col rows */
+    ext_h = (p.filter_h - 1) * p.dil_h + 1, ext_w = (p.filter_w - 1) * p.dil_w + 1;
     p.in_h = big ? range(17, 24) : range(1, 12), p.in_w = big ? range(17, 24) : range(1, 12);
     if (next() % 4) p.pad_h = range(0, p.filter_h - 1), p.pad_w = range(0, p.filter_w - 1);
-    if (p.in_h + 2 * p.pad_h < p.filter_h) p.in_h = p.filter_h;
-    if (p.in_w + 2 * p.pad_w < p.filter_w) p.in_w = p.filter_w;
+    if (p.in_h + 2 * p.pad_h < ext_h) p.in_h = ext_h;
+    if (p.in_w + 2 * p.pad_w < ext_w) p.in_w = ext_w;
     /* the output: as many as fit with the padding before and after, sometimes one fewer (SAME-like
      * padding after shorter than before, or a patch stopping short of the image's end) */
-    p.out_h = (p.in_h + 2 * p.pad_h - p.filter_h) / p.stride_h + 1;
-    p.out_w = (p.in_w + 2 * p.pad_w - p.filter_w) / p.stride_w + 1;
+    p.out_h = (p.in_h + 2 * p.pad_h - ext_h) / p.stride_h + 1;
+    p.out_w = (p.in_w + 2 * p.pad_w - ext_w) / p.stride_w + 1;
     if (p.out_h > 1 && next() % 3 == 0) p.out_h--;
     if (p.out_w > 1 && next() % 3 == 0) p.out_w--;
     n = p.out_c, np = (n + 15) / 16 * 16, kd = p.filter_h * p.filter_w * p.in_c, k4 = (kd + 3) / 4 * 4;
@@ -75,7 +77,7 @@ static int one_case(long k) {
     c.gemm.slots = 1, c.gemm.slot_bytes = slot;
     c.batches = p.batches, c.in_h = p.in_h, c.in_w = p.in_w, c.in_c = p.in_c, c.out_h = p.out_h, c.out_w = p.out_w;
     c.filter_h = p.filter_h, c.filter_w = p.filter_w, c.stride_h = p.stride_h, c.stride_w = p.stride_w;
-    c.dil_h = c.dil_w = 1, c.pad_h = p.pad_h, c.pad_w = p.pad_w, c.rows = rows, c.pad_value = in_zp;
+    c.dil_h = p.dil_h, c.dil_w = p.dil_w, c.pad_h = p.pad_h, c.pad_w = p.pad_w, c.rows = rows, c.pad_value = in_zp;
     c.direct = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1 && !p.pad_h && !p.pad_w &&
                p.out_h == p.in_h && p.out_w == p.in_w;
     memset(got, 0x55, sizeof got);
