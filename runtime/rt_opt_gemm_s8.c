@@ -356,7 +356,7 @@ int rt_opt_s8_a64_rq_all(const rt_opt_gemm_params *p) { return a64_rq_applies(p)
 /* (Declared in rt_opt_internal.h.) Output pixels m0..m0+m of a convolution read from its int8 image (no
  * im2col rows): pixel (oy, ox)'s patch starts at img + oy * ys + ox * xs, its K as nrun runs of K4 / 4 /
  * nrun quads, `step` bytes apart. The patches' pointers are made for ROWS_RUNS pixels at a time, then
- * every panel runs over them (rt_a64_s8_tile_rq_runs); every panel requantized in registers. */
+ * every panel runs over them (rt_a64_s8_rows_rq_runs); every panel requantized in registers. */
 #define ROWS_RUNS 256
 void rt_opt_s8_a64_conv(const rt_opt_gemm_params *p, int32_t m0, int32_t m, const uint8_t *img, int64_t ys,
                         int64_t xs, int32_t out_w, int32_t nrun, int64_t step, const int8_t *packed_b,
@@ -370,20 +370,14 @@ void rt_opt_s8_a64_conv(const rt_opt_gemm_params *p, int32_t m0, int32_t m, cons
             ptr[i] = img + oy * ys + ox * xs;
             if (++ox == out_w) ox = 0, oy++;
         }
+        for (i = 0; i < MR_S8 - 1; i++) ptr[n + i] = ptr[0]; /* the last tile's repeated rows */
         for (j = 0; j * NR < p->n; j++) {
             const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
             const int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
             const rt_a64_rq_cols q = {p->mult + col, p->shift + col, p->rounding == RT_OPT_ROUND_SINGLE,
                                       p->out_offset, p->act_qmin, p->act_qmax};
             rt_a64_s8_init(kq, bp, bias + col, init);
-            for (i = 0; i < n; i += MR_S8) {
-                const int32_t mr = n - i < MR_S8 ? n - i : MR_S8;
-                const uint8_t *ap[MR_S8];
-                int32_t r;
-                for (r = 0; r < MR_S8; r++) ap[r] = ptr[i + (r < mr ? r : 0)];
-                rt_a64_s8_tile_rq_runs(nrun, rq, step, ap, mr, bp, init, &q, c + (int64_t)(r0 + i) * p->ldc + col,
-                                       p->ldc, nr);
-            }
+            rt_a64_s8_rows_rq_runs(nrun, rq, step, ptr, n, bp, init, &q, c + (int64_t)r0 * p->ldc + col, p->ldc, nr);
         }
     }
 }

@@ -206,15 +206,18 @@ static __attribute__((noinline)) void rt_a64_s8_tile_rq1(int32_t kq, const uint8
     rt_a64_s8_tile_mr(1, 1, kq, 0, a, 0, NULL, 1, flip, b, init, q, c, 0, nr, NULL);
 }
 
-/* A convolution's tile read from its image (int8, padding in it): rows 0..mr (at most 4) at ap[r]
- * (rows past mr repeat row 0), K as nrun runs of kq quads `step` bytes apart, requantized (q) into nr
- * bytes a row at c (rows ldc bytes apart). */
-static __attribute__((noinline)) void rt_a64_s8_tile_rq_runs(int32_t nrun, int32_t kq, int64_t step,
-                                                             const uint8_t *const ap[RT_A64_MR], int32_t mr,
-                                                             const int8_t *b, const int32_t init[16],
-                                                             const rt_a64_rq_cols *q, int8_t *c, int64_t ldc,
-                                                             int32_t nr) {
-    rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, NULL, 0, ap, mr, 0, b, init, q, c, ldc, nr, NULL);
+/* A convolution's rows read from its image (int8, padding in it): rows 0..n at ptr[r] (ptr holds 3 more
+ * valid pointers past n, for the last tile's repeated rows), K as nrun runs of kq quads `step` bytes
+ * apart, requantized (q) into nr bytes a row at c (rows ldc bytes apart): 4-row tiles in one call (the
+ * call's set-up and the requantization constants once, not per tile). */
+static __attribute__((noinline)) void rt_a64_s8_rows_rq_runs(int32_t nrun, int32_t kq, int64_t step,
+                                                             const uint8_t *const *ptr, int32_t n, const int8_t *b,
+                                                             const int32_t init[16], const rt_a64_rq_cols *q,
+                                                             int8_t *c, int64_t ldc, int32_t nr) {
+    int32_t i;
+    for (i = 0; i < n; i += RT_A64_MR)
+        rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, NULL, 0, ptr + i, n - i < RT_A64_MR ? n - i : RT_A64_MR, 0, b,
+                          init, q, c + (int64_t)i * ldc, ldc, nr, NULL);
 }
 #endif
 
