@@ -75,6 +75,55 @@ static void im2col_s8_rows(const rt_opt_conv_params *p, const int8_t *in, int32_
     IM2COL(int8_t, uint8_t, (uint8_t)(p->pad_value + 128), RUN_S8);
 }
 
+#if defined(RT_A64)
+/* d[0..n) = s[0..n) + 128 as bytes, for the short runs of im2col_a64 (a filter row of a 3-channel image:
+ * 9 bytes): two overlapping 8- or 4-byte moves, or 16-byte vectors with the last one overlapping, instead
+ * of a byte loop. */
+static inline void a64_run_s8(uint8_t *d, const int8_t *s, int32_t n) {
+    const uint8x16_t fl = vdupq_n_u8(0x80);
+    int32_t i;
+    if (n >= 16) {
+        for (i = 0; i + 16 <= n; i += 16) vst1q_u8(d + i, veorq_u8(vld1q_u8((const uint8_t *)s + i), fl));
+        if (i < n) vst1q_u8(d + n - 16, veorq_u8(vld1q_u8((const uint8_t *)s + n - 16), fl));
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8), memcpy(&b, s + n - 8, 8);
+        a ^= UINT64_C(0x8080808080808080), b ^= UINT64_C(0x8080808080808080);
+        memcpy(d, &a, 8), memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4), memcpy(&b, s + n - 4, 4);
+        a ^= 0x80808080u, b ^= 0x80808080u;
+        memcpy(d, &a, 4), memcpy(d + n - 4, &b, 4);
+    } else {
+        for (i = 0; i < n; i++) d[i] = (uint8_t)(s[i] + 128);
+    }
+}
+
+/* im2col_s8_rows with the patches wholly inside the image (unit column dilation) copied as filter_h runs
+ * of filter_w x in_c bytes (a64_run_s8), the others tap by tap: the first layers' 3-channel patches
+ * (runs of 9 bytes, not whole quads, so not read from the image by the tiles) had taken IM2COL's byte
+ * loops, about as many instructions as their GEMM. */
+static void im2col_a64(const rt_opt_conv_params *p, const int8_t *in, int32_t m0, int32_t rows, uint8_t *dst,
+                       int32_t ldd) {
+    const int32_t inc = p->in_c, fh = p->filter_h, fw = p->filter_w, run = fw * inc, kdim = p->gemm.k;
+    const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
+    int32_t r, fy, c, oy = m0 / p->out_w, ox = m0 % p->out_w;
+    for (r = 0; r < rows; r++) {
+        const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+        uint8_t *d = dst + (int64_t)r * ldd;
+        if (y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
+            const int8_t *src = in + y0 * rs + (int64_t)x0 * inc;
+            for (fy = 0; fy < fh; fy++) a64_run_s8(d + fy * run, src + fy * step, run);
+            for (c = kdim; c < ldd; c++) d[c] = 0;
+        } else {
+            im2col_s8_rows(p, in, m0 + r, 1, d, ldd);
+        }
+        if (++ox == p->out_w) ox = 0, oy++;
+    }
+}
+#endif
+
 #if defined(RT_OPT_AVX512)
 /* One patch row cut by the image's edge (in_c <= 64, dil_w 1): tap by tap, the in_c bytes by one masked
  * move or the padding (IM2COL's byte loops took ~60 cycles a row); `pad` zeroes K's padding. */
@@ -245,6 +294,20 @@ static void conv_s8_task(void *v, int t) {
     rt_opt_conv_params pp; /* p over the padded image of image padded_b (made once per image and task) */
     int32_t padded_b = -1;
 #endif
+#if defined(RT_A64)
+    /* patches read from the image (or from its padded int8 copy in the scratch slot, made once per image
+     * and task), no im2col rows: K in whole quads per filter row, every panel requantized in registers */
+    int64_t hp = 0, wp = 0;
+    int32_t padded_b = -1;
+    int a64_runs = 0, a64_pad = 0;
+    if (!p->direct && p->dil_h == 1 && p->dil_w == 1 && (int64_t)p->filter_w * p->in_c % 4 == 0 &&
+        rt_opt_s8_a64_rq_all(&p->gemm) && p->pad_h >= 0 && p->pad_w >= 0) {
+        rt_opt_padded_dims(p->in_h, p->in_w, p->out_h, p->out_w, p->filter_h, p->filter_w, p->stride_h, p->stride_w,
+                           p->pad_h, p->pad_w, &hp, &wp);
+        a64_pad = hp != p->in_h || wp != p->in_w || p->pad_h > 0 || p->pad_w > 0;
+        a64_runs = !a64_pad || (dst && hp * wp * p->in_c <= p->gemm.slot_bytes);
+    }
+#endif
     int32_t q_end;
     rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
     for (; q < q_end; q++) {
@@ -292,6 +355,21 @@ static void conv_s8_task(void *v, int t) {
             }
 #endif
 #elif defined(RT_A64)
+            if (a64_runs) {
+                const uint8_t *img = (const uint8_t *)in;
+                const int64_t w = a64_pad ? wp : p->in_w;
+                if (a64_pad) {
+                    if (b != padded_b)
+                        rt_opt_pad_rows_s8(in, p->in_h, p->in_w, p->in_c, hp, wp, p->pad_h, p->pad_w, p->pad_value, 0,
+                                           dst),
+                            padded_b = b;
+                    img = dst;
+                }
+                rt_opt_s8_a64_conv(&p->gemm, m0, rows, img, (int64_t)p->stride_h * w * p->in_c,
+                                   (int64_t)p->stride_w * p->in_c, p->out_w, p->filter_h, w * p->in_c,
+                                   (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc);
+                goto post;
+            }
             if (p->direct && kdim % 4 == 0) { /* the pixels' int8 rows read in place, not widened first */
                 rt_opt_s8_a64_gemm(&p->gemm, rows, (const uint8_t *)(in + (int64_t)m0 * p->in_c), p->in_c, 0,
                                    (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc, NULL);
@@ -306,6 +384,10 @@ static void conv_s8_task(void *v, int t) {
                 im2col_s8(&pp, pad, m0, rows, dst, ldd);
             } else if (p->dil_w == 1)
                 im2col_s8(p, in, m0, rows, dst, ldd);
+#endif
+#if defined(RT_A64)
+            else if (p->dil_w == 1)
+                im2col_a64(p, in, m0, rows, dst, ldd);
 #endif
             else im2col_s8_rows(p, in, m0, rows, dst, ldd);
             rt_opt_s8_gemm_u8(&p->gemm, rows, dst, ldd, (const int8_t *)j->b, (const int32_t *)j->bias, out + (int64_t)m0 * oc,

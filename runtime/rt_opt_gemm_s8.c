@@ -350,6 +350,40 @@ void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a
 }
 #endif
 
+#if defined(RT_A64)
+int rt_opt_s8_a64_rq_all(const rt_opt_gemm_params *p) { return a64_rq_applies(p) && rt_opt_s8_in_registers(p); }
+
+/* (Declared in rt_opt_internal.h.) Output pixels m0..m0+m of a convolution read from its int8 image (no
+ * im2col rows): pixel (oy, ox)'s patch starts at img + oy * ys + ox * xs, its K as nrun runs of K4 / 4 /
+ * nrun quads, `step` bytes apart. The patches' pointers are made for ROWS_RUNS pixels at a time, then
+ * every panel runs over them (rt_a64_s8_rows_rq_runs); every panel requantized in registers. */
+#define ROWS_RUNS 256
+void rt_opt_s8_a64_conv(const rt_opt_gemm_params *p, int32_t m0, int32_t m, const uint8_t *img, int64_t ys,
+                        int64_t xs, int32_t out_w, int32_t nrun, int64_t step, const int8_t *packed_b,
+                        const int32_t *bias, int8_t *c) {
+    const int32_t kq = K4(p->k) / 4, rq = kq / nrun;
+    const uint8_t *ptr[ROWS_RUNS + RT_A64_MR];
+    int32_t init[NR], r0, n, i, j, oy = m0 / out_w, ox = m0 % out_w;
+    for (r0 = 0; r0 < m; r0 += n) {
+        n = m - r0 < ROWS_RUNS ? m - r0 : ROWS_RUNS;
+        for (i = 0; i < n; i++) {
+            ptr[i] = img + oy * ys + ox * xs;
+            if (++ox == out_w) ox = 0, oy++;
+        }
+        for (i = 0; i < MR_S8 - 1; i++) ptr[n + i] = ptr[0]; /* the last tile's repeated rows */
+        for (j = 0; j * NR < p->n; j++) {
+            const int8_t *bp = packed_b + (int64_t)j * kq * 4 * NR;
+            const int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
+            const rt_a64_rq_cols q = {p->mult + col, p->shift + col, p->rounding == RT_OPT_ROUND_SINGLE,
+                                      p->out_offset, p->act_qmin, p->act_qmax};
+            rt_a64_s8_init(kq, bp, bias + col, init);
+            rt_a64_s8_rows_rq_runs(nrun, rq, step, ptr, n, bp, init, &q, c + (int64_t)r0 * p->ldc + col, p->ldc, nr);
+        }
+    }
+}
+#undef ROWS_RUNS
+#endif
+
 /* C rows from A8 rows (a + 128 bytes, K padded to K4 with 0). row_add: per
  * row term added before requantization, or NULL. */
 void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8, int32_t lda8, const int8_t *packed_b,

@@ -783,6 +783,14 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
  * + 128 bytes (flip), or (flip 0) int8 rows read in place, K a multiple of 4. */
 void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int32_t lda, int flip,
                         const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add);
+/* 1 when every panel of p is requantized in the AArch64 tiles' registers (integer rounding, int8 out, every
+ * shift in [-31, 0]): rt_opt_s8_a64_conv applies. */
+int rt_opt_s8_a64_rq_all(const rt_opt_gemm_params *p);
+/* Output pixels m0..m0+m of a convolution (c at pixel m0) read from its int8 image with the padding in
+ * it: pixel (oy, ox)'s patch at img + oy * ys + ox * xs, K as nrun runs (filter rows) `step` bytes apart. */
+void rt_opt_s8_a64_conv(const rt_opt_gemm_params *p, int32_t m0, int32_t m, const uint8_t *img, int64_t ys,
+                        int64_t xs, int32_t out_w, int32_t nrun, int64_t step, const int8_t *packed_b,
+                        const int32_t *bias, int8_t *c);
 #endif
 #if defined(RT_OPT_AVX2) && !defined(RT_OPT_S8_VNNI)
 /* The AVX2 GEMM without VNNI (rt_opt_gemm_s8_avx2.c): 1 when it takes p (integer requantization with every

@@ -37,6 +37,7 @@ MODELS = {
     "digits_int8": DIGITS_DIR / "digits_int8.tflite",
     "vit_int8": MODELS_DIR / "vit_int8.tflite",
     "lstm_int8": MODELS_DIR / "lstm_int8.tflite",
+    "resnet_int8": MODELS_DIR / "resnet_int8.tflite",
 }
 TARGETS = list(a64.TARGETS)
 
@@ -122,11 +123,12 @@ def test_neon_requantization_is_tflites(toolchain, target, seed, tmp_path):
     assert int(proc.stdout.split()[1]) > 200000, proc.stdout  # every case above ran
 
 
-def _kernel_check(name, target, seed, cases, tmp_path):
-    """Builds tests/arm64/NAME.c (tests/arm64/check_main.h's main) with the runtime library for target,
-    runs `NAME SEED CASES` under qemu-aarch64 and expects "ok COUNT" with more than 100000 values compared."""
+def _kernel_check(name, target, seed, cases, tmp_path, extra=()):
+    """Builds tests/arm64/NAME.c (tests/arm64/check_main.h's main; extra: more compiler arguments) with the
+    runtime library for target, runs `NAME SEED CASES` under qemu-aarch64 and expects "ok COUNT" with
+    more than 100000 values compared."""
     prog = tmp_path / name
-    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime",
+    proc = a64.run_cmd([a64.CC, *a64.cflags(target), "-pedantic", "-static", "-I", ROOT / "runtime", *extra,
                         ROOT / "tests" / "arm64" / f"{name}.c", a64.runtime_lib(target), "-lm", "-o", prog])
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc = a64.run_cmd(a64.qemu_cmd(target, prog, [seed, cases]), timeout=300)
@@ -149,3 +151,13 @@ def test_neon_depthwise_s8_is_tflites(toolchain, target, seed, tmp_path):
     on 1500 random cases: 8..40 channels or one channel with a multiplier, 1..12 x 1..12 images, strides
     1 and 2, padding 0..2, 3x3 filters mostly, weights with and without -128, shifts either way."""
     _kernel_check("dw_check", target, seed, 1500, tmp_path)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_conv_s8_is_tflites(toolchain, target, seed, tmp_path):
+    """rt_opt_conv_s8 on AArch64 (patches read from the image or its padded copy by the int8 tiles of
+    runtime/arm64/rt_a64_gemm_s8.h, or im2col rows) equals the reference CONV_2D byte for byte on 600
+    random cases, weights packed as pass schedule does: 3..64 input channels, 1..70 outputs, 1..3 x 1..3
+    filters, strides 1 and 2, padding 0..2, slots with and without room for the padded image."""
+    passes = ROOT / "compiler" / "passes"
+    _kernel_check("conv_check", target, seed, 600, tmp_path, extra=["-I", passes, passes / "sched_pack.c"])

@@ -56,17 +56,22 @@ static inline __attribute__((always_inline)) void rt_a64_acc_row(const int32x4_t
 }
 
 #if defined(__ARM_FEATURE_DOTPROD)
-/* The sums of rows 0..mr (mr <= MR, rows lda bytes apart; rows past mr repeat row 0) times panel b
- * over kq quads, started at init, into c; flip: the rows are a + 128 bytes. MR is a constant
- * (the callers below), so that the unrolled loops index c with constants: registers. */
-static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t MR, int32_t kq, const uint8_t *a,
-                                                                 int32_t lda, int32_t mr, int flip, const int8_t *b,
-                                                                 const int32_t init[16], int32x4_t c[RT_A64_MR][4]) {
+/* The sums of rows 0..MR (at a + r * lda, rows past mr repeating row 0, or at rows[r]) times panel
+ * b, started at init, into c; K as nrun runs of kq quads, run s
+ * of a row `step` bytes after run s - 1 (a GEMM: one run; a convolution read from its image: one run
+ * of filter_w x in_c bytes per filter row), b's quads contiguous across the runs; flip: the rows are
+ * a + 128 bytes. MR is a constant (the callers below), so that the unrolled loops index c with
+ * constants: registers. */
+static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t MR, int32_t nrun, int32_t kq,
+                                                                 int64_t step, const uint8_t *a, int32_t lda,
+                                                                 const uint8_t *const *rows, int32_t mr, int flip,
+                                                                 const int8_t *b, const int32_t init[16],
+                                                                 int32x4_t c[RT_A64_MR][4]) {
     const uint8_t *ap[RT_A64_MR];
     const uint8x16_t fl = vdupq_n_u8(flip ? 0x80 : 0);
-    int32_t r, q, kk = 0;
+    int32_t r, q, kk, run;
     RT_A64_UNROLL for (r = 0; r < MR; r++) {
-        ap[r] = a + (int64_t)(r < mr ? r : 0) * lda;
+        ap[r] = rows ? rows[r] : a + (int64_t)(r < mr ? r : 0) * lda;
         RT_A64_UNROLL for (q = 0; q < 4; q++) c[r][q] = vld1q_s32(init + 4 * q);
     }
     /* four quads of each row in one vector: SDOT by lane */
@@ -81,38 +86,44 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t M
         }                                                                                                              \
         b += 64;                                                                                                       \
     } while (0)
-    for (; kk + 4 <= kq; kk += 4) {
-        int8x16_t av[RT_A64_MR];
-        RT_A64_UNROLL for (r = 0; r < MR; r++) av[r] = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(ap[r] + 4 * kk), fl));
-        RT_A64_DOT_LANE(0);
-        RT_A64_DOT_LANE(1);
-        RT_A64_DOT_LANE(2);
-        RT_A64_DOT_LANE(3);
+    for (run = 0; run < nrun; run++) {
+        for (kk = 0; kk + 4 <= kq; kk += 4) {
+            int8x16_t av[RT_A64_MR];
+            RT_A64_UNROLL for (r = 0; r < MR; r++) av[r] = vreinterpretq_s8_u8(veorq_u8(vld1q_u8(ap[r] + 4 * kk), fl));
+            RT_A64_DOT_LANE(0);
+            RT_A64_DOT_LANE(1);
+            RT_A64_DOT_LANE(2);
+            RT_A64_DOT_LANE(3);
+        }
+        for (; kk < kq; kk++, b += 64) {
+            const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16), b2 = vld1q_s8(b + 32), b3 = vld1q_s8(b + 48);
+            RT_A64_UNROLL for (r = 0; r < MR; r++) {
+                const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk, flip ? 0x80808080u : 0);
+                c[r][0] = vdotq_s32(c[r][0], b0, av);
+                c[r][1] = vdotq_s32(c[r][1], b1, av);
+                c[r][2] = vdotq_s32(c[r][2], b2, av);
+                c[r][3] = vdotq_s32(c[r][3], b3, av);
+            }
+        }
+        RT_A64_UNROLL for (r = 0; r < MR; r++) ap[r] += step;
     }
 #undef RT_A64_DOT_LANE
-    for (; kk < kq; kk++, b += 64) {
-        const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16), b2 = vld1q_s8(b + 32), b3 = vld1q_s8(b + 48);
-        RT_A64_UNROLL for (r = 0; r < MR; r++) {
-            const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk, flip ? 0x80808080u : 0);
-            c[r][0] = vdotq_s32(c[r][0], b0, av);
-            c[r][1] = vdotq_s32(c[r][1], b1, av);
-            c[r][2] = vdotq_s32(c[r][2], b2, av);
-            c[r][3] = vdotq_s32(c[r][3], b3, av);
-        }
-    }
 }
 
-/* The tile, requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or (q NULL) stored as
- * int32 into acc. */
-static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t kq, const uint8_t *a,
-                                                                    int32_t lda, int32_t mr, int flip, const int8_t *b,
+/* The tile of rows 0..mr (rows past mr repeat row 0) at a + r * lda or, rows set, at rows[r]
+ * (rt_a64_s8_sums' K runs), requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or
+ * (q NULL) stored as int32 into acc. */
+static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t nrun, int32_t kq,
+                                                                    int64_t step, const uint8_t *a, int32_t lda,
+                                                                    const uint8_t *const *rows, int32_t mr, int flip,
+                                                                    const int8_t *b,
                                                                     const int32_t init[16], const rt_a64_rq_cols *q,
                                                                     int8_t *c, int64_t ldc, int32_t nr,
                                                                     int32_t (*acc)[16]) {
     int32x4_t v[RT_A64_MR][4];
     rt_a64_rq_regs k;
     int32_t r;
-    rt_a64_s8_sums(MR, kq, a, lda, mr, flip, b, init, v);
+    rt_a64_s8_sums(MR, nrun, kq, step, a, lda, rows, mr, flip, b, init, v);
     if (q) rt_a64_rq_load(q, &k);
     RT_A64_UNROLL for (r = 0; r < MR; r++) {
         if (r >= mr) break;
@@ -123,36 +134,41 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
 #else
 /* The same without the dot product, two rows at a time (eight accumulators a row: columns
  * (c, k01) and (c, k23) of each pair of columns, added pairwise at the end). */
-static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t kq, const uint8_t *a,
-                                                                    int32_t lda, int32_t mr, int flip, const int8_t *b,
+static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_t MR, int32_t nrun, int32_t kq,
+                                                                    int64_t step, const uint8_t *a, int32_t lda,
+                                                                    const uint8_t *const *rows, int32_t mr, int flip,
+                                                                    const int8_t *b,
                                                                     const int32_t init[16], const rt_a64_rq_cols *q,
                                                                     int8_t *c, int64_t ldc, int32_t nr,
                                                                     int32_t (*acc)[16]) {
     const uint32_t fl = flip ? 0x80808080u : 0;
     rt_a64_rq_regs k;
-    int32_t r0, r, i, kk;
+    int32_t r0, r, i, kk, run;
     if (q) rt_a64_rq_load(q, &k);
     for (r0 = 0; r0 < mr; r0 += 2) {
         const uint8_t *ap[2];
         const int8_t *bp = b;
         int32x4_t s[2][8], v[2][4];
-        ap[0] = a + (int64_t)r0 * lda;
-        ap[1] = r0 + 1 < mr ? ap[0] + lda : ap[0];
+        ap[0] = rows ? rows[r0] : a + (int64_t)r0 * lda;
+        ap[1] = r0 + 1 < mr ? (rows ? rows[r0 + 1] : ap[0] + lda) : ap[0];
         RT_A64_UNROLL for (r = 0; r < 2; r++)
             RT_A64_UNROLL for (i = 0; i < 8; i++) s[r][i] = vdupq_n_s32(0);
-        for (kk = 0; kk < kq; kk++, bp += 64) {
-            const int8x16_t w0 = vld1q_s8(bp), w1 = vld1q_s8(bp + 16), w2 = vld1q_s8(bp + 32), w3 = vld1q_s8(bp + 48);
-            RT_A64_UNROLL for (r = 0; r < 2; r++) {
-                const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk, fl);
-                s[r][0] = vpadalq_s16(s[r][0], vmull_s8(vget_low_s8(w0), vget_low_s8(av)));
-                s[r][1] = vpadalq_s16(s[r][1], vmull_high_s8(w0, av));
-                s[r][2] = vpadalq_s16(s[r][2], vmull_s8(vget_low_s8(w1), vget_low_s8(av)));
-                s[r][3] = vpadalq_s16(s[r][3], vmull_high_s8(w1, av));
-                s[r][4] = vpadalq_s16(s[r][4], vmull_s8(vget_low_s8(w2), vget_low_s8(av)));
-                s[r][5] = vpadalq_s16(s[r][5], vmull_high_s8(w2, av));
-                s[r][6] = vpadalq_s16(s[r][6], vmull_s8(vget_low_s8(w3), vget_low_s8(av)));
-                s[r][7] = vpadalq_s16(s[r][7], vmull_high_s8(w3, av));
+        for (run = 0; run < nrun; run++) {
+            for (kk = 0; kk < kq; kk++, bp += 64) {
+                const int8x16_t w0 = vld1q_s8(bp), w1 = vld1q_s8(bp + 16), w2 = vld1q_s8(bp + 32), w3 = vld1q_s8(bp + 48);
+                RT_A64_UNROLL for (r = 0; r < 2; r++) {
+                    const int8x16_t av = rt_a64_quad(ap[r] + 4 * kk, fl);
+                    s[r][0] = vpadalq_s16(s[r][0], vmull_s8(vget_low_s8(w0), vget_low_s8(av)));
+                    s[r][1] = vpadalq_s16(s[r][1], vmull_high_s8(w0, av));
+                    s[r][2] = vpadalq_s16(s[r][2], vmull_s8(vget_low_s8(w1), vget_low_s8(av)));
+                    s[r][3] = vpadalq_s16(s[r][3], vmull_high_s8(w1, av));
+                    s[r][4] = vpadalq_s16(s[r][4], vmull_s8(vget_low_s8(w2), vget_low_s8(av)));
+                    s[r][5] = vpadalq_s16(s[r][5], vmull_high_s8(w2, av));
+                    s[r][6] = vpadalq_s16(s[r][6], vmull_s8(vget_low_s8(w3), vget_low_s8(av)));
+                    s[r][7] = vpadalq_s16(s[r][7], vmull_high_s8(w3, av));
+                }
             }
+            ap[0] += step, ap[1] += step;
         }
         RT_A64_UNROLL for (r = 0; r < 2; r++)
             RT_A64_UNROLL for (i = 0; i < 4; i++)
@@ -172,7 +188,7 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
 static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, int flip,
                                                      const int8_t *b, const int32_t init[16],
                                                      int32_t acc[RT_A64_MR][16]) {
-    rt_a64_s8_tile_mr(RT_A64_MR, kq, a, lda, mr, flip, b, init, NULL, NULL, 0, 16, acc);
+    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, NULL, NULL, 0, 16, acc);
 }
 
 /* Rows 0..mr (at most 4) requantized (q) into nr bytes a row at c (rows ldc bytes apart); flip: a
@@ -180,14 +196,28 @@ static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *
 static __attribute__((noinline)) void rt_a64_s8_tile_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
                                                         int flip, const int8_t *b, const int32_t init[16],
                                                         const rt_a64_rq_cols *q, int8_t *c, int64_t ldc, int32_t nr) {
-    rt_a64_s8_tile_mr(RT_A64_MR, kq, a, lda, mr, flip, b, init, q, c, ldc, nr, NULL);
+    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, q, c, ldc, nr, NULL);
 }
 
 /* The same for one row (its 1 x 16 tile: no rows repeated). */
 static __attribute__((noinline)) void rt_a64_s8_tile_rq1(int32_t kq, const uint8_t *a, int flip, const int8_t *b,
                                                          const int32_t init[16], const rt_a64_rq_cols *q, int8_t *c,
                                                          int32_t nr) {
-    rt_a64_s8_tile_mr(1, kq, a, 0, 1, flip, b, init, q, c, 0, nr, NULL);
+    rt_a64_s8_tile_mr(1, 1, kq, 0, a, 0, NULL, 1, flip, b, init, q, c, 0, nr, NULL);
+}
+
+/* A convolution's rows read from its image (int8, padding in it): rows 0..n at ptr[r] (ptr holds 3 more
+ * valid pointers past n, for the last tile's repeated rows), K as nrun runs of kq quads `step` bytes
+ * apart, requantized (q) into nr bytes a row at c (rows ldc bytes apart): 4-row tiles in one call (the
+ * call's set-up and the requantization constants once, not per tile). */
+static __attribute__((noinline)) void rt_a64_s8_rows_rq_runs(int32_t nrun, int32_t kq, int64_t step,
+                                                             const uint8_t *const *ptr, int32_t n, const int8_t *b,
+                                                             const int32_t init[16], const rt_a64_rq_cols *q,
+                                                             int8_t *c, int64_t ldc, int32_t nr) {
+    int32_t i;
+    for (i = 0; i < n; i += RT_A64_MR)
+        rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, NULL, 0, ptr + i, n - i < RT_A64_MR ? n - i : RT_A64_MR, 0, b,
+                          init, q, c + (int64_t)i * ldc, ldc, nr, NULL);
 }
 #endif
 

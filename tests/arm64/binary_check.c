@@ -49,12 +49,13 @@ static int one_case(long k) {
     p.out_mult = range(1 << 30, INT32_MAX);
     if (op == 0) { /* MUL: a product up to 2^17 times a multiplier, shifts either way */
         p.out_shift = range(-31, 12);
-    } else { /* SQUARED_DIFFERENCE: TFLite's left shift 7, ADD / SUB's 20; input multipliers below one half */
+    } else { /* SQUARED_DIFFERENCE: TFLite's left shift 7, ADD / SUB's 20; input multipliers below one half,
+              * or (shift 0) the larger input scale's one half */
         p.left_shift = op == 1 ? (next() % 8 ? 7 : range(0, 7)) : (next() % 8 ? 20 : range(0, 24));
         p.in1_mult = range(1 << 30, INT32_MAX);
         p.in2_mult = range(1 << 30, INT32_MAX);
-        p.in1_shift = range(-12, -1);
-        p.in2_shift = range(-12, -1);
+        p.in1_shift = next() % 3 ? range(-12, -1) : 0;
+        p.in2_shift = next() % 3 ? range(-12, -1) : 0;
         p.out_shift = op == 1 ? range(-31, 0) : range(-31, 1);
     }
     switch (op) {
