@@ -108,6 +108,21 @@ static int64_t rt_a64_gelu_erf(int64_t n, const float *in, float *out, const flo
     }
     return i;
 }
+/* rt_opt_max_f32's 32 lanes m[] (m[l] = x > m ? x : m, a NaN in x passed over, a -0 kept: FCMGT and BSL,
+ * not FMAX) over the whole 32-value blocks of x; returns the values done. */
+static int32_t rt_a64_max_row(int32_t d, const float *x, float *m) {
+    float32x4_t acc[8];
+    int32_t c, j;
+    RT_A64_UNROLL for (j = 0; j < 8; j++) acc[j] = vld1q_f32(m + 4 * j);
+    for (c = 0; c + 32 <= d; c += 32) {
+        RT_A64_UNROLL for (j = 0; j < 8; j++) {
+            const float32x4_t v = vld1q_f32(x + c + 4 * j);
+            acc[j] = vbslq_f32(vcgtq_f32(v, acc[j]), v, acc[j]);
+        }
+    }
+    RT_A64_UNROLL for (j = 0; j < 8; j++) vst1q_f32(m + 4 * j, acc[j]);
+    return c;
+}
 #endif
 
 #endif

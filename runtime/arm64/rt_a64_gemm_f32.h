@@ -119,6 +119,68 @@ static void rt_a64_f32_tile(int32_t nseg, int32_t seg, const float *const *ap, i
         for (r = 0; r < mr; r++) memcpy(c + (int64_t)r * ldc, t + 16 * r, sizeof(float) * (size_t)nr);
 }
 
+/* One k of a 2 x 16 tile (activations v0, v1, lane L; weights v4..v7; accumulators v16..v23). */
+#define RT_A64_F32_K2(L)                                                                                               \
+    "ld1 {v4.4s-v7.4s}, [%[b]], #64\n"                                                                               \
+    "fmla v16.4s, v4.4s, v0.s[" #L "]\n" "fmla v17.4s, v5.4s, v0.s[" #L "]\n"                                      \
+    "fmla v18.4s, v6.4s, v0.s[" #L "]\n" "fmla v19.4s, v7.4s, v0.s[" #L "]\n"                                      \
+    "fmla v20.4s, v4.4s, v1.s[" #L "]\n" "fmla v21.4s, v5.4s, v1.s[" #L "]\n"                                      \
+    "fmla v22.4s, v6.4s, v1.s[" #L "]\n" "fmla v23.4s, v7.4s, v1.s[" #L "]\n"
+
+/* rt_a64_f32_tile for mr <= 2 (the last rows of a GEMM whose M leaves 1 or 2, ViT's 17 tokens: a 5-row
+ * tile would compute 3 or 4 rows for nothing); no callee-saved register (v8..v15) touched. */
+static void rt_a64_f32_tile2(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
+                             const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const float *const *t0 = ap, *const *t1 = ap + (mr > 1 ? nseg : 0);
+    const float *a0, *a1;
+    const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+    const int direct = mr == 2 && nr == 16;
+    float t[2 * 16], *out = direct ? c : t;
+    int64_t ostep = direct ? (int64_t)ldc * 4 : 64, ns = nseg, sg = seg, n;
+    int64_t clamp = !(lo < -3.4028235e38f && hi > 3.4028235e38f);
+    int32_t r;
+    __asm__ volatile(
+        "ld1 {v16.4s-v19.4s}, [%[bias]]\n"
+        "ld1 {v20.4s-v23.4s}, [%[bias]]\n"
+        "1:\n"
+        "ldr %[a0], [%[t0]], #8\n"
+        "ldr %[a1], [%[t1]], #8\n"
+        "lsr %[n], %[sg], #2\n"
+        "cbz %[n], 3f\n"
+        "2:\n"
+        "ldr q0, [%[a0]], #16\n"
+        "ldr q1, [%[a1]], #16\n"
+        RT_A64_F32_K2(0) RT_A64_F32_K2(1) RT_A64_F32_K2(2) RT_A64_F32_K2(3)
+        "subs %[n], %[n], #1\n"
+        "b.ne 2b\n"
+        "3:\n"
+        "ands %[n], %[sg], #3\n"
+        "b.eq 5f\n"
+        "4:\n"
+        "ldr s0, [%[a0]], #4\n"
+        "ldr s1, [%[a1]], #4\n"
+        RT_A64_F32_K2(0)
+        "subs %[n], %[n], #1\n"
+        "b.ne 4b\n"
+        "5:\n"
+        "subs %[ns], %[ns], #1\n"
+        "b.ne 1b\n"
+        "cbz %[clamp], 6f\n"
+        ".irp r, 16, 17, 18, 19, 20, 21, 22, 23\n"
+        "fmax v\\r\\().4s, v\\r\\().4s, %[lo].4s\n"
+        "fmin v\\r\\().4s, v\\r\\().4s, %[hi].4s\n"
+        ".endr\n"
+        "6:\n"
+        "st1 {v16.4s-v19.4s}, [%[out]], %[os]\n"
+        "st1 {v20.4s-v23.4s}, [%[out]], %[os]\n"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [t0] "+r"(t0), [t1] "+r"(t1), [b] "+r"(b), [n] "=&r"(n), [ns] "+r"(ns),
+          [out] "+r"(out)
+        : [bias] "r"(bias), [sg] "r"(sg), [clamp] "r"(clamp), [os] "r"(ostep), [lo] "w"(vlo), [hi] "w"(vhi)
+        : "v0", "v1", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "cc", "memory");
+    if (!direct)
+        for (r = 0; r < mr; r++) memcpy(c + (int64_t)r * ldc, t + 16 * r, sizeof(float) * (size_t)nr);
+}
+
 /* C[0..m) = clamp(bias + A . packed_b): K as nseg segments of p->k / nseg values, row r's segment s
  * at tab[r * nseg + s] (a convolution's patch rows), or, with tab NULL, row r at a + r * p->lda.
  * Panel-outer: one packed panel (K x 16) stays in cache while the rows stream past it. */
@@ -135,12 +197,14 @@ static void rt_a64_f32_gemm_rows(const rt_opt_gemm_params *p, int32_t m, const f
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab)
                 for (r = 0; r < mr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;
-            rt_a64_f32_tile(tab ? nseg : 1, tab ? seg : p->k, ap, mr, bp, bias + j * 16, p->act_min, p->act_max,
-                            c + (int64_t)i * p->ldc + j * 16, p->ldc, nr);
+            (mr <= 2 ? rt_a64_f32_tile2 : rt_a64_f32_tile)(tab ? nseg : 1, tab ? seg : p->k, ap, mr, bp,
+                                                           bias + j * 16, p->act_min, p->act_max,
+                                                           c + (int64_t)i * p->ldc + j * 16, p->ldc, nr);
         }
     }
 }
 #undef RT_A64_F32_K
+#undef RT_A64_F32_K2
 #undef RT_A64_F32_CLAMP
 #endif
 
