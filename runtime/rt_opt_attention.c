@@ -349,6 +349,18 @@ static void attn_task(void *vj, int task) {
                     for (r = 0; r < rows; r++, src += vstep, dst += NR) _mm512_storeu_ps(dst, load_f32(t, vs, vz, src, kc));
                     continue;
                 }
+#elif defined(RT_A64)
+                if (p->pv.rhs_sj == 1 && p->tv == RT_F32 && n == NR) { /* rows of f32 V: four vectors each */
+                    const float *src = (const float *)v + vo + k0 * p->pv.rhs_sk + c0;
+                    const int64_t vstep = p->pv.rhs_sk;
+                    float *dst = blk + c0 * rows;
+                    for (r = 0; r < rows; r++, src += vstep, dst += NR) {
+                        const float32x4_t x0 = vld1q_f32(src), x1 = vld1q_f32(src + 4), x2 = vld1q_f32(src + 8);
+                        const float32x4_t x3 = vld1q_f32(src + 12);
+                        vst1q_f32(dst, x0), vst1q_f32(dst + 4, x1), vst1q_f32(dst + 8, x2), vst1q_f32(dst + 12, x3);
+                    }
+                    continue;
+                }
 #endif
                 for (r = 0; r < rows; r++)
                     rt_attn_gather_op(p, 2, v, vo + (k0 + r) * p->pv.rhs_sk + c0 * p->pv.rhs_sj, p->pv.rhs_sj, n, NR,

@@ -52,8 +52,8 @@
  * assembly: the accumulators in v12..v31, the activations in v0..v4, the weights in v5..v8, four k
  * a step then one; clamped in registers and stored to C (a full tile) or to t, and from there the
  * nr columns of the mr rows to C. Each sum runs over k in order, fused. */
-static void rt_a64_f32_tile(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
-                            const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void rt_a64_f32_tile(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
+                                   const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const float *const *t0 = ap, *const *t1 = ap + (mr > 1 ? nseg : 0), *const *t2 = ap + (mr > 2 ? 2 * nseg : 0);
     const float *const *t3 = ap + (mr > 3 ? 3 * nseg : 0), *const *t4 = ap + (mr > 4 ? 4 * nseg : 0);
     const float *a0, *a1, *a2, *a3, *a4;
@@ -129,8 +129,8 @@ static void rt_a64_f32_tile(int32_t nseg, int32_t seg, const float *const *ap, i
 
 /* rt_a64_f32_tile for mr <= 2 (the last rows of a GEMM whose M leaves 1 or 2, ViT's 17 tokens: a 5-row
  * tile would compute 3 or 4 rows for nothing); no callee-saved register (v8..v15) touched. */
-static void rt_a64_f32_tile2(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
-                             const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+RT_OPT_INLINE void rt_a64_f32_tile2(int32_t nseg, int32_t seg, const float *const *ap, int32_t mr, const float *b,
+                                    const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const float *const *t0 = ap, *const *t1 = ap + (mr > 1 ? nseg : 0);
     const float *a0, *a1;
     const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
@@ -197,9 +197,12 @@ static void rt_a64_f32_gemm_rows(const rt_opt_gemm_params *p, int32_t m, const f
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab)
                 for (r = 0; r < mr; r++) rows[r] = a + (int64_t)(i + r) * p->lda;
-            (mr <= 2 ? rt_a64_f32_tile2 : rt_a64_f32_tile)(tab ? nseg : 1, tab ? seg : p->k, ap, mr, bp,
-                                                           bias + j * 16, p->act_min, p->act_max,
-                                                           c + (int64_t)i * p->ldc + j * 16, p->ldc, nr);
+            if (mr <= 2)
+                rt_a64_f32_tile2(tab ? nseg : 1, tab ? seg : p->k, ap, mr, bp, bias + j * 16, p->act_min, p->act_max,
+                                 c + (int64_t)i * p->ldc + j * 16, p->ldc, nr);
+            else
+                rt_a64_f32_tile(tab ? nseg : 1, tab ? seg : p->k, ap, mr, bp, bias + j * 16, p->act_min, p->act_max,
+                                c + (int64_t)i * p->ldc + j * 16, p->ldc, nr);
         }
     }
 }
