@@ -591,17 +591,7 @@ void rt_opt_post_add_f32(const rt_opt_post_add *post, float *out, const float *o
     const float lo = post->add->act_min, hi = post->add->act_max;
     int64_t i = 0;
 #if defined(RT_A64)
-    { /* 8 lanes at a time, the clamp as the selects below (a NaN passes, a -0 stays): GCC left this scalar */
-        const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
-        for (; i + 8 <= n; i += 8) {
-            float32x4_t v0 = vaddq_f32(vld1q_f32(out + i), vld1q_f32(other + i));
-            float32x4_t v1 = vaddq_f32(vld1q_f32(out + i + 4), vld1q_f32(other + i + 4));
-            v0 = vbslq_f32(vcltq_f32(v0, vlo), vlo, v0);
-            v1 = vbslq_f32(vcltq_f32(v1, vlo), vlo, v1);
-            vst1q_f32(out + i, vbslq_f32(vcgtq_f32(v0, vhi), vhi, v0));
-            vst1q_f32(out + i + 4, vbslq_f32(vcgtq_f32(v1, vhi), vhi, v1));
-        }
-    }
+    i = rt_a64_post_add_f32(out, other, n, lo, hi); /* GCC left the loop below scalar */
 #endif
     for (; i < n; i++) {
         float v = out[i] + other[i];

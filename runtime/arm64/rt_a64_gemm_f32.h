@@ -206,6 +206,21 @@ static void rt_a64_f32_gemm_rows(const rt_opt_gemm_params *p, int32_t m, const f
         }
     }
 }
+/* rt_opt_post_add_f32 (a convolution's fused residual ADD) 8 lanes at a time: out = out + other, the
+ * clamp as its selects (a NaN passes, a -0 stays); returns the values done (n rounded down to 8). */
+static int64_t rt_a64_post_add_f32(float *out, const float *other, int64_t n, float lo, float hi) {
+    const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
+    int64_t i;
+    for (i = 0; i + 8 <= n; i += 8) {
+        float32x4_t v0 = vaddq_f32(vld1q_f32(out + i), vld1q_f32(other + i));
+        float32x4_t v1 = vaddq_f32(vld1q_f32(out + i + 4), vld1q_f32(other + i + 4));
+        v0 = vbslq_f32(vcltq_f32(v0, vlo), vlo, v0);
+        v1 = vbslq_f32(vcltq_f32(v1, vlo), vlo, v1);
+        vst1q_f32(out + i, vbslq_f32(vcgtq_f32(v0, vhi), vhi, v0));
+        vst1q_f32(out + i + 4, vbslq_f32(vcgtq_f32(v1, vhi), vhi, v1));
+    }
+    return i;
+}
 #undef RT_A64_F32_K
 #undef RT_A64_F32_K2
 #undef RT_A64_F32_CLAMP
