@@ -378,6 +378,9 @@ float rt_opt_max_f32(int32_t d, const float *x) {
         _mm256_storeu_ps(m, m0), _mm256_storeu_ps(m + 8, m1);
         _mm256_storeu_ps(m + 16, m2), _mm256_storeu_ps(m + 24, m3);
     }
+#elif defined(RT_A64)
+    (void)m, (void)l;
+    return rt_a64_max_f32(d, x);
 #else
     for (l = 0; l < ROW_LANES; l++) m[l] = -3.40282347e+38f;
 #endif

@@ -141,6 +141,26 @@ static void apply_mask(const rt_opt_attn_params *p, const void *const *mask, con
             }
             a += c, b += sb * c, row += c, n -= c;
         }
+#elif defined(RT_A64)
+        if (sa == 1 && sb <= 1) { /* as the AVX2 loop: 8 keys a step, a lane's "off" (either byte zero) all ones */
+            const float32x4_t vs = vdupq_n_f32(scale), vf = vdupq_n_f32(fill);
+            const uint8x8_t boff = vdup_n_u8(sb == 0 && b[0] == 0 ? 0xFF : 0);
+            for (c = 0; c + 8 <= n; c += 8) {
+                uint8x8_t off = vorr_u8(boff, vceq_u8(vld1_u8(a + c), vdup_n_u8(0)));
+                int16x8_t w;
+                uint32x4_t o0, o1;
+                if (sb == 1) off = vorr_u8(off, vceq_u8(vld1_u8(b + c), vdup_n_u8(0)));
+                w = vmovl_s8(vreinterpret_s8_u8(off));
+                o0 = vreinterpretq_u32_s32(vmovl_s16(vget_low_s16(w)));
+                o1 = vreinterpretq_u32_s32(vmovl_s16(vget_high_s16(w)));
+                { /* KEEP: x where on, else the fill; FILL: the fill where on, else x */
+                    const float32x4_t x0 = vmulq_f32(vld1q_f32(row + c), vs), x1 = vmulq_f32(vld1q_f32(row + c + 4), vs);
+                    vst1q_f32(row + c, keep != 0.0f ? vbslq_f32(o0, vf, x0) : vbslq_f32(o0, x0, vf));
+                    vst1q_f32(row + c + 4, keep != 0.0f ? vbslq_f32(o1, vf, x1) : vbslq_f32(o1, x1, vf));
+                }
+            }
+            a += c, b += sb * c, row += c, n -= c;
+        }
 #endif
         if (sa == 1 && sb == 1) { /* the common layouts (the AVX2 loop above leaves only a tail) */
             for (c = 0; c < n; c++) {
@@ -327,6 +347,18 @@ static void attn_task(void *vj, int task) {
                     float *dst = blk + c0 * rows;
                     const __mmask16 kc = (__mmask16)(n >= 16 ? 0xFFFF : (1u << n) - 1u);
                     for (r = 0; r < rows; r++, src += vstep, dst += NR) _mm512_storeu_ps(dst, load_f32(t, vs, vz, src, kc));
+                    continue;
+                }
+#elif defined(RT_A64)
+                if (p->pv.rhs_sj == 1 && p->tv == RT_F32 && n == NR) { /* rows of f32 V: four vectors each */
+                    const float *src = (const float *)v + vo + k0 * p->pv.rhs_sk + c0;
+                    const int64_t vstep = p->pv.rhs_sk;
+                    float *dst = blk + c0 * rows;
+                    for (r = 0; r < rows; r++, src += vstep, dst += NR) {
+                        const float32x4_t x0 = vld1q_f32(src), x1 = vld1q_f32(src + 4), x2 = vld1q_f32(src + 8);
+                        const float32x4_t x3 = vld1q_f32(src + 12);
+                        vst1q_f32(dst, x0), vst1q_f32(dst + 4, x1), vst1q_f32(dst + 8, x2), vst1q_f32(dst + 12, x3);
+                    }
                     continue;
                 }
 #endif

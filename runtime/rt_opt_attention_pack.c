@@ -48,6 +48,23 @@ void rt_attn_panel_keys(const rt_opt_attn_params *p, const void *k, int64_t off,
 void rt_attn_panel_keys(const rt_opt_attn_params *p, const void *k, int64_t off, int64_t rs, int32_t n, int32_t d,
                        float *dst, float *tmp) {
     int32_t c, i;
+#if defined(RT_A64)
+    if (p->tk == RT_F32 && n == NR && d % 4 == 0) { /* f32 keys: 4 x 4 blocks transposed in registers */
+        const float *kf = (const float *)k + off;
+        for (c = 0; c < d; c += 4)
+            for (i = 0; i < NR; i += 4) {
+                const float *r = kf + (int64_t)i * rs + c;
+                const float32x4x2_t t01 = vtrnq_f32(vld1q_f32(r), vld1q_f32(r + rs));
+                const float32x4x2_t t23 = vtrnq_f32(vld1q_f32(r + 2 * rs), vld1q_f32(r + 3 * rs));
+                float *o = dst + (int64_t)c * NR + i;
+                vst1q_f32(o, vcombine_f32(vget_low_f32(t01.val[0]), vget_low_f32(t23.val[0])));
+                vst1q_f32(o + NR, vcombine_f32(vget_low_f32(t01.val[1]), vget_low_f32(t23.val[1])));
+                vst1q_f32(o + 2 * NR, vcombine_f32(vget_high_f32(t01.val[0]), vget_high_f32(t23.val[0])));
+                vst1q_f32(o + 3 * NR, vcombine_f32(vget_high_f32(t01.val[1]), vget_high_f32(t23.val[1])));
+            }
+        return;
+    }
+#endif
     for (i = 0; i < NR; i++) {
         if (i < n) rt_attn_gather_op(p, 1, k, off + i * rs, 1, d, d, tmp);
         else memset(tmp, 0, sizeof(float) * (size_t)d);

@@ -40,12 +40,8 @@ const char *rt_opt_isa(void) {
 
 /* ---- f32 ------------------------------------------------------------- */
 
-#if defined(RT_A64)
-/* AArch64: runtime/arm64/rt_a64_gemm_f32.h's 5 x 16 tile (FMLA by element). */
-static void ukr_f32(int32_t k, const float *a, int32_t lda, int32_t mr, const float *b, const float *bias, float lo,
-                    float hi, float *c, int32_t ldc, int32_t nr) {
-    rt_a64_f32_tile(k, a, lda, mr, b, bias, lo, hi, c, ldc, nr);
-}
+#if defined(RT_OPT_F32_ROWS_A64)
+/* AArch64: runtime/arm64/rt_a64_gemm_f32.h's 5 x 16 tile over row tables (rt_a64_f32_gemm_rows), no ukr_f32 */
 #elif defined(RT_OPT_VEC)
 /* Unaligned vector load/store (macros: no vector values cross a call ABI). */
 #define LD8(v, p) memcpy(&(v), (p), sizeof(rt_v8f))
@@ -511,6 +507,9 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
         q.n = p->n - j * NR;
         rt_opt_gemm_f32_rows_avx2(&q, p->m, a, NULL, 1, packed_b + (int64_t)j * p->k * NR, bias + j * NR, c + j * NR);
     }
+#elif defined(RT_OPT_F32_ROWS_A64)
+    (void)j;
+    rt_a64_f32_gemm_rows(p, p->m, a, NULL, 1, packed_b, bias, c);
 #else
     int32_t i;
     for (; j * NR < p->n; j++) {
@@ -590,8 +589,11 @@ int64_t rt_opt_conv_f32_slot_bytes(int32_t rows, int32_t k, int32_t filter_h, in
  * scalar, reloading them per element. Float addition commutes, so conv_is_lhs changes nothing here.) */
 void rt_opt_post_add_f32(const rt_opt_post_add *post, float *out, const float *other, int64_t n) {
     const float lo = post->add->act_min, hi = post->add->act_max;
-    int64_t i;
-    for (i = 0; i < n; i++) {
+    int64_t i = 0;
+#if defined(RT_A64)
+    i = rt_a64_post_add_f32(out, other, n, lo, hi); /* GCC left the loop below scalar */
+#endif
+    for (; i < n; i++) {
         float v = out[i] + other[i];
         v = v < lo ? lo : v;
         out[i] = v > hi ? hi : v;
@@ -619,7 +621,7 @@ static void post_add_narrow_f32(const rt_opt_post_add *post, float *out, const f
     }
 }
 
-#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
+#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_OPT_F32_ROWS_A64)
 /* The row table of patch rows m0..m0+rows for gemm_f32_512 (AVX2: rt_opt_gemm_f32_rows_avx2): row r's filter
  * row fy (fw * in_c values, contiguous in the image when the filter row lies
  * inside it) at tab[r * filter_h + fy]; rows above or below the image point
@@ -704,7 +706,7 @@ static void conv_f32_task(void *v, int t) {
             rt_opt_gemm_f32(&g, in + (int64_t)m0 * p->in_c, (const float *)j->b, (const float *)j->bias,
                             out + (int64_t)m0 * oc);
         } else {
-#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2)
+#if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_OPT_F32_ROWS_A64)
             if (p->dil_w == 1) {
                 const float **tab = (const float **)(void *)(((uintptr_t)(dst + (int64_t)j->block * kdim) + 7) & ~(uintptr_t)7);
                 rt_opt_conv_rows_f32(p, in, m0, rows, dst, tab,
@@ -712,6 +714,9 @@ static void conv_f32_task(void *v, int t) {
 #if defined(RT_OPT_INDIRECT)
                 gemm_f32_512(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
                              out + (int64_t)m0 * oc);
+#elif defined(RT_OPT_F32_ROWS_A64)
+                rt_a64_f32_gemm_rows(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
+                                     out + (int64_t)m0 * oc);
 #else
                 rt_opt_gemm_f32_rows_avx2(&g, rows, NULL, tab, p->filter_h, (const float *)j->b,
                                           (const float *)j->bias, out + (int64_t)m0 * oc);

@@ -572,7 +572,7 @@ RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m,
     else _mm256_maskstore_ps(cr, m, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)));
 }
 #endif
-#if (defined(RT_OPT_VEC) && defined(__AVX512F__)) || defined(RT_OPT_F32_ROWS_AVX2) /* rt_opt_gemm.c: RT_OPT_INDIRECT */
+#if (defined(RT_OPT_VEC) && defined(__AVX512F__)) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_A64) /* rt_opt_gemm.c: RT_OPT_INDIRECT, AArch64 */
 /* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
  * tab[r * filter_h + fy], in place in the image where the filter row lies inside it, `zero` (filter_w * in_c
  * zeros) above or below it, a copy at copy + r * K for rows cut by the left or right edge. dil_w 1 only. */
@@ -915,6 +915,14 @@ static inline void rt_opt_copy_run_f32(float *d, const float *s, int32_t n) {
     if (n >= 4) {
         _mm_storeu_ps(d, _mm_loadu_ps(s));
         _mm_storeu_ps(d + n - 4, _mm_loadu_ps(s + n - 4));
+        return;
+    }
+    for (i = 0; i < n; i++) d[i] = s[i];
+#elif defined(RT_A64)
+    int32_t i;
+    if (n >= 4) { /* 4-float vectors, the last one overlapping */
+        for (i = 0; i + 4 < n; i += 4) vst1q_f32(d + i, vld1q_f32(s + i));
+        vst1q_f32(d + n - 4, vld1q_f32(s + n - 4));
         return;
     }
     for (i = 0; i < n; i++) d[i] = s[i];

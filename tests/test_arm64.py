@@ -161,3 +161,13 @@ def test_neon_conv_s8_is_tflites(toolchain, target, seed, tmp_path):
     filters, strides 1 and 2, padding 0..2, slots with and without room for the padded image."""
     passes = ROOT / "compiler" / "passes"
     _kernel_check("conv_check", target, seed, 600, tmp_path, extra=["-I", passes, passes / "sched_pack.c"])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_gemm_f32_is_the_fused_oracle(toolchain, target, seed, tmp_path):
+    """runtime/arm64/rt_a64_gemm_f32.h's 5 x 16 and 2 x 16 f32 tiles (rt_opt_gemm_f32, and rt_opt_conv_f32's
+    patch rows read in place through row tables, edge patches copied, dilation 2 through im2col) equal a
+    scalar oracle (bias + a.w in k order, one fmaf a step, then the clamp) value for value on 2000 random
+    GEMMs and convolutions (1..23 rows, 1..70 columns and K; 1..9 x 1..9 images, 1..20 channels, 1x1..5x5
+    filters, strides 1 and 2, padding 0..2, clamps none, ReLU or random)."""
+    _kernel_check("gemm_f32_check", target, seed, 2000, tmp_path)

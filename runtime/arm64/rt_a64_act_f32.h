@@ -108,6 +108,32 @@ static int64_t rt_a64_gelu_erf(int64_t n, const float *in, float *out, const flo
     }
     return i;
 }
+/* rt_opt_max_f32 on lanes: x > m ? x : m (FCMGT and BSL, not FMAX: a NaN in x is passed over) in 32
+ * lanes over the 32-value blocks, then four values a step, the lanes folded the same way and the last
+ * values one by one. The same maximum as the scalar loop (only a tie of -0 and +0 may come out with
+ * the other sign). */
+static float rt_a64_max_f32(int32_t d, const float *x) {
+    float32x4_t acc[8];
+    float r;
+    int32_t c, j;
+    RT_A64_UNROLL for (j = 0; j < 8; j++) acc[j] = vdupq_n_f32(-3.40282347e+38f);
+    for (c = 0; c + 32 <= d; c += 32) {
+        RT_A64_UNROLL for (j = 0; j < 8; j++) {
+            const float32x4_t v = vld1q_f32(x + c + 4 * j);
+            acc[j] = vbslq_f32(vcgtq_f32(v, acc[j]), v, acc[j]);
+        }
+    }
+    for (j = 0; c + 4 <= d; c += 4, j++) {
+        const float32x4_t v = vld1q_f32(x + c);
+        acc[j] = vbslq_f32(vcgtq_f32(v, acc[j]), v, acc[j]);
+    }
+    RT_A64_UNROLL for (j = 0; j < 4; j++) acc[j] = vbslq_f32(vcgtq_f32(acc[j + 4], acc[j]), acc[j + 4], acc[j]);
+    RT_A64_UNROLL for (j = 0; j < 2; j++) acc[j] = vbslq_f32(vcgtq_f32(acc[j + 2], acc[j]), acc[j + 2], acc[j]);
+    acc[0] = vbslq_f32(vcgtq_f32(acc[1], acc[0]), acc[1], acc[0]);
+    r = vmaxvq_f32(acc[0]); /* no NaN in the lanes */
+    for (; c < d; c++) r = x[c] > r ? x[c] : r;
+    return r;
+}
 #endif
 
 #endif
