@@ -20,10 +20,14 @@
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
 
-#define KPAD(k) (((int64_t)(k) + 15) / 16 * 16)
+/* Input rows padded to whole 64 bytes (the VNNI path's quads, rt_opt_fc_hybrid_vnni.c). */
+#define KPAD(k) (((int64_t)(k) + 63) / 64 * 64)
 
+/* The same on every build (the compiler sizes it): the rows (16 and 8 bits), one quantized row, the rows'
+ * scales and zero points, the weight row sums, and the VNNI path's 32 packed weight rows and their bias. */
 size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth, int32_t out_depth) {
-    return (size_t)(batches * KPAD(in_depth) * 3 + KPAD(in_depth) + (int64_t)batches * 8 + (int64_t)out_depth * 4 + 64);
+    return (size_t)(batches * KPAD(in_depth) * 3 + KPAD(in_depth) + (int64_t)batches * 8 + (int64_t)out_depth * 4 + 64 +
+                    32 * KPAD(in_depth) + 128 + 64);
 }
 
 #if RT_OPT_AVX2
@@ -140,7 +144,7 @@ void rt_opt_fc_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, c
     int8_t *q = x8 + B * kp;
     float *row_scale = (float *)(q + kp);
     int32_t *zp = (int32_t *)(row_scale + B), *row_sum = NULL;
-    int32_t b, n, k, kn;
+    int32_t b, n = 0, k, kn;
 #if RT_OPT_AVX2
     kn = K / 16 * 16;
 #else
@@ -149,9 +153,15 @@ void rt_opt_fc_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, c
     for (b = 0; b < B; b++) {
         rt_hybrid_quantize_row(in + (int64_t)b * K, K, p->asymmetric, q, &row_scale[b], &zp[b]);
         for (k = 0; k < K; k++) xw[b * kp + k] = x8[b * kp + k] = q[k];
+        for (; k < kp; k++) xw[b * kp + k] = x8[b * kp + k] = 0;
     }
-    /* The int32 dots, parked in the output rows. */
-    for (n = 0; n < N; n += 4) {
+    /* The int32 dots, parked in the output rows: several rows on AVX512-VNNI as a GEMM over whole blocks of 32
+     * weight rows (the rest as below). */
+#if defined(RT_OPT_S8_VNNI)
+    if (B >= RT_OPT_FC_HYBRID_VNNI_ROWS)
+        n = rt_opt_fc_hybrid_vnni(B, K, N, x8, kp, w, (int32_t *)(void *)out, (void *)(zp + B + N));
+#endif
+    for (; n < N; n += 4) {
         const int nr = N - n < 4 ? N - n : 4;
         const int8_t *wn = w + (int64_t)n * K;
         /* The next block's rows (this block's own in the last one: no read past the weights). */
