@@ -160,6 +160,11 @@ void rt_opt_fc_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, c
 #if defined(RT_OPT_S8_VNNI)
     if (B >= RT_OPT_FC_HYBRID_VNNI_ROWS)
         n = rt_opt_fc_hybrid_vnni(B, K, N, x8, kp, w, (int32_t *)(void *)out, (void *)(zp + B + N));
+    else if (K >= 128) { /* one row (decode): 64 products per vpdpbusd, ~10% faster from DRAM (shorter rows: slower) */
+        rt_opt_flip_s8((uint8_t *)q, x8, (int32_t)kp);
+        rt_opt_fc_hybrid_vnni_gemv(K, N, (const uint8_t *)q, w, (int32_t *)(void *)out);
+        n = N;
+    }
 #endif
     for (; n < N; n += 4) {
         const int nr = N - n < 4 ? N - n : 4;

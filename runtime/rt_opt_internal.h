@@ -718,6 +718,8 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
 #define RT_OPT_FC_HYBRID_VNNI_ROWS 2
 int32_t rt_opt_fc_hybrid_vnni(int32_t B, int32_t K, int32_t N, const int8_t *x8, int64_t kp, const int8_t *w,
                               int32_t *c, void *scratch);
+/* The same for one input row, every n < N: xu the row as + 128 bytes, zero-padded (+ 128) to 64-byte multiples. */
+void rt_opt_fc_hybrid_vnni_gemv(int32_t K, int32_t N, const uint8_t *xu, const int8_t *w, int32_t *c);
 #if defined(__FMA__) && defined(__AVX512VL__)
 #define RT_OPT_S8_PV 1
 /* The fused attention's probabilities in 8 bits (rt_opt_act.c; p->pv_u8): n rows of d values (each readable
