@@ -150,22 +150,29 @@ void rt_opt_fc_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, c
 #else
     kn = 0;
 #endif
-    for (b = 0; b < B; b++) {
-        rt_hybrid_quantize_row(in + (int64_t)b * K, K, p->asymmetric, q, &row_scale[b], &zp[b]);
-        for (k = 0; k < K; k++) xw[b * kp + k] = x8[b * kp + k] = q[k];
-        for (; k < kp; k++) xw[b * kp + k] = x8[b * kp + k] = 0;
-    }
-    /* The int32 dots, parked in the output rows: several rows on AVX512-VNNI as a GEMM over whole blocks of 32
-     * weight rows (the rest as below). */
+    /* The int32 dots, parked in the output rows: on AVX512-VNNI several rows as a GEMM over whole blocks of 32
+     * weight rows, one row (decode) 64 products per vpdpbusd (~10% faster from DRAM; shorter rows: slower), the
+     * rows quantized 16 values a step; the rest as below. */
 #if defined(RT_OPT_S8_VNNI)
-    if (B >= RT_OPT_FC_HYBRID_VNNI_ROWS)
-        n = rt_opt_fc_hybrid_vnni(B, K, N, x8, kp, w, (int32_t *)(void *)out, (void *)(zp + B + N));
-    else if (K >= 128) { /* one row (decode): 64 products per vpdpbusd, ~10% faster from DRAM (shorter rows: slower) */
-        rt_opt_flip_s8((uint8_t *)q, x8, (int32_t)kp);
-        rt_opt_fc_hybrid_vnni_gemv(K, N, (const uint8_t *)q, w, (int32_t *)(void *)out);
-        n = N;
-    }
+    if (B >= RT_OPT_FC_HYBRID_VNNI_ROWS || K >= 128) {
+        for (b = 0; b < B; b++)
+            rt_opt_hybrid_quantize_row_vnni(in + (int64_t)b * K, K, p->asymmetric, x8 + b * kp, kp, &row_scale[b], &zp[b]);
+        if (B >= RT_OPT_FC_HYBRID_VNNI_ROWS) {
+            n = rt_opt_fc_hybrid_vnni(B, K, N, x8, kp, w, (int32_t *)(void *)out, (void *)(zp + B + N));
+        } else {
+            rt_opt_flip_s8((uint8_t *)q, x8, (int32_t)kp);
+            rt_opt_fc_hybrid_vnni_gemv(K, N, (const uint8_t *)q, w, (int32_t *)(void *)out);
+            n = N;
+        }
+        for (b = 0; n < N && b < B; b++) /* the 16-bit rows of the rest */
+            for (k = 0; k < kp; k++) xw[b * kp + k] = x8[b * kp + k];
+    } else
 #endif
+        for (b = 0; b < B; b++) {
+            rt_hybrid_quantize_row(in + (int64_t)b * K, K, p->asymmetric, q, &row_scale[b], &zp[b]);
+            for (k = 0; k < K; k++) xw[b * kp + k] = x8[b * kp + k] = q[k];
+            for (; k < kp; k++) xw[b * kp + k] = x8[b * kp + k] = 0;
+        }
     for (; n < N; n += 4) {
         const int nr = N - n < 4 ? N - n : 4;
         const int8_t *wn = w + (int64_t)n * K;

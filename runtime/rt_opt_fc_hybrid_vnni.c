@@ -6,6 +6,7 @@
  * unsigned operand); the block's bias, -128 x each row's weight sum (taken from the packed vectors by one
  * more vpdpbusd on ones), takes the 128 back. Every sum is exact int32 arithmetic (wrapping), so the dots
  * equal rt_opt_fc_hybrid's and the reference's. */
+#include <math.h>
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -53,6 +54,73 @@ static void pack_panel(const int8_t *w, int64_t k_stride, int32_t K, int32_t kq1
     *colsum = cs;
 }
 
+/* rt_hybrid_quantize_row's results (rt_hybrid_common.c: TFLite's x86 quantizer), 16 values a step: the range
+ * by vector min / max (NaN ignored as the scalar compares do), the same scale and zero point, each product
+ * x * inv rounded to float, then trunc(p +- 0.5f) for the whole groups of 8 (the reference's to_i32 bounds:
+ * +-1024, NaN low) and roundf for the rest; q padded with zeros to kp. */
+void rt_opt_hybrid_quantize_row_vnni(const float *x, int32_t n, int32_t asymmetric, int8_t *q, int64_t kp, float *scale,
+                                     int32_t *zp) {
+    const int32_t vec_end = n / 8 * 8;
+    int32_t i = 0, z = 0, lo = -127;
+    float inv;
+    __m512 vmn = _mm512_set1_ps(asymmetric || n == 0 ? 0.0f : x[0]), vmx = vmn;
+    for (; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 v = _mm512_mask_loadu_ps(vmn, m, x + i); /* lanes past n: the running minimum, no effect */
+        vmn = _mm512_min_ps(v, vmn), vmx = _mm512_max_ps(_mm512_mask_mov_ps(vmx, m, v), vmx);
+    }
+    {
+        const float mn = _mm512_reduce_min_ps(vmn), mx = _mm512_reduce_max_ps(vmx);
+        if (!asymmetric) {
+            const float range = fabsf(mn) > fabsf(mx) ? fabsf(mn) : fabsf(mx);
+            if (range == 0.0f || mn != mn) { /* zero (or a NaN first value): the scalar quantizer's rules */
+                rt_hybrid_quantize_row(x, n, asymmetric, q, scale, zp);
+                memset(q + n, 0, (size_t)(kp - n));
+                return;
+            }
+            *scale = range / 127.0f;
+            inv = 127.0f / range;
+        } else {
+            double s, from_min, from_max, zz;
+            if (mn == mx) {
+                rt_hybrid_quantize_row(x, n, asymmetric, q, scale, zp);
+                memset(q + n, 0, (size_t)(kp - n));
+                return;
+            }
+            s = (double)(mx - mn) / 255.0;
+            from_min = -128.0 - mn / s;
+            from_max = 127.0 - mx / s;
+            zz = 128.0 + fabs(mn / s) < 127.0 + fabs(mx / s) ? from_min : from_max;
+            z = zz <= -128.0 ? -128 : zz >= 127.0 ? 127 : (int32_t)round(zz);
+            *scale = (float)s;
+            inv = (float)(1.0 / (double)*scale);
+            lo = -128;
+        }
+    }
+    *zp = z;
+    {
+        const __m512 vinv = _mm512_set1_ps(inv), half = _mm512_set1_ps(0.5f), mhalf = _mm512_set1_ps(-0.5f);
+        const __m512 flo = _mm512_set1_ps(-1024.0f), fhi = _mm512_set1_ps(1024.0f);
+        const __m512i vz = _mm512_set1_epi32(z), vlo = _mm512_set1_epi32(lo), vhi = _mm512_set1_epi32(127);
+        for (i = 0; i < vec_end; i += 16) {
+            const __mmask16 m = vec_end - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)0xFF;
+            __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + i), vinv), t;
+            __asm__("" : "+v"(p)); /* rounded before the +-0.5 */
+            t = _mm512_add_ps(p, _mm512_mask_blend_ps(_mm512_cmp_ps_mask(p, _mm512_setzero_ps(), _CMP_LT_OQ), half, mhalf));
+            t = _mm512_min_ps(_mm512_max_ps(t, flo), fhi); /* NaN: max_ps gives its second operand, -1024 */
+            _mm512_mask_cvtepi32_storeu_epi8(q + i, m,
+                                             _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(_mm512_cvttps_epi32(t), vz), vlo), vhi));
+        }
+    }
+    for (i = vec_end; i < n; i++) {
+        const float p = x[i] * inv, r = roundf(p);
+        const int32_t t = !(r > -1024.0f) ? -1024 : r > 1024.0f ? 1024 : (int32_t)r;
+        const int32_t v = t + z;
+        q[i] = (int8_t)(v < lo ? lo : v > 127 ? 127 : v);
+    }
+    memset(q + n, 0, (size_t)(kp - n));
+}
+
 int32_t rt_opt_fc_hybrid_vnni(int32_t B, int32_t K, int32_t N, const int8_t *x8, int64_t kp, const int8_t *w,
                               int32_t *c, void *scratch) {
     const int32_t kq16 = (K + 63) / 64 * 16, n32 = N / 32 * 32;
@@ -64,6 +132,11 @@ int32_t rt_opt_fc_hybrid_vnni(int32_t B, int32_t K, int32_t N, const int8_t *x8,
             __m512i cs = _mm512_setzero_si512();
             pack_panel(w + (int64_t)(n + 16 * h) * K, K, K, kq16, packed + (int64_t)h * kq16 * 64, &cs);
             _mm512_storeu_si512((void *)(bias + 16 * h), _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(cs, 7)));
+        }
+        if (n + 64 <= n32) { /* the next block into L2 while this one's GEMM runs (its packing stalled on DRAM) */
+            const char *nb = (const char *)(w + (int64_t)(n + 32) * K);
+            int64_t o;
+            for (o = 0; o < (int64_t)32 * K; o += 64) _mm_prefetch(nb + o, _MM_HINT_T1);
         }
         rt_opt_scores_s8(B, 2, kq16, x8, (int32_t)kp, packed, bias, c + n, N);
     }

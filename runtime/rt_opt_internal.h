@@ -718,6 +718,9 @@ void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, in
 #define RT_OPT_FC_HYBRID_VNNI_ROWS 2
 int32_t rt_opt_fc_hybrid_vnni(int32_t B, int32_t K, int32_t N, const int8_t *x8, int64_t kp, const int8_t *w,
                               int32_t *c, void *scratch);
+/* rt_hybrid_quantize_row's results 16 values a step, q zero-padded to kp bytes (rt_opt_fc_hybrid_vnni.c). */
+void rt_opt_hybrid_quantize_row_vnni(const float *x, int32_t n, int32_t asymmetric, int8_t *q, int64_t kp, float *scale,
+                                     int32_t *zp);
 /* The same for one input row, every n < N: xu the row as + 128 bytes, zero-padded (+ 128) to 64-byte multiples. */
 void rt_opt_fc_hybrid_vnni_gemv(int32_t K, int32_t N, const uint8_t *xu, const int8_t *w, int32_t *c);
 #if defined(__FMA__) && defined(__AVX512VL__)
