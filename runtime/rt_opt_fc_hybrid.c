@@ -13,7 +13,8 @@
  * -128 takes 8-bit products instead (dot_rows_u8). On Zen 3 this beat a register tile of 16-bit
  * products reusing each widened weight vector for 4-6 input rows (4x2, 6x2, 3x3 tiles: 5-15% slower,
  * vpmaddwd-bound). The int32 dots are parked in the output (4 bytes each, memcpy) and turned into
- * floats a row at a time, eight lanes at once where the row's zero point is 0. */
+ * floats a row at a time, eight lanes at once where the row's zero point is 0. AVX512-VNNI builds take
+ * rt_opt_fc_hybrid_vnni.c's GEMM (several rows), GEMV (one row, K >= 128) and vector quantizer instead. */
 #include <string.h>
 
 #include "mpcc_rt.h"
