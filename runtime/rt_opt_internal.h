@@ -711,6 +711,18 @@ void rt_opt_fc_bf16_pairs(const rt_opt_gemm_params *p, int32_t rows, const uint3
  * in each; c's rows ldc int32 apart, at least 16 * panels wide. */
 void rt_opt_scores_s8(int32_t m, int32_t panels, int32_t kq, const int8_t *a, int32_t lda, const int8_t *b,
                       const int32_t *bias, int32_t *c, int32_t ldc);
+/* The hybrid FULLY_CONNECTED's int32 dots for B >= RT_OPT_FC_HYBRID_VNNI_ROWS input rows (rt_opt_fc_hybrid_vnni.c):
+ * c[b * N + n] = sum_k x8[b * kp + k] w[n * K + k] (wrapping) for the whole blocks of 32 weight rows, n < the
+ * returned count (N rounded down to 32); x8's rows zero-padded to kp >= K rounded up to 64; scratch 32 x that
+ * + 192 bytes. */
+#define RT_OPT_FC_HYBRID_VNNI_ROWS 2
+int32_t rt_opt_fc_hybrid_vnni(int32_t B, int32_t K, int32_t N, const int8_t *x8, int64_t kp, const int8_t *w,
+                              int32_t *c, void *scratch);
+/* rt_hybrid_quantize_row's results 16 values a step, q zero-padded to kp bytes (rt_opt_fc_hybrid_vnni.c). */
+void rt_opt_hybrid_quantize_row_vnni(const float *x, int32_t n, int32_t asymmetric, int8_t *q, int64_t kp, float *scale,
+                                     int32_t *zp);
+/* The same for one input row, every n < N: xu the row as + 128 bytes, zero-padded (+ 128) to 64-byte multiples. */
+void rt_opt_fc_hybrid_vnni_gemv(int32_t K, int32_t N, const uint8_t *xu, const int8_t *w, int32_t *c);
 #if defined(__FMA__) && defined(__AVX512VL__)
 #define RT_OPT_S8_PV 1
 /* The fused attention's probabilities in 8 bits (rt_opt_act.c; p->pv_u8): n rows of d values (each readable

@@ -17,7 +17,7 @@
 #define MASKED (-1e30f)
 
 size_t rt_opt_sdpa_scratch(const rt_opt_sdpa_params *p) {
-    return (size_t)p->kv_len * 4 + (size_t)p->head_dim * 4 + 64;
+    return (size_t)p->kv_len * 8 + (size_t)p->head_dim * 4 + 64;
 }
 
 static float dot(const float *a, const float *b, int32_t n) {
@@ -47,30 +47,33 @@ void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k
     const int32_t per_group = N / G;
     float *sc = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     float *acc = sc + S;
-    int32_t b, t, n, j, h;
+    int32_t *idx = (int32_t *)(acc + H); /* the row's keys (the masked ones left out), found once for all heads */
+    int32_t b, t, n, j, h, nk, i;
     for (b = 0; b < p->batch; b++) {
         for (t = 0; t < T; t++) {
             const float *m = mask ? mask + (int64_t)b * p->mask_sb + (int64_t)t * p->mask_st : NULL;
             int skip = 0;
             if (m)
                 for (j = 0; j < S && !skip; j++) skip = !(m[j] < MASKED);
+            for (j = 0, nk = 0; j < S; j++)
+                if (!(skip && m[j] < MASKED)) idx[nk++] = j;
             for (n = 0; n < N; n++) {
                 const int32_t g = n / per_group;
                 const float *qr = q + (((int64_t)b * T + t) * N + n) * H;
                 float mx = -INFINITY, sum = 0.0f, inv;
-                for (j = 0; j < S; j++) {
+                for (i = 0; i < nk; i++) {
                     float s;
-                    if (skip && m[j] < MASKED) continue;
+                    j = idx[i];
                     s = dot(qr, k + (((int64_t)b * S + j) * G + g) * H, H) * p->scale;
                     if (m) s += m[j];
                     sc[j] = s;
                     if (s > mx) mx = s;
                 }
                 for (h = 0; h < H; h++) acc[h] = 0.0f;
-                for (j = 0; j < S; j++) {
-                    const float *vr = v + (((int64_t)b * S + j) * G + g) * H;
+                for (i = 0; i < nk; i++) {
+                    const float *vr = v + (((int64_t)b * S + idx[i]) * G + g) * H;
                     float e;
-                    if (skip && m[j] < MASKED) continue;
+                    j = idx[i];
                     e = rt_opt_expf(sc[j] - mx);
                     sum += e;
                     for (h = 0; h < H; h++) acc[h] += e * vr[h];

@@ -107,15 +107,17 @@ def tflite_generate(model, prompt):
     return np.array(tokens, np.int32), np.array(logits, np.float32)
 
 
+# gcc-native: the machine's vector kernels (on AVX512-VNNI the hybrid FCs' GEMM and GEMV, the quantizer).
+@pytest.mark.parametrize("config", ["gcc-O2", "gcc-native"])
 @pytest.mark.parametrize("name", ["llm_tiny_llama_f32", "llm_tiny_llama_q8"])
-def test_greedy_generation_matches_tflite(name, seed):
+def test_greedy_generation_matches_tflite(name, config, seed):
     model = MODELS_DIR / f"{name}.tflite"
-    work = new_workdir(name)
+    work = new_workdir(f"{name}-{config}")
     p = compile_model(model, work)
     assert p.returncode == 0, p.stderr
     assert "warning" not in p.stderr, p.stderr
     header = (work / "model.h").read_text()
-    proc, exe = build_with_main(work, generation_main(header), config="gcc-O2")
+    proc, exe = build_with_main(work, generation_main(header), config=config)
     assert proc.returncode == 0, proc.stderr[-3000:]
     # Every cache output of both signatures may share its input's buffer.
     for entry in ("PREFILL_8", "DECODE"):

@@ -15,6 +15,9 @@ copies mpcc does not make), so TFLite's figures leave out costs a real decode lo
 Each round: one prefill (positions 0..P-1) and then `steps` decode steps (positions P, P+1, ...)
 on mpcc, the same on TFLite; rounds interleave the two; per-thread CPU time
 (CLOCK_THREAD_CPUTIME_ID / time.thread_time_ns: the machine is shared); medians over rounds.
+`--threads N` (N > 1): mpcc compiled with `--threads N`, TFLite's num_threads=N, and wall time
+(CLOCK_MONOTONIC / time.perf_counter_ns) since the other threads work too: on a shared machine
+those figures count other processes' time.
 Before timing, one prefill and one decode step are compared (max |diff| / max |ref| of the
 decode logits; int8 weights: XNNPACK's hybrid FULLY_CONNECTED quantizes activations its own way,
 so ~1e-2 is expected there).
@@ -127,8 +130,8 @@ def pointers(arrays):
 
 
 class TfliteDecoder:
-    def __init__(self, path):
-        self.interp = load_tflite(path, 1)
+    def __init__(self, path, threads=1):
+        self.interp = load_tflite(path, threads)
         sigs = list(self.interp.get_signature_list())
         self.prefill = next((s for s in sigs if s.startswith("prefill")), None)
         if self.prefill is None or "decode" not in sigs:
@@ -138,6 +141,7 @@ class TfliteDecoder:
         self.caches = {n: np.zeros(d["shape"], d["dtype"]) for n, d in self.dec.get_input_details().items()
                        if CACHE.match(n)}
         self.plen = self.pre.get_input_details()["tokens"]["shape"][-1]
+        self.threads = threads
 
     def first(self, tokens, token, pos):
         """Prefill then one decode step through the runners (allocates; carries the caches): logits."""
@@ -151,7 +155,7 @@ class TfliteDecoder:
         w = self.pre._interpreter_wrapper
         sp, sd = self.pre._subgraph_index, self.dec._subgraph_index
         pos = self.dec._inputs["input_pos"]
-        clock = time.thread_time_ns
+        clock = time.thread_time_ns if self.threads == 1 else time.perf_counter_ns
 
         def prefill():
             t0 = clock()
@@ -170,11 +174,13 @@ class TfliteDecoder:
 
 
 def bench_model(label, path, args, builder, rng):
-    tf = TfliteDecoder(path)
+    tf = TfliteDecoder(path, args.threads)
     prefill = tf.prefill
-    so, header, weights = builder.model_library("llm_" + label, path, shlex.split(args.mpcc_flags), "auto",
-                                                 "llm_shim.c", (f"LLM_PREFILL=m_{prefill}_run",
-                                                                "LLM_DECODE=m_decode_run"))
+    flags = shlex.split(args.mpcc_flags) + (["--threads", str(args.threads)] if args.threads > 1 else [])
+    so, header, weights = builder.model_library("llm_" + label + (f"_t{args.threads}" if args.threads > 1 else ""),
+                                                 path, flags, "auto", "llm_shim.c",
+                                                 (f"LLM_PREFILL=m_{prefill}_run", "LLM_DECODE=m_decode_run") +
+                                                 (("LLM_WALL=1",) if args.threads > 1 else ()))
     mp = MpccDecoder(so, header, weights, prefill, rng)
     ops, total, _ = xnnpack_coverage(tf.interp)  # subgraph 0 (the prefill) only: Python sees no other plan
     plen = tf.plen
@@ -232,10 +238,12 @@ def main(argv=None):
     ap.add_argument("--mpcc", default=bench.MPCC, help="the compiler (default build/mpcc; another build for a before/after)")
     ap.add_argument("--cflags", default="-O3 -march=native -std=c99")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
+    ap.add_argument("--threads", type=int, default=1, help="threads of both (default 1; above 1: wall time)")
     args = ap.parse_args(bench.glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags")))
     bench.MPCC = bench_build.MPCC = os.path.abspath(args.mpcc)  # the builder reads bench_build's
     seed = args.seed if args.seed is not None else int(os.environ.get("MPCC_SEED", time.time_ns() % 2**31))
-    say(f"mpcc decoder benchmark on {bench._cpu_name()}, 1 thread, per-thread CPU time, seed {seed}")
+    say(f"mpcc decoder benchmark on {bench._cpu_name()}, " +
+        (f"{args.threads} threads, wall time" if args.threads > 1 else "1 thread, per-thread CPU time") + f", seed {seed}")
     rng = np.random.default_rng(seed)
     builder = Builder(args.cc, args.cflags)
     keep = [k for k in args.models.split(",") if k]

@@ -21,9 +21,14 @@
 #define CALL(fn, in, out, arena, w) ((void)(w), fn(in, out, arena))
 #endif
 
+/* -DLLM_WALL (llm_bench.py --threads 2 and up): wall time instead, since the pool's threads work too. */
 static int64_t thread_ns(void) {
     struct timespec ts;
+#ifdef LLM_WALL
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+#endif
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
