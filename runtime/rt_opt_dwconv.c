@@ -7,6 +7,7 @@
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
+#include "rt_opt_dw16.h"
 
 #define CHUNK 512 /* channels per pass; the accumulators stay in L1 */
 
@@ -208,7 +209,10 @@ static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, i
                            const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
 #if defined(RT_OPT_AVX512)
     if (dw16_applies(p)) {
-        dw16_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
+        if ((p->filter_h != 3 || p->filter_w != 3) && p->filter_h <= RT_OPT_DW16_MAX_FH)
+            rt_opt_dw16_f32_row_any(p, img, y_base, filter, bias, orow, oy, c0, c1);
+        else
+            dw16_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
         return;
     }
 #elif defined(RT_OPT_DW8_F32)
