@@ -7,6 +7,7 @@
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "rt_opt_internal.h"
+#include "rt_opt_dw16.h"
 
 #define CHUNK 512 /* channels per pass; the accumulators stay in L1 */
 
@@ -208,7 +209,10 @@ static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, i
                            const float *bias, float *orow, int32_t oy, int32_t c0, int32_t c1) {
 #if defined(RT_OPT_AVX512)
     if (dw16_applies(p)) {
-        dw16_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
+        if ((p->filter_h != 3 || p->filter_w != 3) && p->filter_h <= RT_OPT_DW16_MAX_FH)
+            rt_opt_dw16_f32_row_any(p, img, y_base, filter, bias, orow, oy, c0, c1);
+        else
+            dw16_f32_row(p, img, y_base, filter, bias, orow, oy, c0, c1);
         return;
     }
 #elif defined(RT_OPT_DW8_F32)
@@ -428,6 +432,15 @@ static void dw8_s8(const struct rt_dwconv_params *p, const int8_t *in, const int
  * so it copies those too (MobileNetV2 0.35 int8 on Zen 3: see docs/perf-avx2-int8.md). */
 #define DW_PAD_MAX (512 * 1024)
 #define DW_PAD_SMALL (16 * 1024)
+/* AVX-512 builds: filters other than 3x3 the VNNI kernel does not take (under 32 channels: BlazeFace's 24 and
+ * 28) go to the AVX2 kernel (two taps per vpmaddwd, several pixels per step; through a copy inside the
+ * padding where given scratch), not dw16_s8 (a pixel per chain, vpmulld per tap): 5x5 over 64x64x24 3.7x,
+ * 64x64x28 stride 2 3.1x on an Intel Xeon (AVX-512+VNNI). Its 3x3 ran no faster than dw16_s8's. */
+#if defined(RT_OPT_DW_VNNI)
+#define DW16_AVX2_FIRST(p) ((p)->depth_mult == 1 && ((p)->filter_h != 3 || (p)->filter_w != 3) && !dw_vnni_applies(p))
+#else
+#define DW16_AVX2_FIRST(p) ((p)->depth_mult == 1 && ((p)->filter_h != 3 || (p)->filter_w != 3))
+#endif
 
 int64_t rt_opt_dwconv_s8_scratch_bytes(const struct rt_dwconv_params *p) {
     int64_t bytes;
@@ -483,7 +496,7 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     const int16_t off = (int16_t)p->in_offset;
     const int off16 = p->in_offset >= -127 && p->in_offset <= 128;
 #if defined(RT_OPT_DW_VNNI)
-    if (padded) {
+    if (padded == 1) {
         rt_opt_dw_vnni_s8(p, in, filter, bias, out, r0, r1);
         return;
     }
@@ -503,6 +516,10 @@ static void dw_s8_rows(const struct rt_dwconv_params *p, const int8_t *in, const
     }
 #endif
 #if defined(RT_OPT_DW16)
+    if (padded == 2 || (DW16_AVX2_FIRST(p) && rt_opt_dw_avx2_applies(p))) {
+        rt_opt_dw_avx2_s8(p, in, filter, bias, out, r0, r1);
+        return;
+    }
     if ((p->depth_mult == 1 || p->in_c == 1) && shifts_apply(p)) {
         dw16_s8(p, in, filter, bias, out, r0, r1);
         return;
@@ -600,6 +617,10 @@ static void dw_run(const struct rt_dwconv_params *p, const void *in, const void 
         /* one copy before the rows are split: every thread reads it */
         dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
         j.p = &q, j.in = scratch, j.padded = 1;
+    }
+    else if (pad_bytes > 0 && DW16_AVX2_FIRST(p) && rt_opt_dw_avx2_pads(p)) { /* (as the #elif below) */
+        dw_pad_copy(p, (const int8_t *)in, (int8_t *)scratch, &q);
+        j.p = &q, j.in = scratch, j.padded = 2;
     }
 #elif defined(RT_OPT_AVX2)
     struct rt_dwconv_params q;

@@ -443,11 +443,71 @@ static void test_conv_half(void) {
     }
 }
 
+/* f32 depthwise, filters other than 3x3 on maps wide enough for the AVX-512 kernel's runs of 8 and 4
+ * interior pixels (rt_opt_dwconv_f32_avx512.c: 5x5 stride 1 and 2, any other size or dilation), channel
+ * counts with a tail group (24, 28: BlazeFace), rows clipped at the top and bottom. */
+static void test_dwconv_wide(void) {
+    static const int32_t chans[8] = {24, 28, 16, 1, 7, 33, 48, 96};
+    char msg[200];
+    for (int t = 0; t < 48; t++) {
+        rt_dwconv_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = rnd_in(1, 2), p.in_c = chans[t % 8], p.depth_mult = 1;
+        p.filter_h = p.filter_w = 5, p.stride_h = p.stride_w = t / 8 % 2 + 1, p.dil_h = p.dil_w = 1;
+        if (t / 16 == 1) p.filter_h = rnd_in(1, 7), p.filter_w = rnd_in(4, 7); /* other sizes: a load per tap */
+        if (t / 16 == 2) p.dil_h = p.dil_w = 2, p.filter_w = rnd_in(2, 5);
+        p.pad_h = rnd_in(0, 3), p.pad_w = rnd_in(0, 3), p.in_h = rnd_in(5, 14), p.in_w = rnd_in(8, 45);
+        p.out_h = (p.in_h + 2 * p.pad_h - p.dil_h * (p.filter_h - 1) - 1) / p.stride_h + 1;
+        p.out_w = (p.in_w + 2 * p.pad_w - p.dil_w * (p.filter_w - 1) - 1) / p.stride_w + 1;
+        if (p.out_h <= 0 || p.out_w <= 0) continue;
+        const int32_t C = p.in_c;
+        const int64_t in_n = (int64_t)p.batches * p.in_h * p.in_w * C, out_n = (int64_t)p.batches * p.out_h * p.out_w * C;
+        const int64_t w_n = (int64_t)p.filter_h * p.filter_w * C;
+        float *in = malloc(sizeof(float) * (size_t)in_n), *w = malloc(sizeof(float) * (size_t)w_n);
+        float *bias = malloc(sizeof(float) * (size_t)C), *got = malloc(sizeof(float) * (size_t)out_n);
+        float *want = malloc(sizeof(float) * (size_t)out_n);
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
+        for (int64_t i = 0; i < w_n; i++) w[i] = rnd_f();
+        for (int i = 0; i < C; i++) bias[i] = rnd_f();
+        p.act_min = t % 3 ? -2.0f : -3.40282347e+38f, p.act_max = t % 3 ? 3.0f : 3.40282347e+38f;
+        rt_depthwise_conv_2d_f32(&p, in, w, bias, want);
+        for (int64_t i = 0; i < out_n; i++) got[i] = 1e30f; /* poisoned */
+        rt_opt_dwconv_f32(&p, in, w, bias, got, t % 2 ? &fake_par : NULL);
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d f %dx%d s %d d %d p %d,%d: max rel err %.2e", p.batches, p.in_h, p.in_w,
+                 C, p.filter_h, p.filter_w, p.stride_w, p.dil_w, p.pad_h, p.pad_w, max_rel_f32(got, want, out_n));
+        check(max_rel_f32(got, want, out_n) <= 1e-5, "dwconv f32 wide maps vs DEPTHWISE_CONV_2D", msg);
+        /* int8 (AVX512-VNNI builds: under 32 channels, filters other than 3x3 go to the AVX2 kernel, through
+         * a copy inside the padding when given scratch) */
+        int8_t *in8 = malloc((size_t)in_n), *w8 = malloc((size_t)w_n), *g8 = malloc((size_t)out_n), *r8 = malloc((size_t)out_n);
+        int32_t *b32 = malloc(sizeof(int32_t) * (size_t)C), *mult = malloc(sizeof(int32_t) * (size_t)C);
+        int32_t *shift = malloc(sizeof(int32_t) * (size_t)C);
+        for (int64_t i = 0; i < in_n; i++) in8[i] = (int8_t)rnd_in(-128, 127);
+        for (int64_t i = 0; i < w_n; i++) w8[i] = (int8_t)rnd_in(-127, 127);
+        for (int i = 0; i < C; i++) b32[i] = rnd_in(-20000, 20000);
+        rnd_requant(mult, shift, C, -12, -4);
+        p.in_offset = -rnd_in(-127, 127), p.out_offset = rnd_in(-128, 127), p.mult = mult, p.shift = shift;
+        p.act_qmin = -128, p.act_qmax = 127;
+        rt_depthwise_conv_2d_i8(&p, in8, w8, b32, r8);
+        const int64_t pad_bytes = rt_opt_dwconv_s8_scratch_bytes(&p);
+        int8_t *pad = pad_bytes > 0 ? malloc((size_t)pad_bytes) : NULL;
+        if (pad) memset(pad, 0x5A, (size_t)pad_bytes);
+        for (int64_t i = 0; i < out_n; i++) g8[i] = (int8_t)~r8[i]; /* every byte must be written */
+        rt_opt_dwconv_s8(&p, in8, w8, b32, g8, pad, t % 2 ? &fake_par : NULL);
+        snprintf(msg, sizeof msg, "%dx%dx%dx%d f %dx%d s %d d %d p %d,%d%s: %lld of %lld differ", p.batches, p.in_h,
+                 p.in_w, C, p.filter_h, p.filter_w, p.stride_w, p.dil_w, p.pad_h, p.pad_w, pad ? " (padded copy)" : "",
+                 (long long)count_diff_i8(g8, r8, out_n), (long long)out_n);
+        check(count_diff_i8(g8, r8, out_n) == 0, "dwconv int8 wide maps vs DEPTHWISE_CONV_2D", msg);
+        free(pad), free(in8), free(w8), free(g8), free(r8), free(b32), free(mult), free(shift);
+        free(in), free(w), free(bias), free(got), free(want);
+    }
+}
+
 int main(void) {
     unit_seed(20261123ULL, rt_opt_isa());
     test_conv();
     test_conv_runs();
     test_dwconv();
+    test_dwconv_wide();
     test_conv_dw();
     test_conv_half();
     printf("%d passed, %d failed\n", passes, failures);
