@@ -7,11 +7,14 @@
  * - bf16: tiles of up to 12 rows x 32 columns (two panels, 24 accumulators): k0's 16 floats of a panel are
  *   its pair words shifted left by 16, k1's the pair words AND 0xffff0000; each column's sum runs from the
  *   bias through K in order, one FMA per product: rt_opt_gemm.c's f32 tiles on the widened weights, bit for
- *   bit (two integer ops per 32 products of a 12-row tile). A lone last panel: the same, 12 rows x 16.
- * - fp16: tiles of up to 12 rows x 16 columns (one panel): vcvtph2ps of 8 columns' pair words gives (c k0, c
+ *   bit (two integer ops per 24 FMAs of a 12-row tile).
+ * - fp16, and bf16 on a lone last panel: tiles of up to 12 rows x 16 columns (one panel): vcvtph2ps (bf16: a zero
+ *   extension and a shift) of 8 columns' pair words gives (c k0, c
  *   k1) per column, FMAed by the input pair (a[k], a[k+1]) broadcast (vbroadcastsd), so each column keeps an
  *   even-k and an odd-k partial sum (the bias in the even lanes), added at the store (as rt_opt_gemm.c's
- *   lone-panel kernel): two conversions per 24 FMAs, no shuffles; within rounding of the f32 GEMM.
+ *   lone-panel kernel): two conversions per 24 FMAs, no shuffles; within rounding of the f32 GEMM. (bf16 in
+ *   K order on a lone panel needs a broadcast per FMA, one panel per k: load-bound, 0.87-0.92x the f32 kernel
+ *   at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
  * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains.
  * The inputs are f32 as they are (not rounded to the 16-bit type: rt_opt_half_rounds_inputs is 0 here).
  * K may come as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a convolution's
@@ -29,7 +32,11 @@
 #define PAIRS(src) _mm512_loadu_si512((const void *)(src))
 #define K0_BF16(src) _mm512_castsi512_ps(_mm512_slli_epi32(PAIRS(src), 16))
 #define K1_BF16(src) _mm512_castsi512_ps(_mm512_and_si512(PAIRS(src), high))
-#define CVT8(src) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(src)))
+#define LOAD8(src) _mm256_loadu_si256((const __m256i *)(const void *)(src))
+/* 8 columns' pair words widened to (c k0, c k1) per column: fp16 by vcvtph2ps, bf16 by a zero extension and a
+ * shift */
+#define CVT8(src) _mm512_cvtph_ps(LOAD8(src))
+#define WIDEN8(src) (F16 ? CVT8(src) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(LOAD8(src)), 16)))
 /* row r's pointer to segment sg (rows past the tile's R are never read) */
 #define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
 #define DECL_ROW(r) const float *a##r = NULL;
@@ -41,12 +48,12 @@ static inline double pair_of(const float *a) {
     return d;
 }
 
-/* bf16: C[0..R)[0..nr) from P panels (b0, b1 = b0 + pk), nr <= P * 16; R <= 12 rows x P zmm. */
-RT_OPT_INLINE void ukr_bf16(const int32_t R, const int32_t P, int32_t nseg, int32_t seg, const float *const *ap,
+/* bf16: C[0..R)[0..nr) from two panels (b0, b1 = b0 + pk), nr <= 32; R <= 12 rows x 2 zmm. */
+RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap,
                             const uint16_t *b0, int64_t pk, const float *bias, float lo, float hi, float *c,
                             int32_t ldc, int32_t nr) {
     const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
-    const __m512 bias0 = _mm512_loadu_ps(bias), bias1 = P == 2 ? _mm512_loadu_ps(bias + NR) : bias0;
+    const __m512 bias0 = _mm512_loadu_ps(bias), bias1 = _mm512_loadu_ps(bias + NR);
     int32_t sg, kk, k = 0;
 #define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
     RT_R12(DECL) RT_R12(DECL_ROW)
@@ -55,7 +62,7 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, const int32_t P, int32_t nseg, int3
     if ((r) < R) {                                                                                                  \
         const __m512 s_ = _mm512_set1_ps(a##r[off]);                                                                \
         c##r##0 = _mm512_fmadd_ps((w0), s_, c##r##0);                                                              \
-        if (P == 2) c##r##1 = _mm512_fmadd_ps((w1), s_, c##r##1);                                                   \
+        c##r##1 = _mm512_fmadd_ps((w1), s_, c##r##1);                                                   \
     }
 #define STEPS(w0, w1, off) STEP(0, w0, w1, off) STEP(1, w0, w1, off) STEP(2, w0, w1, off) STEP(3, w0, w1, off) \
     STEP(4, w0, w1, off) STEP(5, w0, w1, off) STEP(6, w0, w1, off) STEP(7, w0, w1, off) STEP(8, w0, w1, off)   \
@@ -66,18 +73,18 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, const int32_t P, int32_t nseg, int3
         RT_R12(ROW)
         kk = 0;
         if (k & 1) { /* the segment starts at a pair's k1 */
-            o0 = K1_BF16(p), o1 = P == 2 ? K1_BF16(p + pk) : o0;
+            o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
             STEPS(o0, o1, 0)
             kk = 1, p += 2 * NR;
         }
         for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
-            e0 = K0_BF16(p), e1 = P == 2 ? K0_BF16(p + pk) : e0;
+            e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
             STEPS(e0, e1, kk)
-            o0 = K1_BF16(p), o1 = P == 2 ? K1_BF16(p + pk) : o0;
+            o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
             STEPS(o0, o1, kk + 1)
         }
         if (kk < seg) { /* the segment ends at a pair's k0 */
-            e0 = K0_BF16(p), e1 = P == 2 ? K0_BF16(p + pk) : e0;
+            e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
             STEPS(e0, e1, kk)
         }
     }
@@ -92,16 +99,16 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, const int32_t P, int32_t nseg, int3
     if ((r) < R) {                                                                                                  \
         float *cr = c + (int64_t)(r) * ldc;                                                                         \
         _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                             \
-        if (P == 2) _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));            \
+        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));            \
     }
         RT_R12(STORE)
 #undef STORE
     }
 }
 
-/* fp16: C[0..R)[0..nr) from one panel, nr <= 16; R <= 12 rows x 2 zmm (columns 0-7 and 8-15, each lane pair a
- * column's even-k and odd-k sums). */
-RT_OPT_INLINE void ukr_f16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+/* fp16 (F16 1), and bf16 on a lone last panel: C[0..R)[0..nr) from one panel, nr <= 16; R <= 12 rows x 2 zmm
+ * (columns 0-7 and 8-15, each lane pair a column's even-k and odd-k sums). */
+RT_OPT_INLINE void ukr_pairs(const int32_t F16, const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
                            const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const __m512 bv = _mm512_loadu_ps(bias), z = _mm512_setzero_ps();
     const __m512 bias0 = _mm512_permutex2var_ps(bv, rt_zip_lo(), z), bias1 = _mm512_permutex2var_ps(bv, rt_zip_hi(), z);
@@ -126,7 +133,7 @@ RT_OPT_INLINE void ukr_f16(const int32_t R, int32_t nseg, int32_t seg, const flo
         kk = 0;
         if (k & 1) { /* the segment starts at a pair's k1: the odd lanes only (masked: a non-finite A never meets
                       * the pair's other weight) */
-            w0 = CVT8(p), w1 = CVT8(p + NR);
+            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
 #define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0xAAAA)
             STEPS(X_ONE)
 #undef MASK_FMA
@@ -134,12 +141,12 @@ RT_OPT_INLINE void ukr_f16(const int32_t R, int32_t nseg, int32_t seg, const flo
         }
 #define MASK_FMA(w, s, acc) _mm512_fmadd_ps((w), (s), (acc))
         for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
-            w0 = CVT8(p), w1 = CVT8(p + NR);
+            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
             STEPS(X_PAIR)
         }
 #undef MASK_FMA
         if (kk < seg) { /* the segment ends at a pair's k0: the even lanes only */
-            w0 = CVT8(p), w1 = CVT8(p + NR);
+            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
 #define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0x5555)
             STEPS(X_ONE)
 #undef MASK_FMA
@@ -262,19 +269,19 @@ static void row_f16(int32_t k, const float *a, const uint16_t *b, int64_t pk, co
     }
 static void tile_bf16_2(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
                         int64_t pk, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-#define CALL(R) ukr_bf16(R, 2, nseg, seg, ap, b, pk, bias, lo, hi, c, ldc, nr)
+#define CALL(R) ukr_bf16(R, nseg, seg, ap, b, pk, bias, lo, hi, c, ldc, nr)
     CASES(CALL)
 #undef CALL
 }
-static void tile_bf16_1(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
-                        int64_t pk, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-#define CALL(R) ukr_bf16(R, 1, nseg, seg, ap, b, pk, bias, lo, hi, c, ldc, nr)
+static void tile_bf16_pairs(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                            const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+#define CALL(R) ukr_pairs(0, R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
     CASES(CALL)
 #undef CALL
 }
 static void tile_f16(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
                      const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-#define CALL(R) ukr_f16(R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
+#define CALL(R) ukr_pairs(1, R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
     CASES(CALL)
 #undef CALL
 }
@@ -304,9 +311,8 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
             if (!tab)
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
             if (f16) tile_f16(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
-            else
-                (two ? tile_bf16_2 : tile_bf16_1)(rr, nseg, seg, ap, bp, pk, bias + j * NR, p->act_min, p->act_max, ct,
-                                                  p->ldc, nr);
+            else if (two) tile_bf16_2(rr, nseg, seg, ap, bp, pk, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
+            else tile_bf16_pairs(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
         }
     }
     return 1;
