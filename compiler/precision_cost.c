@@ -32,8 +32,12 @@ static const PrecCost cost_table[COST_COUNT] = {
                   "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
     [COST_AVX512_BF16] = {"AVX512-BF16 without AMX (Zen 4/5 class)", 1, 1.5f, 1.8f, 0.9f, 1.2f, {0}, {0},
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
-    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.9f, 1.1f, 0.9f, 1.1f, {0}, {0},
-                     "16-bit weights widened in registers, f32 FMAs"},
+    /* Intel Xeon (Ice Lake class, AVX-512 + VNNI, no BF16/AMX), generic, f32 activations, rt_opt_gemm16_avx512.c;
+     * digits, ResNet, ViT, BERT, interleaved A/B in one process, thread CPU time, medians of 15, 2026-11-30,
+     * load ~10 (docs/precision-avx512.md) */
+    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.92f, 1.15f, 0.86f, 1.03f, {0}, {0},
+                     "no 16-bit arithmetic: 16-bit weights stored, widened in zmm registers, f32 FMAs on the f32 "
+                     "inputs"},
     [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.82f, 1.00f, 0.81f, 1.00f,
                    {0.61f, 0.63f}, {0.84f, 0.76f},
                    "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs on the f32 "

@@ -321,7 +321,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
     if (p->slot_bytes < rt_opt_fc_half_scratch(type, p->m, p->n, k)) { /* short: a path that needs none */
 #if defined(RT_OPT_HALF_F32_AVX2)
-        if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return;
+        if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return;
 #endif
         fc_half_lean(p, type, a, packed_b, bias, c);
         return;
@@ -339,7 +339,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     }
 #endif
 #if defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_AVX512)
-    if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return; /* no 16-bit arithmetic: f32 FMAs */
+    if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return; /* no 16-bit arithmetic: f32 FMAs */
 #endif
 #if defined(RT_OPT_AVX512)
     {
@@ -359,7 +359,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     }
 #else
 #if defined(RT_OPT_AVX2) && defined(__FMA__)
-    if (rt_opt_fc_half_avx2(p, type, a, packed_b, bias, c)) return;
+    if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return;
 #endif
     {
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
@@ -591,7 +591,7 @@ static void conv_half_task(void *v, int t) {
                 for (s = 0; s < rows; s += n) {
                     n = rows - s < (int32_t)sub ? rows - s : (int32_t)sub;
                     rt_opt_conv_rows_f32(p, in, m0 + s, n, dst, tab16, zero16);
-                    rt_opt_gemm16_rows_avx2(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
+                    RT_OPT_GEMM16_ROWS_F32(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
                                             (const float *)j->bias, out + (int64_t)s * oc);
                 }
                 a = NULL; /* done */
@@ -604,7 +604,7 @@ static void conv_half_task(void *v, int t) {
             if (a) { /* NULL: a bf16 block already done */
 #if defined(RT_OPT_HALF_F32_AVX2)
                 /* 16-bit storage, f32 arithmetic: the block (or the direct rows) read as they are */
-                if (rt_opt_fc_half_avx2(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
+                if (RT_OPT_FC_HALF_F32(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
                     a = NULL;
 #endif
                 if (a) rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);

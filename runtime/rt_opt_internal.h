@@ -674,6 +674,23 @@ int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m
                             const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
                             float *c);
 #endif
+/* The same kernels with zmm registers on AVX-512 builds without AVX512-BF16 (rt_opt_gemm16_avx512.c; F16C for
+ * fp16, which every AVX-512 CPU has): same arguments and results (bf16 bit for bit the f32 GEMM's on the
+ * widened weights from two rows on, fp16 within rounding). RT_OPT_FC_HALF_F32 / RT_OPT_GEMM16_ROWS_F32 name
+ * the ones a build takes (the callers in rt_opt_gemm_half.c, rt_opt_typed.c). Need no scratch. */
+#if defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_AVX512) && defined(__F16C__)
+#define RT_OPT_GEMM16_AVX512 1
+int rt_opt_fc_half_avx512(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                          const float *bias, float *c);
+int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                              const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
+                              float *c);
+#define RT_OPT_FC_HALF_F32 rt_opt_fc_half_avx512
+#define RT_OPT_GEMM16_ROWS_F32 rt_opt_gemm16_rows_avx512
+#elif defined(RT_OPT_HALF_F32_AVX2)
+#define RT_OPT_FC_HALF_F32 rt_opt_fc_half_avx2
+#define RT_OPT_GEMM16_ROWS_F32 rt_opt_gemm16_rows_avx2
+#endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR
  * floats); returns the columns they hold. */

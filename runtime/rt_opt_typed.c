@@ -234,7 +234,7 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
             if (direct16) rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa);
 #if defined(RT_OPT_HALF_F32_AVX2)
             /* 16-bit storage, f32 arithmetic: A read as it is (widened, or f32), no rounded copy */
-            else if (rt_opt_fc_half_avx2(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb)) {
+            else if (RT_OPT_FC_HALF_F32(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb)) {
             }
 #endif
             else rt_opt_fc_half(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb, rest);

@@ -17,8 +17,8 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 
 UNITS = [("test_opt_kernels", 300), ("test_conv_kernels", 300), ("test_typed_kernels", 100),
-         ("test_attention_kernels", 60), ("test_cnn_ops_kernels", 300), ("test_lstm_kernels", 200),
-         ("test_fc_hybrid", 1)]
+         ("test_attention_kernels", 60), ("test_gemm16_kernels", 100), ("test_cnn_ops_kernels", 300),
+         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1)]
 BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")]
 # Every unit with gcc -O3 and gcc + ASan/UBSan; clang -O2 for test_opt_kernels in make test, for the
 # others in make test-full (about a minute of CPU each).

@@ -1,0 +1,340 @@
+/* rt_opt_gemm16_avx512.c - FULLY_CONNECTED and CONV_2D with 16-bit float weights (bf16 / fp16) on AVX-512 CPUs
+ * without 16-bit arithmetic (no AVX512-BF16, AVX512-FP16 or AMX: Intel Ice Lake / Cascade Lake / Skylake-SP
+ * Xeons): 16-bit storage, f32 arithmetic, as rt_opt_gemm16_avx2.c / rt_opt_gemm16_rows_avx2.c on AVX2, with
+ * zmm registers (32 of them, 16 floats each) as the f32 GEMM here (rt_opt_gemm.c's RT_OPT_INDIRECT kernels).
+ * The weights are the packed panels ([K2][16][2] pair words per 16-column panel, rt_opt_gemm_half.c): one
+ * k pair of a panel is 64 bytes, one zmm. They are widened in registers; no scratch:
+ * - bf16: tiles of up to 12 rows x 32 columns (two panels, 24 accumulators): k0's 16 floats of a panel are
+ *   its pair words shifted left by 16, k1's the pair words AND 0xffff0000; each column's sum runs from the
+ *   bias through K in order, one FMA per product: rt_opt_gemm.c's f32 tiles on the widened weights, bit for
+ *   bit (two integer ops per 24 FMAs of a 12-row tile).
+ * - fp16, and bf16 on a lone last panel: tiles of up to 12 rows x 16 columns (one panel): vcvtph2ps (bf16: a zero
+ *   extension and a shift) of 8 columns' pair words gives (c k0, c
+ *   k1) per column, FMAed by the input pair (a[k], a[k+1]) broadcast (vbroadcastsd), so each column keeps an
+ *   even-k and an odd-k partial sum (the bias in the even lanes), added at the store (as rt_opt_gemm.c's
+ *   lone-panel kernel): two conversions per 24 FMAs, no shuffles; within rounding of the f32 GEMM. (bf16 in
+ *   K order on a lone panel needs a broadcast per FMA, one panel per k: load-bound, 0.87-0.92x the f32 kernel
+ *   at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
+ * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains.
+ * The inputs are f32 as they are (not rounded to the 16-bit type: rt_opt_half_rounds_inputs is 0 here).
+ * K may come as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a convolution's
+ * patch rows read in place: rt_opt_conv_rows_f32); a segment may start at an odd k (its first value takes the
+ * k1 half of its pair) and end at an even one (its last value the k0 half). */
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+
+#if defined(RT_OPT_GEMM16_AVX512)
+
+#define NR RT_OPT_NR
+#define PAIRS(src) _mm512_loadu_si512((const void *)(src))
+#define K0_BF16(src) _mm512_castsi512_ps(_mm512_slli_epi32(PAIRS(src), 16))
+#define K1_BF16(src) _mm512_castsi512_ps(_mm512_and_si512(PAIRS(src), high))
+#define LOAD8(src) _mm256_loadu_si256((const __m256i *)(const void *)(src))
+/* 8 columns' pair words widened to (c k0, c k1) per column: fp16 by vcvtph2ps, bf16 by a zero extension and a
+ * shift */
+#define CVT8(src) _mm512_cvtph_ps(LOAD8(src))
+#define WIDEN8(src) (F16 ? CVT8(src) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(LOAD8(src)), 16)))
+/* row r's pointer to segment sg (rows past the tile's R are never read) */
+#define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
+#define DECL_ROW(r) const float *a##r = NULL;
+
+/* (a[0], a[1]) as one double's bits, for vbroadcastsd */
+static inline double pair_of(const float *a) {
+    double d;
+    memcpy(&d, a, sizeof d);
+    return d;
+}
+
+/* bf16: C[0..R)[0..nr) from two panels (b0, b1 = b0 + pk), nr <= 32; R <= 12 rows x 2 zmm. */
+RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap,
+                            const uint16_t *b0, int64_t pk, const float *bias, float lo, float hi, float *c,
+                            int32_t ldc, int32_t nr) {
+    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
+    const __m512 bias0 = _mm512_loadu_ps(bias), bias1 = _mm512_loadu_ps(bias + NR);
+    int32_t sg, kk, k = 0;
+#define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
+    RT_R12(DECL) RT_R12(DECL_ROW)
+#undef DECL
+#define STEP(r, w0, w1, off)                                                                                        \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s_ = _mm512_set1_ps(a##r[off]);                                                                \
+        c##r##0 = _mm512_fmadd_ps((w0), s_, c##r##0);                                                              \
+        c##r##1 = _mm512_fmadd_ps((w1), s_, c##r##1);                                                   \
+    }
+#define STEPS(w0, w1, off) STEP(0, w0, w1, off) STEP(1, w0, w1, off) STEP(2, w0, w1, off) STEP(3, w0, w1, off) \
+    STEP(4, w0, w1, off) STEP(5, w0, w1, off) STEP(6, w0, w1, off) STEP(7, w0, w1, off) STEP(8, w0, w1, off)   \
+    STEP(9, w0, w1, off) STEP(10, w0, w1, off) STEP(11, w0, w1, off)
+    for (sg = 0; sg < nseg; sg++, k += seg) {
+        const uint16_t *p = b0 + (int64_t)(k / 2) * 2 * NR; /* the pair of k */
+        __m512 e0, e1, o0, o1;
+        RT_R12(ROW)
+        kk = 0;
+        if (k & 1) { /* the segment starts at a pair's k1 */
+            o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
+            STEPS(o0, o1, 0)
+            kk = 1, p += 2 * NR;
+        }
+        for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
+            e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
+            STEPS(e0, e1, kk)
+            o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
+            STEPS(o0, o1, kk + 1)
+        }
+        if (kk < seg) { /* the segment ends at a pair's k0 */
+            e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
+            STEPS(e0, e1, kk)
+        }
+    }
+#undef STEPS
+#undef STEP
+    {
+        const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+        const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+        const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+        /* max/min operand order keeps NaN as rt_clamp_f32 does */
+#define STORE(r)                                                                                                    \
+    if ((r) < R) {                                                                                                  \
+        float *cr = c + (int64_t)(r) * ldc;                                                                         \
+        _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                             \
+        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));            \
+    }
+        RT_R12(STORE)
+#undef STORE
+    }
+}
+
+/* fp16 (F16 1), and bf16 on a lone last panel: C[0..R)[0..nr) from one panel, nr <= 16; R <= 12 rows x 2 zmm
+ * (columns 0-7 and 8-15, each lane pair a column's even-k and odd-k sums). */
+RT_OPT_INLINE void ukr_pairs(const int32_t F16, const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                           const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+    const __m512 bv = _mm512_loadu_ps(bias), z = _mm512_setzero_ps();
+    const __m512 bias0 = _mm512_permutex2var_ps(bv, rt_zip_lo(), z), bias1 = _mm512_permutex2var_ps(bv, rt_zip_hi(), z);
+    int32_t sg, kk, k = 0;
+#define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
+    RT_R12(DECL) RT_R12(DECL_ROW)
+#undef DECL
+#define STEP(r, X)                                                                                                  \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s_ = X(a##r);                                                                                  \
+        c##r##0 = MASK_FMA(w0, s_, c##r##0);                                                                        \
+        c##r##1 = MASK_FMA(w1, s_, c##r##1);                                                                        \
+    }
+#define STEPS(X) STEP(0, X) STEP(1, X) STEP(2, X) STEP(3, X) STEP(4, X) STEP(5, X) STEP(6, X) STEP(7, X) STEP(8, X) \
+    STEP(9, X) STEP(10, X) STEP(11, X)
+#define X_PAIR(ar) _mm512_castpd_ps(_mm512_set1_pd(pair_of(ar + kk)))
+#define X_ONE(ar) _mm512_set1_ps(ar[kk])
+    for (sg = 0; sg < nseg; sg++, k += seg) {
+        const uint16_t *p = b + (int64_t)(k / 2) * 2 * NR;
+        __m512 w0, w1;
+        RT_R12(ROW)
+        kk = 0;
+        if (k & 1) { /* the segment starts at a pair's k1: the odd lanes only (masked: a non-finite A never meets
+                      * the pair's other weight) */
+            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
+#define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0xAAAA)
+            STEPS(X_ONE)
+#undef MASK_FMA
+            kk = 1, p += 2 * NR;
+        }
+#define MASK_FMA(w, s, acc) _mm512_fmadd_ps((w), (s), (acc))
+        for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
+            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
+            STEPS(X_PAIR)
+        }
+#undef MASK_FMA
+        if (kk < seg) { /* the segment ends at a pair's k0: the even lanes only */
+            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
+#define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0x5555)
+            STEPS(X_ONE)
+#undef MASK_FMA
+        }
+    }
+#undef X_ONE
+#undef X_PAIR
+#undef STEPS
+#undef STEP
+    {
+        const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+        const __m512i iev = rt_unzip_even(), iod = rt_unzip_odd();
+        const __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+#define STORE(r)                                                                                                    \
+    if ((r) < R)                                                                                                    \
+        _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m,                                                            \
+                              _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(_mm512_permutex2var_ps(c##r##0, iev, c##r##1), \
+                                                                                  _mm512_permutex2var_ps(c##r##0, iod, c##r##1)))));
+        RT_R12(STORE)
+#undef STORE
+    }
+}
+#undef DECL_ROW
+#undef ROW
+
+/* bf16, one row (GEMV) against 4 full panels (pk halves apart): the k0 and k1 products of each panel in their
+ * own chains (eight), added at the store. */
+static void row_bf16(int32_t k, const float *a, const uint16_t *b, int64_t pk, const float *bias, float lo, float hi,
+                     float *c) {
+    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), z = _mm512_setzero_ps();
+    __m512 e0 = _mm512_loadu_ps(bias), e1 = _mm512_loadu_ps(bias + NR), e2 = _mm512_loadu_ps(bias + 2 * NR);
+    __m512 e3 = _mm512_loadu_ps(bias + 3 * NR), o0 = z, o1 = z, o2 = z, o3 = z;
+    int32_t kk;
+    const uint16_t *p = b;
+    for (kk = 0; kk + 1 < k; kk += 2, p += 2 * NR) {
+        const __m512 x0 = _mm512_set1_ps(a[kk]), x1 = _mm512_set1_ps(a[kk + 1]);
+        e0 = _mm512_fmadd_ps(K0_BF16(p), x0, e0);
+        o0 = _mm512_fmadd_ps(K1_BF16(p), x1, o0);
+        e1 = _mm512_fmadd_ps(K0_BF16(p + pk), x0, e1);
+        o1 = _mm512_fmadd_ps(K1_BF16(p + pk), x1, o1);
+        e2 = _mm512_fmadd_ps(K0_BF16(p + 2 * pk), x0, e2);
+        o2 = _mm512_fmadd_ps(K1_BF16(p + 2 * pk), x1, o2);
+        e3 = _mm512_fmadd_ps(K0_BF16(p + 3 * pk), x0, e3);
+        o3 = _mm512_fmadd_ps(K1_BF16(p + 3 * pk), x1, o3);
+    }
+    if (kk < k) {
+        const __m512 x0 = _mm512_set1_ps(a[kk]);
+        e0 = _mm512_fmadd_ps(K0_BF16(p), x0, e0);
+        e1 = _mm512_fmadd_ps(K0_BF16(p + pk), x0, e1);
+        e2 = _mm512_fmadd_ps(K0_BF16(p + 2 * pk), x0, e2);
+        e3 = _mm512_fmadd_ps(K0_BF16(p + 3 * pk), x0, e3);
+    }
+    _mm512_storeu_ps(c, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(e0, o0))));
+    _mm512_storeu_ps(c + NR, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(e1, o1))));
+    _mm512_storeu_ps(c + 2 * NR, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(e2, o2))));
+    _mm512_storeu_ps(c + 3 * NR, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(e3, o3))));
+}
+
+/* fp16, one row against 2 full panels: four conversions a k pair, each FMAed by the broadcast input pair into its
+ * own chain, and a second set of chains for alternate pairs (eight chains). */
+static void row_f16(int32_t k, const float *a, const uint16_t *b, int64_t pk, const float *bias, float lo, float hi,
+                    float *c) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), z = _mm512_setzero_ps();
+    const __m512i ilo = rt_zip_lo(), ihi = rt_zip_hi(), iev = rt_unzip_even(), iod = rt_unzip_odd();
+    const __m512 bv = _mm512_loadu_ps(bias), bw = _mm512_loadu_ps(bias + NR);
+    __m512 s0 = _mm512_permutex2var_ps(bv, ilo, z), s1 = _mm512_permutex2var_ps(bv, ihi, z);
+    __m512 s2 = _mm512_permutex2var_ps(bw, ilo, z), s3 = _mm512_permutex2var_ps(bw, ihi, z);
+    __m512 t0 = z, t1 = z, t2 = z, t3 = z;
+    int32_t kk, pairs = k / 2;
+    const uint16_t *p = b;
+    for (kk = 0; kk + 1 < pairs; kk += 2, p += 4 * NR) {
+        const __m512 x = _mm512_castpd_ps(_mm512_set1_pd(pair_of(a + 2 * kk)));
+        const __m512 y = _mm512_castpd_ps(_mm512_set1_pd(pair_of(a + 2 * kk + 2)));
+        s0 = _mm512_fmadd_ps(CVT8(p), x, s0);
+        s1 = _mm512_fmadd_ps(CVT8(p + NR), x, s1);
+        s2 = _mm512_fmadd_ps(CVT8(p + pk), x, s2);
+        s3 = _mm512_fmadd_ps(CVT8(p + pk + NR), x, s3);
+        t0 = _mm512_fmadd_ps(CVT8(p + 2 * NR), y, t0);
+        t1 = _mm512_fmadd_ps(CVT8(p + 3 * NR), y, t1);
+        t2 = _mm512_fmadd_ps(CVT8(p + pk + 2 * NR), y, t2);
+        t3 = _mm512_fmadd_ps(CVT8(p + pk + 3 * NR), y, t3);
+    }
+    for (; kk < pairs; kk++, p += 2 * NR) {
+        const __m512 x = _mm512_castpd_ps(_mm512_set1_pd(pair_of(a + 2 * kk)));
+        s0 = _mm512_fmadd_ps(CVT8(p), x, s0);
+        s1 = _mm512_fmadd_ps(CVT8(p + NR), x, s1);
+        s2 = _mm512_fmadd_ps(CVT8(p + pk), x, s2);
+        s3 = _mm512_fmadd_ps(CVT8(p + pk + NR), x, s3);
+    }
+    if (k & 1) { /* the last pair's k1 is past the row (a zero weight): the even lanes only */
+        const __m512 x = _mm512_set1_ps(a[k - 1]);
+        s0 = _mm512_mask3_fmadd_ps(CVT8(p), x, s0, (__mmask16)0x5555);
+        s1 = _mm512_mask3_fmadd_ps(CVT8(p + NR), x, s1, (__mmask16)0x5555);
+        s2 = _mm512_mask3_fmadd_ps(CVT8(p + pk), x, s2, (__mmask16)0x5555);
+        s3 = _mm512_mask3_fmadd_ps(CVT8(p + pk + NR), x, s3, (__mmask16)0x5555);
+    }
+    s0 = _mm512_add_ps(s0, t0), s1 = _mm512_add_ps(s1, t1), s2 = _mm512_add_ps(s2, t2), s3 = _mm512_add_ps(s3, t3);
+    _mm512_storeu_ps(c, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(_mm512_permutex2var_ps(s0, iev, s1),
+                                                                            _mm512_permutex2var_ps(s0, iod, s1)))));
+    _mm512_storeu_ps(c + NR, _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(_mm512_permutex2var_ps(s2, iev, s3),
+                                                                                 _mm512_permutex2var_ps(s2, iod, s3)))));
+}
+
+/* One tile of `rows` rows (1..12) through the kernel compiled for that many rows. */
+#define CASES(CALL)                                                                                                 \
+    switch (rows) {                                                                                                 \
+    case 1: CALL(1); break;                                                                                         \
+    case 2: CALL(2); break;                                                                                         \
+    case 3: CALL(3); break;                                                                                         \
+    case 4: CALL(4); break;                                                                                         \
+    case 5: CALL(5); break;                                                                                         \
+    case 6: CALL(6); break;                                                                                         \
+    case 7: CALL(7); break;                                                                                         \
+    case 8: CALL(8); break;                                                                                         \
+    case 9: CALL(9); break;                                                                                         \
+    case 10: CALL(10); break;                                                                                       \
+    case 11: CALL(11); break;                                                                                       \
+    default: CALL(12); break;                                                                                       \
+    }
+static void tile_bf16_2(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                        int64_t pk, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+#define CALL(R) ukr_bf16(R, nseg, seg, ap, b, pk, bias, lo, hi, c, ldc, nr)
+    CASES(CALL)
+#undef CALL
+}
+static void tile_bf16_pairs(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                            const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+#define CALL(R) ukr_pairs(0, R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
+    CASES(CALL)
+#undef CALL
+}
+static void tile_f16(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                     const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+#define CALL(R) ukr_pairs(1, R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
+    CASES(CALL)
+#undef CALL
+}
+#undef CASES
+
+#define MR_DIRECT 8 /* rows of a bf16 two-panel tile over contiguous rows (as rt_opt_gemm.c's f32 tiles) */
+#define MR_TAB 12   /* over a row table, and every one-panel tile */
+
+int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                              const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
+                              float *c) {
+    const int32_t seg = p->k / nseg, f16 = type == RT_F16;
+    const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR; /* halves of a panel */
+    const float *rows[MR_TAB];
+    int32_t i, j, r, rr, step;
+    /* panel-outer: one (bf16: two) packed panels stay in cache while the rows stream past them */
+    for (j = 0; j * NR < p->n; j += step) {
+        const uint16_t *bp = packed_b + j * pk;
+        const int32_t two = !f16 && (j + 1) * NR < p->n, nr = p->n - j * NR < (two + 1) * NR ? p->n - j * NR : (two + 1) * NR;
+        const int32_t mr = two && !tab ? MR_DIRECT : MR_TAB;
+        int32_t tiles = (m + mr - 1) / mr;
+        step = two ? 2 : 1;
+        for (i = 0; i < m; i += rr, tiles--) {
+            const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
+            float *ct = c + (int64_t)i * p->ldc + j * NR;
+            rr = rt_opt_even_rows(m - i, tiles);
+            if (!tab)
+                for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
+            if (f16) tile_f16(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
+            else if (two) tile_bf16_2(rr, nseg, seg, ap, bp, pk, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
+            else tile_bf16_pairs(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
+        }
+    }
+    return 1;
+}
+
+int rt_opt_fc_half_avx512(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                          const float *bias, float *c) {
+    /* one row (GEMV): four full panels (bf16) or two (fp16) at a time (eight FMA chains); the rest, and two rows
+     * or more, by the row tiles above */
+    const int64_t pk = (int64_t)(p->k + 1) / 2 * NR * 2;
+    const int32_t group = type == RT_F16 ? 2 : 4;
+    int32_t j = 0;
+    rt_opt_gemm_params q = *p;
+    if (p->m == 1)
+        for (; (j + group) * NR <= p->n; j += group)
+            (type == RT_F16 ? row_f16 : row_bf16)(p->k, a, packed_b + j * pk, pk, bias + j * NR, p->act_min,
+                                                  p->act_max, c + j * NR);
+    if (j * NR >= p->n) return 1;
+    q.n = p->n - j * NR;
+    return rt_opt_gemm16_rows_avx512(&q, type, p->m, a, NULL, 1, packed_b + j * pk, bias + j * NR, c + j * NR);
+}
+
+#else
+typedef int rt_opt_gemm16_avx512_unused; /* ISO C: a translation unit is not empty */
+#endif

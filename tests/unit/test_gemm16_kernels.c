@@ -1,0 +1,182 @@
+/* test_gemm16_kernels.c - the 16-bit-storage, f32-arithmetic GEMMs (bf16 / fp16 weights, f32 inputs as they are)
+ * that a build takes where it has no 16-bit arithmetic: RT_OPT_GEMM16_ROWS_F32 / RT_OPT_FC_HALF_F32 (AVX-512
+ * without AVX512-BF16: rt_opt_gemm16_avx512.c; AVX2 + FMA: rt_opt_gemm16_avx2.c, rt_opt_gemm16_rows_avx2.c)
+ * against a scalar oracle on the widened weights: bf16 from two rows on (and every row tile) bit for bit the sum
+ * from the bias through K in order, one fused product at a time (the f32 GEMM's order; on AVX-512 not in a lone
+ * last panel, which keeps even-k and odd-k sums as the f32 GEMM's does there); fp16 and the one-row
+ * kernels (GEMV: partial sums) within rounding. Random shapes: rows 1-40 (every tile size and split), partial
+ * panels (tails of 1-15 columns), odd K, K in segments of odd lengths through a row table (a segment starting
+ * at a pair's k1), the one-row kernels' groups of panels with a tail after them. And rt_opt_fc_half with no
+ * scratch (the f32-activation plan's room) on every build. The seed is printed; MPCC_SEED=<n> reproduces a run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpcc_rt.h"
+#include "rt_opt.h"
+#include "rt_opt_internal.h"
+#include "sched_pack.h"
+
+#include "unit_check.h"
+
+#if defined(RT_OPT_GEMM16_AVX512)
+#define RT_OPT_LONE_PAIRS 1
+#else
+#define RT_OPT_LONE_PAIRS 0
+#endif
+
+typedef struct {
+    int32_t m, n, k, nseg, type, stride;
+    float *a, *bias, *wf, *got, *want, *mag;
+    const float **tab;
+    uint16_t *w, *pw;
+} problem;
+
+/* A random problem: 16-bit weights (and their exact floats), f32 inputs in [-2, 2], each row's nseg segments
+ * scattered within its 2 * stride values (tab), poisoned outputs. */
+static void make(problem *q, int32_t m, int32_t n, int32_t k, int32_t nseg, int32_t type) {
+    const int32_t np = (n + 15) / 16 * 16, k2 = (k + 1) / 2, seg = k / nseg;
+    q->m = m, q->n = n, q->k = k, q->nseg = nseg, q->type = type, q->stride = k + rnd_in(0, 9);
+    q->a = malloc(sizeof(float) * (size_t)(m * q->stride * 2));
+    q->bias = malloc(sizeof(float) * (size_t)np);
+    q->wf = malloc(sizeof(float) * (size_t)(n * k));
+    q->got = malloc(sizeof(float) * (size_t)(m * n));
+    q->want = malloc(sizeof(float) * (size_t)(m * n));
+    q->mag = malloc(sizeof(float) * (size_t)(m * n));
+    q->tab = malloc(sizeof(float *) * (size_t)(m * nseg));
+    q->w = malloc(sizeof(uint16_t) * (size_t)(n * k));
+    q->pw = malloc(sizeof(uint16_t) * (size_t)(np * 2 * k2));
+    for (int i = 0; i < m * q->stride * 2; i++) q->a[i] = rnd_f();
+    for (int r = 0; r < m; r++)
+        for (int sg = 0; sg < nseg; sg++)
+            q->tab[r * nseg + sg] = q->a + (int64_t)r * 2 * q->stride + rnd_in(0, 2 * q->stride - seg);
+    for (int i = 0; i < n * k; i++) {
+        q->w[i] = type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
+        q->wf[i] = type == RT_BF16 ? rt_bf16_to_f32(q->w[i]) : rt_f16_to_f32(q->w[i]);
+    }
+    for (int i = 0; i < np; i++) q->bias[i] = i < n ? rnd_f() : 0.0f;
+    sched_pack_half(q->w, n, k, q->pw);
+    for (int i = 0; i < m * n; i++) q->got[i] = NAN;
+}
+
+static void drop(problem *q) {
+    free(q->a), free(q->bias), free(q->wf), free(q->got), free(q->want), free(q->mag), free(q->tab), free(q->w),
+        free(q->pw);
+}
+
+/* The oracle: row r's k-th input (through the table or contiguous, lda = stride, optionally rounded to the 16-bit
+ * type), sums from the bias through K in order, one fmaf each, clamped to [-2.5, 3]; mag: the sum of |terms|. */
+static void oracle(problem *q, int use_tab, int round_inputs) {
+    const int32_t seg = q->k / q->nseg;
+    for (int r = 0; r < q->m; r++)
+        for (int j = 0; j < q->n; j++) {
+            float s = q->bias[j], g = fabsf(q->bias[j]);
+            for (int kk = 0; kk < q->k; kk++) {
+                float x = use_tab ? q->tab[r * q->nseg + kk / seg][kk % seg] : q->a[(int64_t)r * q->stride + kk];
+                if (round_inputs) x = q->type == RT_BF16 ? rt_bf16_to_f32(rt_f32_to_bf16(x)) : rt_f16_to_f32(rt_f32_to_f16(x));
+                s = fmaf(x, q->wf[(int64_t)j * q->k + kk], s);
+                g += fabsf(x * q->wf[(int64_t)j * q->k + kk]);
+            }
+            q->want[r * q->n + j] = fminf(3.0f, fmaxf(-2.5f, s));
+            q->mag[r * q->n + j] = g;
+        }
+}
+
+/* Values of got that differ from want: bit for bit when exact (except a lone last panel's columns on AVX-512: an
+ * even-k and an odd-k sum, as the f32 GEMM's lone panel), else beyond rounding (max_err_over_bound). */
+static int64_t differ(const problem *q, int exact) {
+    int64_t d = 0;
+    const int32_t panels = (q->n + 15) / 16;
+    for (int i = 0; i < q->m * q->n; i++)
+        d += exact && !(RT_OPT_LONE_PAIRS && panels % 2 && i % q->n / 16 == panels - 1) ? memcmp(&q->got[i], &q->want[i], sizeof(float)) != 0
+                   : !(max_err_over_bound(&q->got[i], &q->want[i], &q->mag[i], 1, q->k) <= 1.0);
+    return d;
+}
+
+static rt_opt_gemm_params params(const problem *q) {
+    rt_opt_gemm_params g;
+    memset(&g, 0, sizeof g);
+    g.m = q->m, g.n = q->n, g.k = q->k, g.lda = q->stride, g.ldc = q->n, g.act_min = -2.5f, g.act_max = 3.0f;
+    return g;
+}
+
+/* The row GEMM over a row table (or contiguous rows): every row count 1-40, tails, odd segments. */
+static void test_rows(void) {
+#if defined(RT_OPT_GEMM16_ROWS_F32)
+    char msg[200];
+    for (int t = 0; t < 60; t++) {
+        const int32_t m = t < 24 ? 1 + t / 2 : rnd_in(1, 40), n = t % 3 == 0 ? 16 * rnd_in(1, 5) : rnd_in(1, 90);
+        const int32_t nseg = rnd_in(1, 5), k = nseg * rnd_in(1, 19), type = t % 2 ? RT_F16 : RT_BF16, use_tab = t % 4 < 3;
+        problem q;
+        make(&q, m, n, k, nseg, type);
+        rt_opt_gemm_params g = params(&q);
+        int ran = RT_OPT_GEMM16_ROWS_F32(&g, type, m, q.a, use_tab ? q.tab : NULL, use_tab ? nseg : 1, q.pw, q.bias, q.got);
+        oracle(&q, use_tab, 0);
+        int64_t d = differ(&q, type == RT_BF16);
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d = %d x %d%s: %lld of %d values differ", type == RT_BF16 ? "bf16" : "f16",
+                 m, n, k, nseg, k / nseg, use_tab ? "" : " (rows)", (long long)d, m * n);
+        check(ran && d == 0, "gemm16 rows = K-order sums on the widened weights", msg);
+        drop(&q);
+    }
+#else
+    printf("SKIP gemm16 rows: no 16-bit-storage f32 kernels in this build\n");
+#endif
+}
+
+/* The FC entry: one row (the GEMV groups of four / two panels and the panels after them) and more rows, odd K. */
+static void test_fc(void) {
+#if defined(RT_OPT_FC_HALF_F32)
+    char msg[200];
+    for (int t = 0; t < 48; t++) {
+        const int32_t m = t < 32 ? 1 : rnd_in(2, 40);
+        const int32_t n = t % 4 == 0 ? 64 * rnd_in(1, 3) : t % 4 == 1 ? 32 * rnd_in(1, 3) + rnd_in(1, 31) : rnd_in(1, 150);
+        const int32_t k = t % 3 == 0 ? 2 * rnd_in(0, 60) + 1 : rnd_in(1, 130), type = t % 2 ? RT_F16 : RT_BF16;
+        problem q;
+        make(&q, m, n, k, 1, type);
+        q.stride = k; /* contiguous rows */
+        rt_opt_gemm_params g = params(&q);
+        int ran = RT_OPT_FC_HALF_F32(&g, type, q.a, q.pw, q.bias, q.got);
+        oracle(&q, 0, 0);
+        /* bf16 from two rows on: the K-order sums bit for bit; the GEMV (partial sums) and fp16 within rounding */
+        const int exact = type == RT_BF16 && m > 1;
+        int64_t d = differ(&q, exact);
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d: %lld of %d values differ%s", type == RT_BF16 ? "bf16" : "f16", m, n,
+                 k, (long long)d, m * n, exact ? "" : " (beyond rounding)");
+        check(ran && d == 0, "fc 16-bit storage f32 kernel vs K-order sums", msg);
+        drop(&q);
+    }
+#else
+    printf("SKIP fc 16-bit storage: no 16-bit-storage f32 kernels in this build\n");
+#endif
+}
+
+/* rt_opt_fc_half with no scratch (what the f32-activation plan gives): within rounding of the oracle on the inputs
+ * as the build takes them (rounded where rt_opt_half_rounds_inputs), on every build. */
+static void test_fc_half_no_scratch(void) {
+    char msg[200];
+    for (int t = 0; t < 16; t++) {
+        const int32_t m = t < 4 ? 1 : rnd_in(1, 40), n = rnd_in(1, 100), k = rnd_in(1, 90), type = t % 2 ? RT_F16 : RT_BF16;
+        problem q;
+        make(&q, m, n, k, 1, type);
+        q.stride = k;
+        rt_opt_gemm_params g = params(&q);
+        g.slot_bytes = 0;
+        rt_opt_fc_half(&g, type, q.a, q.pw, q.bias, q.got, NULL);
+        oracle(&q, 0, rt_opt_half_rounds_inputs(type));
+        int64_t d = differ(&q, 0);
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d: %lld of %d values beyond rounding", type == RT_BF16 ? "bf16" : "f16",
+                 m, n, k, (long long)d, m * n);
+        check(d == 0, "fc_half, no scratch, vs K-order sums", msg);
+        drop(&q);
+    }
+}
+
+int main(void) {
+    unit_seed(20261130ULL, rt_opt_isa());
+    test_rows();
+    test_fc();
+    test_fc_half_no_scratch();
+    printf("%d passed, %d failed\n", passes, failures);
+    return failures != 0;
+}
