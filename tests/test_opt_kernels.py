@@ -6,12 +6,14 @@ in tests/unit/test_cnn_ops_kernels.c, the int8 LSTM's in tests/unit/test_lstm_ke
 ASan+UBSan (the AVX-512 paths' memory and alignment). (`make unit` runs the same checks on the portable
 path under ASan+UBSan.)"""
 
+import hashlib
 import os
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from mpcc_paths import BUILD_DIR, ROOT
+from mpcc_paths import BUILD_DIR, ROOT, BuildLock
 
 INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
@@ -28,12 +30,11 @@ CASES = [pytest.param(cc, opt, unit, n, marks=pytest.mark.full) if cc == "clang"
 
 @pytest.mark.parametrize("cc,opt,unit,min_checks", CASES)
 def test_opt_kernels_native(cc, opt, unit, min_checks):
-    srcs = ["compiler/passes/sched_pack.c", "compiler/passes/sched_float_rq.c"] + \
-        [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels") for p in sorted((ROOT / d).glob("*.c"))]
+    flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", *opt.split(), "-march=native", *INC, '-DMPCC_VERSION="test"']
+    objs = _runtime_objects(cc, flags)
     exe = BUILD_DIR / "unit" / f"{unit}-{cc}-native{'-san' if 'sanitize' in opt else ''}"
     exe.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", *opt.split(), "-march=native", *INC,
-                           '-DMPCC_VERSION="test"', "-o", str(exe), f"tests/unit/{unit}.c", *srcs, "-lm"],
+    proc = subprocess.run([cc, *flags, "-o", str(exe), f"tests/unit/{unit}.c", *objs, "-lm"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     seed = os.environ.get("MPCC_SEED", "20261123")
@@ -44,3 +45,29 @@ def test_opt_kernels_native(cc, opt, unit, min_checks):
     fails = [l for l in lines if l.startswith("FAIL")]
     assert proc.returncode == 0 and not fails, "\n".join(fails[:20])
     assert sum(l.startswith("PASS") for l in lines) > min_checks
+
+
+def _runtime_objects(cc, flags):
+    """The runtime's objects (and the two packing files the units call) built once per compiler and flag set,
+    shared by every unit of that build: cached under build/unit/rt-<hash>/, the hash over the flags and every
+    source and header they can include, so a changed file rebuilds them."""
+    srcs = ["compiler/passes/sched_pack.c", "compiler/passes/sched_float_rq.c"] + \
+        [str(p.relative_to(ROOT)) for d in ("runtime", "runtime/kernels") for p in sorted((ROOT / d).glob("*.c"))]
+    h = hashlib.sha256(repr((cc, flags)).encode())
+    for d in ("runtime", "runtime/kernels", "runtime/arm64", "compiler/passes", "ir"):
+        for p in sorted((ROOT / d).glob("*.[ch]")):
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+    out = BUILD_DIR / "unit" / f"rt-{h.hexdigest()[:16]}"
+    objs = [out / (s.replace("/", "_")[:-2] + ".o") for s in srcs]
+    with BuildLock(out.name):
+        if not (out / "done").exists():
+            out.mkdir(parents=True, exist_ok=True)
+
+            def build(pair):
+                src, obj = pair
+                return subprocess.run([cc, *flags, "-c", "-o", str(obj), src], cwd=ROOT, capture_output=True, text=True)
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                for proc in pool.map(build, zip(srcs, objs)):
+                    assert proc.returncode == 0, proc.stderr[-4000:]
+            (out / "done").write_text("ok\n")
+    return [str(o) for o in objs]
