@@ -34,8 +34,8 @@ static const PrecCost cost_table[COST_COUNT] = {
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
     /* Intel Xeon (Ice Lake class, AVX-512 + VNNI, no BF16/AMX), generic, f32 activations, rt_opt_gemm16_avx512.c;
      * digits, ResNet, ViT, BERT, interleaved A/B in one process, thread CPU time, medians of 15, 2026-11-30,
-     * load ~10 (docs/precision-avx512.md) */
-    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.92f, 1.15f, 0.86f, 1.03f, {0}, {0},
+     * load ~10 (docs/precision-avx512.md); the idle make bench of 06:58 gave bf16 0.88-1.08x, fp16 0.85-0.98x */
+    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.88f, 1.15f, 0.85f, 1.03f, {0}, {0},
                      "no 16-bit arithmetic: 16-bit weights stored, widened in zmm registers, f32 FMAs on the f32 "
                      "inputs"},
     [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.82f, 1.00f, 0.81f, 1.00f,
