@@ -319,10 +319,11 @@ int rt_opt_half_rounds_inputs(int32_t type) {
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
-    if (p->slot_bytes < rt_opt_fc_half_scratch(type, p->m, p->n, k)) { /* short: a path that needs none */
 #if defined(RT_OPT_HALF_F32_AVX2)
-        if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return;
+    /* no 16-bit arithmetic: f32 FMAs on the weights widened in registers, no scratch (0: fp16 without F16C) */
+    if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return;
 #endif
+    if (p->slot_bytes < rt_opt_fc_half_scratch(type, p->m, p->n, k)) { /* short: a path that needs none */
         fc_half_lean(p, type, a, packed_b, bias, c);
         return;
     }
@@ -337,9 +338,6 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         rt_opt_fc_bf16_to(p, a, packed_b, bias, c, RT_F32, scratch);
         return;
     }
-#endif
-#if defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_AVX512)
-    if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return; /* no 16-bit arithmetic: f32 FMAs */
 #endif
 #if defined(RT_OPT_AVX512)
     {
@@ -358,9 +356,6 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         }
     }
 #else
-#if defined(RT_OPT_AVX2) && defined(__FMA__)
-    if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return;
-#endif
     {
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
