@@ -30,7 +30,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models models-llm models-llm-100m bench bench-llm profile fuzz install clean venv unit regen-golden scale \
+.PHONY: all mpcc asan test test-full demo models models-llm models-torch models-onnx models-llm-100m bench bench-llm profile fuzz install clean venv unit regen-golden scale \
         mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
@@ -94,6 +94,22 @@ models-llm:
 	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
 	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
 	.venv-llm/bin/python tools/models/llm.py --int8
+
+# Models from PyTorch through litert-torch (tools/models/torch_export.py, .venv-llm) and through
+# ONNX and onnx2tf (tools/models/onnx_export.py: torch.onnx.export in .venv-llm, onnx2tf in .venv-onnx,
+# whose pinned TensorFlow 2.19 cannot share .venv-llm). Minutes of CPU each (docs/llm-exports.md).
+models-torch:
+	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
+	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
+	.venv-llm/bin/python tools/models/torch_export.py
+
+models-onnx:
+	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
+	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
+	test -x .venv-onnx/bin/python || python3 -m venv .venv-onnx
+	.venv-onnx/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-onnx.txt
+	.venv-llm/bin/python tools/models/onnx_export.py --export
+	.venv-onnx/bin/python tools/models/onnx_export.py --convert
 
 # The ~100M-parameter decoder of `make bench-llm` (build/models/, never committed; minutes, a few GB).
 models-llm-100m:
