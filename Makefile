@@ -30,7 +30,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models models-llm models-torch models-onnx models-llm-100m bench bench-llm profile fuzz install clean venv unit regen-golden scale \
+.PHONY: all mpcc asan test test-full demo models models-llm models-torch models-hf models-onnx models-llm-100m bench bench-llm profile fuzz install clean venv unit regen-golden scale \
         mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
@@ -102,6 +102,12 @@ models-torch:
 	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
 	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
 	.venv-llm/bin/python tools/models/torch_export.py
+
+# A tiny random transformers Llama through litert-torch's Hugging Face export path (tools/models/hf_export.py).
+models-hf:
+	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
+	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
+	.venv-llm/bin/python tools/models/hf_export.py
 
 models-onnx:
 	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
