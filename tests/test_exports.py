@@ -7,7 +7,8 @@ tests/test_models.py like every zoo model: `mpcc run` and the generated C agains
 inputs. hf_tiny_llama_{f32,q8} (tools/models/hf_export.py): a random 9-token prompt (printed seed),
 `prefill_8` on the first 8, then 32 greedy `decode` steps, the additive causal mask built by the
 caller (0 up to the query's position, -FLT_MAX after: the export takes it as an input), in one C
-program built from the generated code (-Werror -pedantic); tokens identical, every step's logits
+program built from the generated code (-Werror -pedantic), once with the caches copied between
+steps and once passed in place (bit-identical); tokens identical, every step's logits
 within the float rule (`opt`).
 """
 
@@ -70,7 +71,8 @@ def names(header, entry, kind):
 
 def generation_main(header):
     """A C main: DIR/prompt.bin (int32 [PROMPT]) -> DIR/tokens.bin (int32 [STEPS]), DIR/logits.bin
-    (f32 [STEPS, vocab]); prefill_8 then STEPS greedy decode steps, caches carried by copying."""
+    (f32 [STEPS, vocab]); prefill_8 then STEPS greedy decode steps, caches carried by copying;
+    `main DIR inplace`: each cache one buffer passed as input and output (_IN_PLACE_OF_INPUT)."""
     pi, po = names(header, "PREFILL_8", "INPUT"), names(header, "PREFILL_8", "OUTPUT")
     di, do = names(header, "DECODE", "INPUT"), names(header, "DECODE", "OUTPUT")
     caches = [n for n in di if CACHE.match(n)]
@@ -99,6 +101,7 @@ def generation_main(header):
             f"    static float all_logits[{STEPS}][sizeof logits / sizeof logits[0]];",
             "    int tok[8], pos[8], step, i, c;",
             "    const void *in[16]; void *out[16];",
+            "    int inplace = argc == 3 && !strcmp(argv[2], \"inplace\");",
             "    if (argc < 2 || io(argv[1], \"prompt.bin\", prompt, sizeof prompt, 0)) return 2;",
             "    model_init(arena);",
             "    for (i = 0; i < 8; i++) tok[i] = prompt[i], pos[i] = i;",
@@ -110,10 +113,12 @@ def generation_main(header):
             buf = {"tokens": "tok", "input_pos": "pos", "mask": "mask"}.get(n) or f"cache{caches.index(n)}"
             lines.append(f"    in[{k}] = {buf};")
         for k, n in enumerate(outs):
-            lines.append(f"    out[{k}] = {'logits' if n == 'logits' else f'next{caches.index(n)}'};")
+            c = caches.index(n) if n != "logits" else -1
+            lines.append(f"    out[{k}] = {'logits' if c < 0 else f'inplace ? cache{c} : next{c}'};")
         return lines
 
-    copy = [f"        memcpy(cache{c}, next{c}, sizeof cache{c});" for c in range(len(caches))]
+    copy = ["        if (!inplace) {"] + [f"            memcpy(cache{c}, next{c}, sizeof cache{c});"
+                                           for c in range(len(caches))] + ["        }"]
     src += bind(pi, po)
     src += ["    if (model_prefill_8_run(in, out, arena)) return 3;", "    {"] + copy + ["    }"]
     src += bind(di, do)
@@ -164,13 +169,26 @@ def test_hf_greedy_generation_matches_tflite(name, config, seed):
     p = compile_model(model, work)
     assert p.returncode == 0, p.stderr
     assert "warning" not in p.stderr, p.stderr
-    proc, exe = build_with_main(work, generation_main((work / "model.h").read_text()), config=config)
+    header = (work / "model.h").read_text()
+    proc, exe = build_with_main(work, generation_main(header), config=config)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    # Every cache output of both signatures may share its input's buffer.
+    for entry in ("PREFILL_8", "DECODE"):
+        ins, outs = names(header, entry, "INPUT"), names(header, entry, "OUTPUT")
+        for j, n in enumerate(outs):
+            m = re.search(rf"#define MODEL_{entry}_OUTPUT{j}_IN_PLACE_OF_INPUT (\d+)", header)
+            assert (m is not None) == bool(CACHE.match(n)), (entry, n)
+            assert m is None or ins[int(m.group(1))] == n, (entry, n, m.group(1))
     rng = np.random.default_rng(seed)
     prompt = rng.integers(0, 256, PROMPT, dtype=np.int32)
     prompt.tofile(work / "prompt.bin")
+    proc = run_cmd([exe, work, "inplace"], timeout=300)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    inplace = (work / "tokens.bin").read_bytes(), (work / "logits.bin").read_bytes()
     proc = run_cmd([exe, work], timeout=300)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert inplace == ((work / "tokens.bin").read_bytes(), (work / "logits.bin").read_bytes()), \
+        "caches in place and copied differ"
     ref_tokens, ref_logits = tflite_generate(model, prompt)
     got_tokens = np.fromfile(work / "tokens.bin", np.int32)
     got_logits = np.fromfile(work / "logits.bin", np.float32).reshape(ref_logits.shape)
