@@ -15,13 +15,16 @@ TFLite:
   guess, and on a Mul of the scores by a scalar: the scale is folded into the query weights), GELU feed-forward, residuals) on [1,16,32]; GELU's Erf written in builtin ops
   (onnx2tf's `replace_to_pseudo_operators=["erf"]`: FlexErf otherwise).
 
+Variants: `_f32`; `_int8` (onnx2tf's full_integer_quant: int8 inside, int8 input and output) and
+`_int16` (its integer_quant_with_int16_act: 16x8, float input and output), calibrated on 16 seeded
+random inputs in [-1, 1]; no `onnx_transformer_block_int16` (TFLite has no int16 SQUARED_DIFFERENCE).
+
 Two steps in two venvs: `--export` in .venv-llm (torch, onnx) writes build/onnx/NAME.onnx, then
 `--convert` in .venv-onnx (onnx2tf 1.29.24 and its TensorFlow 2.19: tools/models/requirements-onnx.txt;
-onnx2tf 2.x needs Python >= 3.12) writes tests/models/NAME_f32.tflite. `make models-onnx` runs both.
+onnx2tf 2.x needs Python >= 3.12) writes tests/models/NAME_{f32,int8,int16}.tflite. `make models-onnx` runs both.
 """
 
 import argparse
-import glob
 import os
 import shutil
 import sys
@@ -137,27 +140,47 @@ def export(name):
     print(f"  {os.path.relpath(out, ROOT)}: {os.path.getsize(out)} bytes")
 
 
+# onnx2tf's outputs kept: file suffix in its output folder -> ours
+KEEP = {"float32": "f32", "full_integer_quant": "int8", "integer_quant_with_int16_act": "int16"}
+# Not kept: the TFLite interpreter cannot run them, so there is nothing to compare with.
+SKIP = {("onnx_transformer_block", "int16"): "TFLite: SquaredDifference only supports FLOAT32 and INT32 now, got 7 "
+        "(the int16 layer norm)"}
+
+
 def convert(name):
     import numpy as np
+    import onnx
     import onnx2tf
     import onnx2tf.onnx2tf as o2t
     # For inputs shaped like RGB images onnx2tf fetches sample images from the network to check its
     # conversion; nothing is downloaded here: seeded random images of the same shape instead.
     o2t.download_test_image_data = lambda: np.random.default_rng(SEED).random((20, 128, 128, 3), np.float32)
     src = os.path.join(ONNX_DIR, f"{name}.onnx")
+    inp = onnx.load(src).graph.input[0]
+    dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    # onnx2tf moves the channel axis last (NCHW -> NHWC, NCW -> NWC); calibration data is in its layout.
+    tf_shape = [dims[0]] + dims[2:] + [dims[1]]
     with tempfile.TemporaryDirectory() as d:
-        # Erf (GELU's) as builtin ops: onnx2tf writes it as the TF op FlexErf otherwise.
+        cal = os.path.join(d, "calibration.npy")
+        np.save(cal, np.random.default_rng(SEED).uniform(-1, 1, [16] + tf_shape[1:]).astype(np.float32))
+        # Erf (GELU's) as builtin ops: onnx2tf writes it as the TF op FlexErf otherwise. Integer
+        # variants calibrated on 16 random inputs in [-1, 1] (mean 0, std 1: used as they are).
         onnx2tf.convert(input_onnx_file_path=src, output_folder_path=d, non_verbose=True,
-                        replace_to_pseudo_operators=["erf"])
-        found = glob.glob(os.path.join(d, "*_float32.tflite"))
-        if len(found) != 1:
-            sys.exit(f"FAIL: onnx2tf wrote {sorted(os.listdir(d))} for {src}")
-        out = os.path.join(TESTS_MODELS, f"{name}_f32.tflite")
-        shutil.copyfile(found[0], out)
-    n = os.path.getsize(out)
-    print(f"  {os.path.relpath(out, ROOT)}: {n} bytes")
-    if n > 1 << 20:
-        sys.exit(f"FAIL: {out} is over 1 MiB")
+                        replace_to_pseudo_operators=["erf"], output_integer_quantized_tflite=True,
+                        custom_input_op_name_np_data_path=[[inp.name, cal, [0.0], [1.0]]])
+        for theirs, ours in KEEP.items():
+            if (name, ours) in SKIP:
+                print(f"  {name}_{ours}: not kept: {SKIP[name, ours]}")
+                continue
+            found = os.path.join(d, f"{name}_{theirs}.tflite")
+            if not os.path.exists(found):
+                sys.exit(f"FAIL: onnx2tf wrote {sorted(os.listdir(d))} for {src}, no {found}")
+            out = os.path.join(TESTS_MODELS, f"{name}_{ours}.tflite")
+            shutil.copyfile(found, out)
+            n = os.path.getsize(out)
+            print(f"  {os.path.relpath(out, ROOT)}: {n} bytes")
+            if n > 1 << 20:
+                sys.exit(f"FAIL: {out} is over 1 MiB")
 
 
 def main():
