@@ -298,8 +298,14 @@ static void tile_f16(int32_t rows, int32_t nseg, int32_t seg, const float *const
 #ifndef RT_OPT_WIDEN_KMAX
 #define RT_OPT_WIDEN_KMAX 576
 #endif
+/* Fewer rows than these keep the in-register kernels: the widening (2 K zmm stores a panel pair, against the tiles'
+ * M x K cycles of FMAs) is not amortized there. Measured (kernel A/B, Intel Xeon AVX-512 + VNNI): bf16's
+ * in-register tiles are ~1.0x the f32 GEMM already up to 48 rows, fp16's 0.85-0.95x. */
 #ifndef RT_OPT_WIDEN_MIN_ROWS
-#define RT_OPT_WIDEN_MIN_ROWS 24 /* fewer rows: the in-register kernels (the widening is not amortized) */
+#define RT_OPT_WIDEN_MIN_ROWS 64
+#endif
+#ifndef RT_OPT_WIDEN_MIN_ROWS_F16
+#define RT_OPT_WIDEN_MIN_ROWS_F16 48
 #endif
 
 /* `panels` packed 16-bit panels (pk halves apart) widened to f32 panels [k][16] (k x 16 floats apart) at dst */
@@ -340,8 +346,23 @@ static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, co
     }
 }
 
+int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats) {
+    const int32_t panels = (n + NR - 1) / NR;
+    if ((int64_t)panels * NR * k > floats) return 0;
+    if (type == RT_F16) widen(1, k, packed_b, (int64_t)(k + 1) / 2 * 2 * NR, panels, dst);
+    else widen(0, k, packed_b, (int64_t)(k + 1) / 2 * 2 * NR, panels, dst);
+    return 1;
+}
+
+void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                                int32_t nseg, const float *wide, const float *bias, float *c) {
+    rt_opt_gemm_f32_rows_512(p, m, a, tab, nseg, wide, bias, c);
+}
+
 /* The widened path for m rows of K p->k (1: take it) */
-int rt_opt_gemm16_widens(int32_t m, int32_t k) { return m >= RT_OPT_WIDEN_MIN_ROWS && k <= RT_OPT_WIDEN_KMAX; }
+int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k) {
+    return m >= (type == RT_F16 ? RT_OPT_WIDEN_MIN_ROWS_F16 : RT_OPT_WIDEN_MIN_ROWS) && k <= RT_OPT_WIDEN_KMAX;
+}
 
 #define MR_DIRECT 8 /* rows of a bf16 two-panel tile over contiguous rows (as rt_opt_gemm.c's f32 tiles) */
 #define MR_TAB 12   /* over a row table, and every one-panel tile */
@@ -353,7 +374,7 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
     const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR; /* halves of a panel */
     const float *rows[MR_TAB];
     int32_t i, j, r, rr, step;
-    if (rt_opt_gemm16_widens(m, p->k)) {
+    if (rt_opt_gemm16_widens(type, m, p->k)) {
         gemm_widened(p, f16, m, a, tab, nseg, packed_b, bias, c);
         return 1;
     }

@@ -237,7 +237,7 @@ TILE(ukr_f16p_6x8, 6, tile8_f16)
 #define RT_OPT_WIDEN_KMAX 576
 #endif
 #ifndef RT_OPT_WIDEN_MIN_ROWS
-#define RT_OPT_WIDEN_MIN_ROWS 24
+#define RT_OPT_WIDEN_MIN_ROWS 32 /* fewer rows: the in-register tiles (the widening not amortized) */
 #endif
 
 /* the packed 16-bit panel b widened to an f32 panel [k][16] at d */
@@ -268,7 +268,27 @@ RT_OPT_INLINE void widen(const int32_t F16, int32_t k, const uint16_t *b, float 
     }
 }
 
-int rt_opt_gemm16_widens(int32_t m, int32_t k) { return m >= RT_OPT_WIDEN_MIN_ROWS && k <= RT_OPT_WIDEN_KMAX; }
+int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats) {
+    const int32_t panels = (n + NR - 1) / NR;
+    const int64_t pk = (int64_t)(k + 1) / 2 * 2 * NR;
+    int32_t j;
+    if ((int64_t)panels * NR * k > floats) return 0;
+    for (j = 0; j < panels; j++) {
+        if (type == RT_F16) widen(1, k, packed_b + j * pk, dst + (int64_t)j * k * NR);
+        else widen(0, k, packed_b + j * pk, dst + (int64_t)j * k * NR);
+    }
+    return 1;
+}
+
+void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                                int32_t nseg, const float *wide, const float *bias, float *c) {
+    rt_opt_gemm_f32_rows_avx2(p, m, a, tab, nseg, wide, bias, c);
+}
+
+int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k) {
+    (void)type;
+    return m >= RT_OPT_WIDEN_MIN_ROWS && k <= RT_OPT_WIDEN_KMAX;
+}
 
 static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
                          int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
@@ -296,7 +316,7 @@ int rt_opt_gemm16_rows_avx2(const rt_opt_gemm_params *p, int32_t type, int32_t m
     if (f16) return 0;
 #endif
 #if defined(RT_OPT_F32_ROWS_AVX2) && defined(__F16C__)
-    if (rt_opt_gemm16_widens(m, p->k)) {
+    if (rt_opt_gemm16_widens(type, m, p->k)) {
         gemm_widened(p, f16, m, a, tab, nseg, packed_b, bias, c);
         return 1;
     }

@@ -700,10 +700,20 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
 #endif
 /* With many rows those kernels widen each panel (pair) once into an f32 copy on the stack and run the f32 GEMM's
  * own tiles over it (rt_opt_gemm_f32_rows_512 / rt_opt_gemm_f32_rows_avx2: their results on the widened weights,
- * bit for bit, fp16 too); rt_opt_gemm16_widens(m, k) says whether m rows of K k take that path. */
+ * bit for bit, fp16 too); rt_opt_gemm16_widens(type, m, k) says whether m rows of K k take that path. */
 #if defined(RT_OPT_GEMM16_AVX512) || (defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_F32_ROWS_AVX2) && defined(__F16C__))
 #define RT_OPT_GEMM16_WIDEN 1
-int rt_opt_gemm16_widens(int32_t m, int32_t k);
+int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k);
+/* A convolution's blocks of rows share their weights: rt_opt_gemm16_widen_all widens all the packed panels of an
+ * N x K 16-bit weight once into dst (the f32 GEMM's packed layout, K x 16 floats a panel; 0 when they take more
+ * than `floats`), and rt_opt_gemm16_widened_rows runs the f32 GEMM's tiles with them on each block (same arguments
+ * as RT_OPT_GEMM16_ROWS_F32). conv_half_task keeps dst on its stack: RT_OPT_WIDE_ALL_FLOATS floats (147,456 bytes,
+ * ResNet's 64 x 576). */
+#define RT_OPT_WIDE_ALL_FLOATS 36864
+#define RT_OPT_WIDE_ALL_MIN_ROWS 64 /* a task's output rows from which that pays (the widening done once) */
+int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats);
+void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                                int32_t nseg, const float *wide, const float *bias, float *c);
 #endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR

@@ -84,11 +84,11 @@ static void oracle(problem *q, int use_tab, int round_inputs) {
 }
 
 /* Whether m rows of K k take the widened path (each panel widened once to f32, then the f32 GEMM's tiles) */
-static int widened(int32_t m, int32_t k) {
+static int widened(int32_t type, int32_t m, int32_t k) {
 #if defined(RT_OPT_GEMM16_WIDEN)
-    return rt_opt_gemm16_widens(m, k);
+    return rt_opt_gemm16_widens(type, m, k);
 #else
-    (void)m, (void)k;
+    (void)type, (void)m, (void)k;
     return 0;
 #endif
 }
@@ -132,7 +132,7 @@ static void test_rows(void) {
         rt_opt_gemm_params g = params(&q);
         int ran = RT_OPT_GEMM16_ROWS_F32(&g, type, m, q.a, use_tab ? q.tab : NULL, use_tab ? nseg : 1, q.pw, q.bias, q.got);
         oracle(&q, use_tab, 0);
-        const int wide = widened(m, k);
+        const int wide = widened(type, m, k);
         int64_t d = differ(&q, type == RT_BF16 || wide, wide);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d = %d x %d%s: %lld of %d values differ", type == RT_BF16 ? "bf16" : "f16",
                  m, n, k, nseg, k / nseg, use_tab ? "" : " (rows)", (long long)d, m * n);
@@ -159,7 +159,7 @@ static void test_fc(void) {
         int ran = RT_OPT_FC_HALF_F32(&g, type, q.a, q.pw, q.bias, q.got);
         oracle(&q, 0, 0);
         /* bf16 from two rows on: the K-order sums bit for bit; the GEMV (partial sums) and fp16 within rounding */
-        const int wide = widened(m, k), exact = (type == RT_BF16 && m > 1) || wide;
+        const int wide = widened(type, m, k), exact = (type == RT_BF16 && m > 1) || wide;
         int64_t d = differ(&q, exact, wide);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d: %lld of %d values differ%s", type == RT_BF16 ? "bf16" : "f16", m, n,
                  k, (long long)d, m * n, exact ? "" : " (beyond rounding)");
@@ -172,19 +172,19 @@ static void test_fc(void) {
 }
 
 /* The widened path (many rows: each panel widened once to f32, the f32 GEMM's tiles over it) and its edges: rows
- * 24-100 (row tails of every tile), K up to and past the widened path's limit (odd K, segments of odd length
+ * 16-140 (both sides of its row threshold, row tails of every tile), K up to and past the widened path's limit (odd K, segments of odd length
  * through a row table), partial panels and pairs; bit for bit the K-order sums on the widened weights (bf16 and
  * fp16) where it runs, the in-register kernels' bounds past its limit. */
 static void test_widened(void) {
 #if defined(RT_OPT_GEMM16_WIDEN)
     char msg[200];
     int32_t kmax = 1;
-    while (kmax < 8192 && rt_opt_gemm16_widens(1000, kmax + 1)) kmax++;
-    check(!rt_opt_gemm16_widens(1, 64) && rt_opt_gemm16_widens(1000, 64), "gemm16 widened path: chosen by rows",
+    while (kmax < 8192 && rt_opt_gemm16_widens(RT_BF16, 1000, kmax + 1)) kmax++;
+    check(!rt_opt_gemm16_widens(RT_BF16, 1, 64) && rt_opt_gemm16_widens(RT_F16, 1000, 64), "gemm16 widened path: chosen by rows",
           "one row: in registers; 1000 rows of K 64: widened");
     for (int t = 0; t < 40; t++) {
         const int32_t type = t % 2 ? RT_F16 : RT_BF16, use_tab = t % 4 < 2, nseg = use_tab ? rnd_in(1, 5) : 1;
-        const int32_t m = rnd_in(24, 100), n = t % 5 == 0 ? 32 * rnd_in(1, 3) : rnd_in(1, 90);
+        const int32_t m = rnd_in(16, 140), n = t % 5 == 0 ? 32 * rnd_in(1, 3) : rnd_in(1, 90);
         /* K: small, odd, near the limit, or just past it */
         const int32_t kk = t % 8 < 4 ? rnd_in(1, 200) : t % 8 < 6 ? kmax - rnd_in(0, 40) : kmax + rnd_in(1, 40);
         const int32_t k = kk / nseg * nseg > 0 ? kk / nseg * nseg : nseg;
@@ -196,7 +196,7 @@ static void test_widened(void) {
                                          : RT_OPT_GEMM16_ROWS_F32(&g, type, m, q.a, use_tab ? q.tab : NULL, nseg, q.pw,
                                                                   q.bias, q.got);
         oracle(&q, use_tab, 0);
-        const int wide = widened(m, k), exact = type == RT_BF16 || wide;
+        const int wide = widened(type, m, k), exact = type == RT_BF16 || wide;
         int64_t d = differ(&q, exact, wide);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d = %d x %d%s, %s: %lld of %d values differ",
                  type == RT_BF16 ? "bf16" : "f16", m, n, k, nseg, k / nseg, use_tab ? "" : " (rows)",
