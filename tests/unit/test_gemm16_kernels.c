@@ -83,6 +83,7 @@ static void oracle(problem *q, int use_tab, int round_inputs) {
         }
 }
 
+#if defined(RT_OPT_GEMM16_ROWS_F32) || defined(RT_OPT_FC_HALF_F32)
 /* Whether m rows of K k take the widened path (each panel widened once to f32, then the f32 GEMM's tiles) */
 static int widened(int32_t type, int32_t m, int32_t k) {
 #if defined(RT_OPT_GEMM16_WIDEN)
@@ -92,6 +93,7 @@ static int widened(int32_t type, int32_t m, int32_t k) {
     return 0;
 #endif
 }
+#endif
 
 /* Whether column j's sum is kept as an even-k and an odd-k half (so within rounding of the K-order sum, not bit for
  * bit): on AVX-512 a lone last panel (the f32 GEMM's and the 16-bit kernels' alike) and, on the widened path (the
