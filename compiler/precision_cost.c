@@ -27,8 +27,8 @@ typedef struct PrecCost {
  * AVX2: the code of --isa generic and avx2 (f32 activations: no 16-bit arithmetic) against fp32 of the same
  * --isa; act16: the 16-bit activations of --half-activations against fp32 (AMD EPYC Zen 3; digits, ResNet, ViT,
  * BERT; interleaved A/B in one process, thread CPU time, medians of 21, 2026-11-29 22:30, load ~12). With the
- * widened panels (branch prec16) an AVX2 build on an Intel Xeon gave bf16 0.93-1.00x, fp16 0.92-1.00x (before:
- * 0.79-0.93x, 0.86-0.95x; docs/precision-avx2.md); Zen 3 not measured since, so its lower ends stay. */
+ * widened panels (branch prec16) an AVX2 build on an Intel Xeon gave bf16 0.93-1.00x, fp16 0.91-1.00x (before:
+ * 0.79-0.93x, 0.86-0.96x; docs/precision-avx2.md); Zen 3 not measured since, so its lower ends stay. */
 static const PrecCost cost_table[COST_COUNT] = {
     [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1, 1.5f, 2.2f, 1.1f, 1.4f, {0}, {0},
                   "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
