@@ -26,18 +26,21 @@ typedef struct PrecCost {
 /* docs/precision-modes.md ("Speed by CPU") and docs/precision-avx2.md have the measurements behind each row.
  * AVX2: the code of --isa generic and avx2 (f32 activations: no 16-bit arithmetic) against fp32 of the same
  * --isa; act16: the 16-bit activations of --half-activations against fp32 (AMD EPYC Zen 3; digits, ResNet, ViT,
- * BERT; interleaved A/B in one process, thread CPU time, medians of 21, 2026-11-29 22:30, load ~12). */
+ * BERT; interleaved A/B in one process, thread CPU time, medians of 21, 2026-11-29 22:30, load ~12). With the
+ * widened panels (branch prec16) an AVX2 build on an Intel Xeon gave bf16 0.93-1.00x, fp16 0.91-1.00x (before:
+ * 0.79-0.93x, 0.86-0.96x; docs/precision-avx2.md); Zen 3 not measured since, so its lower ends stay. */
 static const PrecCost cost_table[COST_COUNT] = {
     [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1, 1.5f, 2.2f, 1.1f, 1.4f, {0}, {0},
                   "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
     [COST_AVX512_BF16] = {"AVX512-BF16 without AMX (Zen 4/5 class)", 1, 1.5f, 1.8f, 0.9f, 1.2f, {0}, {0},
                           "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
-    /* Intel Xeon (Ice Lake class, AVX-512 + VNNI, no BF16/AMX), generic, f32 activations, rt_opt_gemm16_avx512.c;
-     * digits, ResNet, ViT, BERT, interleaved A/B in one process, thread CPU time, medians of 15, 2026-11-30,
-     * load ~10 (docs/precision-avx512.md); the idle make bench of 06:58 gave bf16 0.88-1.08x, fp16 0.85-0.98x */
-    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.88f, 1.15f, 0.85f, 1.03f, {0}, {0},
-                     "no 16-bit arithmetic: 16-bit weights stored, widened in zmm registers, f32 FMAs on the f32 "
-                     "inputs"},
+    /* Intel Xeon (Ice Lake class, AVX-512 + VNNI, no BF16/AMX), generic, f32 activations, rt_opt_gemm16_avx512.c
+     * with the widened panels (branch prec16): digits, ResNet, ViT, BERT, interleaved A/B in one process, thread
+     * CPU time, medians of 15, 3-6 runs, 2026-11-30, load 13-16 (docs/precision-avx512.md, "Widened panels");
+     * before them 0.93-1.10x / 0.85-1.02x */
+    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.94f, 1.11f, 0.96f, 1.07f, {0}, {0},
+                     "no 16-bit arithmetic: 16-bit weights stored; with many rows widened once to f32 panels for "
+                     "the f32 GEMM's tiles, else widened in zmm registers; f32 FMAs on the f32 inputs"},
     [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.82f, 1.00f, 0.81f, 1.00f,
                    {0.61f, 0.63f}, {0.84f, 0.76f},
                    "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs on the f32 "

@@ -464,8 +464,9 @@ static int32_t pair_rows(int32_t rest) {
 }
 
 /* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
- * a, lda apart, one segment). Two panels (32 columns) at a time; the rows stream past them. */
-static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+ * a, lda apart, one segment). Two panels (32 columns) at a time; the rows stream past them. Also the 16-bit
+ * weights' kernel on a widened copy of their panels (rt_opt_gemm16_avx512.c). */
+void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                          int32_t nseg, const float *packed_b, const float *bias, float *c) {
     const float *rows[MR_512_1];
     int32_t j, i, r, rr, seg = tab ? p->k / nseg : p->k;
@@ -491,7 +492,7 @@ static void gemm_f32_512(const rt_opt_gemm_params *p, int32_t m, const float *a,
 void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *packed_b, const float *bias, float *c) {
 #if defined(RT_OPT_INDIRECT)
     (void)ukr_f32; /* the AVX2 kernel is not used here */
-    gemm_f32_512(p, p->m, a, NULL, 1, packed_b, bias, c);
+    rt_opt_gemm_f32_rows_512(p, p->m, a, NULL, 1, packed_b, bias, c);
 #else
     /* Panel-outer: one packed panel (K x 16) stays in cache while all rows
      * of A stream past it. */
@@ -622,7 +623,7 @@ static void post_add_narrow_f32(const rt_opt_post_add *post, float *out, const f
 }
 
 #if defined(RT_OPT_INDIRECT) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_OPT_F32_ROWS_A64)
-/* The row table of patch rows m0..m0+rows for gemm_f32_512 (AVX2: rt_opt_gemm_f32_rows_avx2): row r's filter
+/* The row table of patch rows m0..m0+rows for rt_opt_gemm_f32_rows_512 (AVX2: rt_opt_gemm_f32_rows_avx2): row r's filter
  * row fy (fw * in_c values, contiguous in the image when the filter row lies
  * inside it) at tab[r * filter_h + fy]; rows above or below the image point
  * at `zero`, rows cut by the left or right edge are copied with zeros into
@@ -712,7 +713,7 @@ static void conv_f32_task(void *v, int t) {
                 rt_opt_conv_rows_f32(p, in, m0, rows, dst, tab,
                                      (float *)(void *)(tab + (int64_t)j->block * p->filter_h));
 #if defined(RT_OPT_INDIRECT)
-                gemm_f32_512(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
+                rt_opt_gemm_f32_rows_512(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,
                              out + (int64_t)m0 * oc);
 #elif defined(RT_OPT_F32_ROWS_A64)
                 rt_a64_f32_gemm_rows(&g, rows, NULL, tab, p->filter_h, (const float *)j->b, (const float *)j->bias,

@@ -287,6 +287,83 @@ static void tile_f16(int32_t rows, int32_t nseg, int32_t seg, const float *const
 }
 #undef CASES
 
+/* ---- Many rows: the panels widened once, then the f32 GEMM's own tiles ----
+ * With enough rows the in-register widening above (bf16: 2 integer ops per 24 FMAs; fp16: 2 vcvtph2ps, 2 uops
+ * each on the FMA ports) costs more than widening a panel pair once into an f32 copy in the f32 GEMM's packed
+ * layout ([K][16] floats a panel) and running rt_opt_gemm.c's zmm tiles over all the rows with it: the inner loop
+ * is then the f32 GEMM's, bit for bit its results on the widened weights (same tiles, same K order, fp16 too),
+ * and the widening (a load, two ops and two stores per k pair and panel) is paid once per call, not once per
+ * row tile. The copy lives on the stack: WIDEN_KMAX x 32 floats (73,728 bytes at K 576), so deeper K keeps the
+ * in-register kernels (their weights stream from L2 there, where half the bytes is the win). */
+#ifndef RT_OPT_WIDEN_KMAX
+#define RT_OPT_WIDEN_KMAX 576
+#endif
+/* Fewer rows than these keep the in-register kernels: the widening (2 K zmm stores a panel pair, against the tiles'
+ * M x K cycles of FMAs) is not amortized there. Measured (kernel A/B, Intel Xeon AVX-512 + VNNI): bf16's
+ * in-register tiles are ~1.0x the f32 GEMM already up to 48 rows, fp16's 0.85-0.95x. */
+#ifndef RT_OPT_WIDEN_MIN_ROWS
+#define RT_OPT_WIDEN_MIN_ROWS 64
+#endif
+#ifndef RT_OPT_WIDEN_MIN_ROWS_F16
+#define RT_OPT_WIDEN_MIN_ROWS_F16 48
+#endif
+
+/* `panels` packed 16-bit panels (pk halves apart) widened to f32 panels [k][16] (k x 16 floats apart) at dst */
+RT_OPT_INLINE void widen(const int32_t F16, int32_t k, const uint16_t *b, int64_t pk, int32_t panels, float *dst) {
+    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
+    int32_t q, kk;
+    for (q = 0; q < panels; q++) {
+        const uint16_t *p = b + q * pk;
+        float *d = dst + (int64_t)q * k * NR;
+        for (kk = 0; kk + 1 < k; kk += 2, p += 2 * NR, d += 2 * NR) {
+            const __m512i w = PAIRS(p);
+            if (F16) {
+                _mm512_storeu_ps(d, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)));
+                _mm512_storeu_ps(d + NR, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(w, 16))));
+            } else {
+                _mm512_storeu_ps(d, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
+                _mm512_storeu_ps(d + NR, _mm512_castsi512_ps(_mm512_and_si512(w, high)));
+            }
+        }
+        if (kk < k) /* odd K: the last pair's k0 */
+            _mm512_storeu_ps(d, F16 ? _mm512_cvtph_ps(_mm512_cvtepi32_epi16(PAIRS(p)))
+                                    : _mm512_castsi512_ps(_mm512_slli_epi32(PAIRS(p), 16)));
+    }
+}
+
+static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
+                         int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
+    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
+    const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR;
+    rt_opt_gemm_params q = *p;
+    int32_t j;
+    for (j = 0; j * NR < p->n; j += 2) {
+        const int32_t panels = (j + 1) * NR < p->n ? 2 : 1;
+        if (f16) widen(1, p->k, packed_b + j * pk, pk, panels, buf);
+        else widen(0, p->k, packed_b + j * pk, pk, panels, buf);
+        q.n = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+        rt_opt_gemm_f32_rows_512(&q, m, a, tab, nseg, buf, bias + j * NR, c + j * NR);
+    }
+}
+
+int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats) {
+    const int32_t panels = (n + NR - 1) / NR;
+    if ((int64_t)panels * NR * k > floats) return 0;
+    if (type == RT_F16) widen(1, k, packed_b, (int64_t)(k + 1) / 2 * 2 * NR, panels, dst);
+    else widen(0, k, packed_b, (int64_t)(k + 1) / 2 * 2 * NR, panels, dst);
+    return 1;
+}
+
+void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                                int32_t nseg, const float *wide, const float *bias, float *c) {
+    rt_opt_gemm_f32_rows_512(p, m, a, tab, nseg, wide, bias, c);
+}
+
+/* The widened path for m rows of K p->k (1: take it) */
+int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k) {
+    return m >= (type == RT_F16 ? RT_OPT_WIDEN_MIN_ROWS_F16 : RT_OPT_WIDEN_MIN_ROWS) && k <= RT_OPT_WIDEN_KMAX;
+}
+
 #define MR_DIRECT 8 /* rows of a bf16 two-panel tile over contiguous rows (as rt_opt_gemm.c's f32 tiles) */
 #define MR_TAB 12   /* over a row table, and every one-panel tile */
 
@@ -297,6 +374,10 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
     const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR; /* halves of a panel */
     const float *rows[MR_TAB];
     int32_t i, j, r, rr, step;
+    if (rt_opt_gemm16_widens(type, m, p->k)) {
+        gemm_widened(p, f16, m, a, tab, nseg, packed_b, bias, c);
+        return 1;
+    }
     /* panel-outer: one (bf16: two) packed panels stay in cache while the rows stream past them */
     for (j = 0; j * NR < p->n; j += step) {
         const uint16_t *bp = packed_b + j * pk;

@@ -1,5 +1,5 @@
 /* rt_opt_gemm_f32_avx2.c - f32 GEMM over row pointers on AVX2 + FMA without
- * AVX-512: the AVX2 counterpart of rt_opt_gemm.c's gemm_f32_512.
+ * AVX-512: the AVX2 counterpart of rt_opt_gemm.c's rt_opt_gemm_f32_rows_512.
  *
  * K is nseg segments of seg values; row r's segment s starts at
  * tab[r * nseg + s] (a GEMM: one segment per row; a convolution: one per
@@ -45,7 +45,7 @@
 #define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
 
 /* C[0..R)[0..nr) for 8 < nr <= 16: R <= 6 rows x 2 ymm, each accumulator a named variable (an array of
- * them went through the stack with GCC, as rt_opt_gemm.c notes for gemm_f32_512). */
+ * them went through the stack with GCC, as rt_opt_gemm.c notes for rt_opt_gemm_f32_rows_512). */
 RT_OPT_INLINE void ukr_6x16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const float *b,
                             const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);

@@ -525,6 +525,16 @@ static void conv_half_task(void *v, int t) {
 #endif
     int32_t q_end;
     rt_opt_task_share(p->batches * j->per_image, t, j->tasks, &q, &q_end);
+#if defined(RT_OPT_GEMM16_WIDEN)
+    /* no 16-bit arithmetic, f32 image: with enough rows in this task, all the weights widened once (on the stack) and
+     * every block of rows on the f32 GEMM's tiles with them, rather than the panels widened per block (or in
+     * registers per tile); where they do not fit, each block as below */
+    float wide[RT_OPT_WIDE_ALL_FLOATS] __attribute__((aligned(64)));
+    const int wide_all = ti == RT_F32 && (p->direct || rows16) && !rt_opt_half_rounds_inputs(j->half_type) &&
+                         (int64_t)(q_end - q) * j->block >= RT_OPT_WIDE_ALL_MIN_ROWS &&
+                         rt_opt_gemm16_widen_all(j->half_type, kdim, oc, (const uint16_t *)j->b, wide,
+                                                 RT_OPT_WIDE_ALL_FLOATS);
+#endif
     for (; q < q_end; q++) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
         int32_t rows = mimg - m0 < j->block ? mimg - m0 : j->block;
@@ -586,8 +596,14 @@ static void conv_half_task(void *v, int t) {
                 for (s = 0; s < rows; s += n) {
                     n = rows - s < (int32_t)sub ? rows - s : (int32_t)sub;
                     rt_opt_conv_rows_f32(p, in, m0 + s, n, dst, tab16, zero16);
-                    RT_OPT_GEMM16_ROWS_F32(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
-                                            (const float *)j->bias, out + (int64_t)s * oc);
+#if defined(RT_OPT_GEMM16_WIDEN)
+                    if (wide_all)
+                        rt_opt_gemm16_widened_rows(&g, n, NULL, tab16, p->filter_h, wide, (const float *)j->bias,
+                                                   out + (int64_t)s * oc);
+                    else
+#endif
+                        RT_OPT_GEMM16_ROWS_F32(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
+                                               (const float *)j->bias, out + (int64_t)s * oc);
                 }
                 a = NULL; /* done */
             }
@@ -597,9 +613,15 @@ static void conv_half_task(void *v, int t) {
             else
                 IM2COL(float, float, 0.0f, RUN_F32);
             if (a) { /* NULL: a bf16 block already done */
+#if defined(RT_OPT_GEMM16_WIDEN)
+                if (wide_all) { /* the widened weights, the f32 GEMM's tiles */
+                    rt_opt_gemm16_widened_rows(&g, rows, a, NULL, 1, wide, (const float *)j->bias, out);
+                    a = NULL;
+                }
+#endif
 #if defined(RT_OPT_HALF_F32_AVX2)
                 /* 16-bit storage, f32 arithmetic: the block (or the direct rows) read as they are */
-                if (RT_OPT_FC_HALF_F32(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
+                if (a && RT_OPT_FC_HALF_F32(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
                     a = NULL;
 #endif
                 if (a) rt_opt_fc_half(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out, fc_scratch);

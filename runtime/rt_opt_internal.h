@@ -579,6 +579,13 @@ RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m,
 void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
                           const float **tab, float *zero);
 #endif
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+/* The f32 GEMM's zmm tiles over row pointers (rt_opt_gemm.c, RT_OPT_INDIRECT): C[0..m) = clamp(bias + A . packed_b),
+ * K as nseg segments of p->k / nseg values at tab[r * nseg + s], or with tab NULL row r at a + r * p->lda; packed_b:
+ * K x 16 f32 panels. The 16-bit weights' kernels call it on a widened copy of their panels. */
+void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                              int32_t nseg, const float *packed_b, const float *bias, float *c);
+#endif
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
@@ -690,6 +697,23 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
 #elif defined(RT_OPT_HALF_F32_AVX2)
 #define RT_OPT_FC_HALF_F32 rt_opt_fc_half_avx2
 #define RT_OPT_GEMM16_ROWS_F32 rt_opt_gemm16_rows_avx2
+#endif
+/* With many rows those kernels widen each panel (pair) once into an f32 copy on the stack and run the f32 GEMM's
+ * own tiles over it (rt_opt_gemm_f32_rows_512 / rt_opt_gemm_f32_rows_avx2: their results on the widened weights,
+ * bit for bit, fp16 too); rt_opt_gemm16_widens(type, m, k) says whether m rows of K k take that path. */
+#if defined(RT_OPT_GEMM16_AVX512) || (defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_F32_ROWS_AVX2) && defined(__F16C__))
+#define RT_OPT_GEMM16_WIDEN 1
+int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k);
+/* A convolution's blocks of rows share their weights: rt_opt_gemm16_widen_all widens all the packed panels of an
+ * N x K 16-bit weight once into dst (the f32 GEMM's packed layout, K x 16 floats a panel; 0 when they take more
+ * than `floats`), and rt_opt_gemm16_widened_rows runs the f32 GEMM's tiles with them on each block (same arguments
+ * as RT_OPT_GEMM16_ROWS_F32). conv_half_task keeps dst on its stack: RT_OPT_WIDE_ALL_FLOATS floats (147,456 bytes,
+ * ResNet's 64 x 576). */
+#define RT_OPT_WIDE_ALL_FLOATS 36864
+#define RT_OPT_WIDE_ALL_MIN_ROWS 64 /* a task's output rows from which that pays (the widening done once) */
+int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats);
+void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                                int32_t nseg, const float *wide, const float *bias, float *c);
 #endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR

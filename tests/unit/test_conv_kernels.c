@@ -373,6 +373,49 @@ static void test_dwconv(void) {
     check(padded_cases >= 16, "dwconv int8 cases run again on a copy inside the padding", msg);
 }
 
+/* CONV_2D with bf16/f16 filters and many output rows (ResNet-like: 3x3 over a 16 x 16 image, or 1x1): where the
+ * build has no 16-bit arithmetic its tasks widen all the weights once and run the f32 GEMM's tiles on every block
+ * (RT_OPT_GEMM16_WIDEN), or per block when they are too large for its stack buffer (in_c 80: K 720 x 64); against
+ * rt_conv_2d_half, on one thread and split over tasks. */
+static void test_conv_half_many_rows(void) {
+    char msg[200];
+    static const int32_t C[][3] = {{3, 16, 40}, {16, 16, 80}, {16, 32, 40}, {32, 64, 80}, {80, 64, 40}, {16, 24, 80},
+                                   {7, 70, 40}, {64, 64, 80}};
+    for (int t = 0; t < 16; t++) {
+        rt_conv_params p;
+        memset(&p, 0, sizeof p);
+        p.batches = 1, p.in_h = rnd_in(8, 16), p.in_w = rnd_in(8, 16), p.in_c = C[t % 8][0], p.out_c = C[t % 8][1];
+        p.filter_h = p.filter_w = t % 8 == 7 ? 1 : 3, p.pad_h = p.pad_w = t % 8 == 7 ? 0 : 1;
+        p.filter_c = p.in_c, p.stride_h = p.stride_w = 1, p.dil_h = p.dil_w = 1;
+        p.out_h = p.in_h, p.out_w = p.in_w, p.act_min = -1.5f, p.act_max = 2.0f;
+        p.half_type = t % 2 ? RT_F16 : RT_BF16;
+        const int32_t k = p.filter_h * p.filter_w * p.in_c, n = p.out_c, np = (n + 15) / 16 * 16;
+        const int64_t in_n = (int64_t)p.in_h * p.in_w * p.in_c, out_n = (int64_t)p.out_h * p.out_w * n;
+        float *in = malloc(sizeof(float) * (size_t)in_n), *bias = calloc((size_t)np, sizeof(float));
+        float *got = malloc(sizeof(float) * (size_t)out_n), *want = malloc(sizeof(float) * (size_t)out_n);
+        uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *pw = malloc(sizeof(uint16_t) * (size_t)(np * (k + 1)));
+        for (int64_t i = 0; i < in_n; i++) in[i] = rnd_f();
+        for (int i = 0; i < n * k; i++) w[i] = p.half_type == RT_BF16 ? rt_f32_to_bf16(rnd_f()) : rt_f32_to_f16(rnd_f());
+        for (int i = 0; i < n; i++) bias[i] = rnd_f();
+        if (!rt_opt_half_rounds_inputs(p.half_type))
+            for (int64_t i = 0; i < in_n; i++) in[i] = rt_round_half(in[i], p.half_type);
+        rt_conv_2d_half(&p, in, w, bias, want);
+        sched_pack_half(w, n, k, pw);
+        rt_opt_conv_params c = opt_conv(&p, C[t % 8][2]);
+        c.gemm.slots = 3, c.gemm.slot_bytes = rt_opt_conv_half_scratch(p.half_type, c.direct, p.out_h * p.out_w, c.rows, n, k);
+        void *scratch = malloc((size_t)(3 * c.gemm.slot_bytes));
+        snprintf(msg, sizeof msg, "%s %dx%dx%d f %dx%d oc %d, rows %d", p.half_type == RT_BF16 ? "bf16" : "f16", p.in_h,
+                 p.in_w, p.in_c, p.filter_h, p.filter_w, n, c.rows);
+        for (int i = 0; i < out_n; i++) got[i] = NAN;
+        rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, NULL);
+        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter, many rows, vs CONV_2D", msg);
+        for (int i = 0; i < out_n; i++) got[i] = NAN;
+        rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
+        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter, many rows, split over tasks, vs CONV_2D", msg);
+        free(in), free(bias), free(got), free(want), free(w), free(pw), free(scratch);
+    }
+}
+
 /* CONV_2D with bf16/f16 filters: rt_opt_conv_half (im2col blocks or direct 1x1 rows through the 16-bit FC
  * kernel) against rt_conv_2d_half, on one thread, split over tasks, and with a fused residual ADD. */
 static void test_conv_half(void) {
@@ -510,6 +553,7 @@ int main(void) {
     test_dwconv_wide();
     test_conv_dw();
     test_conv_half();
+    test_conv_half_many_rows();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }

@@ -83,13 +83,34 @@ static void oracle(problem *q, int use_tab, int round_inputs) {
         }
 }
 
-/* Values of got that differ from want: bit for bit when exact (except a lone last panel's columns on AVX-512: an
- * even-k and an odd-k sum, as the f32 GEMM's lone panel), else beyond rounding (max_err_over_bound). */
-static int64_t differ(const problem *q, int exact) {
+#if defined(RT_OPT_GEMM16_ROWS_F32) || defined(RT_OPT_FC_HALF_F32)
+/* Whether m rows of K k take the widened path (each panel widened once to f32, then the f32 GEMM's tiles) */
+static int widened(int32_t type, int32_t m, int32_t k) {
+#if defined(RT_OPT_GEMM16_WIDEN)
+    return rt_opt_gemm16_widens(type, m, k);
+#else
+    (void)type, (void)m, (void)k;
+    return 0;
+#endif
+}
+#endif
+
+/* Whether column j's sum is kept as an even-k and an odd-k half (so within rounding of the K-order sum, not bit for
+ * bit): on AVX-512 a lone last panel (the f32 GEMM's and the 16-bit kernels' alike) and, on the widened path (the
+ * f32 GEMM's own tiles), a last pair of 17-24 columns (rt_opt_gemm.c's ukr_f32_512_24). */
+static int split_column(const problem *q, int32_t j, int wide) {
+    const int32_t panels = (q->n + 15) / 16, last_pair = (q->n - 1) / 32 * 32, in_pair = q->n - last_pair;
+    if (!RT_OPT_LONE_PAIRS) return 0;
+    if (panels % 2 && j / 16 == panels - 1) return 1;
+    return wide && j >= last_pair && in_pair > 16 && in_pair <= 24;
+}
+
+/* Values of got that differ from want: bit for bit when exact (except split_column's), else beyond rounding
+ * (max_err_over_bound). wide: the widened path ran. */
+static int64_t differ(const problem *q, int exact, int wide) {
     int64_t d = 0;
-    const int32_t panels = (q->n + 15) / 16;
     for (int i = 0; i < q->m * q->n; i++)
-        d += exact && !(RT_OPT_LONE_PAIRS && panels % 2 && i % q->n / 16 == panels - 1) ? memcmp(&q->got[i], &q->want[i], sizeof(float)) != 0
+        d += exact && !split_column(q, i % q->n, wide) ? memcmp(&q->got[i], &q->want[i], sizeof(float)) != 0
                    : !(max_err_over_bound(&q->got[i], &q->want[i], &q->mag[i], 1, q->k) <= 1.0);
     return d;
 }
@@ -113,7 +134,8 @@ static void test_rows(void) {
         rt_opt_gemm_params g = params(&q);
         int ran = RT_OPT_GEMM16_ROWS_F32(&g, type, m, q.a, use_tab ? q.tab : NULL, use_tab ? nseg : 1, q.pw, q.bias, q.got);
         oracle(&q, use_tab, 0);
-        int64_t d = differ(&q, type == RT_BF16);
+        const int wide = widened(type, m, k);
+        int64_t d = differ(&q, type == RT_BF16 || wide, wide);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d = %d x %d%s: %lld of %d values differ", type == RT_BF16 ? "bf16" : "f16",
                  m, n, k, nseg, k / nseg, use_tab ? "" : " (rows)", (long long)d, m * n);
         check(ran && d == 0, "gemm16 rows = K-order sums on the widened weights", msg);
@@ -139,8 +161,8 @@ static void test_fc(void) {
         int ran = RT_OPT_FC_HALF_F32(&g, type, q.a, q.pw, q.bias, q.got);
         oracle(&q, 0, 0);
         /* bf16 from two rows on: the K-order sums bit for bit; the GEMV (partial sums) and fp16 within rounding */
-        const int exact = type == RT_BF16 && m > 1;
-        int64_t d = differ(&q, exact);
+        const int wide = widened(type, m, k), exact = (type == RT_BF16 && m > 1) || wide;
+        int64_t d = differ(&q, exact, wide);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d: %lld of %d values differ%s", type == RT_BF16 ? "bf16" : "f16", m, n,
                  k, (long long)d, m * n, exact ? "" : " (beyond rounding)");
         check(ran && d == 0, "fc 16-bit storage f32 kernel vs K-order sums", msg);
@@ -148,6 +170,44 @@ static void test_fc(void) {
     }
 #else
     printf("SKIP fc 16-bit storage: no 16-bit-storage f32 kernels in this build\n");
+#endif
+}
+
+/* The widened path (many rows: each panel widened once to f32, the f32 GEMM's tiles over it) and its edges: rows
+ * 16-140 (both sides of its row threshold, row tails of every tile), K up to and past the widened path's limit (odd K, segments of odd length
+ * through a row table), partial panels and pairs; bit for bit the K-order sums on the widened weights (bf16 and
+ * fp16) where it runs, the in-register kernels' bounds past its limit. */
+static void test_widened(void) {
+#if defined(RT_OPT_GEMM16_WIDEN)
+    char msg[200];
+    int32_t kmax = 1;
+    while (kmax < 8192 && rt_opt_gemm16_widens(RT_BF16, 1000, kmax + 1)) kmax++;
+    check(!rt_opt_gemm16_widens(RT_BF16, 1, 64) && rt_opt_gemm16_widens(RT_F16, 1000, 64), "gemm16 widened path: chosen by rows",
+          "one row: in registers; 1000 rows of K 64: widened");
+    for (int t = 0; t < 40; t++) {
+        const int32_t type = t % 2 ? RT_F16 : RT_BF16, use_tab = t % 4 < 2, nseg = use_tab ? rnd_in(1, 5) : 1;
+        const int32_t m = rnd_in(16, 140), n = t % 5 == 0 ? 32 * rnd_in(1, 3) : rnd_in(1, 90);
+        /* K: small, odd, near the limit, or just past it */
+        const int32_t kk = t % 8 < 4 ? rnd_in(1, 200) : t % 8 < 6 ? kmax - rnd_in(0, 40) : kmax + rnd_in(1, 40);
+        const int32_t k = kk / nseg * nseg > 0 ? kk / nseg * nseg : nseg;
+        problem q;
+        make(&q, m, n, k, nseg, type);
+        if (!use_tab) q.stride = k + t % 3;
+        rt_opt_gemm_params g = params(&q);
+        int ran = t % 3 == 0 && !use_tab ? RT_OPT_FC_HALF_F32(&g, type, q.a, q.pw, q.bias, q.got)
+                                         : RT_OPT_GEMM16_ROWS_F32(&g, type, m, q.a, use_tab ? q.tab : NULL, nseg, q.pw,
+                                                                  q.bias, q.got);
+        oracle(&q, use_tab, 0);
+        const int wide = widened(type, m, k), exact = type == RT_BF16 || wide;
+        int64_t d = differ(&q, exact, wide);
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d = %d x %d%s, %s: %lld of %d values differ",
+                 type == RT_BF16 ? "bf16" : "f16", m, n, k, nseg, k / nseg, use_tab ? "" : " (rows)",
+                 wide ? "widened" : "in registers", (long long)d, m * n);
+        check(ran && d == 0, "gemm16 widened path = K-order sums on the widened weights", msg);
+        drop(&q);
+    }
+#else
+    printf("SKIP gemm16 widened path: not in this build\n");
 #endif
 }
 
@@ -164,7 +224,7 @@ static void test_fc_half_no_scratch(void) {
         g.slot_bytes = 0;
         rt_opt_fc_half(&g, type, q.a, q.pw, q.bias, q.got, NULL);
         oracle(&q, 0, rt_opt_half_rounds_inputs(type));
-        int64_t d = differ(&q, 0);
+        int64_t d = differ(&q, 0, 0);
         snprintf(msg, sizeof msg, "%s m %d n %d k %d: %lld of %d values beyond rounding", type == RT_BF16 ? "bf16" : "f16",
                  m, n, k, (long long)d, m * n);
         check(d == 0, "fc_half, no scratch, vs K-order sums", msg);
@@ -176,6 +236,7 @@ int main(void) {
     unit_seed(20261130ULL, rt_opt_isa());
     test_rows();
     test_fc();
+    test_widened();
     test_fc_half_no_scratch();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
