@@ -709,7 +709,13 @@ int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k);
  * than `floats`), and rt_opt_gemm16_widened_rows runs the f32 GEMM's tiles with them on each block (same arguments
  * as RT_OPT_GEMM16_ROWS_F32). conv_half_task keeps dst on its stack: RT_OPT_WIDE_ALL_FLOATS floats (147,456 bytes,
  * ResNet's 64 x 576). */
+#if defined(RT_OPT_SMALL_STACK) /* -DRT_OPT_SMALL_STACK: no widened copies, the 16-bit kernels' stack stays small */
+#define RT_OPT_WIDEN_KMAX 1
+#define RT_OPT_WIDE_ALL_FLOATS 16
+#endif
+#ifndef RT_OPT_WIDE_ALL_FLOATS
 #define RT_OPT_WIDE_ALL_FLOATS 36864
+#endif
 #define RT_OPT_WIDE_ALL_MIN_ROWS 64 /* a task's output rows from which that pays (the widening done once) */
 int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats);
 void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
