@@ -82,13 +82,23 @@ typedef struct rt_a64_dw3_geo {
         a1 = vaddw_high_s16(a1, pl);                                                                                   \
         if (H == 2) a2 = vaddw_s16(a2, vget_low_s16(ph)), a3 = vaddw_high_s16(a3, ph);                                 \
     } while (0)
+/* The int16 products of 16 channels, x * w (low and high eight), and with a second tap's added: SMULL,
+ * SMULL2 (and SMLAL, SMLAL2) on the weights' whole registers (written with intrinsics, GCC copied the
+ * weights' low halves into registers of their own and spilled). */
+#define RT_A64_DW3_MUL(pl, ph, x, w)                                                                                   \
+    __asm__("smull %0.8h, %2.8b, %3.8b\n\tsmull2 %1.8h, %2.16b, %3.16b" : "=&w"(pl), "=w"(ph) : "w"(x), "w"(w))
+#define RT_A64_DW3_MUL2(pl, ph, x, wx, y, wy)                                                                          \
+    __asm__("smull %0.8h, %2.8b, %3.8b\n\tsmull2 %1.8h, %2.16b, %3.16b\n\tsmlal %0.8h, %4.8b, %5.8b\n\t"          \
+            "smlal2 %1.8h, %4.16b, %5.16b"                                                                             \
+            : "=&w"(pl), "=&w"(ph)                                                                                     \
+            : "w"(x), "w"(wx), "w"(y), "w"(wy))
 /* One tap without the offset (folded into the start): in * w, exact in int16. */
 #define RT_A64_DW3_ONE(pa, wa)                                                                                         \
     do {                                                                                                               \
         int16x8_t pl_, ph_ = vdupq_n_s16(0);                                                                           \
         if (H == 2) {                                                                                                  \
             const int8x16_t x_ = RT_A64_DW3_LD16(pa);                                                                  \
-            pl_ = vmull_s8(vget_low_s8(x_), vget_low_s8(wa)), ph_ = vmull_high_s8(x_, wa);                             \
+            RT_A64_DW3_MUL(pl_, ph_, x_, wa);                                                                          \
         } else {                                                                                                       \
             pl_ = vmull_s8(RT_A64_DW3_LD8(pa), vget_low_s8(wa));                                                       \
         }                                                                                                              \
@@ -100,8 +110,7 @@ typedef struct rt_a64_dw3_geo {
         int16x8_t pl_, ph_ = vdupq_n_s16(0);                                                                           \
         if (H == 2) {                                                                                                  \
             const int8x16_t x_ = RT_A64_DW3_LD16(pa), y_ = RT_A64_DW3_LD16(pb);                                        \
-            pl_ = vmlal_s8(vmull_s8(vget_low_s8(x_), vget_low_s8(wa)), vget_low_s8(y_), vget_low_s8(wb));              \
-            ph_ = vmlal_high_s8(vmull_high_s8(x_, wa), y_, wb);                                                        \
+            RT_A64_DW3_MUL2(pl_, ph_, x_, wa, y_, wb);                                                                 \
         } else {                                                                                                       \
             pl_ = vmlal_s8(vmull_s8(RT_A64_DW3_LD8(pa), vget_low_s8(wa)), RT_A64_DW3_LD8(pb), vget_low_s8(wb));        \
         }                                                                                                              \
@@ -128,9 +137,9 @@ typedef struct rt_a64_dw3_geo {
         }                                                                                                              \
         RT_A64_DW3_ONE(t8, w8);                                                                                        \
         if (RIGHT) { /* every shift below 0 */                                                                         \
-            a0 = rt_a64_rq_right(a0, k->m[0], k->r[0]);                                                                \
-            a1 = rt_a64_rq_right(a1, k->m[1], k->r[1]);                                                                \
-            if (H == 2) a2 = rt_a64_rq_right(a2, k->m[2], k->r[2]), a3 = rt_a64_rq_right(a3, k->m[3], k->r[3]);        \
+            a0 = rt_a64_rq_right(a0, m0, r0);                                                                          \
+            a1 = rt_a64_rq_right(a1, m1, r1);                                                                          \
+            if (H == 2) a2 = rt_a64_rq_right(a2, m2, r2), a3 = rt_a64_rq_right(a3, m3, r3);                            \
         } else { /* rt_a64_rq_double with its shifts split once per block */                                           \
             a0 = rt_a64_dw3_rq(a0, k->m[0], k->l[0], k->r[0]);                                                         \
             a1 = rt_a64_dw3_rq(a1, k->m[1], k->l[1], k->r[1]);                                                         \
@@ -163,6 +172,8 @@ static inline __attribute__((always_inline)) void rt_a64_dw3_rows_k(const int H,
     const int8x16_t w0 = k->w[0], w1 = k->w[1], w2 = k->w[2], w3 = k->w[3], w4 = k->w[4], w5 = k->w[5];
     const int8x16_t w6 = k->w[6], w7 = k->w[7], w8 = k->w[8], lo = k->lo, hi = k->hi;
     const int32x4_t i0 = k->i[0], i1 = k->i[1], i2 = k->i[2], i3 = k->i[3];
+    const int32x4_t m0 = k->m[0], m1 = k->m[1], m2 = k->m[2], m3 = k->m[3];
+    const int32x4_t r0 = k->r[0], r1 = k->r[1], r2 = k->r[2], r3 = k->r[3];
     const int16x8_t oo = k->oo;
     const int8_t *const in = g->in, *const pad = g->pad;
     int8_t *const out = g->out;
@@ -187,8 +198,10 @@ static inline __attribute__((always_inline)) void rt_a64_dw3_rows_k(const int H,
                 const int8_t *q2 = ok[2] ? rb[2] + x0 * cin : pad;
                 const int64_t d0 = ok[0] ? cin : 0, d1 = ok[1] ? cin : 0, d2 = ok[2] ? cin : 0;
                 const int64_t st0 = ok[0] ? step : 0, st1 = ok[1] ? step : 0, st2 = ok[2] ? step : 0;
-                for (; ox < ox_in1; ox++, q0 += st0, q1 += st1, q2 += st2, o += c)
+                int8_t *const o_end = o + (int64_t)(ox_in1 - ox) * c;
+                for (; o != o_end; q0 += st0, q1 += st1, q2 += st2, o += c)
                     RT_A64_DW3_PX(q0, q0 + d0, q0 + 2 * d0, q1, q1 + d1, q1 + 2 * d1, q2, q2 + d2, q2 + 2 * d2, o);
+                ox = ox_in1;
             } else { /* an edge output: its taps outside the image read the pad */
                 const int8_t *t[9];
                 int fx;
@@ -328,6 +341,8 @@ static void rt_a64_dw_s8(const struct rt_dwconv_params *p, const int8_t *in, con
 #undef RT_A64_DW3_ONE
 #undef RT_A64_DW3_PAIR
 #undef RT_A64_DW3_PX
+#undef RT_A64_DW3_MUL
+#undef RT_A64_DW3_MUL2
 #undef RT_A64_DW_STORE
 #undef RT_A64_DW_LD
 #endif
