@@ -185,11 +185,13 @@ static inline __attribute__((always_inline)) void rt_a64_dw3_rows_k(const int H,
         const int32_t b = r / out_h, oy = r % out_h, y0 = oy * sh - ph;
         int8_t *o = out + ((int64_t)b * out_h + oy) * out_w * c;
         const int8_t *rb[3]; /* the rows at column 0, or the pad */
+        int64_t rs[3];       /* 1, or 0 for the pad (an edge output's column offsets times it) */
         int ok[3], fy;
         int32_t ox;
         for (fy = 0; fy < 3; fy++) {
             ok[fy] = y0 + fy >= 0 && y0 + fy < in_h;
             rb[fy] = ok[fy] ? in + ((int64_t)b * in_h + y0 + fy) * in_w * cin : pad;
+            rs[fy] = ok[fy];
         }
         for (ox = 0; ox < out_w;) {
             const int32_t x0 = ox * sw - pw;
@@ -203,12 +205,15 @@ static inline __attribute__((always_inline)) void rt_a64_dw3_rows_k(const int H,
                     RT_A64_DW3_PX(q0, q0 + d0, q0 + 2 * d0, q1, q1 + d1, q1 + 2 * d1, q2, q2 + d2, q2 + 2 * d2, o);
                 ox = ox_in1;
             } else { /* an edge output: its taps outside the image read the pad */
-                const int8_t *t[9];
-                int fx;
-                for (fy = 0; fy < 3; fy++)
-                    for (fx = 0; fx < 3; fx++)
-                        t[fy * 3 + fx] = ok[fy] && x0 + fx >= 0 && x0 + fx < in_w ? rb[fy] + (x0 + fx) * cin : pad;
-                RT_A64_DW3_PX(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], o);
+                /* column x0 + fx's offset in a row (0 in the pad's rows), or -1 outside the image */
+                const int64_t e0 = x0 >= 0 && x0 < in_w ? x0 * cin : -1;
+                const int64_t e1 = x0 + 1 >= 0 && x0 + 1 < in_w ? (x0 + 1) * cin : -1;
+                const int64_t e2 = x0 + 2 >= 0 && x0 + 2 < in_w ? (x0 + 2) * cin : -1;
+#define RT_A64_DW3_T(fy, e) ((e) >= 0 ? rb[fy] + (e) * rs[fy] : pad)
+                RT_A64_DW3_PX(RT_A64_DW3_T(0, e0), RT_A64_DW3_T(0, e1), RT_A64_DW3_T(0, e2), RT_A64_DW3_T(1, e0),
+                              RT_A64_DW3_T(1, e1), RT_A64_DW3_T(1, e2), RT_A64_DW3_T(2, e0), RT_A64_DW3_T(2, e1),
+                              RT_A64_DW3_T(2, e2), o);
+#undef RT_A64_DW3_T
                 ox++, o += c;
             }
         }
