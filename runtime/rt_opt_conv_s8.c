@@ -142,6 +142,18 @@ static void im2col_a64(const rt_opt_conv_params *p, const int8_t *in, int32_t m0
                 for (fy = 0; fy < fh; fy++) a64_run_s8(d + fy * run, src + fy * step, run);
                 for (c = kdim; c < ldd; c++) d[c] = 0;
             }
+        } else if (p27) { /* cut by the edge: the patch gathered tap by tap in t (the padding value around) */
+            int8_t t[27];
+            int32_t fx;
+            memset(t, (int8_t)p->pad_value, sizeof t);
+            for (fy = 0; fy < 3; fy++) {
+                const int32_t y = y0 + fy * p->dil_h;
+                if (y < 0 || y >= p->in_h) continue;
+                for (fx = 0; fx < fw; fx++)
+                    if (x0 + fx >= 0 && x0 + fx < p->in_w)
+                        memcpy(t + fy * 9 + fx * inc, in + y * rs + (int64_t)(x0 + fx) * inc, (size_t)inc);
+            }
+            a64_patch27(d, t, 9, i0, i1);
         } else {
             im2col_s8_rows(p, in, m0 + r, 1, d, ldd);
         }
