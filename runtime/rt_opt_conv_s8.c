@@ -100,6 +100,23 @@ static inline void a64_run_s8(uint8_t *d, const int8_t *s, int32_t n) {
     }
 }
 
+/* One patch of a 3x3 filter over 3 channels (three filter rows of 9 bytes, step apart; K = 27 in a
+ * 28-byte row) as its + 128 bytes: each filter row loaded exactly (8 bytes and a lane), flipped, the 28
+ * bytes gathered by two TBLs (byte 27 an out-of-range index: 0) and stored as 16 + 8 + 4 bytes. */
+static inline void a64_patch27(uint8_t *d, const int8_t *s, int64_t step, uint8x16_t i0, uint8x16_t i1) {
+    const uint8x16_t fl = vdupq_n_u8(0x80);
+    uint8x16x2_t a, b;
+    const uint8_t *u = (const uint8_t *)s;
+    a.val[0] = veorq_u8(vld1q_lane_u8(u + 8, vcombine_u8(vld1_u8(u), vdup_n_u8(0)), 8), fl);
+    a.val[1] = veorq_u8(vld1q_lane_u8(u + step + 8, vcombine_u8(vld1_u8(u + step), vdup_n_u8(0)), 8), fl);
+    b.val[0] = a.val[1];
+    b.val[1] = veorq_u8(vld1q_lane_u8(u + 2 * step + 8, vcombine_u8(vld1_u8(u + 2 * step), vdup_n_u8(0)), 8), fl);
+    vst1q_u8(d, vqtbl2q_u8(a, i0));
+    b.val[0] = vqtbl2q_u8(b, i1);
+    vst1_u8(d + 16, vget_low_u8(b.val[0]));
+    vst1q_lane_u32((uint32_t *)(void *)(d + 24), vreinterpretq_u32_u8(b.val[0]), 2);
+}
+
 /* im2col_s8_rows with the patches wholly inside the image (unit column dilation) copied as filter_h runs
  * of filter_w x in_c bytes (a64_run_s8), the others tap by tap: the first layers' 3-channel patches
  * (runs of 9 bytes, not whole quads, so not read from the image by the tiles) had taken IM2COL's byte
@@ -108,14 +125,35 @@ static void im2col_a64(const rt_opt_conv_params *p, const int8_t *in, int32_t m0
                        int32_t ldd) {
     const int32_t inc = p->in_c, fh = p->filter_h, fw = p->filter_w, run = fw * inc, kdim = p->gemm.k;
     const int64_t rs = (int64_t)p->in_w * inc, step = (int64_t)p->dil_h * rs;
+    const int p27 = fh == 3 && run == 9 && kdim == 27 && ldd == 28; /* a64_patch27 */
+    /* its gathers: filter row 0 and 7 bytes of row 1; row 1's last 2, row 2's 9, a 0 */
+    static const uint8_t g0[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22};
+    static const uint8_t g1[16] = {7, 8, 16, 17, 18, 19, 20, 21, 22, 23, 24, 255, 255, 255, 255, 255};
+    const uint8x16_t i0 = vld1q_u8(g0), i1 = vld1q_u8(g1);
     int32_t r, fy, c, oy = m0 / p->out_w, ox = m0 % p->out_w;
     for (r = 0; r < rows; r++) {
         const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
         uint8_t *d = dst + (int64_t)r * ldd;
         if (y0 >= 0 && y0 + (fh - 1) * p->dil_h < p->in_h && x0 >= 0 && x0 + fw <= p->in_w) {
             const int8_t *src = in + y0 * rs + (int64_t)x0 * inc;
-            for (fy = 0; fy < fh; fy++) a64_run_s8(d + fy * run, src + fy * step, run);
-            for (c = kdim; c < ldd; c++) d[c] = 0;
+            if (p27) {
+                a64_patch27(d, src, step, i0, i1);
+            } else {
+                for (fy = 0; fy < fh; fy++) a64_run_s8(d + fy * run, src + fy * step, run);
+                for (c = kdim; c < ldd; c++) d[c] = 0;
+            }
+        } else if (p27) { /* cut by the edge: the patch gathered tap by tap in t (the padding value around) */
+            int8_t t[27];
+            int32_t fx;
+            memset(t, (int8_t)p->pad_value, sizeof t);
+            for (fy = 0; fy < 3; fy++) {
+                const int32_t y = y0 + fy * p->dil_h;
+                if (y < 0 || y >= p->in_h) continue;
+                for (fx = 0; fx < fw; fx++)
+                    if (x0 + fx >= 0 && x0 + fx < p->in_w)
+                        memcpy(t + fy * 9 + fx * inc, in + y * rs + (int64_t)(x0 + fx) * inc, (size_t)inc);
+            }
+            a64_patch27(d, t, 9, i0, i1);
         } else {
             im2col_s8_rows(p, in, m0 + r, 1, d, ldd);
         }

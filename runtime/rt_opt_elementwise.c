@@ -362,6 +362,7 @@ static int64_t addsub8_float(const rt_binary_params *p, const int8_t *a, int64_t
 
 #include "arm64/rt_a64_addsub_s8.h" /* the AArch64 lanes (RT_A64): ADD, SUB, SQUARED_DIFFERENCE */
 #include "arm64/rt_a64_mul_s8.h"    /* and MUL */
+#include "arm64/rt_a64_mean_s8.h"   /* and MEAN's */
 
 static void addsub_run(const rt_binary_params *p, const int8_t *a, int64_t sa, const int8_t *b, int64_t sb, int8_t *o,
                        int64_t n, int sign) {
@@ -507,10 +508,14 @@ void rt_opt_mean_i8(const rt_reduce_params *p, const int8_t *in, int8_t *out, vo
     }
     for (o = 0; o < outer; o++) {
         const int8_t *src = in + o * red * inner;
-        for (i = 0; i < inner; i++) sum[i] = 0;
+        int64_t i0 = 0; /* the channels done on lanes (AArch64) */
+#if defined(RT_A64)
+        if (rt_a64_mean_s8_ok(p)) i0 = rt_a64_mean_s8(p, src, red, inner, out + o * inner);
+#endif
+        for (i = i0; i < inner; i++) sum[i] = 0;
         for (r = 0; r < red; r++)
-            for (i = 0; i < inner; i++) sum[i] += (uint32_t)(int32_t)src[r * inner + i];
-        i = 0;
+            for (i = i0; i < inner; i++) sum[i] += (uint32_t)(int32_t)src[r * inner + i];
+        i = i0;
 #if defined(RT_OPT_AVX512)
         if (p->reduce_count > 0 && p->shift <= 0) { /* rt_mean_q 16 lanes at a time (right shifts only) */
             const rq16 k = rq16_prepare(_mm512_set1_epi32(p->mult), _mm512_set1_epi32(p->shift));

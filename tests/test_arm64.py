@@ -147,10 +147,26 @@ def test_neon_elementwise_s8_is_tflites(toolchain, target, seed, tmp_path):
 @pytest.mark.parametrize("target", TARGETS)
 def test_neon_depthwise_s8_is_tflites(toolchain, target, seed, tmp_path):
     """runtime/arm64/rt_a64_dwconv_s8.h's int8 depthwise kernel (through rt_opt_dwconv_s8; its 3x3 row
-    runs with rows in the padding read from the zero-point pad) equals the reference kernel byte for byte
-    on 1500 random cases: 8..40 channels or one channel with a multiplier, 1..12 x 1..12 images, strides
+    blocks of 16 channels, edge outputs and rows in the padding read from the zero-point pad) equals the
+    reference kernel byte for byte on 1500 random cases: 8..80 channels or one channel with a multiplier, 1..12 x 1..12 images, strides
     1 and 2, padding 0..2, 3x3 filters mostly, weights with and without -128, shifts either way."""
     _kernel_check("dw_check", target, seed, 1500, tmp_path)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_mean_s8_is_tflites(toolchain, target, seed, tmp_path):
+    """runtime/arm64/rt_a64_mean_s8.h's int8 MEAN lanes (through rt_opt_mean_i8; global average pooling, 16
+    channels at a time, more than 256 rows in int16 blocks) equal the reference kernel byte for byte on 1500
+    random cases: 1..30 x 1..30 pixels, 1..70 channels, zero points, multipliers, shifts either way."""
+    _kernel_check("mean_check", target, seed, 1500, tmp_path)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_interleave_is_the_transpose(toolchain, target, seed, tmp_path):
+    """runtime/arm64/rt_a64_copy.h's interleave of 2..4 byte planes into pixels (through rt_opt_copy: a
+    PyTorch export's NCHW image to NHWC) equals its definition byte for byte on 400 random cases: 1..1000
+    pixels, planes 0..4 bytes apart beyond their length, the bytes around the output untouched."""
+    _kernel_check("copy_check", target, seed, 400, tmp_path)
 
 
 @pytest.mark.parametrize("target", TARGETS)

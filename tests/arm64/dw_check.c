@@ -1,7 +1,8 @@
 /* dw_check.c - the optimized int8 depthwise convolution (rt_opt_dwconv_s8: runtime/arm64/
  * rt_a64_dwconv_s8.h's kernel on AArch64, its 3x3 row runs included) against the reference kernel
- * (rt_depthwise_conv_2d_i8), byte for byte, on N random cases drawn from SEED: channels 8, 16, 24
- * or 40 with depth multiplier 1, or one input channel with a multiplier of 8 or 16 (and now and then
+ * (rt_depthwise_conv_2d_i8), byte for byte, on N random cases drawn from SEED: channels 8, 16, .., 80
+ * with depth multiplier 1 (3x3: blocks of 16 channels and a last block of 8), or one input channel with
+ * a multiplier of 8, 16, 24 or 32 (and now and then
  * a shape the kernel leaves to the portable code), images of 1..12 rows and columns, 3x3 filters
  * mostly (some 1x1, 2x2, 5x5; dilation 2 now and then), strides 1 and 2, padding up to 2 on each
  * side (rows and columns wholly in the padding included), random offsets, weights with and without
@@ -18,15 +19,15 @@
 #include "check_main.h"
 
 static int one_case(long k) {
-    static int8_t in[2 * 12 * 12 * 40], filter[25 * 40], want[2 * 16 * 16 * 40], got[2 * 16 * 16 * 40];
-    static int32_t bias[40], mult[40], shift[40];
-    static const int32_t chans[4] = {8, 16, 24, 40}, sizes[4] = {3, 1, 2, 5};
+    static int8_t in[2 * 12 * 12 * 80], filter[25 * 80], want[2 * 16 * 16 * 80], got[2 * 16 * 16 * 80];
+    static int32_t bias[80], mult[80], shift[80];
+    static const int32_t sizes[4] = {3, 1, 2, 5};
     rt_dwconv_params p;
     int32_t oc, n_in, n_out, n_f, i, ext_h, ext_w, neg = (int32_t)(next() % 2);
     memset(&p, 0, sizeof p);
     p.batches = range(1, 2);
-    if (next() % 4) p.in_c = chans[next() % 4], p.depth_mult = 1;
-    else if (next() % 4) p.in_c = 1, p.depth_mult = next() % 2 ? 8 : 16;
+    if (next() % 4) p.in_c = 8 * range(1, 10), p.depth_mult = 1; /* 8..80: blocks of 16 and a last of 8 */
+    else if (next() % 4) p.in_c = 1, p.depth_mult = 8 * range(1, 4);
     else p.in_c = range(1, 12), p.depth_mult = range(1, 3); /* mostly the portable code */
     p.filter_h = p.filter_w = next() % 4 ? 3 : sizes[next() % 4];
     p.dil_h = p.dil_w = next() % 8 ? 1 : 2;
