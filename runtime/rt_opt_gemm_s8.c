@@ -350,10 +350,7 @@ void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a
             const int32_t *in0 = init;
             if (p->a64_init) in0 = bias + col;
             else rt_a64_s8_init(kq, bp, bias + col, init);
-            for (i = 0; i + MR_S8 <= m || (i < m && m - i > 1); i += MR_S8)
-                rt_a64_s8_tile_rq(kq, a + (int64_t)i * lda, lda, m - i < MR_S8 ? m - i : MR_S8, flip, bp, in0, &q,
-                                  c + (int64_t)i * p->ldc + col, p->ldc, nr);
-            if (i < m) rt_a64_s8_tile_rq1(kq, a + (int64_t)i * lda, flip, bp, in0, &q, c + (int64_t)i * p->ldc + col, nr);
+            rt_a64_s8_panel_rq(kq, a, lda, m, flip, bp, in0, &q, c + col, p->ldc, nr);
             continue;
         }
         if (p->a64_init) memset(init, 0, sizeof init);

@@ -13,7 +13,7 @@
  * 32768, one alone cannot leave int16). The tile is 4 rows x 16 columns (1 x 16 for a single row):
  * with the dot product 16 accumulators, 4 weight vectors and 4 activation vectors of the 32 NEON
  * registers. The loops over rows and columns are unrolled (RT_A64_UNROLL) so that the
- * accumulators stay in registers; the requantization runs on them in registers (rt_a64_s8_tile_rq)
+ * accumulators stay in registers; the requantization runs on them in registers (rt_a64_s8_panel_rq)
  * or they are stored as int32 (rt_a64_s8_tile, for the per-row terms and float outputs). */
 #ifndef MPCC_RT_A64_GEMM_S8_H
 #define MPCC_RT_A64_GEMM_S8_H
@@ -269,19 +269,28 @@ static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *
     rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, NULL, NULL, 0, 16, acc);
 }
 
-/* Rows 0..mr (at most 4) requantized (q) into nr bytes a row at c (rows ldc bytes apart); flip: a
- * holds a + 128 bytes, else int8. */
-static __attribute__((noinline)) void rt_a64_s8_tile_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
-                                                        int flip, const int8_t *b, const int32_t init[16],
-                                                        const rt_a64_rq_cols *q, int8_t *c, int64_t ldc, int32_t nr) {
-    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, q, c, ldc, nr, NULL);
+/* A panel's m rows at a + r * lda (flip: a + 128 bytes, else int8), requantized (q) into nr bytes a row at
+ * c (rows ldc bytes apart): 4-row tiles while two or more rows remain, a last single row on the 1 x 16
+ * tile, all in one call (its set-up and the requantization constants once a panel, not once a tile). */
+static inline __attribute__((always_inline)) void rt_a64_s8_panel_rq_f(int flip, int32_t kq, const uint8_t *a,
+                                                                       int32_t lda, int32_t m, const int8_t *b,
+                                                                       const int32_t init[16],
+                                                                       const rt_a64_rq_cols *q, int8_t *c,
+                                                                       int64_t ldc, int32_t nr) {
+    int32_t i;
+    for (i = 0; i + RT_A64_MR <= m || (i < m && m - i > 1); i += RT_A64_MR)
+        rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a + (int64_t)i * lda, lda, NULL, m - i < RT_A64_MR ? m - i : RT_A64_MR,
+                          flip, b, init, q, c + (int64_t)i * ldc, ldc, nr, NULL);
+    if (i < m) rt_a64_s8_tile_mr(1, 1, kq, 0, a + (int64_t)i * lda, 0, NULL, 1, flip, b, init, q, c + (int64_t)i * ldc, 0,
+                                 nr, NULL);
 }
 
-/* The same for one row (its 1 x 16 tile: no rows repeated). */
-static __attribute__((noinline)) void rt_a64_s8_tile_rq1(int32_t kq, const uint8_t *a, int flip, const int8_t *b,
-                                                         const int32_t init[16], const rt_a64_rq_cols *q, int8_t *c,
+static __attribute__((noinline)) void rt_a64_s8_panel_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t m,
+                                                         int flip, const int8_t *b, const int32_t init[16],
+                                                         const rt_a64_rq_cols *q, int8_t *c, int64_t ldc,
                                                          int32_t nr) {
-    rt_a64_s8_tile_mr(1, 1, kq, 0, a, 0, NULL, 1, flip, b, init, q, c, 0, nr, NULL);
+    if (flip) rt_a64_s8_panel_rq_f(1, kq, a, lda, m, b, init, q, c, ldc, nr);
+    else rt_a64_s8_panel_rq_f(0, kq, a, lda, m, b, init, q, c, ldc, nr);
 }
 
 /* A convolution's rows read from its image (int8, padding in it): rows 0..n at ptr[r] (ptr holds 3 more
