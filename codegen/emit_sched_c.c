@@ -51,8 +51,9 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
     if (s8 && g->tensors[op->out[0]].dtype == IR_F32) { /* float results (pass precision folded the DEQUANTIZE) */
         cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, act_min), cg_f32(cg, act_max));
         cg_line(cg, ".rounding = RT_OPT_ROUND_FLOAT, .fscale = fscale, .out_f32 = 1, .rows = %d,", op->sched.rows);
-        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
-                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld%s", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)),
+                op->sched.a64_init ? ", .a64_init = 1" : "");
     } else if (s8) {
         cg_line(cg, ".out_offset = %d, .act_qmin = %d, .act_qmax = %d,", out_offset, qmin, qmax);
         if (op->sched.fscale)
@@ -61,8 +62,9 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
         else
             cg_line(cg, ".rounding = %s, .mult = mult, .shift = shift, .rows = %d,",
                     single_rounding ? "RT_OPT_ROUND_SINGLE" : "RT_OPT_ROUND_DOUBLE", op->sched.rows);
-        cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,
-                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)));
+        cg_line(cg, ".slots = %d, .slot_bytes = %lld%s", op->sched.slots,
+                (long long)(op->scratch_bytes / (size_t)(op->sched.slots > 0 ? op->sched.slots : 1)),
+                op->sched.a64_init ? ", .a64_init = 1" : "");
     } else if (op->scratch_bytes) {
         cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, act_min), cg_f32(cg, act_max));
         cg_line(cg, ".slots = %d, .slot_bytes = %lld", op->sched.slots,

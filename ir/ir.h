@@ -119,6 +119,8 @@ typedef struct IrSched {
     const int32_t *mult, *shift; /* s8: requantization per padded column */
     const float *fscale;        /* s8 with op->float_rq: the float requantization's factor per padded column */
     int n_padded;               /* N rounded up to a multiple of nr */
+    int a64_init;               /* s8, --isa armv8a / armv8.2a+dotprod: packed_b also holds 128 x the column
+                                 * sums (rt_opt_gemm_params.a64_init) */
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */

@@ -58,6 +58,10 @@ typedef struct rt_opt_gemm_params {
     int32_t rows;                       /* s8: A rows widened per block (scratch) */
     int32_t slots;                      /* scratch copies, one per thread (>= 1) */
     int64_t slot_bytes;                 /* bytes of one copy */
+    int32_t a64_init;                   /* s8, 1: the packed bias also holds 128 x each column's weight sum
+                                         * (pass schedule for --isa armv8a / armv8.2a+dotprod): it is where
+                                         * runtime/arm64's tiles start their int8 x int8 sums; the portable
+                                         * kernel takes the term off again */
 } rt_opt_gemm_params;
 
 /* Threads: kernels taking `par` split their work into min(par->threads,

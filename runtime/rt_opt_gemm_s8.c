@@ -120,6 +120,20 @@ static void requant_tile(const rt_opt_gemm_params *p, int32_t (*acc)[NR], int32_
 }
 #endif
 
+/* Takes 128 x the column sums of panel b off rows 0..mr of acc (wrapping): a bias packed for
+ * runtime/arm64's tiles (p->a64_init) summed by a kernel of the a + 128 bytes (a build for AArch64
+ * without them: RT_OPT_SCALAR, or not GCC / Clang). */
+#if !defined(RT_A64) && !defined(RT_OPT_S8_VNNI)
+static void colsum_off(int32_t kq, const int8_t *b, int32_t (*acc)[NR], int32_t mr) {
+    int32_t r, c, kk;
+    for (c = 0; c < NR; c++) {
+        uint32_t s = 0;
+        for (kk = 0; kk < 4 * kq; kk++) s += (uint32_t)(int32_t)b[(kk / 4) * 4 * NR + c * 4 + kk % 4];
+        for (r = 0; r < mr; r++) acc[r][c] = (int32_t)((uint32_t)acc[r][c] - 128u * s);
+    }
+}
+#endif
+
 /* Adds a per-row term (BATCH_MATMUL's right zero point times the row sums
  * of A), wrapping like the accumulators. */
 static void add_rows(int32_t (*acc)[NR], int32_t mr, const int32_t *row_add) {
@@ -318,9 +332,10 @@ static void ukr_u8(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr, const 
 
 #if defined(RT_A64)
 /* (Declared in rt_opt_internal.h.) Where a panel's shifts allow and there is no per-row term or
- * float output, the tiles requantize in registers, starting from bias + 128 * colsum (one pass over
- * the panel a call): 4-row tiles while two or more rows remain, a last single row on the 1-row tile;
- * else they store int32 sums for store_tile. */
+ * float output, the tiles requantize in registers, starting from bias + 128 * colsum (the packed bias
+ * itself with p->a64_init, else one pass over the panel a call): 4-row tiles while two or more rows
+ * remain, a last single row on the 1-row tile; else they store int32 sums (from 128 * colsum, or 0)
+ * for store_tile. */
 void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a, int32_t lda, int flip,
                         const int8_t *packed_b, const int32_t *bias, int8_t *c, const int32_t *row_add) {
     int32_t j, i, kq = K4(p->k) / 4;
@@ -332,14 +347,14 @@ void rt_opt_s8_a64_gemm(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a
         if (vec && !row_add && a64_rq_applies(p)) {
             const rt_a64_rq_cols q = {p->mult + col, p->shift + col, p->rounding == RT_OPT_ROUND_SINGLE,
                                       p->out_offset, p->act_qmin, p->act_qmax};
-            rt_a64_s8_init(kq, bp, bias + col, init);
-            for (i = 0; i + MR_S8 <= m || (i < m && m - i > 1); i += MR_S8)
-                rt_a64_s8_tile_rq(kq, a + (int64_t)i * lda, lda, m - i < MR_S8 ? m - i : MR_S8, flip, bp, init, &q,
-                                  c + (int64_t)i * p->ldc + col, p->ldc, nr);
-            if (i < m) rt_a64_s8_tile_rq1(kq, a + (int64_t)i * lda, flip, bp, init, &q, c + (int64_t)i * p->ldc + col, nr);
+            const int32_t *in0 = init;
+            if (p->a64_init) in0 = bias + col;
+            else rt_a64_s8_init(kq, bp, bias + col, init);
+            rt_a64_s8_panel_rq(kq, a, lda, m, flip, bp, in0, &q, c + col, p->ldc, nr);
             continue;
         }
-        rt_a64_s8_init(kq, bp, NULL, init);
+        if (p->a64_init) memset(init, 0, sizeof init);
+        else rt_a64_s8_init(kq, bp, NULL, init);
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             rt_a64_s8_tile(kq, a + (int64_t)i * lda, lda, mr, flip, bp, init, acc);
@@ -376,8 +391,9 @@ void rt_opt_s8_a64_conv(const rt_opt_gemm_params *p, int32_t m0, int32_t m, cons
             const int32_t col = j * NR, nr = p->n - col < NR ? p->n - col : NR;
             const rt_a64_rq_cols q = {p->mult + col, p->shift + col, p->rounding == RT_OPT_ROUND_SINGLE,
                                       p->out_offset, p->act_qmin, p->act_qmax};
-            rt_a64_s8_init(kq, bp, bias + col, init);
-            rt_a64_s8_rows_rq_runs(nrun, rq, step, ptr, n, bp, init, &q, c + (int64_t)r0 * p->ldc + col, p->ldc, nr);
+            if (!p->a64_init) rt_a64_s8_init(kq, bp, bias + col, init);
+            rt_a64_s8_rows_rq_runs(nrun, rq, step, ptr, n, bp, p->a64_init ? bias + col : init, &q,
+                                   c + (int64_t)r0 * p->ldc + col, p->ldc, nr);
         }
     }
 }
@@ -462,6 +478,7 @@ void rt_opt_s8_gemm_u8(const rt_opt_gemm_params *p, int32_t m, const uint8_t *a8
         for (i = 0; i < m; i += MR_S8) {
             int32_t mr = m - i < MR_S8 ? m - i : MR_S8;
             ukr_u8(kq, a8 + (int64_t)i * lda8, lda8, mr, bp, acc);
+            if (p->a64_init) colsum_off(kq, bp, acc, mr);
             add_rows(acc, mr, row_add ? row_add + i : NULL);
             store_tile(p, acc, mr, bias, col, c + ((int64_t)i * p->ldc + col) * rt_opt_s8_c_size(p), nr, vec);
         }

@@ -235,8 +235,36 @@ static int pool_px_f32(const rt_pool_params *p, const float *s, int32_t ny, int3
     }
     return 1;
 }
+/* The int8 max 16 channels at a time (SMAX), the last fewer than 16 one by one; the clamp as
+ * the AVX paths' (digits int8's 2x2 max pool ran the portable loops through an int32 array: a third of
+ * the model's instructions with the dot product). */
+static int pool_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int32_t nx, int8_t *o) {
+    const int32_t C = p->channels;
+    const int64_t row = (int64_t)p->in_w * C;
+    const int32_t qlo = p->act_qmin < -128 ? -128 : p->act_qmin, qhi = p->act_qmax > 127 ? 127 : p->act_qmax;
+    const int8_t blo = (int8_t)(qlo > 127 ? 127 : qlo), bhi = (int8_t)(qhi < -128 ? -128 : qhi);
+    const int8x16_t lo = vdupq_n_s8(blo), hi = vdupq_n_s8(bhi);
+    int32_t c = 0, fy, fx;
+    if (qlo > qhi) return 0;
+    for (; C - c >= 16; c += 16) {
+        int8x16_t m = vdupq_n_s8(-128);
+        for (fy = 0; fy < ny; fy++)
+            for (fx = 0; fx < nx; fx++) m = vmaxq_s8(m, vld1q_s8(s + fy * row + (int64_t)fx * C + c));
+        vst1q_s8(o + c, vminq_s8(hi, vmaxq_s8(lo, m)));
+    }
+    for (; c < C; c++) {
+        int8_t m = -128;
+        for (fy = 0; fy < ny; fy++)
+            for (fx = 0; fx < nx; fx++) {
+                const int8_t t = s[fy * row + (int64_t)fx * C + c];
+                m = t > m ? t : m;
+            }
+        o[c] = m < blo ? blo : m > bhi ? bhi : m;
+    }
+    return 1;
+}
 #define VEC_F32 pool_px_f32
-#define VEC_I8(p, s, ny, nx, o) 0
+#define VEC_I8 pool_px_i8
 #define VEC_AVG_F32(p, s, ny, nx, o) 0
 #define VEC_AVG_I8(p, s, ny, nx, o) 0
 #else

@@ -180,6 +180,31 @@ def test_neon_conv_s8_is_tflites(toolchain, target, seed, tmp_path):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_neon_gemm_s8_is_tflites(toolchain, target, seed, tmp_path):
+    """rt_opt_gemm_s8 on AArch64 (runtime/arm64/rt_a64_gemm_s8.h's 4 x 16 and 1 x 16 tiles: int8 rows read in
+    place or widened) equals the reference FULLY_CONNECTED byte for byte on 1500 random cases, weights packed
+    and the bias folded as pass schedule does for --isa armv8a / armv8.2a+dotprod (a64_init) or --isa neon:
+    1..21 rows, K 1..300, 1..70 outputs, per-channel shifts either way."""
+    passes = ROOT / "compiler" / "passes"
+    _kernel_check("gemm_s8_check", target, seed, 1500, tmp_path, extra=["-I", passes, passes / "sched_pack.c"])
+
+
+def test_portable_gemm_s8_takes_the_a64_bias(toolchain, seed, tmp_path):
+    """The same check with the runtime built without runtime/arm64's kernels (-DRT_OPT_SCALAR): the portable
+    kernel takes the 128 x column sums that a bias packed for them holds off again (rt_opt_gemm_s8.c's
+    colsum_off), so a model compiled for --isa armv8a still runs right in such a build."""
+    passes = ROOT / "compiler" / "passes"
+    opt = [*a64.OPT, "-DRT_OPT_SCALAR"]
+    prog = tmp_path / "gemm_s8_check"
+    proc = a64.run_cmd([a64.CC, *a64.cflags("base", opt), "-pedantic", "-static", "-I", ROOT / "runtime", "-I",
+                        passes, passes / "sched_pack.c", ROOT / "tests" / "arm64" / "gemm_s8_check.c",
+                        a64.runtime_lib("base", opt, tag="scalar"), "-lm", "-o", prog])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = a64.run_cmd(a64.qemu_cmd("base", prog, [seed, 400]), timeout=300)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_neon_gemm_f32_is_the_fused_oracle(toolchain, target, seed, tmp_path):
     """runtime/arm64/rt_a64_gemm_f32.h's 5 x 16 and 2 x 16 f32 tiles (rt_opt_gemm_f32, and rt_opt_conv_f32's
     patch rows read in place through row tables, edge patches copied, dilation 2 through im2col) equal a

@@ -26,6 +26,9 @@ BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,unde
 # others in make test-full (about a minute of CPU each).
 CASES = [pytest.param(cc, opt, unit, n, marks=pytest.mark.full) if cc == "clang" and unit != "test_opt_kernels"
          else (cc, opt, unit, n) for unit, n in UNITS for cc, opt in BUILDS]
+# The runtime built with -DRT_OPT_SMALL_STACK (no widened stack copies in the 16-bit kernels): its 16-bit units.
+CASES += [("gcc", "-O2 -DRT_OPT_SMALL_STACK", unit, n) for unit, n in UNITS
+          if unit in ("test_gemm16_kernels", "test_conv_kernels")]
 
 
 @pytest.mark.parametrize("cc,opt,unit,min_checks", CASES)

@@ -133,10 +133,16 @@ static int pack_gemm(Graph *g, int op_index, int32_t n, int32_t k, int32_t in_of
         float *bias = pb;
         for (int32_t c = 0; c < np; c++) bias[c] = (b && c < n) ? ((const float *)b->data)[c] : 0.0f;
     } else {
+        /* AArch64 (runtime/arm64) sums int8 x int8 too: the bias takes in_offset x the column sums, the
+         * 128 x colsum(w) that its tiles had added at run time included (--isa neon keeps the panels'
+         * a + 128 form: it builds for x86's portable kernel too) */
+        IrIsa isa = (g->root ? g->root : g)->isa;
+        int a64 = !rows && (isa == IR_ISA_ARMV8A || isa == IR_ISA_ARMV82A_DOT);
         if (rows) sched_pack_mve_s8((const int8_t *)w->data, n, k, pw);
         else sched_pack_s8((const int8_t *)w->data, n, k, pw);
-        sched_fold_bias_s8((const int8_t *)w->data, b ? (const int32_t *)b->data : NULL, in_offset + (rows ? 128 : 0),
-                           n, k, np, pb);
+        sched_fold_bias_s8((const int8_t *)w->data, b ? (const int32_t *)b->data : NULL,
+                           in_offset + (rows || a64 ? 128 : 0), n, k, np, pb);
+        op->sched.a64_init = a64;
         int32_t *m = ir_alloc(g, sizeof(int32_t) * (size_t)np), *s = ir_alloc(g, sizeof(int32_t) * (size_t)np);
         if (!m || !s) return diag_internal(d, "out of memory");
         for (int32_t c = 0; c < np; c++) {

@@ -53,7 +53,7 @@ static inline int32x4_t rt_a64_rq_single(int32x4_t x, int32x4_t m, int32x4_t s) 
                         vqmovn_s64(vrshlq_s64(hi, vmovl_high_s32(total))));
 }
 
-/* The requantization of a panel's 16 columns (rt_a64_gemm_s8.h's rt_a64_s8_tile_rq): every shift
+/* The requantization of a panel's 16 columns (rt_a64_gemm_s8.h's rt_a64_s8_panel_rq): every shift
  * in [-31, 0], the offset and the clamp within int8. */
 typedef struct rt_a64_rq_cols {
     const int32_t *mult, *shift;

@@ -13,7 +13,7 @@
  * 32768, one alone cannot leave int16). The tile is 4 rows x 16 columns (1 x 16 for a single row):
  * with the dot product 16 accumulators, 4 weight vectors and 4 activation vectors of the 32 NEON
  * registers. The loops over rows and columns are unrolled (RT_A64_UNROLL) so that the
- * accumulators stay in registers; the requantization runs on them in registers (rt_a64_s8_tile_rq)
+ * accumulators stay in registers; the requantization runs on them in registers (rt_a64_s8_panel_rq)
  * or they are stored as int32 (rt_a64_s8_tile, for the per-row terms and float outputs). */
 #ifndef MPCC_RT_A64_GEMM_S8_H
 #define MPCC_RT_A64_GEMM_S8_H
@@ -110,6 +110,78 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums(const int32_t M
 #undef RT_A64_DOT_LANE
 }
 
+/* One SDOT lane L of the 4 x 16 tile: the four weight vectors of a quad (v4..v7, one LD1) times quad L
+ * of each row's activations (v0..v3) into the accumulators %[cRQ] (row R, columns 4Q..4Q+3). */
+#define RT_A64_SD(C, W, A, L) "sdot %[" #C "].4s, v" #W ".16b, v" #A ".4b[" #L "]\n"
+#define RT_A64_SD_ROW(R, L)                                                                                          \
+    RT_A64_SD(c##R##0, 4, R, L) RT_A64_SD(c##R##1, 5, R, L) RT_A64_SD(c##R##2, 6, R, L) RT_A64_SD(c##R##3, 7, R, L)
+#define RT_A64_SD_LANE(L)                                                                                             \
+    "ld1 {v4.16b-v7.16b}, [x13], #64\n" RT_A64_SD_ROW(0, L) RT_A64_SD_ROW(1, L) RT_A64_SD_ROW(2, L) RT_A64_SD_ROW(3, L)
+#define RT_A64_EOR4                                                                                                   \
+    "eor v0.16b, v0.16b, %[fl].16b\n" "eor v1.16b, v1.16b, %[fl].16b\n" "eor v2.16b, v2.16b, %[fl].16b\n"          \
+    "eor v3.16b, v3.16b, %[fl].16b\n"
+/* The 4 x 16 tile's sums in assembly (with intrinsics GCC 12 at -O2 kept a spill and a load per
+ * weight vector in its k loop: about 85 instructions per 64 SDOT, 74 here): the accumulators start at
+ * init; the rows' pointers (x9..x12) from ap; nrun runs (w15) of kq quads, the pointers advancing by
+ * adv after each run; four quads of each row a step (LDR q), then the last kq % 4 one at a time (LDR s:
+ * lane 0). EOR: the rows are a + 128 bytes, flipped back. */
+#define RT_A64_SUMS4_ASM(EOR)                                                                                         \
+    "ldr %q[c00], [%[init]]\n" "ldr %q[c01], [%[init], #16]\n" "ldr %q[c02], [%[init], #32]\n"                      \
+    "ldr %q[c03], [%[init], #48]\n"                                                                                  \
+    "mov %[c10].16b, %[c00].16b\n" "mov %[c11].16b, %[c01].16b\n" "mov %[c12].16b, %[c02].16b\n"                    \
+    "mov %[c13].16b, %[c03].16b\n" "mov %[c20].16b, %[c00].16b\n" "mov %[c21].16b, %[c01].16b\n"                    \
+    "mov %[c22].16b, %[c02].16b\n" "mov %[c23].16b, %[c03].16b\n" "mov %[c30].16b, %[c00].16b\n"                    \
+    "mov %[c31].16b, %[c01].16b\n" "mov %[c32].16b, %[c02].16b\n" "mov %[c33].16b, %[c03].16b\n"                    \
+    "ldp x9, x10, [%[ap]]\n" "ldp x11, x12, [%[ap], #16]\n"                                                         \
+    "mov x13, %[b]\n"                                                                                                 \
+    "mov w15, %w[nrun]\n"                                                                                             \
+    "1:\n"                                                                                                            \
+    "lsr w14, %w[kq], #2\n"                                                                                           \
+    "cbz w14, 3f\n"                                                                                                   \
+    "2:\n"                                                                                                            \
+    "ldr q0, [x9], #16\n" "ldr q1, [x10], #16\n" "ldr q2, [x11], #16\n" "ldr q3, [x12], #16\n"                       \
+    EOR RT_A64_SD_LANE(0) RT_A64_SD_LANE(1) RT_A64_SD_LANE(2) RT_A64_SD_LANE(3)                                      \
+    "subs w14, w14, #1\n"                                                                                             \
+    "b.ne 2b\n"                                                                                                       \
+    "3:\n"                                                                                                            \
+    "ands w14, %w[kq], #3\n"                                                                                          \
+    "b.eq 5f\n"                                                                                                       \
+    "4:\n"                                                                                                            \
+    "ldr s0, [x9], #4\n" "ldr s1, [x10], #4\n" "ldr s2, [x11], #4\n" "ldr s3, [x12], #4\n"                           \
+    EOR RT_A64_SD_LANE(0)                                                                                             \
+    "subs w14, w14, #1\n"                                                                                             \
+    "b.ne 4b\n"                                                                                                       \
+    "5:\n"                                                                                                            \
+    "add x9, x9, %[adv]\n" "add x10, x10, %[adv]\n" "add x11, x11, %[adv]\n" "add x12, x12, %[adv]\n"              \
+    "subs w15, w15, #1\n"                                                                                             \
+    "b.ne 1b\n"
+#define RT_A64_SUMS4_OUT                                                                                              \
+    [c00] "=&w"(c[0][0]), [c01] "=&w"(c[0][1]), [c02] "=&w"(c[0][2]), [c03] "=&w"(c[0][3]), [c10] "=&w"(c[1][0]),   \
+        [c11] "=&w"(c[1][1]), [c12] "=&w"(c[1][2]), [c13] "=&w"(c[1][3]), [c20] "=&w"(c[2][0]),                      \
+        [c21] "=&w"(c[2][1]), [c22] "=&w"(c[2][2]), [c23] "=&w"(c[2][3]), [c30] "=&w"(c[3][0]),                      \
+        [c31] "=&w"(c[3][1]), [c32] "=&w"(c[3][2]), [c33] "=&w"(c[3][3])
+#define RT_A64_SUMS4_IN [ap] "r"(ap), [b] "r"(b), [init] "r"(init), [kq] "r"(kq), [nrun] "r"(nrun), [adv] "r"(adv)
+#define RT_A64_SUMS4_CLOBBER                                                                                          \
+    "x9", "x10", "x11", "x12", "x13", "x14", "x15", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "cc", "memory"
+
+/* The sums of four rows at ap[0..3] times panel b, started at init, into c: K as nrun (>= 1) runs of kq
+ * quads, run s of a row `step` bytes after run s - 1 (rt_a64_s8_sums); flip: the rows are a + 128 bytes. */
+static inline __attribute__((always_inline)) void rt_a64_s8_sums4(int32_t nrun, int32_t kq, int64_t step,
+                                                                  const uint8_t *const ap[RT_A64_MR], int flip,
+                                                                  const int8_t *b, const int32_t init[16],
+                                                                  int32x4_t c[RT_A64_MR][4]) {
+    const int64_t adv = step - 4 * (int64_t)kq;
+    if (flip) {
+        const uint8x16_t fl = vdupq_n_u8(0x80);
+        __asm__ volatile(RT_A64_SUMS4_ASM(RT_A64_EOR4)
+                         : RT_A64_SUMS4_OUT
+                         : RT_A64_SUMS4_IN, [fl] "w"(fl)
+                         : RT_A64_SUMS4_CLOBBER);
+    } else {
+        __asm__ volatile(RT_A64_SUMS4_ASM("") : RT_A64_SUMS4_OUT : RT_A64_SUMS4_IN : RT_A64_SUMS4_CLOBBER);
+    }
+}
+
 /* The tile of rows 0..mr (rows past mr repeat row 0) at a + r * lda or, rows set, at rows[r]
  * (rt_a64_s8_sums' K runs), requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or
  * (q NULL) stored as int32 into acc. */
@@ -123,7 +195,13 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
     int32x4_t v[RT_A64_MR][4];
     rt_a64_rq_regs k;
     int32_t r;
-    rt_a64_s8_sums(MR, nrun, kq, step, a, lda, rows, mr, flip, b, init, v);
+    if (MR == RT_A64_MR) {
+        const uint8_t *ap[RT_A64_MR];
+        RT_A64_UNROLL for (r = 0; r < RT_A64_MR; r++) ap[r] = rows ? rows[r] : a + (int64_t)(r < mr ? r : 0) * lda;
+        rt_a64_s8_sums4(nrun, kq, step, ap, flip, b, init, v);
+    } else {
+        rt_a64_s8_sums(MR, nrun, kq, step, a, lda, rows, mr, flip, b, init, v);
+    }
     if (q) rt_a64_rq_load(q, &k);
     RT_A64_UNROLL for (r = 0; r < MR; r++) {
         if (r >= mr) break;
@@ -191,19 +269,28 @@ static __attribute__((noinline)) void rt_a64_s8_tile(int32_t kq, const uint8_t *
     rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, NULL, NULL, 0, 16, acc);
 }
 
-/* Rows 0..mr (at most 4) requantized (q) into nr bytes a row at c (rows ldc bytes apart); flip: a
- * holds a + 128 bytes, else int8. */
-static __attribute__((noinline)) void rt_a64_s8_tile_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t mr,
-                                                        int flip, const int8_t *b, const int32_t init[16],
-                                                        const rt_a64_rq_cols *q, int8_t *c, int64_t ldc, int32_t nr) {
-    rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a, lda, NULL, mr, flip, b, init, q, c, ldc, nr, NULL);
+/* A panel's m rows at a + r * lda (flip: a + 128 bytes, else int8), requantized (q) into nr bytes a row at
+ * c (rows ldc bytes apart): 4-row tiles while two or more rows remain, a last single row on the 1 x 16
+ * tile, all in one call (its set-up and the requantization constants once a panel, not once a tile). */
+static inline __attribute__((always_inline)) void rt_a64_s8_panel_rq_f(int flip, int32_t kq, const uint8_t *a,
+                                                                       int32_t lda, int32_t m, const int8_t *b,
+                                                                       const int32_t init[16],
+                                                                       const rt_a64_rq_cols *q, int8_t *c,
+                                                                       int64_t ldc, int32_t nr) {
+    int32_t i;
+    for (i = 0; i + RT_A64_MR <= m || (i < m && m - i > 1); i += RT_A64_MR)
+        rt_a64_s8_tile_mr(RT_A64_MR, 1, kq, 0, a + (int64_t)i * lda, lda, NULL, m - i < RT_A64_MR ? m - i : RT_A64_MR,
+                          flip, b, init, q, c + (int64_t)i * ldc, ldc, nr, NULL);
+    if (i < m) rt_a64_s8_tile_mr(1, 1, kq, 0, a + (int64_t)i * lda, 0, NULL, 1, flip, b, init, q, c + (int64_t)i * ldc, 0,
+                                 nr, NULL);
 }
 
-/* The same for one row (its 1 x 16 tile: no rows repeated). */
-static __attribute__((noinline)) void rt_a64_s8_tile_rq1(int32_t kq, const uint8_t *a, int flip, const int8_t *b,
-                                                         const int32_t init[16], const rt_a64_rq_cols *q, int8_t *c,
+static __attribute__((noinline)) void rt_a64_s8_panel_rq(int32_t kq, const uint8_t *a, int32_t lda, int32_t m,
+                                                         int flip, const int8_t *b, const int32_t init[16],
+                                                         const rt_a64_rq_cols *q, int8_t *c, int64_t ldc,
                                                          int32_t nr) {
-    rt_a64_s8_tile_mr(1, 1, kq, 0, a, 0, NULL, 1, flip, b, init, q, c, 0, nr, NULL);
+    if (flip) rt_a64_s8_panel_rq_f(1, kq, a, lda, m, b, init, q, c, ldc, nr);
+    else rt_a64_s8_panel_rq_f(0, kq, a, lda, m, b, init, q, c, ldc, nr);
 }
 
 /* A convolution's rows read from its image (int8, padding in it): rows 0..n at ptr[r] (ptr holds 3 more

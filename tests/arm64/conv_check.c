@@ -1,7 +1,8 @@
 /* conv_check.c - the optimized int8 convolution (rt_opt_conv_s8: on AArch64 the patches read from the
  * image or its padded copy by runtime/arm64/rt_a64_gemm_s8.h's tiles, rt_a64_s8_tile_rq_runs, else
  * im2col rows) against the reference kernel (rt_conv_2d_i8), byte for byte, on N random cases drawn
- * from SEED, with the weights packed and the bias folded as pass schedule does (sched_pack.c): 1..2
+ * from SEED, with the weights packed and the bias folded as pass schedule does (sched_pack.c; half the
+ * cases as for --isa armv8a / armv8.2a+dotprod, 128 x the column sums in the bias: a64_init): 1..2
  * images of 1..12 rows and columns (now and then 17..24), 4..64 input channels (now and then 3 or 6:
  * filter rows of odd quads or none, im2col), 1..70 output channels, filters 1..3 x 1..3, strides 1
  * and 2, dilation 2 now and then, padding 0..2 before and after (or none), blocks of 8..48 rows,
@@ -27,7 +28,7 @@ static int one_case(long k) {
     static const int32_t chans[8] = {4, 8, 16, 32, 12, 20, 64, 3};
     rt_conv_params p;
     rt_opt_conv_params c;
-    int32_t n, np, kd, k4, i, n_in, n_out, in_zp, rows, ext_h, ext_w, big = next() % 6 == 0;
+    int32_t n, np, kd, k4, i, n_in, n_out, in_zp, rows, ext_h, ext_w, big = next() % 6 == 0, a64 = next() % 2;
     int64_t padded, slot;
     memset(&p, 0, sizeof p);
     p.batches = range(1, 2);
@@ -66,7 +67,7 @@ static int one_case(long k) {
     p.mult = mult, p.shift = shift;
     rt_conv_2d_i8(&p, in, w, bias, want);
     sched_pack_s8(w, n, kd, pw);
-    sched_fold_bias_s8(w, bias, -in_zp, n, kd, np, pbias);
+    sched_fold_bias_s8(w, bias, -in_zp + (a64 ? 128 : 0), n, kd, np, pbias); /* a64: --isa armv8a's bias */
     rows = 8 * range(1, 6);
     padded = (int64_t)((p.in_h + 2 * p.pad_h) * (p.in_w + 2 * p.pad_w) * p.in_c + 63) / 64 * 64;
     slot = (int64_t)rows * k4 + (next() % 4 ? padded : 0);
@@ -74,7 +75,7 @@ static int one_case(long k) {
     c.gemm.m = p.out_h * p.out_w, c.gemm.n = n, c.gemm.k = kd, c.gemm.lda = kd, c.gemm.ldc = n;
     c.gemm.out_offset = p.out_offset, c.gemm.act_qmin = p.act_qmin, c.gemm.act_qmax = p.act_qmax;
     c.gemm.rounding = RT_OPT_ROUND_DOUBLE, c.gemm.mult = mult, c.gemm.shift = shift, c.gemm.rows = rows;
-    c.gemm.slots = 1, c.gemm.slot_bytes = slot;
+    c.gemm.slots = 1, c.gemm.slot_bytes = slot, c.gemm.a64_init = a64;
     c.batches = p.batches, c.in_h = p.in_h, c.in_w = p.in_w, c.in_c = p.in_c, c.out_h = p.out_h, c.out_w = p.out_w;
     c.filter_h = p.filter_h, c.filter_w = p.filter_w, c.stride_h = p.stride_h, c.stride_w = p.stride_w;
     c.dil_h = p.dil_h, c.dil_w = p.dil_w, c.pad_h = p.pad_h, c.pad_w = p.pad_w, c.rows = rows, c.pad_value = in_zp;

@@ -376,7 +376,8 @@ static void test_dwconv(void) {
 /* CONV_2D with bf16/f16 filters and many output rows (ResNet-like: 3x3 over a 16 x 16 image, or 1x1): where the
  * build has no 16-bit arithmetic its tasks widen all the weights once and run the f32 GEMM's tiles on every block
  * (RT_OPT_GEMM16_WIDEN), or per block when they are too large for its stack buffer (in_c 80: K 720 x 64); against
- * rt_conv_2d_half, on one thread and split over tasks. */
+ * rt_conv_2d_half, on one thread and split over tasks (1e-4 of the largest output: K up to 720 summed in other
+ * orders, the in-register fp16 pairs' even and odd sums with -DRT_OPT_SMALL_STACK reach 1.2e-5). */
 static void test_conv_half_many_rows(void) {
     char msg[200];
     static const int32_t C[][3] = {{3, 16, 40}, {16, 16, 80}, {16, 32, 40}, {32, 64, 80}, {80, 64, 40}, {16, 24, 80},
@@ -408,10 +409,10 @@ static void test_conv_half_many_rows(void) {
                  p.in_w, p.in_c, p.filter_h, p.filter_w, n, c.rows);
         for (int i = 0; i < out_n; i++) got[i] = NAN;
         rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, NULL);
-        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter, many rows, vs CONV_2D", msg);
+        check(max_rel_f32(got, want, out_n) <= 1e-4, "conv 16-bit filter, many rows, vs CONV_2D", msg);
         for (int i = 0; i < out_n; i++) got[i] = NAN;
         rt_opt_conv_half(&c, p.half_type, in, pw, bias, got, scratch, NULL, NULL, &fake_par);
-        check(max_rel_f32(got, want, out_n) <= 1e-5, "conv 16-bit filter, many rows, split over tasks, vs CONV_2D", msg);
+        check(max_rel_f32(got, want, out_n) <= 1e-4, "conv 16-bit filter, many rows, split over tasks, vs CONV_2D", msg);
         free(in), free(bias), free(got), free(want), free(w), free(pw), free(scratch);
     }
 }
