@@ -390,6 +390,12 @@ void rt_opt_fc_hybrid(const struct rt_fc_params *p, const float *in, const int8_
 size_t rt_opt_fc_hybrid_w4_scratch(int32_t batches, int32_t in_depth, int32_t out_depth);
 void rt_opt_fc_hybrid_w4(const struct rt_fc_params *p, const float *in, const uint8_t *w, const float *bias,
                          float *out, void *scratch);
+/* The same weights with block-wise scales (p->block > 0; rt_opt_fc_hybrid_w4 passes them here):
+ * bit-identical to rt_fully_connected_hybrid_blockwise; scratch rt_opt_fc_hybrid_w4b_scratch.
+ * rt_opt_fc_hybrid_blk.c. */
+size_t rt_opt_fc_hybrid_w4b_scratch(int32_t batches, int32_t in_depth, int32_t block);
+void rt_opt_fc_hybrid_w4_blockwise(const struct rt_fc_params *p, const float *in, const uint8_t *w,
+                                   const float *bias, float *out, void *scratch);
 
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +

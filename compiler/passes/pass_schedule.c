@@ -195,6 +195,8 @@ static int half_f32_room(const Graph *g) {
 static int schedule_fc(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_fc_params *p = op->params;
+    /* Block-wise int8 weights: the reference kernel (only 4-bit ones are packed for rt_opt_fc_hybrid_w4). */
+    if (p->block && !g->tensors[op->in[1]].int4) return 0;
     if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->in[1]].dtype == IR_I8 && !mcu_room &&
         const_or_absent(g, op, 1) && p->batches > 0 && p->out_depth > 0 && p->in_depth > 0) {
         IrOp *o = &g->ops[i];
@@ -209,7 +211,8 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
             o = &g->ops[i];
             sched_pack_int4((const int8_t *)g->tensors[o->in[1]].data, p->out_depth, p->in_depth, pw);
             o->sched.packed_w = pw_id;
-            o->scratch_bytes = rt_opt_fc_hybrid_w4_scratch(p->batches, p->in_depth, p->out_depth);
+            o->scratch_bytes = p->block ? rt_opt_fc_hybrid_w4b_scratch(p->batches, p->in_depth, p->block)
+                                        : rt_opt_fc_hybrid_w4_scratch(p->batches, p->in_depth, p->out_depth);
         }
         return 0;
     }
