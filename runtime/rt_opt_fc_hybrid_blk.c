@@ -13,7 +13,8 @@
  * vpmaddubsw + vpmaddwd (AVX2: a pair of products at most 2 * 15 * 128, no saturation). The float steps are
  * the reference's, in its order: acc += (float)d * scale (the product rounded: no fused multiply-add), out =
  * act(bias + acc * row scale). The eight rows of a group (8 x in_depth / 2 bytes) stay in L1 while every
- * input row (prefill) passes over them. Builds without AVX2: the same steps, scalar. */
+ * input row (prefill) passes over them, four input rows at a time sharing each step's unpacking and weight
+ * sums. Builds without AVX2: the same steps, scalar. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -88,6 +89,71 @@ static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const
     __asm__("" : "+x"(prod));
     _mm256_storeu_ps(res, prod);
 }
+
+/* The same for four input rows at once (prefill): each step's nibbles and the weight sums U are unpacked once
+ * for the four; each row keeps its own sums and float steps (so each output is the one-row kernel's). */
+static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, const int32_t *zp, const int32_t *cb,
+                             int32_t nb, int32_t block, const float *row_scale, float *res) {
+    const __m256i lo4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi8(1);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, prod;
+    const uint8_t *wp = wg;
+    int32_t j, s;
+    for (j = 0; j < nb; j++) {
+        __m256i S0 = _mm256_setzero_si256(), S1 = S0, S2 = S0, S3 = S0, U = S0;
+        const int8_t *xb = x + (int64_t)j * block;
+        for (s = 0; s < block / 8; s++, wp += 32) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)wp);
+            const __m256i lo = _mm256_and_si256(v, lo4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), lo4);
+            int32_t qa, qb;
+#define RT_BLK_ROW(S, r)                                                                                       \
+    memcpy(&qa, xb + (r) * xs + 8 * s, 4);                                                                     \
+    memcpy(&qb, xb + (r) * xs + 8 * s + 4, 4);                                                                 \
+    S = RT_BLK_DP(S, lo, _mm256_set1_epi32(qa));                                                               \
+    S = RT_BLK_DP(S, hi, _mm256_set1_epi32(qb))
+            RT_BLK_ROW(S0, 0);
+            RT_BLK_ROW(S1, 1);
+            RT_BLK_ROW(S2, 2);
+            RT_BLK_ROW(S3, 3);
+#undef RT_BLK_ROW
+            U = RT_BLK_DP(U, _mm256_add_epi8(lo, hi), ones);
+        }
+        {
+#if defined(__F16C__)
+            const __m256 sc = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)wp));
+#else
+            float f[8];
+            uint16_t h[8];
+            int r;
+            __m256 sc;
+            memcpy(h, wp, sizeof h);
+            for (r = 0; r < 8; r++) f[r] = half_to_float(h[r]);
+            sc = _mm256_loadu_ps(f);
+#endif
+            wp += 16;
+#define RT_BLK_FIN(S, acc, r)                                                                                  \
+    prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(                                                   \
+                             _mm256_sub_epi32(S, _mm256_mullo_epi32(U, _mm256_set1_epi32(zp[r]))),            \
+                             _mm256_set1_epi32(cb[(int64_t)(r) * nb + j]))),                                  \
+                         sc);                                                                                 \
+    __asm__("" : "+x"(prod));                                                                                  \
+    acc = _mm256_add_ps(acc, prod)
+            RT_BLK_FIN(S0, acc0, 0);
+            RT_BLK_FIN(S1, acc1, 1);
+            RT_BLK_FIN(S2, acc2, 2);
+            RT_BLK_FIN(S3, acc3, 3);
+#undef RT_BLK_FIN
+        }
+    }
+#define RT_BLK_OUT(acc, r)                                                                                     \
+    prod = _mm256_mul_ps(acc, _mm256_set1_ps(row_scale[r]));                                                   \
+    __asm__("" : "+x"(prod));                                                                                  \
+    _mm256_storeu_ps(res + 8 * (r), prod)
+    RT_BLK_OUT(acc0, 0);
+    RT_BLK_OUT(acc1, 1);
+    RT_BLK_OUT(acc2, 2);
+    RT_BLK_OUT(acc3, 3);
+#undef RT_BLK_OUT
+}
 #undef RT_BLK_DP
 #else
 static void group_row_scalar(const uint8_t *wg, const int8_t *x, int32_t zp, const int32_t *cb, int32_t nb,
@@ -149,7 +215,19 @@ void rt_opt_fc_hybrid_w4_blockwise(const rt_fc_params *p, const float *in, const
             for (o = 0; o < gstride && o < 2048; o += 64) _mm_prefetch(pf + o, _MM_HINT_T1);
         }
 #endif
-        for (b = 0; b < B; b++) {
+        b = 0;
+#if RT_OPT_AVX2
+        for (; b + 4 <= B; b += 4) {
+            float res[32];
+            int r, i;
+            group_rows4_avx2(wg, x8 + (int64_t)b * K, K, zp + b, cb + (int64_t)b * nb, nb, block, row_scale + b, res);
+            for (i = 0; i < 4; i++)
+                for (r = 0; r < nr; r++)
+                    out[(int64_t)(b + i) * N + n + r] =
+                        rt_clamp_f32((bias ? bias[n + r] : 0.0f) + res[8 * i + r], p->act_min, p->act_max);
+        }
+#endif
+        for (; b < B; b++) {
             float res[8];
             int r;
 #if RT_OPT_AVX2
