@@ -8,11 +8,12 @@
  * is four values of one row, so vpdpbusd with the input's four bytes broadcast sums them into that row's
  * lane: no horizontal sums, and the eight rows' block sums come out in one vector.
  *
- * Per block the int32 sum d = sum w * (q - zp) is exact: d = sum u * q - zp * sum u - 8 * sum (q - zp)
- * (the last part once per input row and block); u * q four at a time is vpdpbusd (AVX512-VNNI) or
- * vpmaddubsw + vpmaddwd (AVX2: a pair of products at most 2 * 15 * 128, no saturation). The float steps are
- * the reference's, in its order: acc += (float)d * scale (the product rounded: no fused multiply-add), out =
- * act(bias + acc * row scale). The eight rows of a group (8 x in_depth / 2 bytes) stay in L1 while every
+ * Per block the int32 sums d = sum w * q = sum u * q - 8 * sum q and c = sum w = sum u - 8 * block are exact
+ * (8 * sum q once per input row and block); u * q four at a time is vpdpbusd (AVX512-VNNI) or vpmaddubsw +
+ * vpmaddwd (AVX2: a pair of products at most 2 * 15 * 128, no saturation). The float steps are the
+ * reference's (TFLite's builtin kernel's), in its order, each product rounded (no fused multiply-add):
+ * acc += (float)d * scale, wacc += (float)c * scale, out =
+ * act(bias + (acc - zp * wacc) * row scale). The eight rows of a group (8 x in_depth / 2 bytes) stay in L1 while every
  * input row (prefill) passes over them, four input rows at a time sharing each step's unpacking and weight
  * sums. Builds without AVX2: the same steps, scalar. */
 #include <string.h>
@@ -49,8 +50,8 @@ static float half_to_float(uint16_t h) {
 /* The 8 outputs of group wg for input row x: res[r] = acc * row scale, rounded (the bias added by the caller). */
 static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const int32_t *cb, int32_t nb,
                            int32_t block, float row_scale, float *res) {
-    const __m256i lo4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi8(1), vzp = _mm256_set1_epi32(zp);
-    __m256 acc = _mm256_setzero_ps(), prod;
+    const __m256i lo4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi8(1), w8 = _mm256_set1_epi32(8 * block);
+    __m256 acc = _mm256_setzero_ps(), wacc = acc, prod, wprod;
     const uint8_t *wp = wg;
     int32_t j, s;
     for (j = 0; j < nb; j++) {
@@ -67,7 +68,7 @@ static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const
             U = RT_BLK_DP(U, _mm256_add_epi8(lo, hi), ones);
         }
         {
-            const __m256i d = _mm256_sub_epi32(_mm256_sub_epi32(S, _mm256_mullo_epi32(U, vzp)), _mm256_set1_epi32(cb[j]));
+            const __m256i d = _mm256_sub_epi32(S, _mm256_set1_epi32(cb[j])), c = _mm256_sub_epi32(U, w8);
 #if defined(__F16C__)
             const __m256 sc = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)wp));
 #else
@@ -81,11 +82,15 @@ static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const
 #endif
             wp += 16;
             prod = _mm256_mul_ps(_mm256_cvtepi32_ps(d), sc);
-            __asm__("" : "+x"(prod)); /* rounded before it is added: no fused multiply-add */
+            wprod = _mm256_mul_ps(_mm256_cvtepi32_ps(c), sc);
+            __asm__("" : "+x"(prod), "+x"(wprod)); /* rounded before they are added: no fused multiply-add */
             acc = _mm256_add_ps(acc, prod);
+            wacc = _mm256_add_ps(wacc, wprod);
         }
     }
-    prod = _mm256_mul_ps(acc, _mm256_set1_ps(row_scale));
+    wprod = _mm256_mul_ps(_mm256_set1_ps((float)zp), wacc);
+    __asm__("" : "+x"(wprod));
+    prod = _mm256_mul_ps(_mm256_sub_ps(acc, wprod), _mm256_set1_ps(row_scale));
     __asm__("" : "+x"(prod));
     _mm256_storeu_ps(res, prod);
 }
@@ -94,8 +99,8 @@ static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const
  * for the four; each row keeps its own sums and float steps (so each output is the one-row kernel's). */
 static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, const int32_t *zp, const int32_t *cb,
                              int32_t nb, int32_t block, const float *row_scale, float *res) {
-    const __m256i lo4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi8(1);
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, prod;
+    const __m256i lo4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi8(1), w8 = _mm256_set1_epi32(8 * block);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, wacc = acc0, prod;
     const uint8_t *wp = wg;
     int32_t j, s;
     for (j = 0; j < nb; j++) {
@@ -130,10 +135,11 @@ static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, con
             sc = _mm256_loadu_ps(f);
 #endif
             wp += 16;
+            prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(U, w8)), sc);
+            __asm__("" : "+x"(prod));
+            wacc = _mm256_add_ps(wacc, prod); /* the weight sums' part, shared by the four rows */
 #define RT_BLK_FIN(S, acc, r)                                                                                  \
-    prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(                                                   \
-                             _mm256_sub_epi32(S, _mm256_mullo_epi32(U, _mm256_set1_epi32(zp[r]))),            \
-                             _mm256_set1_epi32(cb[(int64_t)(r) * nb + j]))),                                  \
+    prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(S, _mm256_set1_epi32(cb[(int64_t)(r) * nb + j]))), \
                          sc);                                                                                 \
     __asm__("" : "+x"(prod));                                                                                  \
     acc = _mm256_add_ps(acc, prod)
@@ -145,7 +151,9 @@ static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, con
         }
     }
 #define RT_BLK_OUT(acc, r)                                                                                     \
-    prod = _mm256_mul_ps(acc, _mm256_set1_ps(row_scale[r]));                                                   \
+    prod = _mm256_mul_ps(_mm256_set1_ps((float)zp[r]), wacc);                                                  \
+    __asm__("" : "+x"(prod));                                                                                  \
+    prod = _mm256_mul_ps(_mm256_sub_ps(acc, prod), _mm256_set1_ps(row_scale[r]));                              \
     __asm__("" : "+x"(prod));                                                                                  \
     _mm256_storeu_ps(res + 8 * (r), prod)
     RT_BLK_OUT(acc0, 0);
@@ -158,7 +166,7 @@ static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, con
 #else
 static void group_row_scalar(const uint8_t *wg, const int8_t *x, int32_t zp, const int32_t *cb, int32_t nb,
                              int32_t block, float row_scale, float *res) {
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, wacc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     const uint8_t *wp = wg;
     int32_t j, s, r, i;
     for (j = 0; j < nb; j++) {
@@ -172,14 +180,17 @@ static void group_row_scalar(const uint8_t *wg, const int8_t *x, int32_t zp, con
                     U[r] += lo + hi;
                 }
         for (r = 0; r < 8; r++) {
-            volatile float prod = (float)(S[r] - U[r] * zp - cb[j]) *
-                                  half_to_float((uint16_t)(wp[2 * r] | (wp[2 * r + 1] << 8)));
+            const float sc = half_to_float((uint16_t)(wp[2 * r] | (wp[2 * r + 1] << 8)));
+            volatile float prod = (float)(S[r] - cb[j]) * sc, wprod = (float)(U[r] - 8 * block) * sc;
             acc[r] += prod;
+            wacc[r] += wprod;
         }
         wp += 16;
     }
     for (r = 0; r < 8; r++) {
-        volatile float prod = acc[r] * row_scale;
+        volatile float zw = (float)zp * wacc[r], t, prod;
+        t = acc[r] - zw;
+        prod = t * row_scale;
         res[r] = prod;
     }
 }
@@ -192,7 +203,7 @@ void rt_opt_fc_hybrid_w4_blockwise(const rt_fc_params *p, const float *in, const
     unsigned char *s = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     int8_t *x8 = (int8_t *)s; /* B rows of K */
     float *row_scale = (float *)(x8 + ((int64_t)B * K + 3) / 4 * 4);
-    int32_t *zp = (int32_t *)(row_scale + B); /* B zero points, then B x nb input parts 8 * sum (q - zp) */
+    int32_t *zp = (int32_t *)(row_scale + B); /* B zero points, then B x nb input parts 8 * sum q */
     int32_t *cb = zp + B;
     int32_t b, n, j;
     int64_t k;
@@ -200,7 +211,7 @@ void rt_opt_fc_hybrid_w4_blockwise(const rt_fc_params *p, const float *in, const
         rt_hybrid_quantize_row(in + (int64_t)b * K, K, 1, x8 + (int64_t)b * K, &row_scale[b], &zp[b]);
         for (j = 0; j < nb; j++) {
             int32_t t = 0;
-            for (k = (int64_t)j * block; k < (int64_t)(j + 1) * block; k++) t += x8[(int64_t)b * K + k] - zp[b];
+            for (k = (int64_t)j * block; k < (int64_t)(j + 1) * block; k++) t += x8[(int64_t)b * K + k];
             cb[(int64_t)b * nb + j] = 8 * t;
         }
     }

@@ -176,10 +176,8 @@ BLOCK_CASES = [  # batches, k, n, block, bias, asymmetric
 @pytest.mark.parametrize("batches,k,n,block,bias,asymmetric", BLOCK_CASES,
                          ids=[f"b{c[0]}_k{c[1]}_n{c[2]}_blk{c[3]}" for c in BLOCK_CASES])
 def test_fc_int4_blockwise(batches, k, n, block, bias, asymmetric, seed, tmp_path):
-    """mpcc run, the reference C (-O0) and the scheduled C (-O2, -march=native) against TFLite's builtin kernel
-    within the float rule (TFLite's float sums over the blocks run in another order); the reference and the
-    scheduled C agree bit for bit."""
-    from compare import compare_arrays
+    """mpcc run, the reference C (-O0) and the scheduled C (-O2, -march=native) equal TFLite's builtin kernel bit
+    for bit (its float steps in its order: docs/int4.md)."""
     rng = np.random.default_rng(seed)
     path = tmp_path / "fc_blk.tflite"
     path.write_bytes(fc_block_model(rng, batches, k, n, block, bias, asymmetric))
@@ -188,8 +186,7 @@ def test_fc_int4_blockwise(batches, k, n, block, bias, asymmetric, seed, tmp_pat
     for i, (x, ref) in enumerate(zip(sets, refs)):
         proc, got = mpcc_run(path, [x], tmp_path, n_out=1)
         assert proc.returncode == 0, proc.stderr
-        ok, msg = compare_arrays(ref[0], got[0], mode="opt")
-        assert ok, f"mpcc run, input set {i}: {msg}"
+        assert_same(f"mpcc run, input set {i}", ref, got)
     outs = {}
     for opt in ([], ["-O0"]):
         sub = tmp_path / ("O0" if opt else "O2")
@@ -206,8 +203,7 @@ def test_fc_int4_blockwise(batches, k, n, block, bias, asymmetric, seed, tmp_pat
             assert proc.returncode == 0, proc.stderr[-3000:]
             mine.append(got)
         for i, (ref, got) in enumerate(zip(refs, mine)):
-            ok, msg = compare_arrays(ref[0], got[0], mode="opt")
-            assert ok, f"generated C (mpcc {' '.join(opt) or '-O2'}), input set {i}: {msg}"
+            assert_same(f"generated C (mpcc {' '.join(opt) or '-O2'}), input set {i}", ref, got)
         outs[bool(opt)] = mine
     for a, b in zip(outs[False], outs[True]):
         assert a[0].tobytes() == b[0].tobytes(), "scheduled and reference C differ"

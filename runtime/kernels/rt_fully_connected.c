@@ -93,21 +93,24 @@ void rt_fully_connected_hybrid_blockwise(const rt_fc_params *p, const float *in,
         rt_hybrid_quantize_row(in + (int64_t)b * p->in_depth, p->in_depth, 1, scratch, &row_scale, &zp);
         for (n = 0; n < p->out_depth; n++) {
             const int8_t *wn = w + (int64_t)n * p->in_depth;
-            float acc = 0.0f;
+            float acc = 0.0f, wacc = 0.0f;
             for (j = 0; j < nb; j++) {
+                const float scale = p->w_scales ? p->w_scales[(int64_t)n * nb + j] : p->w_scale;
                 int32_t dot = 0, sum = 0;
                 for (k = j * p->block; k < (j + 1) * p->block; k++) {
                     dot += wn[k] * scratch[k]; /* |dot| <= block * 128 * 128: exact for blocks up to 2^17 */
                     sum += wn[k];
                 }
-                dot -= sum * zp;
                 {
-                    volatile float prod = (float)dot * (p->w_scales ? p->w_scales[(int64_t)n * nb + j] : p->w_scale);
+                    volatile float prod = (float)dot * scale, wprod = (float)sum * scale;
                     acc += prod;
+                    wacc += wprod;
                 }
             }
             {
-                volatile float prod = acc * row_scale;
+                volatile float zw = (float)zp * wacc, t, prod;
+                t = acc - zw;
+                prod = t * row_scale;
                 out[(int64_t)b * p->out_depth + n] = rt_clamp_f32((bias ? bias[n] : 0.0f) + prod, p->act_min, p->act_max);
             }
         }

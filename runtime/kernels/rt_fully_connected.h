@@ -39,10 +39,11 @@ void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8
  * point is ignored, as TFLite does. */
 void rt_fully_connected_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                                int8_t *scratch);
-/* With p->block (called by rt_fully_connected_hybrid): TFLite's block-wise hybrid FC. Each input row is
- * quantized asymmetrically (q, zp, row scale s), each block's int32 sum d_j = sum w * (q - zp) is exact, and
- * in float: acc = sum_j (float)d_j * scale[n][j] in block order (each product rounded, no fused multiply-add),
- * out = act(bias + acc * s), the product rounded before the bias is added. */
+/* With p->block (called by rt_fully_connected_hybrid): TFLite's block-wise hybrid FC (its builtin kernel's
+ * arithmetic, bit for bit on the cases measured). Each input row is quantized asymmetrically (q, zp, row
+ * scale s); per block j the int32 sums d_j = sum w * q and c_j = sum w are exact; in float, each product
+ * rounded (no fused multiply-add): acc = sum_j d_j * scale[n][j], wacc = sum_j c_j * scale[n][j] (block
+ * order), out = act(bias + (acc - zp * wacc) * s). */
 void rt_fully_connected_hybrid_blockwise(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias,
                                          float *out, int8_t *scratch);
 /* 16-bit float weights (--precision bf16 / fp16): each input value is rounded to
