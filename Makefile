@@ -93,7 +93,7 @@ models: venv
 models-llm:
 	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
 	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
-	.venv-llm/bin/python tools/models/llm.py --int8
+	.venv-llm/bin/python tools/models/llm.py --int8 --int4
 
 # Models from PyTorch through litert-torch (tools/models/torch_export.py, .venv-llm) and through
 # ONNX and onnx2tf (tools/models/onnx_export.py: torch.onnx.export in .venv-llm, onnx2tf in .venv-onnx,
@@ -121,7 +121,7 @@ models-onnx:
 models-llm-100m:
 	test -x .venv-llm/bin/python || python3 -m venv .venv-llm
 	.venv-llm/bin/pip install -q --disable-pip-version-check -r tools/models/requirements-llm.txt
-	.venv-llm/bin/python tools/models/llm.py --size 100m --int8
+	.venv-llm/bin/python tools/models/llm.py --size 100m --int8 --int4
 
 # The tests run in one pytest-xdist worker per core (TEST_JOBS=1: in one process); the 25 slowest are listed.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)

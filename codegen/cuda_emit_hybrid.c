@@ -86,6 +86,7 @@ CuKind cu_classify_hybrid(const Graph *g, const IrOp *op, const char **why, int 
     if (b >= 0 && g->tensors[b].dtype != IR_F32) return *why = "hybrid op with a non-float bias", CU_NONE;
     if (g->tensors[op->out[0]].dtype != IR_F32) return *why = "hybrid op with a non-float output", CU_NONE;
     if (has_fused_add(g, op)) return *why = "hybrid op with a fused residual ADD (no CUDA epilogue for it)", CU_NONE;
+    if (w->q.block) return *why = "hybrid op with block-wise weight scales (no CUDA kernel for them)", CU_NONE;
     if (op->kind == OP_CONV_2D) {
         const rt_conv_params *p = op->params;
         if (p->w_scales && w->q.count != p->out_c)

@@ -466,11 +466,14 @@ static int import_subgraph(Importer *im, int index) {
         return diag_user(d, "subgraph %d: %d tensors exceeds the limit of %d", index, n_tensors, TFL_MAX_TENSORS);
     im->res_var = ir_alloc(g, sizeof(int) * (size_t)(n_tensors + 1));
     if (!im->res_var) return diag_internal(d, "out of memory");
-    for (int i = 0; i < n_tensors; i++) im->res_var[i] = -1;
+    im->block_scales = ir_alloc(g, sizeof(int) * (size_t)(n_tensors + 1));
+    if (!im->block_scales) return diag_internal(d, "out of memory");
+    for (int i = 0; i < n_tensors; i++) im->res_var[i] = -1, im->block_scales[i] = -1;
     for (int i = 0; i < n_tensors; i++) {
         FbTable tt;
         if (fb_vec_table(&tens_v, (uint32_t)i, &tt, d) || tfl_import_tensor(im, &tt, i)) return DIAG_USER;
     }
+    if (tfl_resolve_blockwise(im, n_tensors)) return DIAG_USER;
     char what_in[48], what_out[48];
     snprintf(what_in, sizeof what_in, "subgraph %d inputs", index);
     snprintf(what_out, sizeof what_out, "subgraph %d outputs", index);
@@ -584,7 +587,7 @@ int tfl_import_with(Graph *g, const uint8_t *data, size_t size, const TflImportO
     FbBuf buf = {data, size, g->source};
     FbTable model;
     if (fb_root(&buf, "TFL3", &model, d)) return DIAG_USER;
-    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0, 0, NULL, NULL, NULL};
+    Importer im = {g, NULL, {0}, 0, d, o->lenient, o, info, NULL, NULL, 0, {0}, NULL, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL};
     /* The graph keeps pointers into data; buf itself is only used while importing. */
     im.buf = &buf;
     if (fb_u32(&model, TFL_MODEL_VERSION, 0, &info->version, d)) return DIAG_USER;

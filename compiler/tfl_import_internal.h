@@ -30,6 +30,8 @@ typedef struct Importer {
     unsigned char *init_subgraph; /* per subgraph: the init subgraph of a CALL_ONCE (never a graph of its own) */
     struct TflVars *vars;   /* resource variables of the model (shared by every subgraph's importer) */
     int *res_var;           /* per tensor of the current subgraph: its resource variable, -1 none */
+    int *block_scales;      /* per tensor of the current subgraph: its block-wise scales tensor, -1 none
+                               (tfl_resolve_blockwise reads them once every tensor is imported) */
 } Importer;
 
 /* Uses of one custom operator name that has no kernel (--custom-op), listed
@@ -43,6 +45,8 @@ typedef struct Unbound {
 
 /* tfl_import.c */
 int tfl_import_tensor(Importer *im, FbTable *tt, int index);
+/* Block-wise quantized tensors of the subgraph (im->block_scales): their scales tensors checked and read. */
+int tfl_resolve_blockwise(Importer *im, int n_tensors);
 int tfl_read_index_list(Importer *im, FbTable *t, int field, int n_tensors, int allow_absent, int **out, int *n,
                         const char *what);
 /* Marks the outputs of an operator that was not imported or not checked as

@@ -73,6 +73,14 @@ enum {
 enum {
     TFL_QDETAILS_NONE = 0,
     TFL_QDETAILS_CUSTOM_QUANTIZATION = 1,
+    TFL_QDETAILS_BLOCKWISE_QUANTIZATION = 2,
+};
+
+/* BlockwiseQuantization (the details of a block-wise quantized tensor). */
+enum {
+    TFL_BLOCKWISE_SCALES = 0,      /* int32: index of the scales tensor (fp16 [rows, cols / block_size]) */
+    TFL_BLOCKWISE_ZERO_POINTS = 1, /* int32: index of the zero points tensor, -1 none */
+    TFL_BLOCKWISE_BLOCK_SIZE = 2,  /* int32 */
 };
 
 /* FullyConnectedOptionsWeightsFormat (int8). */

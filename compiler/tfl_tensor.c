@@ -106,6 +106,105 @@ static int import_int4(Importer *im, IrTensor *t, int index, uint32_t bufi, cons
     return 0;
 }
 
+/* BlockwiseQuantization (litert-torch's dynamic_int4_block32/128, AI Edge Quantizer's blocked recipes): the
+ * block size and the scales tensor's index are noted here; tfl_resolve_blockwise reads the scales once every
+ * tensor of the subgraph is imported (the scales tensor may come later). */
+static int import_blockwise(Importer *im, FbTable *qt, IrTensor *t) {
+    FbTable bt;
+    int present = 0;
+    int32_t scales = -1, zero_points = -1, block = 0;
+    if (fb_table(qt, TFL_QUANTIZATION_DETAILS, &bt, &present, im->d)) return DIAG_USER;
+    if (!present)
+        return diag_user(im->d, "tensor %d '%s': block-wise quantization without its details table", t->tfl_index,
+                         t->name);
+    if (fb_i32(&bt, TFL_BLOCKWISE_SCALES, -1, &scales, im->d) ||
+        fb_i32(&bt, TFL_BLOCKWISE_ZERO_POINTS, -1, &zero_points, im->d) ||
+        fb_i32(&bt, TFL_BLOCKWISE_BLOCK_SIZE, 0, &block, im->d))
+        return DIAG_USER;
+    if (zero_points != -1)
+        return tensor_unsupported(im, t, "tensor %d '%s': block-wise zero points (tensor %d) are not supported "
+                                  "(only symmetric blocks, zero_points -1)", t->tfl_index, t->name, zero_points);
+    if (block <= 0 || block > 65536) /* the kernels' int32 block sums are exact up to 2^17 values */
+        return diag_user(im->d, "tensor %d '%s': block-wise quantization with block size %d (1 to 65536)",
+                         t->tfl_index, t->name, block);
+    if (!im->block_scales) return diag_internal(im->d, "block-wise tensor outside a subgraph");
+    t->q.block = block;
+    im->block_scales[t->tfl_index] = scales;
+    return 0;
+}
+
+static float half_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023u, bits;
+    if (e == 31) bits = sign | 0x7f800000u | (m << 13);
+    else if (e) bits = sign | ((e + 112) << 23) | (m << 13);
+    else if (!m) bits = sign;
+    else { /* subnormal: normalize */
+        e = 113;
+        while (!(m & 1024u)) m <<= 1, e--;
+        bits = sign | (e << 23) | ((m & 1023u) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+int tfl_resolve_blockwise(Importer *im, int n_tensors) {
+    Graph *g = im->g;
+    for (int i = 0; i < n_tensors; i++) {
+        int si = im->block_scales[i];
+        IrTensor *t = &g->tensors[i];
+        if (si == -1 || !t->q.block) continue;
+        int block = t->q.block;
+        if (t->rank != 2 || !t->data)
+            return diag_user(im->d, "tensor %d '%s': block-wise quantization is supported only for rank-2 constant "
+                             "weights (this one has rank %d%s)", i, t->name, t->rank, t->data ? "" : ", no data");
+        if (t->dims[1] % block)
+            return diag_user(im->d, "tensor %d '%s': block size %d does not divide its input depth %lld", i, t->name,
+                             block, (long long)t->dims[1]);
+        if (si < 0 || si >= n_tensors)
+            return diag_user(im->d, "tensor %d '%s': block-wise scales tensor index %d out of range (subgraph has %d "
+                             "tensors)", i, t->name, si, n_tensors);
+        const IrTensor *s = &g->tensors[si];
+        int64_t rows = t->dims[0], nb = t->dims[1] / block;
+        if (s->dtype != IR_F16 && s->dtype != IR_F32)
+            return diag_user(im->d, "tensor %d '%s': block-wise scales tensor %d '%s' is %s, not FLOAT16", i, t->name,
+                             si, s->name, ir_dtype_name(s->dtype));
+        if (s->rank != 2 || s->dims[0] != rows || s->dims[1] != nb)
+            return diag_user(im->d, "tensor %d '%s': block-wise scales tensor %d '%s' has rank %d shape [%lld, %lld], "
+                             "want [%lld, %lld] (rows, %lld / block size %d)", i, t->name, si, s->name, s->rank,
+                             s->rank > 0 ? (long long)s->dims[0] : -1LL, s->rank > 1 ? (long long)s->dims[1] : -1LL,
+                             (long long)rows, (long long)nb, (long long)t->dims[1], block);
+        if (!s->data || s->data_size != (size_t)(rows * nb) * ir_dtype_size(s->dtype))
+            return diag_user(im->d, "tensor %d '%s': block-wise scales tensor %d '%s' is not a constant", i, t->name,
+                             si, s->name);
+        float *scale = ir_alloc(g, sizeof(float) * (size_t)(rows * nb + 1));
+        int64_t *zp = ir_alloc(g, sizeof(int64_t) * (size_t)(rows * nb + 1));
+        if (!scale || !zp) return diag_internal(im->d, "out of memory");
+        for (int64_t j = 0; j < rows * nb; j++) {
+            if (s->dtype == IR_F16) {
+                uint16_t h;
+                memcpy(&h, s->data + 2 * j, 2);
+                scale[j] = half_to_f32(h);
+            } else {
+                memcpy(&scale[j], s->data + 4 * j, 4);
+            }
+            if (!(scale[j] > 0.0f && scale[j] < 3.0e38f))
+                return diag_user(im->d, "tensor %d '%s': block-wise scale %lld (row %lld, block %lld) is %g, not a "
+                                 "positive finite number", i, t->name, (long long)j, (long long)(j / nb),
+                                 (long long)(j % nb), (double)scale[j]);
+            zp[j] = 0;
+        }
+        t->q.count = (int)(rows * nb);
+        t->q.dim = 0;
+        t->q.scale = scale;
+        t->q.zero_point = zp;
+        if (rows * nb > INT32_MAX / 2)
+            return diag_user(im->d, "tensor %d '%s': %lld block-wise scales is too many", i, t->name,
+                             (long long)(rows * nb));
+    }
+    return 0;
+}
+
 static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
     FbTable qt;
     int present = 0;
@@ -120,9 +219,9 @@ static int import_quant(Importer *im, FbTable *tt, IrTensor *t) {
         fb_i32(&qt, TFL_QUANTIZATION_QUANTIZED_DIMENSION, 0, &qdim, im->d) ||
         fb_u8(&qt, TFL_QUANTIZATION_DETAILS_TYPE, 0, &details, im->d))
         return DIAG_USER;
+    if (details == TFL_QDETAILS_BLOCKWISE_QUANTIZATION) return import_blockwise(im, &qt, t);
     if (details != 0)
-        return tensor_unsupported(im, t, "tensor '%s': %s quantization details are not supported", t->name,
-                                  details == 2 ? "block-wise (BlockwiseQuantization)" : "custom");
+        return tensor_unsupported(im, t, "tensor '%s': custom quantization details are not supported", t->name);
     if (!has_s || sv.len == 0) return 0;
     if (sv.len > (uint32_t)TFL_MAX_TENSORS)
         return diag_user(im->d, "tensor '%s': %u quantization scales is too many", t->name, sv.len);

@@ -44,6 +44,9 @@ typedef struct IrQuant {
     int dim;
     const float *scale;
     const int64_t *zero_point;
+    int block;          /* block-wise (TFLite BlockwiseQuantization): values per block along the last axis of a
+                           rank-2 constant [rows, cols]; scale holds rows x (cols / block) values, row by row
+                           (count = that), zero points 0. 0: per tensor / per channel as above */
 } IrQuant;
 
 typedef struct IrTensor {

@@ -29,7 +29,12 @@ int ir_verify_tensor(const Graph *g, int id, Diag *d) {
     if (t->data && !t->unknown && (int64_t)t->data_size != bytes)
         return diag_user(d, "tensor %d '%s': constant buffer has %zu bytes, shape x dtype needs %lld", id,
                          t->name, t->data_size, (long long)bytes);
-    if (t->q.count > 1) {
+    if (t->q.block) {
+        if (t->rank != 2 || t->q.block < 0 || t->dims[1] % t->q.block ||
+            t->q.count != t->dims[0] * (t->dims[1] / t->q.block))
+            return diag_user(d, "tensor %d '%s': %d block-wise scales do not fit blocks of %d on rank %d", id,
+                             t->name, t->q.count, t->q.block, t->rank);
+    } else if (t->q.count > 1) {
         if (t->q.dim < 0 || t->q.dim >= t->rank)
             return diag_user(d, "tensor %d '%s': quantized_dimension %d out of range for rank %d", id, t->name,
                              t->q.dim, t->rank);
@@ -91,6 +96,12 @@ int ir_verify(const Graph *g, Diag *d) {
             if (id < 0 || id >= nt) {
                 rc = diag_user(d, "operator %d (%s): input %d refers to tensor %d, but there are %d tensors",
                                op->tfl_index, ir_op_name(op->kind), k, id, nt);
+            } else if (g->tensors[id].q.block && !(k == 1 && (op->kind == OP_FULLY_CONNECTED ||
+                                                             op->kind == OP_EMBEDDING_LOOKUP))) {
+                /* Kernels read q.scale per channel: only these two know the row-by-row block layout. */
+                rc = diag_user(d, "operator %d (%s): input %d tensor '%s' is block-wise quantized, which is supported "
+                                  "only as the weights of FULLY_CONNECTED and the table of EMBEDDING_LOOKUP",
+                               op->tfl_index, ir_op_name(op->kind), k, g->tensors[id].name);
             } else if (writer[id] == -1) {
                 rc = diag_user(d,
                                "operator %d (%s): input %d tensor '%s' is used before it is defined "

@@ -394,6 +394,14 @@ void rt_opt_fc_hybrid(const struct rt_fc_params *p, const float *in, const int8_
 size_t rt_opt_fc_hybrid_w4_scratch(int32_t batches, int32_t in_depth, int32_t out_depth);
 void rt_opt_fc_hybrid_w4(const struct rt_fc_params *p, const float *in, const uint8_t *w, const float *bias,
                          float *out, void *scratch);
+/* Block-wise INT4 (p->block > 0, a multiple of 8; rt_opt_fc_hybrid_w4 passes them here), bit-identical to
+ * rt_fully_connected_hybrid_blockwise; w as sched_pack_int4_blocks writes it: groups of 8 rows (past out_depth:
+ * zero weights, zero scales), per group and block, block / 8 steps of 32 bytes (byte 4 r + i: w + 8 of row r
+ * at k = 8 s + i in the low nibble, at 8 s + 4 + i in the high one), then the 8 rows' scales of that block as
+ * fp16. Scratch rt_opt_fc_hybrid_w4b_scratch. rt_opt_fc_hybrid_blk.c. */
+size_t rt_opt_fc_hybrid_w4b_scratch(int32_t batches, int32_t in_depth, int32_t block);
+void rt_opt_fc_hybrid_w4_blockwise(const struct rt_fc_params *p, const float *in, const uint8_t *w,
+                                   const float *bias, float *out, void *scratch);
 
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +

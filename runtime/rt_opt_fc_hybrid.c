@@ -274,6 +274,10 @@ void rt_opt_fc_hybrid_w4(const rt_fc_params *p, const float *in, const uint8_t *
     int32_t *zp = (int32_t *)(row_scale + B), *xsum = zp + B, *row_sum = NULL;
     int32_t b, n;
     int64_t k;
+    if (p->block) {
+        rt_opt_fc_hybrid_w4_blockwise(p, in, w, bias, out, scratch);
+        return;
+    }
     for (b = 0; b < B; b++) {
         uint32_t t = 0;
         rt_hybrid_quantize_row(in + (int64_t)b * K, K, p->asymmetric, x8 + b * kp, &row_scale[b], &zp[b]);

@@ -90,8 +90,11 @@ def generation_main(header):
 
 def tflite_generate(model, prompt):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    # The reference kernels, as tests/oracle.py: XNNPACK runs the int8-weight FCs its own way.
-    interp = Interpreter(model_path=str(model), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    # The reference kernels, as tests/oracle.py: XNNPACK runs the int8-weight FCs its own way. The reference
+    # kernels do not run block-wise INT4 weights (all-zero logits): the q4 model takes the builtin optimized
+    # kernels, whose block-wise FC mpcc follows (docs/int4.md; XNNPACK rounds the fp16 scales to bf16).
+    rtype = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES if "_q4" in str(model) else OpResolverType.BUILTIN_REF
+    interp = Interpreter(model_path=str(model), experimental_op_resolver_type=rtype)
     prefill, decode = interp.get_signature_runner("prefill_8"), interp.get_signature_runner("decode")
     caches = {n: np.zeros(d["shape"], d["dtype"]) for n, d in decode.get_input_details().items() if CACHE.match(n)}
     out = prefill(tokens=prompt[None, :8].astype(np.int32), input_pos=np.arange(8, dtype=np.int32), **caches)
@@ -109,7 +112,7 @@ def tflite_generate(model, prompt):
 
 # gcc-native: the machine's vector kernels (on AVX512-VNNI the hybrid FCs' GEMM and GEMV, the quantizer).
 @pytest.mark.parametrize("config", ["gcc-O2", "gcc-native"])
-@pytest.mark.parametrize("name", ["llm_tiny_llama_f32", "llm_tiny_llama_q8"])
+@pytest.mark.parametrize("name", ["llm_tiny_llama_f32", "llm_tiny_llama_q8", "llm_tiny_llama_q4"])
 def test_greedy_generation_matches_tflite(name, config, seed):
     model = MODELS_DIR / f"{name}.tflite"
     work = new_workdir(f"{name}-{config}")
@@ -149,6 +152,13 @@ def test_greedy_generation_matches_tflite(name, config, seed):
     assert got_tokens.tolist() == ref_tokens.tolist(), f"mpcc {got_tokens.tolist()}\ntflite {ref_tokens.tolist()}"
     for step in range(STEPS):
         ok, msg = compare_arrays(ref_logits[step], got_logits[step], mode="opt")
+        if not ok and "_q4" in name:
+            # Block-wise FCs are bit-exact with TFLite's builtin kernel (tests/test_int4.py), but a last-bit
+            # difference of an f32 op upstream can move one value of an FC's asymmetric input quantization
+            # by one step: measured 3e-3 of max|logit| (1 seed in 3; docs/int4.md). Tokens stay identical.
+            rel = float(np.max(np.abs(got_logits[step] - ref_logits[step])) / np.max(np.abs(ref_logits[step])))
+            ok = rel < 1e-2
+            print(f"decode step {step}: {msg} (q4: one input-quantization step, accepted below 1e-2)")
         assert ok, f"decode step {step}: {msg}"
 
 

@@ -18,8 +18,10 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     if (val->rank < 1) return op_error(d, op, "value '%s' must have rank >= 1", val->name);
     if (is_hybrid(g, op)) {
         if (op_expect_quantized(g, op, 0, 1, d)) return DIAG_USER;
-        if (val->q.count > 1 && (val->q.dim != 0 || val->q.count != val->dims[0]))
+        if (!val->q.block && val->q.count > 1 && (val->q.dim != 0 || val->q.count != val->dims[0]))
             return op_error(d, op, "value '%s': per-channel scales must be per row (dimension 0)", val->name);
+    } else if (val->q.block) {
+        return op_error(d, op, "block-wise quantized table '%s' is supported only with a float output", val->name);
     } else if (shape_expect_same_quant(g, op, 1, 0, d)) {
         return DIAG_USER;
     }
@@ -41,6 +43,7 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
     if (is_hybrid(g, op)) {
         p->scale = val->q.scale[0];
         if (val->q.count > 1) p->scales = val->q.scale;
+        p->block = val->q.block;
     }
     op->params = p;
     return 0;
@@ -55,11 +58,12 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
     const rt_embedding_lookup_params *p = op->params;
-    if (p->scales) cg_array_f32(cg, "scales", p->scales, p->rows);
+    if (p->scales) cg_array_f32(cg, "scales", p->scales, p->block ? p->rows * (p->row_elems / p->block) : p->rows);
     cg_open(cg, "static const rt_embedding_lookup_params p = {");
     cg_line(cg, ".n_ids = %d, .rows = %d, .row_elems = %lld, .elem_size = %d,", p->n_ids, p->rows,
             (long long)p->row_elems, p->elem_size);
-    cg_line(cg, ".scales = %s, .scale = %s", p->scales ? "scales" : "NULL", cg_f32(cg, p->scale));
+    cg_line(cg, ".scales = %s, .scale = %s, .block = %d", p->scales ? "scales" : "NULL", cg_f32(cg, p->scale),
+            p->block);
     cg_close(cg, "};");
     cg_line(cg, "%s(&p, %s, %s, %s);", is_hybrid(g, op) ? "rt_embedding_lookup_i8_f32" : "rt_embedding_lookup",
             cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));

@@ -68,7 +68,10 @@ static int check(Graph *g, IrOp *op, Diag *d) {
             (!is_i8_f32(g, op) && op_expect_quantized(g, op, 1, 0, d)))
             return DIAG_USER;
     }
-    if (w->dtype == IR_I8 && w->q.count > 1 && (w->q.dim != 0 || w->q.count != w->dims[0]))
+    if (w->q.block && !is_hybrid(g, op))
+        return op_error(d, op, "block-wise quantized weights '%s' are supported only with float input and output "
+                        "(the hybrid kernel)", w->name);
+    if (w->dtype == IR_I8 && !w->q.block && w->q.count > 1 && (w->q.dim != 0 || w->q.count != w->dims[0]))
         return op_error(d, op, "weights '%s': per-channel quantization must be along dimension 0", w->name);
     if (w->rank != 2) return op_error(d, op, "weights '%s' must have rank 2, got %d", w->name, w->rank);
     int64_t k = w->dims[1], n = w->dims[0];
@@ -104,6 +107,12 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->asymmetric = o->asymmetric;
         p->w_scale = w->q.scale[0];
         if (w->q.count > 1) p->w_scales = w->q.scale;
+        if (w->q.block) {
+            /* TFLite's block-wise kernel quantizes every input row asymmetrically, whatever the option says
+             * (measured on ai-edge-litert: docs/int4.md). */
+            p->block = w->q.block;
+            p->asymmetric = 1;
+        }
         op->scratch_bytes = (size_t)p->in_depth; /* one quantized input row */
     } else if (is_i8_f32(g, op)) { /* float results: sum x s_in x s_w per channel, no output scale */
         int nm = w->q.count > 1 ? w->q.count : 1;
@@ -167,7 +176,8 @@ int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
         cg_array_i32(cg, "mult", p->mult, nm);
         cg_array_i32(cg, "shift", p->shift, nm);
     }
-    if (p->w_scales) cg_array_f32(cg, "w_scales", p->w_scales, p->out_depth);
+    if (p->w_scales) cg_array_f32(cg, "w_scales", p->w_scales, p->block ? p->out_depth * (p->in_depth / p->block)
+                                                                         : p->out_depth);
     if (p->fscale) cg_array_f32(cg, "fscale", p->fscale, nm);
     cg_open(cg, "static const rt_fc_params p = {");
     cg_line(cg, ".batches = %d, .in_depth = %d, .out_depth = %d,", p->batches, p->in_depth, p->out_depth);
@@ -180,8 +190,9 @@ int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     if (p->fscale) cg_line(cg, ".fscale = fscale /* float requantization (mpcc --precision int8) */");
     if (is_half(g, op)) cg_line(cg, ".half_type = %s", p->half_type == RT_BF16 ? "RT_BF16" : "RT_F16");
     if (is_hybrid(g, op))
-        cg_line(cg, ".asymmetric = %d, .w_scale = %s, .w_scales = %s", p->asymmetric, cg_f32(cg, p->w_scale),
-                p->w_scales ? "w_scales" : "NULL");
+        cg_line(cg, ".asymmetric = %d, .w_scale = %s, .w_scales = %s%s", p->asymmetric, cg_f32(cg, p->w_scale),
+                p->w_scales ? "w_scales" : "NULL", p->block ? "," : "");
+    if (p->block) cg_line(cg, ".block = %d /* block-wise scales: out_depth x (in_depth / block) */", p->block);
     cg_close(cg, "};");
     if (is_hybrid(g, op))
         cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel, cg_in(cg, op, 0),

@@ -201,12 +201,30 @@ static int half_f32_room(const Graph *g) {
 static int schedule_fc(Graph *g, int i, Diag *d) {
     const IrOp *op = &g->ops[i];
     const rt_fc_params *p = op->params;
+    /* Block-wise weights run the reference kernel unless 4-bit, in blocks of a multiple of 8, with fp16 scales
+     * (FLOAT32 ones need not be): what sched_pack_int4_blocks lays out. */
+    if (p->block && (!g->tensors[op->in[1]].int4 || p->block % 8 || !const_or_absent(g, op, 1) ||
+                     sched_pack_int4_blocks((const int8_t *)g->tensors[op->in[1]].data, g->tensors[op->in[1]].q.scale,
+                                            p->out_depth, p->in_depth, p->block, NULL)))
+        return 0;
     if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->in[1]].dtype == IR_I8 && !mcu_room &&
         const_or_absent(g, op, 1) && p->batches > 0 && p->out_depth > 0 && p->in_depth > 0) {
         IrOp *o = &g->ops[i];
         o->sched.kind = SCHED_FC_HYBRID;
         o->sched.slots = 1;
         o->scratch_bytes = rt_opt_fc_hybrid_scratch(p->batches, p->in_depth, p->out_depth);
+        if (p->block) { /* block-wise int4: groups of 8 rows with their fp16 block scales (rt_opt_fc_hybrid_blk.c) */
+            void *pw;
+            int pw_id = new_const(g, op->in[1], ".int4b", IR_U8,
+                                  sched_pack_int4_blocks_bytes(p->out_depth, p->in_depth, p->block), &pw);
+            if (pw_id < 0) return diag_internal(d, "out of memory");
+            o = &g->ops[i];
+            sched_pack_int4_blocks((const int8_t *)g->tensors[o->in[1]].data, g->tensors[o->in[1]].q.scale,
+                                   p->out_depth, p->in_depth, p->block, pw);
+            o->sched.packed_w = pw_id;
+            o->scratch_bytes = rt_opt_fc_hybrid_w4b_scratch(p->batches, p->in_depth, p->block);
+            return 0;
+        }
         if (g->tensors[op->in[1]].int4) { /* kept 4-bit: half the bytes of int8 weights to stream */
             void *pw;
             int64_t kp = ((int64_t)p->in_depth + 63) / 64 * 64;

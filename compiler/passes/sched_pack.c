@@ -61,6 +61,51 @@ void sched_pack_int4(const int8_t *w, int32_t n, int32_t k, uint8_t *out) {
         }
 }
 
+/* f's fp16 bits when f (positive, finite) is exactly an fp16 value (normal or subnormal), else -1. */
+static int32_t half_bits_exact(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    int32_t e = (int32_t)((b >> 23) & 255) - 127;
+    uint32_t m = b & 0x7fffffu;
+    if (b >> 31 || e > 15) return -1;
+    if (e >= -14) return (m & 0x1fffu) ? -1 : (int32_t)(((uint32_t)(e + 15) << 10) | (m >> 13));
+    if (e < -24) return -1;
+    /* subnormal fp16: value = mh * 2^-24 with mh = (1.m) * 2^(e + 24) */
+    uint32_t full = m | 0x800000u;
+    int sh = 13 + (-14 - e);
+    if (full & ((1u << sh) - 1)) return -1;
+    return (int32_t)(full >> sh);
+}
+
+int64_t sched_pack_int4_blocks_bytes(int32_t n, int32_t k, int32_t block) {
+    return ((int64_t)n + 7) / 8 * (k / block) * (4 * (int64_t)block + 16);
+}
+
+/* out NULL: only the check of the scales. */
+int sched_pack_int4_blocks(const int8_t *w, const float *scales, int32_t n, int32_t k, int32_t block, uint8_t *out) {
+    const int32_t nb = k / block;
+    uint8_t *o = out;
+    for (int32_t g = 0; g < (n + 7) / 8; g++)
+        for (int32_t j = 0; j < nb; j++) {
+            for (int32_t s = 0; s < block / 8; s++)
+                for (int32_t r = 0; r < 8; r++)
+                    for (int32_t i = 0; i < 4; i++) {
+                        const int32_t row = g * 8 + r;
+                        const int64_t kk = (int64_t)j * block + 8 * s + i;
+                        const int lo = row < n ? w[(int64_t)row * k + kk] + 8 : 8;
+                        const int hi = row < n ? w[(int64_t)row * k + kk + 4] + 8 : 8;
+                        if (out) *o++ = (uint8_t)((lo & 15) | ((hi & 15) << 4));
+                    }
+            for (int32_t r = 0; r < 8; r++) {
+                const int32_t row = g * 8 + r;
+                const int32_t h = row < n ? half_bits_exact(scales[(int64_t)row * nb + j]) : 0;
+                if (h < 0) return -1;
+                if (out) *o++ = (uint8_t)(h & 255), *o++ = (uint8_t)(h >> 8);
+            }
+        }
+    return 0;
+}
+
 /* bias'[n] = bias[n] + (in_offset - 128) * sum_k W[n][k], modulo 2^32 like
  * the kernels' int32 accumulators. */
 void sched_fold_bias_s8(const int8_t *w, const int32_t *bias, int32_t in_offset, int32_t n, int32_t k, int32_t np,

@@ -16,6 +16,11 @@ void sched_pack_mve_s8(const int8_t *w, int32_t n, int32_t k, int8_t *out);
 void sched_pack_half(const uint16_t *w, int32_t n, int32_t k, uint16_t *out);
 /* int4 values (int8 in [-8, 7]) as rt_opt_fc_hybrid_w4's nibble rows: n rows of ceil(k / 64) * 32 bytes. */
 void sched_pack_int4(const int8_t *w, int32_t n, int32_t k, uint8_t *out);
+/* Block-wise int4 (values int8 in [-8, 7], scales n x k / block f32) as rt_opt_fc_hybrid_w4_blockwise's groups
+ * of 8 rows (rt_opt.h); block a multiple of 8 dividing k. Returns -1 (nothing usable written) when a scale is
+ * not exactly an fp16 value, else 0 (out NULL: the check only). Size: sched_pack_int4_blocks_bytes. */
+int64_t sched_pack_int4_blocks_bytes(int32_t n, int32_t k, int32_t block);
+int sched_pack_int4_blocks(const int8_t *w, const float *scales, int32_t n, int32_t k, int32_t block, uint8_t *out);
 /* TRANSPOSE_CONV filter [oc][taps][ic]: f32 as the GEMM matrix [taps * oc][ic] in f32 panels; int8 as
  * [taps][ic][oc] (runtime/rt_opt_tconv.c). */
 void sched_pack_tconv_f32(const float *w, int32_t oc, int32_t taps, int32_t ic, float *out);

@@ -29,6 +29,13 @@ void rt_embedding_lookup_i8_f32(const rt_embedding_lookup_params *p, const int32
             for (k = 0; k < p->row_elems; k++) o[k] = 0.0f;
             continue;
         }
+        if (p->block) {
+            const int64_t nb = p->row_elems / p->block;
+            for (k = 0; k < p->row_elems; k++)
+                o[k] = (float)value[(int64_t)id * p->row_elems + k] *
+                       (p->scales ? p->scales[(int64_t)id * nb + k / p->block] : p->scale);
+            continue;
+        }
         s = p->scales ? p->scales[id] : p->scale;
         for (k = 0; k < p->row_elems; k++) o[k] = (float)value[(int64_t)id * p->row_elems + k] * s;
     }

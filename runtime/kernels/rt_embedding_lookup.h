@@ -9,6 +9,8 @@ typedef struct rt_embedding_lookup_params {
     int32_t elem_size;   /* bytes per value element (byte-copy kernel) */
     const float *scales; /* hybrid: per-row scales, or NULL to use scale */
     float scale;         /* hybrid: per-tensor scale */
+    int32_t block;       /* hybrid, block-wise (TFLite BlockwiseQuantization): scales holds rows x (row_elems /
+                          * block) scales, value k of a row taking its block k / block's; 0: per row / tensor */
 } rt_embedding_lookup_params;
 
 /* Same dtype in and out: row copy. An id outside [0, rows) (an error in

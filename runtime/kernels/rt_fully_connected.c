@@ -83,9 +83,47 @@ void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8
     }
 }
 
+void rt_fully_connected_hybrid_blockwise(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias,
+                                         float *out, int8_t *scratch) {
+    const int32_t nb = p->in_depth / p->block;
+    int32_t b, n, j, k;
+    for (b = 0; b < p->batches; b++) {
+        float row_scale;
+        int32_t zp;
+        rt_hybrid_quantize_row(in + (int64_t)b * p->in_depth, p->in_depth, 1, scratch, &row_scale, &zp);
+        for (n = 0; n < p->out_depth; n++) {
+            const int8_t *wn = w + (int64_t)n * p->in_depth;
+            float acc = 0.0f, wacc = 0.0f;
+            for (j = 0; j < nb; j++) {
+                const float scale = p->w_scales ? p->w_scales[(int64_t)n * nb + j] : p->w_scale;
+                int32_t dot = 0, sum = 0;
+                for (k = j * p->block; k < (j + 1) * p->block; k++) {
+                    dot += wn[k] * scratch[k]; /* |dot| <= block * 128 * 128: exact for blocks up to 2^17 */
+                    sum += wn[k];
+                }
+                {
+                    volatile float prod = (float)dot * scale, wprod = (float)sum * scale;
+                    acc += prod;
+                    wacc += wprod;
+                }
+            }
+            {
+                volatile float zw = (float)zp * wacc, t, prod;
+                t = acc - zw;
+                prod = t * row_scale;
+                out[(int64_t)b * p->out_depth + n] = rt_clamp_f32((bias ? bias[n] : 0.0f) + prod, p->act_min, p->act_max);
+            }
+        }
+    }
+}
+
 void rt_fully_connected_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                                int8_t *scratch) {
     int32_t b, n, k;
+    if (p->block) {
+        rt_fully_connected_hybrid_blockwise(p, in, w, bias, out, scratch);
+        return;
+    }
     for (b = 0; b < p->batches; b++) {
         float row_scale;
         int32_t zp;

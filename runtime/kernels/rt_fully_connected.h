@@ -19,6 +19,9 @@ typedef struct rt_fc_params {
     const float *w_scales;                  /* per-channel weight scales (out_depth), or NULL */
     /* 16-bit float weights (mpcc --precision bf16/fp16): */
     int32_t half_type;                      /* RT_BF16 or RT_F16 */
+    /* Hybrid with block-wise weight scales (TFLite BlockwiseQuantization): w_scales (or w_scale when there is
+     * one block in all) holds out_depth x (in_depth / block) scales, row by row; 0: per channel / tensor. */
+    int32_t block;
 } rt_fc_params;
 
 void rt_fully_connected_f32(const rt_fc_params *p, const float *in, const float *w, const float *bias, float *out);
@@ -36,6 +39,13 @@ void rt_fully_connected_i16(const rt_fc_params *p, const int16_t *in, const int8
  * point is ignored, as TFLite does. */
 void rt_fully_connected_hybrid(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                                int8_t *scratch);
+/* With p->block (called by rt_fully_connected_hybrid): TFLite's block-wise hybrid FC (its builtin kernel's
+ * arithmetic, bit for bit on the cases measured). Each input row is quantized asymmetrically (q, zp, row
+ * scale s); per block j the int32 sums d_j = sum w * q and c_j = sum w are exact; in float, each product
+ * rounded (no fused multiply-add): acc = sum_j d_j * scale[n][j], wacc = sum_j c_j * scale[n][j] (block
+ * order), out = act(bias + (acc - zp * wacc) * s). */
+void rt_fully_connected_hybrid_blockwise(const rt_fc_params *p, const float *in, const int8_t *w, const float *bias,
+                                         float *out, int8_t *scratch);
 /* 16-bit float weights (--precision bf16 / fp16): each input value is rounded to
  * the weights' type (p->half_type), the products summed in float (exact
  * products: two 8-bit (bf16) or 11-bit (f16) significands fit a float's),

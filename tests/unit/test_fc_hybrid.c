@@ -4,7 +4,8 @@
  * around the 16- and 32-byte steps, 1 to 5 rows, symmetric and asymmetric input quantization,
  * per-tensor and per-channel scales, weights with and without -128, inputs of one sign; and
  * rt_opt_fc_hybrid_w4 on int4 weights (values in [-8, 7], packed by sched_pack_int4) the same way,
- * depths around its 64-value blocks. A third of the cases take 2 to 12 rows and 32 to 70 outputs: on
+ * depths around its 64-value blocks; and rt_opt_fc_hybrid_w4 with block-wise scales (p.block 8 to 128, weights
+ * packed by sched_pack_int4_blocks: rt_opt_fc_hybrid_blk.c) against rt_fully_connected_hybrid_blockwise. A third of the cases take 2 to 12 rows and 32 to 70 outputs: on
  * AVX512-VNNI builds (tests/test_opt_kernels.py builds this file with -march=native) their whole blocks of 32
  * weight rows run the transposed-panel GEMM (rt_opt_fc_hybrid_vnni.c).
  * The seed is printed; MPCC_SEED=<n> reproduces a run. */
@@ -18,12 +19,12 @@
 
 int main(void) {
     enum { MAXB = 12, MAXK = 200, MAXN = 70, CASES = 400 };
-    static float x[MAXB * MAXK], bias[MAXN], ws[MAXN], ref[MAXB * MAXN], got[MAXB * MAXN];
+    static float x[MAXB * MAXK], bias[MAXN], ws[MAXN], ref[MAXB * MAXN], got[MAXB * MAXN], bs[MAXN * MAXK];
     static int8_t w[MAXN * MAXK], scratch_ref[MAXK];
     static unsigned char scratch[1 << 16];
-    static uint8_t w4[MAXN * (MAXK + 63) / 64 * 32];
-    int bad = 0, bad4 = 0, with_min = 0, without_min = 0;
-    char msg[160] = "";
+    static uint8_t w4[MAXN * (MAXK + 63) / 64 * 32], w4b[(MAXN + 7) / 8 * 8 * (MAXK / 2 + MAXK / 8 * 2)];
+    int bad = 0, bad4 = 0, badb = 0, nblk = 0, with_min = 0, without_min = 0;
+    char msg[160] = "", msg2[80];
     (void)max_rel_f32, (void)max_err_over_bound, (void)count_diff_i8, (void)rnd_requant;
     unit_seed(20261129, rt_opt_isa());
     for (int it = 0; it < CASES; it++) {
@@ -64,7 +65,37 @@ int main(void) {
             if (!bad4) printf("int4: first difference at case %d (B %d, K %d, N %d, asymmetric %d)\n", it, B, K, N, it & 1);
             bad4++;
         }
+        /* The same int4 weights with block-wise scales: K cut to a multiple of the block. */
+        {
+            static const int32_t blocks[] = {32, 64, 128, 16, 8};
+            const int32_t blk = blocks[it % 5], Kb = K / blk * blk;
+            rt_fc_params pb = p;
+            if (Kb == 0) continue;
+            for (int n = 0; n < N; n++)
+                for (int k = 0; k < Kb; k++) w[n * Kb + k] = (int8_t)rnd_in(-8, 7);
+            for (int i = 0; i < N * (Kb / blk); i++) bs[i] = (float)rnd_in(1, 2000) / 65536.0f; /* fp16 values */
+            pb.in_depth = Kb, pb.block = blk, pb.w_scales = (it & 8) && Kb == blk && N == 1 ? NULL : bs;
+            pb.w_scale = bs[0];
+            if (sched_pack_int4_blocks(w, bs, N, Kb, blk, w4b)) {
+                check(0, "pack", "sched_pack_int4_blocks refused fp16 scales");
+                return 1;
+            }
+            if (rt_opt_fc_hybrid_w4b_scratch(B, Kb, blk) > sizeof scratch) {
+                check(0, "scratch", "rt_opt_fc_hybrid_w4b_scratch over the test's buffer");
+                return 1;
+            }
+            rt_fully_connected_hybrid(&pb, x, w, bias, ref, scratch_ref);
+            rt_opt_fc_hybrid_w4(&pb, x, w4b, bias, got, scratch);
+            nblk++;
+            if (memcmp(ref, got, sizeof(float) * (size_t)(B * N))) {
+                if (!badb) printf("block-wise: first difference at case %d (B %d, K %d, N %d, block %d)\n", it, B, Kb, N, blk);
+                badb++;
+            }
+        }
     }
+    snprintf(msg2, sizeof msg2, "%d cases (blocks 8 to 128)", nblk);
+    check(badb == 0, "rt_opt_fc_hybrid_w4 with block-wise scales == rt_fully_connected_hybrid_blockwise, bit for bit",
+          badb ? "see above" : msg2);
     check(bad4 == 0, "rt_opt_fc_hybrid_w4 == rt_fully_connected_hybrid on int4 values, bit for bit",
           bad4 ? "see above" : "400 cases");
     snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%d of %d cases differ (%d with a -128 weight, %d without)",

@@ -3,8 +3,8 @@
 
     python tools/bench/llm_bench.py [--models tiny,100m] [--rounds 9] [--steps N] [--mpcc-flags "..."]
 
-Models: the tiny Llama of the tests (tests/models/llm_tiny_llama_{f32,q8}.tflite) and the ~100M one
-made by `make models-llm-100m` (build/models/llm_llama100m_{f32,q8}.tflite; skipped when missing).
+Models: the tiny Llama of the tests (tests/models/llm_tiny_llama_{f32,q8,q4}.tflite) and the ~100M one
+made by `make models-llm-100m` (build/models/llm_llama100m_{f32,q8,q4}.tflite; skipped when missing).
 mpcc's side: the model compiled with build/mpcc into a shared library (as tools/bench/bench.py, with
 tools/bench/llm_shim.c), the KV caches one buffer each, passed as input and output (in place, as
 the header allows). TFLite's: the signature runners' interpreter with the default op resolver
@@ -44,8 +44,10 @@ HINT = "make models-llm-100m"
 MODELS = [
     ("tiny_llama_f32", "tests/models/llm_tiny_llama_f32.tflite", None),
     ("tiny_llama_q8", "tests/models/llm_tiny_llama_q8.tflite", None),
+    ("tiny_llama_q4", "tests/models/llm_tiny_llama_q4.tflite", None),
     ("llama100m_f32", "build/models/llm_llama100m_f32.tflite", HINT),
     ("llama100m_q8", "build/models/llm_llama100m_q8.tflite", HINT),
+    ("llama100m_q4", "build/models/llm_llama100m_q4.tflite", HINT),
 ]
 CACHE = re.compile(r"kv_cache_[kv]_\d+$")
 

@@ -11,8 +11,10 @@ default). Config: 2 layers, dim 64, 4 heads of 16 (2 KV groups), FFN 128, vocab 
 litert-torch needs torch (a large install), so this script runs in its own venv:
 
     make models-llm          # makes .venv-llm from tools/models/requirements-llm.txt, runs this
-    .venv-llm/bin/python tools/models/llm.py [--int8]
+    .venv-llm/bin/python tools/models/llm.py [--int8] [--int4]
 
+--int4 also writes llm_tiny_llama_q4.tflite: litert-torch's `dynamic_int4_block32` recipe (INT4 weights with
+block-wise fp16 scales, 32 values a block, in hybrid FULLY_CONNECTED ops and the EMBEDDING_LOOKUP table).
 --int8 also writes llm_tiny_llama_q8.tflite: litert-torch's `dynamic_int8` recipe (int8 weights,
 hybrid FULLY_CONNECTED).
 
@@ -97,6 +99,7 @@ def main():
         os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, **_ENV))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--int8", action="store_true", help="also the dynamic_int8 variant")
+    ap.add_argument("--int4", action="store_true", help="also the dynamic_int4_block32 variant")
     ap.add_argument("--size", choices=sorted(SIZES), default="tiny",
                     help="tiny: the test models (default); 100m: the benchmark's, into build/models/")
     args = ap.parse_args()
@@ -106,6 +109,8 @@ def main():
     convert(build(args.size), args.size, "f32", "none")
     if args.int8:
         convert(build(args.size), args.size, "q8", "dynamic_int8")
+    if args.int4:
+        convert(build(args.size), args.size, "q4", "dynamic_int4_block32")
 
 
 if __name__ == "__main__":
