@@ -236,7 +236,8 @@ bench:
 	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
 
 # ---- bench-llm: prefill ms and decode tokens/s of the litert-torch decoders (tiny, and the ~100M one
-# when `make models-llm-100m` made it), mpcc vs TFLite + XNNPACK at 1 thread (tools/bench/llm_bench.py).
+# when `make models-llm-100m` made it), mpcc vs TFLite + XNNPACK at 1 and 2 threads (tools/bench/llm_bench.py;
+# BENCH_LLM_ARGS="--threads 1" for one).
 BENCH_LLM_ARGS ?=
 bench-llm:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv

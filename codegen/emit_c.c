@@ -211,6 +211,11 @@ static void emit_entries_header(CgBuf *h, const Graph *g, const EmitOptions *o, 
         cg_emit_io_macros(h, sg, EP, 1);
         cgbuf_printf(h, "int %s_%s_run(const void *const *inputs, void *const *outputs, void *arena%s);\n", o->prefix,
                      g->entry_c[e], wparam);
+        cgbuf_printf(h, "/* The same on the caller's parallel-for, as %s_run_parallel (NULL par: %s_%s_run). */\n",
+                     o->prefix, o->prefix, g->entry_c[e]);
+        cgbuf_printf(h, "int %s_%s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                        "    %*s const mpcc_parallel *par);\n",
+                     o->prefix, g->entry_c[e], wparam, (int)(strlen(o->prefix) + strlen(g->entry_c[e]) + 1), "");
     }
 }
 
@@ -612,21 +617,28 @@ static int emit_run(CgCtx *cg, const EmitOptions *o, const char *P, Diag *d) {
     cgbuf_printf(cg->out, "\nint %s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
                           "    %*s const mpcc_parallel *par) {\n    return run_graph(inputs, outputs, arena%s, par);\n}\n",
                  o->prefix, wblob, (int)strlen(o->prefix), "", wblob_arg);
+    /* Each signature: <prefix>_<key>_run_parallel runs its subgraph with the caller's parallel-for,
+     * <prefix>_<key>_run with none (subgraph 0's: run_graph). */
     for (int e = 0; e < g->n_entries; e++) {
         int k = g->entry_sub[e];
         if (k > 0 && !ir_subgraph(g, k)) continue;
-        cgbuf_printf(cg->out, "\nint %s_%s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n",
-                     o->prefix, g->entry_c[e], wblob);
+        cgbuf_printf(cg->out, "\nint %s_%s_run_parallel(const void *const *inputs, void *const *outputs, void *arena%s,\n"
+                              "    %*s const mpcc_parallel *par) {\n",
+                     o->prefix, g->entry_c[e], wblob, (int)(strlen(o->prefix) + strlen(g->entry_c[e]) + 1), "");
         if (k == 0) {
-            cgbuf_printf(cg->out, "    return run_graph(inputs, outputs, arena%s, NULL);\n}\n", wblob_arg);
-            continue;
+            cgbuf_printf(cg->out, "    return run_graph(inputs, outputs, arena%s, par);\n}\n", wblob_arg);
+        } else {
+            cg->depth = 1;
+            emit_entry_checks(cg, o, P, 0);
+            cg_line(cg, "/* after the state (%lld bytes): the arena of TFLite subgraph %d */", (long long)g->state_bytes, k);
+            cg_line(cg, "return %s_subgraph%d(inputs, outputs, a + %lld%s, par);", o->prefix, k, (long long)ir_entry_at(g),
+                    warg);
+            cg->depth = 0;
+            cg_line(cg, "}");
         }
-        cg->depth = 1;
-        emit_entry_checks(cg, o, P, 0);
-        cg_line(cg, "/* after the state (%lld bytes): the arena of TFLite subgraph %d */", (long long)g->state_bytes, k);
-        cg_line(cg, "return %s_subgraph%d(inputs, outputs, a + %lld%s, NULL);", o->prefix, k, (long long)ir_entry_at(g), warg);
-        cg->depth = 0;
-        cg_line(cg, "}");
+        cgbuf_printf(cg->out, "\nint %s_%s_run(const void *const *inputs, void *const *outputs, void *arena%s) {\n"
+                              "    return %s_%s_run_parallel(inputs, outputs, arena%s, NULL);\n}\n",
+                     o->prefix, g->entry_c[e], wblob, o->prefix, g->entry_c[e], wblob_arg);
     }
     if (cg->profile) emit_profile_api(cg->out, g, o, P);
     return rc;

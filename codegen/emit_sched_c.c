@@ -19,11 +19,22 @@
 /* The parallel-for argument of a threaded kernel: the run's `par` when the
  * code was compiled for threads (--threads) and the op has enough work to
  * be worth a fork-join (~1 us at 1 thread: 200k GEMM MACs, each MAC weighted
- * by the op table's mac_cost), else NULL. */
+ * by the op table's mac_cost; mpcc --threads-min-macs N sets another bound), else NULL. */
+static int64_t par_min_macs(const Graph *g) {
+    const Graph *root = g->root ? g->root : g;
+    return root->par_min_macs > 0 ? root->par_min_macs : 200000;
+}
+
 static const char *par_arg(const Graph *g, const IrOp *op) {
     const OpDef *def = op_def(op->kind);
     int64_t macs = def && def->macs ? def->macs(g, op) * (def->mac_cost ? def->mac_cost : 1) : 0;
-    return g->threads > 1 && macs >= 200000 ? "par" : "NULL";
+    return g->threads > 1 && macs >= par_min_macs(g) ? "par" : "NULL";
+}
+
+/* The same for the SDPA kernel: its work with every cache row unmasked (scores and weighted sums). */
+static const char *sdpa_par_arg(const Graph *g, const rt_opt_sdpa_params *p) {
+    int64_t macs = 2 * (int64_t)p->batch * p->q_len * p->heads * p->kv_len * p->head_dim;
+    return g->threads > 1 && p->slots > 1 && macs >= par_min_macs(g) ? "par" : "NULL";
 }
 
 /* The runtime's storage type constant of tensor t (16-bit activations: pass half_storage). */
@@ -517,17 +528,20 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
-    case SCHED_FC_HYBRID: return fc_emit_c(cg, g, op, op->sched.packed_w >= 0 ? "rt_opt_fc_hybrid_w4" : "rt_opt_fc_hybrid");
+    case SCHED_FC_HYBRID:
+        if (op->sched.packed_w < 0 && op->sched.slots > 1) return fc_emit_c_par(cg, g, op, par_arg(g, op));
+        return fc_emit_c(cg, g, op, op->sched.packed_w >= 0 ? "rt_opt_fc_hybrid_w4" : "rt_opt_fc_hybrid");
     case SCHED_SDPA: {
         const rt_opt_sdpa_params *p = op->sched.kparams;
         cg_open(cg, "static const rt_opt_sdpa_params p = {");
         cg_line(cg, ".batch = %d, .q_len = %d, .heads = %d, .kv_heads = %d, .kv_len = %d, .head_dim = %d,", p->batch,
                 p->q_len, p->heads, p->kv_heads, p->kv_len, p->head_dim);
-        cg_line(cg, ".scale = %s, .mask_sb = %d, .mask_st = %d", cg_f32(cg, p->scale), p->mask_sb, p->mask_st);
+        cg_line(cg, ".scale = %s, .mask_sb = %d, .mask_st = %d, .slots = %d", cg_f32(cg, p->scale), p->mask_sb,
+                p->mask_st, p->slots);
         cg_close(cg, "};");
         cg_line(cg, "(void)%s; /* the decomposition, for the reference interpreter only */", cg_subgraph_fn(cg, op->callee[0]));
-        cg_line(cg, "rt_opt_sdpa_f32(&p, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
-                op->n_in > 3 ? cg_in(cg, op, 3) : "NULL", cg_out(cg, op, 0), cg_scratch(cg, op));
+        cg_line(cg, "rt_opt_sdpa_f32(&p, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
+                op->n_in > 3 ? cg_in(cg, op, 3) : "NULL", cg_out(cg, op, 0), cg_scratch(cg, op), sdpa_par_arg(g, p));
         return 0;
     }
     case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");

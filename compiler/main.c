@@ -129,7 +129,10 @@ static const char *usage =
     "                       arena at the op-by-op bound (-O0's): no kernel takes scratch beyond it\n"
     "  --threads N          let the big kernels split over up to N threads (1..64, default 1): the\n"
     "                       arena holds N scratch copies; call PREFIX_run_parallel with a parallel-for\n"
-    "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded\n"
+    "                       (runtime/threads/mpcc_pool.h, or your own); PREFIX_run stays single-threaded;\n"
+    "                       each signature has its PREFIX_<signature>_run_parallel too\n"
+    "  --threads-min-macs N with --threads: only kernels of at least N multiply-adds take the\n"
+    "                       parallel-for (default 200000: smaller ones cost more to fork than they gain)\n"
     "  --patch              run the memory-peak region (conv/depthwise/pool/pad ops and residual ADDs\n"
     "                       near the input) in bands of output rows, each computing its halo rows again,\n"
     "                       so its big activations are never stored whole: the smallest arena peak for\n"
@@ -513,6 +516,7 @@ static int cmd_compile(int argc, char **argv, int html) {
     const char *profile_data = NULL;
     int profile = 0, patch = 0;
     int weights_file = 0, target_cuda = 0, jit = 0, tf32 = 0, report = 0, dump_ir = 0, opt_level = 2, threads = 1;
+    int64_t par_min_macs = 0;
     IrIsa isa = IR_ISA_GENERIC;
     int64_t max_arena = -1, max_weights = -1;
     static ImportArgs ia;
@@ -539,6 +543,13 @@ static int cmd_compile(int argc, char **argv, int html) {
             if (*t == '\0' || *end || v < 1 || v > 64)
                 return cli_finish(&d, diag_user(&d, "--threads must be a number from 1 to 64, not '%s'", t));
             threads = (int)v;
+        } else if (strcmp(a, "--threads-min-macs") == 0 && i + 1 < argc) {
+            const char *t = argv[++i];
+            char *end;
+            long long v = strtoll(t, &end, 10);
+            if (*t == '\0' || *end || v < 1)
+                return cli_finish(&d, diag_user(&d, "--threads-min-macs must be a number of at least 1, not '%s'", t));
+            par_min_macs = (int64_t)v;
         }
         else if (strcmp(a, "-O0") == 0 || strcmp(a, "-O1") == 0 || strcmp(a, "-O2") == 0) opt_level = a[2] - '0';
         else if (strcmp(a, "--name") == 0 && i + 1 < argc) name = argv[++i];
@@ -620,6 +631,7 @@ static int cmd_compile(int argc, char **argv, int html) {
             g->target_cuda = target_cuda;
             g->patch = patch;
             g->max_arena = max_arena;
+            g->par_min_macs = par_min_macs;
             rc = cli_compile_graph(g, opt_level, threads, isa, dump_ir ? (dump ? dump : "plan_memory") : NULL, stdout, &d);
         }
         int scratch = 0;

@@ -254,6 +254,8 @@ typedef struct Graph {
     const char **entry_c;
     int *entry_sub;
     int threads;                /* most threads the generated code may split kernels over (--threads) */
+    int64_t par_min_macs;       /* the smallest kernel (in MACs) that takes the parallel-for; 0: 200000
+                                   (--threads-min-macs) */
     int target_cuda;            /* root only: --target cuda (passes keep to fusions its emitter runs) */
     IrIsa isa;                  /* vector ISA the code is built for (--isa); IR_ISA_GENERIC: any */
     const IrPrecision *precision; /* --precision (root graph only), NULL: the model's own dtypes */

@@ -369,15 +369,18 @@ void rt_opt_attention_f32(const rt_opt_attn_params *p, const void *q, const void
  * [batch, q_len, heads, head_dim], k and v [batch, kv_len, kv_heads, head_dim] (query head n reads
  * KV head n / (heads / kv_heads)), an optional additive f32 mask whose row for (b, t) starts at
  * b * mask_sb + t * mask_st (kv_len contiguous keys, the same for every head); out as q. Keys masked
- * below -1e30 are skipped where the row has others. Scratch rt_opt_sdpa_scratch bytes. */
+ * below -1e30 are skipped where the row has others. Threads: min(par->threads, slots) tasks, each a
+ * contiguous share of the (batch, query row, head) triples, task t in scratch slot t of
+ * rt_opt_sdpa_scratch bytes (slots * that in all); the same results on any number of tasks. */
 typedef struct rt_opt_sdpa_params {
     int32_t batch, q_len, heads, kv_heads, kv_len, head_dim;
     float scale;
     int32_t mask_sb, mask_st;
+    int32_t slots;                      /* scratch copies, one per thread (<= 1: one) */
 } rt_opt_sdpa_params;
 size_t rt_opt_sdpa_scratch(const rt_opt_sdpa_params *p);
 void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
-                     float *out, void *scratch);
+                     float *out, void *scratch, const mpcc_parallel *par);
 
 /* Hybrid FULLY_CONNECTED (float in/out, int8 weights in their stored [out][in] rows; SCHED_FC_HYBRID),
  * bit-identical to rt_fully_connected_hybrid; scratch rt_opt_fc_hybrid_scratch(batches, in_depth, out_depth)
@@ -387,6 +390,12 @@ struct rt_fc_params;
 size_t rt_opt_fc_hybrid_scratch(int32_t batches, int32_t in_depth, int32_t out_depth);
 void rt_opt_fc_hybrid(const struct rt_fc_params *p, const float *in, const int8_t *w, const float *bias, float *out,
                       void *scratch);
+/* The same over the caller's threads (rt_opt_fc_hybrid_par.c): min(par->threads, slots) tasks, each a share
+ * of the input rows (several) or of the output channels (one row), task t in scratch slot t of
+ * rt_opt_fc_hybrid_slot_bytes(batches, in_depth, out_depth) bytes; bit-identical to one call. */
+size_t rt_opt_fc_hybrid_slot_bytes(int32_t batches, int32_t in_depth, int32_t out_depth);
+void rt_opt_fc_hybrid_par(const struct rt_fc_params *p, const float *in, const int8_t *w, const float *bias,
+                          float *out, void *scratch, int32_t slots, const mpcc_parallel *par);
 /* The same with 4-bit weights (a TFLite INT4 constant, values in [-8, 7]) kept packed: row n takes
  * ceil(in_depth / 64) blocks of 32 bytes, byte j of block c holding w[n][64c + j] + 8 in its low nibble and
  * w[n][64c + 32 + j] + 8 in its high one (past in_depth: 8, a zero weight); sched_pack_int4 writes it.

@@ -7,7 +7,8 @@
  * the keys whose mask is below -1e30 (the export's -FLT_MAX: the causal mask's future positions and
  * the cache's unused rows) are skipped when the row has any other key: their exp(score - max) is
  * exactly 0 in the decomposition too, so skipping them changes no result, and a decode step
- * reads only the cache rows written so far. Then max, exp, sum and the weighted sum of V rows. */
+ * reads only the cache rows written so far. Then max, exp, sum and the weighted sum of V rows.
+ * Threads split the (batch, query row, head) triples; each triple's steps are the same on any split. */
 #include <math.h>
 
 #include "mpcc_rt.h"
@@ -16,8 +17,9 @@
 
 #define MASKED (-1e30f)
 
+/* One slot, a multiple of 64 bytes (slot t starts t times this after the first). */
 size_t rt_opt_sdpa_scratch(const rt_opt_sdpa_params *p) {
-    return (size_t)p->kv_len * 8 + (size_t)p->head_dim * 4 + 64;
+    return ((size_t)p->kv_len * 8 + (size_t)p->head_dim * 4 + 64 + 63) / 64 * 64;
 }
 
 static float dot(const float *a, const float *b, int32_t n) {
@@ -41,49 +43,83 @@ static float dot(const float *a, const float *b, int32_t n) {
     return s;
 }
 
-void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
-                     float *out, void *scratch) {
+/* Triples u in [lo, hi) of (b, t, n) = (u / (T N), u / N % T, u % N), in scratch s (one slot). */
+static void sdpa_range(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
+                       float *out, void *scratch, int64_t lo, int64_t hi) {
     const int32_t T = p->q_len, N = p->heads, G = p->kv_heads, S = p->kv_len, H = p->head_dim;
     const int32_t per_group = N / G;
     float *sc = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     float *acc = sc + S;
     int32_t *idx = (int32_t *)(acc + H); /* the row's keys (the masked ones left out), found once for all heads */
-    int32_t b, t, n, j, h, nk, i;
-    for (b = 0; b < p->batch; b++) {
-        for (t = 0; t < T; t++) {
-            const float *m = mask ? mask + (int64_t)b * p->mask_sb + (int64_t)t * p->mask_st : NULL;
+    const float *m = NULL;
+    int64_t u, row = -1;
+    int32_t j, h, nk = 0, i;
+    for (u = lo; u < hi; u++) {
+        const int32_t n = (int32_t)(u % N), g = n / per_group;
+        const int64_t bt = u / N; /* b * T + t */
+        const int32_t b = (int32_t)(bt / T), t = (int32_t)(bt % T);
+        const float *qr = q + u * H;
+        float mx = -INFINITY, sum = 0.0f, inv;
+        if (bt != row) {
             int skip = 0;
+            row = bt;
+            m = mask ? mask + (int64_t)b * p->mask_sb + (int64_t)t * p->mask_st : NULL;
             if (m)
                 for (j = 0; j < S && !skip; j++) skip = !(m[j] < MASKED);
             for (j = 0, nk = 0; j < S; j++)
                 if (!(skip && m[j] < MASKED)) idx[nk++] = j;
-            for (n = 0; n < N; n++) {
-                const int32_t g = n / per_group;
-                const float *qr = q + (((int64_t)b * T + t) * N + n) * H;
-                float mx = -INFINITY, sum = 0.0f, inv;
-                for (i = 0; i < nk; i++) {
-                    float s;
-                    j = idx[i];
-                    s = dot(qr, k + (((int64_t)b * S + j) * G + g) * H, H) * p->scale;
-                    if (m) s += m[j];
-                    sc[j] = s;
-                    if (s > mx) mx = s;
-                }
-                for (h = 0; h < H; h++) acc[h] = 0.0f;
-                for (i = 0; i < nk; i++) {
-                    const float *vr = v + (((int64_t)b * S + idx[i]) * G + g) * H;
-                    float e;
-                    j = idx[i];
-                    e = rt_opt_expf(sc[j] - mx);
-                    sum += e;
-                    for (h = 0; h < H; h++) acc[h] += e * vr[h];
-                }
-                inv = 1.0f / sum;
-                {
-                    float *o = out + (((int64_t)b * T + t) * N + n) * H;
-                    for (h = 0; h < H; h++) o[h] = acc[h] * inv;
-                }
-            }
+        }
+        for (i = 0; i < nk; i++) {
+            float s;
+            j = idx[i];
+            s = dot(qr, k + (((int64_t)b * S + j) * G + g) * H, H) * p->scale;
+            if (m) s += m[j];
+            sc[j] = s;
+            if (s > mx) mx = s;
+        }
+        for (h = 0; h < H; h++) acc[h] = 0.0f;
+        for (i = 0; i < nk; i++) {
+            const float *vr = v + (((int64_t)b * S + idx[i]) * G + g) * H;
+            float e;
+            j = idx[i];
+            e = rt_opt_expf(sc[j] - mx);
+            sum += e;
+            for (h = 0; h < H; h++) acc[h] += e * vr[h];
+        }
+        inv = 1.0f / sum;
+        {
+            float *o = out + u * H;
+            for (h = 0; h < H; h++) o[h] = acc[h] * inv;
         }
     }
+}
+
+typedef struct sdpa_job {
+    const rt_opt_sdpa_params *p;
+    const float *q, *k, *v, *mask;
+    float *out;
+    unsigned char *scratch;
+    int64_t units;
+    int32_t tasks;
+} sdpa_job;
+
+static void sdpa_task(void *arg, int t) {
+    const sdpa_job *j = (const sdpa_job *)arg;
+    const int64_t lo = j->units * t / j->tasks, hi = j->units * (t + 1) / j->tasks;
+    sdpa_range(j->p, j->q, j->k, j->v, j->mask, j->out, j->scratch + (size_t)t * rt_opt_sdpa_scratch(j->p), lo, hi);
+}
+
+void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
+                     float *out, void *scratch, const mpcc_parallel *par) {
+    sdpa_job j;
+    j.units = (int64_t)p->batch * p->q_len * p->heads;
+    j.tasks = rt_opt_tasks(par, p->slots > 1 ? p->slots : 1);
+    if (j.tasks > j.units) j.tasks = (int32_t)j.units;
+    if (j.tasks <= 1) {
+        sdpa_range(p, q, k, v, mask, out, scratch, 0, j.units);
+        return;
+    }
+    j.p = p, j.q = q, j.k = k, j.v = v, j.mask = mask, j.out = out;
+    j.scratch = (unsigned char *)scratch;
+    par->run(par->pool, sdpa_task, &j, j.tasks);
 }

@@ -42,7 +42,9 @@ CONTRACT_CONFIGS = {
     "gcc-contract": ("gcc", ["-O2", "-march=native", "-ffp-contract=fast"]),
     "clang-native": ("clang", ["-O2", "-march=native"]),
 }
-ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS, **CONTRACT_CONFIGS, **NATIVE_SAN_CONFIGS}
+# ThreadSanitizer, for the code run on several threads (tests/test_llm_decoder.py's 2-thread generation).
+TSAN_CONFIGS = {"gcc-tsan": ("gcc", ["-O1", "-g", "-fsanitize=thread", "-march=native"])}
+ALL_CONFIGS = {**CONFIGS, **ISA_CONFIGS, **CONTRACT_CONFIGS, **NATIVE_SAN_CONFIGS, **TSAN_CONFIGS}
 SAN_ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
 
 _lock = BuildLock("runtime")  # runtime libraries and custom kernels: shared by test processes
@@ -248,7 +250,7 @@ def build_with_main(workdir, main_source, config="gcc-san", extra=()):
     """Builds workdir/model.c with a test's own main (written to workdir/main.c) and extra
     sources; returns (proc, exe path)."""
     workdir = Path(workdir)
-    cc, flags = CONFIGS[config]
+    cc, flags = ALL_CONFIGS[config]
     (workdir / "main.c").write_text(main_source)
     exe = workdir / f"main-{config}"
     proc = run_cmd([cc, *GEN_FLAGS, *flags, "-I", ROOT / "runtime", "-I", workdir, workdir / "main.c",

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from compare import compare_arrays
-from mpcc_paths import MODELS_DIR
-from mpcc_tools import build_with_main, compile_model, new_workdir, run_cmd
+from mpcc_paths import MODELS_DIR, ROOT
+from mpcc_tools import SAN_ENV, build_with_main, compile_model, new_workdir, run_cmd
 
 PROMPT = 9          # prefill 8 + the first decode input
 STEPS = 32
@@ -26,12 +26,13 @@ def names(header, entry, kind):
     return [m.group(2) for m in re.finditer(rf'#define MODEL_{entry}_{kind}(\d+)_NAME "([^"]*)"', header)]
 
 
-def generation_main(header):
+def generation_main(header, threads=0):
     """A C main running prefill_8 then STEPS decode steps greedily: reads DIR/prompt.bin (int32
     [PROMPT]), writes DIR/tokens.bin (int32 [STEPS]) and DIR/logits.bin (f32 [STEPS, vocab]).
     `main DIR`: the caches are carried by copying each step's cache outputs onto its cache inputs;
     `main DIR inplace`: each cache is one buffer passed as both input and output (the header's
-    _IN_PLACE_OF_INPUT), nothing copied."""
+    _IN_PLACE_OF_INPUT), nothing copied. threads > 0: the signatures' _run_parallel entry points
+    on a runtime/threads/mpcc_pool of that many threads (link mpcc_pool.c)."""
     pi, po = names(header, "PREFILL_8", "INPUT"), names(header, "PREFILL_8", "OUTPUT")
     di, do = names(header, "DECODE", "INPUT"), names(header, "DECODE", "OUTPUT")
     caches = [n for n in di if CACHE.match(n)]
@@ -41,6 +42,10 @@ def generation_main(header):
     assert logits == ["logits"], do
     src = ["#include <stdio.h>", "#include <string.h>", '#include "model.h"',
            "static double arena[MODEL_ARENA_BYTES / 8 + 1];"]
+    if threads:
+        src += ['#include "threads/mpcc_pool.h"', "static mpcc_parallel par;"]
+    call = (lambda e: f"model_{e}_run_parallel(in, out, arena, &par)") if threads else \
+        (lambda e: f"model_{e}_run(in, out, arena)")
     for c, n in enumerate(caches):
         k = di.index(n)
         src.append(f"static float cache{c}[MODEL_DECODE_INPUT{k}_SIZE], next{c}[MODEL_DECODE_INPUT{k}_SIZE];")
@@ -58,6 +63,8 @@ def generation_main(header):
             "    int inplace = argc == 3 && !strcmp(argv[2], \"inplace\");",
             "    if (argc < 2 || io(argv[1], \"prompt.bin\", prompt, sizeof prompt, 0)) return 2;",
             "    model_init(arena);",
+            *([f"    {{ mpcc_pool *pool = mpcc_pool_create({threads}); if (!pool) return 6; "
+               "par = mpcc_pool_parallel(pool); }"] if threads else []),
             "    for (i = 0; i < 8; i++) tok[i] = prompt[i], pos[i] = i;"]
 
     def bind(ins, outs):
@@ -73,12 +80,12 @@ def generation_main(header):
     copy = ["        if (!inplace) {"] + [f"            memcpy(cache{c}, next{c}, sizeof cache{c});"
                                            for c in range(len(caches))] + ["        }"]
     src += bind(pi, po)
-    src += ["    if (model_prefill_8_run(in, out, arena)) return 3;", "    {"] + copy + ["    }"]
+    src += [f"    if ({call('prefill_8')}) return 3;", "    {"] + copy + ["    }"]
     src += bind(di, do)
     src += [f"    tok[0] = prompt[{PROMPT - 1}];",
             f"    for (step = 0; step < {STEPS}; step++) {{",
             f"        int best = 0; pos[0] = {PROMPT - 1} + step;",
-            "        if (model_decode_run(in, out, arena)) return 4;"] + copy + [
+            f"        if ({call('decode')}) return 4;"] + copy + [
             "        for (c = 1; c < (int)(sizeof logits / sizeof logits[0]); c++) if (logits[c] > logits[best]) best = c;",
             "        memcpy(all_logits[step], logits, sizeof logits);",
             "        out_tokens[step] = tok[0] = best;",
@@ -160,6 +167,50 @@ def test_greedy_generation_matches_tflite(name, config, seed):
             ok = rel < 1e-2
             print(f"decode step {step}: {msg} (q4: one input-quantization step, accepted below 1e-2)")
         assert ok, f"decode step {step}: {msg}"
+
+
+# 2 threads: the code compiled with --threads 2 and --threads-min-macs 1 (every threaded kernel forks,
+# even the tiny model's: the hybrid FCs split rows or output channels, SDPA its heads, the f32 GEMMs);
+# under ASan+UBSan, and ThreadSanitizer where the compiler has it.
+@pytest.mark.parametrize("config", ["gcc-native", "gcc-san", "gcc-tsan"])
+@pytest.mark.parametrize("name", ["llm_tiny_llama_f32", "llm_tiny_llama_q8"])
+def test_two_threads_generate_tflites_tokens(name, config, seed):
+    model = MODELS_DIR / f"{name}.tflite"
+    work = new_workdir(f"{name}-t2-{config}")
+    p = compile_model(model, work, extra=["--threads", "2", "--threads-min-macs", "1"])
+    assert p.returncode == 0, p.stderr
+    header = (work / "model.h").read_text()
+    for entry in ("prefill_8", "decode"):
+        assert f"int model_{entry}_run_parallel(const void *const *inputs, void *const *outputs, void *arena," in header
+    code = (work / "model.c").read_text()
+    assert re.search(r"rt_opt_sdpa_f32\(&p, .*, par\);", code), "SDPA takes no parallel-for"
+    if name.endswith("q8"):
+        assert re.search(r"rt_opt_fc_hybrid_par\(&p, .*, 2, par\);", code), "hybrid FCs take no parallel-for"
+    pool = ROOT / "runtime" / "threads" / "mpcc_pool.c"
+    built = {}
+    for threads in (0, 2):
+        (work / f"t{threads}").mkdir()
+        wd = work / f"t{threads}"
+        (wd / "model.c").write_text(code)
+        (wd / "model.h").write_text(header)
+        proc, exe = build_with_main(wd, generation_main(header, threads), config=config,
+                                    extra=[pool, "-pthread"] if threads else ())
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        built[threads] = exe
+    rng = np.random.default_rng(seed)
+    prompt = rng.integers(0, 256, PROMPT, dtype=np.int32)
+    got = {}
+    for threads, exe in built.items():
+        wd = work / f"t{threads}"
+        prompt.tofile(wd / "prompt.bin")
+        proc = run_cmd([exe, wd, "inplace"], env=SAN_ENV, timeout=600)
+        assert proc.returncode == 0, (threads, proc.returncode, proc.stderr[-3000:])
+        got[threads] = (np.fromfile(wd / "tokens.bin", np.int32), (wd / "logits.bin").read_bytes())
+    ref_tokens, _ = tflite_generate(model, prompt)
+    print(f"prompt {prompt.tolist()}\ntokens {ref_tokens.tolist()}")
+    assert got[2][0].tolist() == ref_tokens.tolist(), f"mpcc 2 threads {got[2][0].tolist()}\ntflite {ref_tokens.tolist()}"
+    # Both threads' shares are computed by the same steps: the same bits as one thread.
+    assert got[2][0].tolist() == got[0][0].tolist() and got[2][1] == got[0][1]
 
 
 def edited_model(path, edit):

@@ -1,6 +1,7 @@
 """The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c, the convolutions in
 tests/unit/test_conv_kernels.c, the attention's in tests/unit/test_attention_kernels.c, the resizes' and f32 activations'
-in tests/unit/test_cnn_ops_kernels.c, the int8 LSTM's in tests/unit/test_lstm_kernels.c, the hybrid FULLY_CONNECTED's in tests/unit/test_fc_hybrid.c) and the 16-bit activation kernels against their f32 twins
+in tests/unit/test_cnn_ops_kernels.c, the int8 LSTM's in tests/unit/test_lstm_kernels.c, the hybrid FULLY_CONNECTED's in tests/unit/test_fc_hybrid.c, its and SDPA's split over a parallel-for in
+tests/unit/test_fc_hybrid_par.c) and the 16-bit activation kernels against their f32 twins
 (tests/unit/test_typed_kernels.c) with the vector paths compiled in: gcc -O3 -march=native, clang -O2
 -march=native, and gcc -march=native under
 ASan+UBSan (the AVX-512 paths' memory and alignment). (`make unit` runs the same checks on the portable
@@ -20,7 +21,7 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 UNITS = [("test_opt_kernels", 300), ("test_conv_kernels", 300), ("test_typed_kernels", 100),
          ("test_attention_kernels", 60), ("test_gemm16_kernels", 100), ("test_cnn_ops_kernels", 300),
-         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1)]
+         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1), ("test_fc_hybrid_par", 1)]
 BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")]
 # Every unit with gcc -O3 and gcc + ASan/UBSan; clang -O2 for test_opt_kernels in make test, for the
 # others in make test-full (about a minute of CPU each).

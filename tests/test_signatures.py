@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from compare import compare_arrays
-from mpcc_paths import MODELS_DIR
+from mpcc_paths import MODELS_DIR, ROOT
 from mpcc_tools import build_with_main, compile_model, new_workdir, run_cmd
 from test_cli import mpcc
 
@@ -39,10 +39,12 @@ def header_names(header, E, kind):
             for m in re.finditer(rf'#define MODEL_{E}_{kind}(\d+)_NAME "((?:[^"\\]|\\.)*)"', header)]
 
 
-def harness(entries, n_io, weights=False):
+def harness(entries, n_io, weights=False, threads=0):
     """A main that runs each entry point (and model_run as the first one) on the files
     DIR/E_in<i>.bin, writing DIR/E_out<i>.bin; one arena for all of them; with weights, the
-    blob DIR/model.weights.bin, checked."""
+    blob DIR/model.weights.bin, checked. threads > 0: also each model_E_run_parallel (and
+    model_run_parallel) on a runtime/threads/mpcc_pool of that many threads, writing
+    DIR/E_t_out<i>.bin (plain_t_out for model_run_parallel)."""
     src = ['#include <stdio.h>', '#include "model.h"', "static double arena[MODEL_ARENA_BYTES / 8 + 1];",
            "static int io(const char *dir, const char *e, const char *k, int i, void *p, size_t n, int w) {",
            "    char path[512]; FILE *f; size_t got;",
@@ -51,6 +53,11 @@ def harness(entries, n_io, weights=False):
            "    got = w ? fwrite(p, 1, n, f) : fread(p, 1, n, f); fclose(f); return got != n;", "}",
            "int main(int argc, char **argv) {", "    int bad = 0;", "    if (argc != 2) return 2;",
            "    model_init(arena);"]
+    if threads:
+        src[0] += '\n#include "threads/mpcc_pool.h"'
+        src += [f"    mpcc_pool *pool = mpcc_pool_create({threads});", "    mpcc_parallel par;",
+                "    if (!pool) return 5;", "    par = mpcc_pool_parallel(pool);"]
+    wa = ", w" if weights else ""
     if weights:
         src[2] += "\nstatic double w[MODEL_WEIGHTS_BYTES / 8 + 1];"
         src += ['    { char path[512]; FILE *f; size_t got;',
@@ -59,28 +66,39 @@ def harness(entries, n_io, weights=False):
                 "    if (model_check_weights(w, MODEL_WEIGHTS_BYTES)) return 4;"]
     for c, (n_in, n_out) in zip(entries, n_io):
         E = c.upper()
-        for fn, tag in ((f"model_{c}_run", c), ("model_run", "plain") if c == entries[0] else (None, None)):
-            if not fn:
-                continue
+        calls = [(f"model_{c}_run(ins, outs, arena{wa})", c)]
+        if c == entries[0]:
+            calls.append((f"model_run(ins, outs, arena{wa})", "plain"))
+        if threads:
+            calls.append((f"model_{c}_run_parallel(ins, outs, arena{wa}, &par)", f"{c}_t"))
+            if c == entries[0]:
+                calls.append((f"model_run_parallel(ins, outs, arena{wa}, &par)", "plain_t"))
+        for fn, tag in calls:
             src.append("    {")
             src += [f"        static MODEL_{E}_INPUT{i}_t in{i}[MODEL_{E}_INPUT{i}_SIZE];" for i in range(n_in)]
             src += [f"        static MODEL_{E}_OUTPUT{i}_t out{i}[MODEL_{E}_OUTPUT{i}_SIZE];" for i in range(n_out)]
             src.append(f"        const void *ins[] = {{{', '.join(f'in{i}' for i in range(n_in))}}};")
             src.append(f"        void *outs[] = {{{', '.join(f'out{i}' for i in range(n_out))}}};")
             src += [f'        bad |= io(argv[1], "{c}", "in", {i}, in{i}, sizeof in{i}, 0);' for i in range(n_in)]
-            src.append(f"        bad |= {fn}(ins, outs, arena{', w' if weights else ''});")
+            src.append(f"        bad |= {fn};")
             src += [f'        bad |= io(argv[1], "{tag}", "out", {i}, out{i}, sizeof out{i}, 1);' for i in range(n_out)]
             src.append("    }")
+    if threads:
+        src.append("    mpcc_pool_destroy(pool);")
     src += ["    return bad;", "}", ""]
     return "\n".join(src)
 
 
+# threads 2: compiled with --threads 2 --threads-min-macs 1 (every threaded kernel of these small
+# models forks); each model_E_run_parallel on a pool of 2 gives model_E_run's bytes.
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name,weights", [(n, False) for n in CASES] + [("sig_shared_f32", True)])
-def test_every_signature_matches_tflite(name, weights, seed, tmp_path):
+def test_every_signature_matches_tflite(name, weights, threads, seed, tmp_path):
     from ai_edge_litert.interpreter import Interpreter
     model = renamed_model(tmp_path / "renamed.tflite") if name == "renamed" else MODELS_DIR / f"{name}.tflite"
-    work = new_workdir(f"sig_{name}")
-    p = compile_model(model, work, extra=["--weights", "file"] if weights else [])
+    work = new_workdir(f"sig_{name}_t{threads}")
+    extra = (["--weights", "file"] if weights else []) + (["--threads", "2", "--threads-min-macs", "1"] if threads > 1 else [])
+    p = compile_model(model, work, extra=extra)
     assert p.returncode == 0, p.stderr
     assert "warning" not in p.stderr, p.stderr
     header = (work / "model.h").read_text()
@@ -93,7 +111,12 @@ def test_every_signature_matches_tflite(name, weights, seed, tmp_path):
         assert f"int model_{c}_run(const void *const *inputs, void *const *outputs, void *arena" \
                f"{', const void *weights' if weights else ''});" in header
         n_io.append((len(header_names(header, c.upper(), "INPUT")), len(header_names(header, c.upper(), "OUTPUT"))))
-    proc, exe = build_with_main(work, harness(entries, n_io, weights), config="gcc-O2")
+        if threads > 1:
+            assert f"int model_{c}_run_parallel(const void *const *inputs, void *const *outputs, void *arena" \
+                   f"{', const void *weights' if weights else ''},\n" in header
+    pool = [ROOT / "runtime" / "threads" / "mpcc_pool.c", "-pthread"] if threads > 1 else []
+    proc, exe = build_with_main(work, harness(entries, n_io, weights, threads if threads > 1 else 0), config="gcc-O2",
+                                extra=pool)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rng = np.random.default_rng(seed)
     refs = {}
@@ -118,6 +141,12 @@ def test_every_signature_matches_tflite(name, weights, seed, tmp_path):
     first = entries[0]
     for i in range(n_io[0][1]):
         assert (work / f"plain_out{i}.bin").read_bytes() == (work / f"{first}_out{i}.bin").read_bytes()
+    if threads > 1:
+        for c, (_, n_out) in zip(entries, n_io):
+            for i in range(n_out):
+                assert (work / f"{c}_t_out{i}.bin").read_bytes() == (work / f"{c}_out{i}.bin").read_bytes(), (c, i)
+        for i in range(n_io[0][1]):
+            assert (work / f"plain_t_out{i}.bin").read_bytes() == (work / f"{first}_out{i}.bin").read_bytes()
 
 
 def const_arrays(c_source):

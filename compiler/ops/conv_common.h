@@ -69,6 +69,7 @@ int lstm_emit_f32(CgCtx *cg, const IrOp *op, const char *kernel);
 int lstm_emit_i8(CgCtx *cg, const IrOp *op, const char *kernel);
 /* A FULLY_CONNECTED's `static const rt_fc_params p = {...};` and call of `kernel` (op_fully_connected.c). */
 int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);
+int fc_emit_c_par(CgCtx *cg, const Graph *g, const IrOp *op, const char *par);
 /* `static const rt_tconv_params p = {...};` (+ its mult/shift arrays) of a TRANSPOSE_CONV (op_transpose_conv.c). */
 void tconv_emit_params(CgCtx *cg, const IrOp *op);
 

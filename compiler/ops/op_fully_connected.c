@@ -169,7 +169,7 @@ static const char *kernel_name(const Graph *g, const IrOp *op) {
 
 /* The params and the call of `kernel` (the reference kernel_name(), or rt_opt_fc_hybrid / rt_opt_fc_hybrid_w4:
  * SCHED_FC_HYBRID, the latter on the 4-bit weights packed by pass schedule). */
-int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
+static void fc_emit_params(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_fc_params *p = op->params;
     int nm = p->per_channel ? p->out_depth : 1;
     if (p->mult) {
@@ -194,6 +194,10 @@ int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
                 p->w_scales ? "w_scales" : "NULL", p->block ? "," : "");
     if (p->block) cg_line(cg, ".block = %d /* block-wise scales: out_depth x (in_depth / block) */", p->block);
     cg_close(cg, "};");
+}
+
+int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
+    fc_emit_params(cg, g, op);
     if (is_hybrid(g, op))
         cg_line(cg, "%s(&p, %s, %s, %s, %s, (int8_t *)%s);", kernel, cg_in(cg, op, 0),
                 op->sched.kind == SCHED_FC_HYBRID && op->sched.packed_w >= 0 ? cg_tensor(cg, op->sched.packed_w, 1)
@@ -202,6 +206,15 @@ int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     else
         cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
                 cg_out(cg, op, 0));
+    return 0;
+}
+
+/* SCHED_FC_HYBRID with int8 weights and several scratch slots: rt_opt_fc_hybrid_par on `par` (the run's
+ * parallel-for, or NULL where the op is too small to split). */
+int fc_emit_c_par(CgCtx *cg, const Graph *g, const IrOp *op, const char *par) {
+    fc_emit_params(cg, g, op);
+    cg_line(cg, "rt_opt_fc_hybrid_par(&p, %s, %s, %s, %s, (int8_t *)%s, %d, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+            cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), op->sched.slots, par);
     return 0;
 }
 

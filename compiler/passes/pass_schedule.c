@@ -212,7 +212,6 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
         IrOp *o = &g->ops[i];
         o->sched.kind = SCHED_FC_HYBRID;
         o->sched.slots = 1;
-        o->scratch_bytes = rt_opt_fc_hybrid_scratch(p->batches, p->in_depth, p->out_depth);
         if (p->block) { /* block-wise int4: groups of 8 rows with their fp16 block scales (rt_opt_fc_hybrid_blk.c) */
             void *pw;
             int pw_id = new_const(g, op->in[1], ".int4b", IR_U8,
@@ -225,6 +224,9 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
             o->scratch_bytes = rt_opt_fc_hybrid_w4b_scratch(p->batches, p->in_depth, p->block);
             return 0;
         }
+        /* int8 weights: one scratch slot per thread (rt_opt_fc_hybrid_par) */
+        o->sched.slots = g->threads > 1 ? g->threads : 1;
+        o->scratch_bytes = rt_opt_fc_hybrid_slot_bytes(p->batches, p->in_depth, p->out_depth) * (size_t)o->sched.slots;
         if (g->tensors[op->in[1]].int4) { /* kept 4-bit: half the bytes of int8 weights to stream */
             void *pw;
             int64_t kp = ((int64_t)p->in_depth + 63) / 64 * 64;
@@ -233,6 +235,7 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
             o = &g->ops[i];
             sched_pack_int4((const int8_t *)g->tensors[o->in[1]].data, p->out_depth, p->in_depth, pw);
             o->sched.packed_w = pw_id;
+            o->sched.slots = 1;
             o->scratch_bytes = rt_opt_fc_hybrid_w4_scratch(p->batches, p->in_depth, p->out_depth);
         }
         return 0;
@@ -499,8 +502,9 @@ static int schedule_sdpa(Graph *g, int i, Diag *d) {
     *k = p;
     g->ops[i].sched.kind = SCHED_SDPA;
     g->ops[i].sched.kparams = k;
-    g->ops[i].sched.slots = 1;
-    g->ops[i].scratch_bytes = rt_opt_sdpa_scratch(k);
+    k->slots = g->threads > 1 ? g->threads : 1; /* one scratch slot per thread */
+    g->ops[i].sched.slots = k->slots;
+    g->ops[i].scratch_bytes = rt_opt_sdpa_scratch(k) * (size_t)k->slots;
     return 0;
 }
 

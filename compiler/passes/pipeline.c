@@ -83,6 +83,9 @@ int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
             Graph *sub = g->sub[k];
             if (!sub || done[k] || !callees_done(g, sub, done)) continue;
             sub->opt_level = g->opt_level;
+            /* Its kernels split over threads as subgraph 0's: a signature's entry point or a call
+             * passes on the run's parallel-for, and the memory plan holds their per-thread scratch. */
+            sub->threads = g->threads;
             if (o->dump_after && o->dump_to) fprintf(o->dump_to, "== subgraph %d\n", k);
             Diag cd;
             diag_init(&cd);

@@ -1,11 +1,15 @@
-/* mpcc_pool.c - see mpcc_pool.h. A job is published by bumping `generation`;
- * workers claim task indices with an atomic counter and the caller works
- * too, then waits until `done` reaches n. Workers spin for a while on the
- * generation before sleeping on the condition variable. */
+/* mpcc_pool.c - see mpcc_pool.h. A job is one 64-bit word `job` (its number, its task count n and
+ * the next unclaimed index): a task index is claimed by a compare-and-swap of that word, so a worker
+ * still looking at a finished job (it woke late, or came back for one more index) can never claim an
+ * index of the next one with the old job's count, nor read the next job's task and argument before
+ * they are written (ThreadSanitizer found that race on the plain count of the old pool). The caller
+ * works too, then waits until `done` reaches n. Workers spin for a while on `generation` (bumped per
+ * job) before sleeping on the condition variable. */
 #define _POSIX_C_SOURCE 200809L
 #include "mpcc_pool.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #define SPIN 200000
@@ -23,20 +27,25 @@ struct mpcc_pool {
     pthread_t *workers;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    /* the current job */
+    /* the current job: task and arg written before `job` publishes it */
     void (*task)(void *, int);
     void *arg;
-    int n;
-    int next, done;             /* atomics */
-    unsigned generation;        /* atomic: bumped per job */
+    uint64_t job;               /* atomic: number (bits 40..63), n (20..39), next index (0..19) */
+    int done;                   /* atomic */
+    unsigned generation;        /* atomic: bumped per job (wakes the workers) */
     int stop;                   /* atomic */
 };
 
+#define JOB_FIELD 0xFFFFFu /* n and the next index: 20 bits each */
+
 static void work(mpcc_pool *p) {
     for (;;) {
-        int i = __atomic_fetch_add(&p->next, 1, __ATOMIC_ACQ_REL);
-        if (i >= p->n) return;
-        p->task(p->arg, i);
+        uint64_t v = __atomic_load_n(&p->job, __ATOMIC_ACQUIRE);
+        do {
+            if ((v & JOB_FIELD) >= ((v >> 20) & JOB_FIELD)) return; /* every index claimed */
+        } while (!__atomic_compare_exchange_n(&p->job, &v, v + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+        /* index v of the job still current: it cannot finish (nor task and arg change) before done counts it */
+        p->task(p->arg, (int)(v & JOB_FIELD));
         __atomic_fetch_add(&p->done, 1, __ATOMIC_ACQ_REL);
     }
 }
@@ -65,16 +74,17 @@ static void *worker(void *v) {
 
 static void pool_run(void *pool, void (*task)(void *, int), void *arg, int n) {
     mpcc_pool *p = pool;
-    if (p->threads <= 1 || n <= 1) {
+    uint64_t number;
+    if (p->threads <= 1 || n <= 1 || (unsigned)n > JOB_FIELD) { /* (over 2^20 tasks: on the caller) */
         int i;
         for (i = 0; i < n; i++) task(arg, i);
         return;
     }
     p->task = task;
     p->arg = arg;
-    p->n = n;
     __atomic_store_n(&p->done, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&p->next, 0, __ATOMIC_RELEASE);
+    number = (__atomic_load_n(&p->job, __ATOMIC_ACQUIRE) >> 40) + 1;
+    __atomic_store_n(&p->job, (number << 40) | ((uint64_t)n << 20), __ATOMIC_RELEASE);
     pthread_mutex_lock(&p->lock);
     __atomic_fetch_add(&p->generation, 1, __ATOMIC_ACQ_REL);
     pthread_cond_broadcast(&p->wake);

@@ -1,23 +1,26 @@
 """Decoder benchmark (`make bench-llm`): prefill ms and decode tokens/s of mpcc's generated C vs TFLite
-(LiteRT) with XNNPACK on the same litert-torch export, one thread, same process.
+(LiteRT) with XNNPACK on the same litert-torch export, at 1 and 2 threads, same process.
 
-    python tools/bench/llm_bench.py [--models tiny,100m] [--rounds 9] [--steps N] [--mpcc-flags "..."]
+    python tools/bench/llm_bench.py [--models tiny,100m] [--threads 1,2] [--rounds 9] [--steps N] [--mpcc-flags "..."]
 
 Models: the tiny Llama of the tests (tests/models/llm_tiny_llama_{f32,q8,q4}.tflite) and the ~100M one
 made by `make models-llm-100m` (build/models/llm_llama100m_{f32,q8,q4}.tflite; skipped when missing).
 mpcc's side: the model compiled with build/mpcc into a shared library (as tools/bench/bench.py, with
 tools/bench/llm_shim.c), the KV caches one buffer each, passed as input and output (in place, as
 the header allows). TFLite's: the signature runners' interpreter with the default op resolver
-(XNNPACK applied; the `xnn ops` column counts the ops it took), num_threads=1; only Invoke is
+(XNNPACK applied; the `xnn ops` column counts the ops it took), num_threads as mpcc's; only Invoke is
 timed (setting input_pos is not), and its caches are not carried between steps (that would be
 copies mpcc does not make), so TFLite's figures leave out costs a real decode loop pays.
 
 Each round: one prefill (positions 0..P-1) and then `steps` decode steps (positions P, P+1, ...)
 on mpcc, the same on TFLite; rounds interleave the two; per-thread CPU time
 (CLOCK_THREAD_CPUTIME_ID / time.thread_time_ns: the machine is shared); medians over rounds.
-`--threads N` (N > 1): mpcc compiled with `--threads N`, TFLite's num_threads=N, and wall time
-(CLOCK_MONOTONIC / time.perf_counter_ns) since the other threads work too: on a shared machine
-those figures count other processes' time.
+`--threads` (a comma list, default 1,2): one row per model and thread count. N > 1: mpcc compiled
+with `--threads N` and its signatures' _run_parallel entry points run on a runtime/threads/mpcc_pool
+of N threads, TFLite's num_threads=N, and wall time (CLOCK_MONOTONIC / time.perf_counter_ns) since
+the other threads work too: on a shared machine those figures count other processes' time. A short
+pause after each side's turn lets the pool's spinning workers (and XNNPACK's) stop before the other
+side is timed.
 Before timing, one prefill and one decode step are compared (max |diff| / max |ref| of the
 decode logits; int8 weights: XNNPACK's hybrid FULLY_CONNECTED quantizes activations its own way,
 so ~1e-2 is expected there).
@@ -175,14 +178,15 @@ class TfliteDecoder:
         return prefill, decode
 
 
-def bench_model(label, path, args, builder, rng):
-    tf = TfliteDecoder(path, args.threads)
+def bench_model(label, path, args, builder, rng, threads):
+    tf = TfliteDecoder(path, threads)
     prefill = tf.prefill
-    flags = shlex.split(args.mpcc_flags) + (["--threads", str(args.threads)] if args.threads > 1 else [])
-    so, header, weights = builder.model_library("llm_" + label + (f"_t{args.threads}" if args.threads > 1 else ""),
+    flags = shlex.split(args.mpcc_flags) + (["--threads", str(threads)] if threads > 1 else [])
+    entry = "_run_parallel" if threads > 1 else "_run"
+    so, header, weights = builder.model_library("llm_" + label + (f"_t{threads}" if threads > 1 else ""),
                                                  path, flags, "auto", "llm_shim.c",
-                                                 (f"LLM_PREFILL=m_{prefill}_run", "LLM_DECODE=m_decode_run") +
-                                                 (("LLM_WALL=1",) if args.threads > 1 else ()))
+                                                 (f"LLM_PREFILL=m_{prefill}{entry}", f"LLM_DECODE=m_decode{entry}") +
+                                                 ((f"LLM_THREADS={threads}", "LLM_WALL=1") if threads > 1 else ()))
     mp = MpccDecoder(so, header, weights, prefill, rng)
     ops, total, _ = xnnpack_coverage(tf.interp)  # subgraph 0 (the prefill) only: Python sees no other plan
     plen = tf.plen
@@ -198,14 +202,20 @@ def bench_model(label, path, args, builder, rng):
     steps = min(steps, kv - plen)
     tf_prefill, tf_decode = tf.timers()
     times = {"mp_pre": [], "tf_pre": [], "mp_dec": [], "tf_dec": []}
+    # Threads: let the other side's spinning workers stop (mpcc_pool spins ~5 ms) before a timed turn.
+    pause = (lambda: time.sleep(0.02)) if threads > 1 else (lambda: None)
     t_start = time.time()
     gc.disable()
     try:
         for r in range(args.rounds):
             times["mp_pre"].append(mp.run_prefill(tokens))
+            pause()
             times["tf_pre"].append(tf_prefill())
+            pause()
             times["mp_dec"].append(mp.run_decode(token, plen, steps) / steps)
+            pause()
             times["tf_dec"].append(tf_decode(plen, steps) / steps)
+            pause()
             if r >= 2 and time.time() - t_start > args.budget:
                 break
     finally:
@@ -213,15 +223,15 @@ def bench_model(label, path, args, builder, rng):
     if min(min(v) for v in times.values()) < 0:
         raise BenchError(f"{label}: the generated code returned an error")
     med = {k: statistics.median(v) for k, v in times.items()}
-    return dict(label=label, plen=plen, kv=kv, steps=steps, rounds=len(times["mp_pre"]), err=err,
+    return dict(label=label, threads=threads, plen=plen, kv=kv, steps=steps, rounds=len(times["mp_pre"]), err=err,
                 xnn=f"{ops}/{total}", **med)
 
 
 def print_table(rows, skipped):
-    say(f"{'model':<16} {'P':>3} {'KV':>5} {'xnn ops':>9} {'rel err':>8} | {'prefill ms':>10} {'XNN ms':>8} "
+    say(f"{'model':<16} {'thr':>3} {'P':>3} {'KV':>5} {'xnn ops':>9} {'rel err':>8} | {'prefill ms':>10} {'XNN ms':>8} "
         f"{'XNN/mpcc':>8} | {'decode tok/s':>12} {'XNN tok/s':>9} {'XNN/mpcc':>8} | rounds x steps")
     for r in rows:
-        say(f"{r['label']:<16} {r['plen']:>3} {r['kv']:>5} {r['xnn']:>9} {r['err']:>8.1e} | "
+        say(f"{r['label']:<16} {r['threads']:>3} {r['plen']:>3} {r['kv']:>5} {r['xnn']:>9} {r['err']:>8.1e} | "
             f"{r['mp_pre'] / 1e6:>10.3f} {r['tf_pre'] / 1e6:>8.3f} {r['tf_pre'] / r['mp_pre']:>8.2f} | "
             f"{1e9 / r['mp_dec']:>12.1f} {1e9 / r['tf_dec']:>9.1f} {r['tf_dec'] / r['mp_dec']:>8.2f} | "
             f"{r['rounds']} x {r['steps']}")
@@ -240,12 +250,20 @@ def main(argv=None):
     ap.add_argument("--mpcc", default=bench.MPCC, help="the compiler (default build/mpcc; another build for a before/after)")
     ap.add_argument("--cflags", default="-O3 -march=native -std=c99")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
-    ap.add_argument("--threads", type=int, default=1, help="threads of both (default 1; above 1: wall time)")
+    ap.add_argument("--threads", default="1,2",
+                    help="comma list of thread counts of both sides, a row each (default 1,2; above 1: wall time)")
     args = ap.parse_args(bench.glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags")))
     bench.MPCC = bench_build.MPCC = os.path.abspath(args.mpcc)  # the builder reads bench_build's
     seed = args.seed if args.seed is not None else int(os.environ.get("MPCC_SEED", time.time_ns() % 2**31))
-    say(f"mpcc decoder benchmark on {bench._cpu_name()}, " +
-        (f"{args.threads} threads, wall time" if args.threads > 1 else "1 thread, per-thread CPU time") + f", seed {seed}")
+    try:
+        thread_counts = [int(t) for t in args.threads.split(",") if t]
+    except ValueError:
+        ap.error(f"--threads: a comma list of thread counts, not {args.threads!r}")
+    if not thread_counts or min(thread_counts) < 1:
+        ap.error(f"--threads: a comma list of thread counts of at least 1, not {args.threads!r}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    say(f"mpcc decoder benchmark on {bench._cpu_name()} ({os.cpu_count()} CPUs, load average {load:.2f}), threads "
+        f"{','.join(map(str, thread_counts))} (1: per-thread CPU time; more: wall time), seed {seed}")
     rng = np.random.default_rng(seed)
     builder = Builder(args.cc, args.cflags)
     keep = [k for k in args.models.split(",") if k]
@@ -257,15 +275,16 @@ def main(argv=None):
         if not os.path.exists(path):
             skipped.append((label, f"not found: {rel}" + (f"; {hint}" if hint else "")))
             continue
-        try:
-            rows.append(bench_model(label, path, args, builder, rng))
-            r = rows[-1]
-            say(f"  {label}: prefill {r['mp_pre'] / 1e6:.3f} ms (XNN {r['tf_pre'] / 1e6:.3f}), decode "
-                f"{1e9 / r['mp_dec']:.1f} tok/s (XNN {1e9 / r['tf_dec']:.1f})")
-        except BenchError as e:
-            say(f"  {label}: {e}")
-            skipped.append((label, e.short))
-            failed += 1
+        for threads in thread_counts:
+            try:
+                rows.append(bench_model(label, path, args, builder, rng, threads))
+                r = rows[-1]
+                say(f"  {label}, {threads} thread{'s' if threads > 1 else ''}: prefill {r['mp_pre'] / 1e6:.3f} ms "
+                    f"(XNN {r['tf_pre'] / 1e6:.3f}), decode {1e9 / r['mp_dec']:.1f} tok/s (XNN {1e9 / r['tf_dec']:.1f})")
+            except BenchError as e:
+                say(f"  {label}, {threads} threads: {e}")
+                skipped.append((f"{label} t{threads}", e.short))
+                failed += 1
     say()
     print_table(rows, skipped)
     return 1 if failed else 0

@@ -2,7 +2,9 @@
  * prefill and a decode signature (litert-torch's export; docs/llm-exports.md).
  *
  * Built like shim.c (the model compiled with --name m, -DMPCC_BENCH_HEADER='"m.h"'), plus
- * -DLLM_PREFILL=m_prefill_N_run -DLLM_DECODE=m_decode_run. Each function runs its signature and
+ * -DLLM_PREFILL=m_prefill_N_run -DLLM_DECODE=m_decode_run; with -DLLM_THREADS=N (N > 1, the model
+ * compiled with --threads N) they name the signatures' _run_parallel entry points instead, run on a
+ * runtime/threads/mpcc_pool of N threads made on first use. Each function runs its signature and
  * returns the per-thread CPU time it took in ns (CLOCK_THREAD_CPUTIME_ID: the machine is shared, so
  * wall time would count other processes), or -1 when a run failed. The caller passes the caches
  * as both inputs and outputs (the header's _IN_PLACE_OF_INPUT), so no step copies a cache. */
@@ -12,13 +14,31 @@
 #include <time.h>
 
 #include MPCC_BENCH_HEADER
+#include "threads/mpcc_pool.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
-#ifdef M_WEIGHTS_BYTES
-#define CALL(fn, in, out, arena, w) fn(in, out, arena, w)
+#ifdef LLM_THREADS
+/* The pool's parallel-for, made on first use and kept (NULL if it cannot be made). */
+static const mpcc_parallel *llm_par(void) {
+    static mpcc_pool *pool;
+    static mpcc_parallel par;
+    if (!pool) {
+        pool = mpcc_pool_create(LLM_THREADS);
+        if (!pool) return NULL;
+        par = mpcc_pool_parallel(pool);
+    }
+    return &par;
+}
+#define PAR , llm_par()
 #else
-#define CALL(fn, in, out, arena, w) ((void)(w), fn(in, out, arena))
+#define PAR
+#endif
+
+#ifdef M_WEIGHTS_BYTES
+#define CALL(fn, in, out, arena, w) fn(in, out, arena, w PAR)
+#else
+#define CALL(fn, in, out, arena, w) ((void)(w), fn(in, out, arena PAR))
 #endif
 
 /* -DLLM_WALL (llm_bench.py --threads 2 and up): wall time instead, since the pool's threads work too. */
