@@ -261,6 +261,9 @@ void rt_opt_pad(const struct rt_pad_params *p, const void *in, const void *value
 struct rt_prelu_params;
 void rt_opt_prelu_f32(const struct rt_prelu_params *p, const float *in, const float *alpha, float *out);
 void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out);
+/* int8 with a constant per-channel alpha, by the table of rt_prelu_params.lut: rows of c channels,
+ * out[r][j] = lut[j * 256 + (uint8_t)in[r][j]] (lut_c = c; 1: one table for every element). */
+void rt_opt_prelu_lut_i8(int64_t rows, int32_t c, const int8_t *lut, const int8_t *in, int8_t *out);
 
 /* TRANSPOSE_CONV with the filter packed at compile time (rt_opt_tconv.c). f32: packed_w is the filter as a
  * [filter_h * filter_w * out_c][in_c] matrix in rt_opt_gemm_f32's panels, zeros rt_opt_tconv_columns(p)

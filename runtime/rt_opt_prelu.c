@@ -117,3 +117,15 @@ void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const in
         next_row(p, idx, &ai);
     }
 }
+
+void rt_opt_prelu_lut_i8(int64_t rows, int32_t c, const int8_t *lut, const int8_t *in, int8_t *out) {
+    int64_t r;
+    int32_t j;
+    if (c == 1) {
+        int64_t i, n = rows;
+        for (i = 0; i < n; i++) out[i] = lut[(uint8_t)in[i]];
+        return;
+    }
+    for (r = 0; r < rows; r++, in += c, out += c)
+        for (j = 0; j < c; j++) out[j] = lut[(int64_t)j * 256 + (uint8_t)in[j]];
+}
