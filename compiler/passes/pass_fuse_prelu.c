@@ -20,7 +20,9 @@
  * the same way: its slope becomes a constant vector of out_c equal values.
  * The reference computes x > 0 ? x : x * alpha; the epilogue's x >= 0 ? x :
  * alpha * x differs only at x = +-0, where both give x's own bits when
- * alpha >= 0 (+0 * alpha = +0, -0 * alpha = -0); NaN gives NaN in both. */
+ * alpha >= 0 (+0 * alpha = +0, -0 * alpha = -0); NaN gives NaN in both.
+ * An f32 HARD_SWISH fuses too (sched.post_hswish, no slopes): the epilogue
+ * computes the reference's expression, identical results. */
 #include <string.h>
 
 #include "ops.h"
@@ -70,13 +72,23 @@ int pass_fuse_prelu(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *conv = &g->ops[i];
         if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || conv->sched.post_dw >= 0 ||
-            conv->sched.post_alpha || conv->n_in < 2 || !is_f32(g, conv->in[0]) || !is_f32(g, conv->in[1]) ||
+            conv->sched.post_alpha || conv->sched.post_hswish || conv->n_in < 2 || !is_f32(g, conv->in[0]) || !is_f32(g, conv->in[1]) ||
             !is_f32(g, conv->out[0]))
             continue;
         int t = conv->out[0], j = pass_only_reader(g, readers, t);
         if (j <= i || g->tensors[t].is_variable) continue;
         IrOp *pr = &g->ops[j];
         if (pr->in[0] != t || pr->n_out != 1 || !is_f32(g, pr->out[0]) || g->tensors[pr->out[0]].is_variable) continue;
+        if (pr->kind == OP_HARD_SWISH) { /* no slopes: the flag alone */
+            if (!is_f32(g, pr->in[0])) continue;
+            conv->out[0] = pr->out[0];
+            conv->sched.post_hswish = 1;
+            pr->dead = 1;
+            pass_add_fused_name(conv, "HARD_SWISH");
+            g->tensors[conv->out[0]].producer = i;
+            g->tensors[t].producer = -1;
+            continue;
+        }
         if (pr->kind == OP_LEAKY_RELU) {
             const rt_act_params *p = pr->params;
             if (p && is_f32(g, pr->in[0]) && p->alpha >= 0.0f) {

@@ -324,6 +324,26 @@ static void test_prelu_lut(void) {
     }
 }
 
+/* A convolution's fused HARD_SWISH (rt_opt_hard_swish_rows_f32, pass fuse_prelu) equals HARD_SWISH's reference
+ * bit for bit (around the clamp's corners -3 and 3, NaN, -0 and 0 among the inputs). */
+static void test_hard_swish_rows(void) {
+    char msg[64];
+    for (int t = 0; t < 20; t++) {
+        int64_t n = rnd_in(1, 300);
+        rt_act_params p;
+        memset(&p, 0, sizeof p);
+        p.n = n;
+        float *x = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            x[i] = i % 13 == 3 ? NAN : i % 13 == 5 ? -0.0f : i % 13 == 7 ? 0.0f : i % 13 == 9 ? -3.0f : 5.0f * rnd_f();
+        rt_hard_swish_f32(&p, x, want);
+        rt_opt_hard_swish_rows_f32(x, n);
+        snprintf(msg, sizeof msg, "%lld values", (long long)n);
+        check(memcmp(x, want, sizeof(float) * (size_t)n) == 0, "fused HARD_SWISH vs HARD_SWISH", msg);
+        free(x), free(want);
+    }
+}
+
 /* MEAN int8 and f32 over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
 static void test_mean(void) {
     char msg[160];
@@ -842,6 +862,7 @@ int main(void) {
     test_pool();
     test_prelu_rows();
     test_prelu_lut();
+    test_hard_swish_rows();
     test_mean();
     test_copy();
     test_concat_i8();

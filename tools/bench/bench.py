@@ -38,6 +38,7 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
 BIG_HINT = "make models MODELS_BIG=1"
+FAMILY_HINT = "make models MODELS_BIG=1 (tools/models/family.py; docs/generalization.md)"
 
 # (label, path, note when missing). Order = table order.
 MODELS = [
@@ -68,6 +69,9 @@ MODELS = [
     ("kws_lstm_f32", "tests/models/kws_lstm_f32.tflite", None),
     ("kws_lstm_f16", "tests/models/kws_lstm_f16.tflite", None),
     ("kws_lstm_int8", "tests/models/kws_lstm_int8.tflite", None),
+    ("fam_wake_f32", "build/models/family/fam_wake_f32.tflite", FAMILY_HINT),
+    ("fam_iris_int8", "build/models/family/fam_iris_int8.tflite", FAMILY_HINT),
+    ("fam_pose_int8", "build/models/family/fam_pose_int8.tflite", FAMILY_HINT),
     ("mobilenetv2_1.0_224_f32", "build/models/mobilenetv2_1.0_224_f32.tflite", BIG_HINT),
     ("mobilenetv2_1.0_224_int8", "build/models/mobilenetv2_1.0_224_int8.tflite", BIG_HINT),
     ("bert_base_f32", "build/models/bert_base_f32.tflite", BIG_HINT),

@@ -245,7 +245,7 @@ def lstmkw():
 
 def mini():
     """tests/models/fam_mini_{f32,int8}.tflite (a few KB): the activations the survey found on reference
-    kernels (LEAKY_RELU after a convolution, int8 PRELU per channel after a depthwise and after a
+    kernels (LEAKY_RELU and HARD_SWISH after a convolution, int8 PRELU per channel after a depthwise and after a
     convolution, HARD_SWISH), on channel counts not multiples of 8 and odd sizes."""
     common.reseed(47)
     inp = keras.Input((37, 41, 3), batch_size=1)
@@ -253,6 +253,7 @@ def mini():
     h = prelu(bn(L.DepthwiseConv2D(3, padding="same", use_bias=False)(h)))
     h = prelu(bn(L.Conv2D(20, 1, use_bias=False)(h)))
     h = L.Lambda(hswish)(bn(L.DepthwiseConv2D(5, strides=2, padding="same", use_bias=False)(h)))  # 10x11x20
+    h = L.Lambda(hswish)(bn(L.Conv2D(22, 1, use_bias=False)(h)))                                # fused HARD_SWISH
     h = L.LeakyReLU(0.2)(bn(L.Conv2D(28, 1, use_bias=False)(h)))
     h = L.LeakyReLU(0.3)(L.MaxPooling2D(2)(h))                                                   # standalone
     out = L.Dense(5)(L.GlobalAveragePooling2D()(h))
