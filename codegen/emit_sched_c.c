@@ -158,14 +158,17 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
         int32_t oc = ot->rank > 0 ? (int32_t)ot->dims[ot->rank - 1] : p->out_c;
         if (oc != p->out_c) snprintf(narrow, sizeof narrow, ", .other_c = %d", oc);
     }
-    if (op->sched.post_alpha) /* pass fuse_prelu: the slopes (a weight: not a constant expression with --weights file) */
+    if (op->sched.post_hswish) /* pass fuse_prelu: a HARD_SWISH */
+        cg_line(cg, "static const rt_opt_post_add post = {.add = %s, .conv_is_lhs = %d, .hard_swish = 1%s};",
+                op->sched.post_add >= 0 ? "&add" : "NULL", op->sched.conv_is_lhs, narrow);
+    else if (op->sched.post_alpha) /* pass fuse_prelu: the slopes (a weight: not a constant expression with --weights file) */
         cg_line(cg, "const rt_opt_post_add post = {.add = %s, .conv_is_lhs = %d, .alpha = %s%s};",
                 op->sched.post_add >= 0 ? "&add" : "NULL", op->sched.conv_is_lhs,
                 cg_tensor(cg, op->sched.post_alpha - 1, 1), narrow);
     else if (op->sched.post_add >= 0)
         cg_line(cg, "static const rt_opt_post_add post = {.add = &add, .conv_is_lhs = %d%s};", op->sched.conv_is_lhs,
                 narrow);
-    const int post = op->sched.post_add >= 0 || op->sched.post_alpha;
+    const int post = op->sched.post_add >= 0 || op->sched.post_alpha || op->sched.post_hswish;
     IrDType wdt = g->tensors[op->in[1]].dtype;
     if (op->sched.post_dw >= 0) { /* pass fuse_dw: inputs x, w, b, dw filter, dw bias */
         dwconv_emit_params(cg, g->ops[op->sched.post_dw].params, 0, "dw");

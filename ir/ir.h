@@ -127,6 +127,7 @@ typedef struct IrSched {
     int post_add;               /* op index of an ADD fused into the epilogue (pass fuse_add), -1 none */
     int post_other;             /* that ADD's other input (tensor id) */
     int conv_is_lhs;            /* the op's result was the ADD's first input */
+    int post_hswish;            /* f32 conv: a fused HARD_SWISH applied in the epilogue (pass fuse_prelu) */
     int post_alpha;             /* f32 conv: 1 + tensor id of a PRELU's per-channel slopes applied in the
                                  * epilogue (pass fuse_prelu), 0 none */
     int post_dw;                /* op index of a DEPTHWISE_CONV_2D fused after this 1x1 conv (pass fuse_dw), -1 none */

@@ -140,6 +140,8 @@ typedef struct rt_opt_post_add {
     /* f32 only (pass fuse_prelu): then out = out >= 0 ? out : alpha[c] * out per output channel c, after the
      * ADD; add may be NULL when only this applies. */
     const float *alpha;
+    /* f32 only (pass fuse_prelu): then out = HARD_SWISH(out) (rt_hard_swish_f32's arithmetic), after the ADD. */
+    int32_t hard_swish;
     /* f32 only (pass fuse_add): `other` has this many channels a row, fewer than the output's (the input of a
      * PAD that widened it with zeros); the channels past them add 0. 0: as many as the output. */
     int32_t other_c;
@@ -265,6 +267,12 @@ void rt_opt_pad(const struct rt_pad_params *p, const void *in, const void *value
 struct rt_prelu_params;
 void rt_opt_prelu_f32(const struct rt_prelu_params *p, const float *in, const float *alpha, float *out);
 void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const int8_t *alpha, int8_t *out);
+/* int8 with a constant per-channel alpha, by the table of rt_prelu_params.lut: rows of c channels,
+ * out[r][j] = lut[j * 256 + (uint8_t)in[r][j]] (lut_c = c; 1: one table for every element). */
+/* HARD_SWISH f32 in place over n values, x * clamp(x + 3, 0, 6) / 6 as rt_hard_swish_f32 (identical results): a
+ * convolution's fused epilogue (pass fuse_prelu). */
+void rt_opt_hard_swish_rows_f32(float *o, int64_t n);
+void rt_opt_prelu_lut_i8(int64_t rows, int32_t c, const int8_t *lut, const int8_t *in, int8_t *out);
 
 /* TRANSPOSE_CONV with the filter packed at compile time (rt_opt_tconv.c). f32: packed_w is the filter as a
  * [filter_h * filter_w * out_c][in_c] matrix in rt_opt_gemm_f32's panels, zeros rt_opt_tconv_columns(p)

@@ -738,6 +738,8 @@ static void conv_f32_task(void *v, int t) {
                          (int64_t)rows * oc);
         if (j->post && j->post->alpha) /* a fused PRELU (pass fuse_prelu) */
             rt_opt_prelu_rows_f32(out + (int64_t)m0 * oc, j->post->alpha, rows, oc);
+        else if (j->post && j->post->hard_swish) /* a fused HARD_SWISH (pass fuse_prelu) */
+            rt_opt_hard_swish_rows_f32(out + (int64_t)m0 * oc, (int64_t)rows * oc);
     }
 }
 

@@ -117,3 +117,27 @@ void rt_opt_prelu_i8(const struct rt_prelu_params *p, const int8_t *in, const in
         next_row(p, idx, &ai);
     }
 }
+
+void rt_opt_prelu_lut_i8(int64_t rows, int32_t c, const int8_t *lut, const int8_t *in, int8_t *out) {
+    int64_t r;
+    int32_t j;
+    if (c == 1) {
+        int64_t i, n = rows;
+        for (i = 0; i < n; i++) out[i] = lut[(uint8_t)in[i]];
+        return;
+    }
+    for (r = 0; r < rows; r++, in += c, out += c)
+        for (j = 0; j < c; j++) out[j] = lut[(int64_t)j * 256 + (uint8_t)in[j]];
+}
+
+/* The reference's expression (rt_hard_swish.c) element by element: the clamp selects computed values only, so
+ * the loop vectorizes; the product and the division round as there. */
+void rt_opt_hard_swish_rows_f32(float *o, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        const float x = o[i];
+        float r = x + 3.0f;
+        r = r < 0.0f ? 0.0f : (r > 6.0f ? 6.0f : r);
+        o[i] = x * r / 6.0f;
+    }
+}

@@ -1,6 +1,8 @@
 /* op_hard_swish.c - HARD_SWISH: x * relu6(x + 3) / 6. f32; int8 with
  * TFLite's 16-bit fixed-point reference algorithm (multipliers computed in
- * float and reduced to Q15 as TFLite's HardSwishPrepare does). */
+ * float and reduced to Q15 as TFLite's HardSwishPrepare does). int8 also
+ * gets the reference kernel's 256 results as a table (pass schedule:
+ * SCHED_LUT, rt_opt_lut_i8; exact by construction). */
 #include "activation_common.h"
 
 #include <math.h>
@@ -35,6 +37,13 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->shift_b = e;
         p->in_zp = op_zp(in);
         p->out_zp = op_zp(out);
+        int8_t *lut = ir_alloc(g, 256), all[256];
+        rt_act_params q = *p;
+        if (!lut) return diag_internal(d, "out of memory");
+        for (int v = 0; v < 256; v++) all[v] = (int8_t)(uint8_t)v;
+        q.n = 256;
+        rt_hard_swish_i8(&q, all, lut);
+        p->lut_i8 = lut;
     }
     op->params = p;
     return 0;

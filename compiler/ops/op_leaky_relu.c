@@ -1,6 +1,7 @@
 /* op_leaky_relu.c - LEAKY_RELU: x > 0 ? x : alpha * x. f32, int8, int16
  * (zero points 0); integer kernels use two requantization multipliers as
- * TFLite's QuantizeLeakyRelu. */
+ * TFLite's QuantizeLeakyRelu. int8 also gets the 256 results of the
+ * reference kernel as a table (pass schedule: SCHED_LUT, rt_opt_lut_i8). */
 #include "activation_common.h"
 
 #include <math.h>
@@ -44,6 +45,15 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->shift_a = shift;
         p->in_zp = op_zp(in);
         p->out_zp = op_zp(out);
+        if (in->dtype == IR_I8) { /* the reference kernel's 256 results, exact by construction */
+            int8_t *lut = ir_alloc(g, 256), all[256];
+            rt_act_params q = *p;
+            if (!lut) return diag_internal(d, "out of memory");
+            for (int v = 0; v < 256; v++) all[v] = (int8_t)(uint8_t)v;
+            q.n = 256;
+            rt_leaky_relu_i8(&q, all, lut);
+            p->lut_i8 = lut;
+        }
     }
     op->params = p;
     return 0;

@@ -1,8 +1,12 @@
 /* op_prelu.c - PRELU: x >= 0 ? x : alpha * x, alpha (input 1) broadcast onto
  * the input's shape. f32; int8 (per-tensor alpha quantization); int16 input
  * and output with an int8 alpha (TFLite's 16x8 kernel: the same two
- * requantizations, any zero points). */
+ * requantizations, any zero points). int8 with a constant alpha, one value
+ * or one per channel: a table of the reference's 256 results per channel,
+ * read by the scheduled kernel (rt_opt_prelu_lut_i8). */
 #include "activation_common.h"
+
+#include <string.h>
 
 static int check(Graph *g, IrOp *op, Diag *d) {
     if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, DT(F32) | DT(I8) | DT(I16), d) ||
@@ -29,6 +33,32 @@ static int check(Graph *g, IrOp *op, Diag *d) {
     return op_set_out_shape(g, op, 0, in->rank, in->dims, d);
 }
 
+/* Most bytes of an int8 PRELU's table (256 per channel): larger ones keep the arithmetic kernel. */
+#define PRELU_TABLE_MAX (64 * 1024)
+
+/* For a constant alpha that is one value, or one per channel of the last dim: p->lut, each channel's
+ * 256 results computed by the reference kernel itself (so the table is exact by construction). */
+static int prelu_table_i8(Graph *g, rt_prelu_params *p, const int8_t *alpha, Diag *d) {
+    int r = p->shape.rank, c = 1;
+    for (int k = 0; k + 1 < r; k++)
+        if (p->alpha_stride[k] != 0) return 0;
+    if (r > 0 && p->alpha_stride[r - 1] == 1) c = p->shape.dims[r - 1];
+    else if (r > 0 && p->alpha_stride[r - 1] != 0) return 0;
+    if (c < 1 || (int64_t)c * 256 > PRELU_TABLE_MAX) return 0;
+    int8_t *lut = ir_alloc(g, (size_t)c * 256), all[256];
+    if (!lut) return diag_internal(d, "out of memory");
+    for (int v = 0; v < 256; v++) all[v] = (int8_t)(uint8_t)v;
+    rt_prelu_params q = *p;
+    memset(&q.shape, 0, sizeof q.shape);
+    memset(q.alpha_stride, 0, sizeof q.alpha_stride);
+    q.shape.rank = 1;
+    q.shape.dims[0] = 256;
+    for (int ch = 0; ch < c; ch++) rt_prelu_i8(&q, all, alpha + ch, lut + (size_t)ch * 256);
+    p->lut = lut;
+    p->lut_c = c;
+    return 0;
+}
+
 static int prepare(Graph *g, IrOp *op, Diag *d) {
     const IrTensor *in = op_cin(g, op, 0), *alpha = op_cin(g, op, 1), *out = &g->tensors[op->out[0]];
     rt_prelu_params *p = op_new_params(g, rt_prelu_params);
@@ -52,6 +82,8 @@ static int prepare(Graph *g, IrOp *op, Diag *d) {
         p->in_offset = -op_zp(in);
         p->alpha_offset = -op_zp(alpha);
         p->out_offset = op_zp(out);
+        if (in->dtype == IR_I8 && alpha->data && prelu_table_i8(g, p, (const int8_t *)alpha->data, d))
+            return DIAG_INTERNAL;
     }
     op->params = p;
     return 0;
@@ -69,6 +101,14 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 /* Also the scheduled kernel's (rt_opt_prelu_*): the same params. */
 int prelu_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     const rt_prelu_params *p = op->params;
+    if (p->lut && !strcmp(kernel, "rt_opt_prelu")) { /* the scheduled int8 kernel: the table */
+        int64_t n = 1;
+        for (int k = 0; k < p->shape.rank; k++) n *= p->shape.dims[k];
+        cg_array_i8(cg, "lut", p->lut, (int64_t)p->lut_c * 256);
+        cg_line(cg, "rt_opt_prelu_lut_i8(%lld, %d, lut, %s, %s);", (long long)(n / p->lut_c), p->lut_c,
+                cg_in(cg, op, 0), cg_out(cg, op, 0));
+        return 0;
+    }
     cg_open(cg, "static const rt_prelu_params p = {");
     const int32_t *s = p->shape.dims, *a = p->alpha_stride;
     cg_line(cg, ".shape = {.rank = %d, .dims = {%d, %d, %d, %d, %d, %d, %d, %d}},", p->shape.rank, s[0], s[1], s[2],

@@ -14,7 +14,15 @@
  * output channel (broadcast over every other dimension). The slopes are
  * appended to the convolution's inputs, their tensor id + 1 kept in
  * sched.post_alpha. Not for --target cuda (its emitter runs the ops as they
- * are) nor Cortex-M (int8 convolutions only there). */
+ * are) nor Cortex-M (int8 convolutions only there).
+ *
+ * An f32 LEAKY_RELU with a slope >= 0 (a wake-word CNN's activation) fuses
+ * the same way: its slope becomes a constant vector of out_c equal values.
+ * The reference computes x > 0 ? x : x * alpha; the epilogue's x >= 0 ? x :
+ * alpha * x differs only at x = +-0, where both give x's own bits when
+ * alpha >= 0 (+0 * alpha = +0, -0 * alpha = -0); NaN gives NaN in both.
+ * An f32 HARD_SWISH fuses too (sched.post_hswish, no slopes): the epilogue
+ * computes the reference's expression, identical results. */
 #include <string.h>
 
 #include "ops.h"
@@ -34,39 +42,81 @@ static int channel_alpha(const Graph *g, const IrOp *pr, int32_t c) {
     return pr->in[1];
 }
 
+/* Moves the activation op j (its slopes: tensor alpha) into convolution i. */
+static int fuse(Graph *g, int i, int j, int alpha, Diag *d) {
+    IrOp *conv = &g->ops[i], *pr = &g->ops[j];
+    int t = conv->out[0];
+    int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 1));
+    if (!in) return diag_internal(d, "out of memory");
+    memcpy(in, conv->in, sizeof(int) * (size_t)conv->n_in);
+    in[conv->n_in] = alpha;
+    conv->in = in;
+    conv->n_in++;
+    conv->out[0] = pr->out[0];
+    conv->sched.post_alpha = alpha + 1;
+    pr->dead = 1;
+    pass_add_fused_name(conv, pr->kind == OP_LEAKY_RELU ? "LEAKY_RELU" : "PRELU");
+    g->tensors[conv->out[0]].producer = i;
+    g->tensors[t].producer = -1;
+    return 0;
+}
+
 int pass_fuse_prelu(Graph *g, Diag *d) {
     const Graph *root = g->root ? g->root : g;
     if (g->opt_level < 1 || root->target_cuda || ir_isa_is_mcu(root->isa)) return 0;
     int *readers = pass_count_readers(g);
-    if (!readers) return diag_internal(d, "out of memory");
+    /* LEAKY_RELU pairs (conv, op) are fused after the scan: their slope vectors are new tensors,
+     * and readers[] is laid out by the tensor count. */
+    int *leaky = ir_alloc(g, sizeof(int) * 2 * (size_t)(g->n_ops > 0 ? g->n_ops : 1)), n_leaky = 0;
+    if (!readers || !leaky) return diag_internal(d, "out of memory");
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *conv = &g->ops[i];
         if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || conv->sched.post_dw >= 0 ||
-            conv->sched.post_alpha || conv->n_in < 2 || !is_f32(g, conv->in[0]) || !is_f32(g, conv->in[1]) ||
+            conv->sched.post_alpha || conv->sched.post_hswish || conv->n_in < 2 || !is_f32(g, conv->in[0]) || !is_f32(g, conv->in[1]) ||
             !is_f32(g, conv->out[0]))
             continue;
         int t = conv->out[0], j = pass_only_reader(g, readers, t);
         if (j <= i || g->tensors[t].is_variable) continue;
         IrOp *pr = &g->ops[j];
-        if (pr->kind != OP_PRELU || pr->sched.kind != SCHED_PRELU || pr->in[0] != t || pr->n_out != 1 ||
-            !is_f32(g, pr->out[0]) || g->tensors[pr->out[0]].is_variable)
+        if (pr->in[0] != t || pr->n_out != 1 || !is_f32(g, pr->out[0]) || g->tensors[pr->out[0]].is_variable) continue;
+        if (pr->kind == OP_HARD_SWISH) { /* no slopes: the flag alone */
+            if (!is_f32(g, pr->in[0])) continue;
+            conv->out[0] = pr->out[0];
+            conv->sched.post_hswish = 1;
+            pr->dead = 1;
+            pass_add_fused_name(conv, "HARD_SWISH");
+            g->tensors[conv->out[0]].producer = i;
+            g->tensors[t].producer = -1;
             continue;
+        }
+        if (pr->kind == OP_LEAKY_RELU) {
+            const rt_act_params *p = pr->params;
+            if (p && is_f32(g, pr->in[0]) && p->alpha >= 0.0f) {
+                leaky[2 * n_leaky] = i;
+                leaky[2 * n_leaky++ + 1] = j;
+            }
+            continue;
+        }
+        if (pr->kind != OP_PRELU || pr->sched.kind != SCHED_PRELU) continue;
         const rt_conv_params *cp = conv->params;
         int alpha = channel_alpha(g, pr, cp->out_c);
         if (alpha < 0) continue;
-        int *in = ir_alloc(g, sizeof(int) * (size_t)(conv->n_in + 1));
-        if (!in) return diag_internal(d, "out of memory");
-        memcpy(in, conv->in, sizeof(int) * (size_t)conv->n_in);
-        in[conv->n_in] = alpha;
-        conv->in = in;
-        conv->n_in++;
         pass_add_reader(g, readers, alpha, i);
-        conv->out[0] = pr->out[0];
-        conv->sched.post_alpha = alpha + 1;
-        pr->dead = 1;
-        pass_add_fused_name(conv, "PRELU");
-        g->tensors[conv->out[0]].producer = i;
-        g->tensors[t].producer = -1;
+        if (fuse(g, i, j, alpha, d)) return DIAG_INTERNAL;
+    }
+    for (int k = 0; k < n_leaky; k++) {
+        int i = leaky[2 * k], j = leaky[2 * k + 1];
+        const rt_conv_params *cp = g->ops[i].params;
+        int32_t c = cp->out_c;
+        float slope = ((const rt_act_params *)g->ops[j].params)->alpha;
+        int64_t dims[1] = {c};
+        int id = ir_add_tensor(g, ir_sprintf(g, "%s/alpha", g->tensors[g->ops[j].out[0]].name), IR_F32, 1, dims);
+        float *a = id < 0 ? NULL : ir_alloc(g, sizeof(float) * (size_t)c);
+        if (!a) return diag_internal(d, "out of memory");
+        for (int32_t m = 0; m < c; m++) a[m] = slope;
+        g->tensors[id].data = (const uint8_t *)a;
+        g->tensors[id].data_size = sizeof(float) * (size_t)c;
+        if (fuse(g, i, j, id, d)) return DIAG_INTERNAL;
     }
     return 0;
 }

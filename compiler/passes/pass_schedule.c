@@ -21,7 +21,7 @@
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
- *   GELU, LOGISTIC, TANH, RELU* int8    -> SCHED_LUT (the 256-entry table, 64 lanes a step)
+ *   GELU, LOGISTIC, TANH, RELU*, LEAKY_RELU, HARD_SWISH int8 -> SCHED_LUT (the 256-entry table, 64 lanes a step)
  *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
  *                                          scratch, blended per output row; int8 bit-exact)
  *   RESIZE_NEAREST_NEIGHBOR             -> SCHED_RESIZE (repeated rows copied whole, a column table)
@@ -512,7 +512,7 @@ static int schedule_ops(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;
-        op->sched.post_alpha = 0;
+        op->sched.post_alpha = op->sched.post_hswish = 0;
         /* Threaded kernels get one scratch copy per thread. */
         op->sched.slots = g->threads > 1 ? g->threads : 1;
         if (op->dead || op->elided || !op->params) continue;
@@ -541,6 +541,8 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_RELU6:
         case OP_RELU_N1_TO_1:
         case OP_RELU_0_TO_1:
+        case OP_LEAKY_RELU:
+        case OP_HARD_SWISH:
             if (g->tensors[op->in[0]].dtype == IR_I8 && ((const rt_act_params *)op->params)->lut_i8)
                 op->sched.kind = SCHED_LUT;
             else if ((op->kind == OP_LOGISTIC || op->kind == OP_TANH) && g->tensors[op->in[0]].dtype == IR_F32 &&

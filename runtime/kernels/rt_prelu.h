@@ -12,6 +12,10 @@ typedef struct rt_prelu_params {
     int32_t out_offset;                 /* +output zp */
     int32_t mult_1, shift_1;            /* x >= 0: in_scale / out_scale */
     int32_t mult_2, shift_2;            /* x < 0: in_scale * alpha_scale / out_scale */
+    /* int8 with a constant per-channel (or single) alpha: the reference's 256 results per channel,
+     * lut[c * 256 + (uint8_t)x], lut_c channels (rt_opt_prelu_lut_i8 reads it; the reference does not). */
+    const int8_t *lut;
+    int32_t lut_c;
 } rt_prelu_params;
 
 void rt_prelu_f32(const rt_prelu_params *p, const float *in, const float *alpha, float *out);

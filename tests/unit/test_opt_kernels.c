@@ -294,6 +294,56 @@ static void test_prelu_rows(void) {
     }
 }
 
+/* int8 PRELU by table (rt_opt_prelu_lut_i8, op_prelu.c's prelu_table_i8): each channel's 256 results made by
+ * rt_prelu_i8 over all inputs, then rows x c looked up equal rt_prelu_i8 on the whole tensor (per-channel
+ * alpha; c = 1 with one alpha for every element). */
+static void test_prelu_lut(void) {
+    char msg[96];
+    for (int t = 0; t < 30; t++) {
+        int32_t rows = rnd_in(1, 40), c = t % 5 == 0 ? 1 : rnd_in(1, 140);
+        int64_t n = (int64_t)rows * c;
+        rt_prelu_params p, q;
+        memset(&p, 0, sizeof p);
+        p.shape.rank = 2, p.shape.dims[0] = rows, p.shape.dims[1] = c, p.alpha_stride[1] = c > 1;
+        p.in_offset = rnd_in(-127, 128), p.alpha_offset = rnd_in(-127, 128), p.out_offset = rnd_in(-128, 127);
+        p.mult_1 = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.shift_1 = rnd_in(-8, 1);
+        p.mult_2 = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu)), p.shift_2 = rnd_in(-14, -4);
+        int8_t *x = malloc((size_t)n), *got = malloc((size_t)n), *want = malloc((size_t)n), *a = malloc((size_t)c);
+        int8_t *lut = malloc((size_t)c * 256), all[256];
+        for (int64_t i = 0; i < n; i++) x[i] = (int8_t)rnd_in(-128, 127);
+        for (int32_t i = 0; i < c; i++) a[i] = (int8_t)rnd_in(-128, 127);
+        for (int v = 0; v < 256; v++) all[v] = (int8_t)(uint8_t)v;
+        memset(&q, 0, sizeof q);
+        q = p, q.shape.rank = 1, q.shape.dims[0] = 256, q.shape.dims[1] = 0, q.alpha_stride[1] = 0;
+        for (int32_t ch = 0; ch < c; ch++) rt_prelu_i8(&q, all, a + ch, lut + (size_t)ch * 256);
+        rt_prelu_i8(&p, x, a, want);
+        rt_opt_prelu_lut_i8(rows, c, lut, x, got);
+        snprintf(msg, sizeof msg, "%d rows x %d channels", rows, c);
+        check(count_diff_i8(got, want, n) == 0, "PRELU int8 table vs PRELU", msg);
+        free(x), free(got), free(want), free(a), free(lut);
+    }
+}
+
+/* A convolution's fused HARD_SWISH (rt_opt_hard_swish_rows_f32, pass fuse_prelu) equals HARD_SWISH's reference
+ * bit for bit (around the clamp's corners -3 and 3, NaN, -0 and 0 among the inputs). */
+static void test_hard_swish_rows(void) {
+    char msg[64];
+    for (int t = 0; t < 20; t++) {
+        int64_t n = rnd_in(1, 300);
+        rt_act_params p;
+        memset(&p, 0, sizeof p);
+        p.n = n;
+        float *x = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            x[i] = i % 13 == 3 ? NAN : i % 13 == 5 ? -0.0f : i % 13 == 7 ? 0.0f : i % 13 == 9 ? -3.0f : 5.0f * rnd_f();
+        rt_hard_swish_f32(&p, x, want);
+        rt_opt_hard_swish_rows_f32(x, n);
+        snprintf(msg, sizeof msg, "%lld values", (long long)n);
+        check(memcmp(x, want, sizeof(float) * (size_t)n) == 0, "fused HARD_SWISH vs HARD_SWISH", msg);
+        free(x), free(want);
+    }
+}
+
 /* MEAN int8 and f32 over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
 static void test_mean(void) {
     char msg[160];
@@ -822,6 +872,9 @@ int main(void) {
     test_fc_half();
     test_fc_half_as_f32();
     test_gemm16_rows();
+    /* Last, so that their random draws do not change the cases of the tests above. */
+    test_prelu_lut();
+    test_hard_swish_rows();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }

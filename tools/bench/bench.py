@@ -38,6 +38,7 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType  # noqa: E402
 
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "models"))
 BIG_HINT = "make models MODELS_BIG=1"
+FAMILY_HINT = "make models MODELS_BIG=1 (tools/models/family.py; docs/generalization.md)"
 
 # (label, path, note when missing). Order = table order.
 MODELS = [
@@ -68,11 +69,15 @@ MODELS = [
     ("kws_lstm_f32", "tests/models/kws_lstm_f32.tflite", None),
     ("kws_lstm_f16", "tests/models/kws_lstm_f16.tflite", None),
     ("kws_lstm_int8", "tests/models/kws_lstm_int8.tflite", None),
+    ("fam_wake_f32", "build/models/family/fam_wake_f32.tflite", FAMILY_HINT),
+    ("fam_iris_int8", "build/models/family/fam_iris_int8.tflite", FAMILY_HINT),
+    ("fam_pose_int8", "build/models/family/fam_pose_int8.tflite", FAMILY_HINT),
     ("mobilenetv2_1.0_224_f32", "build/models/mobilenetv2_1.0_224_f32.tflite", BIG_HINT),
     ("mobilenetv2_1.0_224_int8", "build/models/mobilenetv2_1.0_224_int8.tflite", BIG_HINT),
     ("bert_base_f32", "build/models/bert_base_f32.tflite", BIG_HINT),
 ]
 
+import bench_build  # noqa: E402
 from bench_build import (BENCH_DIR, BUILD, EMBED_LIMIT, HDR_DTYPES, MPCC, SHORT, BenchError,  # noqa: E402,F401
                          Builder, MpccModel, _io_specs, run_quiet, say)
 
@@ -146,9 +151,12 @@ def xnnpack_coverage(interp):
     return len(covered), len(orig), len(dels)
 
 
+CLOCK = time.perf_counter  # --cpu-time: time.thread_time (1-thread timings on a shared machine)
+
+
 def tflite_batch_timer(interp):
     inv = interp._interpreter.Invoke  # interp.invoke() minus its Python-side safety check
-    perf = time.perf_counter
+    perf = CLOCK
 
     def batch(k):
         t0 = perf()
@@ -447,11 +455,28 @@ def main(argv=None):
     ap.add_argument("--gemm-args", default="", help="extra arguments for gemm_bench (e.g. \"--shapes 256x256x256\")")
     ap.add_argument("--list", action="store_true", help="list the benchmark models and exit")
     ap.add_argument("--no-precision", action="store_true", help="skip the precision-variant table")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="more .tflite models (glob patterns, comma-separated, repeatable), labelled by file "
+                         "name, e.g. --extra 'build/models/family/*.tflite' (tools/models/family.py)")
+    ap.add_argument("--only-extra", action="store_true", help="only the --extra models")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time by the calling thread's CPU time (1 thread only; for a loaded machine)")
     args = ap.parse_args(glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags", "--gemm-args")))
 
     os.chdir(ROOT)
+    if args.only_extra:
+        models = list(extra_models(args.extra))
+    else:
+        models = MODELS + list(extra_models(args.extra))
+    if args.cpu_time:
+        if args.threads != 1:
+            say("bench: --cpu-time needs --threads 1")
+            return 1
+        global CLOCK
+        CLOCK = time.thread_time
+        bench_build.CLOCK = time.thread_time
     if args.list:
-        for label, path, _ in MODELS:
+        for label, path, _ in models:
             say(f"{label:28s} {os.path.relpath(path, ROOT) if os.path.isabs(path) else path}"
                 f"{'' if os.path.exists(path) else '   (not found)'}")
         return 0
@@ -503,7 +528,7 @@ def main(argv=None):
 
     wanted = [w.strip() for w in args.models.split(",") if w.strip()]
     todo, skipped = [], []
-    for label, path, hint in MODELS:
+    for label, path, hint in models:
         if wanted and not any(w in label or w in path for w in wanted):
             continue
         rel = os.path.relpath(path, ROOT) if os.path.isabs(path) else path
@@ -569,6 +594,17 @@ def main(argv=None):
     if any(r.get("error") for r in rows + prec_rows):
         return 1
     return 0
+
+
+def extra_models(patterns):
+    """(label, path, None) for each file the --extra glob patterns match, in name order."""
+    import glob
+    seen = set()
+    for pat in (p for arg in patterns for p in arg.split(",") if p.strip()):
+        for path in sorted(glob.glob(pat.strip())) or [pat.strip()]:
+            if path not in seen:
+                seen.add(path)
+                yield os.path.splitext(os.path.basename(path))[0], path, None
 
 
 def _cpu_name():
