@@ -182,6 +182,106 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums4(int32_t nrun, 
     }
 }
 
+/* The panel's 4 x 16 tiles with the requantization in assembly too (rt_a64_s8_panel_rq's usual case:
+ * double rounding, every shift of the panel a right shift, 16 or 8 columns stored). In C (intrinsics
+ * around rt_a64_s8_sums4) GCC 12 at -O2 reloaded the constants and re-tested the rounding kind and
+ * the width every tile, and spilled a row of sums: at K of 8..64 (mobilenetv2's 1x1 convolutions) that
+ * outweighed the SDOTs. Here: the sums start at init (four LD1 of four vectors), row r in v16+4r..v19+4r,
+ * rows v0..v3, weights v4..v7 (as rt_a64_s8_sums4); then the multipliers (v4..v7) and shifts (v0..v3)
+ * are loaded (two LD1) and the 64 sums requantized by stages: rt_a64_rq_right (SQRDMULH, SSRA of the
+ * sign, SRSHL), SQXTN/SQXTN2 to int16, the offset added (SQADD), SQXTN/SQXTN2 to int8 (16 bytes a row),
+ * the clamp only where it is not [-128, 127] (the saturating narrowings already give that), one ST1 a row
+ * (post-indexed by ldc): 21 instructions a row of 16 outputs, as rt_a64_rq_row's bytes. */
+#define RT_A64_SDX(C, W, A, L) "sdot v" #C ".4s, v" #W ".16b, v" #A ".4b[" #L "]\n"
+#define RT_A64_SDX_ROW(C0, C1, C2, C3, A, L)                                                                        \
+    RT_A64_SDX(C0, 4, A, L) RT_A64_SDX(C1, 5, A, L) RT_A64_SDX(C2, 6, A, L) RT_A64_SDX(C3, 7, A, L)
+#define RT_A64_SDX_LANE(L)                                                                                          \
+    "ld1 {v4.16b-v7.16b}, [x13], #64\n" RT_A64_SDX_ROW(16, 17, 18, 19, 0, L) RT_A64_SDX_ROW(20, 21, 22, 23, 1, L)  \
+    RT_A64_SDX_ROW(24, 25, 26, 27, 2, L) RT_A64_SDX_ROW(28, 29, 30, 31, 3, L)
+/* OP applied to the 16 sums (OP(register, its multipliers' and shifts' registers)) or to the four rows (OP(first register)). */
+#define RT_A64_ALL16(OP)                                                                                            \
+    OP(16, 4, 0) OP(17, 5, 1) OP(18, 6, 2) OP(19, 7, 3) OP(20, 4, 0) OP(21, 5, 1) OP(22, 6, 2) OP(23, 7, 3)        \
+    OP(24, 4, 0) OP(25, 5, 1) OP(26, 6, 2) OP(27, 7, 3) OP(28, 4, 0) OP(29, 5, 1) OP(30, 6, 2) OP(31, 7, 3)
+#define RT_A64_ROWS4(OP) OP(16, 17, 18, 19) OP(20, 21, 22, 23) OP(24, 25, 26, 27) OP(28, 29, 30, 31)
+#define RT_A64_RQ_MUL(C, M, S) "sqrdmulh v" #C ".4s, v" #C ".4s, v" #M ".4s\n"
+#define RT_A64_RQ_SIGN(C, M, S) "ssra v" #C ".4s, v" #C ".4s, #31\n"
+#define RT_A64_RQ_SHIFT(C, M, S) "srshl v" #C ".4s, v" #C ".4s, v" #S ".4s\n"
+#define RT_A64_RQ_N16(C0, C1, C2, C3)                                                                               \
+    "sqxtn v" #C0 ".4h, v" #C0 ".4s\n" "sqxtn2 v" #C0 ".8h, v" #C1 ".4s\n" "sqxtn v" #C2 ".4h, v" #C2 ".4s\n"       \
+    "sqxtn2 v" #C2 ".8h, v" #C3 ".4s\n"
+#define RT_A64_RQ_OFF(C0, C1, C2, C3)                                                                               \
+    "sqadd v" #C0 ".8h, v" #C0 ".8h, %[off].8h\n" "sqadd v" #C2 ".8h, v" #C2 ".8h, %[off].8h\n"
+#define RT_A64_RQ_N8(C0, C1, C2, C3) "sqxtn v" #C0 ".8b, v" #C0 ".8h\n" "sqxtn2 v" #C0 ".16b, v" #C2 ".8h\n"
+#define RT_A64_RQ_CLAMP(C0, C1, C2, C3)                                                                             \
+    "smax v" #C0 ".16b, v" #C0 ".16b, %[lo].16b\n" "smin v" #C0 ".16b, v" #C0 ".16b, %[hi].16b\n"
+#define RT_A64_RQ_NOCLAMP(C0, C1, C2, C3) ""
+#define RT_A64_RQ_ST16(C0, C1, C2, C3) "st1 {v" #C0 ".16b}, [x15], %[ldc]\n"
+#define RT_A64_RQ_ST8(C0, C1, C2, C3) "st1 {v" #C0 ".8b}, [x15], %[ldc]\n"
+#define RT_A64_PANEL4_ASM(EOR, CLAMP, ST)                                                                           \
+    "mov x15, %[c]\n"                                                                                                 \
+    "1:\n"                                                                                                            \
+    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" "add x12, x11, %[lda]\n"                      \
+    "add %[a], x12, %[lda]\n"                                                                                         \
+    "ld1 {v16.4s-v19.4s}, [%[init]]\n" "ld1 {v20.4s-v23.4s}, [%[init]]\n" "ld1 {v24.4s-v27.4s}, [%[init]]\n"         \
+    "ld1 {v28.4s-v31.4s}, [%[init]]\n"                                                                                \
+    "mov x13, %[b]\n"                                                                                                 \
+    "lsr w14, %w[kq], #2\n"                                                                                           \
+    "cbz w14, 3f\n"                                                                                                   \
+    "2:\n"                                                                                                            \
+    "ldr q0, [x9], #16\n" "ldr q1, [x10], #16\n" "ldr q2, [x11], #16\n" "ldr q3, [x12], #16\n"                       \
+    EOR RT_A64_SDX_LANE(0) RT_A64_SDX_LANE(1) RT_A64_SDX_LANE(2) RT_A64_SDX_LANE(3)                                  \
+    "subs w14, w14, #1\n"                                                                                             \
+    "b.ne 2b\n"                                                                                                       \
+    "3:\n"                                                                                                            \
+    "ands w14, %w[kq], #3\n"                                                                                          \
+    "b.eq 5f\n"                                                                                                       \
+    "4:\n"                                                                                                            \
+    "ldr s0, [x9], #4\n" "ldr s1, [x10], #4\n" "ldr s2, [x11], #4\n" "ldr s3, [x12], #4\n"                           \
+    EOR RT_A64_SDX_LANE(0)                                                                                            \
+    "subs w14, w14, #1\n"                                                                                             \
+    "b.ne 4b\n"                                                                                                       \
+    "5:\n"                                                                                                            \
+    "ld1 {v4.4s-v7.4s}, [%[mult]]\n" "ld1 {v0.4s-v3.4s}, [%[shift]]\n"                                               \
+    RT_A64_ALL16(RT_A64_RQ_MUL) RT_A64_ALL16(RT_A64_RQ_SIGN) RT_A64_ALL16(RT_A64_RQ_SHIFT)                           \
+    RT_A64_ROWS4(RT_A64_RQ_N16) RT_A64_ROWS4(RT_A64_RQ_OFF) RT_A64_ROWS4(RT_A64_RQ_N8) RT_A64_ROWS4(CLAMP)           \
+    RT_A64_ROWS4(ST)                                                                                                  \
+    "subs %w[t], %w[t], #1\n"                                                                                         \
+    "b.ne 1b\n"
+
+/* Rows 0..4t of a panel at a + r * lda (flip: a + 128 bytes, else int8) times panel b from init,
+ * requantized (double rounding, every shift a right shift) into nr (16 or 8) bytes a row at c, rows ldc
+ * bytes apart. */
+static inline __attribute__((always_inline)) void rt_a64_s8_panel4_rq(int32_t t, int32_t kq, const uint8_t *a,
+                                                                      int64_t lda, int flip, const int8_t *b,
+                                                                      const int32_t init[16],
+                                                                      const rt_a64_rq_cols *q, int8_t *c,
+                                                                      int64_t ldc, int32_t nr) {
+    const uint8x16_t fl = vdupq_n_u8(0x80);
+    const int16x8_t off = vdupq_n_s16((int16_t)q->offset);
+    const int8x16_t lo = vdupq_n_s8((int8_t)q->qmin), hi = vdupq_n_s8((int8_t)q->qmax);
+    const int clamp = q->qmin > -128 || q->qmax < 127;
+#define RT_A64_PANEL4_CASE(EOR, CLAMP, ST)                                                                          \
+    __asm__ volatile(RT_A64_PANEL4_ASM(EOR, CLAMP, ST)                                                              \
+                     : [a] "+r"(a), [t] "+r"(t)                                                                       \
+                     : [lda] "r"(lda), [b] "r"(b), [init] "r"(init), [kq] "r"(kq), [mult] "r"(q->mult),           \
+                       [shift] "r"(q->shift), [c] "r"(c), [ldc] "r"(ldc), [off] "w"(off), [lo] "w"(lo),           \
+                       [hi] "w"(hi), [fl] "w"(fl)                                                                     \
+                     : "x9", "x10", "x11", "x12", "x13", "x14", "x15", "v0", "v1", "v2", "v3", "v4", "v5", "v6",    \
+                       "v7", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27",      \
+                       "v28", "v29", "v30", "v31", "cc", "memory")
+    switch (flip * 4 + clamp * 2 + (nr == 8)) {
+    case 0: RT_A64_PANEL4_CASE("", RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST16); break;
+    case 1: RT_A64_PANEL4_CASE("", RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST8); break;
+    case 2: RT_A64_PANEL4_CASE("", RT_A64_RQ_CLAMP, RT_A64_RQ_ST16); break;
+    case 3: RT_A64_PANEL4_CASE("", RT_A64_RQ_CLAMP, RT_A64_RQ_ST8); break;
+    case 4: RT_A64_PANEL4_CASE(RT_A64_EOR4, RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST16); break;
+    case 5: RT_A64_PANEL4_CASE(RT_A64_EOR4, RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST8); break;
+    case 6: RT_A64_PANEL4_CASE(RT_A64_EOR4, RT_A64_RQ_CLAMP, RT_A64_RQ_ST16); break;
+    default: RT_A64_PANEL4_CASE(RT_A64_EOR4, RT_A64_RQ_CLAMP, RT_A64_RQ_ST8); break;
+    }
+#undef RT_A64_PANEL4_CASE
+}
+
 /* The tile of rows 0..mr (rows past mr repeat row 0) at a + r * lda or, rows set, at rows[r]
  * (rt_a64_s8_sums' K runs), requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or
  * (q NULL) stored as int32 into acc. */
@@ -289,6 +389,18 @@ static __attribute__((noinline)) void rt_a64_s8_panel_rq(int32_t kq, const uint8
                                                          int flip, const int8_t *b, const int32_t init[16],
                                                          const rt_a64_rq_cols *q, int8_t *c, int64_t ldc,
                                                          int32_t nr) {
+#if defined(__ARM_FEATURE_DOTPROD)
+    if (!q->single && (nr == 16 || nr == 8) && m >= RT_A64_MR) {
+        int32x4_t s = vld1q_s32(q->shift);
+        int32_t i, m4 = m / RT_A64_MR * RT_A64_MR;
+        for (i = 4; i < 16; i += 4) s = vmaxq_s32(s, vld1q_s32(q->shift + i));
+        if (vmaxvq_s32(s) < 0) {
+            rt_a64_s8_panel4_rq(m4 / RT_A64_MR, kq, a, lda, flip, b, init, q, c, ldc, nr);
+            if (m4 == m) return;
+            a += (int64_t)m4 * lda, c += (int64_t)m4 * ldc, m -= m4;
+        }
+    }
+#endif
     if (flip) rt_a64_s8_panel_rq_f(1, kq, a, lda, m, b, init, q, c, ldc, nr);
     else rt_a64_s8_panel_rq_f(0, kq, a, lda, m, b, init, q, c, ldc, nr);
 }
