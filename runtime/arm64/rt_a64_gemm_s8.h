@@ -250,6 +250,10 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums4(int32_t nrun, 
     "subs %w[t], %w[t], #1\n"                                                                                         \
     "b.ne 1b\n"
 
+/* The assembly is one string of about 6 KB (its k loops and requantization unrolled), over C99's minimum
+ * of 4095 that -pedantic warns about; GCC and Clang take it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverlength-strings"
 /* Rows 0..4t of a panel at a + r * lda (flip: a + 128 bytes, else int8) times panel b from init,
  * requantized (double rounding, every shift a right shift) into nr (16 or 8) bytes a row at c, rows ldc
  * bytes apart. */
@@ -283,6 +287,7 @@ static inline __attribute__((always_inline)) void rt_a64_s8_panel4_rq(int32_t t,
     }
 #undef RT_A64_PANEL4_CASE
 }
+#pragma GCC diagnostic pop
 
 /* The tile of rows 0..mr (rows past mr repeat row 0) at a + r * lda or, rows set, at rows[r]
  * (rt_a64_s8_sums' K runs), requantized (q) into mr rows of nr bytes at c, ldc bytes apart, or
