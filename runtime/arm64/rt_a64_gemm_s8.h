@@ -287,6 +287,86 @@ static inline __attribute__((always_inline)) void rt_a64_s8_panel4_rq(int32_t t,
     }
 #undef RT_A64_PANEL4_CASE
 }
+
+/* A panel of 8 columns (mobilenetv2's projections) in 8 x 8 tiles: half the 4 x 16 tile's SDOTs were
+ * on zero weights. Row r's sums in v16+2r, v17+2r, its rows' quads in v0..v7 (pointers x9..x12, x16,
+ * x17, x3, x4), a quad's two weight vectors in v8, v9 (LDP, the panel's next 32 bytes skipped); the
+ * multipliers v0, v1 and shifts v2, v3; two rows narrowed into one vector and stored by halves. */
+#define RT_A64_SD8_ROW(R, C0, C1, L)                                                                                \
+    "sdot v" #C0 ".4s, v8.16b, v" #R ".4b[" #L "]\n" "sdot v" #C1 ".4s, v9.16b, v" #R ".4b[" #L "]\n"
+#define RT_A64_SD8_LANE(L)                                                                                          \
+    "ldp q8, q9, [x13], #64\n" RT_A64_SD8_ROW(0, 16, 17, L) RT_A64_SD8_ROW(1, 18, 19, L)                             \
+    RT_A64_SD8_ROW(2, 20, 21, L) RT_A64_SD8_ROW(3, 22, 23, L) RT_A64_SD8_ROW(4, 24, 25, L)                           \
+    RT_A64_SD8_ROW(5, 26, 27, L) RT_A64_SD8_ROW(6, 28, 29, L) RT_A64_SD8_ROW(7, 30, 31, L)
+#define RT_A64_EOR8                                                                                                   \
+    RT_A64_EOR4 "eor v4.16b, v4.16b, %[fl].16b\n" "eor v5.16b, v5.16b, %[fl].16b\n"                                  \
+    "eor v6.16b, v6.16b, %[fl].16b\n" "eor v7.16b, v7.16b, %[fl].16b\n"
+#define RT_A64_ALL16_8(OP)                                                                                          \
+    OP(16, 0, 2) OP(17, 1, 3) OP(18, 0, 2) OP(19, 1, 3) OP(20, 0, 2) OP(21, 1, 3) OP(22, 0, 2) OP(23, 1, 3)        \
+    OP(24, 0, 2) OP(25, 1, 3) OP(26, 0, 2) OP(27, 1, 3) OP(28, 0, 2) OP(29, 1, 3) OP(30, 0, 2) OP(31, 1, 3)
+#define RT_A64_RQ_ST8X2(C0, C1, C2, C3) "st1 {v" #C0 ".d}[0], [x15], %[ldc]\n" "st1 {v" #C0 ".d}[1], [x15], %[ldc]\n"
+#define RT_A64_PANEL8_ASM(EOR, CLAMP)                                                                               \
+    "mov x15, %[c]\n"                                                                                                 \
+    "1:\n"                                                                                                            \
+    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" "add x12, x11, %[lda]\n"                      \
+    "add x16, x12, %[lda]\n" "add x17, x16, %[lda]\n" "add x3, x17, %[lda]\n" "add x4, x3, %[lda]\n"                \
+    "add %[a], x4, %[lda]\n"                                                                                          \
+    "ld1 {v16.4s, v17.4s}, [%[init]]\n" "ld1 {v18.4s, v19.4s}, [%[init]]\n" "ld1 {v20.4s, v21.4s}, [%[init]]\n"      \
+    "ld1 {v22.4s, v23.4s}, [%[init]]\n" "ld1 {v24.4s, v25.4s}, [%[init]]\n" "ld1 {v26.4s, v27.4s}, [%[init]]\n"      \
+    "ld1 {v28.4s, v29.4s}, [%[init]]\n" "ld1 {v30.4s, v31.4s}, [%[init]]\n"                                          \
+    "mov x13, %[b]\n"                                                                                                 \
+    "lsr w14, %w[kq], #2\n"                                                                                           \
+    "cbz w14, 3f\n"                                                                                                   \
+    "2:\n"                                                                                                            \
+    "ldr q0, [x9], #16\n" "ldr q1, [x10], #16\n" "ldr q2, [x11], #16\n" "ldr q3, [x12], #16\n"                       \
+    "ldr q4, [x16], #16\n" "ldr q5, [x17], #16\n" "ldr q6, [x3], #16\n" "ldr q7, [x4], #16\n"                        \
+    EOR RT_A64_SD8_LANE(0) RT_A64_SD8_LANE(1) RT_A64_SD8_LANE(2) RT_A64_SD8_LANE(3)                                  \
+    "subs w14, w14, #1\n"                                                                                             \
+    "b.ne 2b\n"                                                                                                       \
+    "3:\n"                                                                                                            \
+    "ands w14, %w[kq], #3\n"                                                                                          \
+    "b.eq 5f\n"                                                                                                       \
+    "4:\n"                                                                                                            \
+    "ldr s0, [x9], #4\n" "ldr s1, [x10], #4\n" "ldr s2, [x11], #4\n" "ldr s3, [x12], #4\n"                           \
+    "ldr s4, [x16], #4\n" "ldr s5, [x17], #4\n" "ldr s6, [x3], #4\n" "ldr s7, [x4], #4\n"                            \
+    EOR RT_A64_SD8_LANE(0)                                                                                            \
+    "subs w14, w14, #1\n"                                                                                             \
+    "b.ne 4b\n"                                                                                                       \
+    "5:\n"                                                                                                            \
+    "ld1 {v0.4s, v1.4s}, [%[mult]]\n" "ld1 {v2.4s, v3.4s}, [%[shift]]\n"                                             \
+    RT_A64_ALL16_8(RT_A64_RQ_MUL) RT_A64_ALL16_8(RT_A64_RQ_SIGN) RT_A64_ALL16_8(RT_A64_RQ_SHIFT)                     \
+    RT_A64_ROWS4(RT_A64_RQ_N16) RT_A64_ROWS4(RT_A64_RQ_OFF) RT_A64_ROWS4(RT_A64_RQ_N8) RT_A64_ROWS4(CLAMP)           \
+    RT_A64_ROWS4(RT_A64_RQ_ST8X2)                                                                                     \
+    "subs %w[t], %w[t], #1\n"                                                                                         \
+    "b.ne 1b\n"
+
+/* Rows 0..8t of a panel of 8 columns, as rt_a64_s8_panel4_rq. */
+static inline __attribute__((always_inline)) void rt_a64_s8_panel8_rq(int32_t t, int32_t kq, const uint8_t *a,
+                                                                      int64_t lda, int flip, const int8_t *b,
+                                                                      const int32_t init[16],
+                                                                      const rt_a64_rq_cols *q, int8_t *c,
+                                                                      int64_t ldc) {
+    const uint8x16_t fl = vdupq_n_u8(0x80);
+    const int16x8_t off = vdupq_n_s16((int16_t)q->offset);
+    const int8x16_t lo = vdupq_n_s8((int8_t)q->qmin), hi = vdupq_n_s8((int8_t)q->qmax);
+    const int clamp = q->qmin > -128 || q->qmax < 127;
+#define RT_A64_PANEL8_CASE(EOR, CLAMP)                                                                              \
+    __asm__ volatile(RT_A64_PANEL8_ASM(EOR, CLAMP)                                                                  \
+                     : [a] "+r"(a), [t] "+r"(t)                                                                       \
+                     : [lda] "r"(lda), [b] "r"(b), [init] "r"(init), [kq] "r"(kq), [mult] "r"(q->mult),           \
+                       [shift] "r"(q->shift), [c] "r"(c), [ldc] "r"(ldc), [off] "w"(off), [lo] "w"(lo),           \
+                       [hi] "w"(hi), [fl] "w"(fl)                                                                     \
+                     : "x3", "x4", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "v0", "v1", "v2",  \
+                       "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v16", "v17", "v18", "v19", "v20", "v21", "v22",     \
+                       "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc", "memory")
+    switch (flip * 2 + clamp) {
+    case 0: RT_A64_PANEL8_CASE("", RT_A64_RQ_NOCLAMP); break;
+    case 1: RT_A64_PANEL8_CASE("", RT_A64_RQ_CLAMP); break;
+    case 2: RT_A64_PANEL8_CASE(RT_A64_EOR8, RT_A64_RQ_NOCLAMP); break;
+    default: RT_A64_PANEL8_CASE(RT_A64_EOR8, RT_A64_RQ_CLAMP); break;
+    }
+#undef RT_A64_PANEL8_CASE
+}
 #pragma GCC diagnostic pop
 
 /* The tile of rows 0..mr (rows past mr repeat row 0) at a + r * lda or, rows set, at rows[r]
@@ -488,7 +568,13 @@ static __attribute__((noinline)) void rt_a64_s8_panel_rq(int32_t kq, const uint8
         for (i = 4; i < 16; i += 4) s = vmaxq_s32(s, vld1q_s32(q->shift + i));
         if (vmaxvq_s32(s) < 0) {
 #if defined(__ARM_FEATURE_DOTPROD)
-            rt_a64_s8_panel4_rq(mt / tr, kq, a, lda, flip, b, init, q, c, ldc, nr);
+            if (nr == 8 && m >= 8) {
+                const int32_t m8 = m / 8 * 8;
+                rt_a64_s8_panel8_rq(m8 / 8, kq, a, lda, flip, b, init, q, c, ldc);
+                if (m8 == m) return;
+                a += (int64_t)m8 * lda, c += (int64_t)m8 * ldc, m -= m8, mt -= m8;
+            }
+            if (mt) rt_a64_s8_panel4_rq(mt / tr, kq, a, lda, flip, b, init, q, c, ldc, nr);
 #else
             rt_a64_s8_panel2_rq(mt / tr, kq, a, lda, flip, b, init, q, c, ldc, nr);
 #endif
