@@ -219,14 +219,24 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums4(int32_t nrun, 
 #define RT_A64_SDX_LANE(L)                                                                                          \
     "ld1 {v4.16b-v7.16b}, [x13], #64\n" RT_A64_SDX_ROW(16, 17, 18, 19, 0, L) RT_A64_SDX_ROW(20, 21, 22, 23, 1, L)  \
     RT_A64_SDX_ROW(24, 25, 26, 27, 2, L) RT_A64_SDX_ROW(28, 29, 30, 31, 3, L)
-#define RT_A64_PANEL4_ASM(EOR, CLAMP, ST)                                                                           \
+/* PTRS sets the rows' pointers x9..x12 (RT_A64_PTRS_LDA: a + r * lda; RT_A64_PTRS_TABLE: the next four of
+ * a table); RUN0 / RUN1 around the k loops: K as nrun runs (RT_A64_RUNS0 / 1, rt_a64_s8_sums4's) or one. */
+#define RT_A64_PTRS_LDA                                                                                               \
+    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" "add x12, x11, %[lda]\n"                      \
+    "add %[a], x12, %[lda]\n"
+#define RT_A64_PTRS_TABLE "ldp x9, x10, [%[a]], #16\n" "ldp x11, x12, [%[a]], #16\n"
+#define RT_A64_RUNS0 "mov w16, %w[nrun]\n" "6:\n"
+#define RT_A64_RUNS1                                                                                                  \
+    "add x9, x9, %[lda]\n" "add x10, x10, %[lda]\n" "add x11, x11, %[lda]\n" "add x12, x12, %[lda]\n"              \
+    "subs w16, w16, #1\n" "b.ne 6b\n"
+#define RT_A64_PANEL4_ASM(EOR, CLAMP, ST, PTRS, RUN0, RUN1)                                                         \
     "mov x15, %[c]\n"                                                                                                 \
     "1:\n"                                                                                                            \
-    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add x11, x10, %[lda]\n" "add x12, x11, %[lda]\n"                      \
-    "add %[a], x12, %[lda]\n"                                                                                         \
+    PTRS                                                                                                              \
     "ld1 {v16.4s-v19.4s}, [%[init]]\n" "ld1 {v20.4s-v23.4s}, [%[init]]\n" "ld1 {v24.4s-v27.4s}, [%[init]]\n"         \
     "ld1 {v28.4s-v31.4s}, [%[init]]\n"                                                                                \
     "mov x13, %[b]\n"                                                                                                 \
+    RUN0                                                                                                              \
     "lsr w14, %w[kq], #2\n"                                                                                           \
     "cbz w14, 3f\n"                                                                                                   \
     "2:\n"                                                                                                            \
@@ -243,6 +253,7 @@ static inline __attribute__((always_inline)) void rt_a64_s8_sums4(int32_t nrun, 
     "subs w14, w14, #1\n"                                                                                             \
     "b.ne 4b\n"                                                                                                       \
     "5:\n"                                                                                                            \
+    RUN1                                                                                                              \
     "ld1 {v4.4s-v7.4s}, [%[mult]]\n" "ld1 {v0.4s-v3.4s}, [%[shift]]\n"                                               \
     RT_A64_ALL16(RT_A64_RQ_MUL) RT_A64_ALL16(RT_A64_RQ_SIGN) RT_A64_ALL16(RT_A64_RQ_SHIFT)                           \
     RT_A64_ROWS4(RT_A64_RQ_N16) RT_A64_ROWS4(RT_A64_RQ_OFF) RT_A64_ROWS4(RT_A64_RQ_N8) RT_A64_ROWS4(CLAMP)           \
@@ -267,7 +278,7 @@ static inline __attribute__((always_inline)) void rt_a64_s8_panel4_rq(int32_t t,
     const int8x16_t lo = vdupq_n_s8((int8_t)q->qmin), hi = vdupq_n_s8((int8_t)q->qmax);
     const int clamp = q->qmin > -128 || q->qmax < 127;
 #define RT_A64_PANEL4_CASE(EOR, CLAMP, ST)                                                                          \
-    __asm__ volatile(RT_A64_PANEL4_ASM(EOR, CLAMP, ST)                                                              \
+    __asm__ volatile(RT_A64_PANEL4_ASM(EOR, CLAMP, ST, RT_A64_PTRS_LDA, "", "")                                     \
                      : [a] "+r"(a), [t] "+r"(t)                                                                       \
                      : [lda] "r"(lda), [b] "r"(b), [init] "r"(init), [kq] "r"(kq), [mult] "r"(q->mult),           \
                        [shift] "r"(q->shift), [c] "r"(c), [ldc] "r"(ldc), [off] "w"(off), [lo] "w"(lo),           \
@@ -286,6 +297,35 @@ static inline __attribute__((always_inline)) void rt_a64_s8_panel4_rq(int32_t t,
     default: RT_A64_PANEL4_CASE(RT_A64_EOR4, RT_A64_RQ_CLAMP, RT_A64_RQ_ST8); break;
     }
 #undef RT_A64_PANEL4_CASE
+}
+
+/* Rows 0..4t of a convolution read from its image (int8, rt_a64_s8_rows_rq_runs: rows at ptr[r], K as
+ * nrun runs of kq quads `step` bytes apart), requantized as rt_a64_s8_panel4_rq does. */
+static inline __attribute__((always_inline)) void rt_a64_s8_runs4_rq(int32_t t, int32_t nrun, int32_t kq,
+                                                                     int64_t step, const uint8_t *const *ptr,
+                                                                     const int8_t *b, const int32_t init[16],
+                                                                     const rt_a64_rq_cols *q, int8_t *c,
+                                                                     int64_t ldc, int32_t nr) {
+    const int64_t adv = step - 4 * (int64_t)kq; /* after a run, as rt_a64_s8_sums4 */
+    const int16x8_t off = vdupq_n_s16((int16_t)q->offset);
+    const int8x16_t lo = vdupq_n_s8((int8_t)q->qmin), hi = vdupq_n_s8((int8_t)q->qmax);
+    const int clamp = q->qmin > -128 || q->qmax < 127;
+#define RT_A64_RUNS4_CASE(CLAMP, ST)                                                                                \
+    __asm__ volatile(RT_A64_PANEL4_ASM("", CLAMP, ST, RT_A64_PTRS_TABLE, RT_A64_RUNS0, RT_A64_RUNS1)                \
+                     : [a] "+r"(ptr), [t] "+r"(t)                                                                     \
+                     : [lda] "r"(adv), [nrun] "r"(nrun), [b] "r"(b), [init] "r"(init), [kq] "r"(kq),               \
+                       [mult] "r"(q->mult), [shift] "r"(q->shift), [c] "r"(c), [ldc] "r"(ldc), [off] "w"(off),      \
+                       [lo] "w"(lo), [hi] "w"(hi)                                                                     \
+                     : "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "v0", "v1", "v2", "v3", "v4", "v5",   \
+                       "v6", "v7", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26",       \
+                       "v27", "v28", "v29", "v30", "v31", "cc", "memory")
+    switch (clamp * 2 + (nr == 8)) {
+    case 0: RT_A64_RUNS4_CASE(RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST16); break;
+    case 1: RT_A64_RUNS4_CASE(RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST8); break;
+    case 2: RT_A64_RUNS4_CASE(RT_A64_RQ_CLAMP, RT_A64_RQ_ST16); break;
+    default: RT_A64_RUNS4_CASE(RT_A64_RQ_CLAMP, RT_A64_RQ_ST8); break;
+    }
+#undef RT_A64_RUNS4_CASE
 }
 
 /* A panel of 8 columns (mobilenetv2's projections) in 8 x 8 tiles: half the 4 x 16 tile's SDOTs were
@@ -595,6 +635,18 @@ static __attribute__((noinline)) void rt_a64_s8_rows_rq_runs(int32_t nrun, int32
                                                              const int32_t init[16], const rt_a64_rq_cols *q,
                                                              int8_t *c, int64_t ldc, int32_t nr) {
     int32_t i;
+#if defined(__ARM_FEATURE_DOTPROD)
+    if (!q->single && (nr == 16 || nr == 8) && n >= RT_A64_MR) {
+        int32x4_t s = vld1q_s32(q->shift);
+        const int32_t n4 = n / RT_A64_MR * RT_A64_MR;
+        for (i = 4; i < 16; i += 4) s = vmaxq_s32(s, vld1q_s32(q->shift + i));
+        if (vmaxvq_s32(s) < 0) {
+            rt_a64_s8_runs4_rq(n4 / RT_A64_MR, nrun, kq, step, ptr, b, init, q, c, ldc, nr);
+            if (n4 == n) return;
+            ptr += n4, c += (int64_t)n4 * ldc, n -= n4;
+        }
+    }
+#endif
     for (i = 0; i < n; i += RT_A64_MR)
         rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, NULL, 0, ptr + i, n - i < RT_A64_MR ? n - i : RT_A64_MR, 0, b,
                           init, q, c + (int64_t)i * ldc, ldc, nr, NULL);
