@@ -454,18 +454,26 @@ static inline __attribute__((always_inline)) void rt_a64_s8_tile_mr(const int32_
 #define RT_A64_ALL8(OP)                                                                                             \
     OP(16, 4, 0) OP(18, 5, 1) OP(20, 6, 2) OP(22, 7, 3) OP(24, 4, 0) OP(26, 5, 1) OP(28, 6, 2) OP(30, 7, 3)
 #define RT_A64_ROWS2(OP) OP(16, 18, 20, 22) OP(24, 26, 28, 30)
-#define RT_A64_PANEL2_ASM(EOR, CLAMP, ST)                                                                           \
+/* PTRS: the two rows' pointers x9, x10 (a + r * lda, or the next two of a table); RUN0 / RUN1 around the k
+ * loop: K as nrun runs, or one. */
+#define RT_A64_PTRS2_LDA "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add %[a], x10, %[lda]\n"
+#define RT_A64_PTRS2_TABLE "ldp x9, x10, [%[a]], #16\n"
+#define RT_A64_RUNS2_0 "mov w16, %w[nrun]\n" "6:\n"
+#define RT_A64_RUNS2_1 "add x9, x9, %[lda]\n" "add x10, x10, %[lda]\n" "subs w16, w16, #1\n" "b.ne 6b\n"
+#define RT_A64_PANEL2_ASM(EOR, CLAMP, ST, PTRS, RUN0, RUN1)                                                         \
     "mov x15, %[c]\n"                                                                                                 \
     "1:\n"                                                                                                            \
-    "mov x9, %[a]\n" "add x10, x9, %[lda]\n" "add %[a], x10, %[lda]\n"                                               \
+    PTRS                                                                                                              \
     "ld1 {v16.4s-v19.4s}, [%[init2]]\n" "ld1 {v20.4s-v23.4s}, [%[init4]]\n" "ld1 {v24.4s-v27.4s}, [%[init2]]\n"      \
     "ld1 {v28.4s-v31.4s}, [%[init4]]\n"                                                                               \
     "mov x13, %[b]\n"                                                                                                 \
+    RUN0                                                                                                              \
     "mov w14, %w[kq]\n"                                                                                               \
     "2:\n"                                                                                                            \
     RT_A64_MP_QUAD(EOR)                                                                                               \
     "subs w14, w14, #1\n"                                                                                             \
     "b.ne 2b\n"                                                                                                       \
+    RUN1                                                                                                              \
     "addp v16.4s, v16.4s, v17.4s\n" "addp v18.4s, v18.4s, v19.4s\n" "addp v20.4s, v20.4s, v21.4s\n"                  \
     "addp v22.4s, v22.4s, v23.4s\n" "addp v24.4s, v24.4s, v25.4s\n" "addp v26.4s, v26.4s, v27.4s\n"                  \
     "addp v28.4s, v28.4s, v29.4s\n" "addp v30.4s, v30.4s, v31.4s\n"                                                  \
@@ -497,7 +505,7 @@ static inline __attribute__((always_inline)) void rt_a64_s8_panel2_rq(int32_t t,
         vst1q_s32(init2 + 8 * i + 4, vzip2q_s32(v, z));
     }
 #define RT_A64_PANEL2_CASE(EOR, CLAMP, ST)                                                                          \
-    __asm__ volatile(RT_A64_PANEL2_ASM(EOR, CLAMP, ST)                                                              \
+    __asm__ volatile(RT_A64_PANEL2_ASM(EOR, CLAMP, ST, RT_A64_PTRS2_LDA, "", "")                                    \
                      : [a] "+r"(a), [t] "+r"(t)                                                                       \
                      : [lda] "r"(lda), [b] "r"(b), [init2] "r"(init2), [init4] "r"(init4), [kq] "r"(kq),           \
                        [mult] "r"(q->mult), [shift] "r"(q->shift), [c] "r"(c), [ldc] "r"(ldc), [off] "w"(off),      \
@@ -516,6 +524,42 @@ static inline __attribute__((always_inline)) void rt_a64_s8_panel2_rq(int32_t t,
     default: RT_A64_PANEL2_CASE(RT_A64_EOR2, RT_A64_RQ_CLAMP, RT_A64_RQ_ST8); break;
     }
 #undef RT_A64_PANEL2_CASE
+}
+
+/* Rows 0..2t of a convolution read from its image (rt_a64_s8_rows_rq_runs: rows at ptr[r], K as nrun
+ * runs of kq quads `step` bytes apart), as rt_a64_s8_panel2_rq. */
+static inline __attribute__((always_inline)) void rt_a64_s8_runs2_rq(int32_t t, int32_t nrun, int32_t kq,
+                                                                     int64_t step, const uint8_t *const *ptr,
+                                                                     const int8_t *b, const int32_t init[16],
+                                                                     const rt_a64_rq_cols *q, int8_t *c,
+                                                                     int64_t ldc, int32_t nr) {
+    const int64_t adv = step - 4 * (int64_t)kq; /* after a run, as rt_a64_s8_sums4 */
+    const int16x8_t off = vdupq_n_s16((int16_t)q->offset);
+    const int8x16_t lo = vdupq_n_s8((int8_t)q->qmin), hi = vdupq_n_s8((int8_t)q->qmax);
+    const int clamp = q->qmin > -128 || q->qmax < 127;
+    int32_t init2[32], i;
+    const int32_t *init4 = init2 + 16;
+    for (i = 0; i < 4; i++) {
+        const int32x4_t v = vld1q_s32(init + 4 * i), z = vdupq_n_s32(0);
+        vst1q_s32(init2 + 8 * i, vzip1q_s32(v, z));
+        vst1q_s32(init2 + 8 * i + 4, vzip2q_s32(v, z));
+    }
+#define RT_A64_RUNS2_CASE(CLAMP, ST)                                                                                \
+    __asm__ volatile(RT_A64_PANEL2_ASM("", CLAMP, ST, RT_A64_PTRS2_TABLE, RT_A64_RUNS2_0, RT_A64_RUNS2_1)          \
+                     : [a] "+r"(ptr), [t] "+r"(t)                                                                     \
+                     : [lda] "r"(adv), [nrun] "r"(nrun), [b] "r"(b), [init2] "r"(init2), [init4] "r"(init4),       \
+                       [kq] "r"(kq), [mult] "r"(q->mult), [shift] "r"(q->shift), [c] "r"(c), [ldc] "r"(ldc),        \
+                       [off] "w"(off), [lo] "w"(lo), [hi] "w"(hi)                                                     \
+                     : "x9", "x10", "x13", "x14", "x15", "x16", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7",     \
+                       "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28",     \
+                       "v29", "v30", "v31", "cc", "memory")
+    switch (clamp * 2 + (nr == 8)) {
+    case 0: RT_A64_RUNS2_CASE(RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST16); break;
+    case 1: RT_A64_RUNS2_CASE(RT_A64_RQ_NOCLAMP, RT_A64_RQ_ST8); break;
+    case 2: RT_A64_RUNS2_CASE(RT_A64_RQ_CLAMP, RT_A64_RQ_ST16); break;
+    default: RT_A64_RUNS2_CASE(RT_A64_RQ_CLAMP, RT_A64_RQ_ST8); break;
+    }
+#undef RT_A64_RUNS2_CASE
 }
 
 /* The same without the dot product, two rows at a time (eight accumulators a row: columns
@@ -636,17 +680,24 @@ static __attribute__((noinline)) void rt_a64_s8_rows_rq_runs(int32_t nrun, int32
                                                              int8_t *c, int64_t ldc, int32_t nr) {
     int32_t i;
 #if defined(__ARM_FEATURE_DOTPROD)
-    if (!q->single && (nr == 16 || nr == 8) && n >= RT_A64_MR) {
+    const int32_t tr = RT_A64_MR; /* rows of the assembly's tiles */
+#else
+    const int32_t tr = 2;
+#endif
+    if (!q->single && (nr == 16 || nr == 8) && n >= tr) {
         int32x4_t s = vld1q_s32(q->shift);
-        const int32_t n4 = n / RT_A64_MR * RT_A64_MR;
+        const int32_t nt = n / tr * tr;
         for (i = 4; i < 16; i += 4) s = vmaxq_s32(s, vld1q_s32(q->shift + i));
         if (vmaxvq_s32(s) < 0) {
-            rt_a64_s8_runs4_rq(n4 / RT_A64_MR, nrun, kq, step, ptr, b, init, q, c, ldc, nr);
-            if (n4 == n) return;
-            ptr += n4, c += (int64_t)n4 * ldc, n -= n4;
+#if defined(__ARM_FEATURE_DOTPROD)
+            rt_a64_s8_runs4_rq(nt / tr, nrun, kq, step, ptr, b, init, q, c, ldc, nr);
+#else
+            rt_a64_s8_runs2_rq(nt / tr, nrun, kq, step, ptr, b, init, q, c, ldc, nr);
+#endif
+            if (nt == n) return;
+            ptr += nt, c += (int64_t)nt * ldc, n -= nt;
         }
     }
-#endif
     for (i = 0; i < n; i += RT_A64_MR)
         rt_a64_s8_tile_mr(RT_A64_MR, nrun, kq, step, NULL, 0, ptr + i, n - i < RT_A64_MR ? n - i : RT_A64_MR, 0, b,
                           init, q, c + (int64_t)i * ldc, ldc, nr, NULL);
