@@ -55,6 +55,24 @@
 /* The reference's count, 1.0f added per tap (it stops growing at 2^24). */
 static inline float count_f32(int32_t count) { return count > (1 << 24) ? 16777216.0f : (float)count; }
 
+#if (defined(RT_OPT_AVX2) && !defined(RT_OPT_AVX512)) || defined(RT_A64)
+/* The int8 max of channels c.. (the vector kernels' last fewer than 16), clamped to [blo, bhi]. */
+static void pool_tail_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int32_t nx, int8_t *o, int32_t c,
+                         int8_t blo, int8_t bhi) {
+    const int32_t C = p->channels;
+    const int64_t row = (int64_t)p->in_w * C;
+    for (; c < C; c++) {
+        int8_t m = -128;
+        for (int32_t fy = 0; fy < ny; fy++)
+            for (int32_t fx = 0; fx < nx; fx++) {
+                const int8_t t = s[fy * row + (int64_t)fx * C + c];
+                m = t > m ? t : m;
+            }
+        o[c] = m < blo ? blo : m > bhi ? bhi : m;
+    }
+}
+#endif
+
 #if defined(RT_OPT_AVX512)
 /* One output pixel of f32 channels: over ny x nx taps (the first at s) the max (avg 0) or the sum divided
  * by the reference's count (avg 1), clamped, written to o. max(t, m) is t > m ? t : m lane for lane (the
@@ -191,15 +209,7 @@ static int pool_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int3
         _mm_storeu_si128((__m128i *)(void *)(o + c),
                          _mm_min_epi8(_mm256_castsi256_si128(hi), _mm_max_epi8(_mm256_castsi256_si128(lo), m)));
     }
-    for (; c < C; c++) {
-        int8_t m = -128;
-        for (fy = 0; fy < ny; fy++)
-            for (fx = 0; fx < nx; fx++) {
-                const int8_t t = s[fy * row + (int64_t)fx * C + c];
-                m = t > m ? t : m;
-            }
-        o[c] = m < blo ? blo : m > bhi ? bhi : m;
-    }
+    pool_tail_i8(p, s, ny, nx, o, c, blo, bhi);
     return 1;
 }
 #define VEC_F32(p, s, ny, nx, o) pool_px_f32(p, s, ny, nx, o, 0)
@@ -252,15 +262,7 @@ static int pool_px_i8(const rt_pool_params *p, const int8_t *s, int32_t ny, int3
             for (fx = 0; fx < nx; fx++) m = vmaxq_s8(m, vld1q_s8(s + fy * row + (int64_t)fx * C + c));
         vst1q_s8(o + c, vminq_s8(hi, vmaxq_s8(lo, m)));
     }
-    for (; c < C; c++) {
-        int8_t m = -128;
-        for (fy = 0; fy < ny; fy++)
-            for (fx = 0; fx < nx; fx++) {
-                const int8_t t = s[fy * row + (int64_t)fx * C + c];
-                m = t > m ? t : m;
-            }
-        o[c] = m < blo ? blo : m > bhi ? bhi : m;
-    }
+    pool_tail_i8(p, s, ny, nx, o, c, blo, bhi);
     return 1;
 }
 #define VEC_F32 pool_px_f32
