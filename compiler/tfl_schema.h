@@ -74,13 +74,16 @@ enum {
     TFL_QDETAILS_NONE = 0,
     TFL_QDETAILS_CUSTOM_QUANTIZATION = 1,
     TFL_QDETAILS_BLOCKWISE_QUANTIZATION = 2,
+    TFL_QDETAILS_MULTI_AXIS_QUANTIZATION = 3, /* refused: not a scheme this interpreter runs */
 };
 
 /* BlockwiseQuantization (the details of a block-wise quantized tensor). */
 enum {
-    TFL_BLOCKWISE_SCALES = 0,      /* int32: index of the scales tensor (fp16 [rows, cols / block_size]) */
-    TFL_BLOCKWISE_ZERO_POINTS = 1, /* int32: index of the zero points tensor, -1 none */
+    /* scales: the index of the fp16 [rows, cols / block_size] tensor; zero_points: -1 for none */
+    TFL_BLOCKWISE_SCALES = 0,      /* int32 */
+    TFL_BLOCKWISE_ZERO_POINTS = 1, /* int32 */
     TFL_BLOCKWISE_BLOCK_SIZE = 2,  /* int32 */
+    TFL_BLOCKWISE_BLOCK_SHAPE = 3, /* vector<int32> */
 };
 
 /* FullyConnectedOptionsWeightsFormat (int8). */

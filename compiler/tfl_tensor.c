@@ -121,6 +121,13 @@ static int import_blockwise(Importer *im, FbTable *qt, IrTensor *t) {
         fb_i32(&bt, TFL_BLOCKWISE_ZERO_POINTS, -1, &zero_points, im->d) ||
         fb_i32(&bt, TFL_BLOCKWISE_BLOCK_SIZE, 0, &block, im->d))
         return DIAG_USER;
+    FbVec shape;
+    int has_shape = 0;
+    if (fb_vector(&bt, TFL_BLOCKWISE_BLOCK_SHAPE, 4, &shape, &has_shape, im->d)) return DIAG_USER;
+    if (has_shape && shape.len > 0)
+        return tensor_unsupported(im, t, "tensor %d '%s': block-wise quantization with a block_shape (%u dimensions) "
+                                  "is not supported (only block_size blocks along the input depth)", t->tfl_index,
+                                  t->name, shape.len);
     if (zero_points != -1)
         return tensor_unsupported(im, t, "tensor %d '%s': block-wise zero points (tensor %d) are not supported "
                                   "(only symmetric blocks, zero_points -1)", t->tfl_index, t->name, zero_points);

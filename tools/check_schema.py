@@ -47,6 +47,7 @@ TABLE_PREFIXES = {
     "TFL_SUBGRAPH_": "SubGraph",
     "TFL_TENSOR_": "Tensor",
     "TFL_QUANTIZATION_": "QuantizationParameters",
+    "TFL_BLOCKWISE_": "BlockwiseQuantization",
     "TFL_OPERATOR_": "Operator",
     "TFL_BUFFER_": "Buffer",
     "TFL_SIGNATURE_DEF_": "SignatureDef",

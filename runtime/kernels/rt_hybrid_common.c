@@ -61,7 +61,9 @@ void rt_hybrid_quantize_row(const float *x, int32_t n, int32_t asymmetric, int8_
         from_max = 127.0 - rmax / s;
         /* The zero point from the end with the smaller error, nudged into [-128, 127]. */
         z = 128.0 + fabs(rmin / s) < 127.0 + fabs(rmax / s) ? from_min : from_max;
-        zero_point = z <= -128.0 ? -128 : z >= 127.0 ? 127 : (int32_t)round(z);
+        /* z is NaN when the row holds an infinity (s infinite): TFLite's int8 cast of it is x86's INT32_MIN
+         * truncated to 8 bits, 0 */
+        zero_point = z != z ? 0 : z <= -128.0 ? -128 : z >= 127.0 ? 127 : (int32_t)round(z);
         *scale = (float)s;
         inv = (float)(1.0 / (double)*scale);
         lo = -128;
