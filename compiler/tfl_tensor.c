@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fb.h"
+#include "mpcc_rt.h"
 #include "tfl_import_internal.h"
 #include "tfl_schema.h"
 #include "tfl_sparsity.h"
@@ -140,21 +141,6 @@ static int import_blockwise(Importer *im, FbTable *qt, IrTensor *t) {
     return 0;
 }
 
-static float half_to_f32(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023u, bits;
-    if (e == 31) bits = sign | 0x7f800000u | (m << 13);
-    else if (e) bits = sign | ((e + 112) << 23) | (m << 13);
-    else if (!m) bits = sign;
-    else { /* subnormal: normalize */
-        e = 113;
-        while (!(m & 1024u)) m <<= 1, e--;
-        bits = sign | (e << 23) | ((m & 1023u) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 int tfl_resolve_blockwise(Importer *im, int n_tensors) {
     Graph *g = im->g;
     for (int i = 0; i < n_tensors; i++) {
@@ -191,7 +177,7 @@ int tfl_resolve_blockwise(Importer *im, int n_tensors) {
             if (s->dtype == IR_F16) {
                 uint16_t h;
                 memcpy(&h, s->data + 2 * j, 2);
-                scale[j] = half_to_f32(h);
+                scale[j] = rt_f16_to_f32(h);
             } else {
                 memcpy(&scale[j], s->data + 4 * j, 4);
             }

@@ -27,18 +27,6 @@ size_t rt_opt_fc_hybrid_w4b_scratch(int32_t batches, int32_t in_depth, int32_t b
     return (size_t)((int64_t)batches * (in_depth + 8 + 4 * nb) + 128);
 }
 
-#if !RT_OPT_AVX2 || !defined(__F16C__)
-static float half_to_float(uint16_t h) {
-    const uint32_t e = (h >> 10) & 31, m = h & 1023u;
-    float f;
-    if (e == 0) return (float)m * (1.0f / 16777216.0f); /* subnormal: m * 2^-24, exact */
-    {
-        uint32_t b = ((uint32_t)(h >> 15) << 31) | ((e == 31 ? 255 : e + 112) << 23) | (m << 13);
-        memcpy(&f, &b, sizeof f);
-    }
-    return f;
-}
-#endif
 
 #if RT_OPT_AVX2
 #if defined(__AVX512VNNI__) && defined(__AVX512VL__)
@@ -48,6 +36,21 @@ static float half_to_float(uint16_t h) {
 #endif
 
 /* The 8 outputs of group wg for input row x: res[r] = acc * row scale, rounded (the bias added by the caller). */
+
+/* A group's eight fp16 block scales (stored after its nibbles) as floats. */
+static inline __m256 scales8(const uint8_t *wp) {
+#if defined(__F16C__)
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)wp));
+#else
+    float f[8];
+    uint16_t h[8];
+    int r;
+    memcpy(h, wp, sizeof h);
+    for (r = 0; r < 8; r++) f[r] = rt_f16_to_f32(h[r]);
+    return _mm256_loadu_ps(f);
+#endif
+}
+
 static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const int32_t *cb, int32_t nb,
                            int32_t block, float row_scale, float *res) {
     const __m256i lo4 = _mm256_set1_epi8(15), ones = _mm256_set1_epi8(1), w8 = _mm256_set1_epi32(8 * block);
@@ -69,17 +72,7 @@ static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const
         }
         {
             const __m256i d = _mm256_sub_epi32(S, _mm256_set1_epi32(cb[j])), c = _mm256_sub_epi32(U, w8);
-#if defined(__F16C__)
-            const __m256 sc = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)wp));
-#else
-            float f[8];
-            uint16_t h[8];
-            int r;
-            __m256 sc;
-            memcpy(h, wp, sizeof h);
-            for (r = 0; r < 8; r++) f[r] = half_to_float(h[r]);
-            sc = _mm256_loadu_ps(f);
-#endif
+            const __m256 sc = scales8(wp);
             wp += 16;
             prod = _mm256_mul_ps(_mm256_cvtepi32_ps(d), sc);
             wprod = _mm256_mul_ps(_mm256_cvtepi32_ps(c), sc);
@@ -123,17 +116,7 @@ static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, con
             U = RT_BLK_DP(U, _mm256_add_epi8(lo, hi), ones);
         }
         {
-#if defined(__F16C__)
-            const __m256 sc = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)wp));
-#else
-            float f[8];
-            uint16_t h[8];
-            int r;
-            __m256 sc;
-            memcpy(h, wp, sizeof h);
-            for (r = 0; r < 8; r++) f[r] = half_to_float(h[r]);
-            sc = _mm256_loadu_ps(f);
-#endif
+            const __m256 sc = scales8(wp);
             wp += 16;
             prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(U, w8)), sc);
             __asm__("" : "+x"(prod));
@@ -180,7 +163,7 @@ static void group_row_scalar(const uint8_t *wg, const int8_t *x, int32_t zp, con
                     U[r] += lo + hi;
                 }
         for (r = 0; r < 8; r++) {
-            const float sc = half_to_float((uint16_t)(wp[2 * r] | (wp[2 * r + 1] << 8)));
+            const float sc = rt_f16_to_f32((uint16_t)(wp[2 * r] | (wp[2 * r + 1] << 8)));
             volatile float prod = (float)(S[r] - cb[j]) * sc, wprod = (float)(U[r] - 8 * block) * sc;
             acc[r] += prod;
             wacc[r] += wprod;
