@@ -461,6 +461,11 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                 ((const rt_opt_sdpa_params *)s->kparams)->heads / ((const rt_opt_sdpa_params *)s->kparams)->kv_heads,
                 op->callee[0]);
         break;
+    case SCHED_RMS_NORM:
+        cg_line(cg, "/*   schedule: rms-norm f32, one row kernel (the decomposition's float operations, its bits); the "
+                    "decomposition (subgraph %d) is not called */",
+                op->callee[0]);
+        break;
     case SCHED_FC_HYBRID:
         if (s->packed_w >= 0)
             cg_line(cg, "/*   schedule: fc-hybrid int4, 4-bit weight rows (packed) streamed 4 at a time, exact int32 dots */");
@@ -545,6 +550,13 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_line(cg, "(void)%s; /* the decomposition, for the reference interpreter only */", cg_subgraph_fn(cg, op->callee[0]));
         cg_line(cg, "rt_opt_sdpa_f32(&p, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
                 op->n_in > 3 ? cg_in(cg, op, 3) : "NULL", cg_out(cg, op, 0), cg_scratch(cg, op), sdpa_par_arg(g, p));
+        return 0;
+    }
+    case SCHED_RMS_NORM: {
+        const rt_rms_norm_params *p = op->sched.kparams;
+        cg_line(cg, "static const rt_rms_norm_params p = {%d, %d, %s};", p->rows, p->cols, cg_f32(cg, p->eps));
+        cg_line(cg, "(void)%s; /* the decomposition, for the reference interpreter only */", cg_subgraph_fn(cg, op->callee[0]));
+        cg_line(cg, "rt_opt_rms_norm_f32(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
         return 0;
     }
     case SCHED_PAD: return shape_pad_emit_kernel(cg, op, "rt_opt_pad");

@@ -107,6 +107,7 @@ typedef enum SchedKind {
     SCHED_TCONV,        /* TRANSPOSE_CONV f32 (GEMM to columns, col2im) / int8 (packed filter, int32 sums) */
     SCHED_FC_HYBRID,    /* FULLY_CONNECTED f32 in/out, int8 weights: weight rows streamed, exact int32 dots */
     SCHED_SDPA,         /* STABLEHLO_COMPOSITE odml.scaled_dot_product_attention: one kernel on the KV cache */
+    SCHED_RMS_NORM,     /* STABLEHLO_COMPOSITE odml.rms_norm: one row kernel, the decomposition's bits */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -135,10 +136,11 @@ typedef struct IrSched {
     int near_ties;              /* int8 ADD/SUB with a float requantization: input pairs near a tie (sched_float_rq) */
     int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM),
+                                   rt_rms_norm_params (SCHED_RMS_NORM),
                                    rt_opt_sdpa_params (SCHED_SDPA) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv", "fc-hybrid", "sdpa", "rms-norm" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

@@ -430,6 +430,11 @@ typedef struct rt_opt_ln_params {
 } rt_opt_ln_params;
 void rt_opt_layer_norm_f32(const rt_opt_ln_params *p, const float *x, const float *gamma, const float *beta, float *y);
 
+/* RMSNorm over the last axis (SCHED_RMS_NORM: litert-torch's odml.rms_norm composite; rt_opt_rms_norm.c):
+ * bit-identical to rt_rms_norm_f32 (runtime/kernels/rt_rms_norm.h), the decomposition's float operations.
+ * y may be x. */
+void rt_opt_rms_norm_f32(const rt_rms_norm_params *p, const float *x, const float *w, float *y);
+
 /* 16-bit activation storage (pass half_storage; rt_opt_typed.c). Types are
  * RT_F32, RT_BF16 or RT_F16 (mpcc_rt.h); 16-bit values are the uint16_t bit
  * patterns. Each kernel computes in f32 as its f32 twin does and rounds

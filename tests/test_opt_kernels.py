@@ -1,6 +1,6 @@
 """The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c, the convolutions in
 tests/unit/test_conv_kernels.c, the attention's in tests/unit/test_attention_kernels.c, the resizes' and f32 activations'
-in tests/unit/test_cnn_ops_kernels.c, the int8 LSTM's in tests/unit/test_lstm_kernels.c, the hybrid FULLY_CONNECTED's in tests/unit/test_fc_hybrid.c, its and SDPA's split over a parallel-for in
+in tests/unit/test_cnn_ops_kernels.c, the int8 LSTM's in tests/unit/test_lstm_kernels.c, RMSNorm's in tests/unit/test_rms_norm.c, the hybrid FULLY_CONNECTED's in tests/unit/test_fc_hybrid.c, its and SDPA's split over a parallel-for in
 tests/unit/test_fc_hybrid_par.c) and the 16-bit activation kernels against their f32 twins
 (tests/unit/test_typed_kernels.c) with the vector paths compiled in: gcc -O3 -march=native, clang -O2
 -march=native, and gcc -march=native under
@@ -21,12 +21,14 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 UNITS = [("test_opt_kernels", 300), ("test_conv_kernels", 300), ("test_typed_kernels", 100),
          ("test_attention_kernels", 60), ("test_gemm16_kernels", 100), ("test_cnn_ops_kernels", 300),
-         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1), ("test_fc_hybrid_par", 1)]
+         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1), ("test_fc_hybrid_par", 1), ("test_rms_norm", 1000)]
 BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")]
 # Every unit with gcc -O3 and gcc + ASan/UBSan; clang -O2 for test_opt_kernels in make test, for the
 # others in make test-full (about a minute of CPU each).
 CASES = [pytest.param(cc, opt, unit, n, marks=pytest.mark.full) if cc == "clang" and unit != "test_opt_kernels"
          else (cc, opt, unit, n) for unit, n in UNITS for cc, opt in BUILDS]
+# RMSNorm built where the compiler contracts a * b + c (gcc's GNU mode): still the decomposition's bits.
+CASES += [("gcc", "-O2 -ffp-contract=fast", "test_rms_norm", 1000)]
 # The runtime built with -DRT_OPT_SMALL_STACK (no widened stack copies in the 16-bit kernels): its 16-bit units.
 CASES += [("gcc", "-O2 -DRT_OPT_SMALL_STACK", unit, n) for unit, n in UNITS
           if unit in ("test_gemm16_kernels", "test_conv_kernels")]

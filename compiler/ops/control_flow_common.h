@@ -35,10 +35,19 @@ int64_t cf_align(int64_t x);
 
 /* Emits `rc = <prefix>_subgraph<k>(in, out, arena[, weights]); if (rc) return rc;`. */
 void cf_emit_call(CgCtx *cg, int k, const char *in, const char *out, const char *arena);
+/* STABLEHLO_COMPOSITE's options (op_stablehlo_composite.c). */
+typedef struct CompositeOptions {
+    const char *name;       /* the composite's name (raw model bytes; NULL if absent) */
+} CompositeOptions;
+
 /* Whether a STABLEHLO_COMPOSITE is odml.scaled_dot_product_attention in litert-torch's form (f32 q
  * [B,T,N,H], k and v [B,S,G,H], an optional additive mask broadcast over heads; a decomposition of
  * only layout ops, two MULs by scalar constants, two BATCH_MATMULs, the mask's ADD and a SOFTMAX of
  * beta 1); if so fills *p (scale: the product of the two constants). op_stablehlo_composite.c. */
 int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p);
+/* Whether a STABLEHLO_COMPOSITE is odml.rms_norm whose decomposition is exactly MUL(x, x), MEAN over
+ * the last axis, ADD of a scalar eps, RESHAPEs, RSQRT, MUL by x, MUL by its input w (f32); if so fills
+ * *p (rows, cols, eps). composite_rms_norm.c. */
+int composite_rms_norm(const Graph *g, const IrOp *op, rt_rms_norm_params *p);
 
 #endif

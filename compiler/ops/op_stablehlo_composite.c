@@ -13,10 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct CompositeOptions {
-    const char *name;       /* the composite's name (raw model bytes; NULL if absent) */
-} CompositeOptions;
-
 static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     static const int fields[1] = {TFL_COMPOSITE_OPTIONS_DECOMPOSITION_SUBGRAPH_INDEX};
     if (cf_parse_callees(op, opts, fields, 1, "StableHLOCompositeOptions", d)) return DIAG_USER;

@@ -29,6 +29,8 @@
  *     int8 weights)                       dots; bit-identical to the reference)
  *   STABLEHLO_COMPOSITE odml.scaled_    -> SCHED_SDPA (one pass over the KV cache rows the mask leaves,
  *     dot_product_attention (f32)         instead of calling the decomposition: composite_sdpa)
+ *   STABLEHLO_COMPOSITE odml.rms_norm   -> SCHED_RMS_NORM (one row kernel, the decomposition's float
+ *     (f32, composite_rms_norm)            operations: bit-identical to calling it)
  *   TRANSPOSE_CONV f32/int8             -> SCHED_TCONV (f32: GEMM to per-tap columns, added onto the
  *                                          output; int8: filter [fy][fx][ic][oc], exact int32 sums)
  * and packs their constant weights once, here, into the micro-kernel's panel
@@ -508,6 +510,21 @@ static int schedule_sdpa(Graph *g, int i, Diag *d) {
     return 0;
 }
 
+/* litert-torch's RMSNorm composite: one row kernel instead of its decomposition's call, the same bits
+ * (not for --target cuda, which calls the decomposition). No scratch. */
+static int schedule_rms_norm(Graph *g, int i, Diag *d) {
+    rt_rms_norm_params p;
+    if ((g->root ? g->root : g)->target_cuda || !composite_rms_norm(g, &g->ops[i], &p)) return 0;
+    rt_rms_norm_params *k = op_new_params(g, rt_rms_norm_params);
+    if (!k) return diag_internal(d, "out of memory");
+    *k = p;
+    g->ops[i].sched.kind = SCHED_RMS_NORM;
+    g->ops[i].sched.kparams = k;
+    g->ops[i].sched.slots = 1;
+    g->ops[i].scratch_bytes = 0;
+    return 0;
+}
+
 static int schedule_ops(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
@@ -519,7 +536,10 @@ static int schedule_ops(Graph *g, Diag *d) {
         int rc = 0;
         switch (op->kind) {
         case OP_FULLY_CONNECTED: rc = schedule_fc(g, i, d); break;
-        case OP_STABLEHLO_COMPOSITE: rc = schedule_sdpa(g, i, d); break;
+        case OP_STABLEHLO_COMPOSITE:
+            rc = schedule_sdpa(g, i, d);
+            if (!rc && op->sched.kind != SCHED_SDPA) rc = schedule_rms_norm(g, i, d);
+            break;
         case OP_CONV_2D: rc = schedule_conv(g, i, d); break;
         case OP_DEPTHWISE_CONV_2D: rc = schedule_dwconv(g, i); break;
         case OP_BATCH_MATMUL: rc = schedule_bmm(g, i); break;

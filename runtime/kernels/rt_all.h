@@ -50,6 +50,7 @@
 #include "rt_sum.h"
 #include "rt_sqrt.h"
 #include "rt_rsqrt.h"
+#include "rt_rms_norm.h"
 #include "rt_shape.h"
 #include "rt_pow.h"
 #include "rt_reduce_max.h"
