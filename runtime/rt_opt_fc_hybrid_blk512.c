@@ -20,12 +20,21 @@
 
 #define RT_B512_MAXR 8
 
-/* R rows (x, row stride K) against the group pair at wg (the second group gstride bytes on); res[16 r + c]:
- * (acc - zp * wacc) * row scale of row r, output c of the pair. wacc (the pair's 16 weight-sum parts, sum over
+/* Where a tile's outputs go: row r's 16 at out + r * stride (mask: those below out_depth), with the pair's bias
+ * and the activation's bounds. */
+typedef struct rt_b512_out {
+    float *out;
+    int64_t stride;
+    __mmask16 mask;
+    __m512 bias, lo, hi;
+} rt_b512_out;
+
+/* R rows (x, row stride K) against the group pair at wg (the second group gstride bytes on): output c of row r
+ * is clamp(bias + (acc - zp * wacc) * row scale), stored as o says. wacc (the pair's 16 weight-sum parts, sum over
  * blocks of c * scale: weights only) is computed where with_u, else read. */
 RT_OPT_INLINE void pair_rows(const uint8_t *wg, int64_t gstride, const int8_t *x, int32_t K, const int32_t *zp,
                              const int32_t *cb, int32_t nb, int32_t block, const float *row_scale, int R, int with_u,
-                             float *wsum, float *res) {
+                             float *wsum, const rt_b512_out *o) {
     const __m512i lo4 = _mm512_set1_epi8(15), ones = _mm512_set1_epi8(1), w8 = _mm512_set1_epi32(8 * block);
     __m512 acc[RT_B512_MAXR], wacc = _mm512_setzero_ps(), prod;
     const uint8_t *wp = wg;
@@ -81,7 +90,11 @@ RT_OPT_INLINE void pair_rows(const uint8_t *wg, int64_t gstride, const int8_t *x
         __asm__("" : "+v"(prod));
         prod = _mm512_mul_ps(_mm512_sub_ps(acc[r], prod), _mm512_set1_ps(row_scale[r]));
         __asm__("" : "+v"(prod));
-        _mm512_storeu_ps(res + 16 * r, prod);
+        /* bias + prod (0 + prod without bias, as the reference), then rt_clamp_f32's x < lo ? lo : x > hi ? hi :
+         * x: vmaxps/vminps return their second operand where the first is not larger/smaller (a NaN kept). */
+        prod = _mm512_add_ps(o->bias, prod);
+        prod = _mm512_min_ps(o->hi, _mm512_max_ps(o->lo, prod));
+        _mm512_mask_storeu_ps(o->out + (int64_t)r * o->stride, o->mask, prod);
     }
 }
 
@@ -89,14 +102,14 @@ RT_OPT_INLINE void pair_rows(const uint8_t *wg, int64_t gstride, const int8_t *x
 #define RT_B512_CASE(label, n)                                                                                 \
     label:                                                                                                     \
     if (with_u)                                                                                                \
-        pair_rows(wg, gstride, x, K, zp, cb, nb, block, row_scale, n, 1, wsum, res);                           \
+        pair_rows(wg, gstride, x, K, zp, cb, nb, block, row_scale, n, 1, wsum, o);                           \
     else                                                                                                       \
-        pair_rows(wg, gstride, x, K, zp, cb, nb, block, row_scale, n, 0, wsum, res);                           \
+        pair_rows(wg, gstride, x, K, zp, cb, nb, block, row_scale, n, 0, wsum, o);                           \
     break
 
 static void pair_tile(const uint8_t *wg, int64_t gstride, const int8_t *x, int32_t K, const int32_t *zp,
                       const int32_t *cb, int32_t nb, int32_t block, const float *row_scale, int R, int with_u,
-                      float *wsum, float *res) {
+                      float *wsum, const rt_b512_out *o) {
     switch (R) {
         RT_B512_CASE(case 1, 1);
         RT_B512_CASE(case 2, 2);
@@ -116,19 +129,19 @@ void rt_opt_fc_hybrid_w4b_pair512(const rt_fc_params *p, const uint8_t *wg, int6
     const int32_t K = p->in_depth, N = p->out_depth, B = p->batches, block = p->block, nb = K / block;
     const int nr = N - n < 16 ? N - n : 16;
     float wsum[16];
+    rt_b512_out o;
     int32_t b = 0;
+    o.stride = N;
+    o.mask = (__mmask16)((1u << nr) - 1);
+    o.bias = bias ? _mm512_maskz_loadu_ps(o.mask, bias + n) : _mm512_setzero_ps();
+    o.lo = _mm512_set1_ps(p->act_min), o.hi = _mm512_set1_ps(p->act_max);
     while (b < B) {
         /* Tiles of 8 rows; a rest of 9..15 rows as two tiles of about half. */
         const int32_t left = B - b;
         const int R = left <= RT_B512_MAXR ? (int)left : left < 2 * RT_B512_MAXR ? (int)(left + 1) / 2 : RT_B512_MAXR;
-        float res[16 * RT_B512_MAXR];
-        int r, c;
+        o.out = out + (int64_t)b * N + n;
         pair_tile(wg, gstride, x8 + (int64_t)b * K, K, zp + b, cb + (int64_t)b * nb, nb, block, row_scale + b, R,
-                  b == 0, wsum, res);
-        for (r = 0; r < R; r++)
-            for (c = 0; c < nr; c++)
-                out[(int64_t)(b + r) * N + n + c] =
-                    rt_clamp_f32((bias ? bias[n + c] : 0.0f) + res[16 * r + c], p->act_min, p->act_max);
+                  b == 0, wsum, &o);
         b += R;
     }
 }
