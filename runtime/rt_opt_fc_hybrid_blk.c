@@ -15,7 +15,10 @@
  * acc += (float)d * scale, wacc += (float)c * scale, out =
  * act(bias + (acc - zp * wacc) * row scale). The eight rows of a group (8 x in_depth / 2 bytes) stay in L1 while every
  * input row (prefill) passes over them, four input rows at a time sharing each step's unpacking and weight
- * sums. Builds without AVX2: the same steps, scalar. */
+ * sums; on AVX512-VNNI builds several rows take rt_opt_fc_hybrid_blk512.c's register tile over pairs of groups
+ * instead. The work is split in two (rt_opt_fc_hybrid_w4b_quantize, then rt_opt_fc_hybrid_w4b_groups over a
+ * range of groups) so that rt_opt_fc_hybrid_w4_par quantizes the rows once and splits the groups across threads.
+ * Builds without AVX2: the same steps, scalar. */
 #include <string.h>
 
 #include "mpcc_rt.h"
