@@ -537,7 +537,7 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
     case SCHED_FC_HYBRID:
-        if (op->sched.packed_w < 0 && op->sched.slots > 1) return fc_emit_c_par(cg, g, op, par_arg(g, op));
+        if (op->sched.slots > 1) return fc_emit_c_par(cg, g, op, par_arg(g, op));
         return fc_emit_c(cg, g, op, op->sched.packed_w >= 0 ? "rt_opt_fc_hybrid_w4" : "rt_opt_fc_hybrid");
     case SCHED_SDPA: {
         const rt_opt_sdpa_params *p = op->sched.kparams;

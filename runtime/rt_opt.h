@@ -419,6 +419,18 @@ void rt_opt_fc_hybrid_w4(const struct rt_fc_params *p, const float *in, const ui
 size_t rt_opt_fc_hybrid_w4b_scratch(int32_t batches, int32_t in_depth, int32_t block);
 void rt_opt_fc_hybrid_w4_blockwise(const struct rt_fc_params *p, const float *in, const uint8_t *w,
                                    const float *bias, float *out, void *scratch);
+/* Its two halves: the input rows quantized into scratch, then the outputs of groups [g_lo, g_hi) (8 outputs
+ * a group) from them; several calls on disjoint groups may run at once on the same scratch. */
+void rt_opt_fc_hybrid_w4b_quantize(const struct rt_fc_params *p, const float *in, void *scratch);
+void rt_opt_fc_hybrid_w4b_groups(const struct rt_fc_params *p, const uint8_t *w, const float *bias, float *out,
+                                 const void *scratch, int32_t g_lo, int32_t g_hi);
+/* rt_opt_fc_hybrid_w4 (per-channel or block-wise) over the caller's threads (rt_opt_fc_hybrid_w4_par.c):
+ * block-wise, the rows quantized once and the output groups split in pairs (one scratch, any slots);
+ * per-channel, as rt_opt_fc_hybrid_par (rows split, or one row's outputs in blocks of 32; `slots` scratch
+ * copies of rt_opt_fc_hybrid_w4_slot_bytes). Bit-identical to one call. */
+size_t rt_opt_fc_hybrid_w4_slot_bytes(int32_t batches, int32_t in_depth, int32_t out_depth);
+void rt_opt_fc_hybrid_w4_par(const struct rt_fc_params *p, const float *in, const uint8_t *w, const float *bias,
+                             float *out, void *scratch, int32_t slots, const mpcc_parallel *par);
 
 /* LayerNorm over the last axis (pass fuse_layer_norm): per row of `cols`,
  * mean, variance (mean of squared differences), inv_c = gamma_c / sqrt(var +

@@ -15,7 +15,10 @@
  * acc += (float)d * scale, wacc += (float)c * scale, out =
  * act(bias + (acc - zp * wacc) * row scale). The eight rows of a group (8 x in_depth / 2 bytes) stay in L1 while every
  * input row (prefill) passes over them, four input rows at a time sharing each step's unpacking and weight
- * sums. Builds without AVX2: the same steps, scalar. */
+ * sums; on AVX512-VNNI builds several rows take rt_opt_fc_hybrid_blk512.c's register tile over pairs of groups
+ * instead. The work is split in two (rt_opt_fc_hybrid_w4b_quantize, then rt_opt_fc_hybrid_w4b_groups over a
+ * range of groups) so that rt_opt_fc_hybrid_w4_par quantizes the rows once and splits the groups across threads.
+ * Builds without AVX2: the same steps, scalar. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -71,7 +74,7 @@ static void group_row_avx2(const uint8_t *wg, const int8_t *x, int32_t zp, const
             U = RT_BLK_DP(U, _mm256_add_epi8(lo, hi), ones);
         }
         {
-            const __m256i d = _mm256_sub_epi32(S, _mm256_set1_epi32(cb[j])), c = _mm256_sub_epi32(U, w8);
+            const __m256i d = _mm256_add_epi32(S, _mm256_set1_epi32(cb[j])), c = _mm256_sub_epi32(U, w8);
             const __m256 sc = scales8(wp);
             wp += 16;
             prod = _mm256_mul_ps(_mm256_cvtepi32_ps(d), sc);
@@ -122,7 +125,7 @@ static void group_rows4_avx2(const uint8_t *wg, const int8_t *x, int64_t xs, con
             __asm__("" : "+x"(prod));
             wacc = _mm256_add_ps(wacc, prod); /* the weight sums' part, shared by the four rows */
 #define RT_BLK_FIN(S, acc, r)                                                                                  \
-    prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(S, _mm256_set1_epi32(cb[(int64_t)(r) * nb + j]))), \
+    prod = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_add_epi32(S, _mm256_set1_epi32(cb[(int64_t)(r) * nb + j]))), \
                          sc);                                                                                 \
     __asm__("" : "+x"(prod));                                                                                  \
     acc = _mm256_add_ps(acc, prod)
@@ -164,7 +167,7 @@ static void group_row_scalar(const uint8_t *wg, const int8_t *x, int32_t zp, con
                 }
         for (r = 0; r < 8; r++) {
             const float sc = rt_f16_to_f32((uint16_t)(wp[2 * r] | (wp[2 * r + 1] << 8)));
-            volatile float prod = (float)(S[r] - cb[j]) * sc, wprod = (float)(U[r] - 8 * block) * sc;
+            volatile float prod = (float)(S[r] + cb[j]) * sc, wprod = (float)(U[r] - 8 * block) * sc;
             acc[r] += prod;
             wacc[r] += wprod;
         }
@@ -179,31 +182,64 @@ static void group_row_scalar(const uint8_t *wg, const int8_t *x, int32_t zp, con
 }
 #endif
 
-void rt_opt_fc_hybrid_w4_blockwise(const rt_fc_params *p, const float *in, const uint8_t *w, const float *bias,
-                                   float *out, void *scratch) {
-    const int32_t K = p->in_depth, N = p->out_depth, B = p->batches, block = p->block, nb = K / block;
-    const int64_t gstride = (int64_t)nb * (4 * (int64_t)block + 16);
+/* The quantized rows in scratch (rt_opt_fc_hybrid_w4_blockwise's layout): x8, B rows of K, then the rows'
+ * scales, zero points and input parts -8 * sum q per block. */
+typedef struct blk_rows {
+    int8_t *x8;
+    float *row_scale;
+    int32_t *zp, *cb;
+} blk_rows;
+
+static blk_rows blk_scratch(const rt_fc_params *p, void *scratch) {
+    const int32_t K = p->in_depth, B = p->batches;
     unsigned char *s = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    int8_t *x8 = (int8_t *)s; /* B rows of K */
-    float *row_scale = (float *)(x8 + ((int64_t)B * K + 3) / 4 * 4);
-    int32_t *zp = (int32_t *)(row_scale + B); /* B zero points, then B x nb input parts 8 * sum q */
-    int32_t *cb = zp + B;
-    int32_t b, n, j;
+    blk_rows r;
+    r.x8 = (int8_t *)s; /* B rows of K */
+    r.row_scale = (float *)(r.x8 + ((int64_t)B * K + 3) / 4 * 4);
+    r.zp = (int32_t *)(r.row_scale + B); /* B zero points, then B x nb input parts -8 * sum q */
+    r.cb = r.zp + B;
+    return r;
+}
+
+void rt_opt_fc_hybrid_w4b_quantize(const rt_fc_params *p, const float *in, void *scratch) {
+    const int32_t K = p->in_depth, B = p->batches, block = p->block, nb = K / block;
+    const blk_rows q = blk_scratch(p, scratch);
+    int32_t b, j;
     int64_t k;
     for (b = 0; b < B; b++) {
-        rt_hybrid_quantize_row(in + (int64_t)b * K, K, 1, x8 + (int64_t)b * K, &row_scale[b], &zp[b]);
+        rt_hybrid_quantize_row(in + (int64_t)b * K, K, 1, q.x8 + (int64_t)b * K, &q.row_scale[b], &q.zp[b]);
         for (j = 0; j < nb; j++) {
             int32_t t = 0;
-            for (k = (int64_t)j * block; k < (int64_t)(j + 1) * block; k++) t += x8[(int64_t)b * K + k];
-            cb[(int64_t)b * nb + j] = 8 * t;
+            for (k = (int64_t)j * block; k < (int64_t)(j + 1) * block; k++) t += q.x8[(int64_t)b * K + k];
+            q.cb[(int64_t)b * nb + j] = -8 * t;
         }
     }
-    for (n = 0; n < N; n += 8) {
-        const uint8_t *wg = w + (int64_t)(n / 8) * gstride;
+}
+
+void rt_opt_fc_hybrid_w4b_groups(const rt_fc_params *p, const uint8_t *w, const float *bias, float *out,
+                                 const void *scratch, int32_t g_lo, int32_t g_hi) {
+    const int32_t K = p->in_depth, N = p->out_depth, B = p->batches, block = p->block, nb = K / block;
+    const int64_t gstride = (int64_t)nb * (4 * (int64_t)block + 16);
+    const blk_rows q = blk_scratch(p, (void *)(uintptr_t)scratch);
+    const int8_t *x8 = q.x8;
+    const float *row_scale = q.row_scale;
+    const int32_t *zp = q.zp, *cb = q.cb;
+    int32_t b, g;
+    for (g = g_lo; g < g_hi; g++) {
+        const int32_t n = 8 * g;
+        const uint8_t *wg = w + (int64_t)g * gstride;
         const int nr = N - n < 8 ? N - n : 8;
+#if defined(RT_OPT_S8_VNNI)
+        /* Several rows: two groups at a time, register-tiled (rt_opt_fc_hybrid_blk512.c). */
+        if (B >= 2 && g + 1 < g_hi) {
+            rt_opt_fc_hybrid_w4b_pair512(p, wg, gstride, x8, row_scale, zp, cb, bias, out, n);
+            g++;
+            continue;
+        }
+#endif
         /* The next group's first lines toward L2 while this one runs (decode streams the weights once). */
 #if RT_OPT_AVX2
-        if (N - n > 8) {
+        if (g + 1 < g_hi) {
             const char *pf = (const char *)(wg + gstride);
             int64_t o;
             for (o = 0; o < gstride && o < 2048; o += 64) _mm_prefetch(pf + o, _MM_HINT_T1);
@@ -233,4 +269,10 @@ void rt_opt_fc_hybrid_w4_blockwise(const rt_fc_params *p, const float *in, const
                 out[(int64_t)b * N + n + r] = rt_clamp_f32((bias ? bias[n + r] : 0.0f) + res[r], p->act_min, p->act_max);
         }
     }
+}
+
+void rt_opt_fc_hybrid_w4_blockwise(const rt_fc_params *p, const float *in, const uint8_t *w, const float *bias,
+                                   float *out, void *scratch) {
+    rt_opt_fc_hybrid_w4b_quantize(p, in, scratch);
+    rt_opt_fc_hybrid_w4b_groups(p, w, bias, out, scratch, 0, (p->out_depth + 7) / 8);
 }

@@ -867,6 +867,16 @@ void rt_opt_s8_avx2_conv(const struct rt_opt_conv_params *p, const int8_t *in, i
 #endif
 
 #if defined(RT_OPT_S8_VNNI)
+/* Block-wise INT4, several input rows: the outputs n..n+15 of the group pair at wg (the second group gstride
+ * bytes on; a last pair may end past out_depth) for every row, from the rows quantized by
+ * rt_opt_fc_hybrid_w4b_quantize (rt_opt_fc_hybrid_blk512.c). */
+struct rt_fc_params;
+void rt_opt_fc_hybrid_w4b_pair512(const struct rt_fc_params *p, const uint8_t *wg, int64_t gstride, const int8_t *x8,
+                                  const float *row_scale, const int32_t *zp, const int32_t *cb, const float *bias,
+                                  float *out, int32_t n);
+#endif
+
+#if defined(RT_OPT_S8_VNNI)
 /* Where a micro-tile's A rows are: row r at ap[r] (rows past mr repeat row 0), K as `n` runs of `quads`
  * quads, run s of a row `step` bytes after run s - 1 (a GEMM: one run of K4 / 4 quads; a convolution read
  * in place: one run of filter_w x in_c bytes per filter row, `step` one image row). B's quads stay

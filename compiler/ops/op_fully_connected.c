@@ -209,12 +209,14 @@ int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel) {
     return 0;
 }
 
-/* SCHED_FC_HYBRID with int8 weights and several scratch slots: rt_opt_fc_hybrid_par on `par` (the run's
- * parallel-for, or NULL where the op is too small to split). */
+/* SCHED_FC_HYBRID compiled for threads: rt_opt_fc_hybrid_par (int8 weights) or rt_opt_fc_hybrid_w4_par (4-bit
+ * weights kept packed) on `par` (the run's parallel-for, or NULL where the op is too small to split). */
 int fc_emit_c_par(CgCtx *cg, const Graph *g, const IrOp *op, const char *par) {
+    const int w4 = op->sched.packed_w >= 0;
     fc_emit_params(cg, g, op);
-    cg_line(cg, "rt_opt_fc_hybrid_par(&p, %s, %s, %s, %s, (int8_t *)%s, %d, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
-            cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), op->sched.slots, par);
+    cg_line(cg, "rt_opt_fc_hybrid%s_par(&p, %s, %s, %s, %s, (int8_t *)%s, %d, %s);", w4 ? "_w4" : "", cg_in(cg, op, 0),
+            w4 ? cg_tensor(cg, op->sched.packed_w, 1) : cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0),
+            cg_scratch(cg, op), op->sched.slots, par);
     return 0;
 }
 

@@ -223,6 +223,9 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
             sched_pack_int4_blocks((const int8_t *)g->tensors[o->in[1]].data, g->tensors[o->in[1]].q.scale,
                                    p->out_depth, p->in_depth, p->block, pw);
             o->sched.packed_w = pw_id;
+            /* one scratch whatever the threads: the rows quantized once, the output groups split
+             * (rt_opt_fc_hybrid_w4_par) */
+            o->sched.slots = g->threads > 1 ? g->threads : 1;
             o->scratch_bytes = rt_opt_fc_hybrid_w4b_scratch(p->batches, p->in_depth, p->block);
             return 0;
         }
@@ -237,8 +240,8 @@ static int schedule_fc(Graph *g, int i, Diag *d) {
             o = &g->ops[i];
             sched_pack_int4((const int8_t *)g->tensors[o->in[1]].data, p->out_depth, p->in_depth, pw);
             o->sched.packed_w = pw_id;
-            o->sched.slots = 1;
-            o->scratch_bytes = rt_opt_fc_hybrid_w4_scratch(p->batches, p->in_depth, p->out_depth);
+            o->scratch_bytes = rt_opt_fc_hybrid_w4_slot_bytes(p->batches, p->in_depth, p->out_depth) *
+                               (size_t)o->sched.slots; /* one slot per thread (rt_opt_fc_hybrid_w4_par) */
         }
         return 0;
     }

@@ -7,7 +7,8 @@
  * depths around its 64-value blocks; and rt_opt_fc_hybrid_w4 with block-wise scales (p.block 8 to 128, weights
  * packed by sched_pack_int4_blocks: rt_opt_fc_hybrid_blk.c) against rt_fully_connected_hybrid_blockwise. A third of the cases take 2 to 12 rows and 32 to 70 outputs: on
  * AVX512-VNNI builds (tests/test_opt_kernels.py builds this file with -march=native) their whole blocks of 32
- * weight rows run the transposed-panel GEMM (rt_opt_fc_hybrid_vnni.c).
+ * weight rows run the transposed-panel GEMM (rt_opt_fc_hybrid_vnni.c). Then 150 block-wise cases of 1 to 70 rows,
+ * odd output counts, blocks 8 to 128 (the AVX512-VNNI tile over pairs of groups, rt_opt_fc_hybrid_blk512.c).
  * The seed is printed; MPCC_SEED=<n> reproduces a run. */
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +92,35 @@ int main(void) {
                 if (!badb) printf("block-wise: first difference at case %d (B %d, K %d, N %d, block %d)\n", it, B, Kb, N, blk);
                 badb++;
             }
+        }
+    }
+    /* Block-wise, prefill shapes: 1 to 70 rows (the AVX512-VNNI tile of up to 8 rows over pairs of 8-row groups
+     * and its rests), odd output counts, blocks 8 to 128. */
+    for (int it = 0; it < 150; it++) {
+        static float xb[70 * 256], refb[70 * 90], gotb[70 * 90], bsb[90 * 32], biasb[90];
+        static int8_t wb[90 * 256], sref[256];
+        static uint8_t w4bb[96 * (128 + 64)];
+        static const int32_t blocks[] = {16, 32, 64, 128, 8};
+        const int32_t blk = blocks[it % 5], B = it < 70 ? it + 1 : rnd_in(1, 70), Kb = blk * rnd_in(1, 256 / blk);
+        const int32_t N = it % 2 ? 2 * rnd_in(1, 45) - 1 : rnd_in(1, 90);
+        rt_fc_params pb;
+        memset(&pb, 0, sizeof pb);
+        pb.batches = B, pb.in_depth = Kb, pb.out_depth = N, pb.act_min = it % 7 == 3 ? 0.0f : -1e30f;
+        pb.act_max = 1e30f, pb.asymmetric = 1, pb.block = blk, pb.w_scales = bsb, pb.w_scale = 0.01f;
+        for (int i = 0; i < B * Kb; i++) xb[i] = rnd_f() * ((it % 3) ? 1.0f : 300.0f) + ((it & 4) ? 2.5f : 0.0f);
+        for (int i = 0; i < N * Kb; i++) wb[i] = (int8_t)rnd_in(-8, 7);
+        for (int i = 0; i < N * (Kb / blk); i++) bsb[i] = (float)rnd_in(1, 2000) / 65536.0f;
+        for (int i = 0; i < N; i++) biasb[i] = rnd_f();
+        if (sched_pack_int4_blocks(wb, bsb, N, Kb, blk, w4bb) || rt_opt_fc_hybrid_w4b_scratch(B, Kb, blk) > sizeof scratch) {
+            check(0, "pack", "sched_pack_int4_blocks refused fp16 scales, or scratch over the test's buffer");
+            return 1;
+        }
+        rt_fully_connected_hybrid(&pb, xb, wb, (it / 5) % 3 == 1 ? NULL : biasb, refb, sref);
+        rt_opt_fc_hybrid_w4(&pb, xb, w4bb, (it / 5) % 3 == 1 ? NULL : biasb, gotb, scratch);
+        nblk++;
+        if (memcmp(refb, gotb, sizeof(float) * (size_t)(B * N))) {
+            if (!badb) printf("block-wise: first difference at case %d (B %d, K %d, N %d, block %d)\n", it, B, Kb, N, blk);
+            badb++;
         }
     }
     snprintf(msg2, sizeof msg2, "%d cases (blocks 8 to 128)", nblk);

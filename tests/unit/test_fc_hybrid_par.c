@@ -5,7 +5,8 @@
  * order on the calling thread (any order is allowed), so each task's share, scratch slot and output
  * rows are checked without threads. Shapes: random small ones around the blocks, and the ~100M
  * decoder's (64 and 1 rows of 768 -> 768, 768 -> 2048, 2048 -> 768, 768 -> 16000; SDPA 12 heads on
- * 4 KV groups, a 1024-row cache, a causal mask). The seed is printed; MPCC_SEED=<n> reproduces a run. */
+ * 4 KV groups, a 1024-row cache, a causal mask). Also rt_opt_fc_hybrid_w4_par (4-bit weights, block-wise
+ * and per-channel: 1 to 70 rows, blocks 8 to 128) against one rt_opt_fc_hybrid_w4 call. The seed is printed; MPCC_SEED=<n> reproduces a run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "mpcc_rt.h"
 #include "rt_opt.h"
+#include "sched_pack.h"
 
 #include "unit_check.h"
 
@@ -47,6 +49,42 @@ static int fc_case(int B, int K, int N, int asym, int per_channel, int threads, 
     same = !memcmp(ref, got, sizeof(float) * (size_t)B * (size_t)N);
     if (!same && !msg[0]) snprintf(msg, cap, "first at B %d, K %d, N %d, asymmetric %d, %d threads", B, K, N, asym, threads);
     free(x), free(bias), free(ws), free(ref), free(got), free(w), free(scratch);
+    return same;
+}
+
+/* rt_opt_fc_hybrid_w4_par against one rt_opt_fc_hybrid_w4 call: block > 0 block-wise (fp16 scales, groups of
+ * 8 rows split in pairs, the rows quantized once), else per-channel 4-bit weights (rows or outputs split). */
+static int w4_case(int B, int K, int N, int block, int asym, int threads, char *msg, size_t cap) {
+    rt_fc_params p;
+    const int nb = block ? K / block : 1;
+    const size_t wbytes = block ? (size_t)sched_pack_int4_blocks_bytes(N, K, block) : (size_t)N * (size_t)((K + 63) / 64 * 32);
+    const size_t ss = block ? rt_opt_fc_hybrid_w4b_scratch(B, K, block) + 64
+                            : rt_opt_fc_hybrid_w4_slot_bytes(B, K, N) * (size_t)threads + 64;
+    float *x = floats((int64_t)B * K), *bias = floats(N), *ws = floats((int64_t)N * nb), *ref = floats((int64_t)B * N),
+          *got = floats((int64_t)B * N);
+    int8_t *w = malloc((size_t)N * (size_t)K);
+    uint8_t *w4 = malloc(wbytes);
+    unsigned char *scratch = malloc(ss);
+    mpcc_parallel par = {run_reverse, NULL, threads};
+    int same;
+    memset(&p, 0, sizeof p);
+    p.batches = B, p.in_depth = K, p.out_depth = N, p.act_min = -1e30f, p.act_max = 1e30f;
+    p.asymmetric = asym, p.w_scale = 0.01f, p.w_scales = ws, p.block = block;
+    for (int64_t i = 0; i < (int64_t)B * K; i++) x[i] = rnd_f() + (asym ? 1.5f : 0.0f);
+    for (int64_t i = 0; i < (int64_t)N * K; i++) w[i] = (int8_t)rnd_in(-8, 7);
+    for (int64_t i = 0; i < (int64_t)N * nb; i++) ws[i] = (float)rnd_in(1, 2000) / 65536.0f; /* fp16 values */
+    for (int i = 0; i < N; i++) bias[i] = rnd_f();
+    if (block)
+        sched_pack_int4_blocks(w, ws, N, K, block, w4);
+    else
+        sched_pack_int4(w, N, K, w4);
+    rt_opt_fc_hybrid_w4(&p, x, w4, bias, ref, scratch);
+    memset(got, 0xA5, sizeof(float) * (size_t)B * (size_t)N); /* poisoned: every output must be written */
+    rt_opt_fc_hybrid_w4_par(&p, x, w4, bias, got, scratch, threads, &par);
+    same = !memcmp(ref, got, sizeof(float) * (size_t)B * (size_t)N);
+    if (!same && !msg[0])
+        snprintf(msg, cap, "first at B %d, K %d, N %d, block %d, %d threads", B, K, N, block, threads);
+    free(x), free(bias), free(ws), free(ref), free(got), free(w), free(w4), free(scratch);
     return same;
 }
 
@@ -88,6 +126,21 @@ int main(void) {
         char detail[220];
         snprintf(detail, sizeof detail, "%s%s%d of %d cases differ", msg, msg[0] ? "; " : "", bad, cases);
         check(bad == 0 && tasks_run > 0, "rt_opt_fc_hybrid_par == rt_opt_fc_hybrid, bit for bit", detail);
+    }
+    msg[0] = '\0', bad = cases = 0;
+    for (int it = 0; it < 120; it++) {
+        static const int blocks[] = {0, 16, 32, 64, 128, 8};
+        const int block = blocks[it % 6], B = it % 4 == 0 ? 1 : rnd_in(2, 70), N = rnd_in(1, 90);
+        const int K = block ? block * rnd_in(1, 6) : rnd_in(1, 300);
+        bad += !w4_case(B, K, N, block, it & 1, rnd_in(2, 5), msg, sizeof msg), cases++;
+    }
+    for (unsigned i = 0; i < 6; i++) /* the ~100M decoder's, block 32 and per-channel */
+        bad += !w4_case(big[i][0], big[i][1], big[i][2], i < 3 ? 32 : (int)(i & 1) * 32, 1, 2, msg, sizeof msg), cases++;
+    {
+        char detail[220];
+        snprintf(detail, sizeof detail, "%s%s%d of %d cases differ", msg, msg[0] ? "; " : "", bad, cases);
+        check(bad == 0, "rt_opt_fc_hybrid_w4_par == rt_opt_fc_hybrid_w4 (block-wise and per-channel), bit for bit",
+              detail);
     }
     msg[0] = '\0', bad = cases = 0;
     for (int it = 0; it < 60; it++) {
