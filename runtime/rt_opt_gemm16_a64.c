@@ -33,7 +33,8 @@
 
 /* Four 16-bit values (the low or high half of h) as floats: bf16 the high half of a float, fp16 converted. */
 RT_OPT_INLINE float32x4_t wide_lo(int bf, uint16x8_t h) {
-    return bf ? vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(h), 16)) : vcvt_f32_f16(vreinterpret_f16_u16(vget_low_u16(h)));
+    return bf ? vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(h), 16))
+              : vcvt_f32_f16(vreinterpret_f16_u16(vget_low_u16(h)));
 }
 RT_OPT_INLINE float32x4_t wide_hi(int bf, uint16x8_t h) {
     return bf ? vreinterpretq_f32_u32(vshll_high_n_u16(h, 16)) : vcvt_high_f32_f16(vreinterpretq_f16_u16(h));
@@ -274,7 +275,8 @@ void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const fl
 }
 
 int rt_opt_gemm16_rows_a64(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
-                           const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
+                           const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias,
+                           float *c) {
     const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR;
     const int32_t group = WIDE_FLOATS / (p->k * NR > 0 ? p->k * NR : 1), bf = type == RT_BF16;
     int32_t j, r, s, panels, np = (p->n + NR - 1) / NR;
@@ -283,7 +285,7 @@ int rt_opt_gemm16_rows_a64(const rt_opt_gemm_params *p, int32_t type, int32_t m,
         const float *rows[1];
         for (r = 0; r < m; r++) {
             const float *const *ap = tab ? tab + (int64_t)r * nseg : rows;
-            rows[0] = a + (int64_t)r * p->lda;
+            if (!tab) rows[0] = a + (int64_t)r * p->lda;
             if (p->k <= 0) { /* no K: the bias, clamped */
                 for (s = 0; s < p->n; s++) c[(int64_t)r * p->ldc + s] = rt_clamp_f32(bias[s], p->act_min, p->act_max);
                 continue;
