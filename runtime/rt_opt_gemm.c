@@ -524,6 +524,14 @@ void rt_opt_gemm_f32(const rt_opt_gemm_params *p, const float *a, const float *p
 #endif
 }
 
+#if defined(RT_OPT_F32_ROWS_A64)
+/* The AArch64 tiles for the 16-bit weights' kernels (rt_opt_gemm16_a64.c), on their widened panels. */
+void rt_opt_gemm_f32_rows_a64(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                              int32_t nseg, const float *packed_b, const float *bias, float *c) {
+    rt_a64_f32_gemm_rows(p, m, a, tab, nseg, packed_b, bias, c);
+}
+#endif
+
 /* Row block for `tasks` tasks sharing the blocks of `rows`-row images: the block count made a
  * multiple of the tasks (else one task gets a whole block more: a 3136-row 1x1 conv in blocks of
  * 2728 ran 2728 rows on one thread and 408 on the other), in whole 16-row groups where AMX takes

@@ -310,6 +310,9 @@ int rt_opt_half_rounds_inputs(int32_t type) {
 #else
     return type == RT_F16; /* fp16 without F16C: the widened panels below */
 #endif
+#elif defined(RT_OPT_HALF_F32_A64)
+    (void)type;
+    return 0;
 #else
     (void)type;
     return 1;
@@ -319,7 +322,7 @@ int rt_opt_half_rounds_inputs(int32_t type) {
 void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                     const float *bias, float *c, void *scratch) {
     int32_t k = p->k, k2 = (k + 1) / 2, i0, j;
-#if defined(RT_OPT_HALF_F32_AVX2)
+#if defined(RT_OPT_HALF_F32_AVX2) || defined(RT_OPT_HALF_F32_A64)
     /* no 16-bit arithmetic: f32 FMAs on the weights widened in registers, no scratch (0: fp16 without F16C) */
     if (RT_OPT_FC_HALF_F32(p, type, a, packed_b, bias, c)) return;
 #endif
@@ -507,7 +510,7 @@ static void conv_half_task(void *v, int t) {
         rt_opt_amx_configure(k2 % 16);
     }
 #endif
-#if defined(RT_OPT_GEMM16_ROWS_AVX2)
+#if defined(RT_OPT_GEMM16_ROWS_AVX2) || defined(RT_OPT_GEMM16_ROWS_A64)
     /* AVX2: an f32 image's patch rows read in place through a row table (rt_opt_conv_rows_f32), `sub` rows at
      * a time: per row its copy room (used only by rows cut by the left or right edge), then the table and
      * the zero row, in the im2col block's room and, with f32 outputs (nothing between), the FC kernel's
@@ -590,7 +593,7 @@ static void conv_half_task(void *v, int t) {
                 stored = tk == RT_BF16;
             }
 #endif
-#if defined(RT_OPT_GEMM16_ROWS_AVX2)
+#if defined(RT_OPT_GEMM16_ROWS_AVX2) || defined(RT_OPT_GEMM16_ROWS_A64)
             else if (rows16) {
                 int32_t s, n;
                 for (s = 0; s < rows; s += n) {
@@ -619,7 +622,7 @@ static void conv_half_task(void *v, int t) {
                     a = NULL;
                 }
 #endif
-#if defined(RT_OPT_HALF_F32_AVX2)
+#if defined(RT_OPT_HALF_F32_AVX2) || defined(RT_OPT_HALF_F32_A64)
                 /* 16-bit storage, f32 arithmetic: the block (or the direct rows) read as they are */
                 if (a && RT_OPT_FC_HALF_F32(&g, j->half_type, a, (const uint16_t *)j->b, (const float *)j->bias, out))
                     a = NULL;

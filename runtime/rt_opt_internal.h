@@ -572,6 +572,7 @@ RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m,
     else _mm256_maskstore_ps(cr, m, _mm256_min_ps(vhi, _mm256_max_ps(vlo, v)));
 }
 #endif
+#include "arm64/rt_a64.h" /* RT_A64 */
 #if (defined(RT_OPT_VEC) && defined(__AVX512F__)) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_A64) /* rt_opt_gemm.c: RT_OPT_INDIRECT, AArch64 */
 /* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
  * tab[r * filter_h + fy], in place in the image where the filter row lies inside it, `zero` (filter_w * in_c
@@ -698,10 +699,30 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
 #define RT_OPT_FC_HALF_F32 rt_opt_fc_half_avx2
 #define RT_OPT_GEMM16_ROWS_F32 rt_opt_gemm16_rows_avx2
 #endif
+#if defined(RT_A64)
+/* The same on AArch64 (rt_opt_gemm16_a64.c; no 16-bit arithmetic used: Armv8.0 has none, and the fp16 products
+ * of Armv8.2-A round each product to fp16): 16-bit storage, f32 arithmetic. One row (GEMV): the panels widened
+ * in NEON registers (LD2 splits a pair's k0 and k1, FCVTL / SHLL #16 widen them), one FMLA by element a
+ * product; more rows: each group of panels widened once into f32 on the stack and the f32 GEMM's tiles
+ * (rt_opt_gemm_f32_rows_a64) run on it. Each column's sum runs from the bias through K in order, fused: the
+ * f32 GEMM's results on the widened weights, bit for bit, bf16 and fp16. Need no scratch; return 1. */
+#define RT_OPT_HALF_F32_A64 1
+#define RT_OPT_GEMM16_ROWS_A64 1
+int rt_opt_fc_half_a64(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
+                       const float *bias, float *c);
+int rt_opt_gemm16_rows_a64(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                           const float *const *tab, int32_t nseg, const uint16_t *packed_b, const float *bias, float *c);
+/* rt_opt_gemm.c's AArch64 f32 tiles (runtime/arm64/rt_a64_gemm_f32.h) over row pointers, for those kernels. */
+void rt_opt_gemm_f32_rows_a64(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                              int32_t nseg, const float *packed_b, const float *bias, float *c);
+#define RT_OPT_FC_HALF_F32 rt_opt_fc_half_a64
+#define RT_OPT_GEMM16_ROWS_F32 rt_opt_gemm16_rows_a64
+#endif
 /* With many rows those kernels widen each panel (pair) once into an f32 copy on the stack and run the f32 GEMM's
  * own tiles over it (rt_opt_gemm_f32_rows_512 / rt_opt_gemm_f32_rows_avx2: their results on the widened weights,
  * bit for bit, fp16 too); rt_opt_gemm16_widens(type, m, k) says whether m rows of K k take that path. */
-#if defined(RT_OPT_GEMM16_AVX512) || (defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_F32_ROWS_AVX2) && defined(__F16C__))
+#if defined(RT_OPT_GEMM16_AVX512) || (defined(RT_OPT_HALF_F32_AVX2) && defined(RT_OPT_F32_ROWS_AVX2) && defined(__F16C__)) || \
+    defined(RT_OPT_HALF_F32_A64)
 #define RT_OPT_GEMM16_WIDEN 1
 int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k);
 /* A convolution's blocks of rows share their weights: rt_opt_gemm16_widen_all widens all the packed panels of an

@@ -232,7 +232,7 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
             }
             /* columns j0.. are panels j0 / NR.. ([N / NR][k2][NR][2] halves) */
             if (direct16) rt_opt_fc_bf16_rows(&q, ab, packed_b + j0 * k2 * 2, bias + j0, cb, wa);
-#if defined(RT_OPT_HALF_F32_AVX2)
+#if defined(RT_OPT_HALF_F32_AVX2) || defined(RT_OPT_HALF_F32_A64)
             /* 16-bit storage, f32 arithmetic: A read as it is (widened, or f32), no rounded copy */
             else if (RT_OPT_FC_HALF_F32(&q, type, ab, packed_b + j0 * k2 * 2, bias + j0, cb)) {
             }

@@ -8,7 +8,9 @@ bit-exact, floats by tests/compare.py's "opt" rule):
 `make test` runs a representative set: person_detect and mobilenetv2_0.35 int8, digits f32 and
 int8, a ViT int8, an LSTM int8, and the first single-operator model (op_*) of each operator set
 (76 of the 375, whatever their type; the kinds of tests/test_models.py without the type); every
-other zoo, sample and shared model runs under `make test-full`.
+other zoo, sample and shared model runs under `make test-full`. --precision bf16 / fp16 (16-bit
+weights, f32 activations and arithmetic: runtime/rt_opt_gemm16_a64.c) on a CNN, ResNet, ViT and
+BERT f32 against TFLite's float result, within tests/test_precision.py's budgets.
 Inputs are drawn from the test's seed. The toolchain is installed by tools/arm64/install.sh when
 missing (`make test` runs it first).
 """
@@ -62,15 +64,17 @@ _compiled = {}
 _lock = threading.Lock()
 
 
-def generated(model, isa):
-    """mpcc MODEL --isa ISA -o DIR/model.c --name model (plus its sidecar's options), once per
-    model and ISA; returns (DIR, None) or (None, why not)."""
+def generated(model, isa, extra=()):
+    """mpcc MODEL --isa ISA -o DIR/model.c --name model (plus its sidecar's options and extra), once per
+    model, ISA and extra; returns (DIR, None) or (None, why not)."""
     with _lock:
-        if (model, isa) not in _compiled:
-            work = new_workdir(f"a64-{model.stem}-{isa}")
-            proc = compile_model(model, work, extra=["--isa", isa])
-            _compiled[model, isa] = (work, None) if proc.returncode == 0 else (None, proc.stderr)
-        return _compiled[model, isa]
+        key = (model, isa, tuple(extra))
+        if key not in _compiled:
+            tag = "".join(e.strip("-") for e in extra)
+            work = new_workdir(f"a64-{model.stem}-{isa}{'-' + tag if tag else ''}")
+            proc = compile_model(model, work, extra=["--isa", isa, *extra])
+            _compiled[key] = (work, None) if proc.returncode == 0 else (None, proc.stderr)
+        return _compiled[key]
 
 
 @pytest.fixture(scope="module")
@@ -212,3 +216,50 @@ def test_neon_gemm_f32_is_the_fused_oracle(toolchain, target, seed, tmp_path):
     GEMMs and convolutions (1..23 rows, 1..70 columns and K; 1..9 x 1..9 images, 1..20 channels, 1x1..5x5
     filters, strides 1 and 2, padding 0..2, clamps none, ReLU or random)."""
     _kernel_check("gemm_f32_check", target, seed, 2000, tmp_path)
+
+
+# tests/test_precision.py's models with a convolution, attention or both (digits is left out: its confident
+# 10-class softmax alone gave bf16 1.2e-2 to 1.6e-2 on one input, the weights' rounding)
+HALF_MODELS = {name: MODELS_DIR / f"{name}.tflite" for name in ("cnn_f32", "resnet_f32", "vit_f32", "bert_f32")}
+HALF_MAX_REL_L2 = {"bf16": 1e-2, "fp16": 2e-3}  # tests/test_precision.py's budgets against TFLite fp32
+
+
+@pytest.mark.parametrize("mode", ["bf16", "fp16"])
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", list(HALF_MODELS))
+def test_half_precision_under_qemu(toolchain, name, target, mode, seed):
+    """--precision bf16 / fp16 for AArch64: FULLY_CONNECTED and CONV_2D weights in 16 bits, activations and
+    arithmetic f32 (runtime/rt_opt_gemm16_a64.c; pass half_storage keeps the activations f32: the Armv8-A and
+    Armv8.2-A targets have no 16-bit products, as --report says); the outputs against TFLite's float result
+    within the relative L2 of tests/test_precision.py (1e-2 bf16, 2e-3 fp16; over all outputs together)."""
+    model = HALF_MODELS[name]
+    inputs, refs = oracle(model, seed)
+    isa = a64.TARGETS[target][2]
+    work, err = generated(model, isa, ("--precision", mode))
+    assert err is None, f"mpcc --isa {isa} --precision {mode} failed: {err}"
+    proc, prog = a64.build(target, work, len(inputs), len(refs))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, outs = a64.run(target, prog, inputs, work)
+    assert outs is not None, f"qemu-aarch64 exit {proc.returncode}: {proc.stderr[-2000:]}"
+    num = den = 0.0
+    for ref, raw in zip(refs, outs):
+        got = np.frombuffer(raw, np.float32).reshape(ref.shape).astype(np.float64)
+        num += float(((got - ref.astype(np.float64)) ** 2).sum())
+        den += float((ref.astype(np.float64) ** 2).sum())
+    rel = (num / max(den, 1e-30)) ** 0.5
+    print(f"{name} {mode} on {target}: relative L2 against TFLite fp32 {rel:.3g}")
+    assert np.isfinite(rel) and rel <= HALF_MAX_REL_L2[mode]
+    proc = a64.run_cmd([ROOT / "build" / "mpcc", model, "--isa", isa, "--precision", mode, "--report",
+                        "-o", work / "report.c"])
+    assert proc.returncode == 0 and f"16-bit activations: none, --isa {isa} has no 16-bit arithmetic" in proc.stdout, \
+        proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_neon_gemm16_is_the_fused_oracle(toolchain, target, seed, tmp_path):
+    """runtime/rt_opt_gemm16_a64.c (bf16 and fp16 weights, f32 activations: the one-row GEMV widening in
+    registers, the panels widened once for the f32 tiles, the GEMV over a deep K's segments), through
+    rt_opt_fc_half and rt_opt_conv_half, equals a scalar oracle (bias + a.w in k order with the weights widened
+    exactly, one fmaf a step, then the clamp) value for value on 600 random GEMMs (1..23 rows, one row a third
+    of the time, K up to 1100) and convolutions (row tables, im2col, direct 1x1)."""
+    _kernel_check("gemm16_check", target, seed, 600, tmp_path)

@@ -192,12 +192,13 @@ static int32_t half_type(const Graph *g, const IrOp *op) {
     return g->tensors[op->in[1]].dtype == IR_BF16 ? RT_BF16 : RT_F16;
 }
 
-/* --isa generic / avx2 plan 16-bit weights with f32 activations for AVX2's kernels, which take them as they
- * are: their scratch is f32's (none for FULLY_CONNECTED, the im2col block for CONV_2D), and the paths that
- * need more (builds without AVX2, AVX-512, AMX) fall back to one that fits (rt_opt_fc_half). */
+/* --isa generic / avx2 (and armv8a, armv8.2a+dotprod: rt_opt_gemm16_a64.c) plan 16-bit weights with f32
+ * activations for AVX2's (AArch64's) kernels, which take them as they are: their scratch is f32's (none for
+ * FULLY_CONNECTED, the im2col block for CONV_2D), and the paths that need more (builds without AVX2,
+ * AVX-512, AMX) fall back to one that fits (rt_opt_fc_half). */
 static int half_f32_room(const Graph *g) {
     IrIsa isa = (g->root ? g->root : g)->isa;
-    return isa == IR_ISA_GENERIC || isa == IR_ISA_AVX2;
+    return isa == IR_ISA_GENERIC || isa == IR_ISA_AVX2 || isa == IR_ISA_ARMV8A || isa == IR_ISA_ARMV82A_DOT;
 }
 
 static int schedule_fc(Graph *g, int i, Diag *d) {

@@ -3,6 +3,7 @@ side (not a test; docs/arm64.md shows the table).
 
     python tools/arm64/bench_a64.py [--targets dotprod,base] [--models person_detect,...] [--no-peer]
                                     [--runtime DIR --tag NAME] [--isa ISA] [--profile N]
+                                    [--mpcc-flags "--precision bf16"]
 
 A TCG plugin (tools/cortex_m/insn_count.c, built by tools/cortex_m/bench_mcu.py against
 qemu-plugin.h of Debian's qemu source package) counts every guest instruction. mpcc: one
@@ -19,7 +20,9 @@ CPU it detects (HWCAP, and the core's MIDR from /proc/cpuinfo, which qemu-user s
 host's: a matching Arm /proc/cpuinfo is bind-mounted in a private mount namespace, `unshare -m`,
 which needs root). Instructions, not time: QEMU models no timing.
 --runtime DIR builds against another runtime folder (an older commit's `git archive`, for a
-before/after figure); --isa overrides the target's mpcc --isa (e.g. neon, the portable path).
+before/after figure); --isa overrides the target's mpcc --isa (e.g. neon, the portable path);
+--mpcc-flags adds options to the mpcc command (e.g. "--precision fp16"; each set of flags has its own
+work folder; the peer runs the model as it is).
 --profile N prints the N functions that retire the most instructions in one inference, for both
 (the plugin tools/arm64/insn_prof.c counts per translated block; blocks map to functions by `nm`:
 mpcc's program, and the peer's TFLite library, where XNNPACK's kernels are named).
@@ -29,6 +32,7 @@ import argparse
 import bisect
 import math
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -187,13 +191,14 @@ def peer_profile(name, model, target, inputs, work, top):
     print_top(per_function(parts[1], addrs, names, end), per_function(parts[2], addrs, names, end), PEER_RUNS, top)
 
 
-def bench(name, model, target, isa, so, runtime, tag, top=0, peer=True):
-    """(mpcc's instructions per inference, the peer's or None)."""
+def bench(name, model, target, isa, so, runtime, tag, top=0, peer=True, flags=()):
+    """(mpcc's instructions per inference, the peer's or None); flags: more mpcc options."""
     from oracle import draw_inputs, load
-    work = a64.BUILD / "bench" / f"{name}-{target}-{isa}{'-' + tag if tag else ''}"
+    fl = re.sub(r"[^A-Za-z0-9]+", "_", " ".join(flags)).strip("_")
+    work = a64.BUILD / "bench" / f"{name}-{target}-{isa}{'-' + fl if fl else ''}{'-' + tag if tag else ''}"
     work.mkdir(parents=True, exist_ok=True)
     proc = subprocess.run([str(ROOT / "build" / "mpcc"), str(model), "-o", str(work / "model.c"), "--name", "model",
-                           "--isa", isa], capture_output=True, text=True)
+                           "--isa", isa, *flags], capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"bench-arm64: mpcc {model} failed: {proc.stderr}")
     inputs = draw_inputs(model, 1, load(model))
@@ -221,7 +226,10 @@ def main():
     ap.add_argument("--runtime", type=Path, default=ROOT / "runtime")
     ap.add_argument("--tag", default="")
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print the N costliest functions")
+    ap.add_argument("--mpcc-flags", default="", metavar="FLAGS",
+                    help='more mpcc options, one string (e.g. "--precision fp16"); the peer runs the model as it is')
     args = ap.parse_args()
+    flags = shlex.split(args.mpcc_flags)
     unknown = [m for m in args.models.split(",") if m not in MODELS]
     if unknown:
         sys.exit(f"bench-arm64: unknown model {unknown[0]!r} (models: {', '.join(MODELS)})")
@@ -233,16 +241,19 @@ def main():
     so = bench_mcu.plugin()
     print("Instructions retired per inference under qemu-aarch64 (TCG plugin), not time; "
           "the peer: TFLite + XNNPACK, 1 thread.")
+    if flags:
+        print(f"mpcc flags: {' '.join(flags)}")
     print(f"{'model':24} {'target':8} {'QEMU -cpu':12} {'mpcc --isa':18} {'mpcc':>10} {'XNNPACK':>10} {'mpcc/XNN':>9}")
     ratios = {}
     for name in args.models.split(","):
         for target in args.targets.split(","):
             isa = args.isa or a64.TARGETS[target][2]
-            ours, theirs = bench(name, MODELS[name], target, isa, so, args.runtime, args.tag, args.profile, args.peer)
+            ours, theirs = bench(name, MODELS[name], target, isa, so, args.runtime, args.tag, args.profile, args.peer,
+                               flags)
             peer = f"{theirs / 1e6:9.2f}M {ours / theirs:9.2f}" if theirs else f"{'-':>10} {'-':>9}"
             if theirs:
                 ratios.setdefault(target, []).append(ours / theirs)
-            print(f"{name:24} {target:8} {CPUS[target]:12} {isa:18} {ours / 1e6:9.2f}M {peer}", flush=True)
+            print(f"{name:24} {target:8} {CPUS[target]:12} {isa:18} {ours / 1e6:9.3f}M {peer}", flush=True)
     for target, r in ratios.items():
         print(f"geometric mean of mpcc/XNN, {target}: {math.exp(sum(map(math.log, r)) / len(r)):.2f} "
               f"({len(r)} models, worst {max(r):.2f})")
