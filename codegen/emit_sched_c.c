@@ -378,8 +378,8 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
     const IrSched *s = &op->sched;
     IrDType wdt = op->n_in > 1 && op->in[1] >= 0 ? g->tensors[op->in[1]].dtype : IR_F32;
     const char *dt = g->tensors[op->in[0]].dtype == IR_I8 ? "int8"
-                     : wdt == IR_BF16                     ? "bf16 (f32 activations rounded to bf16)"
-                     : wdt == IR_F16                      ? "fp16 (f32 activations rounded to fp16)"
+                     : wdt == IR_BF16                     ? "bf16 weights (f32 sums)"
+                     : wdt == IR_F16                      ? "fp16 weights (f32 sums)"
                                                           : "f32";
     if (typed_op(g, op, op->n_in)) {
         char buf[160];
