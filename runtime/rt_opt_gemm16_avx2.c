@@ -140,8 +140,8 @@ int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *
     if (type == RT_F16) return 0;
 #endif
     /* one row (GEMV): four full panels (bf16) or two (fp16) at a time here (eight FMA chains), bf16's rest one
-     * panel at a time (row_one_bf16); fp16's rest and two rows or more by the row GEMM's tiles (rt_opt_gemm16_rows_avx2.c: 6 rows, the f32
-     * GEMM's shape) */
+     * panel at a time (row_one_bf16); fp16's rest and two rows or more by the row GEMM's tiles
+     * (rt_opt_gemm16_rows_avx2.c: 6 rows, the f32 GEMM's shape) */
     const int32_t k2 = (p->k + 1) / 2;
     const int64_t pk = (int64_t)k2 * NR * 2;
     int32_t j = 0;

@@ -287,7 +287,8 @@ static void row_one(int32_t f16, int32_t k, const float *a, const uint16_t *b, c
             s1 = _mm512_mask3_fmadd_ps(CVT8(p + NR), x, s1, (__mmask16)0x5555);
         }
         s0 = _mm512_add_ps(s0, t0), s1 = _mm512_add_ps(s1, t1);
-        v = _mm512_add_ps(_mm512_permutex2var_ps(s0, rt_unzip_even(), s1), _mm512_permutex2var_ps(s0, rt_unzip_odd(), s1));
+        v = _mm512_add_ps(_mm512_permutex2var_ps(s0, rt_unzip_even(), s1),
+                          _mm512_permutex2var_ps(s0, rt_unzip_odd(), s1));
     } else {
         const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
         __m512 e0 = _mm512_loadu_ps(bias), o0 = z, e1 = z, o1 = z;
