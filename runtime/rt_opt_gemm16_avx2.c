@@ -12,8 +12,9 @@
  *   conversion per 8 weights and no shuffles. The shuffle kernel it replaced (k0 and k1 split by a shufps
  *   per conversion, one sum per column) ran 0.56-0.61x its speed (1 x 64 x 512 to 1 x 512 x 512, AMD EPYC
  *   Zen 3, thread CPU time, medians of 31); within rounding of the f32 GEMV, not bit for bit.
- * Two rows or more, and the panels past the last group, go to the row GEMM's 6-row tiles
- * (rt_opt_gemm16_rows_avx2.c; its 5-row tiles here before, 2026-11-29).
+ * bf16's panels past the last group: one at a time, four chains (row_one_bf16). Two rows or more (and fp16's
+ * panels past its groups) go to the row GEMM's 6-row tiles (rt_opt_gemm16_rows_avx2.c; its 5-row tiles here
+ * before, 2026-11-29).
  * The input rows are NOT rounded to the 16-bit type: this is 16-bit storage with f32 arithmetic (the issue-42
  * rule for CPUs without 16-bit arithmetic), so each product is the f32 product of the input as it is and the
  * widened weight, and the result is closer to fp32 than rt_fully_connected_half's (which rounds the inputs, as
@@ -104,13 +105,43 @@ static void row_f16_pairs(int32_t k, const float *a, const uint16_t *b, int64_t 
 }
 #endif
 
+/* bf16, one row against one panel (nr <= 16 columns): the GEMV's panels after its groups (a classifier's 10 or 2
+ * outputs, a tail), where the row GEMM's one-row tile ran at 0.64-0.84x the f32 GEMV (1 x 10 x 64 to 1 x 48 x
+ * 128); here 0.85-1.43x (kernel A/B, Intel Xeon, -O2 -march=haswell, thread CPU time, medians of 11, two runs).
+ * The k0 and k1 products of each 8 columns in their own chains (four), added at the store: within rounding of the
+ * f32 GEMV (not its order), as the groups above. (fp16 keeps the row tile: the same scheme with vcvtph2ps ran
+ * 0.36-0.59x against its 0.46-0.87x.) */
+static void row_one_bf16(int32_t k, const float *a, const uint16_t *b, const float *bias, float lo, float hi, float *c,
+                         int32_t nr) {
+    const __m256i high = _mm256_set1_epi32((int32_t)0xFFFF0000u);
+    const __m256 zero = _mm256_setzero_ps(), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    __m256 e0 = _mm256_loadu_ps(bias), e1 = _mm256_loadu_ps(bias + 8), o0 = zero, o1 = zero;
+    float out[NR];
+    int32_t kk, pairs = k / 2;
+    for (kk = 0; kk < (k + 1) / 2; kk++) {
+        const __m256i w0 = LOAD_BF16(b + (int64_t)kk * 2 * NR), w1 = LOAD_BF16(b + (int64_t)kk * 2 * NR + NR);
+        const __m256 x0 = _mm256_broadcast_ss(a + 2 * kk);
+        e0 = _mm256_fmadd_ps(K0_BF16(w0), x0, e0);
+        e1 = _mm256_fmadd_ps(K0_BF16(w1), x0, e1);
+        if (kk < pairs) {
+            const __m256 x1 = _mm256_broadcast_ss(a + 2 * kk + 1);
+            o0 = _mm256_fmadd_ps(K1_BF16(w0, high), x1, o0);
+            o1 = _mm256_fmadd_ps(K1_BF16(w1, high), x1, o1);
+        }
+    }
+    _mm256_storeu_ps(out, _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(e0, o0))));
+    _mm256_storeu_ps(out + 8, _mm256_min_ps(vhi, _mm256_max_ps(vlo, _mm256_add_ps(e1, o1))));
+    memcpy(c, out, sizeof(float) * (size_t)(nr < NR ? nr : NR));
+}
+
 int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                         const float *bias, float *c) {
 #if !defined(__F16C__)
     if (type == RT_F16) return 0;
 #endif
-    /* one row (GEMV): four full panels (bf16) or two (fp16) at a time here (eight FMA chains); the rest, and two
-     * rows or more, by the row GEMM's tiles (rt_opt_gemm16_rows_avx2.c: 6 rows, the f32 GEMM's shape) */
+    /* one row (GEMV): four full panels (bf16) or two (fp16) at a time here (eight FMA chains), bf16's rest one
+     * panel at a time (row_one_bf16); fp16's rest and two rows or more by the row GEMM's tiles
+     * (rt_opt_gemm16_rows_avx2.c: 6 rows, the f32 GEMM's shape) */
     const int32_t k2 = (p->k + 1) / 2;
     const int64_t pk = (int64_t)k2 * NR * 2;
     int32_t j = 0;
@@ -123,6 +154,11 @@ int rt_opt_fc_half_avx2(const rt_opt_gemm_params *p, int32_t type, const float *
     if (p->m == 1 && type == RT_BF16)
         for (; (j + ROW_PANELS) * NR <= p->n; j += ROW_PANELS)
             row_bf16(p->k, a, packed_b + j * pk, pk, bias + j * NR, p->act_min, p->act_max, c + j * NR);
+    if (p->m == 1 && type == RT_BF16) { /* the panels after the groups, one at a time */
+        for (; j * NR < p->n; j++)
+            row_one_bf16(p->k, a, packed_b + j * pk, bias + j * NR, p->act_min, p->act_max, c + j * NR, p->n - j * NR);
+        return 1;
+    }
     if (j * NR >= p->n) return 1;
     q.n = p->n - j * NR;
     return rt_opt_gemm16_rows_avx2(&q, type, p->m, a, NULL, 1, packed_b + j * pk, bias + j * NR, c + j * NR);

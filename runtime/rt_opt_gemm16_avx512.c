@@ -15,7 +15,8 @@
  *   lone-panel kernel): two conversions per 24 FMAs, no shuffles; within rounding of the f32 GEMM. (bf16 in
  *   K order on a lone panel needs a broadcast per FMA, one panel per k: load-bound, 0.87-0.92x the f32 kernel
  *   at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
- * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains.
+ * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains; the
+ *   panels after them one at a time in four chains.
  * The inputs are f32 as they are (not rounded to the 16-bit type: rt_opt_half_rounds_inputs is 0 here).
  * K may come as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a convolution's
  * patch rows read in place: rt_opt_conv_rows_f32); a segment may start at an odd k (its first value takes the
@@ -251,6 +252,63 @@ static void row_f16(int32_t k, const float *a, const uint16_t *b, int64_t pk, co
                                                                                  _mm512_permutex2var_ps(s2, iod, s3)))));
 }
 
+/* One row against one panel (nr <= 16 columns): the GEMV's panels after its groups (a classifier's 10 or 2 outputs,
+ * a 16-column tail), where a one-row tile keeps one or two FMA chains K long (latency-bound, and bf16's pairs
+ * kernel widens 8 columns per two ops). bf16: the k0 and k1 products of alternate pairs in four chains; fp16: the
+ * pair products (columns 0-7 and 8-15) of alternate pairs in four chains; added at the store. */
+static void row_one(int32_t f16, int32_t k, const float *a, const uint16_t *b, const float *bias, float lo, float hi,
+                    float *c, int32_t nr) {
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), z = _mm512_setzero_ps();
+    const __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+    const uint16_t *p = b;
+    int32_t kk = 0;
+    __m512 v;
+    if (f16) {
+        const __m512 bv = _mm512_loadu_ps(bias);
+        __m512 s0 = _mm512_permutex2var_ps(bv, rt_zip_lo(), z), s1 = _mm512_permutex2var_ps(bv, rt_zip_hi(), z);
+        __m512 t0 = z, t1 = z;
+        for (; kk + 3 < k; kk += 4, p += 4 * NR) {
+            const __m512 x = _mm512_castpd_ps(_mm512_set1_pd(pair_of(a + kk)));
+            const __m512 y = _mm512_castpd_ps(_mm512_set1_pd(pair_of(a + kk + 2)));
+            s0 = _mm512_fmadd_ps(CVT8(p), x, s0);
+            s1 = _mm512_fmadd_ps(CVT8(p + NR), x, s1);
+            t0 = _mm512_fmadd_ps(CVT8(p + 2 * NR), y, t0);
+            t1 = _mm512_fmadd_ps(CVT8(p + 3 * NR), y, t1);
+        }
+        if (kk + 1 < k) {
+            const __m512 x = _mm512_castpd_ps(_mm512_set1_pd(pair_of(a + kk)));
+            s0 = _mm512_fmadd_ps(CVT8(p), x, s0);
+            s1 = _mm512_fmadd_ps(CVT8(p + NR), x, s1);
+            kk += 2, p += 2 * NR;
+        }
+        if (kk < k) { /* the last pair's k1 is past the row (a zero weight): the even lanes only */
+            const __m512 x = _mm512_set1_ps(a[kk]);
+            s0 = _mm512_mask3_fmadd_ps(CVT8(p), x, s0, (__mmask16)0x5555);
+            s1 = _mm512_mask3_fmadd_ps(CVT8(p + NR), x, s1, (__mmask16)0x5555);
+        }
+        s0 = _mm512_add_ps(s0, t0), s1 = _mm512_add_ps(s1, t1);
+        v = _mm512_add_ps(_mm512_permutex2var_ps(s0, rt_unzip_even(), s1),
+                          _mm512_permutex2var_ps(s0, rt_unzip_odd(), s1));
+    } else {
+        const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
+        __m512 e0 = _mm512_loadu_ps(bias), o0 = z, e1 = z, o1 = z;
+        for (; kk + 3 < k; kk += 4, p += 4 * NR) {
+            e0 = _mm512_fmadd_ps(K0_BF16(p), _mm512_set1_ps(a[kk]), e0);
+            o0 = _mm512_fmadd_ps(K1_BF16(p), _mm512_set1_ps(a[kk + 1]), o0);
+            e1 = _mm512_fmadd_ps(K0_BF16(p + 2 * NR), _mm512_set1_ps(a[kk + 2]), e1);
+            o1 = _mm512_fmadd_ps(K1_BF16(p + 2 * NR), _mm512_set1_ps(a[kk + 3]), o1);
+        }
+        if (kk + 1 < k) {
+            e0 = _mm512_fmadd_ps(K0_BF16(p), _mm512_set1_ps(a[kk]), e0);
+            o0 = _mm512_fmadd_ps(K1_BF16(p), _mm512_set1_ps(a[kk + 1]), o0);
+            kk += 2, p += 2 * NR;
+        }
+        if (kk < k) e0 = _mm512_fmadd_ps(K0_BF16(p), _mm512_set1_ps(a[kk]), e0);
+        v = _mm512_add_ps(_mm512_add_ps(e0, o0), _mm512_add_ps(e1, o1));
+    }
+    _mm512_mask_storeu_ps(c, m, _mm512_min_ps(vhi, _mm512_max_ps(vlo, v)));
+}
+
 /* One tile of `rows` rows (1..12) through the kernel compiled for that many rows. */
 #define CASES(CALL)                                                                                                 \
     switch (rows) {                                                                                                 \
@@ -310,17 +368,18 @@ static void tile_f16(int32_t rows, int32_t nseg, int32_t seg, const float *const
 
 /* `panels` packed 16-bit panels (pk halves apart) widened to f32 panels [k][16] (k x 16 floats apart) at dst */
 RT_OPT_INLINE void widen(const int32_t F16, int32_t k, const uint16_t *b, int64_t pk, int32_t panels, float *dst) {
-    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
+    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u), iev = rt_unzip_even(), iod = rt_unzip_odd();
     int32_t q, kk;
     for (q = 0; q < panels; q++) {
         const uint16_t *p = b + q * pk;
         float *d = dst + (int64_t)q * k * NR;
         for (kk = 0; kk + 1 < k; kk += 2, p += 2 * NR, d += 2 * NR) {
-            const __m512i w = PAIRS(p);
-            if (F16) {
-                _mm512_storeu_ps(d, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w)));
-                _mm512_storeu_ps(d + NR, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(w, 16))));
+            if (F16) { /* columns 0-7 and 8-15 as (k0, k1) pairs, unzipped: 2 conversions, 2 permutes */
+                const __m512 lo = CVT8(p), hi = CVT8(p + NR);
+                _mm512_storeu_ps(d, _mm512_permutex2var_ps(lo, iev, hi));
+                _mm512_storeu_ps(d + NR, _mm512_permutex2var_ps(lo, iod, hi));
             } else {
+                const __m512i w = PAIRS(p);
                 _mm512_storeu_ps(d, _mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
                 _mm512_storeu_ps(d + NR, _mm512_castsi512_ps(_mm512_and_si512(w, high)));
             }
@@ -401,17 +460,21 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
 
 int rt_opt_fc_half_avx512(const rt_opt_gemm_params *p, int32_t type, const float *a, const uint16_t *packed_b,
                           const float *bias, float *c) {
-    /* one row (GEMV): four full panels (bf16) or two (fp16) at a time (eight FMA chains); the rest, and two rows
-     * or more, by the row tiles above */
+    /* one row (GEMV): four full panels (bf16) or two (fp16) at a time (eight FMA chains), the rest one panel at a
+     * time (four chains); two rows or more by the row tiles above */
     const int64_t pk = (int64_t)(p->k + 1) / 2 * NR * 2;
     const int32_t group = type == RT_F16 ? 2 : 4;
     int32_t j = 0;
     rt_opt_gemm_params q = *p;
-    if (p->m == 1)
+    if (p->m == 1) {
         for (; (j + group) * NR <= p->n; j += group)
             (type == RT_F16 ? row_f16 : row_bf16)(p->k, a, packed_b + j * pk, pk, bias + j * NR, p->act_min,
                                                   p->act_max, c + j * NR);
-    if (j * NR >= p->n) return 1;
+        for (; j * NR < p->n; j++)
+            row_one(type == RT_F16, p->k, a, packed_b + j * pk, bias + j * NR, p->act_min, p->act_max, c + j * NR,
+                    p->n - j * NR);
+        return 1;
+    }
     q.n = p->n - j * NR;
     return rt_opt_gemm16_rows_avx512(&q, type, p->m, a, NULL, 1, packed_b + j * pk, bias + j * NR, c + j * NR);
 }
