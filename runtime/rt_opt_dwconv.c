@@ -704,6 +704,7 @@ typedef struct {
     int64_t slot_bytes;
     int32_t band, tasks;
     int by_channels; /* tasks split the channels (all rows each), not the rows */
+    int32_t hswish;  /* RT_OPT_DW_HSWISH_IN / _OUT: fused HARD_SWISHes */
 } conv_dw_job;
 
 static void conv_dw_task(void *v, int t) {
@@ -751,6 +752,8 @@ static void conv_dw_task(void *v, int t) {
                 else
                     rt_opt_fc_typed(&g, j->type, j->ti, a, (const uint16_t *)j->packed_b, j->bias, RT_F32,
                                     buf + (int64_t)keep * row, make);
+                if (j->hswish & RT_OPT_DW_HSWISH_IN)
+                    rt_opt_hard_swish_px_f32(buf + (int64_t)keep * row, (int64_t)(yb - ya - keep) * W, d->in_c, c0, c1);
             }
         }
         have_b = b, have_lo = ya, have_hi = yb;
@@ -758,8 +761,10 @@ static void conv_dw_task(void *v, int t) {
             int64_t o = ((int64_t)b * d->out_h + oy + i) * d->out_w * oc;
             if (j->to == RT_F32) {
                 dw_f32_row_any(d, buf, ya, j->filter, j->dbias, (float *)j->out + o, oy + i, c0, c1);
+                if (j->hswish & RT_OPT_DW_HSWISH_OUT) rt_opt_hard_swish_px_f32((float *)j->out + o, d->out_w, oc, c0, c1);
             } else {
                 dw_f32_row_any(d, buf, ya, j->filter, j->dbias, orow, oy + i, c0, c1);
+                if (j->hswish & RT_OPT_DW_HSWISH_OUT) rt_opt_hard_swish_px_f32(orow, d->out_w, oc, c0, c1);
                 rt_opt_from_f32(orow, (int64_t)d->out_w * oc, j->to, (char *)j->out + o * so);
             }
         }
@@ -779,18 +784,24 @@ static void conv_dw_run(conv_dw_job *j, int32_t slots, const mpcc_parallel *par)
     else conv_dw_task(j, 0);
 }
 
+void rt_opt_conv_dw_hswish(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
+                           const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
+                           int32_t band, int32_t hswish, void *out, void *scratch, const mpcc_parallel *par) {
+    conv_dw_job j = {cp, type, cp->in_type, cp->out_type, in, packed_b, bias, d, filter, dbias, out, scratch,
+                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1, 0, hswish};
+    conv_dw_run(&j, cp->gemm.slots, par);
+}
+
 void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
                     const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
                     int32_t band, void *out, void *scratch, const mpcc_parallel *par) {
-    conv_dw_job j = {cp, type, cp->in_type, cp->out_type, in, packed_b, bias, d, filter, dbias, out, scratch,
-                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1, 0};
-    conv_dw_run(&j, cp->gemm.slots, par);
+    rt_opt_conv_dw_hswish(cp, type, in, packed_b, bias, d, filter, dbias, band, 0, out, scratch, par);
 }
 
 void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
                          const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
                          const mpcc_parallel *par) {
     conv_dw_job j = {NULL, RT_F32, ti, to, in, NULL, NULL, p, filter, bias, out, scratch,
-                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1, 0};
+                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1, 0, 0};
     conv_dw_run(&j, slots, par);
 }

@@ -141,3 +141,13 @@ void rt_opt_hard_swish_rows_f32(float *o, int64_t n) {
         o[i] = x * r / 6.0f;
     }
 }
+
+/* rt_opt_hard_swish_rows_f32 on channels c0..c1 of n pixels of c channels (all of them: one run). */
+void rt_opt_hard_swish_px_f32(float *o, int64_t n, int32_t c, int32_t c0, int32_t c1) {
+    int64_t i;
+    if (c0 == 0 && c1 == c) {
+        rt_opt_hard_swish_rows_f32(o, n * c);
+        return;
+    }
+    for (i = 0; i < n; i++) rt_opt_hard_swish_rows_f32(o + i * c + c0, c1 - c0);
+}
