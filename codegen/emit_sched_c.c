@@ -236,7 +236,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
     dwconv_emit_params(cg, op->params, s8, "p");
     if (typed_op(g, op, 1)) {
-        cg_line(cg, "rt_opt_dwconv_typed(&p, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s);", st(g, op->in[0]),
+        cg_line(cg, "rt_opt_dwconv_typed%s(&p, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s);",
+                op->sched.post_hswish ? "_hswish" : "", st(g, op->in[0]),
                 cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2), st(g, op->out[0]), cg_out(cg, op, 0),
                 cg_scratch(cg, op), op->sched.band, op->sched.slots, par_arg(g, op));
         return 0;
@@ -253,7 +254,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
         cg_line(cg, "%s_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);", cm ? "rt_cm" : "rt_opt", cg_in(cg, op, 0),
                 cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
     else
-        cg_line(cg, "rt_opt_dwconv_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+        cg_line(cg, "rt_opt_dwconv_f32%s(&p, %s, %s, %s, %s, %s);", op->sched.post_hswish ? "_hswish" : "",
+                cg_in(cg, op, 0), cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }

@@ -199,6 +199,13 @@ int64_t rt_opt_dwconv_typed_slot_bytes(const struct rt_dwconv_params *p, int32_t
 void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
                          const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
                          const mpcc_parallel *par);
+/* rt_opt_dwconv_f32 / rt_opt_dwconv_typed followed by the reference HARD_SWISH on each output row while it is in
+ * cache (pass fuse_prelu: a HARD_SWISH that is a float depthwise convolution's only reader); the same results. */
+void rt_opt_dwconv_f32_hswish(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                              float *out, const mpcc_parallel *par);
+void rt_opt_dwconv_typed_hswish(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
+                                const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
+                                const mpcc_parallel *par);
 
 /* BATCH_MATMUL with the reference params; the RHS of each batch is packed
  * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */

@@ -13,7 +13,8 @@ Families (each in f32 and int8, plus a few int8-only variants):
   - conv_*  CONV_2D -> schedule conv-gemm: 1x1 stride 1 (direct), 1x1 stride 2, 3x3 SAME stride 2,
             5x5 VALID dilation 2, batch 2; in_c 3, out_c 20; int8 with per-channel weights.
   - dw_*    DEPTHWISE_CONV_2D -> schedule dwconv: depth multiplier 1 and 4 on 3 input channels,
-            3x3 / 5x5, SAME / VALID, stride 1 / 2, dilation 2; int8 per-channel.
+            3x3 / 5x5, SAME / VALID, stride 1 / 2, dilation 2; int8 per-channel; a HARD_SWISH after
+            (f32, pass fuse_prelu).
   - expdw_* 1x1 CONV_2D (RELU6) -> DEPTHWISE_CONV_2D (pass fuse_dw, f32 only): strides 1 / 2, SAME /
             VALID, 5x5 dilation 2, batch 2, channel counts not a multiple of 16; not when the
             expansion is also a graph output; HARD_SWISH after the expansion and / or the depthwise.
@@ -233,7 +234,8 @@ conv_case("conv_5x5_valid_dil2_relu6", [1, 14, 13, 3], 5, 1, PAD.VALID, dil=2, a
 conv_case("conv_3x3_same_s1_batch2", [2, 8, 7, 3], 3, 1, PAD.SAME)
 
 
-def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE):
+def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE, hswish=False):
+    """hswish: a HARD_SWISH reads the output (f32 only): pass fuse_prelu fuses it (`fused: HARD_SWISH`)."""
     def fn(nm):
         n = Net(nm)
         b_, h, w_, c = in_shape
@@ -249,9 +251,13 @@ def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE):
         o.depthMultiplier = mult
         o.fusedActivationFunction = act
         n.op(OP.DEPTHWISE_CONV_2D, [x, w, b], [out], BO.DepthwiseConv2DOptions, o)
+        if hswish:
+            dw_o, out = out, n.act("out_hswish", [b_, oh, ow, c * mult])
+            n.op(OP.HARD_SWISH, [dw_o], [out])
         n.output(out)
         return n
-    case(name, fn, {0: {"op": "DEPTHWISE_CONV_2D", "fused": "", "schedule": "dwconv"}})
+    case(name, fn, {0: {"op": "DEPTHWISE_CONV_2D", "fused": "HARD_SWISH" if hswish else "", "schedule": "dwconv"}},
+         int8=not hswish)
 
 
 dw_case("dw_3x3_same_s1_m1", [1, 10, 9, 3], 3, 1, PAD.SAME, 1)
@@ -259,6 +265,8 @@ dw_case("dw_3x3_same_s2_m4_relu", [1, 10, 9, 3], 3, 2, PAD.SAME, 4, act=ACT.RELU
 dw_case("dw_5x5_valid_s1_m4", [1, 11, 10, 3], 5, 1, PAD.VALID, 4)
 dw_case("dw_5x5_valid_s2_m1_relu6", [1, 11, 10, 3], 5, 2, PAD.VALID, 1, act=ACT.RELU6)
 dw_case("dw_3x3_same_dil2_m4", [1, 9, 9, 3], 3, 1, PAD.SAME, 4, dil=2)
+dw_case("dw_3x3_same_s1_m1_hswish", [1, 10, 9, 20], 3, 1, PAD.SAME, 1, hswish=True)
+dw_case("dw_5x5_valid_s2_m4_hswish", [1, 11, 10, 3], 5, 2, PAD.VALID, 4, hswish=True)
 
 
 
