@@ -314,8 +314,8 @@ def expdw_case(name, in_shape, mid_c, k, stride, pad, dil=1, conv_out_is_output=
         return n
     conv = {"op": "CONV_2D", "schedule": "conv-gemm", "direct": True}
     fused = "" if conv_out_is_output else ", ".join(["HARD_SWISH"] * h_in + ["DEPTHWISE_CONV_2D"] + ["HARD_SWISH"] * h_out)
-    if conv_out_is_output and h_in:
-        fused = "HARD_SWISH"  # pass fuse_prelu still takes the conv's HARD_SWISH
+    if h_in and (conv_out_is_output or in_shape[0] * in_shape[1] * in_shape[2] * mid_c * 4 < 512 * 1024):
+        fused = "HARD_SWISH"  # pass fuse_prelu still takes the conv's HARD_SWISH (fuse_dw: expansions >= 512 KiB)
     case(name, fn, {0: dict(conv, fused=fused)}, int8=False)
 
 
@@ -327,8 +327,9 @@ expdw_case("expdw_nofuse_output", [1, 9, 8, 8], 32, 3, 1, PAD.SAME, conv_out_is_
 # few rows, many channels: on threads the tasks split the channels (16-channel panels, the last partial)
 expdw_case("expdw_3x3_wide_s1", [1, 7, 7, 64], 104, 3, 1, PAD.SAME)
 expdw_case("expdw_3x3_wide_s2_batch2", [2, 9, 8, 48], 80, 3, 2, PAD.SAME)
-# MediaPipe pose's blocks: HARD_SWISH after the expansion and after the depthwise (pass fuse_dw takes both)
-expdw_case("expdw_hswish_both_5x5_s2", [1, 13, 12, 8], 40, 5, 2, PAD.SAME, hswish="both")
+# MediaPipe pose's blocks: HARD_SWISH after the expansion and after the depthwise (pass fuse_dw takes both when
+# the expansion has 512 KiB or more, here 66x62x40 floats; the small one below stays conv+HARD_SWISH, depthwise+HARD_SWISH)
+expdw_case("expdw_hswish_both_5x5_s2", [1, 66, 62, 8], 40, 5, 2, PAD.SAME, hswish="both")
 expdw_case("expdw_hswish_in_3x3_dil2", [1, 12, 11, 6], 24, 3, 1, PAD.SAME, dil=2, hswish="in")
 expdw_case("expdw_hswish_out_wide_s1", [1, 7, 7, 64], 104, 3, 1, PAD.SAME, hswish="out")
 expdw_case("expdw_hswish_nofuse_output", [1, 9, 8, 8], 32, 3, 1, PAD.SAME, conv_out_is_output=True, hswish="both")
