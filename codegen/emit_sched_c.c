@@ -172,10 +172,17 @@ static int emit_conv(CgCtx *cg, const Graph *g, const IrOp *op) {
     IrDType wdt = g->tensors[op->in[1]].dtype;
     if (op->sched.post_dw >= 0) { /* pass fuse_dw: inputs x, w, b, dw filter, dw bias */
         dwconv_emit_params(cg, g->ops[op->sched.post_dw].params, 0, "dw");
-        cg_line(cg, "rt_opt_conv_dw(&p, %s, %s, %s, %s, &dw, %s, %s, %d, %s, %s, %s);",
-                wdt == IR_BF16 ? "RT_BF16" : wdt == IR_F16 ? "RT_F16" : "RT_F32", cg_in(cg, op, 0),
-                cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1), cg_in(cg, op, op->n_in - 2),
-                cg_in(cg, op, op->n_in - 1), op->sched.band, cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
+        const char *wt = wdt == IR_BF16 ? "RT_BF16" : wdt == IR_F16 ? "RT_F16" : "RT_F32";
+        if (op->sched.post_dw_hswish) /* pass fuse_dw also took HARD_SWISHes (RT_OPT_DW_HSWISH_IN 1, _OUT 2) */
+            cg_line(cg, "rt_opt_conv_dw_hswish(&p, %s, %s, %s, %s, &dw, %s, %s, %d, %d, %s, %s, %s);", wt, cg_in(cg, op, 0),
+                    cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),
+                    cg_in(cg, op, op->n_in - 2), cg_in(cg, op, op->n_in - 1), op->sched.band, op->sched.post_dw_hswish,
+                    cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
+        else
+            cg_line(cg, "rt_opt_conv_dw(&p, %s, %s, %s, %s, &dw, %s, %s, %d, %s, %s, %s);", wt, cg_in(cg, op, 0),
+                    cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),
+                    cg_in(cg, op, op->n_in - 2), cg_in(cg, op, op->n_in - 1), op->sched.band, cg_out(cg, op, 0),
+                    cg_scratch(cg, op), par_arg(g, op));
         return 0;
     }
     /* Cortex-M with the DSP extension: runtime/cortex_m's int8 convolution (same contract); its DSP
@@ -229,7 +236,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
     dwconv_emit_params(cg, op->params, s8, "p");
     if (typed_op(g, op, 1)) {
-        cg_line(cg, "rt_opt_dwconv_typed(&p, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s);", st(g, op->in[0]),
+        cg_line(cg, "rt_opt_dwconv_typed%s(&p, %s, %s, %s, %s, %s, %s, %s, %d, %d, %s);",
+                op->sched.post_hswish ? "_hswish" : "", st(g, op->in[0]),
                 cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2), st(g, op->out[0]), cg_out(cg, op, 0),
                 cg_scratch(cg, op), op->sched.band, op->sched.slots, par_arg(g, op));
         return 0;
@@ -246,7 +254,8 @@ static int emit_dwconv(CgCtx *cg, const Graph *g, const IrOp *op) {
         cg_line(cg, "%s_dwconv_s8(&p, %s, %s, %s, %s, %s, %s);", cm ? "rt_cm" : "rt_opt", cg_in(cg, op, 0),
                 cg_in(cg, op, 1), cg_in(cg, op, 2), cg_out(cg, op, 0), cg_scratch(cg, op), par_arg(g, op));
     else
-        cg_line(cg, "rt_opt_dwconv_f32(&p, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1),
+        cg_line(cg, "rt_opt_dwconv_f32%s(&p, %s, %s, %s, %s, %s);", op->sched.post_hswish ? "_hswish" : "",
+                cg_in(cg, op, 0), cg_in(cg, op, 1),
                 cg_in(cg, op, 2), cg_out(cg, op, 0), par_arg(g, op));
     return 0;
 }
@@ -413,6 +422,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
                     g->ops[s->post_dw].tfl_index, q->filter_h, q->filter_w, q->stride_h, s->band);
             cg_line(cg, "/*   the %dx%dx%d expansion is made band by band in scratch, never stored whole */", q->in_h,
                     q->in_w, q->in_c);
+            if (s->post_dw_hswish)
+                cg_line(cg, "/*   fused: HARD_SWISH on the %s */",
+                        s->post_dw_hswish == 3 ? "expansion and on the depthwise output"
+                        : s->post_dw_hswish == 1 ? "expansion" : "depthwise output");
         }
         if (s->post_add >= 0) {
             cg_line(cg, "/*   fused: residual ADD (TFLite operator #%d) applied per block of output rows */",

@@ -133,6 +133,8 @@ typedef struct IrSched {
                                  * epilogue (pass fuse_prelu), 0 none */
     int post_dw;                /* op index of a DEPTHWISE_CONV_2D fused after this 1x1 conv (pass fuse_dw), -1 none */
     int band;                   /* post_dw: depthwise output rows per band */
+    int post_dw_hswish;         /* post_dw: HARD_SWISHes fused with it (pass fuse_dw): RT_OPT_DW_HSWISH_IN on the
+                                 * expansion's rows, RT_OPT_DW_HSWISH_OUT on the depthwise output; 0 none */
     int near_ties;              /* int8 ADD/SUB with a float requantization: input pairs near a tie (sched_float_rq) */
     int slots;                  /* scratch copies, one per thread (op->scratch_bytes = slots x one copy) */
     void *kparams;              /* fused kernels: rt_opt_attn_params (SCHED_ATTENTION), rt_opt_ln_params (SCHED_LAYER_NORM),

@@ -183,6 +183,15 @@ int64_t rt_opt_conv_dw_typed_slot_bytes(const struct rt_dwconv_params *d, int32_
 void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
                     const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
                     int32_t band, void *out, void *scratch, const mpcc_parallel *par);
+/* rt_opt_conv_dw with HARD_SWISHes fused (pass fuse_dw; MediaPipe's pose blocks): hswish's bit
+ * RT_OPT_DW_HSWISH_IN applies the reference HARD_SWISH to the expansion's rows (after its clamp) before the
+ * depthwise reads them, RT_OPT_DW_HSWISH_OUT to the depthwise output rows (after its clamp, before a 16-bit
+ * output's rounding); results equal the ops run one after another. */
+#define RT_OPT_DW_HSWISH_IN 1
+#define RT_OPT_DW_HSWISH_OUT 2
+void rt_opt_conv_dw_hswish(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
+                           const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
+                           int32_t band, int32_t hswish, void *out, void *scratch, const mpcc_parallel *par);
 /* A float depthwise convolution with its input (ti) and/or output (to) stored in 16 bits: `band` output rows
  * at a time, their input rows widened into scratch (slots copies of rt_opt_dwconv_typed_slot_bytes(p, band,
  * to)), each output row computed in f32 as rt_opt_dwconv_f32 does and rounded. */
@@ -190,6 +199,13 @@ int64_t rt_opt_dwconv_typed_slot_bytes(const struct rt_dwconv_params *p, int32_t
 void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
                          const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
                          const mpcc_parallel *par);
+/* rt_opt_dwconv_f32 / rt_opt_dwconv_typed followed by the reference HARD_SWISH on each output row while it is in
+ * cache (pass fuse_prelu: a HARD_SWISH that is a float depthwise convolution's only reader); the same results. */
+void rt_opt_dwconv_f32_hswish(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                              float *out, const mpcc_parallel *par);
+void rt_opt_dwconv_typed_hswish(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
+                                const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
+                                const mpcc_parallel *par);
 
 /* BATCH_MATMUL with the reference params; the RHS of each batch is packed
  * into panels in scratch at run time (rt_opt_bmm_scratch_bytes). */

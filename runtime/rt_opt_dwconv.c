@@ -227,12 +227,13 @@ static void dw_f32_row_any(const struct rt_dwconv_params *p, const float *img, i
 
 /* Output rows r0..r1 of all images (row r = image r / out_h, row r % out_h). */
 static void dw_f32_rows(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
-                        float *out, int32_t r0, int32_t r1) {
+                        float *out, int32_t r0, int32_t r1, int32_t hswish) {
     int32_t r, C = p->in_c * p->depth_mult;
     for (r = r0; r < r1; r++) {
         int32_t b = r / p->out_h, oy = r % p->out_h;
-        dw_f32_row_any(p, in + (int64_t)b * p->in_h * p->in_w * p->in_c, 0, filter, bias,
-                       out + ((int64_t)b * p->out_h + oy) * p->out_w * C, oy, 0, p->in_c);
+        float *o = out + ((int64_t)b * p->out_h + oy) * p->out_w * C;
+        dw_f32_row_any(p, in + (int64_t)b * p->in_h * p->in_w * p->in_c, 0, filter, bias, o, oy, 0, p->in_c);
+        if (hswish) rt_opt_hard_swish_rows_f32(o, (int64_t)p->out_w * C);
     }
 }
 
@@ -592,6 +593,7 @@ typedef struct dw_job {
     const void *in, *filter, *bias;
     void *out;
     int32_t tasks, s8, padded;
+    int32_t hswish; /* f32: HARD_SWISH on each output row (pass fuse_prelu) */
 } dw_job;
 
 static void dw_task(void *v, int t) {
@@ -603,12 +605,12 @@ static void dw_task(void *v, int t) {
                    r0, r1, j->padded);
     else
         dw_f32_rows(j->p, (const float *)j->in, (const float *)j->filter, (const float *)j->bias, (float *)j->out, r0,
-                    r1);
+                    r1, j->hswish);
 }
 
 static void dw_run(const struct rt_dwconv_params *p, const void *in, const void *filter, const void *bias, void *out,
-                   int32_t s8, void *scratch, const mpcc_parallel *par) {
-    dw_job j = {p, in, filter, bias, out, 1, s8, 0};
+                   int32_t s8, void *scratch, const mpcc_parallel *par, int32_t hswish) {
+    dw_job j = {p, in, filter, bias, out, 1, s8, 0, hswish};
 #if defined(RT_OPT_DW_VNNI)
     struct rt_dwconv_params q;
     const int64_t pad_bytes = s8 && scratch ? rt_opt_dwconv_s8_scratch_bytes(p) : 0;
@@ -639,12 +641,17 @@ static void dw_run(const struct rt_dwconv_params *p, const void *in, const void 
 
 void rt_opt_dwconv_f32(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
                        float *out, const mpcc_parallel *par) {
-    dw_run(p, in, filter, bias, out, 0, NULL, par);
+    dw_run(p, in, filter, bias, out, 0, NULL, par, 0);
+}
+
+void rt_opt_dwconv_f32_hswish(const struct rt_dwconv_params *p, const float *in, const float *filter, const float *bias,
+                              float *out, const mpcc_parallel *par) {
+    dw_run(p, in, filter, bias, out, 0, NULL, par, 1);
 }
 
 void rt_opt_dwconv_s8(const struct rt_dwconv_params *p, const int8_t *in, const int8_t *filter, const int32_t *bias,
                       int8_t *out, void *scratch, const mpcc_parallel *par) {
-    dw_run(p, in, filter, bias, out, 1, scratch, par);
+    dw_run(p, in, filter, bias, out, 1, scratch, par, 0);
 }
 
 /* ---- a 1x1 expansion convolution fused with the depthwise one after it ----
@@ -704,6 +711,7 @@ typedef struct {
     int64_t slot_bytes;
     int32_t band, tasks;
     int by_channels; /* tasks split the channels (all rows each), not the rows */
+    int32_t hswish;  /* RT_OPT_DW_HSWISH_IN / _OUT: fused HARD_SWISHes */
 } conv_dw_job;
 
 static void conv_dw_task(void *v, int t) {
@@ -751,6 +759,8 @@ static void conv_dw_task(void *v, int t) {
                 else
                     rt_opt_fc_typed(&g, j->type, j->ti, a, (const uint16_t *)j->packed_b, j->bias, RT_F32,
                                     buf + (int64_t)keep * row, make);
+                if (j->hswish & RT_OPT_DW_HSWISH_IN)
+                    rt_opt_hard_swish_px_f32(buf + (int64_t)keep * row, (int64_t)(yb - ya - keep) * W, d->in_c, c0, c1);
             }
         }
         have_b = b, have_lo = ya, have_hi = yb;
@@ -758,8 +768,10 @@ static void conv_dw_task(void *v, int t) {
             int64_t o = ((int64_t)b * d->out_h + oy + i) * d->out_w * oc;
             if (j->to == RT_F32) {
                 dw_f32_row_any(d, buf, ya, j->filter, j->dbias, (float *)j->out + o, oy + i, c0, c1);
+                if (j->hswish & RT_OPT_DW_HSWISH_OUT) rt_opt_hard_swish_px_f32((float *)j->out + o, d->out_w, oc, c0, c1);
             } else {
                 dw_f32_row_any(d, buf, ya, j->filter, j->dbias, orow, oy + i, c0, c1);
+                if (j->hswish & RT_OPT_DW_HSWISH_OUT) rt_opt_hard_swish_px_f32(orow, d->out_w, oc, c0, c1);
                 rt_opt_from_f32(orow, (int64_t)d->out_w * oc, j->to, (char *)j->out + o * so);
             }
         }
@@ -779,18 +791,36 @@ static void conv_dw_run(conv_dw_job *j, int32_t slots, const mpcc_parallel *par)
     else conv_dw_task(j, 0);
 }
 
+void rt_opt_conv_dw_hswish(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
+                           const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
+                           int32_t band, int32_t hswish, void *out, void *scratch, const mpcc_parallel *par) {
+    conv_dw_job j = {cp, type, cp->in_type, cp->out_type, in, packed_b, bias, d, filter, dbias, out, scratch,
+                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1, 0, hswish};
+    conv_dw_run(&j, cp->gemm.slots, par);
+}
+
 void rt_opt_conv_dw(const rt_opt_conv_params *cp, int32_t type, const void *in, const void *packed_b,
                     const float *bias, const struct rt_dwconv_params *d, const float *filter, const float *dbias,
                     int32_t band, void *out, void *scratch, const mpcc_parallel *par) {
-    conv_dw_job j = {cp, type, cp->in_type, cp->out_type, in, packed_b, bias, d, filter, dbias, out, scratch,
-                     cp->gemm.slot_bytes, band > 0 ? band : 1, 1, 0};
-    conv_dw_run(&j, cp->gemm.slots, par);
+    rt_opt_conv_dw_hswish(cp, type, in, packed_b, bias, d, filter, dbias, band, 0, out, scratch, par);
+}
+
+static void dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
+                         const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
+                         const mpcc_parallel *par, int32_t hswish) {
+    conv_dw_job j = {NULL, RT_F32, ti, to, in, NULL, NULL, p, filter, bias, out, scratch,
+                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1, 0, hswish};
+    conv_dw_run(&j, slots, par);
 }
 
 void rt_opt_dwconv_typed(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
                          const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
                          const mpcc_parallel *par) {
-    conv_dw_job j = {NULL, RT_F32, ti, to, in, NULL, NULL, p, filter, bias, out, scratch,
-                     rt_opt_dwconv_typed_slot_bytes(p, band > 0 ? band : 1, to), band > 0 ? band : 1, 1, 0};
-    conv_dw_run(&j, slots, par);
+    dwconv_typed(p, ti, in, filter, bias, to, out, scratch, band, slots, par, 0);
+}
+
+void rt_opt_dwconv_typed_hswish(const struct rt_dwconv_params *p, int32_t ti, const void *in, const float *filter,
+                                const float *bias, int32_t to, void *out, void *scratch, int32_t band, int32_t slots,
+                                const mpcc_parallel *par) {
+    dwconv_typed(p, ti, in, filter, bias, to, out, scratch, band, slots, par, RT_OPT_DW_HSWISH_OUT);
 }

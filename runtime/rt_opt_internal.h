@@ -487,6 +487,12 @@ int rt_opt_dw_avx2_pads(const struct rt_dwconv_params *p);
 void rt_opt_prelu_row_f32(const float *x, const float *a, int a_step, float *o, int64_t n);
 /* The same in place on rows x c floats with one slope per column, a[0..c). */
 void rt_opt_prelu_rows_f32(float *o, const float *a, int64_t rows, int32_t c);
+/* rt_opt_hard_swish_rows_f32 on channels c0..c1 of each of n pixels of c channels (rt_opt_prelu.c). */
+void rt_opt_hard_swish_px_f32(float *o, int64_t n, int32_t c, int32_t c0, int32_t c1);
+#if defined(RT_OPT_AVX512)
+/* rt_opt_hard_swish_rows_f32 on AVX-512, the same bits (rt_opt_hswish_f32_avx512.c) */
+void rt_opt_hard_swish_rows_f32_512(float *o, int64_t n);
+#endif
 
 /* Depthwise convolution shapes shared by the row kernels (rt_opt_dwconv.c, rt_opt_dwconv_f32_avx2.c).
  * The taps [lo, hi) of a filter of `filter` taps `dil` apart at `origin` that fall inside [0, size). */

@@ -134,10 +134,24 @@ void rt_opt_prelu_lut_i8(int64_t rows, int32_t c, const int8_t *lut, const int8_
  * the loop vectorizes; the product and the division round as there. */
 void rt_opt_hard_swish_rows_f32(float *o, int64_t n) {
     int64_t i;
+#if defined(RT_OPT_AVX512)
+    rt_opt_hard_swish_rows_f32_512(o, n); /* the same bits without a division (rt_opt_hswish_f32_avx512.c) */
+    return;
+#endif
     for (i = 0; i < n; i++) {
         const float x = o[i];
         float r = x + 3.0f;
         r = r < 0.0f ? 0.0f : (r > 6.0f ? 6.0f : r);
         o[i] = x * r / 6.0f;
     }
+}
+
+/* rt_opt_hard_swish_rows_f32 on channels c0..c1 of n pixels of c channels (all of them: one run). */
+void rt_opt_hard_swish_px_f32(float *o, int64_t n, int32_t c, int32_t c0, int32_t c1) {
+    int64_t i;
+    if (c0 == 0 && c1 == c) {
+        rt_opt_hard_swish_rows_f32(o, n * c);
+        return;
+    }
+    for (i = 0; i < n; i++) rt_opt_hard_swish_rows_f32(o + i * c + c0, c1 - c0);
 }

@@ -22,7 +22,9 @@
  * alpha * x differs only at x = +-0, where both give x's own bits when
  * alpha >= 0 (+0 * alpha = +0, -0 * alpha = -0); NaN gives NaN in both.
  * An f32 HARD_SWISH fuses too (sched.post_hswish, no slopes): the epilogue
- * computes the reference's expression, identical results. */
+ * computes the reference's expression, identical results. So does one after
+ * a float depthwise convolution (SCHED_DWCONV; MediaPipe pose's first block,
+ * whose depthwise reads a 3x3 convolution, not a 1x1 one pass fuse_dw takes). */
 #include <string.h>
 
 #include "ops.h"
@@ -61,6 +63,29 @@ static int fuse(Graph *g, int i, int j, int alpha, Diag *d) {
     return 0;
 }
 
+/* A float depthwise convolution (SCHED_DWCONV) whose only reader is an f32 HARD_SWISH: the kernel applies it
+ * to each output row (sched.post_hswish; rt_opt_dwconv_f32_hswish). Returns 1 when op i was fused. */
+static int fuse_dw_hswish(Graph *g, const int *readers, int i) {
+    IrOp *dw = &g->ops[i];
+    if (dw->dead || dw->kind != OP_DEPTHWISE_CONV_2D || dw->sched.kind != SCHED_DWCONV || dw->sched.post_hswish ||
+        dw->n_in < 2 || !is_f32(g, dw->in[0]) || !is_f32(g, dw->in[1]) || !is_f32(g, dw->out[0]) ||
+        (dw->n_in > 2 && dw->in[2] >= 0 && !is_f32(g, dw->in[2])))
+        return 0;
+    int t = dw->out[0], j = pass_only_reader(g, readers, t);
+    if (j <= i || g->tensors[t].is_variable) return 0;
+    IrOp *hs = &g->ops[j];
+    if (hs->kind != OP_HARD_SWISH || hs->n_in != 1 || hs->in[0] != t || hs->n_out != 1 || !is_f32(g, hs->out[0]) ||
+        g->tensors[hs->out[0]].is_variable)
+        return 0;
+    dw->out[0] = hs->out[0];
+    dw->sched.post_hswish = 1;
+    hs->dead = 1;
+    pass_add_fused_name(dw, "HARD_SWISH");
+    g->tensors[dw->out[0]].producer = i;
+    g->tensors[t].producer = -1;
+    return 1;
+}
+
 int pass_fuse_prelu(Graph *g, Diag *d) {
     const Graph *root = g->root ? g->root : g;
     if (g->opt_level < 1 || root->target_cuda || ir_isa_is_mcu(root->isa)) return 0;
@@ -71,6 +96,7 @@ int pass_fuse_prelu(Graph *g, Diag *d) {
     if (!readers || !leaky) return diag_internal(d, "out of memory");
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *conv = &g->ops[i];
+        if (fuse_dw_hswish(g, readers, i)) continue;
         if (conv->dead || conv->kind != OP_CONV_2D || conv->sched.kind != SCHED_CONV_GEMM || conv->sched.post_dw >= 0 ||
             conv->sched.post_alpha || conv->sched.post_hswish || conv->n_in < 2 || !is_f32(g, conv->in[0]) || !is_f32(g, conv->in[1]) ||
             !is_f32(g, conv->out[0]))

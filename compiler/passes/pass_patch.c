@@ -141,8 +141,8 @@ static int op_nodes(const Graph *g, int i, Node *n) {
     if (op->dead || op->elided || op->n_out != 1 || op->n_in < 1 || op->in[0] < 0 || op->guard) return 0;
     /* The fusion fields mean something only on scheduled ops (pass schedule sets them to -1). */
     int add = op->sched.kind != SCHED_REF ? op->sched.post_add : -1, dw = op->sched.kind != SCHED_REF ? op->sched.post_dw : -1;
-    if (op->sched.kind != SCHED_REF && (op->sched.post_alpha || op->sched.post_hswish))
-        return 0; /* a fused PRELU or HARD_SWISH (pass fuse_prelu): kept whole */
+    if (op->sched.kind != SCHED_REF && (op->sched.post_alpha || op->sched.post_hswish || op->sched.post_dw_hswish))
+        return 0; /* a fused PRELU or HARD_SWISH (pass fuse_prelu, fuse_dw): kept whole */
     memset(n, 0, 2 * sizeof *n);
     n[0].op = n[1].op = i;
     if (add < 0 && dw < 0) {
@@ -346,7 +346,7 @@ static int add_band_op(Graph *g, const Node *q, const int *data, int out, int32_
     int keep = keeps_schedule(g, q);
     if (keep) {
         op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;
-        op->sched.conv_is_lhs = op->sched.post_alpha = op->sched.post_hswish = 0;
+        op->sched.conv_is_lhs = op->sched.post_alpha = op->sched.post_hswish = op->sched.post_dw_hswish = 0;
     } else {
         memset(&op->sched, 0, sizeof op->sched);
         op->sched.kind = SCHED_REF;

@@ -533,7 +533,7 @@ static int schedule_ops(Graph *g, Diag *d) {
     for (int i = 0; i < g->n_ops; i++) {
         IrOp *op = &g->ops[i];
         op->sched.packed_w = op->sched.packed_b = op->sched.post_add = op->sched.post_other = op->sched.post_dw = -1;
-        op->sched.post_alpha = op->sched.post_hswish = 0;
+        op->sched.post_alpha = op->sched.post_hswish = op->sched.post_dw_hswish = 0;
         /* Threaded kernels get one scratch copy per thread. */
         op->sched.slots = g->threads > 1 ? g->threads : 1;
         if (op->dead || op->elided || !op->params) continue;

@@ -13,10 +13,11 @@ Families (each in f32 and int8, plus a few int8-only variants):
   - conv_*  CONV_2D -> schedule conv-gemm: 1x1 stride 1 (direct), 1x1 stride 2, 3x3 SAME stride 2,
             5x5 VALID dilation 2, batch 2; in_c 3, out_c 20; int8 with per-channel weights.
   - dw_*    DEPTHWISE_CONV_2D -> schedule dwconv: depth multiplier 1 and 4 on 3 input channels,
-            3x3 / 5x5, SAME / VALID, stride 1 / 2, dilation 2; int8 per-channel.
+            3x3 / 5x5, SAME / VALID, stride 1 / 2, dilation 2; int8 per-channel; a HARD_SWISH after
+            (f32, pass fuse_prelu).
   - expdw_* 1x1 CONV_2D (RELU6) -> DEPTHWISE_CONV_2D (pass fuse_dw, f32 only): strides 1 / 2, SAME /
             VALID, 5x5 dilation 2, batch 2, channel counts not a multiple of 16; not when the
-            expansion is also a graph output.
+            expansion is also a graph output; HARD_SWISH after the expansion and / or the depthwise.
   - bin_*   ADD, SUB, MUL, SQUARED_DIFFERENCE (one model per broadcast pattern, four outputs) ->
             schedule binary: [2,3,4,5] op [5], [2,1,4,1] op [1,3,1,5], scalar op [2,3,4,5], same
             shape; int8 with different input and output scales.
@@ -233,7 +234,8 @@ conv_case("conv_5x5_valid_dil2_relu6", [1, 14, 13, 3], 5, 1, PAD.VALID, dil=2, a
 conv_case("conv_3x3_same_s1_batch2", [2, 8, 7, 3], 3, 1, PAD.SAME)
 
 
-def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE):
+def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE, hswish=False):
+    """hswish: a HARD_SWISH reads the output (f32 only): pass fuse_prelu fuses it (`fused: HARD_SWISH`)."""
     def fn(nm):
         n = Net(nm)
         b_, h, w_, c = in_shape
@@ -249,9 +251,13 @@ def dw_case(name, in_shape, k, stride, pad, mult, dil=1, act=ACT.NONE):
         o.depthMultiplier = mult
         o.fusedActivationFunction = act
         n.op(OP.DEPTHWISE_CONV_2D, [x, w, b], [out], BO.DepthwiseConv2DOptions, o)
+        if hswish:
+            dw_o, out = out, n.act("out_hswish", [b_, oh, ow, c * mult])
+            n.op(OP.HARD_SWISH, [dw_o], [out])
         n.output(out)
         return n
-    case(name, fn, {0: {"op": "DEPTHWISE_CONV_2D", "fused": "", "schedule": "dwconv"}})
+    case(name, fn, {0: {"op": "DEPTHWISE_CONV_2D", "fused": "HARD_SWISH" if hswish else "", "schedule": "dwconv"}},
+         int8=not hswish)
 
 
 dw_case("dw_3x3_same_s1_m1", [1, 10, 9, 3], 3, 1, PAD.SAME, 1)
@@ -259,15 +265,20 @@ dw_case("dw_3x3_same_s2_m4_relu", [1, 10, 9, 3], 3, 2, PAD.SAME, 4, act=ACT.RELU
 dw_case("dw_5x5_valid_s1_m4", [1, 11, 10, 3], 5, 1, PAD.VALID, 4)
 dw_case("dw_5x5_valid_s2_m1_relu6", [1, 11, 10, 3], 5, 2, PAD.VALID, 1, act=ACT.RELU6)
 dw_case("dw_3x3_same_dil2_m4", [1, 9, 9, 3], 3, 1, PAD.SAME, 4, dil=2)
+dw_case("dw_3x3_same_s1_m1_hswish", [1, 10, 9, 20], 3, 1, PAD.SAME, 1, hswish=True)
+dw_case("dw_5x5_valid_s2_m4_hswish", [1, 11, 10, 3], 5, 2, PAD.VALID, 4, hswish=True)
 
 
 
 # ---- 1x1 CONV_2D -> DEPTHWISE_CONV_2D (pass fuse_dw, f32 only) ----
 
-def expdw_case(name, in_shape, mid_c, k, stride, pad, dil=1, conv_out_is_output=False):
+def expdw_case(name, in_shape, mid_c, k, stride, pad, dil=1, conv_out_is_output=False, hswish=""):
     """MobileNetV2's expansion: a 1x1 conv (RELU6) whose only reader is a depthwise conv (RELU6), f32
     only (the pass fuses f32; int8 blocks are covered by the models' suites): the conv line says
-    `fused: DEPTHWISE_CONV_2D` unless its output is also a graph output."""
+    `fused: DEPTHWISE_CONV_2D` unless its output is also a graph output. hswish "in" / "out" / "both":
+    a HARD_SWISH after the conv (MediaPipe pose's blocks; the conv's activation then NONE) and / or
+    after the depthwise, fused too (`fused: HARD_SWISH, DEPTHWISE_CONV_2D, HARD_SWISH`)."""
+    h_in, h_out = hswish in ("in", "both"), hswish in ("out", "both")
     def fn(nm):
         n = Net(nm)
         b_, h, w_, c = in_shape
@@ -278,8 +289,11 @@ def expdw_case(name, in_shape, mid_c, k, stride, pad, dil=1, conv_out_is_output=
         o = S.Conv2DOptionsT()
         o.padding, o.strideH, o.strideW = PAD.VALID, 1, 1
         o.dilationHFactor = o.dilationWFactor = 1
-        o.fusedActivationFunction = ACT.RELU6
+        o.fusedActivationFunction = ACT.NONE if h_in else ACT.RELU6
         n.op(OP.CONV_2D, [x, w, b], [mid], BO.Conv2DOptions, o)
+        if h_in:
+            conv_o, mid = mid, n.act("mid_hswish", [b_, h, w_, mid_c])
+            n.op(OP.HARD_SWISH, [conv_o], [mid])
         wd = n.weight("wd", [1, k, k, mid_c], std=1.0 / k, channel_dim=3, gain=RELU6_GAIN)
         bd = n.bias("bd", mid_c, mid, wd)
         oh, ow = conv_out(h, k, stride, dil, pad), conv_out(w_, k, stride, dil, pad)
@@ -288,15 +302,20 @@ def expdw_case(name, in_shape, mid_c, k, stride, pad, dil=1, conv_out_is_output=
         o.padding, o.strideH, o.strideW = pad, stride, stride
         o.dilationHFactor = o.dilationWFactor = dil
         o.depthMultiplier = 1
-        o.fusedActivationFunction = ACT.RELU6
+        o.fusedActivationFunction = ACT.NONE if h_out else ACT.RELU6
         n.op(OP.DEPTHWISE_CONV_2D, [mid, wd, bd], [out], BO.DepthwiseConv2DOptions, o)
+        if h_out:
+            dw_o, out = out, n.act("out_hswish", [b_, oh, ow, mid_c])
+            n.op(OP.HARD_SWISH, [dw_o], [out])
         if conv_out_is_output:
             n.output(out, mid)
         else:
             n.output(out)
         return n
     conv = {"op": "CONV_2D", "schedule": "conv-gemm", "direct": True}
-    fused = "" if conv_out_is_output else "DEPTHWISE_CONV_2D"
+    fused = "" if conv_out_is_output else ", ".join(["HARD_SWISH"] * h_in + ["DEPTHWISE_CONV_2D"] + ["HARD_SWISH"] * h_out)
+    if h_in and (conv_out_is_output or in_shape[0] * in_shape[1] * in_shape[2] * mid_c * 4 < 512 * 1024):
+        fused = "HARD_SWISH"  # pass fuse_prelu still takes the conv's HARD_SWISH (fuse_dw: expansions >= 512 KiB)
     case(name, fn, {0: dict(conv, fused=fused)}, int8=False)
 
 
@@ -308,6 +327,12 @@ expdw_case("expdw_nofuse_output", [1, 9, 8, 8], 32, 3, 1, PAD.SAME, conv_out_is_
 # few rows, many channels: on threads the tasks split the channels (16-channel panels, the last partial)
 expdw_case("expdw_3x3_wide_s1", [1, 7, 7, 64], 104, 3, 1, PAD.SAME)
 expdw_case("expdw_3x3_wide_s2_batch2", [2, 9, 8, 48], 80, 3, 2, PAD.SAME)
+# MediaPipe pose's blocks: HARD_SWISH after the expansion and after the depthwise (pass fuse_dw takes both when
+# the expansion has 512 KiB or more, here 66x62x40 floats; the small one below stays conv+HARD_SWISH, depthwise+HARD_SWISH)
+expdw_case("expdw_hswish_both_5x5_s2", [1, 66, 62, 8], 40, 5, 2, PAD.SAME, hswish="both")
+expdw_case("expdw_hswish_in_3x3_dil2", [1, 12, 11, 6], 24, 3, 1, PAD.SAME, dil=2, hswish="in")
+expdw_case("expdw_hswish_out_wide_s1", [1, 7, 7, 64], 104, 3, 1, PAD.SAME, hswish="out")
+expdw_case("expdw_hswish_nofuse_output", [1, 9, 8, 8], 32, 3, 1, PAD.SAME, conv_out_is_output=True, hswish="both")
 
 # ---- PAD -> CONV_2D / DEPTHWISE_CONV_2D (pass fold_pad) ----
 
