@@ -21,7 +21,8 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 
 UNITS = [("test_opt_kernels", 300), ("test_conv_kernels", 300), ("test_typed_kernels", 100),
          ("test_attention_kernels", 60), ("test_gemm16_kernels", 100), ("test_cnn_ops_kernels", 300),
-         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1), ("test_fc_hybrid_par", 1), ("test_rms_norm", 1000)]
+         ("test_lstm_kernels", 200), ("test_fc_hybrid", 1), ("test_fc_hybrid_par", 1), ("test_rms_norm", 1000),
+         ("test_fc_half_kernels", 80)]
 BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")]
 # Every unit with gcc -O3 and gcc + ASan/UBSan; clang -O2 for test_opt_kernels in make test, for the
 # others in make test-full (about a minute of CPU each).
@@ -31,7 +32,7 @@ CASES = [pytest.param(cc, opt, unit, n, marks=pytest.mark.full) if cc == "clang"
 CASES += [("gcc", "-O2 -ffp-contract=fast", "test_rms_norm", 1000)]
 # The runtime built with -DRT_OPT_SMALL_STACK (no widened stack copies in the 16-bit kernels): its 16-bit units.
 CASES += [("gcc", "-O2 -DRT_OPT_SMALL_STACK", unit, n) for unit, n in UNITS
-          if unit in ("test_gemm16_kernels", "test_conv_kernels")]
+          if unit in ("test_gemm16_kernels", "test_conv_kernels", "test_fc_half_kernels")]
 
 
 @pytest.mark.parametrize("cc,opt,unit,min_checks", CASES)
