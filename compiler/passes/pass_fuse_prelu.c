@@ -63,6 +63,19 @@ static int fuse(Graph *g, int i, int j, int alpha, Diag *d) {
     return 0;
 }
 
+/* Op i (a convolution) takes the f32 HARD_SWISH hs that reads its output t: its kernel applies it
+ * (sched.post_hswish) and writes hs's output. */
+static void take_hswish(Graph *g, int i, IrOp *hs) {
+    IrOp *op = &g->ops[i];
+    const int t = op->out[0];
+    op->out[0] = hs->out[0];
+    op->sched.post_hswish = 1;
+    hs->dead = 1;
+    pass_add_fused_name(op, "HARD_SWISH");
+    g->tensors[op->out[0]].producer = i;
+    g->tensors[t].producer = -1;
+}
+
 /* A float depthwise convolution (SCHED_DWCONV) whose only reader is an f32 HARD_SWISH: the kernel applies it
  * to each output row (sched.post_hswish; rt_opt_dwconv_f32_hswish). Returns 1 when op i was fused. */
 static int fuse_dw_hswish(Graph *g, const int *readers, int i) {
@@ -77,12 +90,7 @@ static int fuse_dw_hswish(Graph *g, const int *readers, int i) {
     if (hs->kind != OP_HARD_SWISH || hs->n_in != 1 || hs->in[0] != t || hs->n_out != 1 || !is_f32(g, hs->out[0]) ||
         g->tensors[hs->out[0]].is_variable)
         return 0;
-    dw->out[0] = hs->out[0];
-    dw->sched.post_hswish = 1;
-    hs->dead = 1;
-    pass_add_fused_name(dw, "HARD_SWISH");
-    g->tensors[dw->out[0]].producer = i;
-    g->tensors[t].producer = -1;
+    take_hswish(g, i, hs);
     return 1;
 }
 
@@ -107,12 +115,7 @@ int pass_fuse_prelu(Graph *g, Diag *d) {
         if (pr->in[0] != t || pr->n_out != 1 || !is_f32(g, pr->out[0]) || g->tensors[pr->out[0]].is_variable) continue;
         if (pr->kind == OP_HARD_SWISH) { /* no slopes: the flag alone */
             if (!is_f32(g, pr->in[0])) continue;
-            conv->out[0] = pr->out[0];
-            conv->sched.post_hswish = 1;
-            pr->dead = 1;
-            pass_add_fused_name(conv, "HARD_SWISH");
-            g->tensors[conv->out[0]].producer = i;
-            g->tensors[t].producer = -1;
+            take_hswish(g, i, pr);
             continue;
         }
         if (pr->kind == OP_LEAKY_RELU) {

@@ -18,10 +18,10 @@
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "check_main.h"
+#include "check_float.h"
 
 #define KMAX 1100
 
-static float rnd(void) { return (float)((int32_t)(next() % 20001u) - 10000) / 2500.0f; }
 
 static uint16_t to16(float x, int32_t type) { return type == RT_BF16 ? rt_f32_to_bf16(x) : rt_f32_to_f16(x); }
 static float from16(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
@@ -37,15 +37,6 @@ static void pack16(int32_t k, int32_t n, const uint16_t *w, uint16_t *pb, const 
     for (c = 0; c < np; c++) bp[c] = c < n ? bias[c] : 0.0f;
 }
 
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-static void clamps(float *lo, float *hi) {
-    uint32_t r = next() % 3;
-    *lo = r == 0 ? -INFINITY : r == 1 ? 0.0f : -rnd() * rnd();
-    *hi = r == 0 ? INFINITY : r == 1 ? INFINITY : *lo + 1.0f + fabsf(rnd());
-    if (next() % 8 == 0) *lo = 0.0f, *hi = 6.0f;
-    if (next() % 8 == 0) *lo = -3.40282347e+38f, *hi = 3.40282347e+38f; /* the compiler's "none" */
-}
 
 static int gemm_case(long id, int32_t type) {
     static float a[23 * (KMAX + 9)], bias[80], bp[80], got[23 * 80], want[23 * 80];
@@ -84,7 +75,7 @@ static int conv_case(long id, int32_t type) {
     /* outputs up to 13 x 13: 9 pixels + 2 x 2 padding - 1 + 1 (a 1x1 filter with padding 2) */
     static float got[2 * 13 * 13 * 40], want[2 * 13 * 13 * 40];
     rt_opt_conv_params p;
-    int32_t oc, kdim, i, b, oy, ox, o, fy, fx, c, ext_h, ext_w, n_out;
+    int32_t oc, kdim, i, o, ext_h, ext_w, n_out;
     void *scratch;
     memset(&p, 0, sizeof p);
     p.batches = range(1, 2);
@@ -118,22 +109,7 @@ static int conv_case(long id, int32_t type) {
         for (o = 0; o < oc; o++) w16[i * oc + o] = to16(f[o * kdim + i], type);
     pack16(kdim, oc, w16, pb, bias, bp);
     n_out = p.batches * p.out_h * p.out_w * oc;
-    for (b = 0; b < p.batches; b++)
-        for (oy = 0; oy < p.out_h; oy++)
-            for (ox = 0; ox < p.out_w; ox++)
-                for (o = 0; o < oc; o++) {
-                    float s = bias[o];
-                    for (fy = 0; fy < p.filter_h; fy++)
-                        for (fx = 0; fx < p.filter_w; fx++)
-                            for (c = 0; c < p.in_c; c++) {
-                                int32_t y = oy * p.stride_h - p.pad_h + fy * p.dil_h;
-                                int32_t x = ox * p.stride_w - p.pad_w + fx * p.dil_w;
-                                float v = y < 0 || y >= p.in_h || x < 0 || x >= p.in_w
-                                              ? 0.0f : in[((b * p.in_h + y) * p.in_w + x) * p.in_c + c];
-                                s = fmaf(v, f[o * kdim + (fy * p.filter_w + fx) * p.in_c + c], s);
-                            }
-                    want[((b * p.out_h + oy) * p.out_w + ox) * oc + o] = clampf(s, p.gemm.act_min, p.gemm.act_max);
-                }
+    conv_oracle(&p, oc, in, f, bias, want);
     for (i = 0; i < n_out; i++) got[i] = 12345.0f;
     rt_opt_conv_half(&p, type, in, pb, bp, got, scratch, NULL, NULL, NULL);
     free(scratch);

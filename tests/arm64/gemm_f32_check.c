@@ -17,8 +17,8 @@
 #include "mpcc_rt.h"
 #include "rt_opt.h"
 #include "check_main.h"
+#include "check_float.h"
 
-static float rnd(void) { return (float)((int32_t)(next() % 20001u) - 10000) / 2500.0f; }
 
 /* W [k][n] into K x 16 panels (zeros past n), bias padded to a multiple of 16 */
 static void pack(int32_t k, int32_t n, const float *w, float *pb, const float *bias, float *bp) {
@@ -29,14 +29,6 @@ static void pack(int32_t k, int32_t n, const float *w, float *pb, const float *b
     for (c = 0; c < np; c++) bp[c] = c < n ? bias[c] : 0.0f;
 }
 
-static float clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-static void clamps(float *lo, float *hi) {
-    uint32_t r = next() % 3;
-    *lo = r == 0 ? -INFINITY : r == 1 ? 0.0f : -rnd() * rnd();
-    *hi = r == 0 ? INFINITY : r == 1 ? INFINITY : *lo + 1.0f + fabsf(rnd());
-    if (next() % 8 == 0) *lo = 0.0f, *hi = 6.0f;
-}
 
 static int gemm_case(long id) {
     static float a[23 * 80], w[70 * 70], bias[80], pb[80 * 70], bp[80], got[23 * 80], want[23 * 80];
@@ -72,7 +64,7 @@ static int conv_case(long id) {
     /* outputs up to 13 x 13: 9 pixels + 2 x 2 padding - 1 + 1 (a 1x1 filter with padding 2) */
     static float got[2 * 13 * 13 * 40], want[2 * 13 * 13 * 40];
     rt_opt_conv_params p;
-    int32_t oc, kdim, i, b, oy, ox, o, fy, fx, c, ext_h, ext_w, n_out;
+    int32_t oc, kdim, i, o, ext_h, ext_w, n_out;
     void *scratch;
     memset(&p, 0, sizeof p);
     p.batches = range(1, 2);
@@ -102,22 +94,7 @@ static int conv_case(long id) {
         for (o = 0; o < oc; o++) w[i * oc + o] = f[o * kdim + i];
     pack(kdim, oc, w, pb, bias, bp);
     n_out = p.batches * p.out_h * p.out_w * oc;
-    for (b = 0; b < p.batches; b++)
-        for (oy = 0; oy < p.out_h; oy++)
-            for (ox = 0; ox < p.out_w; ox++)
-                for (o = 0; o < oc; o++) {
-                    float s = bias[o];
-                    for (fy = 0; fy < p.filter_h; fy++)
-                        for (fx = 0; fx < p.filter_w; fx++)
-                            for (c = 0; c < p.in_c; c++) {
-                                int32_t y = oy * p.stride_h - p.pad_h + fy * p.dil_h;
-                                int32_t x = ox * p.stride_w - p.pad_w + fx * p.dil_w;
-                                float v = y < 0 || y >= p.in_h || x < 0 || x >= p.in_w
-                                              ? 0.0f : in[((b * p.in_h + y) * p.in_w + x) * p.in_c + c];
-                                s = fmaf(v, f[o * kdim + (fy * p.filter_w + fx) * p.in_c + c], s);
-                            }
-                    want[((b * p.out_h + oy) * p.out_w + ox) * oc + o] = clampf(s, p.gemm.act_min, p.gemm.act_max);
-                }
+    conv_oracle(&p, oc, in, f, bias, want);
     for (i = 0; i < n_out; i++) got[i] = 12345.0f;
     rt_opt_conv_f32(&p, in, pb, bp, got, scratch, NULL, NULL, NULL);
     free(scratch);
