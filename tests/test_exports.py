@@ -97,5 +97,10 @@ def test_hf_greedy_generation_matches_tflite(name, config, seed):
     # which the in-place check does not see through: copied only.
     inplace = "sdpat" not in name
     work, exe = build_generation(model, config, mask_kv=KV, inplace=inplace)
+    if "sdpat" in name:
+        # Each odml.sdpa_transposed runs the SDPA kernel on the caches as they lie (composite_sdpa_transposed).
+        code = (work / "model.c").read_text()
+        assert code.count(".transposed = 1, .mask_fill = -10000.0f") == 3, "odml.sdpa_transposed not mapped"
+        assert code.count("rt_opt_sdpa_f32(&p, ") == 3
     got_logits, ref_logits = generate_and_compare(model, work, exe, seed, mask_kv=KV, inplace=inplace)
     logits_within_float_rule(got_logits, ref_logits)
