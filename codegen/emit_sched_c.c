@@ -469,8 +469,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
     case SCHED_SDPA:
-        cg_line(cg, "/*   schedule: sdpa f32, one pass over the cache rows the mask leaves per head (query head n on KV "
+        cg_line(cg, "/*   schedule: sdpa f32%s, one pass over the cache rows the mask leaves per head (query head n on KV "
                     "head n / %d); the decomposition (subgraph %d) is not called */",
+                ((const rt_opt_sdpa_params *)s->kparams)->transposed ? " (K [B,G,S,H], V transposed [B,G,H,S] read in place)"
+                                                                      : "",
                 ((const rt_opt_sdpa_params *)s->kparams)->heads / ((const rt_opt_sdpa_params *)s->kparams)->kv_heads,
                 op->callee[0]);
         break;
@@ -557,8 +559,9 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_open(cg, "static const rt_opt_sdpa_params p = {");
         cg_line(cg, ".batch = %d, .q_len = %d, .heads = %d, .kv_heads = %d, .kv_len = %d, .head_dim = %d,", p->batch,
                 p->q_len, p->heads, p->kv_heads, p->kv_len, p->head_dim);
-        cg_line(cg, ".scale = %s, .mask_sb = %d, .mask_st = %d, .slots = %d", cg_f32(cg, p->scale), p->mask_sb,
-                p->mask_st, p->slots);
+        cg_line(cg, ".scale = %s, .mask_sb = %d, .mask_st = %d, .slots = %d%s", cg_f32(cg, p->scale), p->mask_sb,
+                p->mask_st, p->slots, p->transposed ? "," : "");
+        if (p->transposed) cg_line(cg, ".transposed = 1, .mask_fill = %s", cg_f32(cg, p->mask_fill));
         cg_close(cg, "};");
         cg_line(cg, "(void)%s; /* the decomposition, for the reference interpreter only */", cg_subgraph_fn(cg, op->callee[0]));
         cg_line(cg, "rt_opt_sdpa_f32(&p, %s, %s, %s, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),

@@ -401,9 +401,17 @@ typedef struct rt_opt_sdpa_params {
     float scale;
     int32_t mask_sb, mask_st;
     int32_t slots;                      /* scratch copies, one per thread (<= 1: one) */
+    int32_t transposed;                 /* 1: odml.sdpa_transposed (litert-torch's Hugging Face export with
+                                           its GPU composites): q and out [batch, heads, q_len, head_dim],
+                                           k [batch, kv_heads, kv_len, head_dim], v transposed [batch,
+                                           kv_heads, head_dim, kv_len] (read in place, stride kv_len), the
+                                           mask boolean (one byte per key, nonzero: attend) */
+    float mask_fill;                    /* transposed: the score of a key whose mask byte is 0 (the export's
+                                           SELECT_V2 constant); such keys are skipped where their
+                                           exp(fill - max) is exactly 0 */
 } rt_opt_sdpa_params;
 size_t rt_opt_sdpa_scratch(const rt_opt_sdpa_params *p);
-void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
+void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const void *mask,
                      float *out, void *scratch, const mpcc_parallel *par);
 
 /* Hybrid FULLY_CONNECTED (float in/out, int8 weights in their stored [out][in] rows; SCHED_FC_HYBRID),

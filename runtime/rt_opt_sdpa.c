@@ -1,4 +1,5 @@
-/* rt_opt_sdpa.c - litert-torch's odml.scaled_dot_product_attention composite (SCHED_SDPA) as one
+/* rt_opt_sdpa.c - litert-torch's odml.scaled_dot_product_attention and odml.sdpa_transposed composites
+ * (SCHED_SDPA) as one
  * kernel over the KV cache, in place of its decomposition (TRANSPOSEs and BROADCAST_TOs that copy
  * the whole cache for every head, a MUL over the whole K cache, two BATCH_MATMULs and a SOFTMAX
  * over every cache position each step).
@@ -43,52 +44,80 @@ static float dot(const float *a, const float *b, int32_t n) {
     return s;
 }
 
-/* Triples u in [lo, hi) of (b, t, n) = (u / (T N), u / N % T, u % N), in scratch s (one slot). */
-static void sdpa_range(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
+/* Whether key j of a mask row is masked: the additive mask's -FLT_MAX, the boolean mask's 0 byte. */
+static int masked(const rt_opt_sdpa_params *p, const void *m, int32_t j) {
+    return p->transposed ? !((const unsigned char *)m)[j] : ((const float *)m)[j] < MASKED;
+}
+
+/* Triples u in [lo, hi) of (b, t, n) = (u / (T N), u / N % T, u % N), in scratch s (one slot).
+ * transposed: the masked keys' score is mask_fill; they are left out of a row that has other keys only
+ * where exp(mask_fill - max) is exactly 0 (max over the others: float exp is 0 below about -103.9),
+ * else the head's row takes every key in order, as the decomposition does. */
+static void sdpa_range(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const void *mask,
                        float *out, void *scratch, int64_t lo, int64_t hi) {
     const int32_t T = p->q_len, N = p->heads, G = p->kv_heads, S = p->kv_len, H = p->head_dim;
-    const int32_t per_group = N / G;
+    const int32_t per_group = N / G, tr = p->transposed;
     float *sc = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     float *acc = sc + S;
     int32_t *idx = (int32_t *)(acc + H); /* the row's keys (the masked ones left out), found once for all heads */
-    const float *m = NULL;
+    const void *m = NULL;
     int64_t u, row = -1;
-    int32_t j, h, nk = 0, i;
+    int32_t j, h, nk = 0, i, skip = 0;
     for (u = lo; u < hi; u++) {
         const int32_t n = (int32_t)(u % N), g = n / per_group;
         const int64_t bt = u / N; /* b * T + t */
         const int32_t b = (int32_t)(bt / T), t = (int32_t)(bt % T);
-        const float *qr = q + u * H;
+        const int64_t qo = tr ? (((int64_t)b * N + n) * T + t) * H : u * H;
+        const float *qr = q + qo;
+        /* Key j's row: kb + j * ks; value j's element h: vb + j * vs + h * vh. */
+        const float *kb = tr ? k + ((int64_t)b * G + g) * S * H : k + ((int64_t)b * S * G + g) * H;
+        const float *vb = tr ? v + ((int64_t)b * G + g) * H * S : v + ((int64_t)b * S * G + g) * H;
+        const int64_t ks = tr ? H : (int64_t)G * H, vs = tr ? 1 : (int64_t)G * H, vh = tr ? S : 1;
         float mx = -INFINITY, sum = 0.0f, inv;
+        int32_t all = 0, nu;
         if (bt != row) {
-            int skip = 0;
             row = bt;
-            m = mask ? mask + (int64_t)b * p->mask_sb + (int64_t)t * p->mask_st : NULL;
+            skip = 0;
+            m = mask ? (const unsigned char *)mask +
+                           ((int64_t)b * p->mask_sb + (int64_t)t * p->mask_st) * (tr ? 1 : (int64_t)sizeof(float))
+                     : NULL;
             if (m)
-                for (j = 0; j < S && !skip; j++) skip = !(m[j] < MASKED);
+                for (j = 0; j < S && !skip; j++) skip = !masked(p, m, j);
             for (j = 0, nk = 0; j < S; j++)
-                if (!(skip && m[j] < MASKED)) idx[nk++] = j;
+                if (!(skip && masked(p, m, j))) idx[nk++] = j;
         }
         for (i = 0; i < nk; i++) {
             float s;
             j = idx[i];
-            s = dot(qr, k + (((int64_t)b * S + j) * G + g) * H, H) * p->scale;
-            if (m) s += m[j];
+            if (tr && m && masked(p, m, j))
+                s = p->mask_fill;
+            else {
+                s = dot(qr, kb + j * ks, H) * p->scale;
+                if (m && !tr) s += ((const float *)m)[j];
+            }
             sc[j] = s;
             if (s > mx) mx = s;
         }
+        if (tr && nk < S && !(p->mask_fill - mx < -110.0f)) { /* a masked key's exp would not be 0 */
+            all = 1;
+            for (j = 0; j < S; j++)
+                if (masked(p, m, j)) sc[j] = p->mask_fill;
+            if (p->mask_fill > mx) mx = p->mask_fill;
+        }
+        nu = all ? S : nk;
         for (h = 0; h < H; h++) acc[h] = 0.0f;
-        for (i = 0; i < nk; i++) {
-            const float *vr = v + (((int64_t)b * S + idx[i]) * G + g) * H;
+        for (i = 0; i < nu; i++) {
+            const float *vr;
             float e;
-            j = idx[i];
+            j = all ? i : idx[i];
+            vr = vb + j * vs;
             e = rt_opt_expf(sc[j] - mx);
             sum += e;
-            for (h = 0; h < H; h++) acc[h] += e * vr[h];
+            for (h = 0; h < H; h++) acc[h] += e * vr[h * vh];
         }
         inv = 1.0f / sum;
         {
-            float *o = out + u * H;
+            float *o = out + qo;
             for (h = 0; h < H; h++) o[h] = acc[h] * inv;
         }
     }
@@ -96,7 +125,8 @@ static void sdpa_range(const rt_opt_sdpa_params *p, const float *q, const float 
 
 typedef struct sdpa_job {
     const rt_opt_sdpa_params *p;
-    const float *q, *k, *v, *mask;
+    const float *q, *k, *v;
+    const void *mask;
     float *out;
     unsigned char *scratch;
     int64_t units;
@@ -109,7 +139,7 @@ static void sdpa_task(void *arg, int t) {
     sdpa_range(j->p, j->q, j->k, j->v, j->mask, j->out, j->scratch + (size_t)t * rt_opt_sdpa_scratch(j->p), lo, hi);
 }
 
-void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const float *mask,
+void rt_opt_sdpa_f32(const rt_opt_sdpa_params *p, const float *q, const float *k, const float *v, const void *mask,
                      float *out, void *scratch, const mpcc_parallel *par) {
     sdpa_job j;
     j.units = (int64_t)p->batch * p->q_len * p->heads;

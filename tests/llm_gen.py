@@ -27,7 +27,9 @@ def generation_main(header, threads=0, mask_kv=0):
     _IN_PLACE_OF_INPUT), nothing copied. threads > 0: the signatures' _run_parallel entry points
     on a runtime/threads/mpcc_pool of that many threads (link mpcc_pool.c). mask_kv > 0: the signatures
     also take an additive causal mask [rows, mask_kv] (0 up to the query's position, -FLT_MAX after),
-    built here for each call (litert-torch's Hugging Face export)."""
+    built here for each call (litert-torch's Hugging Face export). A `param_tensor` input (int32 [1,1,1,7],
+    the Hugging Face export's GPU composites) gets LiteRT-LM's runtime parameters: the first position
+    written, then one past the last twice, then zeros."""
     pi, po = names(header, "PREFILL_8", "INPUT"), names(header, "PREFILL_8", "OUTPUT")
     di, do = names(header, "DECODE", "INPUT"), names(header, "DECODE", "OUTPUT")
     caches = [n for n in di if CACHE.match(n)]
@@ -35,7 +37,9 @@ def generation_main(header, threads=0, mask_kv=0):
     assert sorted(caches) == sorted(n for n in po if CACHE.match(n)) == sorted(n for n in do if CACHE.match(n))
     logits = [n for n in do if not CACHE.match(n)]
     assert logits == ["logits"], do
-    assert sorted(set(di) - set(caches)) == sorted(["input_pos", "tokens"] + (["mask"] if mask_kv else [])), di
+    param = "param_tensor" in di
+    assert sorted(set(di) - set(caches)) == sorted(["input_pos", "tokens"] + (["mask"] if mask_kv else []) +
+                                                   (["param_tensor"] if param else [])), di
     src = ["#include <float.h>", "#include <stdio.h>", "#include <string.h>", '#include "model.h"',
            "static double arena[MODEL_ARENA_BYTES / 8 + 1];"]
     if mask_kv:
@@ -44,6 +48,11 @@ def generation_main(header, threads=0, mask_kv=0):
                 "    int r, j;",
                 f"    for (r = 0; r < rows; r++) for (j = 0; j < {mask_kv}; j++)"
                 f" mask[r * {mask_kv} + j] = j <= pos[r] ? 0.0f : -FLT_MAX;",
+                "}"]
+    if param:
+        src += ["static int param[7];",
+                "static void params(int start, int rows) {",
+                "    param[0] = start; param[1] = param[2] = start + rows;",
                 "}"]
     if threads:
         src += ['#include "threads/mpcc_pool.h"', "static mpcc_parallel par;"]
@@ -71,11 +80,14 @@ def generation_main(header, threads=0, mask_kv=0):
             "    for (i = 0; i < 8; i++) tok[i] = prompt[i], pos[i] = i;"]
     if mask_kv:
         src.append("    causal(8, pos);")
+    if param:
+        src.append("    params(0, 8);")
 
     def bind(ins, outs):
         lines = []
         for k, n in enumerate(ins):
-            buf = {"tokens": "tok", "input_pos": "pos", "mask": "mask"}.get(n) or f"cache{caches.index(n)}"
+            buf = {"tokens": "tok", "input_pos": "pos", "mask": "mask", "param_tensor": "param"}.get(n) or \
+                f"cache{caches.index(n)}"
             lines.append(f"    in[{k}] = {buf};")
         for k, n in enumerate(outs):
             c = caches.index(n) if n != "logits" else -1
@@ -89,7 +101,8 @@ def generation_main(header, threads=0, mask_kv=0):
     src += bind(di, do)
     src += [f"    tok[0] = prompt[{PROMPT - 1}];",
             f"    for (step = 0; step < {STEPS}; step++) {{",
-            f"        int best = 0; pos[0] = {PROMPT - 1} + step;{' causal(1, pos);' if mask_kv else ''}",
+            f"        int best = 0; pos[0] = {PROMPT - 1} + step;{' causal(1, pos);' if mask_kv else ''}"
+            f"{' params(pos[0], 1);' if param else ''}",
             f"        if ({call('decode')}) return 4;"] + copy + [
             "        for (c = 1; c < (int)(sizeof logits / sizeof logits[0]); c++) if (logits[c] > logits[best]) best = c;",
             "        memcpy(all_logits[step], logits, sizeof logits);",
@@ -117,14 +130,24 @@ def tflite_generate(model, prompt, mask_kv=0):
                      np.float32(-np.finfo(np.float32).max))
         return {"mask": m.astype(np.float32)[None, None]}
 
+    has_param = "param_tensor" in decode.get_input_details()
+
+    def param(start, rows):
+        # LiteRT-LM's runtime parameters for the GPU composites ([0] the first position written, [1] and [2]
+        # one past the last), as the C main passes them; the decompositions do not read them.
+        if not has_param:
+            return {}
+        return {"param_tensor": np.array([start, start + rows, start + rows, 0, 0, 0, 0], np.int32).reshape(1, 1, 1, 7)}
+
     caches = {n: np.zeros(d["shape"], d["dtype"]) for n, d in decode.get_input_details().items() if CACHE.match(n)}
     out = prefill(tokens=prompt[None, :8].astype(np.int32), input_pos=np.arange(8, dtype=np.int32),
-                  **mask(np.arange(8)), **caches)
+                  **mask(np.arange(8)), **param(0, 8), **caches)
     caches = {n: out[n] for n in caches}
     tok, tokens, logits = int(prompt[-1]), [], []
     for step in range(STEPS):
         p = PROMPT - 1 + step
-        out = decode(tokens=np.array([[tok]], np.int32), input_pos=np.array([p], np.int32), **mask([p]), **caches)
+        out = decode(tokens=np.array([[tok]], np.int32), input_pos=np.array([p], np.int32), **mask([p]), **param(p, 1),
+                     **caches)
         caches = {n: out[n] for n in caches}
         lg = out["logits"].reshape(-1)
         tok = int(np.argmax(lg))
@@ -133,9 +156,11 @@ def tflite_generate(model, prompt, mask_kv=0):
     return np.array(tokens, np.int32), np.array(logits, np.float32)
 
 
-def build_generation(model, config, mask_kv=0):
+def build_generation(model, config, mask_kv=0, inplace=True):
     """Compile `model`, check that every cache output may share its input's buffer (and nothing else),
-    build the generation main; returns (work dir, executable)."""
+    build the generation main; returns (work dir, executable). inplace=False: no output may (the caches
+    of hf_tiny_llama_sdpat_f32 are written by odml.cache_update composites, which run their decomposition
+    as a call: cg_inplace_input does not look into it)."""
     work = new_workdir(f"{model.stem}-{config}")
     p = compile_model(model, work)
     assert p.returncode == 0, p.stderr
@@ -147,13 +172,14 @@ def build_generation(model, config, mask_kv=0):
         ins, outs = names(header, entry, "INPUT"), names(header, entry, "OUTPUT")
         for j, n in enumerate(outs):
             m = re.search(rf"#define MODEL_{entry}_OUTPUT{j}_IN_PLACE_OF_INPUT (\d+)", header)
-            assert (m is not None) == bool(CACHE.match(n)), (entry, n)
+            assert (m is not None) == (inplace and bool(CACHE.match(n))), (entry, n)
             assert m is None or ins[int(m.group(1))] == n, (entry, n, m.group(1))
     return work, exe
 
 
-def generate_and_compare(model, work, exe, seed, mask_kv=0, tie=0.0):
-    """Run the main on a random prompt (caches in place, then copied: the same bits), TFLite's loop on the
+def generate_and_compare(model, work, exe, seed, mask_kv=0, tie=0.0, inplace=True):
+    """Run the main on a random prompt (caches in place, then copied: the same bits; inplace=False: copied
+    only), TFLite's loop on the
     same prompt; tokens identical. Returns (got_logits, ref_logits) for the caller's logit rule.
     tie > 0 (hybrid int4 weights, whose logits may move by up to tie x max|logit|): a step where TFLite's
     best two logits lie within that of each other is a tie; the sequences may part there (mpcc must have
@@ -161,12 +187,13 @@ def generate_and_compare(model, work, exe, seed, mask_kv=0, tie=0.0):
     rng = np.random.default_rng(seed)
     prompt = rng.integers(0, 256, PROMPT, dtype=np.int32)
     prompt.tofile(work / "prompt.bin")
-    proc = run_cmd([exe, work, "inplace"], timeout=300)
-    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
-    inplace = (work / "tokens.bin").read_bytes(), (work / "logits.bin").read_bytes()
+    if inplace:
+        proc = run_cmd([exe, work, "inplace"], timeout=300)
+        assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+        same = (work / "tokens.bin").read_bytes(), (work / "logits.bin").read_bytes()
     proc = run_cmd([exe, work], timeout=300)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
-    assert inplace == ((work / "tokens.bin").read_bytes(), (work / "logits.bin").read_bytes()), \
+    assert not inplace or same == ((work / "tokens.bin").read_bytes(), (work / "logits.bin").read_bytes()), \
         "caches in place and copied differ"
     ref_tokens, ref_logits = tflite_generate(model, prompt, mask_kv)
     got_tokens = np.fromfile(work / "tokens.bin", np.int32)

@@ -27,7 +27,8 @@ MODELS = all_models()
 C_FULL_ONLY = {f"{name}_f16" for name in ("blazeface", "landmark", "segnet", "kws_conv1d", "kws_lstm")} | {
     "landmark_int8", "kws_conv1d_f32", "kws_lstm_f32"} | {
     # The litert-torch decoders: tests/test_llm_decoder.py and tests/test_exports.py (hf_) build their C and generate with it.
-    "llm_tiny_llama_f32", "llm_tiny_llama_q8", "llm_tiny_llama_q4", "hf_tiny_llama_f32", "hf_tiny_llama_q8"} | {
+    "llm_tiny_llama_f32", "llm_tiny_llama_q8", "llm_tiny_llama_q4", "hf_tiny_llama_f32", "hf_tiny_llama_q8",
+    "hf_tiny_llama_sdpat_f32"} | {
     f"op_resize_{kind}_down_c20_align_{dt}" for kind in ("bilinear", "nearest_neighbor") for dt in ("f32", "int8")}
 
 # The single-op models (op_*, 375 of them) run the five-build matrix where they are the first of their kind

@@ -45,6 +45,10 @@ typedef struct CompositeOptions {
  * only layout ops, two MULs by scalar constants, two BATCH_MATMULs, the mask's ADD and a SOFTMAX of
  * beta 1); if so fills *p (scale: the product of the two constants). op_stablehlo_composite.c. */
 int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p);
+/* The same for odml.sdpa_transposed (litert-torch's Hugging Face export with its GPU composites: q
+ * [B,N,T,H], k [B,G,S,H], v [B,G,H,S], a boolean mask selecting a constant score; *p's `transposed`
+ * set); composite_sdpa calls it for that name. composite_sdpa_transposed.c. */
+int composite_sdpa_transposed(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p);
 /* Whether a STABLEHLO_COMPOSITE is odml.rms_norm whose decomposition is exactly MUL(x, x), MEAN over
  * the last axis, ADD of a scalar eps, RESHAPEs, RSQRT, MUL by x, MUL by its input w (f32); if so fills
  * *p (rows, cols, eps). composite_rms_norm.c. */

@@ -1,5 +1,5 @@
 /* op_stablehlo_composite.c - STABLEHLO_COMPOSITE: a named group of ops
- * (litert-torch's odml.rms_norm, odml.scaled_dot_product_attention,
+ * (litert-torch's odml.rms_norm, odml.scaled_dot_product_attention, odml.sdpa_transposed,
  * odml.update_kv_cache, ...) whose meaning is its decomposition subgraph
  * (StableHLOCompositeOptions in the operator's builtin_options_2): the op's
  * inputs are that subgraph's inputs, its outputs the subgraph's outputs, with
@@ -83,6 +83,7 @@ static int f32_scalar(const IrTensor *t, float *v) {
 
 int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p) {
     const CompositeOptions *o = op->options;
+    if (o && o->name && !strcmp(o->name, "odml.sdpa_transposed")) return composite_sdpa_transposed(g, op, p);
     if (!o || !o->name || strcmp(o->name, "odml.scaled_dot_product_attention") != 0) return 0;
     if ((op->n_in != 3 && op->n_in != 4) || op->n_out != 1) return 0;
     const IrTensor *q = op_cin(g, op, 0), *k = op_cin(g, op, 1), *v = op_cin(g, op, 2);

@@ -89,7 +89,7 @@ static int w4_case(int B, int K, int N, int block, int asym, int threads, char *
 }
 
 static int sdpa_case(int T, int Nh, int G, int S, int H, int pos0, int threads, char *msg, size_t cap) {
-    rt_opt_sdpa_params p = {1, T, Nh, G, S, H, 0.125f, 0, S, threads};
+    rt_opt_sdpa_params p = {1, T, Nh, G, S, H, 0.125f, 0, S, threads, 0, 0.0f};
     float *q = floats((int64_t)T * Nh * H), *k = floats((int64_t)S * G * H), *v = floats((int64_t)S * G * H);
     float *mask = floats((int64_t)T * S), *ref = floats((int64_t)T * Nh * H), *got = floats((int64_t)T * Nh * H);
     unsigned char *scratch = malloc(rt_opt_sdpa_scratch(&p) * (size_t)threads);

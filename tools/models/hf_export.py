@@ -10,6 +10,12 @@ files: `_f32` (model.tflite) and `_q8` (model_quantized.tflite: its default `dyn
 recipe, int8 weights). Signatures `prefill_8` and `decode` take tokens, input_pos, an additive
 float mask [1,1,T,64] and the KV caches (K [1,2,64,16], V transposed [1,2,16,64]).
 
+`hf_tiny_llama_sdpat_f32`: the same checkpoint exported with `use_sdpa_composite=True` (the export's
+GPU composites): attention is the `odml.sdpa_transposed` composite (K [1,2,64,16], V [1,2,16,64],
+the query heads of a KV group packed into its rows, a boolean mask) and each layer's cache write the
+`odml.cache_update` composite; both signatures take one more input, `param_tensor` [1,1,1,7] int32
+(LiteRT-LM's runtime parameters for the GPU kernels; the decompositions do not read it).
+
 Runs in .venv-llm (make models-hf).
 """
 
@@ -53,7 +59,7 @@ def checkpoint(d):
     fast.save_pretrained(d)
 
 
-def convert():
+def convert(sdpat=False):
     from litert_torch.generative.export_hf import export
     with tempfile.TemporaryDirectory() as d:
         ckpt, out_dir = os.path.join(d, "ckpt"), os.path.join(d, "out")
@@ -61,8 +67,10 @@ def convert():
         # The default recipe writes the float model.tflite, then model_quantized.tflite from it.
         export.export(model=ckpt, output_dir=out_dir, prefill_lengths=[8], cache_length=64,
                       quantization_recipe="dynamic_wi8_afp32", bundle_litert_lm=False,
-                      keep_temporary_files=True)
-        for src, suffix in (("model.tflite", "f32"), ("model_quantized.tflite", "q8")):
+                      keep_temporary_files=True, **({"use_sdpa_composite": True} if sdpat else {}))
+        files = (("model.tflite", "sdpat_f32"),) if sdpat else \
+            (("model.tflite", "f32"), ("model_quantized.tflite", "q8"))
+        for src, suffix in files:
             path = os.path.join(out_dir, src)
             if not os.path.exists(path):
                 sys.exit(f"FAIL: litert-torch wrote {sorted(os.listdir(out_dir))}, no {src}")
@@ -78,10 +86,14 @@ def main():
     if any(os.environ.get(k) != v for k, v in _ENV.items()):
         os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, **_ENV))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.parse_args()
+    ap.add_argument("--only", choices=["plain", "sdpat"], help="one export (default: both)")
+    args = ap.parse_args()
     import torch
     torch.set_num_threads(1)
-    convert()
+    if args.only != "sdpat":
+        convert()
+    if args.only != "plain":
+        convert(sdpat=True)
 
 
 if __name__ == "__main__":
