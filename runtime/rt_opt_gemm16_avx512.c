@@ -615,7 +615,11 @@ static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, co
 void rt_opt_gemm16_widen_rows(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
                               const float *const *tab, int32_t nseg, const uint16_t *packed_b, float *wide,
                               const float *bias, float *c) {
-    gemm_widening(p, type == RT_F16, m, a, tab, nseg, packed_b, bias, c, wide, 1);
+    if (type == RT_F16) { /* fp16: all the panels widened first, then the f32 tiles (no fused tile) */
+        rt_opt_gemm16_widen_all(type, p->k, p->n, packed_b, wide, INT64_MAX);
+        rt_opt_gemm_f32_rows_512(p, m, a, tab, nseg, wide, bias, c);
+    } else
+        gemm_widening(p, 0, m, a, tab, nseg, packed_b, bias, c, wide, 1);
 }
 
 int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats) {
