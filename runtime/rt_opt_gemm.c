@@ -463,6 +463,17 @@ static int32_t pair_rows(int32_t rest) {
     return rest <= MR_512_IND ? rest : rest < MR_512_IND + MR_512 ? rest - MR_512 : MR_512_IND;
 }
 
+/* Rows of the next tile of rt_opt_gemm_f32_rows_512 for `rest` rows left of a panel pair with nr columns (a function
+ * of these alone: the 16-bit kernels' fused first tile takes the same rows, rt_opt_gemm16_avx512.c). */
+RT_OPT_INLINE int32_t tile_rows_512(int32_t rest, int32_t nr, int tab) {
+    const int lone = nr <= NR, cols24 = nr > NR && nr <= NR + NR / 2;
+    const int32_t mr = lone ? MR_512_1 : tab ? MR_512_IND : MR_512;
+    return cols24 ? rt_opt_next_rows(rest, MR_512, MR_512)
+           : mr == MR_512_IND && !lone ? pair_rows(rest)
+                                       : rt_opt_next_rows(rest, mr, mr == MR_512 ? MR_512 + 1 : mr);
+}
+int32_t rt_opt_gemm_f32_tile_rows_512(int32_t rest, int32_t nr, int tab) { return tile_rows_512(rest, nr, tab); }
+
 /* C[0..m) = A . packed_b with row r's K values in nseg segments at tab[r * nseg + s] (tab NULL: rows of
  * a, lda apart, one segment). Two panels (32 columns) at a time; the rows stream past them. Also the 16-bit
  * weights' kernel on a widened copy of their panels (rt_opt_gemm16_avx512.c). */
@@ -473,12 +484,10 @@ void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const floa
     for (j = 0; j * NR < p->n; j += 2) {
         const float *b0 = packed_b + (int64_t)j * p->k * NR;
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
-        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR, mr = b1 == b0 ? MR_512_1 : tab ? MR_512_IND : MR_512;
+        int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
         const int cols24 = nr > NR && nr <= NR + NR / 2;
         for (i = 0; i < m; i += rr) {
-            rr = cols24                           ? rt_opt_next_rows(m - i, MR_512, MR_512)
-                 : mr == MR_512_IND && b1 != b0 ? pair_rows(m - i)
-                                                  : rt_opt_next_rows(m - i, mr, mr == MR_512 ? MR_512 + 1 : mr);
+            rr = tile_rows_512(m - i, nr, tab != NULL);
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             if (!tab) /* (a running pointer: the compiler vectorized a multiply per row, 2 % of a K = 16 GEMM) */
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;

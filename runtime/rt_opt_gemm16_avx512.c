@@ -17,6 +17,9 @@
  *   at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
  * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains; the
  *   panels after them one at a time in four chains.
+ * - many rows (rt_opt_gemm16_widens; a convolution's blocks, rt_opt_gemm16_widen_rows): the panels widened into an
+ *   f32 copy on the stack and rt_opt_gemm.c's own tiles run on it; bf16's copy is stored by each panel pair's first
+ *   row tile as it runs (fuse2 / fuse1), fp16's by a widening pass.
  * The inputs are f32 as they are (not rounded to the 16-bit type: rt_opt_half_rounds_inputs is 0 here).
  * K may come as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a convolution's
  * patch rows read in place: rt_opt_conv_rows_f32); a segment may start at an odd k (its first value takes the
@@ -390,19 +393,233 @@ RT_OPT_INLINE void widen(const int32_t F16, int32_t k, const uint16_t *b, int64_
     }
 }
 
-static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
-                         int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
-    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
+/* ---- bf16: the first row tile of a panel pair widens it ----
+ * Rather than a widening pass over the pair (a load, two integer ops and two stores a k pair and panel) before the
+ * f32 tiles, the pair's first row tile reads the bf16 pair words, widens them in registers for its own FMAs (as
+ * ukr_bf16 / ukr_pairs) and stores the widened rows ([k][16] floats a panel, at w0 and w1) for the tiles after it:
+ * the stores and the shift / AND ride along the tile's FMAs, and the separate pass (its second read of the pair
+ * words) is gone. The tile's rows are the f32 GEMM's first tile's (rt_opt_gemm_f32_tile_rows_512) and its sums
+ * those of the f32 tile it stands for, bit for bit: two panels each column from the bias through K in order, a
+ * lone panel in pairs (even-k / odd-k sums, as ukr_f32_512_1 for segments that start at an even k). fp16 keeps
+ * the widening pass: its conversions (vcvtph2ps and the k0 / k1 unzip, 3 uops a panel and k pair) take the FMA
+ * ports either way, and fused they measured no faster (64 x 32 x 144: 0.94x against the pass's 0.96x). */
+#define ROW(r) if ((r) < R) a##r = ap[(r) * nseg + sg];
+#define DECL_ROW(r) const float *a##r = NULL;
+RT_OPT_INLINE void fuse2(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b0,
+                         int64_t pk, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr,
+                         float *w0, float *w1) {
+    const __m512i high = _mm512_set1_epi32((int32_t)0xFFFF0000u);
+    const __m512 bias0 = _mm512_loadu_ps(bias), bias1 = _mm512_loadu_ps(bias + NR);
+    int32_t sg, kk, k = 0;
+#define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
+    RT_R12(DECL) RT_R12(DECL_ROW)
+#undef DECL
+#define STEP(r, x0, x1, off)                                                                                        \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s_ = _mm512_set1_ps(a##r[off]);                                                                \
+        c##r##0 = _mm512_fmadd_ps((x0), s_, c##r##0);                                                              \
+        c##r##1 = _mm512_fmadd_ps((x1), s_, c##r##1);                                                              \
+    }
+#define STEPS(x0, x1, off) STEP(0, x0, x1, off) STEP(1, x0, x1, off) STEP(2, x0, x1, off) STEP(3, x0, x1, off) \
+    STEP(4, x0, x1, off) STEP(5, x0, x1, off) STEP(6, x0, x1, off) STEP(7, x0, x1, off) STEP(8, x0, x1, off)   \
+    STEP(9, x0, x1, off) STEP(10, x0, x1, off) STEP(11, x0, x1, off)
+/* widened row kw of both panels stored (k0 and k1 each from the pair words, as ukr_bf16: fewer live registers than
+ * both at once, which spilled) */
+#define PUT(kw, x0, x1) _mm512_store_ps(w0 + (int64_t)(kw) * NR, x0), _mm512_store_ps(w1 + (int64_t)(kw) * NR, x1)
+    for (sg = 0; sg < nseg; sg++, k += seg) {
+        const uint16_t *p = b0 + (int64_t)(k / 2) * 2 * NR; /* the pair of k */
+        __m512 e0, e1, o0, o1;
+        RT_R12(ROW)
+        kk = 0;
+        if (k & 1) { /* the segment starts at a pair's k1 */
+            const __m512i v0 = PAIRS(p), v1 = PAIRS(p + pk);
+            o0 = _mm512_castsi512_ps(_mm512_and_si512(v0, high)), o1 = _mm512_castsi512_ps(_mm512_and_si512(v1, high));
+            PUT(k, o0, o1);
+            STEPS(o0, o1, 0)
+            kk = 1, p += 2 * NR;
+        }
+        for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
+            e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
+            PUT(k + kk, e0, e1);
+            STEPS(e0, e1, kk)
+            o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
+            PUT(k + kk + 1, o0, o1);
+            STEPS(o0, o1, kk + 1)
+        }
+        if (kk < seg) { /* the segment ends at a pair's k0 */
+            e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
+            PUT(k + kk, e0, e1);
+            STEPS(e0, e1, kk)
+        }
+    }
+#undef PUT
+#undef STEPS
+#undef STEP
+    {
+        const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+        const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+        const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+#define STORE(r)                                                                                                    \
+    if ((r) < R) {                                                                                                  \
+        float *cr = c + (int64_t)(r) * ldc;                                                                         \
+        _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                             \
+        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));                        \
+    }
+        RT_R12(STORE)
+#undef STORE
+    }
+}
+
+/* A lone panel (nr <= 16): ukr_pairs' scheme, the pairs' (c k0, c k1) vectors unzipped into the widened rows at w0. */
+RT_OPT_INLINE void fuse1(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                         const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr, float *w0) {
+    const __m512 bv = _mm512_loadu_ps(bias), z = _mm512_setzero_ps();
+    const __m512 bias0 = _mm512_permutex2var_ps(bv, rt_zip_lo(), z), bias1 = _mm512_permutex2var_ps(bv, rt_zip_hi(), z);
+    const __m512i iev = rt_unzip_even(), iod = rt_unzip_odd();
+    const int32_t F16 = 0; /* (WIDEN8: bf16) */
+    int32_t sg, kk, k = 0;
+#define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
+    RT_R12(DECL) RT_R12(DECL_ROW)
+#undef DECL
+#define STEP(r, X)                                                                                                  \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s_ = X(a##r);                                                                                  \
+        c##r##0 = MASK_FMA(x0, s_, c##r##0);                                                                        \
+        c##r##1 = MASK_FMA(x1, s_, c##r##1);                                                                        \
+    }
+#define STEPS(X) STEP(0, X) STEP(1, X) STEP(2, X) STEP(3, X) STEP(4, X) STEP(5, X) STEP(6, X) STEP(7, X) STEP(8, X) \
+    STEP(9, X) STEP(10, X) STEP(11, X)
+#define X_PAIR(ar) _mm512_castpd_ps(_mm512_set1_pd(pair_of(ar + kk)))
+#define X_ONE(ar) _mm512_set1_ps(ar[kk])
+#define PUT(kw, idx) _mm512_store_ps(w0 + (int64_t)(kw) * NR, _mm512_permutex2var_ps(x0, idx, x1))
+    for (sg = 0; sg < nseg; sg++, k += seg) {
+        const uint16_t *p = b + (int64_t)(k / 2) * 2 * NR;
+        __m512 x0, x1;
+        RT_R12(ROW)
+        kk = 0;
+        if (k & 1) { /* a pair's k1: the odd lanes only */
+            x0 = WIDEN8(p), x1 = WIDEN8(p + NR);
+            PUT(k, iod);
+#define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0xAAAA)
+            STEPS(X_ONE)
+#undef MASK_FMA
+            kk = 1, p += 2 * NR;
+        }
+#define MASK_FMA(w, s, acc) _mm512_fmadd_ps((w), (s), (acc))
+        for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
+            x0 = WIDEN8(p), x1 = WIDEN8(p + NR);
+            PUT(k + kk, iev);
+            PUT(k + kk + 1, iod);
+            STEPS(X_PAIR)
+        }
+#undef MASK_FMA
+        if (kk < seg) { /* a pair's k0: the even lanes only */
+            x0 = WIDEN8(p), x1 = WIDEN8(p + NR);
+            PUT(k + kk, iev);
+#define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0x5555)
+            STEPS(X_ONE)
+#undef MASK_FMA
+        }
+    }
+#undef PUT
+#undef X_ONE
+#undef X_PAIR
+#undef STEPS
+#undef STEP
+    {
+        const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+        const __mmask16 m = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+#define STORE(r)                                                                                                    \
+    if ((r) < R)                                                                                                    \
+        _mm512_mask_storeu_ps(c + (int64_t)(r) * ldc, m,                                                            \
+                              _mm512_min_ps(vhi, _mm512_max_ps(vlo, _mm512_add_ps(_mm512_permutex2var_ps(c##r##0, iev, c##r##1), \
+                                                                                  _mm512_permutex2var_ps(c##r##0, iod, c##r##1)))));
+        RT_R12(STORE)
+#undef STORE
+    }
+}
+#undef DECL_ROW
+#undef ROW
+
+#define CASES(CALL)                                                                                                 \
+    switch (rows) {                                                                                                 \
+    case 2: CALL(2); break;                                                                                         \
+    case 3: CALL(3); break;                                                                                         \
+    case 4: CALL(4); break;                                                                                         \
+    case 5: CALL(5); break;                                                                                         \
+    case 6: CALL(6); break;                                                                                         \
+    case 7: CALL(7); break;                                                                                         \
+    case 8: CALL(8); break;                                                                                         \
+    case 9: CALL(9); break;                                                                                         \
+    case 10: CALL(10); break;                                                                                       \
+    case 11: CALL(11); break;                                                                                       \
+    default: CALL(12); break;                                                                                       \
+    }
+static void fuse_tile(int32_t lone, int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                      int64_t pk, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr, float *w0,
+                      float *w1) {
+#define CALL2(R) fuse2(R, nseg, seg, ap, b, pk, bias, lo, hi, c, ldc, nr, w0, w1)
+#define CALL1(R) fuse1(R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr, w0)
+    if (lone) CASES(CALL1)
+    else CASES(CALL2)
+#undef CALL1
+#undef CALL2
+}
+#undef CASES
+
+/* bf16 panel pair j's columns [j NR, j NR + p->n) of m rows: its first tile fused with the widening into wide (the
+ * pair's [2][K][16] floats, 64-byte aligned), the rest of the rows by the f32 tiles on it. 0 (nothing done) for fp16
+ * and where no fused tile matches the f32 GEMM's first tile: one row (its GEMV sums), 17-24 columns (a three-vector
+ * tile in pairs), a lone panel over segments that start at an odd k. */
+static int pair_fused(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
+                      int32_t nseg, const uint16_t *b, int64_t pk, const float *bias, float *c, float *wide) {
+    const int32_t nr = p->n, lone = nr <= NR, seg = p->k / nseg;
+    const int32_t rr = rt_opt_gemm_f32_tile_rows_512(m, nr, tab != NULL);
+    const float *rows[12];
+    int32_t r;
+    if (f16 || rr < 2 || (nr > NR && nr <= NR + NR / 2) || (lone && nseg > 1 && seg % 2)) return 0;
+    if (!tab)
+        for (rows[0] = a, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
+    fuse_tile(lone, rr, nseg, seg, tab ? tab : rows, b, pk, bias, p->act_min, p->act_max, c, p->ldc, nr, wide,
+              wide + (int64_t)p->k * NR);
+    if (rr < m)
+        rt_opt_gemm_f32_rows_512(p, m - rr, tab ? NULL : a + (int64_t)rr * p->lda, tab ? tab + (int64_t)rr * nseg : NULL,
+                                 nseg, wide, bias, c + (int64_t)rr * p->ldc);
+    return 1;
+}
+
+/* m rows against all the panel pairs, each widened by its first tile (else before the f32 tiles) into wide: pair j at
+ * wide + j K NR when `all` (the whole N x K kept for later blocks), else every pair at wide (2 K NR floats). */
+static void gemm_widening(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
+                          int32_t nseg, const uint16_t *packed_b, const float *bias, float *c, float *wide, int all) {
     const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR;
     rt_opt_gemm_params q = *p;
     int32_t j;
     for (j = 0; j * NR < p->n; j += 2) {
         const int32_t panels = (j + 1) * NR < p->n ? 2 : 1;
-        if (f16) widen(1, p->k, packed_b + j * pk, pk, panels, buf);
-        else widen(0, p->k, packed_b + j * pk, pk, panels, buf);
+        float *w = all ? wide + (int64_t)j * p->k * NR : wide;
         q.n = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
-        rt_opt_gemm_f32_rows_512(&q, m, a, tab, nseg, buf, bias + j * NR, c + j * NR);
+        if (pair_fused(&q, f16, m, a, tab, nseg, packed_b + j * pk, pk, bias + j * NR, c + j * NR, w)) continue;
+        if (f16) widen(1, p->k, packed_b + j * pk, pk, panels, w);
+        else widen(0, p->k, packed_b + j * pk, pk, panels, w);
+        rt_opt_gemm_f32_rows_512(&q, m, a, tab, nseg, w, bias + j * NR, c + j * NR);
     }
+}
+
+static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
+                         int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
+    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
+    gemm_widening(p, f16, m, a, tab, nseg, packed_b, bias, c, buf, 0);
+}
+
+void rt_opt_gemm16_widen_rows(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                              const float *const *tab, int32_t nseg, const uint16_t *packed_b, float *wide,
+                              const float *bias, float *c) {
+    if (type == RT_F16) { /* fp16: all the panels widened first, then the f32 tiles (no fused tile) */
+        rt_opt_gemm16_widen_all(type, p->k, p->n, packed_b, wide, INT64_MAX);
+        rt_opt_gemm_f32_rows_512(p, m, a, tab, nseg, wide, bias, c);
+    } else
+        gemm_widening(p, 0, m, a, tab, nseg, packed_b, bias, c, wide, 1);
 }
 
 int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats) {

@@ -535,8 +535,8 @@ static void conv_half_task(void *v, int t) {
     float wide[RT_OPT_WIDE_ALL_FLOATS] __attribute__((aligned(64)));
     const int wide_all = ti == RT_F32 && (p->direct || rows16) && !rt_opt_half_rounds_inputs(j->half_type) &&
                          (int64_t)(q_end - q) * j->block >= RT_OPT_WIDE_ALL_MIN_ROWS &&
-                         rt_opt_gemm16_widen_all(j->half_type, kdim, oc, (const uint16_t *)j->b, wide,
-                                                 RT_OPT_WIDE_ALL_FLOATS);
+                         RT_OPT_GEMM16_WIDE_FITS(kdim, oc, RT_OPT_WIDE_ALL_FLOATS);
+    int widened = 0; /* the first block widens them (AVX-512: its first row tiles do) */
 #endif
     for (; q < q_end; q++) {
         int32_t b = q / j->per_image, m0 = q % j->per_image * j->block;
@@ -601,8 +601,8 @@ static void conv_half_task(void *v, int t) {
                     rt_opt_conv_rows_f32(p, in, m0 + s, n, dst, tab16, zero16);
 #if defined(RT_OPT_GEMM16_WIDEN)
                     if (wide_all)
-                        rt_opt_gemm16_widened_rows(&g, n, NULL, tab16, p->filter_h, wide, (const float *)j->bias,
-                                                   out + (int64_t)s * oc);
+                        rt_opt_gemm16_wide_block(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
+                                                 wide, &widened, (const float *)j->bias, out + (int64_t)s * oc);
                     else
 #endif
                         RT_OPT_GEMM16_ROWS_F32(&g, j->half_type, n, NULL, tab16, p->filter_h, (const uint16_t *)j->b,
@@ -618,7 +618,8 @@ static void conv_half_task(void *v, int t) {
             if (a) { /* NULL: a bf16 block already done */
 #if defined(RT_OPT_GEMM16_WIDEN)
                 if (wide_all) { /* the widened weights, the f32 GEMM's tiles */
-                    rt_opt_gemm16_widened_rows(&g, rows, a, NULL, 1, wide, (const float *)j->bias, out);
+                    rt_opt_gemm16_wide_block(&g, j->half_type, rows, a, NULL, 1, (const uint16_t *)j->b, wide, &widened,
+                                             (const float *)j->bias, out);
                     a = NULL;
                 }
 #endif

@@ -596,6 +596,8 @@ void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t 
  * K x 16 f32 panels. The 16-bit weights' kernels call it on a widened copy of their panels. */
 void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                               int32_t nseg, const float *packed_b, const float *bias, float *c);
+/* its next tile's rows for `rest` rows left of a panel pair of nr columns (tab: over a row table) */
+int32_t rt_opt_gemm_f32_tile_rows_512(int32_t rest, int32_t nr, int tab);
 #endif
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,

@@ -84,6 +84,31 @@ int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k);
 int rt_opt_gemm16_widen_all(int32_t type, int32_t k, int32_t n, const uint16_t *packed_b, float *dst, int64_t floats);
 void rt_opt_gemm16_widened_rows(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
                                 int32_t nseg, const float *wide, const float *bias, float *c);
+/* N x K weights' widened copy fits `floats` floats */
+#define RT_OPT_GEMM16_WIDE_FITS(k, n, floats) ((int64_t)((n) + RT_OPT_NR - 1) / RT_OPT_NR * RT_OPT_NR * (k) <= (floats))
+#if defined(RT_OPT_GEMM16_AVX512)
+/* rt_opt_gemm16_widen_all and rt_opt_gemm16_widened_rows at once (a task's first block): each panel pair widened by
+ * its first row tile while that tile runs (rt_opt_gemm16_avx512.c), the same results; wide 64-byte aligned. */
+void rt_opt_gemm16_widen_rows(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                              const float *const *tab, int32_t nseg, const uint16_t *packed_b, float *wide,
+                              const float *bias, float *c);
+#endif
+/* A block of rows on the widened weights (`wide`, N x K floats), widening them first on a task's first block
+ * (*widened 0, set to 1) */
+static inline void rt_opt_gemm16_wide_block(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
+                                            const float *const *tab, int32_t nseg, const uint16_t *packed_b,
+                                            float *wide, int *widened, const float *bias, float *c) {
+    if (!*widened) {
+        *widened = 1;
+#if defined(RT_OPT_GEMM16_AVX512)
+        rt_opt_gemm16_widen_rows(p, type, m, a, tab, nseg, packed_b, wide, bias, c);
+        return;
+#else
+        (void)rt_opt_gemm16_widen_all(type, p->k, p->n, packed_b, wide, INT64_MAX);
+#endif
+    }
+    rt_opt_gemm16_widened_rows(p, m, a, tab, nseg, wide, bias, c);
+}
 #endif
 #if defined(RT_OPT_AVX512)
 /* The 16-bit weights' panels j and j + 1 (j alone repeated when it is the last) and their bias (bias2: 2 x NR

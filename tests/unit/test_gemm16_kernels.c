@@ -216,6 +216,50 @@ static void test_widened(void) {
 #endif
 }
 
+/* The many-row path of AVX-512 builds against the f32 GEMM's tiles on the weights widened first
+ * (rt_opt_gemm16_widen_all + rt_opt_gemm16_widened_rows, the pre-fusion path), bit for bit: bf16 pairs' first row tile
+ * widens them as it runs (every first-tile size: rows 2-140, a lone panel in pairs, 17-24 columns, segments of odd
+ * length), fp16 the widening pass; through rt_opt_gemm16_widen_rows (a convolution's first block: any rows) and,
+ * where the row count takes the widened path, RT_OPT_GEMM16_ROWS_F32. */
+static void test_fused_first_tile(void) {
+#if defined(RT_OPT_GEMM16_AVX512)
+    char msg[200];
+    for (int t = 0; t < 48; t++) {
+        const int32_t type = t % 4 == 3 ? RT_F16 : RT_BF16, use_tab = t % 3 != 2, nseg = use_tab ? rnd_in(1, 4) : 1;
+        const int32_t m = t < 8 ? 2 + t * 3 : rnd_in(1, 140);
+        const int32_t n = t % 6 == 0 ? rnd_in(1, 16) : t % 6 == 1 ? rnd_in(17, 24) : t % 6 == 2 ? 32 : rnd_in(1, 100);
+        const int32_t kk = rnd_in(1, 300), k = kk / nseg * nseg > 0 ? kk / nseg * nseg : nseg;
+        const int32_t np = (n + 15) / 16 * 16;
+        problem q;
+        make(&q, m, n, k, nseg, type);
+        if (!use_tab) q.stride = k + t % 3;
+        rt_opt_gemm_params g = params(&q);
+        float *wide = aligned_alloc(64, sizeof(float) * (size_t)np * (size_t)k), *ref = malloc(sizeof(float) * (size_t)(m * n));
+        const float *a = use_tab ? NULL : q.a;
+        const float *const *tab = use_tab ? q.tab : NULL;
+        int64_t d = 0;
+        rt_opt_gemm16_widen_all(type, k, n, q.pw, wide, (int64_t)np * k);
+        rt_opt_gemm16_widened_rows(&g, m, a, tab, nseg, wide, q.bias, ref);
+        memset(wide, 0, sizeof(float) * (size_t)np * (size_t)k);
+        rt_opt_gemm16_widen_rows(&g, type, m, a, tab, nseg, q.pw, wide, q.bias, q.got);
+        d += memcmp(ref, q.got, sizeof(float) * (size_t)(m * n)) != 0;
+        rt_opt_gemm16_widened_rows(&g, m, a, tab, nseg, wide, q.bias, q.got); /* the copy it left */
+        d += memcmp(ref, q.got, sizeof(float) * (size_t)(m * n)) != 0;
+        if (rt_opt_gemm16_widens(type, m, k)) {
+            RT_OPT_GEMM16_ROWS_F32(&g, type, m, a, tab, nseg, q.pw, q.bias, q.got);
+            d += memcmp(ref, q.got, sizeof(float) * (size_t)(m * n)) != 0;
+        }
+        snprintf(msg, sizeof msg, "%s m %d n %d k %d = %d x %d%s: %lld of 3 outputs differ", type == RT_BF16 ? "bf16" : "f16",
+                 m, n, k, nseg, k / nseg, use_tab ? "" : " (rows)", (long long)d);
+        check(d == 0, "gemm16 fused first tile = f32 tiles on the widened weights, bit for bit", msg);
+        free(wide), free(ref);
+        drop(&q);
+    }
+#else
+    printf("SKIP gemm16 fused first tile: not in this build\n");
+#endif
+}
+
 /* rt_opt_fc_half with no scratch (what the f32-activation plan gives): within rounding of the oracle on the inputs
  * as the build takes them (rounded where rt_opt_half_rounds_inputs), on every build. */
 static void test_fc_half_no_scratch(void) {
@@ -242,6 +286,7 @@ int main(void) {
     test_rows();
     test_fc();
     test_widened();
+    test_fused_first_tile();
     test_fc_half_no_scratch();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
