@@ -75,29 +75,10 @@ static int conv_case(long id, int32_t type) {
     /* outputs up to 13 x 13: 9 pixels + 2 x 2 padding - 1 + 1 (a 1x1 filter with padding 2) */
     static float got[2 * 13 * 13 * 40], want[2 * 13 * 13 * 40];
     rt_opt_conv_params p;
-    int32_t oc, kdim, i, o, ext_h, ext_w, n_out;
+    int32_t oc, kdim, i, o, n_out;
     void *scratch;
-    memset(&p, 0, sizeof p);
-    p.batches = range(1, 2);
-    p.in_h = range(1, 9), p.in_w = range(1, 9), p.in_c = range(1, 20);
-    p.filter_h = p.filter_w = next() % 8 ? range(1, 3) : 5;
-    p.filter_w = next() % 4 ? p.filter_h : range(1, 3);
-    p.dil_h = p.dil_w = next() % 8 ? 1 : 2;
-    p.stride_h = range(1, 2), p.stride_w = range(1, 2);
-    p.pad_h = range(0, 2), p.pad_w = range(0, 2);
-    if (next() % 5 == 0) /* a direct 1x1 */
-        p.filter_h = p.filter_w = p.dil_h = p.dil_w = p.stride_h = p.stride_w = 1, p.pad_h = p.pad_w = 0;
-    ext_h = (p.filter_h - 1) * p.dil_h + 1, ext_w = (p.filter_w - 1) * p.dil_w + 1;
-    if (p.in_h + 2 * p.pad_h < ext_h) p.in_h = ext_h;
-    if (p.in_w + 2 * p.pad_w < ext_w) p.in_w = ext_w;
-    p.out_h = (p.in_h + 2 * p.pad_h - ext_h) / p.stride_h + 1;
-    p.out_w = (p.in_w + 2 * p.pad_w - ext_w) / p.stride_w + 1;
-    p.direct = p.filter_h == 1 && p.filter_w == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 &&
-               p.pad_w == 0;
-    oc = range(1, 40);
-    kdim = p.filter_h * p.filter_w * p.in_c;
-    p.gemm.n = oc, p.gemm.k = kdim, p.gemm.ldc = oc;
-    clamps(&p.gemm.act_min, &p.gemm.act_max);
+    oc = draw_conv(&p, 1);
+    kdim = p.gemm.k;
     p.rows = next() % 2 ? range(1, 30) : range(31, 70);
     p.gemm.slots = 1;
     p.gemm.slot_bytes = p.direct ? 0 : rt_opt_conv_f32_slot_bytes(p.rows, kdim, p.filter_h, p.filter_w, p.in_c);
