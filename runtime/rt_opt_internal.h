@@ -590,15 +590,6 @@ RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m,
 void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
                           const float **tab, float *zero);
 #endif
-#if defined(RT_OPT_VEC) && defined(__AVX512F__)
-/* The f32 GEMM's zmm tiles over row pointers (rt_opt_gemm.c, RT_OPT_INDIRECT): C[0..m) = clamp(bias + A . packed_b),
- * K as nseg segments of p->k / nseg values at tab[r * nseg + s], or with tab NULL row r at a + r * p->lda; packed_b:
- * K x 16 f32 panels. The 16-bit weights' kernels call it on a widened copy of their panels. */
-void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
-                              int32_t nseg, const float *packed_b, const float *bias, float *c);
-/* its next tile's rows for `rest` rows left of a panel pair of nr columns (tab: over a row table) */
-int32_t rt_opt_gemm_f32_tile_rows_512(int32_t rest, int32_t nr, int tab);
-#endif
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in

@@ -4,6 +4,15 @@
 #ifndef MPCC_RT_OPT_INTERNAL_GEMM_H
 #define MPCC_RT_OPT_INTERNAL_GEMM_H
 
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+/* The f32 GEMM's zmm tiles over row pointers (rt_opt_gemm.c, RT_OPT_INDIRECT): C[0..m) = clamp(bias + A . packed_b),
+ * K as nseg segments of p->k / nseg values at tab[r * nseg + s], or with tab NULL row r at a + r * p->lda; packed_b:
+ * K x 16 f32 panels. The 16-bit weights' kernels call it on a widened copy of their panels. */
+void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const float *a, const float *const *tab,
+                              int32_t nseg, const float *packed_b, const float *bias, float *c);
+/* its next tile's rows for `rest` rows left of a panel pair of nr columns (tab: over a row table) */
+int32_t rt_opt_gemm_f32_tile_rows_512(int32_t rest, int32_t nr, int tab);
+#endif
 
 /* 16-bit weights (rt_opt_gemm_half.c, rt_opt_gemm_bf16.c): packed panels [N/NR][K2][NR][2]. */
 #define RT_OPT_HALF_ROWS 32 /* input rows converted (or paired) per block */
