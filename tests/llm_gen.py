@@ -4,6 +4,7 @@ path): a C main over mpcc's generated code, the same loop over TFLite's signatur
 checks both make (caches in place, in place and copied the same bits, tokens and logits)."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -179,11 +180,8 @@ def build_generation(model, config, mask_kv=0, inplace=True):
 
 def generate_and_compare(model, work, exe, seed, mask_kv=0, tie=0.0, inplace=True):
     """Run the main on a random prompt (caches in place, then copied: the same bits; inplace=False: copied
-    only), TFLite's loop on the
-    same prompt; tokens identical. Returns (got_logits, ref_logits) for the caller's logit rule.
-    tie > 0 (hybrid int4 weights, whose logits may move by up to tie x max|logit|): a step where TFLite's
-    best two logits lie within that of each other is a tie; the sequences may part there (mpcc must have
-    picked TFLite's second best), and the steps up to it are returned."""
+    only), TFLite's loop on the same prompt; tokens identical (tie > 0: tokens_agree's tie rule). Returns (got_logits, ref_logits) of the
+    steps that compare, for the caller's logit rule."""
     rng = np.random.default_rng(seed)
     # A random-weight model may repeat one token on some prompts, which would test little: the next prompt
     # of the same seeded stream then (the first is kept when it is not degenerate).
@@ -209,6 +207,14 @@ def generate_and_compare(model, work, exe, seed, mask_kv=0, tie=0.0, inplace=Tru
           f"{float(np.min(top2[:, 1] - top2[:, 0])):.3g}, max |logit diff| "
           f"{float(np.max(np.abs(got_logits - ref_logits))):.3g}")
     assert len(set(ref_tokens.tolist())) > 1, "degenerate model: one token repeated on 8 prompts"
+    steps = tokens_agree(got_tokens, ref_tokens, ref_logits, tie)
+    return got_logits[:steps], ref_logits[:steps]
+
+
+def tokens_agree(got_tokens, ref_tokens, ref_logits, tie=0.0):
+    """mpcc's tokens are TFLite's; with tie > 0 they may part at a tie (TFLite's best two logits within
+    tie x max|logit| of each other, mpcc picking its second best, the steps before identical). Returns the
+    number of steps whose logits compare (all, or up to and including the parting)."""
     if tie > 0 and got_tokens.tolist() != ref_tokens.tolist():
         s = int(np.argmax(got_tokens != ref_tokens))
         order = np.argsort(ref_logits[s])
@@ -218,12 +224,33 @@ def generate_and_compare(model, work, exe, seed, mask_kv=0, tie=0.0, inplace=Tru
         assert got_tokens[s] == order[-2] and gap < tie * float(np.max(np.abs(ref_logits[s]))), \
             f"step {s} is no tie: mpcc {got_tokens.tolist()}\ntflite {ref_tokens.tolist()}"
         assert got_tokens[:s].tolist() == ref_tokens[:s].tolist()
-        return got_logits[:s + 1], ref_logits[:s + 1]
+        return s + 1
     assert got_tokens.tolist() == ref_tokens.tolist(), f"mpcc {got_tokens.tolist()}\ntflite {ref_tokens.tolist()}"
-    return got_logits, ref_logits
+    return len(got_tokens)
 
 
-def logits_within_float_rule(got_logits, ref_logits):
-    for step in range(STEPS):
+# Hybrid decoders (int8 or int4 weights): their FCs quantize each float input row at run time, so a
+# last-bit difference in the float ops before them (mpcc's fused attention sums q.k with fused
+# multiply-adds at -march=native; the q4 oracle runs TFLite's builtin SOFTMAX and LOGISTIC, whose bits
+# differ from the reference kernels mpcc follows, docs/int4.md) can move an input value across a
+# rounding boundary: one quantization step, which the KV cache then carries to later steps.
+# Measured (prompt seeds 1..12, gcc -march=native, 32 steps): 4 of 24 q8 runs had a step outside the
+# float rule, by 1.25e-2 to 1.56e-2 of max|logit|, tokens identical on all 24 (docs/llm-exports.md).
+HYBRID_DRIFT = 3e-2
+
+
+def is_hybrid(model):
+    """Whether a zoo decoder has int8 or int4 (hybrid) weights: its name ends in _q8 or _q4."""
+    return Path(model).stem.endswith(("_q8", "_q4"))
+
+
+def logits_within_rule(got_logits, ref_logits, drift=0.0):
+    """Each step's logits within the float rule; drift > 0 (hybrid weights, above): a step outside it
+    passes within drift x max|logit| of TFLite's, printed."""
+    for step in range(len(got_logits)):
         ok, msg = compare_arrays(ref_logits[step], got_logits[step], mode="opt")
+        if not ok and drift > 0:
+            rel = float(np.max(np.abs(got_logits[step] - ref_logits[step])) / np.max(np.abs(ref_logits[step])))
+            ok = rel < drift
+            print(f"decode step {step}: {msg} (hybrid weights: input-quantization steps, accepted below {drift})")
         assert ok, f"decode step {step}: {msg}"
