@@ -234,9 +234,10 @@ def tokens_agree(got_tokens, ref_tokens, ref_logits, tie=0.0):
 # multiply-adds at -march=native; the q4 oracle runs TFLite's builtin SOFTMAX and LOGISTIC, whose bits
 # differ from the reference kernels mpcc follows, docs/int4.md) can move an input value across a
 # rounding boundary: one quantization step, which the KV cache then carries to later steps.
-# Measured (prompt seeds 1..12, gcc -march=native, 32 steps): 4 of 24 q8 runs had a step outside the
-# float rule, by 1.25e-2 to 1.56e-2 of max|logit|, tokens identical on all 24 (docs/llm-exports.md).
-HYBRID_DRIFT = 3e-2
+# Measured (gcc -march=native, 32 steps; docs/llm-exports.md): prompt seeds 1..12, 4 of 24 q8 runs had a step
+# outside the float rule, by 1.25e-2 to 1.56e-2 of max|logit|; seeds 100..160 (q8 both models, q4), 16 of 61
+# seeds had one, the largest 2.03e-2; tokens parted once (llm_tiny_llama_q8, seed 133: step 17, top-2 gap 2.6e-3).
+HYBRID_DRIFT = 5e-2
 
 
 def is_hybrid(model):
