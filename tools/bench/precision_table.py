@@ -24,8 +24,9 @@ def bench(h, label, path, args, builder, mpcc_flags, seed):
         f = os.path.join(cal_dir, f"input{i}.npy")
         np.save(f, stacked)
         cal += ["--calibrate", f]
+    names = [v for v in VARIANTS if v in (getattr(args, "precisions", None) or VARIANTS)]
     variants = {}
-    for name in VARIANTS:
+    for name in names:
         flags = [] if name == "fp32" else ["--precision", name] + (cal if name == "int8" else [])
         so, header, weights = builder.model_library(f"{label}@{name}", path, mpcc_flags + flags, "file")
         variants[name] = h.MpccModel(so, header, weights)
@@ -46,13 +47,13 @@ def bench(h, label, path, args, builder, mpcc_flags, seed):
         row[f"a_{name}"] = mp.arena.size
     target = args.batch_ms / 1000.0
     batches = []
-    for fn in [variants[v].batch_timer() for v in VARIANTS] + [h.tflite_batch_timer(tf1)]:
+    for fn in [variants[v].batch_timer() for v in names] + [h.tflite_batch_timer(tf1)]:
         k, _ = h.calibrate(fn, target)
         batches.append((fn, k, 0))
     med, rounds = h.timed_rounds(batches, target * len(batches), args)
-    for name, t in zip(VARIANTS, med):
+    for name, t in zip(names, med):
         row[f"t_{name}"] = t
-    row.update(t_xnn=med[-1], rounds=rounds)
+    row.update(t_xnn=med[-1], rounds=rounds, variants=names)
     return row
 
 
@@ -65,7 +66,7 @@ def show(rows, say):
         if "error" in r:
             lines.append([r["model"], ""] + [""] * 8 + ["ERROR: " + r["error"]])
             continue
-        for v in VARIANTS:
+        for v in r["variants"]:
             lines.append([r["model"] if v == "fp32" else "", v, f"{r['t_' + v] * 1e3:.3f}",
                           f"{r['t_fp32'] / r['t_' + v]:.2f}x", f"{r['t_xnn'] * 1e3:.3f}" if v == "fp32" else "",
                           f"{r['t_xnn'] / r['t_' + v]:.3f}", str(r["w_" + v]), f"{r['w_' + v] / max(r['w_fp32'], 1):.2f}x",
