@@ -24,6 +24,7 @@
  * K may come as nseg segments of p->k / nseg values, row r's segment s at tab[r * nseg + s] (a convolution's
  * patch rows read in place: rt_opt_conv_rows_f32); a segment may start at an odd k (its first value takes the
  * k1 half of its pair) and end at an even one (its last value the k0 half). */
+#include <math.h>
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -650,6 +651,89 @@ int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k) {
     return m >= (type == RT_F16 ? RT_OPT_WIDEN_MIN_ROWS_F16 : RT_OPT_WIDEN_MIN_ROWS) && k <= RT_OPT_WIDEN_KMAX;
 }
 
+/* ---- K beyond RT_OPT_WIDEN_KMAX: the panels widened a K chunk at a time ----
+ * Each chunk of RT_OPT_WIDEN_KMAX values of a panel pair is widened once into the stack copy, and every row tile
+ * runs its FMAs on it, starting from the bias (first chunk) or from the sums the previous chunk stored in C, and
+ * clamping after the last: each column's sum still runs from the bias through K in order, one fused product at
+ * a time. Against the in-register pair tiles (2 vcvtph2ps, 4 uops on the FMA ports, per 24 FMAs) the widening is
+ * paid once per chunk for all the rows. Rows of A contiguous (tab NULL) only. */
+RT_OPT_INLINE void chunk_tile(const int32_t R, int32_t kc, const float *a, int32_t lda, const float *w0,
+                              const float *w1, const float *bias, int32_t from_c, int32_t last, float lo, float hi,
+                              float *c, int32_t ldc, int32_t nr) {
+    const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
+    const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+    const __m512 bias0 = _mm512_maskz_loadu_ps(m0, bias), bias1 = _mm512_maskz_loadu_ps(m1, bias + NR);
+    int32_t kk;
+#define DECL(r)                                                                                                     \
+    __m512 c##r##0 = bias0, c##r##1 = bias1;                                                                        \
+    const float *a##r = a + (int64_t)((r) < R ? (r) : 0) * lda;                                                     \
+    if ((r) < R && from_c)                                                                                          \
+        c##r##0 = _mm512_maskz_loadu_ps(m0, c + (int64_t)(r) * ldc),                                                \
+        c##r##1 = _mm512_maskz_loadu_ps(m1, c + (int64_t)(r) * ldc + NR);
+    RT_R12(DECL)
+#undef DECL
+    for (kk = 0; kk < kc; kk++) {
+        const __m512 x0 = _mm512_load_ps(w0 + (int64_t)kk * NR), x1 = _mm512_load_ps(w1 + (int64_t)kk * NR);
+#define STEP(r)                                                                                                     \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s_ = _mm512_set1_ps(a##r[kk]);                                                                 \
+        c##r##0 = _mm512_fmadd_ps(x0, s_, c##r##0);                                                                 \
+        c##r##1 = _mm512_fmadd_ps(x1, s_, c##r##1);                                                                 \
+    }
+        RT_R12(STEP)
+#undef STEP
+    }
+    {
+        const __m512 vlo = _mm512_set1_ps(last ? lo : -INFINITY), vhi = _mm512_set1_ps(last ? hi : INFINITY);
+#define STORE(r)                                                                                                    \
+    if ((r) < R) {                                                                                                  \
+        float *cr = c + (int64_t)(r) * ldc;                                                                         \
+        _mm512_mask_storeu_ps(cr, m0, last ? _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)) : c##r##0);             \
+        _mm512_mask_storeu_ps(cr + NR, m1, last ? _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)) : c##r##1);        \
+    }
+        RT_R12(STORE)
+#undef STORE
+    }
+}
+
+static void gemm_chunked(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const uint16_t *packed_b,
+                         const float *bias, float *c) {
+    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
+    const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR;
+    const int32_t kc_max = RT_OPT_WIDEN_KMAX / 2 * 2; /* chunks start at a pair's k0 */
+    int32_t j, k0, i, rr, tiles;
+    for (j = 0; j * NR < p->n; j += 2) {
+        const int32_t panels = (j + 1) * NR < p->n ? 2 : 1, nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+        for (k0 = 0; k0 < p->k; k0 += kc_max) {
+            const int32_t kc = p->k - k0 < kc_max ? p->k - k0 : kc_max, last = k0 + kc == p->k;
+            float *w1 = panels == 2 ? buf + (int64_t)kc * NR : buf;
+            if (f16) widen(1, kc, packed_b + j * pk + (int64_t)k0 * NR, pk, panels, buf);
+            else widen(0, kc, packed_b + j * pk + (int64_t)k0 * NR, pk, panels, buf);
+            for (i = 0, tiles = (m + 11) / 12; i < m; i += rr, tiles--) {
+                const float *at = a + (int64_t)i * p->lda + k0;
+                float *ct = c + (int64_t)i * p->ldc + j * NR;
+                rr = rt_opt_even_rows(m - i, tiles);
+#define CALL(R) chunk_tile(R, kc, at, p->lda, buf, w1, bias + j * NR, k0 > 0, last, p->act_min, p->act_max, ct, p->ldc, nr)
+                switch (rr) {
+                case 1: CALL(1); break;
+                case 2: CALL(2); break;
+                case 3: CALL(3); break;
+                case 4: CALL(4); break;
+                case 5: CALL(5); break;
+                case 6: CALL(6); break;
+                case 7: CALL(7); break;
+                case 8: CALL(8); break;
+                case 9: CALL(9); break;
+                case 10: CALL(10); break;
+                case 11: CALL(11); break;
+                default: CALL(12); break;
+                }
+#undef CALL
+            }
+        }
+    }
+}
+
 #define MR_DIRECT 8 /* rows of a bf16 two-panel tile over contiguous rows (as rt_opt_gemm.c's f32 tiles) */
 #define MR_TAB 12   /* over a row table, and every one-panel tile */
 
@@ -662,6 +746,10 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
     int32_t i, j, r, rr, step;
     if (rt_opt_gemm16_widens(type, m, p->k)) {
         gemm_widened(p, f16, m, a, tab, nseg, packed_b, bias, c);
+        return 1;
+    }
+    if (!tab && m >= (f16 ? RT_OPT_WIDEN_MIN_ROWS_F16 : RT_OPT_WIDEN_MIN_ROWS) && RT_OPT_WIDEN_KMAX >= 2 * NR) {
+        gemm_chunked(p, f16, m, a, packed_b, bias, c); /* (RT_OPT_SMALL_STACK: no copy, never here) */
         return 1;
     }
     /* panel-outer: one (bf16: two) packed panels stay in cache while the rows stream past them */
