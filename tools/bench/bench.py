@@ -455,10 +455,10 @@ def main(argv=None):
     ap.add_argument("--gemm-args", default="", help="extra arguments for gemm_bench (e.g. \"--shapes 256x256x256\")")
     ap.add_argument("--list", action="store_true", help="list the benchmark models and exit")
     ap.add_argument("--no-precision", action="store_true", help="skip the precision-variant table")
-    ap.add_argument("--precisions", default=",".join(precision_table.VARIANTS),
-                    help="the precision table's variants, comma-separated (default: fp32,int8,bf16,fp16; fp32 is "
-                         "always timed: the others' ratios are against it; int8 calibrates with the reference "
-                         "interpreter, slow on the largest models)")
+    ap.add_argument("--precisions", default="",
+                    help="the precision table's variants, comma-separated, from fp32,int8,bf16,fp16 (default: all, "
+                         "but int8 only for models up to 64 MiB: its calibration runs the reference interpreter, over "
+                         "10 minutes on BERT-base); fp32 is always timed: the others' ratios are against it")
     ap.add_argument("--extra", action="append", default=[],
                     help="more .tflite models (glob patterns, comma-separated, repeatable), labelled by file "
                          "name, e.g. --extra 'build/models/family/*.tflite' (tools/models/family.py)")
@@ -466,8 +466,8 @@ def main(argv=None):
     ap.add_argument("--cpu-time", action="store_true",
                     help="time by the calling thread's CPU time (1 thread only; for a loaded machine)")
     args = ap.parse_args(glue_values(sys.argv[1:] if argv is None else argv, ("--mpcc-flags", "--cflags", "--gemm-args")))
-    args.precisions = ["fp32"] + [v for v in args.precisions.split(",") if v and v != "fp32"]
-    bad = [v for v in args.precisions if v not in precision_table.VARIANTS]
+    args.precisions = ["fp32"] + [v for v in args.precisions.split(",") if v and v != "fp32"] if args.precisions else None
+    bad = [v for v in args.precisions or () if v not in precision_table.VARIANTS]
     if bad:
         ap.error(f"--precisions: unknown variant {bad[0]!r} (choose from {', '.join(precision_table.VARIANTS)})")
 

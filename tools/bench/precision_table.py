@@ -11,6 +11,7 @@ import numpy as np
 MODELS = ["digits_f32", "resnet_f32", "vit_f32", "bert_f32", "mobilenetv2_1.0_224_f32", "bert_base_f32"]
 CALIB = 16
 VARIANTS = ("fp32", "int8", "bf16", "fp16")
+INT8_AUTO_BYTES = 64 << 20  # larger models skip int8 unless --precisions names it (BERT-base: 417 MiB)
 
 
 def bench(h, label, path, args, builder, mpcc_flags, seed):
@@ -24,7 +25,14 @@ def bench(h, label, path, args, builder, mpcc_flags, seed):
         f = os.path.join(cal_dir, f"input{i}.npy")
         np.save(f, stacked)
         cal += ["--calibrate", f]
-    names = [v for v in VARIANTS if v in (getattr(args, "precisions", None) or VARIANTS)]
+    asked = getattr(args, "precisions", None)
+    names = [v for v in VARIANTS if v in (asked or VARIANTS)]
+    if not asked and "int8" in names and os.path.getsize(path) > INT8_AUTO_BYTES:
+        names.remove("int8")
+        say_note = f"int8 not timed: {os.path.getsize(path) >> 20} MiB (calibrating on the reference interpreter " \
+                   "takes over 10 minutes; --precisions int8 times it)"
+    else:
+        say_note = ""
     variants = {}
     for name in names:
         flags = [] if name == "fp32" else ["--precision", name] + (cal if name == "int8" else [])
@@ -53,7 +61,7 @@ def bench(h, label, path, args, builder, mpcc_flags, seed):
     med, rounds = h.timed_rounds(batches, target * len(batches), args)
     for name, t in zip(names, med):
         row[f"t_{name}"] = t
-    row.update(t_xnn=med[-1], rounds=rounds, variants=names)
+    row.update(t_xnn=med[-1], rounds=rounds, variants=names, note=say_note)
     return row
 
 
@@ -76,6 +84,9 @@ def show(rows, say):
     say("  ".join("-" * w for w in widths))
     for ln in lines:
         say("  ".join(v.ljust(w) for v, w in zip(ln, widths)).rstrip())
+    for r in rows:
+        if r.get("note"):
+            say(f"{r['model']}: {r['note']}")
     say(f"(int8 = --precision int8 calibrated on {CALIB} random samples; bf16/fp16 = FULLY_CONNECTED "
         "and CONV_2D weights in 16 bits, activations f32 with --isa generic and avx2 (between 16-bit-capable "
         "kernels stored in 16 bits with --half-activations or --isa avx512: pass half_storage); 'vs fp32' = "
