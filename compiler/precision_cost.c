@@ -40,10 +40,13 @@ static const PrecCost cost_table[COST_COUNT] = {
     /* Intel Xeon (Ice Lake class, AVX-512 + VNNI, no BF16/AMX), generic, f32 activations, rt_opt_gemm16_avx512.c
      * with the widened panels (branch prec16): digits, ResNet, ViT, BERT, interleaved A/B in one process, thread
      * CPU time, medians of 15, 3-6 runs, 2026-11-30, load 13-16 (docs/precision-avx512.md, "Widened panels");
-     * before them 0.93-1.10x / 0.85-1.02x */
-    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.94f, 1.11f, 0.96f, 1.07f, {0}, {0},
-                     "no 16-bit arithmetic: 16-bit weights stored; with many rows widened once to f32 panels for "
-                     "the f32 GEMM's tiles, else widened in zmm registers; f32 FMAs on the f32 inputs"},
+     * before them 0.93-1.10x / 0.85-1.02x. Since the K chunks (docs/precision-avx512.md, "Deep K"): make bench's
+     * precision table, idle, medians of 11, with MobileNetV2 1.0/224 and BERT-base: bf16 1.00-1.08x, fp16
+     * 0.96-1.05x */
+    [COST_AVX512] = {"AVX-512 without BF16", 0, 1.00f, 1.08f, 0.96f, 1.05f, {0}, {0},
+                     "no 16-bit arithmetic: 16-bit weights stored; with many rows widened once (deep K: a chunk "
+                     "at a time) to f32 panels for the f32 GEMM's tiles, else widened in zmm registers; f32 FMAs "
+                     "on the f32 inputs"},
     [COST_AVX2] = {"AVX2+FMA+F16C without AVX-512 (Zen 3, Haswell to Alder Lake class)", 0, 0.82f, 1.00f, 0.81f, 1.00f,
                    {0.61f, 0.63f}, {0.84f, 0.76f},
                    "no 16-bit arithmetic: 16-bit weights stored, widened in registers, f32 FMAs on the f32 "
