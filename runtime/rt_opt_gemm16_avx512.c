@@ -62,6 +62,28 @@ static inline double pair_of(const float *a) {
     return d;
 }
 
+/* The two-panel tiles (ukr_bf16, fuse2, chunk_tile; 12 rows x 2 zmm at most): STEP2 gives row r's two accumulators
+ * one k's products of the widened weights x0 (columns 0-15) and x1 (16-31) with a##r[off] (STEPS2: every row of R);
+ * STORE2 clamps row r to [vlo, vhi] (the max/min operand order keeps NaN as rt_clamp_f32 does) and stores its nr
+ * columns under the masks MASK0(nr), MASK1(nr). */
+#define STEP2(r, x0, x1, off)                                                                                       \
+    if ((r) < R) {                                                                                                  \
+        const __m512 s_ = _mm512_set1_ps(a##r[off]);                                                                \
+        c##r##0 = _mm512_fmadd_ps((x0), s_, c##r##0);                                                              \
+        c##r##1 = _mm512_fmadd_ps((x1), s_, c##r##1);                                                              \
+    }
+#define STEPS2(x0, x1, off) STEP2(0, x0, x1, off) STEP2(1, x0, x1, off) STEP2(2, x0, x1, off) STEP2(3, x0, x1, off) \
+    STEP2(4, x0, x1, off) STEP2(5, x0, x1, off) STEP2(6, x0, x1, off) STEP2(7, x0, x1, off) STEP2(8, x0, x1, off)  \
+    STEP2(9, x0, x1, off) STEP2(10, x0, x1, off) STEP2(11, x0, x1, off)
+#define MASK0(nr) ((__mmask16)((nr) >= NR ? 0xFFFF : (1u << (nr)) - 1))
+#define MASK1(nr) ((__mmask16)((nr) >= 2 * NR ? 0xFFFF : (nr) > NR ? (1u << ((nr) - NR)) - 1 : 0))
+#define STORE2(r)                                                                                                   \
+    if ((r) < R) {                                                                                                  \
+        float *cr = c + (int64_t)(r) * ldc;                                                                         \
+        _mm512_mask_storeu_ps(cr, MASK0(nr), _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                      \
+        _mm512_mask_storeu_ps(cr + NR, MASK1(nr), _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));                 \
+    }
+
 /* bf16: C[0..R)[0..nr) from two panels (b0, b1 = b0 + pk), nr <= 32; R <= 12 rows x 2 zmm. */
 RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap,
                             const uint16_t *b0, int64_t pk, const float *bias, float lo, float hi, float *c,
@@ -72,15 +94,6 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const fl
 #define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
     RT_R12(DECL) RT_R12(DECL_ROW)
 #undef DECL
-#define STEP(r, w0, w1, off)                                                                                        \
-    if ((r) < R) {                                                                                                  \
-        const __m512 s_ = _mm512_set1_ps(a##r[off]);                                                                \
-        c##r##0 = _mm512_fmadd_ps((w0), s_, c##r##0);                                                              \
-        c##r##1 = _mm512_fmadd_ps((w1), s_, c##r##1);                                                   \
-    }
-#define STEPS(w0, w1, off) STEP(0, w0, w1, off) STEP(1, w0, w1, off) STEP(2, w0, w1, off) STEP(3, w0, w1, off) \
-    STEP(4, w0, w1, off) STEP(5, w0, w1, off) STEP(6, w0, w1, off) STEP(7, w0, w1, off) STEP(8, w0, w1, off)   \
-    STEP(9, w0, w1, off) STEP(10, w0, w1, off) STEP(11, w0, w1, off)
     for (sg = 0; sg < nseg; sg++, k += seg) {
         const uint16_t *p = b0 + (int64_t)(k / 2) * 2 * NR; /* the pair of k */
         __m512 e0, e1, o0, o1;
@@ -88,35 +101,23 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const fl
         kk = 0;
         if (k & 1) { /* the segment starts at a pair's k1 */
             o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
-            STEPS(o0, o1, 0)
+            STEPS2(o0, o1, 0)
             kk = 1, p += 2 * NR;
         }
         for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
             e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
-            STEPS(e0, e1, kk)
+            STEPS2(e0, e1, kk)
             o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
-            STEPS(o0, o1, kk + 1)
+            STEPS2(o0, o1, kk + 1)
         }
         if (kk < seg) { /* the segment ends at a pair's k0 */
             e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
-            STEPS(e0, e1, kk)
+            STEPS2(e0, e1, kk)
         }
     }
-#undef STEPS
-#undef STEP
     {
         const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-        const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-        const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
-        /* max/min operand order keeps NaN as rt_clamp_f32 does */
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        float *cr = c + (int64_t)(r) * ldc;                                                                         \
-        _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                             \
-        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));            \
-    }
-        RT_R12(STORE)
-#undef STORE
+        RT_R12(STORE2)
     }
 }
 
@@ -425,15 +426,6 @@ RT_OPT_INLINE void fuse2(const int32_t R, int32_t nseg, int32_t seg, const float
 #define DECL(r) __m512 c##r##0 = bias0, c##r##1 = bias1;
     RT_R12(DECL) RT_R12(DECL_ROW)
 #undef DECL
-#define STEP(r, x0, x1, off)                                                                                        \
-    if ((r) < R) {                                                                                                  \
-        const __m512 s_ = _mm512_set1_ps(a##r[off]);                                                                \
-        c##r##0 = _mm512_fmadd_ps((x0), s_, c##r##0);                                                              \
-        c##r##1 = _mm512_fmadd_ps((x1), s_, c##r##1);                                                              \
-    }
-#define STEPS(x0, x1, off) STEP(0, x0, x1, off) STEP(1, x0, x1, off) STEP(2, x0, x1, off) STEP(3, x0, x1, off) \
-    STEP(4, x0, x1, off) STEP(5, x0, x1, off) STEP(6, x0, x1, off) STEP(7, x0, x1, off) STEP(8, x0, x1, off)   \
-    STEP(9, x0, x1, off) STEP(10, x0, x1, off) STEP(11, x0, x1, off)
 /* widened row kw of both panels stored (k0 and k1 each from the pair words, as ukr_bf16: fewer live registers than
  * both at once, which spilled) */
 #define PUT(kw, x0, x1) _mm512_store_ps(w0 + (int64_t)(kw) * NR, x0), _mm512_store_ps(w1 + (int64_t)(kw) * NR, x1)
@@ -446,38 +438,27 @@ RT_OPT_INLINE void fuse2(const int32_t R, int32_t nseg, int32_t seg, const float
             const __m512i v0 = PAIRS(p), v1 = PAIRS(p + pk);
             o0 = _mm512_castsi512_ps(_mm512_and_si512(v0, high)), o1 = _mm512_castsi512_ps(_mm512_and_si512(v1, high));
             PUT(k, o0, o1);
-            STEPS(o0, o1, 0)
+            STEPS2(o0, o1, 0)
             kk = 1, p += 2 * NR;
         }
         for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
             e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
             PUT(k + kk, e0, e1);
-            STEPS(e0, e1, kk)
+            STEPS2(e0, e1, kk)
             o0 = K1_BF16(p), o1 = K1_BF16(p + pk);
             PUT(k + kk + 1, o0, o1);
-            STEPS(o0, o1, kk + 1)
+            STEPS2(o0, o1, kk + 1)
         }
         if (kk < seg) { /* the segment ends at a pair's k0 */
             e0 = K0_BF16(p), e1 = K0_BF16(p + pk);
             PUT(k + kk, e0, e1);
-            STEPS(e0, e1, kk)
+            STEPS2(e0, e1, kk)
         }
     }
 #undef PUT
-#undef STEPS
-#undef STEP
     {
         const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
-        const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-        const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        float *cr = c + (int64_t)(r) * ldc;                                                                         \
-        _mm512_mask_storeu_ps(cr, m0, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)));                             \
-        _mm512_mask_storeu_ps(cr + NR, m1, _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)));                        \
-    }
-        RT_R12(STORE)
-#undef STORE
+        RT_R12(STORE2)
     }
 }
 
@@ -660,8 +641,7 @@ int rt_opt_gemm16_widens(int32_t type, int32_t m, int32_t k) {
 RT_OPT_INLINE void chunk_tile(const int32_t R, int32_t kc, const float *a, int32_t lda, const float *w0,
                               const float *w1, const float *bias, int32_t from_c, int32_t last, float lo, float hi,
                               float *c, int32_t ldc, int32_t nr) {
-    const __mmask16 m0 = (__mmask16)(nr >= NR ? 0xFFFF : (1u << nr) - 1);
-    const __mmask16 m1 = (__mmask16)(nr >= 2 * NR ? 0xFFFF : nr > NR ? (1u << (nr - NR)) - 1 : 0);
+    const __mmask16 m0 = MASK0(nr), m1 = MASK1(nr); /* (a lone panel's bias has no columns 16-31) */
     const __m512 bias0 = _mm512_maskz_loadu_ps(m0, bias), bias1 = _mm512_maskz_loadu_ps(m1, bias + NR);
     int32_t kk;
 #define DECL(r)                                                                                                     \
@@ -674,25 +654,11 @@ RT_OPT_INLINE void chunk_tile(const int32_t R, int32_t kc, const float *a, int32
 #undef DECL
     for (kk = 0; kk < kc; kk++) {
         const __m512 x0 = _mm512_load_ps(w0 + (int64_t)kk * NR), x1 = _mm512_load_ps(w1 + (int64_t)kk * NR);
-#define STEP(r)                                                                                                     \
-    if ((r) < R) {                                                                                                  \
-        const __m512 s_ = _mm512_set1_ps(a##r[kk]);                                                                 \
-        c##r##0 = _mm512_fmadd_ps(x0, s_, c##r##0);                                                                 \
-        c##r##1 = _mm512_fmadd_ps(x1, s_, c##r##1);                                                                 \
+        STEPS2(x0, x1, kk)
     }
-        RT_R12(STEP)
-#undef STEP
-    }
-    {
+    { /* clamped after the last chunk; before it [-inf, inf] stores the partial sums as they are */
         const __m512 vlo = _mm512_set1_ps(last ? lo : -INFINITY), vhi = _mm512_set1_ps(last ? hi : INFINITY);
-#define STORE(r)                                                                                                    \
-    if ((r) < R) {                                                                                                  \
-        float *cr = c + (int64_t)(r) * ldc;                                                                         \
-        _mm512_mask_storeu_ps(cr, m0, last ? _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##0)) : c##r##0);             \
-        _mm512_mask_storeu_ps(cr + NR, m1, last ? _mm512_min_ps(vhi, _mm512_max_ps(vlo, c##r##1)) : c##r##1);        \
-    }
-        RT_R12(STORE)
-#undef STORE
+        RT_R12(STORE2)
     }
 }
 
@@ -794,6 +760,11 @@ int rt_opt_fc_half_avx512(const rt_opt_gemm_params *p, int32_t type, const float
     return rt_opt_gemm16_rows_avx512(&q, type, p->m, a, NULL, 1, packed_b + j * pk, bias + j * NR, c + j * NR);
 }
 
+#undef STEP2
+#undef STEPS2
+#undef STORE2
+#undef MASK0
+#undef MASK1
 #else
 typedef int rt_opt_gemm16_avx512_unused; /* ISO C: a translation unit is not empty */
 #endif
