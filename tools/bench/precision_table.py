@@ -18,21 +18,19 @@ def bench(h, label, path, args, builder, mpcc_flags, seed):
     """One float model (h: the bench module) at fp32, --precision int8 (calibrated), bf16 and fp16: times all
     of them (and TFLite XNNPACK on the float model) interleaved; weight bytes, arena bytes and each output's
     error against TFLite's float result."""
-    cal_dir = os.path.join(h.BENCH_DIR, "calib", label)
-    os.makedirs(cal_dir, exist_ok=True)
-    cal = []
-    for i, stacked in enumerate(h.oracle.draw_samples(path, seed + 1, CALIB)):
-        f = os.path.join(cal_dir, f"input{i}.npy")
-        np.save(f, stacked)
-        cal += ["--calibrate", f]
-    asked = getattr(args, "precisions", None)
-    names = [v for v in VARIANTS if v in (asked or VARIANTS)]
-    if not asked and "int8" in names and os.path.getsize(path) > INT8_AUTO_BYTES:
+    names, note = [v for v in VARIANTS if v in (args.precisions or VARIANTS)], ""
+    if not args.precisions and os.path.getsize(path) > INT8_AUTO_BYTES:
         names.remove("int8")
-        say_note = f"int8 not timed: {os.path.getsize(path) >> 20} MiB (calibrating on the reference interpreter " \
-                   "takes over 10 minutes; --precisions int8 times it)"
-    else:
-        say_note = ""
+        note = f"int8 not timed: {os.path.getsize(path) >> 20} MiB (calibrating on the reference interpreter " \
+               "takes over 10 minutes; --precisions int8 times it)"
+    cal = []
+    if "int8" in names:
+        cal_dir = os.path.join(h.BENCH_DIR, "calib", label)
+        os.makedirs(cal_dir, exist_ok=True)
+        for i, stacked in enumerate(h.oracle.draw_samples(path, seed + 1, CALIB)):
+            f = os.path.join(cal_dir, f"input{i}.npy")
+            np.save(f, stacked)
+            cal += ["--calibrate", f]
     variants = {}
     for name in names:
         flags = [] if name == "fp32" else ["--precision", name] + (cal if name == "int8" else [])
@@ -61,7 +59,7 @@ def bench(h, label, path, args, builder, mpcc_flags, seed):
     med, rounds = h.timed_rounds(batches, target * len(batches), args)
     for name, t in zip(names, med):
         row[f"t_{name}"] = t
-    row.update(t_xnn=med[-1], rounds=rounds, variants=names, note=say_note)
+    row.update(t_xnn=med[-1], rounds=rounds, variants=names, note=note)
     return row
 
 
