@@ -240,9 +240,10 @@ def tokens_agree(got_tokens, ref_tokens, ref_logits, tie=0.0):
 HYBRID_DRIFT = 5e-2
 
 
-def is_hybrid(model):
-    """Whether a zoo decoder has int8 or int4 (hybrid) weights: its name ends in _q8 or _q4."""
-    return Path(model).stem.endswith(("_q8", "_q4"))
+def drift_of(model):
+    """The logit / tie bound of a zoo decoder: HYBRID_DRIFT where it has int8 or int4 (hybrid) weights (its name
+    ends in _q8 or _q4), else 0 (the float rule, identical tokens)."""
+    return HYBRID_DRIFT if Path(model).stem.endswith(("_q8", "_q4")) else 0.0
 
 
 def logits_within_rule(got_logits, ref_logits, drift=0.0):

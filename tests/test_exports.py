@@ -14,7 +14,7 @@ within the float rule (`opt`).
 
 import pytest
 
-from llm_gen import HYBRID_DRIFT, build_generation, generate_and_compare, is_hybrid, logits_within_rule
+from llm_gen import build_generation, drift_of, generate_and_compare, logits_within_rule
 from mpcc_paths import MODELS_DIR
 
 KV = 64             # the export's cache length: the mask's columns
@@ -101,6 +101,6 @@ def test_hf_greedy_generation_matches_tflite(name, config, seed):
         code = (work / "model.c").read_text()
         assert code.count(".transposed = 1, .mask_fill = -10000.0f") == 3, "odml.sdpa_transposed not mapped"
         assert code.count("rt_opt_sdpa_f32(&p, ") == 3
-    drift = HYBRID_DRIFT if is_hybrid(model) else 0.0
+    drift = drift_of(model)
     got_logits, ref_logits = generate_and_compare(model, work, exe, seed, mask_kv=KV, tie=drift)
     logits_within_rule(got_logits, ref_logits, drift)

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from llm_gen import (HYBRID_DRIFT, PROMPT, build_generation, generate_and_compare, generation_main, is_hybrid,
+from llm_gen import (PROMPT, build_generation, drift_of, generate_and_compare, generation_main,
                      logits_within_rule, tflite_generate, tokens_agree)
 from mpcc_paths import MODELS_DIR, ROOT
 from mpcc_tools import SAN_ENV, build_with_main, compile_model, new_workdir, run_cmd
@@ -28,7 +28,7 @@ from mpcc_tools import SAN_ENV, build_with_main, compile_model, new_workdir, run
 def test_greedy_generation_matches_tflite(name, config, seed):
     model = MODELS_DIR / f"{name}.tflite"
     work, exe = build_generation(model, config)
-    drift = HYBRID_DRIFT if is_hybrid(model) else 0.0
+    drift = drift_of(model)
     got_logits, ref_logits = generate_and_compare(model, work, exe, seed, tie=drift)
     logits_within_rule(got_logits, ref_logits, drift)
 
@@ -76,7 +76,7 @@ def test_two_threads_generate_tflites_tokens(name, config, seed):
         got[threads] = (np.fromfile(wd / "tokens.bin", np.int32), (wd / "logits.bin").read_bytes())
     ref_tokens, ref_logits = tflite_generate(model, prompt)
     print(f"prompt {prompt.tolist()}\ntokens {ref_tokens.tolist()}")
-    tokens_agree(got[2][0], ref_tokens, ref_logits, HYBRID_DRIFT if is_hybrid(model) else 0.0)
+    tokens_agree(got[2][0], ref_tokens, ref_logits, drift_of(model))
     # Both threads' shares are computed by the same steps: the same bits as one thread.
     assert got[2][0].tolist() == got[0][0].tolist() and got[2][1] == got[0][1]
 
