@@ -22,12 +22,6 @@
 
 #include <string.h>
 
-static int f32_scalar(const IrTensor *t, float *v) {
-    if (!t->data || t->dtype != IR_F32 || ir_tensor_numel(t) != 1) return 0;
-    memcpy(v, t->data, sizeof *v);
-    return 1;
-}
-
 /* Whether constant t is one element equal to zero (any dtype up to 8 bytes). */
 static int zero_scalar(const Graph *g, const IrTensor *t) {
     static const unsigned char zero[8];
@@ -78,7 +72,7 @@ int composite_sdpa_transposed(const Graph *g, const IrOp *op, rt_opt_sdpa_params
             n_ne++;
             break;
         case OP_MUL:
-            if (!f32_scalar(&sub->tensors[s->in[1]], &c) && !f32_scalar(&sub->tensors[s->in[0]], &c)) return 0;
+            if (!composite_f32_scalar(&sub->tensors[s->in[1]], &c) && !composite_f32_scalar(&sub->tensors[s->in[0]], &c)) return 0;
             scale *= c;
             break;
         case OP_BATCH_MATMUL:
@@ -92,7 +86,7 @@ int composite_sdpa_transposed(const Graph *g, const IrOp *op, rt_opt_sdpa_params
             else bmm1 = s;
             break;
         case OP_SELECT_V2:
-            if (sel || s->n_in != 3 || !f32_scalar(&sub->tensors[s->in[2]], &fill)) return 0;
+            if (sel || s->n_in != 3 || !composite_f32_scalar(&sub->tensors[s->in[2]], &fill)) return 0;
             sel = s;
             break;
         case OP_SOFTMAX: {

@@ -2,6 +2,7 @@
 #include "control_flow_common.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int cf_parse_callees(IrOp *op, const FbTable *opts, const int *fields, int n, const char *what, Diag *d) {
     if (!opts) return op_error(d, op, "missing %s", what);
@@ -36,4 +37,10 @@ int64_t cf_align(int64_t x) { return (x + 15) / 16 * 16; }
 void cf_emit_call(CgCtx *cg, int k, const char *in, const char *out, const char *arena) {
     cg_line(cg, "rc = %s(%s, %s, %s%s, par);", cg_subgraph_fn(cg, k), in, out, arena, cg_weights_arg(cg));
     cg_line(cg, "if (rc) return rc;");
+}
+
+int composite_f32_scalar(const IrTensor *t, float *v) {
+    if (!t->data || t->dtype != IR_F32 || ir_tensor_numel(t) != 1) return 0;
+    memcpy(v, t->data, sizeof *v);
+    return 1;
 }

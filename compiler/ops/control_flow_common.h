@@ -53,5 +53,7 @@ int composite_sdpa_transposed(const Graph *g, const IrOp *op, rt_opt_sdpa_params
  * the last axis, ADD of a scalar eps, RESHAPEs, RSQRT, MUL by x, MUL by its input w (f32); if so fills
  * *p (rows, cols, eps). composite_rms_norm.c. */
 int composite_rms_norm(const Graph *g, const IrOp *op, rt_rms_norm_params *p);
+/* Whether constant t is one f32 value (a composite decomposition's scale or fill); if so *v = it. */
+int composite_f32_scalar(const IrTensor *t, float *v);
 
 #endif

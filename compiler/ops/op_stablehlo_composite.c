@@ -75,12 +75,6 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-static int f32_scalar(const IrTensor *t, float *v) {
-    if (!t->data || t->dtype != IR_F32 || ir_tensor_numel(t) != 1) return 0;
-    memcpy(v, t->data, sizeof *v);
-    return 1;
-}
-
 int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p) {
     const CompositeOptions *o = op->options;
     if (o && o->name && !strcmp(o->name, "odml.sdpa_transposed")) return composite_sdpa_transposed(g, op, p);
@@ -117,7 +111,7 @@ int composite_sdpa(const Graph *g, const IrOp *op, rt_opt_sdpa_params *p) {
         switch (s->kind) {
         case OP_TRANSPOSE: case OP_RESHAPE: case OP_BROADCAST_TO: break;
         case OP_MUL:
-            if (!f32_scalar(&sub->tensors[s->in[1]], &c) && !f32_scalar(&sub->tensors[s->in[0]], &c)) return 0;
+            if (!composite_f32_scalar(&sub->tensors[s->in[1]], &c) && !composite_f32_scalar(&sub->tensors[s->in[0]], &c)) return 0;
             scale *= c;
             n_mul++;
             break;
