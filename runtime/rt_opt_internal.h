@@ -583,13 +583,6 @@ RT_OPT_INLINE void rt_opt_store_row8(float *cr, __m256 v, int32_t nr, __m256i m,
 }
 #endif
 #include "arm64/rt_a64.h" /* RT_A64 */
-#if (defined(RT_OPT_VEC) && defined(__AVX512F__)) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_A64) /* rt_opt_gemm.c: RT_OPT_INDIRECT, AArch64 */
-/* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
- * tab[r * filter_h + fy], in place in the image where the filter row lies inside it, `zero` (filter_w * in_c
- * zeros) above or below it, a copy at copy + r * K for rows cut by the left or right edge. dil_w 1 only. */
-void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
-                          const float **tab, float *zero);
-#endif
 
 /* int8 depthwise convolution on AVX512-VNNI (rt_opt_dwconv_vnni.c): output rows r0..r1 of all images,
  * depth multiplier 1, at most 4 * RT_OPT_DW_QUADS taps, input offset in [-127, 128], every shift in
