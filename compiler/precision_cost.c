@@ -41,9 +41,9 @@ static const PrecCost cost_table[COST_COUNT] = {
      * with the widened panels (branch prec16): digits, ResNet, ViT, BERT, interleaved A/B in one process, thread
      * CPU time, medians of 15, 3-6 runs, 2026-11-30, load 13-16 (docs/precision-avx512.md, "Widened panels");
      * before them 0.93-1.10x / 0.85-1.02x. Since the K chunks (docs/precision-avx512.md, "Deep K"): make bench's
-     * precision table, idle, medians of 11, with MobileNetV2 1.0/224 and BERT-base: bf16 1.00-1.08x, fp16
-     * 0.96-1.05x */
-    [COST_AVX512] = {"AVX-512 without BF16", 0, 1.00f, 1.08f, 0.96f, 1.05f, {0}, {0},
+     * precision table, idle, medians of 11, with MobileNetV2 1.0/224 and BERT-base, two runs: bf16 0.99-1.08x
+     * (ResNet 1.00 and 0.99), fp16 0.96-1.05x */
+    [COST_AVX512] = {"AVX-512 without BF16", 0, 0.99f, 1.08f, 0.96f, 1.05f, {0}, {0},
                      "no 16-bit arithmetic: 16-bit weights stored; with many rows widened once (deep K: a chunk "
                      "at a time) to f32 panels for the f32 GEMM's tiles, else widened in zmm registers; f32 FMAs "
                      "on the f32 inputs"},
