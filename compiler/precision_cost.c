@@ -33,10 +33,24 @@ typedef struct PrecCost {
  * widened panels (branch prec16) an AVX2 build on an Intel Xeon gave bf16 0.93-1.00x, fp16 0.91-1.00x (before:
  * 0.79-0.93x, 0.86-0.96x; docs/precision-avx2.md); Zen 3 not measured since, so its lower ends stay. */
 static const PrecCost cost_table[COST_COUNT] = {
-    [COST_AMX] = {"AMX-BF16 (Sapphire Rapids class)", 1, 1.5f, 2.2f, 1.1f, 1.4f, {0}, {0},
-                  "bf16 and fp16 products on the tile unit (fp16 as two bf16 halves)"},
-    [COST_AVX512_BF16] = {"AVX512-BF16 without AMX (Zen 4/5 class)", 1, 1.5f, 1.8f, 0.9f, 1.2f, {0}, {0},
-                          "bf16 products on vdpbf16ps; fp16 weights widened to f32 FMAs"},
+    /* Intel Xeon Emerald Rapids (CPUID 6/207/2: AMX-BF16/INT8, AVX512-BF16, AVX512-FP16), 16 cores, one thread,
+     * gcc 13 -O3 -march=native, make bench's precision table (digits, ResNet, ViT, BERT, MobileNetV2 1.0/224),
+     * 2026-11-30, two runs of 11 rounds (docs/precision-modes.md, "Speed by CPU"). Before: the f32-activation plan
+     * sent such builds to 16-bit products on rounded inputs, or to fc_half_lean where it gave no scratch: bf16
+     * 0.02-0.54x, fp16 0.00x. Since: the AVX-512 widened-weight kernels for f32 inputs, bf16 0.55-1.03x (BERT
+     * 0.55/0.62: its bf16-output FCs still rounded their f32 inputs then, changed since, not measured there),
+     * fp16 0.82-1.00x. --half-activations (16-bit activations, AMX / vdpbf16ps products): bf16 0.47-0.72x,
+     * fp16 0.60-0.78x. */
+    [COST_AMX] = {"AMX-BF16 (Sapphire / Emerald Rapids class)", 0, 0.55f, 1.03f, 0.82f, 1.00f, {0.47f, 0.60f},
+                  {0.72f, 0.78f},
+                  "16-bit weights stored, widened in zmm registers (or once per panel) for f32 FMAs on the f32 "
+                  "inputs; the AMX and vdpbf16ps products only for 16-bit activations"},
+    /* Not measured on such a CPU (a Xeon with AVX512-BF16/FP16 and no AMX gave 0.39-0.78x bf16 before the
+     * widened-weight kernels): the same kernels as the AMX row for f32 inputs, so its figures. */
+    [COST_AVX512_BF16] = {"AVX512-BF16 without AMX (Zen 4/5, Cooper Lake class; not measured here)", 0, 0.55f, 1.03f,
+                          0.82f, 1.00f, {0}, {0},
+                          "16-bit weights stored, widened for f32 FMAs on the f32 inputs (as with AMX, where it "
+                          "was measured); vdpbf16ps products only for 16-bit activations"},
     /* Intel Xeon (Ice Lake class, AVX-512 + VNNI, no BF16/AMX), generic, f32 activations, rt_opt_gemm16_avx512.c
      * with the widened panels (branch prec16): digits, ResNet, ViT, BERT, interleaved A/B in one process, thread
      * CPU time, medians of 15, 3-6 runs, 2026-11-30, load 13-16 (docs/precision-avx512.md, "Widened panels");

@@ -83,7 +83,7 @@ static inline void dot_rows(const int8_t *w, int64_t k_stride, int nr, int32_t k
     __m256i acc[4];
     for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_si256();
     for (; k < kn; k += 16) {
-        const __m256i xv = _mm256_load_si256((const __m256i *)(x + k));
+        const __m256i xv = _mm256_loadu_si256((const __m256i *)(x + k));
         _mm_prefetch((const char *)(pf + 4 * k), _MM_HINT_T0);
         for (r = 0; r < nr; r++) {
             const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(w + r * k_stride + k)));
@@ -235,7 +235,7 @@ static inline void dot_rows_w4(const uint8_t *u, int packed, int nr, int64_t kp,
     int r;
     for (r = 0; r < 4; r++) acc[r] = _mm256_setzero_si256();
     for (k = 0; k < kp; k += 64) {
-        const __m256i x0 = _mm256_load_si256((const __m256i *)(x + k)), x1 = _mm256_load_si256((const __m256i *)(x + k + 32));
+        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(x + k)), x1 = _mm256_loadu_si256((const __m256i *)(x + k + 32));
         if (packed) {
             _mm_prefetch((const char *)(pf + 2 * k), _MM_HINT_T0);
             _mm_prefetch((const char *)(pf + 2 * k + 64), _MM_HINT_T0);

@@ -65,12 +65,12 @@ RT_OPT_INLINE void pair_rows(const uint8_t *wg, int64_t gstride, const int8_t *x
         do { /* block >= 8: a do loop, so that GCC keeps the sums in their registers at its exit */
             __m512i lo, hi;
             if (reuse) {
-                lo = _mm512_load_si512(ub), hi = _mm512_load_si512(ub + 1);
+                lo = _mm512_loadu_si512(ub), hi = _mm512_loadu_si512(ub + 1);
             } else {
                 const __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)wp)),
                                                      _mm256_loadu_si256((const __m256i *)(wp + gstride)), 1);
                 lo = _mm512_and_si512(v, lo4), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), lo4);
-                if (keep) _mm512_store_si512(ub, lo), _mm512_store_si512(ub + 1, hi);
+                if (keep) _mm512_storeu_si512(ub, lo), _mm512_storeu_si512(ub + 1, hi);
             }
             ub += 2;
 #pragma GCC unroll 8

@@ -46,7 +46,7 @@ static void pack_panel(const int8_t *w, int64_t k_stride, int32_t K, int32_t kq1
                                   _mm512_shuffle_i32x4(c1, c3, 0x88), _mm512_shuffle_i32x4(c1, c3, 0xDD)};
             int L;
             for (L = 0; L < 4; L++) {
-                _mm512_store_si512((void *)(dst + (int64_t)(k0 / 4 + 4 * L + j) * 64), o[L]);
+                _mm512_storeu_si512((void *)(dst + (int64_t)(k0 / 4 + 4 * L + j) * 64), o[L]);
                 cs = _mm512_dpbusd_epi32(cs, ones, o[L]);
             }
         }
@@ -160,7 +160,7 @@ void rt_opt_fc_hybrid_vnni_gemv(int32_t K, int32_t N, const uint8_t *xu, const i
         int r;
         for (r = 0; r < 4; r++) acc[r] = sum[r] = _mm512_setzero_si512();
         for (k = 0; k < kfull; k += 64) {
-            const __m512i xv = _mm512_load_si512((const void *)(xu + k));
+            const __m512i xv = _mm512_loadu_si512((const void *)(xu + k));
             _mm_prefetch((const char *)(pf + 4 * k), _MM_HINT_T0);
             _mm_prefetch((const char *)(pf + 4 * k + 64), _MM_HINT_T0);
             _mm_prefetch((const char *)(pf + 4 * k + 128), _MM_HINT_T0);
@@ -172,7 +172,7 @@ void rt_opt_fc_hybrid_vnni_gemv(int32_t K, int32_t N, const uint8_t *xu, const i
             }
         }
         if (mt) {
-            const __m512i xv = _mm512_load_si512((const void *)(xu + k));
+            const __m512i xv = _mm512_loadu_si512((const void *)(xu + k));
             for (r = 0; r < nr; r++) {
                 const __m512i wv = _mm512_maskz_loadu_epi8(mt, (const void *)(wn + (int64_t)r * K + k));
                 acc[r] = _mm512_dpbusd_epi32(acc[r], xv, wv);

@@ -428,7 +428,7 @@ RT_OPT_INLINE void fuse2(const int32_t R, int32_t nseg, int32_t seg, const float
 #undef DECL
 /* widened row kw of both panels stored (k0 and k1 each from the pair words, as ukr_bf16: fewer live registers than
  * both at once, which spilled) */
-#define PUT(kw, x0, x1) _mm512_store_ps(w0 + (int64_t)(kw) * NR, x0), _mm512_store_ps(w1 + (int64_t)(kw) * NR, x1)
+#define PUT(kw, x0, x1) _mm512_storeu_ps(w0 + (int64_t)(kw) * NR, x0), _mm512_storeu_ps(w1 + (int64_t)(kw) * NR, x1)
     for (sg = 0; sg < nseg; sg++, k += seg) {
         const uint16_t *p = b0 + (int64_t)(k / 2) * 2 * NR; /* the pair of k */
         __m512 e0, e1, o0, o1;
@@ -483,7 +483,7 @@ RT_OPT_INLINE void fuse1(const int32_t R, int32_t nseg, int32_t seg, const float
     STEP(9, X) STEP(10, X) STEP(11, X)
 #define X_PAIR(ar) _mm512_castpd_ps(_mm512_set1_pd(pair_of(ar + kk)))
 #define X_ONE(ar) _mm512_set1_ps(ar[kk])
-#define PUT(kw, idx) _mm512_store_ps(w0 + (int64_t)(kw) * NR, _mm512_permutex2var_ps(x0, idx, x1))
+#define PUT(kw, idx) _mm512_storeu_ps(w0 + (int64_t)(kw) * NR, _mm512_permutex2var_ps(x0, idx, x1))
     for (sg = 0; sg < nseg; sg++, k += seg) {
         const uint16_t *p = b + (int64_t)(k / 2) * 2 * NR;
         __m512 x0, x1;
@@ -653,7 +653,7 @@ RT_OPT_INLINE void chunk_tile(const int32_t R, int32_t kc, const float *a, int32
     RT_R12(DECL)
 #undef DECL
     for (kk = 0; kk < kc; kk++) {
-        const __m512 x0 = _mm512_load_ps(w0 + (int64_t)kk * NR), x1 = _mm512_load_ps(w1 + (int64_t)kk * NR);
+        const __m512 x0 = _mm512_loadu_ps(w0 + (int64_t)kk * NR), x1 = _mm512_loadu_ps(w1 + (int64_t)kk * NR);
         STEPS2(x0, x1, kk)
     }
     { /* clamped after the last chunk; before it [-inf, inf] stores the partial sums as they are */

@@ -502,7 +502,7 @@ static void conv_half_task(void *v, int t) {
     int32_t k2 = (kdim + 1) / 2, k2p = (k2 + 15) / 16 * 16, np = (oc + NR - 1) / NR * NR, f16 = j->half_type == RT_F16;
     int amx = !p->direct && (!f16 || (int64_t)p->batches * mimg >= F16_AMX_MIN_ROWS) && ti == RT_F32 &&
               tc == RT_F32 && to == RT_F32 && g.slot_bytes >= amx_bytes(f16 ? RT_F16 : RT_BF16, oc, kdim) &&
-              rt_opt_amx_ready();
+              rt_opt_half_rounds_inputs(j->half_type) && rt_opt_amx_ready();
     amx_scratch s = amx_layout(fc_scratch, k2p, np, k2, f16);
     if (amx) {
         if (f16) split_weights((const uint16_t *)j->b, (int64_t)np * k2 * 2, s.whi, s.wlo);
@@ -570,9 +570,10 @@ static void conv_half_task(void *v, int t) {
                 g.lda = p->in_c;
             }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
-            else if (j->half_type == RT_BF16 && (ti == RT_F32 || ti == RT_BF16)) {
-                /* bf16 pairs from the image (an f32 one rounded), or from its padded bf16 copy (no patch cut
-                 * by an edge): a bf16 image through its row table where it fits, else as im2col rows */
+            else if (j->half_type == RT_BF16 && (ti == RT_BF16 || (ti == RT_F32 && rt_opt_half_rounds_inputs(RT_BF16)))) {
+                /* bf16 pairs from the image (an f32 one rounded, where the build rounds f32 inputs), or from its
+                 * padded bf16 copy (no patch cut by an edge): a bf16 image through its row table where it fits,
+                 * else as im2col rows */
                 const rt_opt_conv_params *gp = p;
                 const void *src = inb;
                 int32_t st = ti;

@@ -204,8 +204,11 @@ void rt_opt_fc_typed(const rt_opt_gemm_params *p, int32_t type, int32_t ta, cons
         rt_opt_fc_half(p, type, a, packed_b, bias, c, scratch);
         return;
     }
-    /* f32 A, bf16 weights and C: A's rows rounded into pairs, C rounded by the micro-kernel as it stores */
-    if (ta == RT_F32 && type == RT_BF16 && tc == RT_BF16 && rt_opt_fc_bf16_to(p, a, packed_b, bias, c, tc, rest)) return;
+    /* f32 A, bf16 weights and C: A's rows rounded into pairs, C rounded by the micro-kernel as it stores (only
+     * where the build rounds f32 inputs: else the f32 arithmetic below, then C rounded) */
+    if (ta == RT_F32 && type == RT_BF16 && tc == RT_BF16 && rt_opt_half_rounds_inputs(RT_BF16) &&
+        rt_opt_fc_bf16_to(p, a, packed_b, bias, c, tc, rest))
+        return;
     for (i0 = 0; i0 < p->m; i0 += r) {
         int64_t rows = p->m - i0 < r ? p->m - i0 : r;
         const void *ab = at(a, ta, i0 * p->lda);

@@ -8,7 +8,8 @@
 #  4. the benchmark: mpcc's GEMM + fused epilogue and flash attention against PyTorch (cuBLAS +
 #     separate epilogue, scaled_dot_product_attention's flash backend), and BERT end to end (CUDA
 #     graph) against a PyTorch encoder of the same shape (eager, torch.compile), one table with ratios.
-# Needs: nvcc, nvidia-smi, compute-sanitizer, python3 with torch; `make venv` (PyPI) for step 1.
+# Needs: nvcc, nvidia-smi, compute-sanitizer, python3 with torch; `make venv` (PyPI) for step 1, or
+# PYTHON=python3 where that one has numpy, pytest and ai_edge_litert (PYTEST_ARGS: e.g. "-n 8").
 set -eu
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -19,8 +20,9 @@ make -s build/mpcc
 status=0
 
 echo "== 1. generated code on the device"
-if make -s venv >/dev/null 2>&1; then
-    MPCC_CUDA_DEVICE=1 MPCC_CUDA_ARCH=$arch .venv/bin/python -m pytest -q -s tests/test_cuda.py || status=1
+# PYTHON: a python3 that has numpy, pytest and ai_edge_litert already (a machine without PyPI); else .venv.
+if [ -n "${PYTHON:-}" ] || make -s venv >/dev/null 2>&1; then
+    MPCC_CUDA_DEVICE=1 MPCC_CUDA_ARCH=$arch ${PYTHON:-.venv/bin/python} -m pytest -q -s ${PYTEST_ARGS:-} tests/test_cuda.py || status=1
 else
     echo "SKIPPED: make venv failed (no PyPI here?): the model checks need the TFLite interpreter"
 fi
