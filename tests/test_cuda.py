@@ -35,10 +35,9 @@ REFUSED = "cannot run on --target cuda"
 
 
 def _compile_all():
-    """{model path: (returncode, stderr)} for every model, compiled into build/tests/cuda-all/."""
-    work = BUILD_DIR / "tests" / "cuda-all"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    """{model path: (returncode, stderr)} for every model, compiled into build/tests/cuda-all-*/ (one per process:
+    xdist workers without --dist loadgroup each build their own)."""
+    work = new_workdir("cuda-all")
     models = all_models()
 
     def one(ix_m):
