@@ -690,4 +690,9 @@ def test_int8_attention_products_bf16(name, pv, seed):
     rel_cr = float(np.linalg.norm(g64 - q64) / max(np.linalg.norm(q64), 1e-30))
     print(f"{name}: relative L2 vs TFLite fp32: C ({'bf16' if bf16 else 'int8'} P.V) {rel_c:.4g}, mpcc run {rel_run:.4g}; "
           f"C vs mpcc run {rel_cr:.4g}")
-    assert rel_c <= MAX_REL_L2[name] and rel_c <= 1.25 * rel_run + 0.005 and rel_cr <= 0.05
+    # Not notably worse than `mpcc run` (f32 P.V): with bf16 P.V within 1.25x + 0.005; the 8-bit probabilities of
+    # ViT's 17 keys (TFLite's int8 softmax rounding) move the output from `mpcc run`'s by 0.008-0.021 relative L2
+    # with the calibration draw (seeds 200-215; 0.019 at seed 63900634, where `mpcc run` itself was 0.0105 from
+    # TFLite and the C 0.0227), and that is allowed on top of `mpcc run`'s error.
+    extra = 0.005 if bf16 else 0.025
+    assert rel_c <= MAX_REL_L2[name] and rel_c <= 1.25 * rel_run + extra and rel_cr <= 0.05
