@@ -117,3 +117,28 @@ def test_fat_tool_rejects_bad_arguments(tmp_path):
     assert p.returncode == 1 and "not a C identifier" in p.stderr, p.stderr
     p = run_cmd([sys.executable, FAT, MODEL, "-o", tmp_path, "--cflags", "-O2 -march=native"])
     assert p.returncode == 2 and "no -march" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("model,opts", [("resnet_f32", ["--profile"]), ("resnet_f32", ["--weights", "file"]),
+                                        ("sig_two_f32", [])])
+def test_fat_dispatcher_covers_every_entry_point(model, opts):
+    """The dispatcher forwards every function of the header (profiling's clock callback, the weights-file API,
+    a signature's entry points) and builds warning-free as C99 (-pedantic) with gcc and clang."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import mpcc_fat
+    work = new_workdir("fat-api")
+    p = run_cmd([ROOT / "build" / "mpcc", ROOT / "tests" / "models" / f"{model}.tflite", *opts, "-o", work / "m.c",
+                 "--name", "m"])
+    assert p.returncode == 0, p.stderr
+    funcs = mpcc_fat.entry_points((work / "m.h").read_text(), "m")
+    names = {fn for _, fn, _ in funcs}
+    want = {"m_init", "m_run", "m_run_parallel"} | ({"m_profile_start", "m_profile_op"} if "--profile" in opts else set()) \
+        | ({"m_check_weights"} if "file" in opts else set()) | ({"m_double_run", "m_square_run"} if "sig" in model else set())
+    assert want <= names, want - names
+    (work / "m_dispatch.c").write_text(mpcc_fat.dispatcher("m", ["x86-64", "x86-64-v3"], funcs))
+    (work / "m_fat.h").write_text("const char *m_x86_level(void);\n")
+    for cc in ("gcc", "clang"):
+        if shutil.which(cc):
+            p = run_cmd([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", work, "-c",
+                         work / "m_dispatch.c", "-o", work / f"d-{cc}.o"])
+            assert p.returncode == 0, p.stderr

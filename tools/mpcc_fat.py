@@ -78,9 +78,18 @@ def param_names(params):
     """The parameter names of a C parameter list ('void' or a list of 'type name')."""
     if params.strip() in ("", "void"):
         return []
+    parts, depth, cur = [], 0, ""
+    for ch in params:  # commas inside a function pointer's parameter list do not split
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
     names = []
-    for p in params.split(","):
-        m = re.search(r"(\w+)\s*(\[[^\]]*\])?\s*$", p.strip())
+    for p in parts:
+        m = re.search(r"\(\s*\*\s*(\w+)\s*\)\s*\(", p) or re.search(r"(\w+)\s*(\[[^\]]*\])?\s*$", p.strip())
         if not m:
             raise FatError(f"cannot read the parameter {p.strip()!r}")
         names.append(m.group(1))
