@@ -647,12 +647,9 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #endif
 #endif
 
-/* 16-bit float weights as storage with f32 arithmetic on AVX2 + FMA (rt_opt_gemm16_avx2.c,
- * rt_opt_gemm16_rows_avx2.c, and the zmm ones of rt_opt_gemm16_avx512.c): every x86 build, for f32 inputs.
- * Builds with AVX512-BF16 / AMX too: there the 16-bit products need the f32 inputs rounded per block, and
- * that ran at 0.02-0.54x fp32 (bf16) on an Emerald Rapids Xeon with AMX, against 0.85-1.09x for the widened
- * weights (docs/precision-modes.md, "Speed by CPU"); their kernels run for 16-bit inputs (--half-activations,
- * --isa avx512). -DRT_OPT_HALF_ARITH_F32 brings back the rounded-input 16-bit products for f32 inputs. */
+/* 16-bit weights, f32 arithmetic for f32 inputs on every x86 AVX2 + FMA build (rt_opt_gemm16_avx2.c, _rows_avx2.c,
+ * _avx512.c), AVX512-BF16 / AMX too: their rounded-input products ran at 0.02-0.54x fp32 on an Emerald Rapids
+ * (docs/precision-modes.md, "Speed by CPU"); they take 16-bit inputs only, but with -DRT_OPT_HALF_ARITH_F32. */
 #if defined(RT_OPT_AVX2) && defined(__FMA__) && \
     !(defined(RT_OPT_AVX512) && defined(__AVX512BF16__) && defined(RT_OPT_HALF_ARITH_F32))
 #define RT_OPT_HALF_F32_AVX2 1

@@ -15,14 +15,13 @@ import ctypes
 import os
 import re
 import shutil
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from mpcc_paths import BUILD_DIR, MPCC, ROOT, all_models, model_id, shared_models, zoo_models
+from mpcc_paths import MPCC, ROOT, all_models, model_id, shared_models, zoo_models
 from mpcc_tools import count_outputs, custom_lib, model_args, mpcc_run, new_workdir, run_cmd
 from oracle import draw_inputs, load
 

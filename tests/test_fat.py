@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from mpcc_paths import ROOT
+from mpcc_paths import CPU_FLAGS, ROOT
 from mpcc_tools import count_outputs, mpcc_run, new_workdir, run_cmd, write_harness
 from oracle import draw_inputs, load
 
@@ -25,18 +25,9 @@ _V4 = _V3 | {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
 NEEDS = {"x86-64-v3": _V3, "x86-64-v4": _V4, "x86-64-v4-vnni": _V4 | {"avx512_vnni"}}
 
 
-def cpu_flags():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    return set()
-
-
 def best_level():
-    flags = cpu_flags()
     for lv in ("x86-64-v4-vnni", "x86-64-v4", "x86-64-v3"):
-        if NEEDS[lv] <= flags:
+        if NEEDS[lv] <= CPU_FLAGS:
             return lv
     return "x86-64-v2"
 
