@@ -235,7 +235,7 @@ const char *cg_f32(CgCtx *cg, float v) {
 #define ARRAY_EMITTER(fn, T, ctype, per_line, FMT, CAST)                                   \
     void fn(CgCtx *cg, const char *name, const T *v, int64_t n) {                         \
         indent(cg);                                                                          \
-        cgbuf_printf(cg->out, "static const %s %s[%lld] = {", ctype, name, (long long)(n > 0 ? n : 1)); \
+        cgbuf_printf(cg->out, "static const %s %s[%lld] MPCC_CONST_ALIGN = {", ctype, name, (long long)(n > 0 ? n : 1)); \
         if (n <= 0) cgbuf_append(cg->out, "0", 1);                                          \
         for (int64_t i = 0; i < n; i++) {                                                    \
             if (i % (per_line) == 0 && n > (per_line)) {                                     \
@@ -263,7 +263,7 @@ ARRAY_EMITTER(cg_array_u8, uint8_t, "uint8_t", 16, "%d", AS_INT)
 void cg_array_f32(CgCtx *cg, const char *name, const float *v, int64_t n) {
     char lit[64];
     indent(cg);
-    cgbuf_printf(cg->out, "static const float %s[%lld] = {", name, (long long)(n > 0 ? n : 1));
+    cgbuf_printf(cg->out, "static const float %s[%lld] MPCC_CONST_ALIGN = {", name, (long long)(n > 0 ? n : 1));
     if (n <= 0) cgbuf_append(cg->out, "0.0f", 4);
     for (int64_t i = 0; i < n; i++) {
         if (i % 6 == 0 && n > 6) {

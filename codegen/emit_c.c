@@ -48,7 +48,7 @@ static void emit_const_array(CgCtx *cg, const IrTensor *t, const char *name) {
     }
     /* 16/32/64-bit integers and f16/bf16 bit patterns: decode little-endian. */
     size_t es = ir_dtype_size(t->dtype);
-    cgbuf_printf(b, "static const %s %s[%lld] = {", ir_dtype_ctype(t->dtype), name, (long long)(n > 0 ? n : 1));
+    cgbuf_printf(b, "static const %s %s[%lld] MPCC_CONST_ALIGN = {", ir_dtype_ctype(t->dtype), name, (long long)(n > 0 ? n : 1));
     if (n <= 0) cgbuf_append(b, "0", 1);
     for (int64_t i = 0; i < n; i++) {
         if (i % 8 == 0 && n > 8) cgbuf_append(b, "\n    ", 5);

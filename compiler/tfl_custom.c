@@ -4,9 +4,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_common.h"
 #include "ops.h"
 #include "tfl_import_internal.h"
 #include "tfl_schema.h"
+
+/* Operator ot's custom_options bytes (inline, or after the FlatBuffer for large ones); *len 0 when it has none. */
+static int custom_options(Importer *im, FbTable *ot, int index, const uint8_t **bytes, size_t *len) {
+    FbVec v;
+    int present = 0;
+    uint64_t off = 0, size = 0;
+    *bytes = NULL;
+    *len = 0;
+    if (fb_vector(ot, TFL_OPERATOR_CUSTOM_OPTIONS, 1, &v, &present, im->d) ||
+        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_OFFSET, 0, &off, im->d) ||
+        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_SIZE, 0, &size, im->d))
+        return DIAG_USER;
+    if (present && v.len > 0) {
+        *bytes = fb_vec_bytes(&v);
+        *len = v.len;
+    } else if (off > 1 && size > 0) {
+        if (off > im->buf->size || size > im->buf->size - off)
+            return diag_user(im->d, "operator %d: custom options at byte %llu + %llu bytes run past the end of the file",
+                             index, (unsigned long long)off, (unsigned long long)size);
+        *bytes = im->buf->data + off;
+        *len = (size_t)size;
+    }
+    if (*len > INT32_MAX) return diag_user(im->d, "operator %d: %zu bytes of custom options is too many", index, *len);
+    return 0;
+}
 
 /* A CUSTOM operator: its kernel from --custom-op and its custom_options
  * bytes (inline, or after the FlatBuffer for large ones) into *out; without a
@@ -36,25 +62,7 @@ int tfl_bind_custom(Importer *im, FbTable *ot, int index, const char *name, IrCu
     if (!c) return diag_internal(im->d, "out of memory");
     c->code = name;
     c->func = func;
-    FbVec v;
-    int present = 0;
-    uint64_t off = 0, size = 0;
-    if (fb_vector(ot, TFL_OPERATOR_CUSTOM_OPTIONS, 1, &v, &present, im->d) ||
-        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_OFFSET, 0, &off, im->d) ||
-        fb_u64(ot, TFL_OPERATOR_LARGE_CUSTOM_OPTIONS_SIZE, 0, &size, im->d))
-        return DIAG_USER;
-    if (present && v.len > 0) {
-        c->options = fb_vec_bytes(&v);
-        c->options_len = v.len;
-    } else if (off > 1 && size > 0) {
-        if (off > im->buf->size || size > im->buf->size - off)
-            return diag_user(im->d, "operator %d: custom options at byte %llu + %llu bytes run past the end of the file",
-                             index, (unsigned long long)off, (unsigned long long)size);
-        c->options = im->buf->data + off;
-        c->options_len = (size_t)size;
-    }
-    if (c->options_len > INT32_MAX)
-        return diag_user(im->d, "operator %d: %zu bytes of custom options is too many", index, c->options_len);
+    if (custom_options(im, ot, index, &c->options, &c->options_len)) return DIAG_USER;
     *out = c;
     return 0;
 }
@@ -111,3 +119,76 @@ int tfl_parse_custom_op(const char *arg, TflCustomOp *out, char *name_buf, size_
     return 0;
 }
 
+
+/* ---- MediaPipe's Convolution2DTransposeBias ----
+ * MediaPipe's segmentation models (selfie, hair) end in this custom operator, which TFLite runs through its XNNPACK
+ * delegate: a transposed convolution with a bias. Inputs: the image NHWC, the weights [out_c, fh, fw, in_c] and
+ * the bias [out_c]; custom options: three little-endian int32, padding (1 SAME, 2 VALID), stride_w, stride_h.
+ * Imported as a TRANSPOSE_CONV (its output shape a new constant: in x stride for SAME, (in - 1) x stride + filter
+ * for VALID), so it is scheduled and checked as one. A --custom-op binding for the name takes precedence. */
+int tfl_is_mediapipe_tconv(const Importer *im, const char *name) {
+    if (!name || strcmp(name, "Convolution2DTransposeBias") != 0) return 0;
+    for (int k = 0; im->opts && k < im->opts->n_custom_ops; k++)
+        if (strcmp(im->opts->custom_ops[k].name, name) == 0) return 0;
+    return 1;
+}
+
+static int32_t le_i32(const uint8_t *b) {
+    return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+}
+
+static int mediapipe_tconv(Importer *im, FbTable *ot, int index, int n_in, const int *in, int n_out, const int *out) {
+    Graph *g = im->g;
+    Diag *d = im->d;
+    const char *what = "custom operator 'Convolution2DTransposeBias'";
+    const uint8_t *b;
+    size_t len;
+    if (custom_options(im, ot, index, &b, &len)) return DIAG_USER;
+    if (n_in != 3 || n_out != 1 || in[0] < 0 || in[1] < 0 || in[2] < 0)
+        return diag_user(d, "operator %d: %s needs 3 inputs (image, weights, bias) and 1 output, got %d and %d", index,
+                         what, n_in, n_out);
+    if (len < 12)
+        return diag_user(d, "operator %d: %s has %zu bytes of custom options, needs 12 (padding, stride_w, stride_h)",
+                         index, what, len);
+    const int32_t pad = le_i32(b), sw = le_i32(b + 4), sh = le_i32(b + 8);
+    if (pad != 1 && pad != 2)
+        return diag_user(d, "operator %d: %s: padding %ld is neither SAME (1) nor VALID (2)", index, what, (long)pad);
+    if (sw <= 0 || sh <= 0 || sw > 1024 || sh > 1024)
+        return diag_user(d, "operator %d: %s: strides %ld x %ld out of range", index, what, (long)sh, (long)sw);
+    const IrTensor *x = &g->tensors[in[0]], *w = &g->tensors[in[1]];
+    if (x->rank != 4 || w->rank != 4)
+        return diag_user(d, "operator %d: %s: image '%s' and weights '%s' must have rank 4, got %d and %d", index, what,
+                         x->name, w->name, x->rank, w->rank);
+    int64_t shape[4] = {x->dims[0], 0, 0, w->dims[0]};
+    for (int k = 1; k <= 2; k++) {
+        const int64_t s = k == 1 ? sh : sw;
+        shape[k] = pad == 1 ? x->dims[k] * s : (x->dims[k] - 1) * s + w->dims[k];
+        if (x->dims[k] <= 0 || w->dims[k] <= 0 || shape[k] <= 0 || shape[k] > INT32_MAX)
+            return diag_user(d, "operator %d: %s: output size %lld from image '%s' out of range", index, what,
+                             (long long)shape[k], x->name);
+    }
+    const int64_t four = 4;
+    int sid = ir_add_tensor(g, "Convolution2DTransposeBias_output_shape", IR_I32, 1, &four);
+    uint8_t *data = ir_alloc(g, 16);
+    if (sid < 0 || !data) return diag_internal(d, "out of memory");
+    for (int k = 0; k < 4; k++)
+        for (int by = 0; by < 4; by++) data[4 * k + by] = (uint8_t)((uint64_t)shape[k] >> (8 * by));
+    g->tensors[sid].data = data;
+    g->tensors[sid].data_size = 16;
+    g->tensors[sid].tfl_index = -1;
+    const int ins[4] = {sid, in[1], in[0], in[2]};
+    int idx = ir_add_op(g, OP_TRANSPOSE_CONV, 4, ins, 1, out);
+    if (idx < 0) return diag_internal(d, "out of memory");
+    IrOp *op = &g->ops[idx];
+    op->tfl_index = index;
+    return tconv_set_options(g, op, pad == 1 ? TFL_PADDING_SAME : TFL_PADDING_VALID, sw, sh, d);
+}
+
+int tfl_import_mediapipe_tconv(Importer *im, FbTable *ot, int index, int n_in, const int *in, int n_out,
+                               const int *out) {
+    int rc = mediapipe_tconv(im, ot, index, n_in, in, n_out, out);
+    if (rc != DIAG_USER) return rc;
+    im->info->unsupported++;
+    tfl_mark_unknown(im->g, n_out, out);
+    return im->lenient ? 0 : DIAG_USER;
+}

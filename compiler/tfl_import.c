@@ -250,6 +250,8 @@ static int import_operator(Importer *im, FbTable *ot, int index, int n_tensors) 
         }
         return rc;
     }
+    if (code == TFL_OP_CUSTOM && tfl_is_mediapipe_tconv(im, im->custom[oc]))
+        return tfl_import_mediapipe_tconv(im, ot, index, n_in, in, n_out, out);
     if (code == TFL_OP_CUSTOM) {
         int rc = tfl_bind_custom(im, ot, index, im->custom[oc], &custom);
         if (rc) return rc;

@@ -55,6 +55,10 @@ void tfl_mark_unknown(Graph *g, int n_out, const int *out);
 
 /* tfl_custom.c: CUSTOM operators and --custom-op. */
 int tfl_bind_custom(Importer *im, FbTable *ot, int index, const char *name, IrCustom **out);
+/* MediaPipe's Convolution2DTransposeBias with no --custom-op binding: imported as a TRANSPOSE_CONV (tfl_custom.c). */
+int tfl_is_mediapipe_tconv(const Importer *im, const char *name);
+int tfl_import_mediapipe_tconv(Importer *im, FbTable *ot, int index, int n_in, const int *in, int n_out,
+                               const int *out);
 void tfl_report_unbound(Importer *im);
 const char *tfl_custom_list(Graph *g, int n_codes, const int *codes, const char **custom);
 

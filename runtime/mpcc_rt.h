@@ -27,6 +27,18 @@ extern "C" {
 #define RT_ERR_SHAPE_INPUT 4  /* a shape input computed at run time differs from the shape compiled for */
 #define RT_ERR_CUSTOM_OP 5    /* a user kernel for a custom operator returned non-zero */
 
+/* Generated code's constant arrays (packed weights, biases) start on a 64-byte cache line where the compiler
+ * allows it: the kernels read them with 64-byte vector loads, which otherwise split across two lines (x86-64
+ * and AArch64 with GCC or Clang; elsewhere, e.g. Cortex-M flash, the compiler's own alignment). Define
+ * MPCC_CONST_ALIGN before including this header to change it. */
+#if !defined(MPCC_CONST_ALIGN)
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__aarch64__))
+#define MPCC_CONST_ALIGN __attribute__((aligned(64)))
+#else
+#define MPCC_CONST_ALIGN
+#endif
+#endif
+
 /* ---- the weights blob of `mpcc --weights file` (rt_weights.c) ---------- */
 
 /* 8 bytes "mpccwts1", then the payload's 64-bit hash, little-endian. */

@@ -187,6 +187,10 @@ static void ukr_f32_row4(int32_t k, const float *a, const float *b, int64_t pk, 
  * Direct GEMMs keep 8: 12 measured no faster there, and 7x7 maps (49 rows)
  * lost 5 % to their 13-row remainders. */
 #define MR_512_IND 12
+/* Direct GEMMs whose packed weights are at most this many floats run row tiles outer (rt_opt_gemm_f32_rows_512). */
+#ifndef RT_OPT_ROW_OUTER_FLOATS
+#define RT_OPT_ROW_OUTER_FLOATS 8192
+#endif
 /* Row r's A pointer for segment sg (rows past mr repeat row 0: loaded, never stored). */
 #define UKR_ROW(r) a##r = ap[((r) < mr ? (r) : 0) * nseg + sg];
 RT_OPT_INLINE void ukr_f32_512(const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, int32_t mr,
@@ -481,6 +485,27 @@ void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const floa
                          int32_t nseg, const float *packed_b, const float *bias, float *c) {
     const float *rows[MR_512_1];
     int32_t j, i, r, rr, seg = tab ? p->k / nseg : p->k;
+    if (!tab && p->n > 2 * NR && (int64_t)p->k * p->n <= RT_OPT_ROW_OUTER_FLOATS) {
+        /* all the panels fit in L1 together: row tiles outer, so a tile's A rows are read from L1 by every
+         * panel pair and its C rows written whole (the same micro-kernels and sums as below) */
+        for (i = 0; i < m; i += rr) {
+            rr = tile_rows_512(m - i, 2 * NR, 0);
+            for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
+            for (j = 0; j * NR < p->n; j += 2) {
+                const float *b0 = packed_b + (int64_t)j * p->k * NR;
+                const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
+                const int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
+                const int cols24 = nr > NR && nr <= NR + NR / 2;
+                int32_t r0, sub;
+                for (r0 = 0; r0 < rr; r0 += sub) {
+                    sub = cols24 && rr - r0 > MR_512 ? MR_512 : rr - r0;
+                    pick_ukr(sub, b1 == b0, cols24)(1, seg, rows + r0, sub, b0, b1, bias + j * NR, p->act_min,
+                                                    p->act_max, c + (int64_t)(i + r0) * p->ldc + j * NR, p->ldc, nr);
+                }
+            }
+        }
+        return;
+    }
     for (j = 0; j * NR < p->n; j += 2) {
         const float *b0 = packed_b + (int64_t)j * p->k * NR;
         const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;

@@ -39,6 +39,8 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 RESOLVERS = {
     "ref": OpResolverType.BUILTIN_REF,
     "builtin": OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES,
+    # with the XNNPACK delegate: runs MediaPipe's custom Convolution2DTransposeBias (tests/test_mediapipe_ops.py)
+    "xnnpack": OpResolverType.AUTO,
 }
 
 # Ops that only move or relabel data: an index input passing through them is still an index.

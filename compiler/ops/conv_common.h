@@ -70,6 +70,9 @@ int lstm_emit_i8(CgCtx *cg, const IrOp *op, const char *kernel);
 /* A FULLY_CONNECTED's `static const rt_fc_params p = {...};` and call of `kernel` (op_fully_connected.c). */
 int fc_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);
 int fc_emit_c_par(CgCtx *cg, const Graph *g, const IrOp *op, const char *par);
+/* A TRANSPOSE_CONV's padding (TFL_PADDING_SAME / VALID) and strides, no fused activation: its parse, and the
+ * MediaPipe custom operator Convolution2DTransposeBias imported as one (tfl_custom.c). */
+int tconv_set_options(Graph *g, IrOp *op, int padding, int32_t stride_w, int32_t stride_h, Diag *d);
 /* `static const rt_tconv_params p = {...};` (+ its mult/shift arrays) of a TRANSPOSE_CONV (op_transpose_conv.c). */
 void tconv_emit_params(CgCtx *cg, const IrOp *op);
 

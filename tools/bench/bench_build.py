@@ -188,7 +188,9 @@ class MpccModel:
             n = int(self.lib.bench_weights_bytes())
             self.weights = self._aligned(n)
             self.weights[:] = np.fromfile(weights_path, dtype=np.uint8, count=n)
-        self.out_arrays = [np.zeros(s["shape"], dtype=s["dtype"]) for s in self.outputs]
+        # inputs and outputs 64-byte aligned, as TFLite's own tensors are (its arena): numpy gives 16, and a model
+        # whose first or last op is a convolution then loads or stores split cache lines
+        self.out_arrays = [self._aligned_array(s["shape"], s["dtype"]) for s in self.outputs]
         self.in_ptrs = None
         self.out_ptrs = (ctypes.c_void_p * max(1, len(self.out_arrays)))(
             *[a.ctypes.data for a in self.out_arrays])
@@ -200,6 +202,11 @@ class MpccModel:
         self._keep.append(buf)
         return view
 
+    def _aligned_array(self, shape, dtype):
+        dt = np.dtype(dtype)
+        n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        return self._aligned(max(n, 1))[:n].view(dt).reshape(shape)
+
     def set_inputs(self, arrays):
         if len(arrays) != len(self.inputs):
             raise BenchError(f"mpcc model has {len(self.inputs)} inputs, TFLite {len(arrays)}")
@@ -209,7 +216,9 @@ class MpccModel:
             if a.nbytes != spec["bytes"] or np.dtype(a.dtype).itemsize != np.dtype(spec["dtype"]).itemsize:
                 raise BenchError(f"input {spec['name']!r}: mpcc wants {spec['bytes']} bytes of "
                                  f"{np.dtype(spec['dtype'])}, TFLite input is {a.dtype}{list(a.shape)}")
-            self.in_arrays.append(a)
+            aligned = self._aligned_array(a.shape, a.dtype)
+            aligned[...] = a
+            self.in_arrays.append(aligned)
         self.in_ptrs = (ctypes.c_void_p * max(1, len(self.in_arrays)))(*[a.ctypes.data for a in self.in_arrays])
 
     def init(self):

@@ -58,8 +58,10 @@ def profile(model, mpcc_flags, runs, seconds, seed, cc, cflags):
     rows = []
     for k in range(ops):
         name = lib.bench_profile_op(k).decode("ascii", "replace")
-        m = re.match(r"op (\d+) \[TFLite #(-?\d+)\] (\S+) (\S+) (\S+)", name)
-        rows.append({"op": int(m.group(1)), "tfl": int(m.group(2)), "name": m.group(3), "kernel": m.group(4),
+        # the operator may carry fused names with spaces ("CONV_2D+ADD, PRELU"): kernel and dtype are the last two words
+        m = re.match(r"op (\d+) \[TFLite #(-?\d+)\] (.+?) (\S+) (\S+)(?: \(in place\))?$", name)
+        rows.append({"op": int(m.group(1)), "tfl": int(m.group(2)), "name": m.group(3).replace(", ", "+"),
+                     "kernel": m.group(4),
                      "dtype": m.group(5), "ns": ticks[k] / n, "inplace": name.endswith("(in place)")})
     return rows, n, wall
 
