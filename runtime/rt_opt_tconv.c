@@ -65,22 +65,24 @@ static int64_t tap_out(const struct rt_tconv_params *p, int32_t b, int32_t y, in
     return ((int64_t)b * p->out_h + oy) * p->out_w + ox;
 }
 
-static void add_row_f32(float *restrict o, const float *restrict s, int32_t n) {
-    int32_t j;
-    for (j = 0; j < n; j++) o[j] += s[j];
+/* The taps tile the output exactly (filter = stride, no padding, out = in x stride: MediaPipe's 2x2 stride-2
+ * upsampling): each output value is one column value plus the bias, written once. */
+static int tconv_tiles(const struct rt_tconv_params *p) {
+    return p->filter_h == p->stride_h && p->filter_w == p->stride_w && p->pad_h == 0 && p->pad_w == 0 &&
+           p->out_h == p->in_h * p->stride_h && p->out_w == p->in_w * p->stride_w;
 }
 
 void rt_opt_transpose_conv_f32(const struct rt_tconv_params *p, int32_t rows, const float *packed_w,
                                const float *zeros, const float *bias, const float *in, float *out, float *scratch) {
     const int32_t oc = p->out_c, taps = p->filter_h * p->filter_w, pix_per_image = p->in_h * p->in_w;
     const int64_t pixels = (int64_t)p->batches * pix_per_image, outs = (int64_t)p->batches * p->out_h * p->out_w;
-    const int32_t np = (int32_t)rt_opt_tconv_columns(p);
+    const int32_t np = (int32_t)rt_opt_tconv_columns(p), tiles = tconv_tiles(p);
     rt_opt_gemm_params g;
     int64_t q, p0;
-    for (q = 0; q < outs; q++) {
-        if (bias) memcpy(out + q * oc, bias, sizeof(float) * (size_t)oc);
-        else memset(out + q * oc, 0, sizeof(float) * (size_t)oc);
-    }
+    int32_t c;
+    if (!tiles) /* every output starts from the bias; the taps add onto it */
+        for (q = 0; q < outs; q++)
+            for (c = 0; c < oc; c++) out[q * oc + c] = bias ? bias[c] : 0.0f;
     memset(&g, 0, sizeof g);
     g.n = taps * oc;
     g.k = p->in_c;
@@ -91,18 +93,33 @@ void rt_opt_transpose_conv_f32(const struct rt_tconv_params *p, int32_t rows, co
     rows = rows > 0 ? rows : 1;
     for (p0 = 0; p0 < pixels; p0 += rows) {
         int32_t m = pixels - p0 < rows ? (int32_t)(pixels - p0) : rows, r;
+        /* the block's first pixel (b, y, x), then stepped along: no division per pixel */
+        int32_t b = (int32_t)(p0 / pix_per_image), yx = (int32_t)(p0 % pix_per_image);
+        int32_t y = yx / p->in_w, x = yx % p->in_w, fy, fx;
         g.m = m;
         rt_opt_gemm_f32(&g, in + p0 * p->in_c, packed_w, zeros, scratch);
         for (r = 0; r < m; r++) {
-            int64_t pix = p0 + r;
-            int32_t b = (int32_t)(pix / pix_per_image), yx = (int32_t)(pix % pix_per_image);
-            int32_t y = yx / p->in_w, x = yx % p->in_w, fy, fx;
             const float *col = scratch + (int64_t)r * np;
-            for (fy = 0; fy < p->filter_h; fy++)
+            const int64_t oy0 = (int64_t)y * p->stride_h - p->pad_h, ox0 = (int64_t)x * p->stride_w - p->pad_w;
+            for (fy = 0; fy < p->filter_h; fy++) {
+                const int64_t oy = oy0 + fy;
+                if (oy < 0 || oy >= p->out_h) continue;
                 for (fx = 0; fx < p->filter_w; fx++) {
-                    int64_t o = tap_out(p, b, y, x, fy, fx);
-                    if (o >= 0) add_row_f32(out + o * oc, col + (int64_t)(fy * p->filter_w + fx) * oc, oc);
+                    const int64_t ox = ox0 + fx;
+                    float *o;
+                    const float *s = col + (int64_t)(fy * p->filter_w + fx) * oc;
+                    if (ox < 0 || ox >= p->out_w) continue;
+                    o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * oc;
+                    if (tiles)
+                        for (c = 0; c < oc; c++) o[c] = s[c] + (bias ? bias[c] : 0.0f);
+                    else
+                        for (c = 0; c < oc; c++) o[c] += s[c];
                 }
+            }
+            if (++x == p->in_w) {
+                x = 0;
+                if (++y == p->in_h) y = 0, b++;
+            }
         }
     }
     if (p->act_min > -INFINITY || p->act_max < INFINITY) {

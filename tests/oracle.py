@@ -70,7 +70,13 @@ def load(model_path, resolver=None):
     for d, shape in zip(interp.get_input_details(), sidecar(model_path).get("input_shapes", [])):
         if shape is not None:
             interp.resize_tensor_input(d["index"], list(shape), strict=True)
-    interp.allocate_tensors()
+    try:
+        interp.allocate_tensors()
+    except RuntimeError as e:
+        # A custom operator only TFLite's XNNPACK delegate runs (MediaPipe's Convolution2DTransposeBias).
+        if "unresolved custom op" not in str(e) or resolver == "xnnpack":
+            raise
+        return load(model_path, "xnnpack")
     return interp
 
 
