@@ -146,7 +146,7 @@ static const char *usage =
     "                       8 bytes an op); off by default, when the code is unchanged\n"
     "  --dump-ir[=after:PASS]  print the IR (after the given pass; default: after the last)\n"
     "                       passes: import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose,\n"
-    "                       fold_pad, shortcut, schedule, fuse_add, fuse_dw, fuse_prelu, fuse_attention,\n"
+    "                       fold_pad, shortcut, fuse_act, schedule, fuse_add, fuse_dw, fuse_prelu, fuse_attention,\n"
     "                       fuse_layer_norm, half_storage, patch, alias, plan_memory\n"
     "  -h, --help           this text\n"
     "  --version            print the version\n"

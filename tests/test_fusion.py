@@ -19,6 +19,7 @@ import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 import oracle
@@ -204,3 +205,91 @@ def test_prelu_fused_into_conv():
     for extra in (["--precision", "fp16"], ["-O0"]):
         other = _dump_ops(TESTS_DIR / "models" / "landmark_f32.tflite", *extra)
         assert other[1][0] == "PRELU" and "PRELU" not in other[0][1], f"{extra}: {other[0][2]}"
+
+
+def _relu_chain_model(rng):
+    """input [1,6,6,3] -> CONV_2D 3x3 (no activation) #0 -> RELU #1 -> DEPTHWISE 3x3 #2 -> RELU6 #3 ->
+    ADD with the input of #2 (#4) -> RELU_N1_TO_1 #5 -> RESHAPE [1,288] #6 -> FULLY_CONNECTED 7 #7 ->
+    RELU_0_TO_1 #8 (output 0); and CONV_2D 1x1 #9 on the model input -> RELU #10 (output 1) whose conv
+    output is also output 2 (two readers: must not fuse). Weights from rng."""
+    from schema_models import OP, S, TT, buffer, model, operator, pack, tensor
+    w0 = rng.standard_normal((8, 3, 3, 3)).astype(np.float32) * 0.4
+    wd = rng.standard_normal((1, 3, 3, 8)).astype(np.float32) * 0.4
+    wf = rng.standard_normal((7, 288)).astype(np.float32) * 0.1
+    w1 = rng.standard_normal((4, 1, 1, 3)).astype(np.float32)
+    consts = [w0, rng.standard_normal(8).astype(np.float32), wd, rng.standard_normal(8).astype(np.float32), wf,
+              rng.standard_normal(7).astype(np.float32) * 0.3, np.array([1, 288], np.int32), w1,
+              np.zeros(4, np.float32)]
+    bufs = [buffer()] + [buffer(c.tobytes()) for c in consts]
+    T = [tensor("x", [1, 6, 6, 3]),
+         tensor("w0", w0.shape, buffer=1), tensor("b0", [8], buffer=2), tensor("wd", wd.shape, buffer=3),
+         tensor("bd", [8], buffer=4), tensor("wf", wf.shape, buffer=5), tensor("bf", [7], buffer=6),
+         tensor("shape", [2], TT.INT32, buffer=7), tensor("w1", w1.shape, buffer=8), tensor("b1", [4], buffer=9),
+         tensor("conv", [1, 6, 6, 8]), tensor("relu", [1, 6, 6, 8]), tensor("dw", [1, 6, 6, 8]),
+         tensor("relu6", [1, 6, 6, 8]), tensor("add", [1, 6, 6, 8]), tensor("clip", [1, 6, 6, 8]),
+         tensor("flat", [1, 288]), tensor("fc", [1, 7]), tensor("out0", [1, 7]),
+         tensor("conv1", [1, 6, 6, 4]), tensor("out1", [1, 6, 6, 4])]
+    ix = {t.name.decode(): i for i, t in enumerate(T)}
+
+    def conv_opts():
+        o = S.Conv2DOptionsT()
+        o.padding, o.strideW, o.strideH, o.dilationWFactor, o.dilationHFactor = S.Padding.SAME, 1, 1, 1, 1
+        return o
+
+    dwo = S.DepthwiseConv2DOptionsT()
+    dwo.padding, dwo.strideW, dwo.strideH, dwo.depthMultiplier = S.Padding.SAME, 1, 1, 1
+    dwo.dilationWFactor = dwo.dilationHFactor = 1
+    codes = [OP.CONV_2D, OP.RELU, OP.DEPTHWISE_CONV_2D, OP.RELU6, OP.ADD, OP.RELU_N1_TO_1, OP.RESHAPE,
+             OP.FULLY_CONNECTED, OP.RELU_0_TO_1]
+    c = {code: k for k, code in enumerate(codes)}
+    ops = [
+        operator(c[OP.CONV_2D], [ix["x"], ix["w0"], ix["b0"]], [ix["conv"]], S.BuiltinOptions.Conv2DOptions, conv_opts()),
+        operator(c[OP.RELU], [ix["conv"]], [ix["relu"]]),
+        operator(c[OP.DEPTHWISE_CONV_2D], [ix["relu"], ix["wd"], ix["bd"]], [ix["dw"]],
+                 S.BuiltinOptions.DepthwiseConv2DOptions, dwo),
+        operator(c[OP.RELU6], [ix["dw"]], [ix["relu6"]]),
+        operator(c[OP.ADD], [ix["relu6"], ix["relu"]], [ix["add"]], S.BuiltinOptions.AddOptions, S.AddOptionsT()),
+        operator(c[OP.RELU_N1_TO_1], [ix["add"]], [ix["clip"]]),
+        operator(c[OP.RESHAPE], [ix["clip"], ix["shape"]], [ix["flat"]]),
+        operator(c[OP.FULLY_CONNECTED], [ix["flat"], ix["wf"], ix["bf"]], [ix["fc"]],
+                 S.BuiltinOptions.FullyConnectedOptions, S.FullyConnectedOptionsT()),
+        operator(c[OP.RELU_0_TO_1], [ix["fc"]], [ix["out0"]]),
+        operator(c[OP.CONV_2D], [ix["x"], ix["w1"], ix["b1"]], [ix["conv1"]], S.BuiltinOptions.Conv2DOptions,
+                 conv_opts()),
+        operator(c[OP.RELU], [ix["conv1"]], [ix["out1"]]),
+    ]
+    return pack(model(T, ops, codes, bufs, [ix["x"]], [ix["out0"], ix["out1"], ix["conv1"]]))
+
+
+def test_standalone_relus_fold_into_producers(seed):
+    """pass fuse_act: a standalone f32 RELU / RELU6 / RELU_N1_TO_1 / RELU_0_TO_1 folds into the CONV_2D,
+    DEPTHWISE_CONV_2D, ADD or FULLY_CONNECTED that writes its input (their clamp becomes the intersection);
+    not where the producer's output has another reader (a graph output), not at -O0. The generated C, scheduled
+    and -O0, equals TFLite's reference kernels on random inputs (printed seed)."""
+    rng = np.random.default_rng(seed)
+    work = new_workdir("fuse-act")
+    model = work / "relu_chain.tflite"
+    model.write_bytes(_relu_chain_model(rng))
+    ops = _dump_ops(model)
+    for idx, name, fused in ((0, "CONV_2D", "RELU"), (2, "DEPTHWISE_CONV_2D", "RELU6"), (7, "FULLY_CONNECTED",
+                                                                                          "RELU_0_TO_1")):
+        print(f"dump: {ops[idx][2]}")
+        assert ops[idx][0] == name and f"fused: {fused}" in ops[idx][1], ops[idx][2]
+    # the ADD #4 takes RELU_N1_TO_1 #5, then pass fuse_add may move the ADD into the depthwise's consumer: either
+    # way no RELU of #1, #3, #5, #8 is left, and #10 stays (its input is also output 2)
+    assert not {1, 3, 5, 8} & set(ops), ops
+    assert ops[10][0] == "RELU" and "fused" not in ops[9][1], ops[9][2]
+    ref = _dump_ops(model, "-O0")
+    assert {1, 3, 5, 8, 10} <= set(ref) and all("fused:" not in r for _, r, _ in ref.values())
+    x = rng.uniform(-2, 2, (1, 6, 6, 3)).astype(np.float32)
+    refs = oracle.run(model, [x])
+    specs = [(r.dtype, r.shape) for r in refs]
+    for extra, sub, mode in (([], "opt", "opt"), (["-O0"], "O0", "ref")):
+        w = work / sub
+        w.mkdir()
+        proc = compile_model(model, w, extra=extra)
+        assert proc.returncode == 0, proc.stderr
+        write_harness(w, 1, len(refs))
+        err, outs = _build_and_run(w, "gcc-san", [x], specs)
+        assert not err, err
+        _check(f"generated C ({sub}) vs TFLite", refs, outs, mode=mode)

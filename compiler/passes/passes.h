@@ -25,6 +25,7 @@ int pass_prepare(Graph *g, Diag *d);       /* after: precision. Computes kernel 
 int pass_fold_transpose(Graph *g, Diag *d); /* after: prepare. TRANSPOSE feeding BATCH_MATMUL becomes its strides. */
 int pass_fold_pad(Graph *g, Diag *d);      /* after: prepare. Spatial PAD into the convolution's padding. */
 int pass_shortcut(Graph *g, Diag *d);      /* after: fold_pad. A residual shortcut's pool/PAD runs before the block's convolution. */
+int pass_fuse_act(Graph *g, Diag *d);      /* after: prepare. A standalone f32 RELU* into its producer's clamp. */
 int pass_schedule(Graph *g, Diag *d);      /* after: prepare. Kernel class, tiles and packed weights per op (op->sched). */
 int pass_fuse_add(Graph *g, Diag *d);      /* after: schedule. Residual ADD into the convolution's epilogue. */
 int pass_fuse_dw(Graph *g, Diag *d);       /* after: fuse_add. A 1x1 expansion conv and the depthwise conv reading it, band by band. */

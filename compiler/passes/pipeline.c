@@ -20,6 +20,7 @@ static const Pass pipeline[] = {
     {"fold_transpose", pass_fold_transpose, "prepare"},
     {"fold_pad", pass_fold_pad, "prepare"},
     {"shortcut", pass_shortcut, "fold_pad"},
+    {"fuse_act", pass_fuse_act, "prepare"},
     {"schedule", pass_schedule, "fold_transpose"},
     {"fuse_add", pass_fuse_add, "schedule"},
     {"fuse_dw", pass_fuse_dw, "fuse_add"},
@@ -33,7 +34,7 @@ static const Pass pipeline[] = {
 };
 enum { N_PASSES = sizeof pipeline / sizeof pipeline[0] };
 
-const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, shortcut, schedule, fuse_add, fuse_dw, fuse_prelu, fuse_attention, fuse_layer_norm, half_storage, patch, alias, plan_memory"; }
+const char *pass_names(void) { return "import, fold_dead, fold_dequantize, sink, precision, prepare, fold_transpose, fold_pad, shortcut, fuse_act, schedule, fuse_add, fuse_dw, fuse_prelu, fuse_attention, fuse_layer_norm, half_storage, patch, alias, plan_memory"; }
 
 static int run_passes(Graph *g, const PipelineOptions *o, Diag *d) {
     int ran[N_PASSES] = {0};
