@@ -36,7 +36,10 @@ void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
 
 /* Defines fname(p, a, b, out) with `y = EXPR(x1, x2)` per element (AArch64: the run's lanes by
  * rt_a64_binary_f32's VOP first). */
-#define RT_OPT_BINARY(fname, T, EXPR, VOP)                                                           \
+#define RT_OPT_BINARY(fname, T, EXPR, VOP) RT_OPT_BINARY_LANES(fname, T, EXPR, RT_A64_BINARY_F32, VOP)
+/* NO_LANES: no AArch64 lanes first (the compilers vectorize the plain loops of MAXIMUM / MINIMUM) */
+#define NO_LANES(op, p, a, sa, b, sb, o, n) 0
+#define RT_OPT_BINARY_LANES(fname, T, EXPR, LANES, VOP)                                              \
     void fname(const rt_binary_params *p, const T *a, const T *b, T *out) {                          \
         rt_bcast bc, outer;                                                                          \
         rt_bcast_iter it;                                                                            \
@@ -53,7 +56,7 @@ void rt_opt_bcast_collapse(const rt_bcast *in, rt_bcast *out) {
         for (o = 0; o < n_outer; o++, rt_bcast_next(&outer, &it)) {                                  \
             const T *pa = a + it.off1, *pb = b + it.off2;                                            \
             T *po = out + o * inner;                                                                 \
-            i = RT_A64_BINARY_F32(VOP, p, pa, s1, pb, s2, po, inner);                                \
+            i = LANES(VOP, p, pa, s1, pb, s2, po, inner);                                            \
             if (s1 == 1 && s2 == 1) {                                                                \
                 for (; i < inner; i++) po[i] = EXPR(pa[i], pb[i]);                                   \
             } else if (s1 == 1 && s2 == 0) {                                                         \
@@ -95,6 +98,15 @@ RT_OPT_BINARY(rt_opt_add_f32, float, ADD_F32, RT_A64_ADD)
 RT_OPT_BINARY(rt_opt_sub_f32, float, SUB_F32, RT_A64_SUB)
 RT_OPT_BINARY(rt_opt_mul_f32, float, MUL_F32, RT_A64_MUL)
 RT_OPT_BINARY(rt_opt_squared_difference_f32, float, SQDIFF_F32, RT_A64_SQDIFF)
+/* MAXIMUM / MINIMUM: the reference's a > b ? a : b (a < b ? a : b) per element, so the same values (a NaN in a
+ * gives b, in b gives b: x86's maxps / minps are exactly this select); f32 and int8 (a quantized MAXIMUM keeps
+ * its input's scale and zero point, so it compares the stored values as the reference does). */
+#define MAX_OF(x, y) ((x) > (y) ? (x) : (y))
+#define MIN_OF(x, y) ((x) < (y) ? (x) : (y))
+RT_OPT_BINARY_LANES(rt_opt_maximum_f32, float, MAX_OF, NO_LANES, 0)
+RT_OPT_BINARY_LANES(rt_opt_minimum_f32, float, MIN_OF, NO_LANES, 0)
+RT_OPT_BINARY_LANES(rt_opt_maximum_i8, int8_t, MAX_OF, NO_LANES, 0)
+RT_OPT_BINARY_LANES(rt_opt_minimum_i8, int8_t, MIN_OF, NO_LANES, 0)
 
 /* ---- int8 ADD/SUB/MUL: the same walk, each run handed to a run function
  * that vectorizes TFLite's fixed-point arithmetic 8 lanes at a time

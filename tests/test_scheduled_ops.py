@@ -23,6 +23,10 @@ EXPECTED = {
     "op_relu_n1_to_1_*_int8": ("RELU_N1_TO_1", "lut"),
     "op_relu_0_to_1_*_int8": ("RELU_0_TO_1", "lut"),
     "op_transpose_conv_*": ("TRANSPOSE_CONV", "tconv"),
+    "op_maximum_*_f32": ("MAXIMUM", "binary"),
+    "op_maximum_*_int8": ("MAXIMUM", "binary"),
+    "op_minimum_*_f32": ("MINIMUM", "binary"),
+    "op_minimum_*_int8": ("MINIMUM", "binary"),
 }
 CASES = [(m, *want) for pattern, want in EXPECTED.items() for m in sorted(MODELS_DIR.glob(pattern + ".tflite"))]
 

@@ -7,7 +7,7 @@
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
- *   ADD/SUB/MUL/SQUARED_DIFFERENCE      -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
+ *   ADD/SUB/MUL/SQUARED_DIFFERENCE/MAXIMUM/MINIMUM -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
  *                                          requantized in float where all 65536 input pairs
  *                                          prove it exact: sched_float_rq.c)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
@@ -550,7 +550,9 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_ADD:
         case OP_SUB:
         case OP_MUL:
-        case OP_SQUARED_DIFFERENCE: rc = schedule_binary(g, i); break;
+        case OP_SQUARED_DIFFERENCE:
+        case OP_MAXIMUM:
+        case OP_MINIMUM: rc = schedule_binary(g, i); break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
         case OP_GELU:
         case OP_SOFTMAX:
@@ -631,12 +633,33 @@ static int schedule_ops(Graph *g, Diag *d) {
 
 /* An op's share of the model's time, estimated statically: its MACs plus the elements it writes (so
  * that data movement without MACs, a PAD or a copy, counts too). A rough weight, not a measurement. */
+/* The elementwise ops whose reference kernels walk a broadcast index per element (rt_bcast_next). */
+static int bcast_walk(OpKind k) {
+    switch (k) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MAXIMUM: case OP_MINIMUM: case OP_POW:
+    case OP_SQUARED_DIFFERENCE: case OP_LESS: case OP_GREATER: case OP_GREATER_EQUAL: case OP_LESS_EQUAL:
+    case OP_SELECT: case OP_EQUAL: case OP_NOT_EQUAL: case OP_LOGICAL_OR: case OP_LOGICAL_AND: case OP_SELECT_V2:
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Estimated cost of an op in units of a scheduled kernel's MAC: MACs plus elements written, a reference
+ * kernel's weighted by how much slower it runs (measured on an AVX-512 Xeon, 2026-11-30: a scalar
+ * reference MAC ~10x a scheduled one; an element of a broadcast-walking binary op ~40x (openWakeWord's
+ * embedding model: 19 MAXIMUM ops, 46 % of its time, where the unweighted count said 1.7 %); an element of
+ * another reference op ~2x (MediaPipe face detection's 17 RELUs: 5 %, unweighted 3.2 %). */
+#define REF_MAC_WEIGHT 10
+#define REF_BCAST_WEIGHT 40
+#define REF_ELEM_WEIGHT 2
 static int64_t op_cost(const Graph *g, const IrOp *op) {
     const OpDef *def = op_def(op->kind);
-    int64_t c = def && def->macs ? def->macs(g, op) : 0;
+    const int ref = op->sched.kind == SCHED_REF;
+    int64_t macs = def && def->macs ? def->macs(g, op) : 0, elems = 0;
     for (int k = 0; k < op->n_out; k++)
-        if (op->out[k] >= 0) c += ir_tensor_numel(&g->tensors[op->out[k]]);
-    return c;
+        if (op->out[k] >= 0) elems += ir_tensor_numel(&g->tensors[op->out[k]]);
+    if (!ref) return macs + elems;
+    return macs * REF_MAC_WEIGHT + elems * (bcast_walk(op->kind) ? REF_BCAST_WEIGHT : REF_ELEM_WEIGHT);
 }
 
 /* Every op still on a reference kernel with its estimated share (op_cost), and a warning when
@@ -651,7 +674,7 @@ static void report_reference_ops(const Graph *g, FILE *f) {
         if (op->sched.kind == SCHED_REF) ref += c;
     }
     if (!ref || !total) return;
-    fprintf(f, "reference kernels (estimated share of the time: MACs + elements written):\n");
+    fprintf(f, "reference kernels (estimated share of the time: MACs + elements written, reference ones weighted):\n");
     for (int i = 0; i < g->n_ops; i++) {
         const IrOp *op = &g->ops[i];
         if (op->dead || op->elided || op->sched.kind != SCHED_REF) continue;
