@@ -30,7 +30,7 @@ LIB_SRC += $(GEN_SRC)
 HDRS    := $(wildcard ir/*.h ir/*.def compiler/*.h compiler/ops/*.h compiler/ops/*.def codegen/*.h runtime/*.h runtime/kernels/*.h)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
-.PHONY: all mpcc asan test test-full demo models models-llm models-torch models-hf models-onnx models-llm-100m bench bench-mediapipe bench-llm profile fuzz install clean venv unit regen-golden scale \
+.PHONY: all mpcc asan test test-full demo models models-llm models-torch models-hf models-onnx models-llm-100m bench bench-real bench-llm profile fuzz install clean venv unit regen-golden scale \
         mcu-toolchain demo-mcu bench-mcu a64-toolchain bench-arm64
 
 all: $(BUILD)/mpcc
@@ -235,13 +235,13 @@ bench:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py $(BENCH_ARGS)
 
-# ---- bench-mediapipe: the same comparison on real third-party models, the .tflite files inside the mediapipe
-# 0.10.14 wheel on PyPI (face, iris, hands, palm, pose, selfie segmentation), downloaded into build/mediapipe/
-# by tools/bench/mediapipe_models.py. BENCH_ARGS as for `make bench`.
-bench-mediapipe:
+# ---- bench-real: the same comparison on real third-party models from PyPI wheels (MediaPipe 0.10.14's face,
+# iris, hands, palm, pose and selfie segmentation models; openWakeWord 0.5.1's wake-word embedding CNN and
+# classifiers), downloaded into build/real/ by tools/bench/real_models.py. BENCH_ARGS as for `make bench`.
+bench-real:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py --no-gemm --no-precision --only-extra \
-		--extra "$$($(VENV)/bin/python tools/bench/mediapipe_models.py)" $(BENCH_ARGS)
+		--extra "$$($(VENV)/bin/python tools/bench/real_models.py)" $(BENCH_ARGS)
 
 # ---- bench-llm: prefill ms and decode tokens/s of the litert-torch decoders (tiny, and the ~100M one
 # when `make models-llm-100m` made it), mpcc vs TFLite + XNNPACK at 1 and 2 threads (tools/bench/llm_bench.py;

