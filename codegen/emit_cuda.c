@@ -201,6 +201,7 @@ static void assemble_jit(CuEmit *e, const CuGraphCode *gc, CgBuf *c, const CgBuf
                  txt_comment(hn, sizeof hn, e->o->header_name), e->n_kernels, pf);
     cgbuf_printf(c, "#include %s\n", txt_c_string(inc, sizeof inc, e->o->header_name));
     cgbuf_printf(c, "#include <math.h>\n#include <stdio.h>\n#include <string.h>\n#include \"mpcc_cuda_args.h\"\n#include \"mpcc_jit.h\"\n");
+    cgbuf_printf(c, "#ifndef MPCC_CONST_ALIGN\n#define MPCC_CONST_ALIGN\n#endif\n");
     emit_blob(e, gc, 1, c);
     cgbuf_printf(c, "\n/* ---- the kernel source (NVRTC) ---- */\nstatic const char *const %s_source[] = {\n", pf);
     emit_source_lines(c, k);
@@ -443,6 +444,8 @@ int cg_emit_cuda(const Graph *g, const CudaEmitOptions *o, FILE *cu_out, FILE *h
                         "#include \"mpcc_cuda_int8.cuh\"\n#include \"mpcc_cuda_s16.cuh\"\n"
                         "#include \"mpcc_cuda_layout.cuh\"\n#include \"mpcc_cuda_misc.cuh\"\n#include \"mpcc_cuda_rnn.cuh\"\n#include \"mpcc_cuda_hybrid.cuh\"\n");
         cgbuf_printf(&c, "#ifndef MPCC_CUDA_EMU\n#include <cuda_runtime.h>\n#endif\n#include <stdio.h>\n#include <string.h>\n");
+        /* host-side constant arrays (custom operators' options) take mpcc_rt.h's alignment macro, not included here */
+        cgbuf_printf(&c, "#ifndef MPCC_CONST_ALIGN\n#define MPCC_CONST_ALIGN\n#endif\n");
         int64_t host = cu_custom_host(g, NULL);
         if (host) { /* custom operators: the C target's user kernels, run on the host (cuda_emit_cf.c) */
             cgbuf_printf(&c, "#include \"../mpcc_custom.h\" /* runtime/mpcc_custom.h, found through -I<mpcc>/runtime/cuda */\n");

@@ -10,6 +10,7 @@
 #include "activation_common.h"
 #include "conv_common.h"
 #include "elementwise_common.h"
+#include "logic_common.h"
 #include "shape_common.h"
 #include "ops.h"
 #include "cortex_m/helium/rt_mve.h"
@@ -281,8 +282,13 @@ static int emit_act(CgCtx *cg, const Graph *g, const IrOp *op) {
     return 0;
 }
 
-static int emit_softmax(CgCtx *cg, const IrOp *op) {
+static int emit_softmax(CgCtx *cg, const Graph *g, const IrOp *op) {
     const rt_softmax_params *p = op->params;
+    if (g->tensors[op->in[0]].dtype == IR_I8) { /* int8 -> int8: the reference's params and tables */
+        softmax_emit_params(cg, op);
+        cg_line(cg, "rt_opt_softmax_i8(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
+        return 0;
+    }
     cg_line(cg, "static const rt_softmax_params p = {.outer = %d, .depth = %d, .beta = %s};", p->outer, p->depth,
             cg_f32(cg, p->beta));
     cg_line(cg, "rt_opt_softmax_f32(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
@@ -448,7 +454,12 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         float_rq_note(cg, op);
         break;
     case SCHED_ACT: cg_line(cg, "/*   schedule: act f32, vectorized exp/erfc */"); break;
-    case SCHED_SOFTMAX: cg_line(cg, "/*   schedule: softmax f32, vectorized exp */"); break;
+    case SCHED_SELECT: cg_line(cg, "/*   schedule: select, broadcast walked as contiguous runs */"); break;
+    case SCHED_SOFTMAX:
+        cg_line(cg, "/*   schedule: softmax %s */", g->tensors[op->in[0]].dtype == IR_I8
+                                                      ? "int8, the reference's fixed point on 16 lanes"
+                                                      : "f32, vectorized exp");
+        break;
     case SCHED_CAST: cg_line(cg, "/*   schedule: cast, vectorizable, per tensor */"); break;
     case SCHED_POOL: cg_line(cg, "/*   schedule: pool %s, vectorized over channels */", dt); break;
     case SCHED_LSTM:
@@ -538,7 +549,11 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         cg_line(cg, "rt_opt_mean_i8(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
         return 0;
     case SCHED_ACT: return emit_act(cg, g, op);
-    case SCHED_SOFTMAX: return emit_softmax(cg, op);
+    case SCHED_SOFTMAX: return emit_softmax(cg, g, op);
+    case SCHED_SELECT:
+        if (op->kind == OP_SELECT || op->kind == OP_SELECT_V2) lg_select_emit_call(cg, op, "rt_opt_select");
+        else lg_logical_emit_call(cg, op, "rt_opt_logical");
+        return 0;
     case SCHED_CAST:
         return ew_emit_quant(cg, op, op->params, op->kind == OP_QUANTIZE ? "rt_opt_quantize_f32_s8" : "rt_opt_dequantize_s8_f32");
     case SCHED_ATTENTION: return emit_attention(cg, g, op);

@@ -108,6 +108,7 @@ typedef enum SchedKind {
     SCHED_FC_HYBRID,    /* FULLY_CONNECTED f32 in/out, int8 weights: weight rows streamed, exact int32 dots */
     SCHED_SDPA,         /* STABLEHLO_COMPOSITE odml.scaled_dot_product_attention: one kernel on the KV cache */
     SCHED_RMS_NORM,     /* STABLEHLO_COMPOSITE odml.rms_norm: one row kernel, the decomposition's bits */
+    SCHED_SELECT,       /* SELECT / SELECT_V2 / LOGICAL_AND / LOGICAL_OR over collapsed broadcast runs */
     SCHED_KIND_COUNT
 } SchedKind;
 

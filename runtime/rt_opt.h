@@ -354,6 +354,14 @@ void rt_opt_gelu_f32(const struct rt_act_params *p, const float *in, float *out)
 /* out[i] = lut[(uint8_t)in[i]] for i < n: an int8 GELU, LOGISTIC or TANH (the reference kernels' table). */
 void rt_opt_lut_i8(const int8_t *lut, int64_t n, const int8_t *in, int8_t *out);
 void rt_opt_softmax_f32(const struct rt_softmax_params *p, const float *in, float *out);
+/* SELECT / SELECT_V2 and LOGICAL_AND / LOGICAL_OR over collapsed broadcast runs (rt_opt_select.c): the
+ * reference's elements, equal results. */
+struct rt_select_params;
+struct rt_logical_params;
+void rt_opt_select(const struct rt_select_params *p, const uint8_t *cond, const void *x, const void *y, void *out);
+void rt_opt_logical(const struct rt_logical_params *p, const uint8_t *a, const uint8_t *b, uint8_t *out);
+/* int8 -> int8 SOFTMAX (rt_opt_softmax_s8.c): bit for bit rt_softmax_i8, vectorized with AVX-512. */
+void rt_opt_softmax_i8(const struct rt_softmax_params *p, const int8_t *in, int8_t *out);
 
 /* Fused attention (pass fuse_attention): BATCH_MATMUL(Q, K) -> [MUL by a
  * scalar] -> [mask] -> SOFTMAX -> BATCH_MATMUL(., V) as one kernel with an

@@ -485,23 +485,19 @@ void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const floa
                          int32_t nseg, const float *packed_b, const float *bias, float *c) {
     const float *rows[MR_512_1];
     int32_t j, i, r, rr, seg = tab ? p->k / nseg : p->k;
-    if (!tab && p->n > 2 * NR && (int64_t)p->k * p->n <= RT_OPT_ROW_OUTER_FLOATS) {
+    if (!tab && p->n > 2 * NR && p->n % (2 * NR) == 0 && (int64_t)p->k * p->n <= RT_OPT_ROW_OUTER_FLOATS) {
         /* all the panels fit in L1 together: row tiles outer, so a tile's A rows are read from L1 by every
-         * panel pair and its C rows written whole (the same micro-kernels and sums as below) */
+         * panel pair and its C rows written whole. Whole pairs only: every pair then takes the row tiles the
+         * loop below gives it (tile_rows_512 of the rows left and 32 columns), so the results are its own, bit
+         * for bit (the 16-bit kernels' equality with these tiles on widened weights rests on that). */
         for (i = 0; i < m; i += rr) {
             rr = tile_rows_512(m - i, 2 * NR, 0);
             for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
             for (j = 0; j * NR < p->n; j += 2) {
                 const float *b0 = packed_b + (int64_t)j * p->k * NR;
                 const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
-                const int32_t nr = p->n - j * NR < 2 * NR ? p->n - j * NR : 2 * NR;
-                const int cols24 = nr > NR && nr <= NR + NR / 2;
-                int32_t r0, sub;
-                for (r0 = 0; r0 < rr; r0 += sub) {
-                    sub = cols24 && rr - r0 > MR_512 ? MR_512 : rr - r0;
-                    pick_ukr(sub, b1 == b0, cols24)(1, seg, rows + r0, sub, b0, b1, bias + j * NR, p->act_min,
-                                                    p->act_max, c + (int64_t)(i + r0) * p->ldc + j * NR, p->ldc, nr);
-                }
+                pick_ukr(rr, 0, 0)(1, seg, rows, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
+                                   c + (int64_t)i * p->ldc + j * NR, p->ldc, 2 * NR);
             }
         }
         return;

@@ -27,6 +27,8 @@ EXPECTED = {
     "op_maximum_*_int8": ("MAXIMUM", "binary"),
     "op_minimum_*_f32": ("MINIMUM", "binary"),
     "op_minimum_*_int8": ("MINIMUM", "binary"),
+    "op_softmax_*_int8": ("SOFTMAX", "softmax"),
+    "bert_int8": ("SELECT_V2", "select"),
 }
 CASES = [(m, *want) for pattern, want in EXPECTED.items() for m in sorted(MODELS_DIR.glob(pattern + ".tflite"))]
 

@@ -151,7 +151,7 @@ def test_every_signature_matches_tflite(name, weights, threads, seed, tmp_path):
 
 def const_arrays(c_source):
     """{name: contents} of the generated constant arrays."""
-    return {m.group(1): m.group(2) for m in re.finditer(r"static const \w+ (\w+)\[\d+\] = \{(.*?)\};", c_source, re.S)}
+    return {m.group(1): m.group(2) for m in re.finditer(r"static const \w+ (\w+)\[\d+\](?: MPCC_CONST_ALIGN)? = \{(.*?)\};", c_source, re.S)}
 
 
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])

@@ -30,6 +30,8 @@ void act_lut_i16_float_arg(float in_scale, int32_t in_zp, float out_scale, int32
 /* `static const rt_act_params p = {...};` (+ its lut array) then
  * `kernel(&p, in0, out0);`. */
 int act_emit_unary(CgCtx *cg, const IrOp *op, const rt_act_params *p, const char *kernel);
+/* `static const rt_softmax_params p = {...};` (+ its tables) of a SOFTMAX (op_softmax.c). */
+void softmax_emit_params(CgCtx *cg, const IrOp *op);
 /* PRELU's params and call of KERNEL_f32 / KERNEL_i8 / KERNEL_i16 (rt_prelu, or the scheduled rt_opt_prelu;
  * op_prelu.c). */
 int prelu_emit_c(CgCtx *cg, const Graph *g, const IrOp *op, const char *kernel);

@@ -154,19 +154,24 @@ void lg_logical_eval(const Graph *g, const IrOp *op, const void *const *in, void
     else rt_logical(op->params, in[0], in[1], out[0]);
 }
 
+/* LOGICAL_AND / OR's params and the call of `kernel` (rt_logical, or pass schedule's rt_opt_logical). */
+void lg_logical_emit_call(CgCtx *cg, const IrOp *op, const char *kernel) {
+    const rt_logical_params *p = op->params;
+    cg_open(cg, "static const rt_logical_params p = {");
+    emit_bcast3(cg, &p->bc);
+    cg_line(cg, ".op = %d /* 0 and, 1 or */", p->op);
+    cg_close(cg, "};");
+    cg_line(cg, "%s(&p, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
+}
+
 int lg_logical_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)d;
-    const rt_logical_params *p = op->params;
     if (op->kind == OP_LOGICAL_NOT) {
         cg_line(cg, "rt_logical_not(%lld, %s, %s);", (long long)lg_out_numel(g, op), cg_in(cg, op, 0),
                 cg_out(cg, op, 0));
         return 0;
     }
-    cg_open(cg, "static const rt_logical_params p = {");
-    emit_bcast3(cg, &p->bc);
-    cg_line(cg, ".op = %d /* 0 and, 1 or */", p->op);
-    cg_close(cg, "};");
-    cg_line(cg, "rt_logical(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
+    lg_logical_emit_call(cg, op, "rt_logical");
     return 0;
 }
 
@@ -219,14 +224,19 @@ void lg_select_eval(const Graph *g, const IrOp *op, const void *const *in, void 
     rt_select(op->params, in[0], in[1], in[2], out[0]);
 }
 
-int lg_select_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)g, (void)d;
+/* SELECT / SELECT_V2's params and the call of `kernel` (rt_select, or pass schedule's rt_opt_select). */
+void lg_select_emit_call(CgCtx *cg, const IrOp *op, const char *kernel) {
     const rt_select_params *p = op->params;
     cg_open(cg, "static const rt_select_params p = {");
     emit_bcast3(cg, &p->bc);
     cg_line(cg, ".elem_size = %d", p->elem_size);
     cg_close(cg, "};");
-    cg_line(cg, "rt_select(&p, %s, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
+    cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
             cg_out(cg, op, 0));
+}
+
+int lg_select_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)g, (void)d;
+    lg_select_emit_call(cg, op, "rt_select");
     return 0;
 }

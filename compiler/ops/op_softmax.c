@@ -128,8 +128,8 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
     else rt_softmax_f32(p, in[0], out[0]);
 }
 
-static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
-    (void)d;
+/* Also the scheduled int8 kernel's (rt_opt_softmax_i8, emit_sched_c.c): the same params. */
+void softmax_emit_params(CgCtx *cg, const IrOp *op) {
     const rt_softmax_params *p = op->params;
     if (p->exp_lut) {
         cg_array_i16(cg, "exp_lut", p->exp_lut, 513);
@@ -147,6 +147,11 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     cg_line(cg, ".exp_table = %s, .out_scale = %s,", p->exp_table ? "exp_table" : "NULL", cg_f32(cg, p->out_scale));
     cg_line(cg, ".exp_q0 = %s", p->exp_q0 ? "exp_q0" : "NULL");
     cg_close(cg, "};");
+}
+
+static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
+    (void)d;
+    softmax_emit_params(cg, op);
     cg_line(cg, "%s(&p, %s, %s);", kernel_name(g, op), cg_in(cg, op, 0), cg_out(cg, op, 0));
     return 0;
 }

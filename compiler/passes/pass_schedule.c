@@ -17,7 +17,8 @@
  *   UNIDIRECTIONAL_SEQUENCE_LSTM int8,  -> SCHED_LSTM (input products hoisted over all steps, vector
  *     no peephole/layer norm              dots, fixed-point sigmoid/tanh on 8 lanes; bit-exact)
  *   GELU, LOGISTIC, TANH f32            -> SCHED_ACT (vectorizable erfc/exp)
- *   SOFTMAX f32                         -> SCHED_SOFTMAX (vectorizable exp)
+ *   SELECT/SELECT_V2/LOGICAL_AND/OR     -> SCHED_SELECT (collapsed broadcast runs, any element size)
+ *   SOFTMAX f32, int8 -> int8           -> SCHED_SOFTMAX (vectorizable exp; int8: the reference's fixed point)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
@@ -553,6 +554,13 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_SQUARED_DIFFERENCE:
         case OP_MAXIMUM:
         case OP_MINIMUM: rc = schedule_binary(g, i); break;
+        case OP_SELECT:
+        case OP_SELECT_V2:
+        case OP_LOGICAL_AND:
+        case OP_LOGICAL_OR:
+            /* (--target cuda keeps them as they are: its emitter classifies them by op) */
+            if (!(g->root ? g->root : g)->target_cuda) op->sched.kind = SCHED_SELECT;
+            break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
         case OP_GELU:
         case OP_SOFTMAX:
@@ -560,6 +568,9 @@ static int schedule_ops(Graph *g, Diag *d) {
                 op->sched.kind = op->kind == OP_GELU ? SCHED_ACT : SCHED_SOFTMAX;
             else if (op->kind == OP_GELU && ((const rt_act_params *)op->params)->lut_i8)
                 op->sched.kind = SCHED_LUT;
+            else if (op->kind == OP_SOFTMAX && g->tensors[op->in[0]].dtype == IR_I8 &&
+                     g->tensors[op->out[0]].dtype == IR_I8)
+                op->sched.kind = SCHED_SOFTMAX; /* rt_opt_softmax_i8: bit for bit the reference */
             break;
         case OP_LOGISTIC:
         case OP_TANH:

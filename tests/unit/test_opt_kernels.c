@@ -503,6 +503,8 @@ static void test_binary(void) {
         {"mul", rt_mul_f32, rt_opt_mul_f32, rt_mul_i8, rt_opt_mul_i8},
         {"squared_difference", rt_squared_difference_f32, rt_opt_squared_difference_f32, rt_squared_difference_i8,
          rt_opt_squared_difference_i8},
+        {"maximum", rt_maximum_f32, rt_opt_maximum_f32, rt_maximum_i8, rt_opt_maximum_i8},
+        {"minimum", rt_minimum_f32, rt_opt_minimum_f32, rt_minimum_i8, rt_opt_minimum_i8},
     };
     char what[64], msg[160];
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
@@ -520,11 +522,14 @@ static void test_binary(void) {
             for (int i = 0; i < 2500; i++) a[i] = rnd_f(), b[i] = rnd_f(), a8[i] = (int8_t)rnd_in(-128, 127);
             for (int i = 0; i < 2500; i++) b8[i] = (int8_t)rnd_in(-128, 127);
             p.act_min = -1.0f, p.act_max = 1.5f;
+            if (o >= 4 && t % 2) /* MAXIMUM / MINIMUM: NaN, -0 and equal values give the reference's bits */
+                for (int i = 0; i + 2 < 2500; i += 7) a[i] = i % 3 ? NAN : -0.0f, b[i + 1] = NAN, b[i + 2] = a[i + 2];
             ops[o].ref_f(&p, a, b, want);
             ops[o].opt_f(&p, a, b, got);
             snprintf(what, sizeof what, "%s f32", ops[o].name);
             snprintf(msg, sizeof msg, "rank %d, %lld elements", p.bc.rank, (long long)n);
-            check(max_rel_f32(got, want, n) <= 1e-6, what, msg);
+            check(o >= 4 ? memcmp(got, want, sizeof(float) * (size_t)n) == 0 : max_rel_f32(got, want, n) <= 1e-6, what,
+                  msg);
             /* clamps at the int8 limits and inside them */
             p.act_qmin = t % 2 ? -128 : rnd_in(-128, -60), p.act_qmax = t % 3 ? 127 : rnd_in(60, 127);
             p.in1_offset = -rnd_in(-128, 127), p.in2_offset = -rnd_in(-128, 127);
@@ -543,6 +548,82 @@ static void test_binary(void) {
                      (long long)n);
             check(count_diff_i8(g8, w8, n) == 0, what, msg);
         }
+}
+
+/* int8 SOFTMAX (rt_opt_softmax_i8) against the reference bit for bit: random beta x scale (its multiplier,
+ * left shift and diff_min as TFLite derives them), depths 1..300 (vector bodies and tails), rows of equal
+ * values, extremes, the table made per call or given, and 600-class rows (the reference's float-table rows). */
+static void test_softmax_s8(void) {
+    enum { MAXN = 4 * 600 };
+    static int8_t in[MAXN], got[MAXN], want[MAXN];
+    static int32_t table[256];
+    static float ftab[256];
+    char msg[200];
+    for (int t = 0; t < 80; t++) {
+        rt_softmax_params p;
+        memset(&p, 0, sizeof p);
+        p.outer = rnd_in(1, 4), p.depth = t % 10 == 9 ? 600 : t % 3 == 0 ? rnd_in(1, 40) : rnd_in(16, 300);
+        p.input_multiplier = (int32_t)((1u << 30) + (rnd() & 0x3FFFFFFFu));
+        p.input_left_shift = rnd_in(18, 28);
+        /* TFLite's CalculateInputRadius(5, left_shift, 31) */
+        p.diff_min = -(int32_t)floor(31.0 * (double)(1LL << 26) / (double)(1LL << p.input_left_shift));
+        for (int i = 0; i < p.outer * p.depth; i++)
+            in[i] = (int8_t)(t % 7 == 3 ? 17 : t % 11 == 5 ? (i % 2 ? 127 : -128) : rnd_in(-128, 127));
+        if (p.depth == 600) {
+            const double s = ldexp((double)p.input_multiplier, p.input_left_shift - 31 - 26); /* beta x scale */
+            for (int v = 0; v < 256; v++) ftab[v] = (float)exp(-s * v);
+            p.exp_table = ftab, p.out_scale = 1.0f / 256.0f;
+        }
+        if (t % 2) rt_softmax_exp_table_q0(&p, table), p.exp_q0 = table;
+        rt_softmax_i8(&p, in, want);
+        memset(got, 0x55, sizeof got);
+        rt_opt_softmax_i8(&p, in, got);
+        int64_t n = (int64_t)p.outer * p.depth;
+        snprintf(msg, sizeof msg, "%d rows x %d, mult %d shift %d diff_min %d, table %s: %lld of %lld differ", p.outer,
+                 p.depth, p.input_multiplier, p.input_left_shift, p.diff_min, p.exp_q0 ? "given" : "per call",
+                 (long long)count_diff_i8(got, want, n), (long long)n);
+        check(count_diff_i8(got, want, n) == 0, "softmax int8", msg);
+    }
+}
+
+/* SELECT / SELECT_V2 (rt_opt_select, element sizes 1, 2, 4, 8 and 3: the reference's) and LOGICAL_AND / OR
+ * (rt_opt_logical) over random three-input broadcasts, against the reference byte for byte. */
+static void test_select_logical(void) {
+    enum { MAXN = 7 * 7 * 7 * 7 * 8 };
+    static uint8_t cond[MAXN], x[MAXN], y[MAXN], got[MAXN], want[MAXN];
+    char msg[200];
+    for (int t = 0; t < 120; t++) {
+        rt_bcast3 bc;
+        int32_t st[3] = {1, 1, 1};
+        memset(&bc, 0, sizeof bc);
+        bc.rank = rnd_in(0, 4);
+        for (int d = bc.rank - 1; d >= 0; d--) {
+            bc.dims[d] = rnd_in(1, 7);
+            for (int k = 0; k < 3; k++) {
+                int b = rnd_in(0, 3) == 0;
+                bc.stride[k][d] = b ? 0 : st[k];
+                if (!b) st[k] *= bc.dims[d];
+            }
+        }
+        int64_t n = 1;
+        for (int d = 0; d < bc.rank; d++) n *= bc.dims[d];
+        for (int i = 0; i < MAXN; i++) cond[i] = (uint8_t)(rnd_in(0, 2) == 0 ? 0 : rnd_in(1, 3)), x[i] = (uint8_t)rnd(),
+                                       y[i] = (uint8_t)rnd();
+        rt_select_params sp;
+        static const int32_t sizes[] = {1, 2, 4, 8, 3};
+        sp.bc = bc, sp.elem_size = sizes[t % 5];
+        memset(got, 0xA5, sizeof got), memset(want, 0x5A, sizeof want);
+        rt_select(&sp, cond, x, y, want);
+        rt_opt_select(&sp, cond, x, y, got);
+        snprintf(msg, sizeof msg, "rank %d, %lld elements of %d bytes", bc.rank, (long long)n, sp.elem_size);
+        check(memcmp(got, want, (size_t)(n * sp.elem_size)) == 0, "select", msg);
+        rt_logical_params lp;
+        lp.bc = bc, lp.op = t % 2 ? RT_LOGICAL_OR : RT_LOGICAL_AND;
+        rt_logical(&lp, cond, x, want);
+        rt_opt_logical(&lp, cond, x, got);
+        snprintf(msg, sizeof msg, "%s, rank %d, %lld elements", t % 2 ? "or" : "and", bc.rank, (long long)n);
+        check(memcmp(got, want, (size_t)n) == 0, "logical", msg);
+    }
 }
 
 /* int8 ADD/SUB over every value of one operand (the other broadcast), for many multipliers and
@@ -724,6 +805,8 @@ int main(void) {
     test_addsub_sweep();
     test_addsub_float();
     test_cast();
+    test_softmax_s8();
+    test_select_logical();
     /* Last, so that their random draws do not change the cases of the tests above. */
     test_prelu_lut();
     test_hard_swish_rows();
