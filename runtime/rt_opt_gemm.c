@@ -495,8 +495,7 @@ void rt_opt_gemm_f32_rows_512(const rt_opt_gemm_params *p, int32_t m, const floa
             for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
             for (j = 0; j * NR < p->n; j += 2) {
                 const float *b0 = packed_b + (int64_t)j * p->k * NR;
-                const float *b1 = (j + 1) * NR < p->n ? b0 + (int64_t)p->k * NR : b0;
-                pick_ukr(rr, 0, 0)(1, seg, rows, rr, b0, b1, bias + j * NR, p->act_min, p->act_max,
+                pick_ukr(rr, 0, 0)(1, seg, rows, rr, b0, b0 + (int64_t)p->k * NR, bias + j * NR, p->act_min, p->act_max,
                                    c + (int64_t)i * p->ldc + j * NR, p->ldc, 2 * NR);
             }
         }

@@ -100,22 +100,18 @@ void rt_opt_transpose_conv_f32(const struct rt_tconv_params *p, int32_t rows, co
         rt_opt_gemm_f32(&g, in + p0 * p->in_c, packed_w, zeros, scratch);
         for (r = 0; r < m; r++) {
             const float *col = scratch + (int64_t)r * np;
-            const int64_t oy0 = (int64_t)y * p->stride_h - p->pad_h, ox0 = (int64_t)x * p->stride_w - p->pad_w;
-            for (fy = 0; fy < p->filter_h; fy++) {
-                const int64_t oy = oy0 + fy;
-                if (oy < 0 || oy >= p->out_h) continue;
+            for (fy = 0; fy < p->filter_h; fy++)
                 for (fx = 0; fx < p->filter_w; fx++) {
-                    const int64_t ox = ox0 + fx;
-                    float *o;
+                    const int64_t at = tap_out(p, b, y, x, fy, fx);
                     const float *s = col + (int64_t)(fy * p->filter_w + fx) * oc;
-                    if (ox < 0 || ox >= p->out_w) continue;
-                    o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * oc;
+                    float *o;
+                    if (at < 0) continue;
+                    o = out + at * oc;
                     if (tiles)
                         for (c = 0; c < oc; c++) o[c] = s[c] + (bias ? bias[c] : 0.0f);
                     else
                         for (c = 0; c < oc; c++) o[c] += s[c];
                 }
-            }
             if (++x == p->in_w) {
                 x = 0;
                 if (++y == p->in_h) y = 0, b++;

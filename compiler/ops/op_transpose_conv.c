@@ -4,8 +4,6 @@
  * padding, strides, fused activation.
  * f32; int8 (int8 weights per-tensor or per-channel along dim 0, int32 bias);
  * 16x8 (int16 activations, int8 weights, int64 bias). */
-#include <string.h>
-
 #include "conv_common.h"
 
 typedef struct TconvOptions {
@@ -17,7 +15,6 @@ static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
     int8_t padding = 0, act = 0, bias_type = 0;
     int32_t sw = 0, sh = 0;
     if (!o) return diag_internal(d, "out of memory");
-    memset(o, 0, sizeof *o);
     op->options = o;
     if (!opts) return op_error(d, op, "missing TransposeConvOptions");
     if (fb_i8(opts, TFL_TRANSPOSE_CONV_OPTIONS_PADDING, 0, &padding, d) ||
@@ -35,9 +32,8 @@ static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
 int tconv_set_options(Graph *g, IrOp *op, int padding, int32_t stride_w, int32_t stride_h, Diag *d) {
     TconvOptions *o = op->options;
     if (!o) {
-        if (!(o = ir_alloc(g, sizeof *o))) return diag_internal(d, "out of memory");
+        if (!(o = ir_alloc(g, sizeof *o))) return diag_internal(d, "out of memory"); /* (zeroed: no activation) */
         op->options = o;
-        o->act = 0;
     }
     if (conv_parse_padding(op, padding, d) || conv_check_factors(op, stride_h, stride_w, 1, 1, d)) return DIAG_USER;
     o->padding = padding;

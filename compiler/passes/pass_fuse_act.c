@@ -19,8 +19,6 @@
  * and f32 ADD, SUB and MUL. Conditions: the producer's output is read only by
  * the RELU, is not a graph output nor state. Not at -O0 (every op as the
  * model has it) nor for --target cuda (its emitter keeps the model's ops). */
-#include <stdlib.h>
-
 #include "ops.h"
 #include "passes.h"
 
@@ -51,28 +49,16 @@ static int clamp_of(const Graph *g, IrOp *op, float **lo, float **hi) {
 int pass_fuse_act(Graph *g, Diag *d) {
     const Graph *root = g->root ? g->root : g;
     if (g->opt_level < 1 || root->target_cuda) return 0;
-    int *count = calloc((size_t)g->n_tensors + 1, sizeof(int)), *writer = malloc(sizeof(int) * (size_t)(g->n_tensors + 1));
-    if (!count || !writer) {
-        free(count), free(writer);
-        return diag_internal(d, "out of memory");
-    }
-    for (int t = 0; t < g->n_tensors; t++) writer[t] = -1;
-    for (int i = 0; i < g->n_ops; i++) {
-        const IrOp *op = &g->ops[i];
-        if (op->dead) continue;
-        for (int k = 0; k < op->n_in; k++)
-            if (op->in[k] >= 0) count[op->in[k]]++;
-        for (int k = 0; k < op->n_out; k++)
-            if (op->out[k] >= 0) writer[op->out[k]] = i;
-    }
-    for (int i = 0; i < g->n_outputs; i++) count[g->outputs[i]] += 2;
+    int *readers = pass_count_readers(g), fused = 0;
+    if (!readers) return diag_internal(d, "out of memory");
     for (int j = 0; j < g->n_ops; j++) {
         IrOp *relu = &g->ops[j];
         if (relu->dead || !is_relu(relu) || relu->n_in != 1 || relu->n_out != 1 || !relu->params ||
             !is_f32(g, relu->in[0]) || !is_f32(g, relu->out[0]))
             continue;
-        const int t = relu->in[0], i = writer[t];
-        if (i < 0 || i >= j || count[t] != 1 || g->tensors[t].is_variable || g->tensors[relu->out[0]].is_variable)
+        const int t = relu->in[0], i = g->tensors[t].producer;
+        if (i < 0 || i >= j || g->ops[i].dead || pass_only_reader(g, readers, t) != j || g->tensors[t].is_variable ||
+            g->tensors[relu->out[0]].is_variable)
             continue;
         IrOp *prod = &g->ops[i];
         float *plo, *phi;
@@ -82,11 +68,11 @@ int pass_fuse_act(Graph *g, Diag *d) {
         if (!(lo <= hi)) continue;
         *plo = lo, *phi = hi;
         prod->out[0] = relu->out[0];
-        writer[relu->out[0]] = i;
+        g->tensors[relu->out[0]].producer = i; /* a RELU reading the RELU's output folds in too */
         relu->dead = 1;
         pass_add_fused_name(prod, ir_op_name(relu->kind));
+        fused = 1;
     }
-    free(count), free(writer);
-    ir_set_producers(g);
+    if (fused) ir_set_producers(g); /* (t, whose writer now writes the RELU's output) */
     return 0;
 }
