@@ -9,12 +9,14 @@
  *   bias through K in order, one FMA per product: rt_opt_gemm.c's f32 tiles on the widened weights, bit for
  *   bit (two integer ops per 24 FMAs of a 12-row tile).
  * - fp16, and bf16 on a lone last panel: tiles of up to 12 rows x 16 columns (one panel): vcvtph2ps (bf16: a zero
- *   extension and a shift) of 8 columns' pair words gives (c k0, c
- *   k1) per column, FMAed by the input pair (a[k], a[k+1]) broadcast (vbroadcastsd), so each column keeps an
- *   even-k and an odd-k partial sum (the bias in the even lanes), added at the store (as rt_opt_gemm.c's
- *   lone-panel kernel): two conversions per 24 FMAs, no shuffles; within rounding of the f32 GEMM. (bf16 in
- *   K order on a lone panel needs a broadcast per FMA, one panel per k: load-bound, 0.87-0.92x the f32 kernel
- *   at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
+ *   extension and a shift) of 8 columns' pair words gives (c k0, c k1) per column, FMAed by the input pair (a[k],
+ *   a[k+1]) broadcast (vbroadcastsd), so each column keeps an even-k and an odd-k partial sum (the bias in the even
+ *   lanes), added at the store (as rt_opt_gemm.c's lone-panel kernel): two conversions per 24 FMAs, no shuffles;
+ *   within rounding of the f32 GEMM. Over more rows than one tile (below the widened path's), fp16's panel is
+ *   converted once into floats in the same pair order and each tile loads it: the same sums, one conversion per
+ *   weight rather than one per tile (16 x 64 x 192: 0.76 -> 0.84x the f32 GEMM, 40 x 64 x 288: 0.79 -> 0.95x; Intel
+ *   Xeon AVX-512, no F16 arithmetic). (bf16 in K order on a lone panel needs a broadcast per FMA, one panel per k:
+ *   load-bound, 0.87-0.92x the f32 kernel at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
  * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains; the
  *   panels after them one at a time in four chains.
  * - many rows (rt_opt_gemm16_widens; a convolution's blocks, rt_opt_gemm16_widen_rows): the panels widened into an
@@ -122,9 +124,10 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const fl
 }
 
 /* fp16 (F16 1), and bf16 on a lone last panel: C[0..R)[0..nr) from one panel, nr <= 16; R <= 12 rows x 2 zmm
- * (columns 0-7 and 8-15, each lane pair a column's even-k and odd-k sums). */
+ * (columns 0-7 and 8-15, each lane pair a column's even-k and odd-k sums). F16 2: the panel's pair words already
+ * widened to floats at bw, element for element (tiles_f16_widened), loaded instead of converted: the same sums. */
 RT_OPT_INLINE void ukr_pairs(const int32_t F16, const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
-                           const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+                           const float *bw, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const __m512 bv = _mm512_loadu_ps(bias), z = _mm512_setzero_ps();
     const __m512 bias0 = _mm512_permutex2var_ps(bv, rt_zip_lo(), z), bias1 = _mm512_permutex2var_ps(bv, rt_zip_hi(), z);
     int32_t sg, kk, k = 0;
@@ -142,32 +145,34 @@ RT_OPT_INLINE void ukr_pairs(const int32_t F16, const int32_t R, int32_t nseg, i
     STEP(9, X) STEP(10, X) STEP(11, X)
 #define X_PAIR(ar) _mm512_castpd_ps(_mm512_set1_pd(pair_of(ar + kk)))
 #define X_ONE(ar) _mm512_set1_ps(ar[kk])
+#define PAIR8(e) (F16 == 2 ? _mm512_loadu_ps(bw + (e)) : WIDEN8(b + (e)))
     for (sg = 0; sg < nseg; sg++, k += seg) {
-        const uint16_t *p = b + (int64_t)(k / 2) * 2 * NR;
+        int64_t e = (int64_t)(k / 2) * 2 * NR; /* the pair of k, in elements of b (or bw) */
         __m512 w0, w1;
         RT_R12(ROW)
         kk = 0;
         if (k & 1) { /* the segment starts at a pair's k1: the odd lanes only (masked: a non-finite A never meets
                       * the pair's other weight) */
-            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
+            w0 = PAIR8(e), w1 = PAIR8(e + NR);
 #define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0xAAAA)
             STEPS(X_ONE)
 #undef MASK_FMA
-            kk = 1, p += 2 * NR;
+            kk = 1, e += 2 * NR;
         }
 #define MASK_FMA(w, s, acc) _mm512_fmadd_ps((w), (s), (acc))
-        for (; kk + 1 < seg; kk += 2, p += 2 * NR) {
-            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
+        for (; kk + 1 < seg; kk += 2, e += 2 * NR) {
+            w0 = PAIR8(e), w1 = PAIR8(e + NR);
             STEPS(X_PAIR)
         }
 #undef MASK_FMA
         if (kk < seg) { /* the segment ends at a pair's k0: the even lanes only */
-            w0 = WIDEN8(p), w1 = WIDEN8(p + NR);
+            w0 = PAIR8(e), w1 = PAIR8(e + NR);
 #define MASK_FMA(w, s, acc) _mm512_mask3_fmadd_ps((w), (s), (acc), (__mmask16)0x5555)
             STEPS(X_ONE)
 #undef MASK_FMA
         }
     }
+#undef PAIR8
 #undef X_ONE
 #undef X_PAIR
 #undef STEPS
@@ -348,13 +353,19 @@ static void tile_bf16_2(int32_t rows, int32_t nseg, int32_t seg, const float *co
 }
 static void tile_bf16_pairs(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
                             const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-#define CALL(R) ukr_pairs(0, R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
+#define CALL(R) ukr_pairs(0, R, nseg, seg, ap, b, NULL, bias, lo, hi, c, ldc, nr)
     CASES(CALL)
 #undef CALL
 }
 static void tile_f16(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
                      const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
-#define CALL(R) ukr_pairs(1, R, nseg, seg, ap, b, bias, lo, hi, c, ldc, nr)
+#define CALL(R) ukr_pairs(1, R, nseg, seg, ap, b, NULL, bias, lo, hi, c, ldc, nr)
+    CASES(CALL)
+#undef CALL
+}
+static void tile_f16_widened(int32_t rows, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
+                             const float *bw, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
+#define CALL(R) ukr_pairs(2, R, nseg, seg, ap, b, bw, bias, lo, hi, c, ldc, nr)
     CASES(CALL)
 #undef CALL
 }
@@ -598,11 +609,6 @@ static void gemm_widening(const rt_opt_gemm_params *p, int32_t f16, int32_t m, c
     }
 }
 
-static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
-                         int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
-    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
-    gemm_widening(p, f16, m, a, tab, nseg, packed_b, bias, c, buf, 0);
-}
 
 void rt_opt_gemm16_widen_rows(const rt_opt_gemm_params *p, int32_t type, int32_t m, const float *a,
                               const float *const *tab, int32_t nseg, const uint16_t *packed_b, float *wide,
@@ -663,8 +669,7 @@ RT_OPT_INLINE void chunk_tile(const int32_t R, int32_t kc, const float *a, int32
 }
 
 static void gemm_chunked(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const uint16_t *packed_b,
-                         const float *bias, float *c) {
-    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
+                         const float *bias, float *c, float *buf) {
     const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR;
     const int32_t kc_max = RT_OPT_WIDEN_KMAX / 2 * 2; /* chunks start at a pair's k0 */
     int32_t j, k0, i, rr, tiles;
@@ -700,6 +705,12 @@ static void gemm_chunked(const rt_opt_gemm_params *p, int32_t f16, int32_t m, co
     }
 }
 
+/* n fp16 values (n a multiple of 16) widened to floats, in place order */
+static void widen_pairs(const uint16_t *src, int64_t n, float *dst) {
+    int64_t i;
+    for (i = 0; i < n; i += 16) _mm512_store_ps(dst + i, CVT8(src + i));
+}
+
 #define MR_DIRECT 8 /* rows of a bf16 two-panel tile over contiguous rows (as rt_opt_gemm.c's f32 tiles) */
 #define MR_TAB 12   /* over a row table, and every one-panel tile */
 
@@ -710,12 +721,17 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
     const int64_t pk = (int64_t)(p->k + 1) / 2 * 2 * NR; /* halves of a panel */
     const float *rows[MR_TAB];
     int32_t i, j, r, rr, step;
+    /* the widened copies on the stack: a panel pair's (gemm_widening), a K chunk's (gemm_chunked) or, for fp16 over
+     * more rows than one tile, one panel's pair words as floats (one vcvtph2ps a 16, no unzip) that every row tile
+     * loads rather than converting them again */
+    float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
+    const int pre = f16 && m > MR_TAB && pk <= 2 * RT_OPT_WIDEN_KMAX * NR;
     if (rt_opt_gemm16_widens(type, m, p->k)) {
-        gemm_widened(p, f16, m, a, tab, nseg, packed_b, bias, c);
+        gemm_widening(p, f16, m, a, tab, nseg, packed_b, bias, c, buf, 0);
         return 1;
     }
     if (!tab && m >= (f16 ? RT_OPT_WIDEN_MIN_ROWS_F16 : RT_OPT_WIDEN_MIN_ROWS) && RT_OPT_WIDEN_KMAX >= 2 * NR) {
-        gemm_chunked(p, f16, m, a, packed_b, bias, c); /* (RT_OPT_SMALL_STACK: no copy, never here) */
+        gemm_chunked(p, f16, m, a, packed_b, bias, c, buf); /* (RT_OPT_SMALL_STACK: no copy, never here) */
         return 1;
     }
     /* panel-outer: one (bf16: two) packed panels stay in cache while the rows stream past them */
@@ -725,13 +741,15 @@ int rt_opt_gemm16_rows_avx512(const rt_opt_gemm_params *p, int32_t type, int32_t
         const int32_t mr = two && !tab ? MR_DIRECT : MR_TAB;
         int32_t tiles = (m + mr - 1) / mr;
         step = two ? 2 : 1;
+        if (pre) widen_pairs(bp, pk, buf);
         for (i = 0; i < m; i += rr, tiles--) {
             const float *const *ap = tab ? tab + (int64_t)i * nseg : rows;
             float *ct = c + (int64_t)i * p->ldc + j * NR;
             rr = rt_opt_even_rows(m - i, tiles);
             if (!tab)
                 for (rows[0] = a + (int64_t)i * p->lda, r = 1; r < rr; r++) rows[r] = rows[r - 1] + p->lda;
-            if (f16) tile_f16(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
+            if (pre) tile_f16_widened(rr, nseg, seg, ap, bp, buf, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
+            else if (f16) tile_f16(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
             else if (two) tile_bf16_2(rr, nseg, seg, ap, bp, pk, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
             else tile_bf16_pairs(rr, nseg, seg, ap, bp, bias + j * NR, p->act_min, p->act_max, ct, p->ldc, nr);
         }
