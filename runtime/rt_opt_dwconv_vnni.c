@@ -199,9 +199,10 @@ void rt_opt_dw_vnni_s8(const struct rt_dwconv_params *p, const int8_t *in, const
                               : -1;
     int32_t c0, r, ox, t, j, i;
     memset(zp, (int)(int8_t)(-p->in_offset), sizeof zp);
-    for (t = 0; t < 4 * quads; t++) {
-        tdy[t] = t / fw * p->dil_h, tdx[t] = t % fw * p->dil_w;
+    for (t = 0, j = 0, i = 0; t < 4 * quads; t++) { /* tap t: filter row j, column i (no division per tap) */
+        tdy[t] = j * p->dil_h, tdx[t] = i * p->dil_w;
         toff[t] = t < taps ? ((int64_t)tdy[t] * p->in_w + tdx[t]) * C : 0;
+        if (++i == fw) i = 0, j++;
     }
     for (c0 = 0; c0 < C; c0 += 64) {
         const int32_t n = C - c0 < 64 ? C - c0 : 64;
