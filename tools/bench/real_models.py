@@ -2,7 +2,7 @@
 PyPI, downloaded with `pip download` (nothing is installed) and extracted into build/real/<source>/; never
 committed.
 
-    python tools/bench/real_models.py [--dest build/real] [--source mediapipe,openwakeword] [--all]
+    python tools/bench/real_models.py [--dest build/real] [--source mediapipe,openwakeword,micro_wakeword] [--all]
 
 Sources:
 - mediapipe 0.10.14 (the last release that bundles its "solutions" models): face detection and landmarks,
@@ -10,6 +10,9 @@ Sources:
   operator Landmarks2TransformMatrix, which neither mpcc nor TFLite runs without a user kernel: left out.
 - openwakeword 0.5.1: the wake-word embedding CNN (embedding_model.tflite) and its small wake-word
   classifiers. melspectrogram.tflite has a dynamic input length (it needs --input-shape): left out.
+- pymicro-wakeword 2.5.0: four microWakeWord streaming detectors (alexa, hey_jarvis, hey_mycroft, okay_nabu): int8
+  (uint8 in and out) depthwise/pointwise 1-D convolutions over a window of frames kept in resource variables
+  (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE), one new 1 x 3 x 40 frame block per run, ~2 us a run.
 Prints the paths, comma-separated (--all: the left-out ones too).
 """
 
@@ -20,16 +23,20 @@ import sys
 import tempfile
 import zipfile
 
+# source: (pip requirement, folder of the models in the wheel, models left out, the wheel's platform tag)
 SOURCES = {
-    "mediapipe": ("mediapipe==0.10.14", "mediapipe/modules/", {"face_landmark_with_attention.tflite"}),
-    "openwakeword": ("openwakeword==0.5.1", "openwakeword/resources/models/", {"melspectrogram.tflite"}),
+    "mediapipe": ("mediapipe==0.10.14", "mediapipe/modules/", {"face_landmark_with_attention.tflite"},
+                  "manylinux2014_x86_64"),
+    "openwakeword": ("openwakeword==0.5.1", "openwakeword/resources/models/", {"melspectrogram.tflite"},
+                     "manylinux2014_x86_64"),
+    "micro_wakeword": ("pymicro-wakeword==2.5.0", "pymicro_wakeword/models/", set(), "manylinux_2_35_x86_64"),
 }
 
 
-def _download(spec, prefix, dest):
+def _download(spec, prefix, dest, platform):
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                        "--python-version", "3.11", "--platform", "manylinux2014_x86_64", spec, "-d", tmp],
+                        "--python-version", "3.11", "--platform", platform, spec, "-d", tmp],
                        check=True)
         wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
         if len(wheels) != 1:
@@ -46,11 +53,11 @@ def fetch(dest, sources=tuple(SOURCES), keep_all=False):
     """Paths of the sources' models under dest/<source>/, downloading what is missing."""
     paths = []
     for src in sources:
-        spec, prefix, left_out = SOURCES[src]
+        spec, prefix, left_out, platform = SOURCES[src]
         d = os.path.join(dest, src)
         os.makedirs(d, exist_ok=True)
         if not any(f.endswith(".tflite") for f in os.listdir(d)):
-            _download(spec, prefix, d)
+            _download(spec, prefix, d, platform)
         paths += [os.path.join(d, f) for f in sorted(os.listdir(d))
                   if f.endswith(".tflite") and (keep_all or f not in left_out)]
     return paths
