@@ -58,6 +58,9 @@ typedef struct rt_opt_gemm_params {
     int32_t rows;                       /* s8: A rows widened per block (scratch) */
     int32_t slots;                      /* scratch copies, one per thread (>= 1) */
     int64_t slot_bytes;                 /* bytes of one copy */
+    int32_t f32_inputs;                 /* 16-bit weights (rt_opt_fc_half), 1: multiply the f32 inputs as they are,
+                                         * never rounded to the weights' type (float16 weights a model stores, kept
+                                         * 16-bit by pass fold_dequantize: the float model's products) */
     int32_t a64_init;                   /* s8, 1: the packed bias also holds 128 x each column's weight sum
                                          * (pass schedule for --isa armv8a / armv8.2a+dotprod): it is where
                                          * runtime/arm64's tiles start their int8 x int8 sums; the portable

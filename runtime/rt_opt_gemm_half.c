@@ -65,6 +65,13 @@ void rt_opt_round_half_row(const float *src, int32_t n, int32_t type, float *dst
 
 static float half_to_f32(uint16_t h, int32_t type) { return type == RT_BF16 ? rt_bf16_to_f32(h) : rt_f16_to_f32(h); }
 
+/* The n inputs at src as the kernel multiplies them: rounded through the 16-bit type, or with p->f32_inputs as
+ * they are. */
+static void input_row(const rt_opt_gemm_params *p, const float *src, int32_t n, int32_t type, float *dst) {
+    if (p->f32_inputs) memcpy(dst, src, sizeof(float) * (size_t)n);
+    else rt_opt_round_half_row(src, n, type, dst);
+}
+
 /* FULLY_CONNECTED in no scratch at all, for a plan that sized the scratch for another build's path (the f32
  * activation plan of --isa generic / avx2 gives the AVX2 kernels' room, none): each row of C accumulates in
  * place from its bias, K taken LEAN_K inputs at a time, rounded to the 16-bit type on the stack, then
@@ -80,7 +87,7 @@ static void fc_half_lean(const rt_opt_gemm_params *p, int32_t type, const float 
         for (j = 0; j < p->n; j++) cr[j] = bias[j];
         for (k0 = 0; k0 < p->k; k0 += LEAN_K) {
             int32_t kn = p->k - k0 < LEAN_K ? p->k - k0 : LEAN_K;
-            rt_opt_round_half_row(a + (int64_t)i * p->lda + k0, kn, type, x);
+            input_row(p, a + (int64_t)i * p->lda + k0, kn, type, x);
             for (j = 0; j < p->n; j++) {
                 const uint16_t *w = packed_b + (int64_t)(j / NR) * k2 * NR * 2 + (int64_t)(k0 / 2) * NR * 2 + (j % NR) * 2;
                 float sum = cr[j];
@@ -332,12 +339,12 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
     }
 #if defined(RT_OPT_AVX512) && defined(__AVX512BF16__)
 #if defined(RT_OPT_AMX_BF16)
-    if (p->m >= (type == RT_BF16 ? 4 : F16_AMX_MIN_ROWS) && rt_opt_amx_ready()) {
+    if (!p->f32_inputs && p->m >= (type == RT_BF16 ? 4 : F16_AMX_MIN_ROWS) && rt_opt_amx_ready()) {
         fc_amx(p, type, a, packed_b, bias, c, scratch);
         return;
     }
 #endif
-    if (type == RT_BF16) {
+    if (type == RT_BF16 && !p->f32_inputs) {
         rt_opt_fc_bf16_to(p, a, packed_b, bias, c, RT_F32, scratch);
         return;
     }
@@ -347,7 +354,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         float *arow = scratch;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
-            for (r = 0; r < rows; r++) rt_opt_round_half_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (r = 0; r < rows; r++) input_row(p, a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
             for (j = 0; j * NR < p->n; j += 2) {
                 const uint16_t *b0, *b1;
                 float bias2[2 * NR];
@@ -363,7 +370,7 @@ void rt_opt_fc_half(const rt_opt_gemm_params *p, int32_t type, const float *a, c
         float *arow = scratch, *panel = arow + (int64_t)(p->m < HALF_ROWS ? p->m : HALF_ROWS) * k;
         for (i0 = 0; i0 < p->m; i0 += HALF_ROWS) {
             int32_t rows = p->m - i0 < HALF_ROWS ? p->m - i0 : HALF_ROWS, r;
-            for (r = 0; r < rows; r++) rt_opt_round_half_row(a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
+            for (r = 0; r < rows; r++) input_row(p, a + (int64_t)(i0 + r) * p->lda, k, type, arow + (int64_t)r * k);
             for (j = 0; j * NR < p->n; j += 2) {
                 int32_t panels = (j + 1) * NR < p->n ? 2 : 1;
                 rt_opt_gemm_params sub = *p;

@@ -97,3 +97,55 @@ def test_report_lists_reference_ops(tmp_path):
     text = report(MODELS_DIR / "cnn_f16.tflite", tmp_path)
     print(text)
     assert "warning: reference kernels" not in text and "DEQUANTIZE" not in text
+
+
+def _fc_f16_model(path, rows, n, k, seed):
+    """input [rows, k] f32 -> FULLY_CONNECTED with float16 weights [n, k] expanded by a DEQUANTIZE (as the
+    converter writes supported_types = [tf.float16]) and f32 bias -> [rows, n]."""
+    import numpy as np
+    import schema_models as sm
+    rng = np.random.default_rng(seed)
+    w = (rng.standard_normal((n, k)) * 0.05).astype(np.float16)
+    bias = rng.standard_normal(n).astype(np.float32)
+    tensors = [sm.tensor("x", [rows, k]), sm.tensor("w16", [n, k], sm.TT.FLOAT16, buffer=1),
+               sm.tensor("w", [n, k]), sm.tensor("b", [n], buffer=2), sm.tensor("y", [rows, n])]
+    fc = sm.S.FullyConnectedOptionsT()
+    ops = [sm.operator(0, [1], [2]), sm.operator(1, [0, 2, 3], [4], sm.S.BuiltinOptions.FullyConnectedOptions, fc)]
+    m = sm.model(tensors, ops, [sm.OP.DEQUANTIZE, sm.OP.FULLY_CONNECTED],
+                 [sm.buffer(), sm.buffer(w.tobytes()), sm.buffer(bias.tobytes())], [0], [4])
+    path.write_bytes(sm.pack(m))
+    return path
+
+
+@pytest.mark.parametrize("rows,kept", [(1, True), (8, True), (32, False)])
+def test_f16_gemv_weights_stay_16bit(tmp_path, rows, kept, seed):
+    """A FULLY_CONNECTED over few rows whose float16 weights would take 2 MiB or more in float32 (a GEMV:
+    memory-bound) keeps them 16-bit at -O2 (pass fold_dequantize; --report says so, the C calls
+    rt_opt_fc_half with .f32_inputs = 1: the inputs as they are, never rounded to float16); more rows and -O0
+    fold them to float32 as before. Every build (portable -O2, native, ASan/UBSan)
+    matches TFLite on random inputs."""
+    import oracle
+    from compare import compare_arrays
+    from mpcc_tools import build_exe, compile_model, new_workdir, run_exe, write_harness
+    model = _fc_f16_model(tmp_path / f"fc16_{rows}.tflite", rows, 640, 1024, seed)
+    rep = run_cmd([MPCC, model, "--report", "-o", tmp_path / "r.c"])
+    assert rep.returncode == 0, rep.stderr
+    note = "fp16 weights as the model stores them"
+    src = (tmp_path / "r.c").read_text()
+    assert (note in rep.stdout) == kept and (".f32_inputs = 1" in src) == kept and ("rt_opt_fc_half" in src) == kept, \
+        rep.stdout
+    proc = run_cmd([MPCC, model, "-O0", "-o", tmp_path / "o0.c"])
+    assert proc.returncode == 0, proc.stderr
+    assert "fully_connected_half" not in (tmp_path / "o0.c").read_text(), "-O0 must run the folded float32 weights"
+    inputs, refs = oracle.oracle(model, seed)
+    work = new_workdir(f"fc16_gemv_{rows}")
+    proc = compile_model(model, work)
+    assert proc.returncode == 0, proc.stderr
+    write_harness(work, len(inputs), len(refs))
+    for config in ("gcc-O2", "gcc-native", "gcc-san"):
+        proc, exe = build_exe(work, config)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        proc, outs = run_exe(exe, inputs, [(r.dtype, r.shape) for r in refs], work)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        ok, msg = compare_arrays(refs[0], outs[0], mode="opt")
+        assert ok, f"{config}: {msg}"

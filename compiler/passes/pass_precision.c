@@ -491,7 +491,14 @@ static IrDType natural_prec(const Graph *g, const IrOp *op) {
 
 int pass_precision(Graph *g, Diag *d) {
     const IrPrecision *p = g->precision;
-    for (int i = 0; i < g->n_ops; i++) g->ops[i].prec = natural_prec(g, &g->ops[i]);
+    for (int i = 0; i < g->n_ops; i++) {
+        IrOp *op = &g->ops[i];
+        op->prec = natural_prec(g, op);
+        /* float16 weights pass fold_dequantize kept (a memory-bound GEMV): the op computes with them */
+        if (op->kind == OP_FULLY_CONNECTED && op->n_in > 1 && op->in[1] >= 0 && g->tensors[op->in[1]].dtype == IR_F16 &&
+            op->prec == IR_F32)
+            op->prec = IR_F16;
+    }
     g->prec_assigned = 1;
     if (!p || p->mode == IR_PREC_FP32 || g->root) return 0;
     for (int k = 0; k < p->n_keep; k++) {

@@ -18,7 +18,7 @@ typedef struct PipelineOptions {
 
 /* Each pass's header comment says what it needs to run after. */
 int pass_fold_dead(Graph *g, Diag *d);     /* after: import. Marks ops whose outputs are unused as dead. */
-int pass_fold_dequantize(Graph *g, Diag *d); /* after: fold_dead. DEQUANTIZE of a constant (fp16/int8 weights) evaluated once. */
+int pass_fold_dequantize(Graph *g, Diag *d); /* after: fold_dead. DEQUANTIZE of a constant (fp16/int8 weights) evaluated once (a large fp16 GEMV keeps them 16-bit). */
 int pass_sink(Graph *g, Diag *d);          /* after: fold_dead. Constant-only ops run just before their first consumer. */
 int pass_precision(Graph *g, Diag *d);     /* after: sink. Compute dtype per op; --precision int8 quantizes. */
 int pass_prepare(Graph *g, Diag *d);       /* after: precision. Computes kernel params (op->params). */

