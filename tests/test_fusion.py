@@ -293,3 +293,46 @@ def test_standalone_relus_fold_into_producers(seed):
         err, outs = _build_and_run(w, "gcc-san", [x], specs)
         assert not err, err
         _check(f"generated C ({sub}) vs TFLite", refs, outs, mode=mode)
+
+
+def _tconv_relu_model(rng):
+    """input [1,5,5,4] -> TRANSPOSE_CONV 3x3 stride 2 SAME (bias, no activation) [1,10,10,3] -> RELU6 (output).
+    Weights from rng."""
+    from schema_models import OP, S, TT, buffer, model, operator, pack, tensor
+    w = rng.standard_normal((3, 3, 3, 4)).astype(np.float32) * 2.0
+    b = rng.standard_normal(3).astype(np.float32)
+    consts = [np.array([1, 10, 10, 3], np.int32), w, b]
+    bufs = [buffer()] + [buffer(c.tobytes()) for c in consts]
+    T = [tensor("x", [1, 5, 5, 4]), tensor("oshape", [4], TT.INT32, buffer=1), tensor("w", w.shape, buffer=2),
+         tensor("b", [3], buffer=3), tensor("tc", [1, 10, 10, 3]), tensor("y", [1, 10, 10, 3])]
+    o = S.TransposeConvOptionsT()
+    o.padding, o.strideW, o.strideH = S.Padding.SAME, 2, 2
+    ops = [operator(0, [1, 2, 0, 3], [4], S.BuiltinOptions.TransposeConvOptions, o), operator(1, [4], [5])]
+    return pack(model(T, ops, [(OP.TRANSPOSE_CONV, 3), OP.RELU6], bufs, [0], [5]))
+
+
+def test_relu_folds_into_transpose_conv(seed):
+    """pass fuse_act takes a TRANSPOSE_CONV producer too (segnet's decoder, MediaPipe's
+    Convolution2DTransposeBias): its clamp becomes RELU6's; -O0 keeps the RELU6. The generated C, scheduled and
+    -O0, equals TFLite on random inputs (printed seed)."""
+    rng = np.random.default_rng(seed)
+    work = new_workdir("fuse-act-tconv")
+    model = work / "tconv_relu.tflite"
+    model.write_bytes(_tconv_relu_model(rng))
+    ops = _dump_ops(model)
+    print(f"dump: {ops[0][2]}")
+    assert ops[0][0] == "TRANSPOSE_CONV" and "fused: RELU6" in ops[0][1] and 1 not in ops, ops
+    assert 1 in _dump_ops(model, "-O0")
+    x = rng.uniform(-2, 2, (1, 5, 5, 4)).astype(np.float32)
+    refs = oracle.run(model, [x])
+    specs = [(r.dtype, r.shape) for r in refs]
+    assert (refs[0] == 6.0).any() and (refs[0] == 0.0).any(), "the inputs should reach both of RELU6's bounds"
+    for extra, sub, mode in (([], "opt", "opt"), (["-O0"], "O0", "ref")):
+        w = work / sub
+        w.mkdir()
+        proc = compile_model(model, w, extra=extra)
+        assert proc.returncode == 0, proc.stderr
+        write_harness(w, 1, len(refs))
+        err, outs = _build_and_run(w, "gcc-san", [x], specs)
+        assert not err, err
+        _check(f"generated C ({sub}) vs TFLite", refs, outs, mode=mode)

@@ -15,7 +15,8 @@
  * Needs: prepare (the producers' params hold act_min / act_max). Runs before
  * schedule, so every later pass sees the producer with its activation, as
  * if the model had been written that way. Producers: CONV_2D,
- * DEPTHWISE_CONV_2D and FULLY_CONNECTED with f32 input, weights and output,
+ * DEPTHWISE_CONV_2D, FULLY_CONNECTED and TRANSPOSE_CONV (MediaPipe's
+ * Convolution2DTransposeBias included) with f32 input, weights and output,
  * and f32 ADD, SUB and MUL. Conditions: the producer's output is read only by
  * the RELU, is not a graph output nor state. Not at -O0 (every op as the
  * model has it) nor for --target cuda (its emitter keeps the model's ops). */
@@ -31,6 +32,11 @@ static int is_relu(const IrOp *op) {
 /* The producer's f32 clamp (its params' act_min / act_max) into *lo / *hi; 0 when it has none this pass may change. */
 #define CLAMP(T) (*lo = &((T *)op->params)->act_min, *hi = &((T *)op->params)->act_max, 1)
 static int clamp_of(const Graph *g, IrOp *op, float **lo, float **hi) {
+    if (op->kind == OP_TRANSPOSE_CONV) /* (output shape, weights, input[, bias]): its clamp runs after the taps */
+        return op->params && op->n_out == 1 && op->n_in >= 3 && is_f32(g, op->in[1]) && is_f32(g, op->in[2]) &&
+                       is_f32(g, op->out[0])
+                   ? CLAMP(rt_tconv_params)
+                   : 0;
     if (!op->params || op->n_out != 1 || op->n_in < 2 || !is_f32(g, op->in[0]) || !is_f32(g, op->in[1]) ||
         !is_f32(g, op->out[0]))
         return 0;
