@@ -207,6 +207,20 @@ def test_prelu_fused_into_conv():
         assert other[1][0] == "PRELU" and "PRELU" not in other[0][1], f"{extra}: {other[0][2]}"
 
 
+def _check_scheduled_and_o0(model, work, x, refs):
+    """The generated C of model (one input x), scheduled and -O0, built with ASan/UBSan, against TFLite's refs."""
+    specs = [(r.dtype, r.shape) for r in refs]
+    for extra, sub, mode in (([], "opt", "opt"), (["-O0"], "O0", "ref")):
+        w = work / sub
+        w.mkdir()
+        proc = compile_model(model, w, extra=extra)
+        assert proc.returncode == 0, proc.stderr
+        write_harness(w, 1, len(refs))
+        err, outs = _build_and_run(w, "gcc-san", [x], specs)
+        assert not err, err
+        _check(f"generated C ({sub}) vs TFLite", refs, outs, mode=mode)
+
+
 def _relu_chain_model(rng):
     """input [1,6,6,3] -> CONV_2D 3x3 (no activation) #0 -> RELU #1 -> DEPTHWISE 3x3 #2 -> RELU6 #3 ->
     ADD with the input of #2 (#4) -> RELU_N1_TO_1 #5 -> RESHAPE [1,288] #6 -> FULLY_CONNECTED 7 #7 ->
@@ -283,16 +297,7 @@ def test_standalone_relus_fold_into_producers(seed):
     assert {1, 3, 5, 8, 10} <= set(ref) and all("fused:" not in r for _, r, _ in ref.values())
     x = rng.uniform(-2, 2, (1, 6, 6, 3)).astype(np.float32)
     refs = oracle.run(model, [x])
-    specs = [(r.dtype, r.shape) for r in refs]
-    for extra, sub, mode in (([], "opt", "opt"), (["-O0"], "O0", "ref")):
-        w = work / sub
-        w.mkdir()
-        proc = compile_model(model, w, extra=extra)
-        assert proc.returncode == 0, proc.stderr
-        write_harness(w, 1, len(refs))
-        err, outs = _build_and_run(w, "gcc-san", [x], specs)
-        assert not err, err
-        _check(f"generated C ({sub}) vs TFLite", refs, outs, mode=mode)
+    _check_scheduled_and_o0(model, work, x, refs)
 
 
 def _tconv_relu_model(rng):
@@ -325,14 +330,5 @@ def test_relu_folds_into_transpose_conv(seed):
     assert 1 in _dump_ops(model, "-O0")
     x = rng.uniform(-2, 2, (1, 5, 5, 4)).astype(np.float32)
     refs = oracle.run(model, [x])
-    specs = [(r.dtype, r.shape) for r in refs]
     assert (refs[0] == 6.0).any() and (refs[0] == 0.0).any(), "the inputs should reach both of RELU6's bounds"
-    for extra, sub, mode in (([], "opt", "opt"), (["-O0"], "O0", "ref")):
-        w = work / sub
-        w.mkdir()
-        proc = compile_model(model, w, extra=extra)
-        assert proc.returncode == 0, proc.stderr
-        write_harness(w, 1, len(refs))
-        err, outs = _build_and_run(w, "gcc-san", [x], specs)
-        assert not err, err
-        _check(f"generated C ({sub}) vs TFLite", refs, outs, mode=mode)
+    _check_scheduled_and_o0(model, work, x, refs)
