@@ -165,3 +165,62 @@ def test_resource_variable_persists_across_runs(seed):
     for s, ref in enumerate(refs):
         ok, msg = compare_arrays(ref, got[s], mode="opt")
         assert ok, f"run {s}: {msg}"
+
+
+def if_weights_model(rng):
+    """y = IF(cond, x, W, b): the caller's constant weights passed to both branches as operands (what the ONNX
+    converter's If does: openWakeWord's classifiers); then = FULLY_CONNECTED(x, W, b), else = RELU of it. x [2,64]
+    f32, W [32,64], b [32] from rng."""
+    w = (rng.standard_normal((32, 64)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    opts = S.IfOptionsT()
+    opts.thenSubgraphIndex, opts.elseSubgraphIndex = 1, 2
+    m = model([tensor("cond", [1], TT.BOOL), tensor("x", [2, 64]), tensor("w", [32, 64], buffer=1),
+               tensor("b", [32], buffer=2), tensor("y", [2, 32])],
+              [operator(0, [0, 1, 2, 3], [4], S.BuiltinOptions.IfOptions, opts)],
+              [OP.IF, OP.FULLY_CONNECTED, OP.RELU], [buffer(), buffer(w.tobytes()), buffer(b.tobytes())], [0, 1], [4])
+    for relu in (False, True):
+        T = [tensor("s_x", [2, 64]), tensor("s_w", [32, 64]), tensor("s_b", [32]), tensor("s_fc", [2, 32])]
+        ops = [operator(1, [0, 1, 2], [3], S.BuiltinOptions.FullyConnectedOptions, S.FullyConnectedOptionsT())]
+        if relu:
+            T.append(tensor("s_y", [2, 32]))
+            ops.append(operator(2, [3], [4]))
+        sg = S.SubGraphT()
+        sg.tensors, sg.operators = T, ops
+        sg.inputs, sg.outputs = [0, 1, 2], [len(T) - 1]
+        m.subgraphs.append(sg)
+    return pack(m)
+
+
+def test_if_branch_weights_passed_as_operands_are_scheduled(seed):
+    """A branch subgraph whose weights arrive as the caller's constant IF operands: at -O2 they are bound as
+    constants, so its FULLY_CONNECTED is scheduled (weights packed) like the caller's would be (openWakeWord's
+    hey_jarvis ran its else branch on reference FCs: 0.24x XNNPACK); -O0 keeps them as inputs. Both branches
+    (cond true / false) against TFLite: `mpcc run`, and the generated C (ASan/UBSan)."""
+    rng = np.random.default_rng(seed)
+    work = new_workdir("cf-if-weights")
+    model_path = work / "if_weights.tflite"
+    model_path.write_bytes(if_weights_model(rng))
+    dump = run_cmd([MPCC_ASAN, model_path, "--dump-ir"])
+    assert dump.returncode == 0, dump.stderr
+    fcs = [l for l in dump.stdout.splitlines() if "FULLY_CONNECTED" in l]
+    assert len(fcs) == 2 and all("schedule=gemm" in l for l in fcs), dump.stdout
+    dump0 = run_cmd([MPCC_ASAN, model_path, "--dump-ir", "-O0"])
+    assert dump0.returncode == 0 and "schedule=gemm" not in dump0.stdout, dump0.stdout
+    assert compile_model(model_path, work, mpcc=MPCC_ASAN).returncode == 0
+    write_harness(work, 2, 1)
+    proc, exe = build_exe(work, "gcc-san")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    x = rng.uniform(-2, 2, (2, 64)).astype(np.float32)
+    for cond in (True, False):
+        inputs = [np.array([cond]), x]
+        ref = oracle.run(model_path, inputs)
+        assert (ref[0] < 0).any() == cond, "the branches must differ on this input"
+        proc, got = mpcc_run(model_path, inputs, work, n_out=1, mpcc=MPCC_ASAN)
+        assert proc.returncode == 0, proc.stderr
+        ok, msg = compare_arrays(ref[0], got[0], mode="ref")
+        assert ok, f"mpcc run, cond {cond}: {msg}"
+        proc, got = run_exe(exe, inputs, [(ref[0].dtype, ref[0].shape)], work)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        ok, msg = compare_arrays(ref[0], got[0], mode="opt")
+        assert ok, f"generated C, cond {cond}: {msg}"

@@ -72,7 +72,74 @@ static int callees_done(const Graph *root, const Graph *g, const char *done) {
     return 1;
 }
 
+/* 1 when graph h calls subgraph k from an op other than IF (WHILE, CALL_ONCE, ...); *n_if: its IF calls. */
+static int called_otherwise(const Graph *h, int k, int *n_if) {
+    for (int i = 0; i < h->n_ops; i++)
+        for (int c = 0; c < h->ops[i].n_callee; c++)
+            if (h->ops[i].callee[c] == k) {
+                if (h->ops[i].kind != OP_IF) return 1;
+                (*n_if)++;
+            }
+    return 0;
+}
+
+/* The constant operand of every IF calling subgraph k for its input `in` (the same tensor data at each call), or
+ * NULL. */
+static const IrTensor *branch_constant(const Graph *root, int k, int in) {
+    const IrTensor *c = NULL;
+    for (int h = 0; h < root->n_sub; h++) {
+        const Graph *gh = h == 0 ? root : root->sub[h];
+        for (int i = 0; gh && i < gh->n_ops; i++) {
+            const IrOp *op = &gh->ops[i];
+            for (int b = 0; b < op->n_callee; b++) {
+                if (op->callee[b] != k) continue;
+                if (in + 1 >= op->n_in || op->in[in + 1] < 0) return NULL;
+                const IrTensor *t = &gh->tensors[op->in[in + 1]];
+                if (!t->data || t->is_variable || t->unknown || (c && (c->data != t->data || c->data_size != t->data_size)))
+                    return NULL;
+                c = t;
+            }
+        }
+    }
+    return c;
+}
+
+/* A branch subgraph of IF ops receives the caller's constants as inputs (the ONNX converter's If passes the
+ * weights that way: openWakeWord's classifiers); as inputs its FULLY_CONNECTED / CONV_2D see weights that are not
+ * constant and run the reference kernels. An input whose operand is the same constant at every call (only IF
+ * calls, not an entry point, not also an output of the branch) becomes that constant in the branch, so its ops
+ * are scheduled (weights packed) as the caller's are; the input's slot takes an unread placeholder tensor (the
+ * argument passed is not read; a graph input holds no constant). */
+static int bind_branch_constants(Graph *root) {
+    for (int k = 1; k < root->n_sub; k++) {
+        Graph *sub = root->sub[k];
+        int n_if = 0, other = 0;
+        if (!sub) continue;
+        for (int e = 0; e < root->n_entries; e++) other |= root->entry_sub[e] == k;
+        for (int h = 0; h < root->n_sub && !other; h++)
+            if (h == 0 || root->sub[h]) other |= called_otherwise(h == 0 ? root : root->sub[h], k, &n_if);
+        if (other || !n_if) continue;
+        for (int i = 0; i < sub->n_inputs; i++) {
+            const int id = sub->inputs[i];
+            const IrTensor *c = branch_constant(root, k, i), *t = &sub->tensors[id];
+            int is_out = 0;
+            for (int j = 0; j < sub->n_outputs; j++) is_out |= sub->outputs[j] == id;
+            if (!c || is_out || t->is_variable || t->dtype != c->dtype || ir_tensor_numel(t) != ir_tensor_numel(c)) continue;
+            int slot = ir_add_tensor(sub, ir_sprintf(sub, "%s.unread", t->name), t->dtype, t->rank, t->dims);
+            if (slot < 0) return -1;
+            IrTensor *u = &sub->tensors[id]; /* (ir_add_tensor may have moved the array) */
+            sub->tensors[slot].is_input = 1;
+            sub->inputs[i] = slot;
+            u->data = c->data;
+            u->data_size = c->data_size;
+            u->is_input = 0;
+        }
+    }
+    return 0;
+}
+
 int pass_run_pipeline(Graph *g, const PipelineOptions *o, Diag *d) {
+    if (g->opt_level >= 1 && !g->target_cuda && bind_branch_constants(g)) return diag_internal(d, "out of memory");
     /* Control-flow subgraphs first, callees before callers: a caller's prepare sizes its
      * scratch from the callee's arena. The importer refused call cycles. */
     char *done = calloc((size_t)g->n_sub + 1, 1);
