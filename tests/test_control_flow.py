@@ -28,15 +28,21 @@ def test_every_branch_and_loop_count(name, values, seed):
     assert proc.returncode == 0, proc.stderr[-3000:]
     for v in values:
         inputs = [x, np.array([v], np.int32)]
-        ref = oracle.run(model_path, inputs, interp=interp)
-        proc, got = mpcc_run(model_path, inputs, work, n_out=1, mpcc=MPCC_ASAN)
-        assert proc.returncode == 0, proc.stderr
-        ok, msg = compare_arrays(ref[0], got[0], mode="ref")
-        assert ok, f"mpcc run, control input {v}: {msg}"
-        proc, got = run_exe(exe, inputs, [(ref[0].dtype, ref[0].shape)], work)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        ok, msg = compare_arrays(ref[0], got[0], mode="opt")
-        assert ok, f"generated C, control input {v}: {msg}"
+        check_run_and_c(model_path, inputs, oracle.run(model_path, inputs, interp=interp), work, exe,
+                        f"control input {v}")
+
+
+def check_run_and_c(model_path, inputs, ref, work, exe, what):
+    """`mpcc run` (the ASan build's reference interpreter) and the built generated C exe on inputs, against
+    TFLite's ref."""
+    proc, got = mpcc_run(model_path, inputs, work, n_out=1, mpcc=MPCC_ASAN)
+    assert proc.returncode == 0, proc.stderr
+    ok, msg = compare_arrays(ref[0], got[0], mode="ref")
+    assert ok, f"mpcc run, {what}: {msg}"
+    proc, got = run_exe(exe, inputs, [(ref[0].dtype, ref[0].shape)], work)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ok, msg = compare_arrays(ref[0], got[0], mode="opt")
+    assert ok, f"generated C, {what}: {msg}"
 
 
 WEIGHTS_MAIN = r"""
@@ -216,11 +222,4 @@ def test_if_branch_weights_passed_as_operands_are_scheduled(seed):
         inputs = [np.array([cond]), x]
         ref = oracle.run(model_path, inputs)
         assert (ref[0] < 0).any() == cond, "the branches must differ on this input"
-        proc, got = mpcc_run(model_path, inputs, work, n_out=1, mpcc=MPCC_ASAN)
-        assert proc.returncode == 0, proc.stderr
-        ok, msg = compare_arrays(ref[0], got[0], mode="ref")
-        assert ok, f"mpcc run, cond {cond}: {msg}"
-        proc, got = run_exe(exe, inputs, [(ref[0].dtype, ref[0].shape)], work)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        ok, msg = compare_arrays(ref[0], got[0], mode="opt")
-        assert ok, f"generated C, cond {cond}: {msg}"
+        check_run_and_c(model_path, inputs, ref, work, exe, f"cond {cond}")
