@@ -12,11 +12,12 @@
  *   extension and a shift) of 8 columns' pair words gives (c k0, c k1) per column, FMAed by the input pair (a[k],
  *   a[k+1]) broadcast (vbroadcastsd), so each column keeps an even-k and an odd-k partial sum (the bias in the even
  *   lanes), added at the store (as rt_opt_gemm.c's lone-panel kernel): two conversions per 24 FMAs, no shuffles;
- *   within rounding of the f32 GEMM. Over more rows than one tile (below the widened path's), fp16's panel is
- *   converted once into floats in the same pair order and each tile loads it: the same sums, one conversion per
- *   weight rather than one per tile (16 x 64 x 192: 0.76 -> 0.84x the f32 GEMM, 40 x 64 x 288: 0.79 -> 0.95x; Intel
- *   Xeon AVX-512, no F16 arithmetic). (bf16 in K order on a lone panel needs a broadcast per FMA, one panel per k:
- *   load-bound, 0.87-0.92x the f32 kernel at ResNet's 16-channel convolutions, against ~1.0x in pairs.)
+ *   within rounding of the f32 GEMM. Over more rows than one tile where neither widened path below runs, fp16's
+ *   panel is converted once into floats in the same pair order and each tile loads it: the same sums, one
+ *   conversion per weight rather than one per tile (16 x 64 x 192: 0.76 -> 0.84x the f32 GEMM, 40 x 64 x 288: 0.79
+ *   -> 0.90-0.95x; Intel Xeon AVX-512, no F16 arithmetic). (bf16 in K order on a lone panel needs a broadcast per
+ *   FMA, one panel per k: load-bound, 0.87-0.92x the f32 kernel at ResNet's 16-channel convolutions, against ~1.0x
+ *   in pairs.)
  * - one row (GEMV, tab NULL): four panels (bf16) or two (fp16) at a time, eight independent FMA chains; the
  *   panels after them one at a time in four chains.
  * - many rows (rt_opt_gemm16_widens; a convolution's blocks, rt_opt_gemm16_widen_rows): the panels widened into an
@@ -125,7 +126,7 @@ RT_OPT_INLINE void ukr_bf16(const int32_t R, int32_t nseg, int32_t seg, const fl
 
 /* fp16 (F16 1), and bf16 on a lone last panel: C[0..R)[0..nr) from one panel, nr <= 16; R <= 12 rows x 2 zmm
  * (columns 0-7 and 8-15, each lane pair a column's even-k and odd-k sums). F16 2: the panel's pair words already
- * widened to floats at bw, element for element (tiles_f16_widened), loaded instead of converted: the same sums. */
+ * widened to floats at bw, element for element (tile_f16_widened), loaded instead of converted: the same sums. */
 RT_OPT_INLINE void ukr_pairs(const int32_t F16, const int32_t R, int32_t nseg, int32_t seg, const float *const *ap, const uint16_t *b,
                            const float *bw, const float *bias, float lo, float hi, float *c, int32_t ldc, int32_t nr) {
     const __m512 bv = _mm512_loadu_ps(bias), z = _mm512_setzero_ps();
@@ -609,7 +610,6 @@ static void gemm_widening(const rt_opt_gemm_params *p, int32_t f16, int32_t m, c
     }
 }
 
-
 static void gemm_widened(const rt_opt_gemm_params *p, int32_t f16, int32_t m, const float *a, const float *const *tab,
                          int32_t nseg, const uint16_t *packed_b, const float *bias, float *c) {
     float buf[2 * RT_OPT_WIDEN_KMAX * NR] __attribute__((aligned(64)));
@@ -714,7 +714,7 @@ static void gemm_chunked(const rt_opt_gemm_params *p, int32_t f16, int32_t m, co
     }
 }
 
-/* n fp16 values (n a multiple of 16) widened to floats, in place order */
+/* n fp16 values (n a multiple of 16) widened to floats, in their order */
 static void widen_pairs(const uint16_t *src, int64_t n, float *dst) {
     int64_t i;
     for (i = 0; i < n; i += 16) _mm512_store_ps(dst + i, CVT8(src + i));
