@@ -75,6 +75,21 @@ static void emit_bcast3(CgCtx *cg, const rt_bcast3 *bc) {
     cg_close(cg, "},");
 }
 
+/* `static const TYPE p = {.bc = {...}, FIELDS};` then `KERNEL(&p, <the op's inputs>, <its output>);`: the
+ * broadcasting comparison, logical and select ops' calls, reference or scheduled. */
+static void emit_bcast3_call(CgCtx *cg, const IrOp *op, const char *type, const rt_bcast3 *bc, const char *fields,
+                             const char *kernel) {
+    char args[2048]; /* (at most 3 operands, each under cg_in's 512 characters) */
+    int n = 0;
+    cg_open(cg, "static const %s p = {", type);
+    emit_bcast3(cg, bc);
+    cg_line(cg, "%s", fields);
+    cg_close(cg, "};");
+    for (int k = 0; k < op->n_in && n < (int)sizeof args; k++)
+        n += snprintf(args + n, sizeof args - (size_t)n, "%s, ", cg_in(cg, op, k)); /* (copied: cg_in's pool rotates) */
+    cg_line(cg, "%s(&p, %s%s);", kernel, args, cg_out(cg, op, 0));
+}
+
 int64_t lg_out_numel(const Graph *g, const IrOp *op) { return ir_tensor_numel(&g->tensors[op->out[0]]); }
 
 /* ---- comparisons ---- */
@@ -118,11 +133,9 @@ void lg_compare_eval(const Graph *g, const IrOp *op, const void *const *in, void
 int lg_compare_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)g, (void)d;
     const rt_compare_params *p = op->params;
-    cg_open(cg, "static const rt_compare_params p = {");
-    emit_bcast3(cg, &p->bc);
-    cg_line(cg, ".cmp = %d, .dtype = %d", p->cmp, p->dtype);
-    cg_close(cg, "};");
-    cg_line(cg, "rt_compare(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
+    char fields[64];
+    snprintf(fields, sizeof fields, ".cmp = %d, .dtype = %d", p->cmp, p->dtype);
+    emit_bcast3_call(cg, op, "rt_compare_params", &p->bc, fields, "rt_compare");
     return 0;
 }
 
@@ -157,11 +170,9 @@ void lg_logical_eval(const Graph *g, const IrOp *op, const void *const *in, void
 /* LOGICAL_AND / OR's params and the call of `kernel` (rt_logical, or pass schedule's rt_opt_logical). */
 void lg_logical_emit_call(CgCtx *cg, const IrOp *op, const char *kernel) {
     const rt_logical_params *p = op->params;
-    cg_open(cg, "static const rt_logical_params p = {");
-    emit_bcast3(cg, &p->bc);
-    cg_line(cg, ".op = %d /* 0 and, 1 or */", p->op);
-    cg_close(cg, "};");
-    cg_line(cg, "%s(&p, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_out(cg, op, 0));
+    char fields[64];
+    snprintf(fields, sizeof fields, ".op = %d /* 0 and, 1 or */", p->op);
+    emit_bcast3_call(cg, op, "rt_logical_params", &p->bc, fields, kernel);
 }
 
 int lg_logical_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
@@ -227,12 +238,9 @@ void lg_select_eval(const Graph *g, const IrOp *op, const void *const *in, void 
 /* SELECT / SELECT_V2's params and the call of `kernel` (rt_select, or pass schedule's rt_opt_select). */
 void lg_select_emit_call(CgCtx *cg, const IrOp *op, const char *kernel) {
     const rt_select_params *p = op->params;
-    cg_open(cg, "static const rt_select_params p = {");
-    emit_bcast3(cg, &p->bc);
-    cg_line(cg, ".elem_size = %d", p->elem_size);
-    cg_close(cg, "};");
-    cg_line(cg, "%s(&p, %s, %s, %s, %s);", kernel, cg_in(cg, op, 0), cg_in(cg, op, 1), cg_in(cg, op, 2),
-            cg_out(cg, op, 0));
+    char fields[32];
+    snprintf(fields, sizeof fields, ".elem_size = %d", p->elem_size);
+    emit_bcast3_call(cg, op, "rt_select_params", &p->bc, fields, kernel);
 }
 
 int lg_select_emit(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
