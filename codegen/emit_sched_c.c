@@ -60,6 +60,8 @@ static void emit_gemm_fields(CgCtx *cg, const Graph *g, const IrOp *op, int32_t 
                              int32_t qmin, int32_t qmax, int single_rounding) {
     int s8 = g->tensors[op->in[0]].dtype == IR_I8;
     cg_line(cg, ".m = %d, .n = %d, .k = %d, .lda = %d, .ldc = %d,", m, n, k, lda, ldc);
+    if (ir_f16_weights_as_stored(g, op))
+        cg_line(cg, ".f32_inputs = 1, /* the model's float16 weights, kept 16-bit: its f32 inputs as they are */");
     if (s8 && g->tensors[op->out[0]].dtype == IR_F32) { /* float results (pass precision folded the DEQUANTIZE) */
         cg_line(cg, ".act_min = %s, .act_max = %s,", cg_f32(cg, act_min), cg_f32(cg, act_max));
         cg_line(cg, ".rounding = RT_OPT_ROUND_FLOAT, .fscale = fscale, .out_f32 = 1, .rows = %d,", op->sched.rows);
@@ -105,12 +107,8 @@ static int emit_gemm(CgCtx *cg, const Graph *g, const IrOp *op) {
     emit_gemm_fields(cg, g, op, p->batches, p->out_depth, p->in_depth, p->in_depth, p->out_depth,
                      add ? add->act_min : p->act_min, add ? add->act_max : p->act_max, p->out_offset, p->act_qmin,
                      p->act_qmax, 1);
-    IrDType wdt = g->tensors[op->in[1]].dtype;
-    const Graph *root = g->root ? g->root : g;
-    if (wdt == IR_F16 && !typed_op(g, op, 1) &&
-        !(root->precision && (root->precision->mode == IR_PREC_FP16 || root->precision->mode == IR_PREC_BF16)))
-        cg_line(cg, ", .f32_inputs = 1 /* the model's float16 weights, kept 16-bit: its f32 inputs as they are */");
     cg_close(cg, "};");
+    IrDType wdt = g->tensors[op->in[1]].dtype;
     if (typed_op(g, op, 1))
         cg_line(cg, "rt_opt_fc_typed(&p, %s, %s, %s, %s, %s, %s, %s, %s);", st(g, op->in[1]), st(g, op->in[0]),
                 cg_in(cg, op, 0), cg_tensor(cg, op->sched.packed_w, 1), cg_tensor(cg, op->sched.packed_b, 1),

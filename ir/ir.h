@@ -300,6 +300,9 @@ int ir_add_op(Graph *g, OpKind kind, int n_in, const int *in, int n_out, const i
 
 /* Element count (product of dims) with overflow check: -1 on overflow/negative. */
 int64_t ir_tensor_numel(const IrTensor *t);
+/* A FULLY_CONNECTED reading the model's own float16 weights, kept 16-bit by pass fold_dequantize (no --precision
+ * bf16/fp16 made them): it multiplies its f32 inputs as they are (ir/sched.c). */
+int ir_f16_weights_as_stored(const Graph *g, const IrOp *op);
 int64_t ir_tensor_bytes(const IrTensor *t);  /* numel * dtype size, -1 on overflow */
 int ir_tensor_is_const(const IrTensor *t);
 /* The tensor whose storage `id` shares (following alias_of), or id itself. */

@@ -15,6 +15,12 @@ const char *ir_isa_name(IrIsa isa) {
 
 int ir_isa_is_mcu(IrIsa isa) { return isa >= IR_ISA_ARMV6M && isa < IR_ISA_COUNT; }
 
+int ir_f16_weights_as_stored(const Graph *g, const IrOp *op) {
+    const Graph *r = g->root ? g->root : g;
+    return op->kind == OP_FULLY_CONNECTED && op->n_in > 1 && op->in[1] >= 0 && g->tensors[op->in[1]].dtype == IR_F16 &&
+           !(r->precision && (r->precision->mode == IR_PREC_FP16 || r->precision->mode == IR_PREC_BF16));
+}
+
 const char *ir_prec_name(IrPrecMode m) {
     static const char *const names[] = {"fp32", "int8", "bf16", "fp16"};
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";

@@ -495,9 +495,7 @@ int pass_precision(Graph *g, Diag *d) {
         IrOp *op = &g->ops[i];
         op->prec = natural_prec(g, op);
         /* float16 weights pass fold_dequantize kept (a memory-bound GEMV): the op computes with them */
-        if (op->kind == OP_FULLY_CONNECTED && op->n_in > 1 && op->in[1] >= 0 && g->tensors[op->in[1]].dtype == IR_F16 &&
-            op->prec == IR_F32)
-            op->prec = IR_F16;
+        if (op->prec == IR_F32 && ir_f16_weights_as_stored(g, op)) op->prec = IR_F16;
     }
     g->prec_assigned = 1;
     if (!p || p->mode == IR_PREC_FP32 || g->root) return 0;

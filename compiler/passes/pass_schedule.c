@@ -729,8 +729,7 @@ void sched_report(const Graph *g, FILE *f) {
         else if (bp && bp->fq_mode == 1)
             fprintf(f, " float-requant (%d near-tie input pairs on the integer path)", bin->sched.near_ties);
         if (s->post_dw >= 0) fprintf(f, " +DEPTHWISE_CONV_2D(op %d, bands of %d rows)", s->post_dw, s->band);
-        if (op->kind == OP_FULLY_CONNECTED && g->tensors[op->in[1]].dtype == IR_F16 &&
-            !(g->precision && g->precision->mode == IR_PREC_FP16))
+        if (ir_f16_weights_as_stored(g, op))
             fprintf(f, " fp16 weights as the model stores them (a GEMV of few rows: memory-bound)");
         if (op->float_rq)
             fprintf(f, op->kind == OP_QUANTIZE ? " float-quantize (x * 1/scale)"

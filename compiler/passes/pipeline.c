@@ -72,6 +72,9 @@ static int callees_done(const Graph *root, const Graph *g, const char *done) {
     return 1;
 }
 
+/* Subgraph h of the model (0: the root itself), or NULL where none was imported. */
+static Graph *graph_at(Graph *root, int h) { return h == 0 ? root : root->sub[h]; }
+
 /* 1 when graph h calls subgraph k from an op other than IF (WHILE, CALL_ONCE, ...); *n_if: its IF calls. */
 static int called_otherwise(const Graph *h, int k, int *n_if) {
     for (int i = 0; i < h->n_ops; i++)
@@ -85,10 +88,10 @@ static int called_otherwise(const Graph *h, int k, int *n_if) {
 
 /* The constant operand of every IF calling subgraph k for its input `in` (the same tensor data at each call), or
  * NULL. */
-static const IrTensor *branch_constant(const Graph *root, int k, int in) {
+static const IrTensor *branch_constant(Graph *root, int k, int in) {
     const IrTensor *c = NULL;
     for (int h = 0; h < root->n_sub; h++) {
-        const Graph *gh = h == 0 ? root : root->sub[h];
+        const Graph *gh = graph_at(root, h);
         for (int i = 0; gh && i < gh->n_ops; i++) {
             const IrOp *op = &gh->ops[i];
             for (int b = 0; b < op->n_callee; b++) {
@@ -117,7 +120,7 @@ static int bind_branch_constants(Graph *root) {
         if (!sub) continue;
         for (int e = 0; e < root->n_entries; e++) other |= root->entry_sub[e] == k;
         for (int h = 0; h < root->n_sub && !other; h++)
-            if (h == 0 || root->sub[h]) other |= called_otherwise(h == 0 ? root : root->sub[h], k, &n_if);
+            if (graph_at(root, h)) other |= called_otherwise(graph_at(root, h), k, &n_if);
         if (other || !n_if) continue;
         for (int i = 0; i < sub->n_inputs; i++) {
             const int id = sub->inputs[i];
