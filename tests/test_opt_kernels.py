@@ -1,4 +1,5 @@
-"""The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c, the convolutions in
+"""The optimized kernels against the reference kernels (tests/unit/test_opt_kernels.c, the element-wise ops in
+tests/unit/test_elementwise_kernels.c, the convolutions in
 tests/unit/test_conv_kernels.c, the attention's in tests/unit/test_attention_kernels.c, the resizes' and f32 activations'
 in tests/unit/test_cnn_ops_kernels.c, the int8 LSTM's in tests/unit/test_lstm_kernels.c, RMSNorm's in tests/unit/test_rms_norm.c, the hybrid FULLY_CONNECTED's in tests/unit/test_fc_hybrid.c, its and SDPA's split over a parallel-for in
 tests/unit/test_fc_hybrid_par.c) and the 16-bit activation kernels against their f32 twins
@@ -22,7 +23,7 @@ INC = ["-Icompiler/passes", "-Iruntime", "-Itests/unit"]
 UNITS = [("test_opt_kernels", 300), ("test_conv_kernels", 300), ("test_typed_kernels", 100),
          ("test_attention_kernels", 60), ("test_gemm16_kernels", 100), ("test_cnn_ops_kernels", 300),
          ("test_lstm_kernels", 200), ("test_fc_hybrid", 1), ("test_fc_hybrid_par", 1), ("test_rms_norm", 1000),
-         ("test_fc_half_kernels", 80)]
+         ("test_fc_half_kernels", 80), ("test_elementwise_kernels", 300)]
 BUILDS = [("gcc", "-O3"), ("clang", "-O2"), ("gcc", "-O1 -fsanitize=address,undefined -fno-sanitize-recover=all")]
 # Every unit with gcc -O3 and gcc + ASan/UBSan; clang -O2 for test_opt_kernels in make test, for the
 # others in make test-full (about a minute of CPU each).
