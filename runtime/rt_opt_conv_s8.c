@@ -3,7 +3,7 @@
  * in place as runs (rt_opt_conv_s8_runs: from the input, or from a padded copy whose bytes are + 128);
  * with AVX2 and no AVX-512, int16 patch rows widened straight from the image by rt_opt_gemm_s8_avx2.c;
  * otherwise + 128 im2col rows gathered into scratch (from a padded copy where it fits) and the GEMM. The
- * shared convolution driver is in rt_opt_gemm.c. */
+ * shared convolution driver is in rt_opt_conv_f32.c. */
 #include <string.h>
 
 #include "mpcc_rt.h"

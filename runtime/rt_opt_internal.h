@@ -655,7 +655,7 @@ void rt_opt_amx_u8(int32_t kq, const uint8_t *a8, int32_t lda8, const int8_t *b0
 #define RT_OPT_HALF_F32_AVX2 1
 #endif
 
-/* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c,
+/* ---- GEMM and convolution as GEMM (rt_opt_gemm.c, rt_opt_conv_f32.c, rt_opt_gemm_s8.c, rt_opt_gemm_half.c,
  * rt_opt_gemm_bf16.c) ---- */
 #include "rt_opt_internal_gemm.h"
 

@@ -4,8 +4,14 @@
 #ifndef MPCC_RT_OPT_INTERNAL_GEMM_H
 #define MPCC_RT_OPT_INTERNAL_GEMM_H
 
+/* The f32 GEMM's AVX-512 tiles over row pointers (rt_opt_gemm.c) and the convolution driver that feeds them row
+ * tables (rt_opt_conv_f32.c) */
+#if defined(RT_OPT_VEC) && defined(__AVX512F__)
+#define RT_OPT_INDIRECT 1
+#endif
+
 #if (defined(RT_OPT_VEC) && defined(__AVX512F__)) || defined(RT_OPT_F32_ROWS_AVX2) || defined(RT_A64) /* rt_opt_gemm.c: RT_OPT_INDIRECT, AArch64 */
-/* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_gemm.c): row r's filter row fy at
+/* The row table of an f32 convolution's patch rows m0..m0+rows (rt_opt_conv_f32.c): row r's filter row fy at
  * tab[r * filter_h + fy], in place in the image where the filter row lies inside it, `zero` (filter_w * in_c
  * zeros) above or below it, a copy at copy + r * K for rows cut by the left or right edge. dil_w 1 only. */
 void rt_opt_conv_rows_f32(const rt_opt_conv_params *p, const float *in, int32_t m0, int32_t rows, float *copy,
