@@ -286,6 +286,19 @@ case("SPACE_TO_DEPTH", "b3", [[1, 6, 3, 2]], lambda x: tf.nn.space_to_depth(x, 3
 # onnx2tf's HardSigmoid clamp.
 case("COS", "basic", [[1, 6, 8]], tf.cos, ranges=[(-6.0, 6.0)], int8=False)
 case("SIN", "basic", [[1, 6, 8]], tf.sin, ranges=[(-6.0, 6.0)], int8=False)
+
+# RFFT2D into complex64 and the ops reading it (audio front ends: tf.signal.stft, spectrograms). The models'
+# outputs are float: complex model outputs are not supported. "rfft" in every name (pytest -k rfft).
+case("RFFT2D", "real", [[1, 4, 8, 16]], lambda x: tf.math.real(tf.signal.rfft2d(x, fft_length=[8, 16])), int8=False)
+case("IMAG", "rfft2d_pad", [[2, 3, 5, 6]], lambda x: tf.math.imag(tf.signal.rfft2d(x, fft_length=[4, 8])),
+     int8=False)
+case("REAL", "rfft2d_crop", [[1, 10, 20]], lambda x: tf.math.real(tf.signal.rfft2d(x, fft_length=[8, 16])),
+     int8=False)
+case("COMPLEX_ABS", "rfft2d", [[3, 16, 32]], lambda x: tf.abs(tf.signal.rfft2d(x, fft_length=[16, 32])), int8=False)
+# BirdNET's spectrogram: a 1-D rfft of each frame ([1, 1, frames, N] with fft_length [1, N]), squeezed, CAST to
+# float (the real part) and scaled.
+case("CAST", "rfft_frames", [[1, 1, 6, 256]],
+     lambda x: tf.cast(tf.squeeze(tf.signal.rfft2d(x, fft_length=[1, 256]), axis=1), tf.float32) * 0.5, int8=False)
 # The TF converter writes clip(x, 0, 1) as MINIMUM(RELU): a converted RELU is renamed (onnx2tf emits the op).
 case("RELU_0_TO_1", "basic", [[1, 6, 6, 4]], tf.nn.relu, ranges=[(-2.0, 2.0)], patch="relu_to_relu_0_to_1")
 # Bool reductions: the float input is compared first, the bool result selects a float output.
