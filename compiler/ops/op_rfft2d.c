@@ -56,7 +56,7 @@ static void eval(const Graph *g, const IrOp *op, const void *const *in, void *co
 static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     (void)g, (void)d;
     const rt_rfft2d_params *p = op->params;
-    cg_line(cg, "static const rt_rfft2d_params p = {%lld, %d, %d, %d, %d}; /* outer, in_h, in_w, fft_h, fft_w */",
+    cg_line(cg, "static const rt_rfft2d_params p = {.outer = %lld, .in_h = %d, .in_w = %d, .fft_h = %d, .fft_w = %d};",
             (long long)p->outer, p->in_h, p->in_w, p->fft_h, p->fft_w);
     cg_line(cg, "rt_rfft2d(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
     return 0;
