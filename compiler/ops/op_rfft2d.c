@@ -62,15 +62,17 @@ static int emit_c(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     return 0;
 }
 
-/* Radix-2 butterflies: (n / 2) log2 n of them per transform, 4 multiply-adds each. */
+/* Radix-2 butterflies: (n / 2) log2 n of them per transform, 4 multiply-adds each (from the output's
+ * shape: inspect asks before prepare). */
 static int64_t macs(const Graph *g, const IrOp *op) {
-    const rt_rfft2d_params *p = op->params;
-    (void)g;
-    if (!p) return 0;
-    int64_t lh = 0, lw = 0, cols = p->fft_w / 2 + 1;
-    while ((1 << lh) < p->fft_h) lh++;
-    while ((1 << lw) < p->fft_w) lw++;
-    return p->outer * 2 * ((int64_t)p->fft_h * p->fft_w * lw + cols * p->fft_h * lh);
+    const IrTensor *out = &g->tensors[op->out[0]];
+    if (out->rank < 2) return 0;
+    int64_t fft_h = out->dims[out->rank - 2], cols = out->dims[out->rank - 1];
+    int64_t fft_w = cols > 1 ? 2 * (cols - 1) : 1, outer = ir_tensor_numel(out) / (fft_h * cols > 0 ? fft_h * cols : 1);
+    int64_t lh = 0, lw = 0;
+    while (((int64_t)1 << lh) < fft_h) lh++;
+    while (((int64_t)1 << lw) < fft_w) lw++;
+    return outer * 2 * (fft_h * fft_w * lw + cols * fft_h * lh);
 }
 
 const OpDef op_def_rfft2d = {"RFFT2D", op_parse_none, check, prepare, eval, emit_c, macs, 0};

@@ -306,6 +306,9 @@ case("CAST", "rfft_frames", [[1, 6, 1, 256]],
 case("SQUEEZE", "rfft_frames_dynamic", [[None, None, 1, 128]],
      lambda x: tf.cast(tf.squeeze(tf.signal.rfft2d(x, fft_length=[1, 128]), axis=2), tf.float32), int8=False,
      run_shapes=[[1, 7, 1, 128]])
+case("EXPAND_DIMS", "rfft_c64_dynamic", [[None, 4, 8]],
+     lambda x: tf.math.imag(tf.expand_dims(tf.signal.rfft2d(x, fft_length=[4, 8]), 1)), int8=False,
+     run_shapes=[[3, 4, 8]])
 # The TF converter writes clip(x, 0, 1) as MINIMUM(RELU): a converted RELU is renamed (onnx2tf emits the op).
 case("RELU_0_TO_1", "basic", [[1, 6, 6, 4]], tf.nn.relu, ranges=[(-2.0, 2.0)], patch="relu_to_relu_0_to_1")
 # Bool reductions: the float input is compared first, the bool result selects a float output.
