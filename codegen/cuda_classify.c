@@ -234,6 +234,13 @@ CuKind cu_classify(const Graph *g, const IrOp *op, const char **why) {
     *why = "no CUDA kernel for it yet";
     if (op->dead) return CU_SKIP;
     if (op->elided) return CU_SKIP;
+    for (int k = 0; k < op->n_in + op->n_out; k++) {
+        int id = k < op->n_in ? op->in[k] : op->out[k - op->n_in];
+        if (id >= 0 && g->tensors[id].dtype == IR_C64) {
+            *why = "complex64 tensors (RFFT2D and its consumers) have no CUDA kernels";
+            return CU_NONE;
+        }
+    }
     CuKind more = cu_classify_more(g, op, why);
     if (more != CU_NONE) return more;
     int mine = 0;

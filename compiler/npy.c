@@ -20,6 +20,7 @@
 static const struct { const char *descr; IrDType dt; } descr_map[] = {
     {"<f4", IR_F32}, {"<f2", IR_F16}, {"|i1", IR_I8}, {"|u1", IR_U8}, {"<i2", IR_I16},
     {"<i4", IR_I32}, {"<i8", IR_I64}, {"|b1", IR_BOOL},
+    {"<c8", IR_C64}, /* numpy's complex64: the same interleaved (re, im) float32 pairs */
 };
 
 static const char *descr_of(IrDType dt) {

@@ -44,6 +44,7 @@ static const char *prec_fill(IrDType t) {
     case IR_I16: return "#fef9c3";
     case IR_BF16: return "#ffedd5";
     case IR_F16: return "#fde68a";
+    case IR_C64: return "#fce7f3";
     default: return "#f3e8ff";
     }
 }
@@ -270,7 +271,7 @@ static void graph_svg(FILE *f, const Graph *g, OpInfo *info, const int *prod) {
 }
 
 static void graph_key(FILE *f, const Graph *g, const OpInfo *info) {
-    static const IrDType dts[] = {IR_F32, IR_I8, IR_U8, IR_I16, IR_BF16, IR_F16, IR_I32};
+    static const IrDType dts[] = {IR_F32, IR_I8, IR_U8, IR_I16, IR_BF16, IR_F16, IR_I32, IR_C64};
     int seen[IR_DTYPE_COUNT] = {0};
     for (int i = 0; i < g->n_ops; i++)
         if (info[i].live >= 0) seen[op_prec(g, &g->ops[i])] = 1;

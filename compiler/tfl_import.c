@@ -493,6 +493,14 @@ static int import_subgraph(Importer *im, int index) {
         g->tensors[g->outputs[i]].is_output = 1;
         g->output_names[i] = g->tensors[g->outputs[i]].name;
     }
+    for (int i = 0; i < g->n_inputs + g->n_outputs; i++) {
+        const IrTensor *t = &g->tensors[i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs]];
+        if (t->dtype != IR_C64 || t->unknown) continue;
+        /* Callers (and the generated API) would have to pass (re, im) pairs; no model seen needs it. */
+        diag_user(d, "subgraph %d %s '%s' is COMPLEX64: complex model inputs and outputs are not supported", index,
+                  i < g->n_inputs ? "input" : "output", t->name);
+        im->info->unsupported++;
+    }
     if (index == 0 && apply_input_shapes(im)) return DIAG_USER;
     if (fb_vector(&sg, TFL_SUBGRAPH_OPERATORS, 4, &ops_v, &present, d)) return DIAG_USER;
     int n_ops = present ? (int)ops_v.len : 0;
@@ -524,7 +532,9 @@ static int import_subgraph(Importer *im, int index) {
             tfl_mark_unknown(g, op->n_out, op->out);
             continue;
         }
-        int rc = def->check ? def->check(g, op, d)
+        int rc = op_expect_no_complex(g, op, d);
+        if (!rc)
+            rc = def->check ? def->check(g, op, d)
                             : diag_user(d, "operator %d: %s is not supported (no shape function)", op->tfl_index,
                                         ir_op_name(op->kind));
         /* an inferred output too large for the kernels (fuzzed shapes): the op fails here, by name */

@@ -22,6 +22,7 @@ static int map_dtype(int tfl_type, IrDType *out) {
     case TFL_TYPE_INT32: *out = IR_I32; return 0;
     case TFL_TYPE_INT64: *out = IR_I64; return 0;
     case TFL_TYPE_BOOL: *out = IR_BOOL; return 0;
+    case TFL_TYPE_COMPLEX64: *out = IR_C64; return 0;
     default: return -1;
     }
 }
@@ -299,6 +300,10 @@ int tfl_import_tensor(Importer *im, FbTable *tt, int index) {
     const uint8_t *data;
     size_t size;
     if (buffer_data(im, bufi, t->name, &data, &size)) return DIAG_USER;
+    /* complex64 exists only between RFFT2D and the ops reading its result: no constant or state of it. */
+    if (dt == IR_C64 && (data || is_var))
+        return tensor_unsupported(im, t, "tensor %d '%s': a %s COMPLEX64 tensor is not supported (only the results "
+                                  "of RFFT2D)", index, t->name, is_var ? "variable" : "constant");
     FbTable sparsity;
     int sparse = 0;
     if (fb_table(tt, TFL_TENSOR_SPARSITY, &sparsity, &sparse, d)) return DIAG_USER;

@@ -85,6 +85,7 @@ static const struct { const char *name, *ctype; size_t size; } dtype_info[IR_DTY
     [IR_U8] = {"u8", "uint8_t", 1},      [IR_I16] = {"i16", "int16_t", 2},
     [IR_I32] = {"i32", "int32_t", 4},    [IR_I64] = {"i64", "int64_t", 8},
     [IR_BOOL] = {"bool", "uint8_t", 1},
+    [IR_C64] = {"c64", "float", 8}, /* generated code addresses it as its float (re, im) pairs */
 };
 
 const char *ir_dtype_name(IrDType t) { return (unsigned)t < IR_DTYPE_COUNT ? dtype_info[t].name : "?"; }

@@ -17,6 +17,8 @@
 
 typedef enum IrDType {
     IR_F32, IR_F16, IR_BF16, IR_I8, IR_U8, IR_I16, IR_I32, IR_I64, IR_BOOL,
+    IR_C64,     /* complex64: (re, im) float32 pairs, interleaved as TFLite stores them; only RFFT2D makes it
+                   and only the ops listed by op_accepts_complex read it */
     IR_DTYPE_COUNT
 } IrDType;
 

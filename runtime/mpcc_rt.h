@@ -58,7 +58,8 @@ int rt_weights_check(const void *blob, size_t n, size_t want_bytes, uint64_t wan
 
 /* Tensor element types (mirrors the IR's list). */
 enum {
-    RT_F32 = 0, RT_F16, RT_BF16, RT_I8, RT_U8, RT_I16, RT_I32, RT_I64, RT_BOOL
+    RT_F32 = 0, RT_F16, RT_BF16, RT_I8, RT_U8, RT_I16, RT_I32, RT_I64, RT_BOOL,
+    RT_C64          /* complex64: interleaved (re, im) float pairs */
 };
 
 typedef struct rt_shape {

@@ -40,6 +40,8 @@ INT_MODELS = {
 FLOAT_MODELS = {
     "hello_world_float": TFLM / "hello_world_float.tflite",
     "mnist_lstm": TFLM / "mnist_lstm.tflite",
+    # an audio front end's spectrogram: RFFT2D into complex64 (double-precision FFT, libm cos/sin), CAST
+    "rfft_frames": MODELS_DIR / "op_cast_rfft_frames_f32.tflite",
 }
 FPU_BOARDS = ["m4", "m7", "m33", "m55"]
 # Small int8 models whose depthwise and 1x1 layers take the Helium kernels' edge cases on the M55:

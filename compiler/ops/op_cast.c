@@ -1,5 +1,6 @@
-/* op_cast.c - CAST between f32 (and f16 input), i8, u8, i16, i32, i64 and
- * bool, elementwise with TFLite's conversion rules (see rt_cast.h). */
+/* op_cast.c - CAST between f32 (and f16 or complex64 input), i8, u8, i16,
+ * i32, i64 and bool, elementwise with TFLite's conversion rules (see
+ * rt_cast.h; complex64 gives its real part, as TFLite's cast.cc). */
 #include "elementwise_common.h"
 
 #define CAST_TYPES (DT(F32) | DT(I8) | DT(U8) | DT(I16) | DT(I32) | DT(I64) | DT(BOOL))
@@ -33,12 +34,13 @@ static int tfl_type(IrDType t) {
     case IR_I16: return TFL_TYPE_INT16;
     case IR_I32: return TFL_TYPE_INT32;
     case IR_I64: return TFL_TYPE_INT64;
+    case IR_C64: return TFL_TYPE_COMPLEX64;
     default: return TFL_TYPE_BOOL;
     }
 }
 
 static int check(Graph *g, IrOp *op, Diag *d) {
-    if (op_expect_io(op, 1, 1, 1, d) || op_expect_dtype(g, op, 0, 0, CAST_TYPES | DT(F16), d) ||
+    if (op_expect_io(op, 1, 1, 1, d) || op_expect_dtype(g, op, 0, 0, CAST_TYPES | DT(F16) | DT(C64), d) ||
         op_expect_dtype(g, op, 1, 0, CAST_TYPES, d))
         return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0), *out = &g->tensors[op->out[0]];

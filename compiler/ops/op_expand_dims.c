@@ -3,7 +3,7 @@
 #include "shape_common.h"
 
 static int check(Graph *g, IrOp *op, Diag *d) {
-    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_ANY_DTYPE, d) ||
+    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_FLAT_DTYPE, d) ||
         shape_expect_same_quant(g, op, 0, 0, d))
         return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0);

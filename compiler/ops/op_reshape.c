@@ -62,7 +62,7 @@ static int resolve(const IrOp *op, int n, int64_t *dims, int64_t numel, const ch
 
 static int check(Graph *g, IrOp *op, Diag *d) {
     const ReshapeOptions *o = op->options;
-    if (op_expect_io(op, 1, 2, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_ANY_DTYPE, d) ||
+    if (op_expect_io(op, 1, 2, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_FLAT_DTYPE, d) ||
         shape_expect_same_quant(g, op, 0, 0, d))
         return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0), *shp = op_cin(g, op, 1), *out = op_out(g, op, 0);

@@ -25,7 +25,7 @@ static int parse(Graph *g, IrOp *op, const FbTable *opts, Diag *d) {
 
 static int check(Graph *g, IrOp *op, Diag *d) {
     const SqueezeOptions *o = op->options;
-    if (op_expect_io(op, 1, 1, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_ANY_DTYPE, d) ||
+    if (op_expect_io(op, 1, 1, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_FLAT_DTYPE, d) ||
         shape_expect_same_quant(g, op, 0, 0, d))
         return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0);

@@ -100,6 +100,7 @@ static inline int32_t op_rt_dtype(IrDType t) {
     case IR_I16: return RT_I16;
     case IR_I32: return RT_I32;
     case IR_I64: return RT_I64;
+    case IR_C64: return RT_C64;
     default: return RT_BOOL;
     }
 }

@@ -59,4 +59,11 @@ int op_check_guard(const Graph *g, const IrOp *op, const void *input, Diag *d);
 /* The table, indexed by OpKind. */
 const OpDef *op_def(OpKind k);
 
+/* complex64 (IR_C64) tensors: only the ops op_accepts_complex lists read or write them (their check
+ * functions say which of their inputs and outputs may be complex); for every other op that touches
+ * one, op_expect_no_complex is a user error naming the operator and the tensor. The importer runs it
+ * before each op's check, so no kernel ever sees complex data it does not expect. */
+int op_accepts_complex(OpKind k);
+int op_expect_no_complex(const Graph *g, const IrOp *op, Diag *d);
+
 #endif

@@ -8,6 +8,8 @@
 
 /* Every dtype a byte-moving kernel can carry. */
 #define SHAPE_ANY_DTYPE (DT(F32) | DT(F16) | DT(BF16) | DT(I8) | DT(U8) | DT(I16) | DT(I32) | DT(I64) | DT(BOOL))
+/* The flat copies (RESHAPE, SQUEEZE, EXPAND_DIMS) also carry complex64 (RFFT2D's results; see op_accepts_complex). */
+#define SHAPE_FLAT_DTYPE (SHAPE_ANY_DTYPE | DT(C64))
 
 /* Row-major element strides of dims[0..rank). */
 void shape_contig_strides(int rank, const int64_t *dims, int64_t *strides);

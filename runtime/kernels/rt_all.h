@@ -86,4 +86,6 @@
 #include "rt_gather_nd.h"
 #include "rt_dynamic_update_slice.h"
 #include "rt_relu_0_to_1.h"
+#include "rt_rfft2d.h"
+#include "rt_complex.h"
 #endif

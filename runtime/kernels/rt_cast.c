@@ -13,6 +13,7 @@ static cast_val load(int32_t t, const void *p, int64_t k) {
     switch (t) {
     case RT_F32: v.is_float = 1; v.f = ((const float *)p)[k]; break;
     case RT_F16: v.is_float = 1; v.f = rt_f16_to_f32(((const uint16_t *)p)[k]); break;
+    case RT_C64: v.is_float = 1; v.f = ((const float *)p)[2 * k]; break; /* the real part */
     case RT_I8: v.i = ((const int8_t *)p)[k]; break;
     case RT_U8: v.i = ((const uint8_t *)p)[k]; break;
     case RT_I16: v.i = ((const int16_t *)p)[k]; break;

@@ -391,6 +391,31 @@ def main():
     case("reshape_shape_overflow.tflite", pack(reshape_model()),
          "operator 0 (RESHAPE): new_shape: the product of its dimensions overflows", inspect_rc=0)
 
+    # complex64: only RFFT2D makes it and only a few ops read it (op_accepts_complex); anything else is named.
+    def rfft_model(fft=(4, 8), then=None):
+        """f = RFFT2D(x [1,4,8], fft_length) (complex64 [1,4,5]); y = REAL(f), or `then`'s op on f first."""
+        tensors = [tensor("x", [1, 4, 8]), tensor("len", [2], TT.INT32, buffer=1),
+                   tensor("f", [1, fft[0], fft[1] // 2 + 1], TT.COMPLEX64), tensor("y", [1, fft[0], fft[1] // 2 + 1])]
+        codes = [opcode(OP.RFFT2D), opcode(OP.REAL)]
+        ops = [operator(0, [0, 1], [2]), operator(1, [2], [3])]
+        if then is not None:  # f -> then -> g (complex64) -> REAL
+            tensors.append(tensor("g", [1, fft[0], fft[1] // 2 + 1], TT.COMPLEX64))
+            codes.append(opcode(then))
+            ops = [ops[0], operator(2, [2, 2], [4]), operator(1, [4], [3])]
+        return model(tensors, ops, codes, [buffer(), buffer(struct.pack("<2i", *fft))], [0], [3])
+    case("complex_add.tflite", pack(rfft_model(then=OP.ADD)),
+         "operator 1 (ADD): input 0 tensor 'f' is complex64, which ADD does not support", inspect_rc=0)
+    case("complex_output.tflite", mutated(rfft_model, lambda m: setattr(m.subgraphs[0], "outputs", [2])),
+         "subgraph 0 output 'f' is COMPLEX64: complex model inputs and outputs are not supported", inspect_rc=0)
+
+    def complex_constant(m):
+        m.subgraphs[0].tensors[2].buffer = 2
+        m.buffers.append(buffer(bytes(8 * 20)))
+    case("complex_constant.tflite", mutated(rfft_model, complex_constant),
+         "tensor 2 'f': a constant COMPLEX64 tensor is not supported (only the results of RFFT2D)", inspect_rc=0)
+    case("rfft2d_not_power_of_two.tflite", pack(rfft_model(fft=(4, 6))),
+         "operator 0 (RFFT2D): fft_length[1] = 6 must be a power of two", inspect_rc=0)
+
     # Unsupported operators (and ops failing their checks, above): inspect lists them and exits 0;
     # compiling fails.
     case("custom_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.CUSTOM, "MyFancyOp")])),

@@ -7,7 +7,9 @@ not written and is listed at the end (and in tools/models/README.md).
 
 Float inputs are drawn by the oracle from [-1, 1) unless the case gives another range; then the
 f32 model gets a sidecar op_..._f32.json with {"inputs": [{"low": .., "high": ..}, ...]}.
-The int8 models need no sidecar: their input scale comes from the same range.
+The int8 models need no sidecar: their input scale comes from the same range. A case with dynamic
+dimensions (None in its shapes) gives run_shapes, written to the sidecar's "input_shapes": the
+shapes the oracle runs it at and the tests compile it for (--input-shape).
 
     python tools/models/ops.py [--only SUBSTRING ...] [--list]
 """
@@ -32,7 +34,7 @@ I32 = tf.int32
 
 class Case:
     def __init__(self, op, var, shapes, fn, ranges=None, dtypes=None, int8=True, f32=True, expect=None,
-                 constant_output=False, in_type=None, out_type=None, f16=False, patch=None):
+                 constant_output=False, in_type=None, out_type=None, f16=False, patch=None, run_shapes=None):
         self.op, self.var, self.shapes, self.fn = op, var, shapes, fn
         self.dtypes = dtypes or [F32] * len(shapes)
         self.ranges = ranges or [None] * len(shapes)
@@ -41,6 +43,7 @@ class Case:
         self.constant_output = constant_output
         self.in_type, self.out_type = in_type, out_type
         self.patch = patch
+        self.run_shapes = run_shapes  # shapes the oracle and the tests run inputs with dynamic dims (None) at
 
     @property
     def name(self):
@@ -286,6 +289,26 @@ case("SPACE_TO_DEPTH", "b3", [[1, 6, 3, 2]], lambda x: tf.nn.space_to_depth(x, 3
 # onnx2tf's HardSigmoid clamp.
 case("COS", "basic", [[1, 6, 8]], tf.cos, ranges=[(-6.0, 6.0)], int8=False)
 case("SIN", "basic", [[1, 6, 8]], tf.sin, ranges=[(-6.0, 6.0)], int8=False)
+
+# RFFT2D into complex64 and the ops reading it (audio front ends: tf.signal.stft, spectrograms). The models'
+# outputs are float: complex model outputs are not supported. "rfft" in every name (pytest -k rfft).
+case("RFFT2D", "real", [[1, 4, 8, 16]], lambda x: tf.math.real(tf.signal.rfft2d(x, fft_length=[8, 16])), int8=False)
+case("IMAG", "rfft2d_pad", [[2, 3, 5, 6]], lambda x: tf.math.imag(tf.signal.rfft2d(x, fft_length=[4, 8])),
+     int8=False)
+case("REAL", "rfft2d_crop", [[1, 10, 20]], lambda x: tf.math.real(tf.signal.rfft2d(x, fft_length=[8, 16])),
+     int8=False)
+case("COMPLEX_ABS", "rfft2d", [[3, 16, 32]], lambda x: tf.abs(tf.signal.rfft2d(x, fft_length=[16, 32])), int8=False)
+# BirdNET's spectrogram: a 1-D rfft of each frame ([1, frames, 1, N] with fft_length [1, N]), squeezed, CAST to
+# float (the real part) and scaled.
+case("CAST", "rfft_frames", [[1, 6, 1, 256]],
+     lambda x: tf.cast(tf.squeeze(tf.signal.rfft2d(x, fft_length=[1, 256]), axis=2), tf.float32) * 0.5, int8=False)
+# The same with the frame count dynamic, as BirdNET's: the converter keeps the SQUEEZE of complex64.
+case("SQUEEZE", "rfft_frames_dynamic", [[None, None, 1, 128]],
+     lambda x: tf.cast(tf.squeeze(tf.signal.rfft2d(x, fft_length=[1, 128]), axis=2), tf.float32), int8=False,
+     run_shapes=[[1, 7, 1, 128]])
+case("EXPAND_DIMS", "rfft_c64_dynamic", [[None, 4, 8]],
+     lambda x: tf.math.imag(tf.expand_dims(tf.signal.rfft2d(x, fft_length=[4, 8]), 1)), int8=False,
+     run_shapes=[[3, 4, 8]])
 # The TF converter writes clip(x, 0, 1) as MINIMUM(RELU): a converted RELU is renamed (onnx2tf emits the op).
 case("RELU_0_TO_1", "basic", [[1, 6, 6, 4]], tf.nn.relu, ranges=[(-2.0, 2.0)], patch="relu_to_relu_0_to_1")
 # Bool reductions: the float input is compared first, the bool result selects a float output.
@@ -420,7 +443,8 @@ def build(c):
                 status[v] = f"int8 model keeps float32 inputs/outputs {float_io} (ops {ops})"
                 continue
         common.write(path, data)
-        common.write_sidecar(path, c.ranges, c.constant_output, check_ref=True)
+        common.write_sidecar(path, c.ranges, c.constant_output, check_ref=True,
+                             extra={"input_shapes": c.run_shapes} if c.run_shapes else None)
         status[v] = "ok " + " ".join(ops)
     return status
 
