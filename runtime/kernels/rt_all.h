@@ -86,4 +86,10 @@
 #include "rt_gather_nd.h"
 #include "rt_dynamic_update_slice.h"
 #include "rt_relu_0_to_1.h"
+#include "rt_floor_div.h"
+#include "rt_floor_mod.h"
+#include "rt_range.h"
+#include "rt_reverse_v2.h"
+#include "rt_floor.h"
+#include "rt_square.h"
 #endif
