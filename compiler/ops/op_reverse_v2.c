@@ -23,9 +23,7 @@ static int get_axes(const Graph *g, const IrOp *op, int *reversed, Diag *d) {
 }
 
 static int check(Graph *g, IrOp *op, Diag *d) {
-    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_ANY_DTYPE, d) ||
-        op_expect_dtype(g, op, 0, 1, DT(I32) | DT(I64), d) || shape_expect_same_quant(g, op, 0, 0, d))
-        return DIAG_USER;
+    if (shape_expect_copy(g, op, 2, d) || op_expect_dtype(g, op, 0, 1, DT(I32) | DT(I64), d)) return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0);
     int reversed[IR_MAX_RANK];
     if (get_axes(g, op, reversed, d)) return DIAG_USER;

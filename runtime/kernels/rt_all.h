@@ -92,4 +92,7 @@
 #include "rt_reverse_v2.h"
 #include "rt_floor.h"
 #include "rt_square.h"
+#include "rt_tile.h"
+#include "rt_fill.h"
+#include "rt_zeros_like.h"
 #endif

@@ -16,13 +16,8 @@ void rt_floor_div_i32(const rt_binary_params *p, const int32_t *a, const int32_t
     rt_bcast_iter it;
     rt_bcast_begin(&it);
     for (i = 0; i < n; i++, rt_bcast_next(&p->bc, &it)) {
-        int32_t x = a[it.off1], y = b[it.off2], q;
-        if (y == 0) q = 0;
-        else if (y == -1) q = rt_wrap_sub_i32(0, x);
-        else {
-            q = x / y;
-            if (x % y != 0 && (x < 0) != (y < 0)) q--;
-        }
-        out[i] = q;
+        int32_t x = a[it.off1], y = b[it.off2], q = rt_div_trunc_i32(x, y);
+        /* one less where the quotient is negative and inexact (y of 0 and -1 divide exactly) */
+        out[i] = y != 0 && y != -1 && x % y != 0 && (x < 0) != (y < 0) ? q - 1 : q;
     }
 }

@@ -354,6 +354,14 @@ case("REVERSE_V2", "last", [[2, 5, 7]], lambda x: tf.reverse(x, [-1]))
 # TFLite reverses several axes only when they are adjacent (it fails on [0, 2]; mpcc takes any set).
 case("REVERSE_V2", "two_axes", [[2, 3, 4, 5]], lambda x: tf.reverse(x, [1, 2]))
 case("REVERSE_V2", "int32", [[3, 4]], lambda x: tf.reverse(x, [0]), dtypes=[I32], int8=False)
+case("TILE", "basic", [[2, 3, 4]], lambda x: tf.tile(x, [1, 2, 3]))
+case("TILE", "rank4_all", [[1, 2, 1, 3]], lambda x: tf.tile(x, [2, 3, 4, 2]) * 2.0)
+case("TILE", "int32", [[2, 3]], lambda x: tf.tile(x, [3, 1]), dtypes=[I32], int8=False)
+case("FILL", "value_in", [[1, 4]], lambda x: tf.fill([2, 3], tf.reduce_sum(x)) * 2.0, int8=False)
+case("FILL", "dyn_dims", [[1, None]], lambda x: tf.fill(tf.shape(x), tf.reduce_max(x)) - x, int8=False,
+     input_shapes=[[1, 9]])
+case("ZEROS_LIKE", "dyn", [[1, None]], lambda x: tf.concat([tf.zeros_like(x), x], 0), int8=False,
+     input_shapes=[[1, 7]])
 
 # --------------------------------------------------------------------------------------------
 # Type conversions
