@@ -344,6 +344,8 @@ def frames(x):
 
 for op in ("FLOOR_DIV", "FLOOR_MOD", "RANGE"):
     case(op, "frames", [[1, None]], frames, int8=False, input_shapes=[[1, 23]])
+case("RANGE", "down", [[1, None]], lambda x: tf.gather(x, tf.range(tf.shape(x)[1] - 1, -1, -2), axis=1), int8=False,
+     input_shapes=[[1, 11]])
 case("RANGE", "f32", [[1, None]],
      lambda x: x[:, :1] * tf.range(0.5, tf.cast(tf.shape(x)[1], tf.float32), 1.5), int8=False,
      input_shapes=[[1, 20]])
