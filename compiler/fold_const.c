@@ -15,8 +15,9 @@ static int foldable(const Graph *g, const IrOp *op) {
     if (!def->prepare || !def->eval) return 0;
     for (int k = 0; k < op->n_out; k++) {
         const IrTensor *t = &g->tensors[op->out[k]];
-        if ((t->dtype != IR_I32 && t->dtype != IR_I64) || t->is_output || t->is_variable || t->unknown ||
-            ir_tensor_numel(t) > FOLD_MAX_ELEMENTS)
+        /* A float scalar too: a shape value cast to float (the limit of a float RANGE). */
+        int shape_like = t->dtype == IR_I32 || t->dtype == IR_I64 || (t->dtype == IR_F32 && ir_tensor_numel(t) == 1);
+        if (!shape_like || t->is_output || t->is_variable || t->unknown || ir_tensor_numel(t) > FOLD_MAX_ELEMENTS)
             return 0;
     }
     if (op->kind == OP_SHAPE) return 1; /* reads only its input's (static) shape */

@@ -8,8 +8,10 @@
  * the importer evaluates each such op right after its check, with the op's
  * own prepare and reference kernel, so that a RESHAPE or TRANSPOSE_CONV fed
  * by them sees a constant shape. Folded ops are marked dead and their
- * outputs become constant tensors. Only small int32/int64 results are folded
- * (shape vectors); an op whose output is a graph output keeps running. */
+ * outputs become constant tensors. Only small int32/int64 results (shape
+ * vectors) and float32 scalars (a shape value cast to float, e.g. the limit of
+ * a float RANGE) are folded; an op whose output is a graph output keeps
+ * running. */
 #ifndef MPCC_FOLD_CONST_H
 #define MPCC_FOLD_CONST_H
 

@@ -375,6 +375,9 @@ static int apply_input_shapes(Importer *im) {
             continue;
         }
         for (int j = 0; j < t->rank; j++) {
+            /* Given for a dynamic dimension, even at the stored placeholder's size: the placeholders
+             * downstream (a frame count from RANGE, say) are stale all the same. */
+            if (t->has_signature && t->signature[j] < 0) changed = 1;
             if (s->dims[j] == t->dims[j]) continue;
             if (t->has_signature && t->signature[j] >= 0) {
                 failed = diag_user(im->d, "--input-shape %.*s: dimension %d of input %d '%s' is static (%lld) in the model",

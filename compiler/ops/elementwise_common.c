@@ -337,6 +337,27 @@ int ew_emit_quant(CgCtx *cg, const IrOp *op, const rt_quant_params *p, const cha
     return 0;
 }
 
+int ew_check_const_divisor(const Graph *g, const IrOp *op, Diag *d) {
+    const IrTensor *b = op_cin(g, op, 1);
+    if (!b || !b->data) return 0;
+    int64_t n = ir_tensor_numel(b);
+    size_t size = ir_dtype_size(b->dtype);
+    for (int64_t i = 0; i < n; i++) {
+        const uint8_t *v = b->data + (size_t)i * size;
+        int zero = 0;
+        switch (b->dtype) {
+        case IR_F32: { float f; memcpy(&f, v, 4); zero = f == 0.0f; break; }
+        case IR_I32: { int32_t x; memcpy(&x, v, 4); zero = x == 0; break; }
+        case IR_I64: { int64_t x; memcpy(&x, v, 8); zero = x == 0; break; }
+        default: break;
+        }
+        if (zero)
+            return op_error(d, op, "divisor tensor '%s' is a constant holding 0 at element %lld (TFLite fails with "
+                            "'Division by 0')", b->name, (long long)i);
+    }
+    return 0;
+}
+
 int64_t ew_out_numel(const Graph *g, const IrOp *op) { return ir_tensor_numel(&g->tensors[op->out[0]]); }
 
 int ew_quantize_multiplier_lt1(const IrOp *op, double real, int32_t *mult, int32_t *shift, const char *what,

@@ -72,6 +72,11 @@ int8_t *ew_lut_i8(Graph *g, const rt_unary_params *p, float (*fn)(float, const v
  * on OOM. */
 int16_t *ew_lut_i16(Graph *g, const rt_unary_params *p, float (*fn)(float, const void *), const void *arg);
 
+/* FLOOR_DIV / FLOOR_MOD: a constant divisor (input 1) holding a zero is a user
+ * error naming the tensor and element (TFLite fails every call with "Division
+ * by 0"); a divisor computed at run time gets the kernels' defined value. */
+int ew_check_const_divisor(const Graph *g, const IrOp *op, Diag *d);
+
 /* Element count of output 0 (the MAC count of elementwise ops). */
 int64_t ew_out_numel(const Graph *g, const IrOp *op);
 

@@ -18,9 +18,7 @@ static int get_perm(const Graph *g, const IrOp *op, int *perm, Diag *d) {
 }
 
 static int check(Graph *g, IrOp *op, Diag *d) {
-    if (op_expect_io(op, 2, 2, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_ANY_DTYPE, d) ||
-        shape_expect_same_quant(g, op, 0, 0, d))
-        return DIAG_USER;
+    if (shape_expect_copy(g, op, 2, d)) return DIAG_USER;
     const IrTensor *in = op_cin(g, op, 0);
     int perm[IR_MAX_RANK];
     if (get_perm(g, op, perm, d)) return DIAG_USER;

@@ -14,6 +14,13 @@ void shape_contig_strides(int rank, const int64_t *dims, int64_t *strides) {
 
 static int is_quantized_type(IrDType t) { return t == IR_I8 || t == IR_U8 || t == IR_I16; }
 
+int shape_expect_copy(const Graph *g, const IrOp *op, int n_in, Diag *d) {
+    if (op_expect_io(op, n_in, n_in, 1, d) || op_expect_dtype(g, op, 0, 0, SHAPE_ANY_DTYPE, d) ||
+        shape_expect_same_quant(g, op, 0, 0, d))
+        return DIAG_USER;
+    return 0;
+}
+
 int shape_expect_same_quant(const Graph *g, const IrOp *op, int in_k, int out_k, Diag *d) {
     const IrTensor *a = op_cin(g, op, in_k), *o = &g->tensors[op->out[out_k]];
     if (!a) return 0;
@@ -139,16 +146,21 @@ rt_parts_params *shape_new_parts(Graph *g, int count, rt_copy_params **out_parts
     return p;
 }
 
-int shape_box_prepare(Graph *g, IrOp *op, int rank, const int64_t *dims, const int64_t *in_strides,
-                      int64_t in_offset, Diag *d) {
-    int64_t os[IR_MAX_RANK];
-    shape_contig_strides(rank, dims, os);
+int shape_copy_prepare(Graph *g, IrOp *op, int rank, const int64_t *dims, const int64_t *in_strides, int64_t in_offset,
+                       const int64_t *out_strides, int64_t elem_size, Diag *d) {
     rt_copy_params *p = op_new_params(g, rt_copy_params);
     if (!p) return diag_internal(d, "out of memory");
-    if (shape_copy_init(p, rank, dims, in_strides, in_offset, os, 0, (int64_t)ir_dtype_size(op_cin(g, op, 0)->dtype)))
+    if (shape_copy_init(p, rank, dims, in_strides, in_offset, out_strides, 0, elem_size))
         return op_error(d, op, "tensor too large");
     op->params = p;
     return 0;
+}
+
+int shape_box_prepare(Graph *g, IrOp *op, int rank, const int64_t *dims, const int64_t *in_strides,
+                      int64_t in_offset, Diag *d) {
+    int64_t os[IR_MAX_RANK], elem = (int64_t)ir_dtype_size(op_cin(g, op, 0)->dtype);
+    shape_contig_strides(rank, dims, os);
+    return shape_copy_prepare(g, op, rank, dims, in_strides, in_offset, os, elem, d);
 }
 
 int shape_flat_prepare(Graph *g, IrOp *op, Diag *d) {

@@ -18,6 +18,10 @@ void shape_contig_strides(int rank, const int64_t *dims, int64_t *strides);
  * types, the same scales and zero points (a byte copy keeps the values). */
 int shape_expect_same_quant(const Graph *g, const IrOp *op, int in_k, int out_k, Diag *d);
 
+/* The checks of a copy of input 0 into output 0 reading `n_in` inputs (the rest constant
+ * parameters): the counts, any dtype, the same quantization on both sides. */
+int shape_expect_copy(const Graph *g, const IrOp *op, int n_in, Diag *d);
+
 /* Builds a copy over the box dims[0..rank) with element strides and
  * element offsets, then simplifies it (drops extent-1 dims, folds the
  * contiguous innermost dims into `run`, merges adjacent contiguous dims).
@@ -47,6 +51,9 @@ void shape_parts_eval(const IrOp *op, ShapePartKernel kernel, int scatter, int i
                       void *const *out);
 void shape_parts_emit(CgCtx *cg, const IrOp *op, const char *kernel, int scatter, int in_k);
 
+/* op->params = a new copy over the box (shape_copy_init), or a user error naming the op. */
+int shape_copy_prepare(Graph *g, IrOp *op, int rank, const int64_t *dims, const int64_t *in_strides, int64_t in_offset,
+                       const int64_t *out_strides, int64_t elem_size, Diag *d);
 /* Prepare of a strided copy from input 0: the box `dims` (rank entries) read
  * at in_offset with in_strides (elements), written contiguously. */
 int shape_box_prepare(Graph *g, IrOp *op, int rank, const int64_t *dims, const int64_t *in_strides,

@@ -88,4 +88,13 @@
 #include "rt_relu_0_to_1.h"
 #include "rt_rfft2d.h"
 #include "rt_complex.h"
+#include "rt_floor_div.h"
+#include "rt_floor_mod.h"
+#include "rt_range.h"
+#include "rt_reverse_v2.h"
+#include "rt_floor.h"
+#include "rt_square.h"
+#include "rt_tile.h"
+#include "rt_fill.h"
+#include "rt_zeros_like.h"
 #endif

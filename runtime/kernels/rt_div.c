@@ -13,13 +13,8 @@ void rt_div_i32(const rt_binary_params *p, const int32_t *a, const int32_t *b, i
     int64_t i, n = rt_bcast_numel(&p->bc);
     rt_bcast_iter it;
     rt_bcast_begin(&it);
-    for (i = 0; i < n; i++, rt_bcast_next(&p->bc, &it)) {
-        int32_t x = a[it.off1], y = b[it.off2], q;
-        if (y == 0) q = 0;
-        else if (y == -1) q = rt_wrap_sub_i32(0, x);
-        else q = x / y;
-        out[i] = rt_clamp_i32(q, p->act_qmin, p->act_qmax);
-    }
+    for (i = 0; i < n; i++, rt_bcast_next(&p->bc, &it))
+        out[i] = rt_clamp_i32(rt_div_trunc_i32(a[it.off1], b[it.off2]), p->act_qmin, p->act_qmax);
 }
 
 /* Leading zeros of a 32-bit value (32 for 0). */

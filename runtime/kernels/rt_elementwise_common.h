@@ -156,4 +156,12 @@ static inline int64_t rt_wrap_add_i64(int64_t a, int64_t b) { return (int64_t)((
 static inline int64_t rt_wrap_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static inline int64_t rt_wrap_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 
+/* int32 x / y truncated, defined where TFLite fails or C is undefined: x / 0
+ * is 0 and INT32_MIN / -1 wraps to INT32_MIN (DIV, FLOOR_DIV). */
+static inline int32_t rt_div_trunc_i32(int32_t x, int32_t y) {
+    if (y == 0) return 0;
+    if (y == -1) return rt_wrap_sub_i32(0, x);
+    return x / y;
+}
+
 #endif

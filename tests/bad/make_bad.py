@@ -416,6 +416,29 @@ def main():
     case("rfft2d_not_power_of_two.tflite", pack(rfft_model(fft=(4, 6))),
          "operator 0 (RFFT2D): fft_length[1] = 6 must be a power of two", inspect_rc=0)
 
+    def int_op_model(code, specs):
+        """y = OP(inputs...), all int32, y [1,4]; specs: (name, shape, values) per input, values None for
+        a graph input, else a constant in its own buffer."""
+        tensors, buffers, graph_inputs = [], [buffer()], []
+        for i, (name, shape, values) in enumerate(specs):
+            if values is not None:
+                buffers.append(buffer(struct.pack(f"<{len(values)}i", *values)))
+            else:
+                graph_inputs.append(i)
+            tensors.append(tensor(name, shape, TT.INT32, len(buffers) - 1 if values is not None else 0))
+        tensors.append(tensor("y", [1, 4], TT.INT32))
+        ops = [operator(0, range(len(specs)), [len(specs)])]
+        return model(tensors, ops, [opcode(code)], buffers, graph_inputs, [len(specs)])
+    case("floor_div_const_zero.tflite",
+         pack(int_op_model(OP.FLOOR_DIV, [("x", [1, 4], None), ("c", [1, 4], [3, 0, -2, 5])])),
+         "operator 0 (FLOOR_DIV): divisor tensor 'c' is a constant holding 0 at element 1", inspect_rc=0)
+    case("range_runtime_limit.tflite",
+         pack(int_op_model(OP.RANGE, [("start", [], [0]), ("limit", [], None), ("delta", [], [1])])),
+         "operator 0 (RANGE): limit tensor 'limit' is computed at run time", inspect_rc=0)
+    case("reverse_axis_out_of_range.tflite",
+         pack(int_op_model(OP.REVERSE_V2, [("x", [1, 4], None), ("axis", [1], [5])])),
+         "operator 0 (REVERSE_V2): axis 5 is out of range for rank 2", inspect_rc=0)
+
     # Unsupported operators (and ops failing their checks, above): inspect lists them and exits 0;
     # compiling fails.
     case("custom_op.tflite", mutated(add_model, lambda m: setattr(m, "operatorCodes", [opcode(OP.CUSTOM, "MyFancyOp")])),

@@ -197,6 +197,8 @@ def write_sidecar(path, float_ranges=None, constant_output=False, extra=None, ch
                 ins.append({})
             elif np.dtype(d["dtype"]).kind == "f":
                 ins.append({"low": float(r[0]), "high": float(r[1])})
+            elif d["quantization"][0] == 0.0:  # a plain integer input: the bounds as given
+                ins.append({"low": int(r[0]), "high": int(r[1])})
             else:
                 scale, zero = d["quantization"]
                 info = np.iinfo(d["dtype"])

@@ -7,9 +7,10 @@ not written and is listed at the end (and in tools/models/README.md).
 
 Float inputs are drawn by the oracle from [-1, 1) unless the case gives another range; then the
 f32 model gets a sidecar op_..._f32.json with {"inputs": [{"low": .., "high": ..}, ...]}.
-The int8 models need no sidecar: their input scale comes from the same range. A case with dynamic
-dimensions (None in its shapes) gives run_shapes, written to the sidecar's "input_shapes": the
-shapes the oracle runs it at and the tests compile it for (--input-shape).
+A range for an int32 input is its inclusive integer bounds (default [-100, 100]), e.g. a divisor
+kept away from zero. input_shapes (with None dimensions in the shapes) go to the sidecar: the
+model is compiled and run at those shapes (--input-shape), as a converter's dynamic model is.
+The int8 models need no sidecar: their input scale comes from the same range.
 
     python tools/models/ops.py [--only SUBSTRING ...] [--list]
 """
@@ -34,7 +35,7 @@ I32 = tf.int32
 
 class Case:
     def __init__(self, op, var, shapes, fn, ranges=None, dtypes=None, int8=True, f32=True, expect=None,
-                 constant_output=False, in_type=None, out_type=None, f16=False, patch=None, run_shapes=None):
+                 constant_output=False, in_type=None, out_type=None, f16=False, patch=None, input_shapes=None):
         self.op, self.var, self.shapes, self.fn = op, var, shapes, fn
         self.dtypes = dtypes or [F32] * len(shapes)
         self.ranges = ranges or [None] * len(shapes)
@@ -43,7 +44,7 @@ class Case:
         self.constant_output = constant_output
         self.in_type, self.out_type = in_type, out_type
         self.patch = patch
-        self.run_shapes = run_shapes  # shapes the oracle and the tests run inputs with dynamic dims (None) at
+        self.input_shapes = input_shapes  # dynamic (None) dimensions: the shapes to compile and run at
 
     @property
     def name(self):
@@ -305,10 +306,10 @@ case("CAST", "rfft_frames", [[1, 6, 1, 256]],
 # The same with the frame count dynamic, as BirdNET's: the converter keeps the SQUEEZE of complex64.
 case("SQUEEZE", "rfft_frames_dynamic", [[None, None, 1, 128]],
      lambda x: tf.cast(tf.squeeze(tf.signal.rfft2d(x, fft_length=[1, 128]), axis=2), tf.float32), int8=False,
-     run_shapes=[[1, 7, 1, 128]])
+     input_shapes=[[1, 7, 1, 128]])
 case("EXPAND_DIMS", "rfft_c64_dynamic", [[None, 4, 8]],
      lambda x: tf.math.imag(tf.expand_dims(tf.signal.rfft2d(x, fft_length=[4, 8]), 1)), int8=False,
-     run_shapes=[[3, 4, 8]])
+     input_shapes=[[3, 4, 8]])
 # The TF converter writes clip(x, 0, 1) as MINIMUM(RELU): a converted RELU is renamed (onnx2tf emits the op).
 case("RELU_0_TO_1", "basic", [[1, 6, 6, 4]], tf.nn.relu, ranges=[(-2.0, 2.0)], patch="relu_to_relu_0_to_1")
 # Bool reductions: the float input is compared first, the bool result selects a float output.
@@ -339,6 +340,50 @@ case("DYNAMIC_UPDATE_SLICE", "start_in", [[3, 5], [2, 2], [2]], lambda c, u, s: 
      dtypes=[F32, F32, I32], int8=False)
 # A RESHAPE to a scalar: the converter's new-shape constant is int32 [0] with an empty buffer.
 case("RESHAPE", "to_scalar", [[1, 1]], lambda x: tf.reshape(x, []) * 3.0, int8=False)
+
+# --------------------------------------------------------------------------------------------
+# Integer and rounding arithmetic (FLOOR_DIV, FLOOR_MOD, RANGE: BirdNET's STFT framing)
+NONZERO = (0.25, 3.0)
+for op, fn in [("FLOOR_DIV", tf.math.floordiv), ("FLOOR_MOD", tf.math.floormod)]:
+    case(op, "same", [[2, 4, 6], [2, 4, 6]], fn, ranges=[(-8.0, 8.0), NONZERO], int8=False)
+    case(op, "bcast_neg", [[2, 4, 6], [6]], fn, ranges=[(-8.0, 8.0), (-3.0, -0.25)], int8=False)
+    case(op, "int32", [[4, 6], [4, 6]], fn, ranges=[None, (1, 9)], dtypes=[I32, I32], int8=False)
+    case(op, "int32_neg_bcast", [[4, 6], [6]], fn, ranges=[None, (-9, -1)], dtypes=[I32, I32], int8=False)
+    # Mixed-sign constant divisors (x // c is not rewritten for integers).
+    case(op, "int32_const", [[3, 6]], bind_const(fn, tf.constant([3, -3, 7, -7, 1, -1], tf.int32)),
+         dtypes=[I32], int8=False)
+
+
+def frames(x):
+    """BirdNET's framing: the frame count from the (dynamic) length, the start indices by RANGE."""
+    n = tf.shape(x)[1]
+    count = tf.math.floordiv(n - 4, 3) + 1 + tf.math.floormod(n, 2)
+    starts = tf.range(0, count) * 3
+    return tf.gather(x, starts, axis=1) * 2.0
+
+
+for op in ("FLOOR_DIV", "FLOOR_MOD", "RANGE"):
+    case(op, "frames", [[1, None]], frames, int8=False, input_shapes=[[1, 23]])
+case("RANGE", "down", [[1, None]], lambda x: tf.gather(x, tf.range(tf.shape(x)[1] - 1, -1, -2), axis=1), int8=False,
+     input_shapes=[[1, 11]])
+case("RANGE", "f32", [[1, None]],
+     lambda x: x[:, :1] * tf.range(0.5, tf.cast(tf.shape(x)[1], tf.float32), 1.5), int8=False,
+     input_shapes=[[1, 20]])
+case("FLOOR", "basic", [[1, 6, 6, 4]], tf.floor, ranges=[(-4.0, 4.0)], int8=False)
+case("SQUARE", "basic", [[1, 6, 6, 4]], tf.square, ranges=[(-3.0, 3.0)], int8=False)
+case("REVERSE_V2", "axis1", [[1, 3, 96]], lambda x: tf.reverse(x, [1]) * 2.0)
+case("REVERSE_V2", "last", [[2, 5, 7]], lambda x: tf.reverse(x, [-1]))
+# TFLite reverses several axes only when they are adjacent (it fails on [0, 2]; mpcc takes any set).
+case("REVERSE_V2", "two_axes", [[2, 3, 4, 5]], lambda x: tf.reverse(x, [1, 2]))
+case("REVERSE_V2", "int32", [[3, 4]], lambda x: tf.reverse(x, [0]), dtypes=[I32], int8=False)
+case("TILE", "basic", [[2, 3, 4]], lambda x: tf.tile(x, [1, 2, 3]))
+case("TILE", "rank4_all", [[1, 2, 1, 3]], lambda x: tf.tile(x, [2, 3, 4, 2]) * 2.0)
+case("TILE", "int32", [[2, 3]], lambda x: tf.tile(x, [3, 1]), dtypes=[I32], int8=False)
+case("FILL", "value_in", [[1, 4]], lambda x: tf.fill([2, 3], tf.reduce_sum(x)) * 2.0, int8=False)
+case("FILL", "dyn_dims", [[1, None]], lambda x: tf.fill(tf.shape(x), tf.reduce_max(x)) - x, int8=False,
+     input_shapes=[[1, 9]])
+case("ZEROS_LIKE", "dyn", [[1, None]], lambda x: tf.concat([tf.zeros_like(x), x], 0), int8=False,
+     input_shapes=[[1, 7]])
 
 # --------------------------------------------------------------------------------------------
 # Type conversions
@@ -391,6 +436,8 @@ def draw(case, rng):
         if dtype == F32:
             lo, hi = rg or (-1.0, 1.0)
             arrays.append(rng.uniform(lo, hi, size=shape).astype(np.float32))
+        elif rg:
+            lo, hi = rg
         else:
             hi = 9 if case.op in ("GATHER", "EMBEDDING_LOOKUP") else 100
             lo = 0 if hi == 9 else -100
@@ -443,8 +490,8 @@ def build(c):
                 status[v] = f"int8 model keeps float32 inputs/outputs {float_io} (ops {ops})"
                 continue
         common.write(path, data)
-        common.write_sidecar(path, c.ranges, c.constant_output, check_ref=True,
-                             extra={"input_shapes": c.run_shapes} if c.run_shapes else None)
+        extra = {"input_shapes": c.input_shapes} if c.input_shapes else None
+        common.write_sidecar(path, c.ranges, c.constant_output, extra=extra, check_ref=True)
         status[v] = "ok " + " ".join(ops)
     return status
 
