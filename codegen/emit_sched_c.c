@@ -481,6 +481,9 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             cg_line(cg, "/*   schedule: resize nearest, repeated output rows copied whole, a column table */");
         break;
     case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
+    case SCHED_FFT:
+        cg_line(cg, "/*   schedule: fft, each row as N/2 complex values, split radix-2 Stockham stages in double */");
+        break;
     case SCHED_SDPA:
         cg_line(cg, "/*   schedule: sdpa f32%s, one pass over the cache rows the mask leaves per head (query head n on KV "
                     "head n / %d); the decomposition (subgraph %d) is not called */",
@@ -609,6 +612,13 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         const rt_act_params *p = op->params;
         cg_array_i8(cg, "lut", p->lut_i8, 256);
         cg_line(cg, "rt_opt_lut_i8(lut, %lld, %s, %s);", (long long)p->n, cg_in(cg, op, 0), cg_out(cg, op, 0));
+        return 0;
+    }
+    case SCHED_FFT: {
+        const rt_rfft2d_params *p = op->params;
+        cg_line(cg, "static const rt_rfft2d_params p = {.outer = %lld, .in_h = %d, .in_w = %d, .fft_h = %d, .fft_w = %d};",
+                (long long)p->outer, p->in_h, p->in_w, p->fft_h, p->fft_w);
+        cg_line(cg, "rt_opt_rfft2d(&p, %s, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0), cg_scratch(cg, op));
         return 0;
     }
     case SCHED_RESIZE:

@@ -281,6 +281,12 @@ int64_t rt_opt_resize_scratch_bytes(const struct rt_resize_params *p, int32_t bi
 void rt_opt_resize_bilinear_f32(const struct rt_resize_params *p, const float *in, float *out, void *scratch);
 void rt_opt_resize_bilinear_i8(const struct rt_resize_params *p, const int8_t *in, int8_t *out, void *scratch);
 void rt_opt_resize_nearest(const struct rt_resize_params *p, const void *in, void *out, void *scratch);
+/* RFFT2D with fft_length [1, N], N >= 16 (rt_opt_fft.c): each slice's first row, cropped or zero-padded to N,
+ * transformed as N / 2 complex values by a split-format Stockham FFT in double precision; the reference's
+ * results within double rounding. Scratch: rt_opt_rfft_scratch_bytes(p). */
+struct rt_rfft2d_params;
+int64_t rt_opt_rfft_scratch_bytes(const struct rt_rfft2d_params *p);
+void rt_opt_rfft2d(const struct rt_rfft2d_params *p, const float *in, float *out, void *scratch);
 /* PAD / PADV2 in one pass: interior runs memcpy'd, only the borders filled (memset when the pad
  * value's bytes are equal). Same params and result as rt_pad. */
 struct rt_pad_params;

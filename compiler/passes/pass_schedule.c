@@ -628,6 +628,14 @@ static int schedule_ops(Graph *g, Diag *d) {
             op->scratch_bytes = (size_t)rt_opt_resize_scratch_bytes(p, bilinear);
             break;
         }
+        case OP_RFFT2D: {
+            /* one row per transform (tf.signal.stft / rfft); 2-D transforms and tiny lengths stay on the reference */
+            const rt_rfft2d_params *p = op->params;
+            if (p->fft_h != 1 || p->fft_w < 16 || mcu_room) break; /* (MCUs: the reference's smaller scratch) */
+            op->sched.kind = SCHED_FFT;
+            op->scratch_bytes = (size_t)rt_opt_rfft_scratch_bytes(p);
+            break;
+        }
         case OP_CONCATENATION: {
             /* int8 parts rescaled or clamped (the params carry `same`); plain copies stay memcpy */
             const rt_concat_params *p = op->params;

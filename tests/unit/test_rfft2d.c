@@ -1,9 +1,10 @@
 /* test_rfft2d.c - the RFFT2D reference kernel (runtime/kernels/rt_rfft2d.c)
- * against a direct 2-D DFT in double precision of the same cropped or
+ * and the scheduled one for fft_length [1, N] (runtime/rt_opt_fft.c: eight
+ * rows side by side, so row counts around multiples of 8) against a direct 2-D DFT in double precision of the same cropped or
  * zero-padded input, for power-of-two lengths from 1 to 2048, square and
  * not, with several slices. Each output must be the double-precision value
  * rounded to float, within a margin for the FFT's own double rounding. The
- * scratch is exactly rt_rfft2d_scratch_bytes (ASan sees an overrun) and the
+ * scratch is exactly rt_rfft2d_scratch_bytes / rt_opt_rfft_scratch_bytes (ASan sees an overrun) and the
  * output is poisoned with NaN first. Built by `make unit` (ASan+UBSan); the
  * seed is printed, MPCC_SEED=<n> reproduces a run. */
 #include <math.h>
@@ -51,27 +52,36 @@ static double dft_check(const rt_rfft2d_params *p, const float *in, const float 
     return worst;
 }
 
-static void one(int64_t outer, int32_t in_h, int32_t in_w, int32_t fft_h, int32_t fft_w) {
+static void one_kernel(int opt, int64_t outer, int32_t in_h, int32_t in_w, int32_t fft_h, int32_t fft_w) {
     rt_rfft2d_params p = {outer, in_h, in_w, fft_h, fft_w};
     int64_t n_in = outer * in_h * in_w, n_out = 2 * outer * fft_h * (fft_w / 2 + 1);
     float *in = malloc(sizeof(float) * (size_t)(n_in ? n_in : 1));
     float *out = malloc(sizeof(float) * (size_t)n_out);
-    void *scratch = malloc(rt_rfft2d_scratch_bytes(&p));
+    void *scratch = malloc(opt ? (size_t)rt_opt_rfft_scratch_bytes(&p) : rt_rfft2d_scratch_bytes(&p));
     if (!in || !out || !scratch) {
         check(0, "rfft2d", "out of memory");
         exit(1);
     }
     for (int64_t i = 0; i < n_in; i++) in[i] = rnd_f();
     for (int64_t i = 0; i < n_out; i++) out[i] = NAN;
-    rt_rfft2d(&p, in, out, scratch);
+    if (opt)
+        rt_opt_rfft2d(&p, in, out, scratch);
+    else
+        rt_rfft2d(&p, in, out, scratch);
     double worst = dft_check(&p, in, out);
     char what[96], detail[64];
-    snprintf(what, sizeof what, "rfft2d [%lld, %d, %d] fft [%d, %d]", (long long)outer, in_h, in_w, fft_h, fft_w);
+    snprintf(what, sizeof what, "%s [%lld, %d, %d] fft [%d, %d]", opt ? "opt_rfft2d" : "rfft2d", (long long)outer, in_h, in_w, fft_h, fft_w);
     snprintf(detail, sizeof detail, "error / bound %.3g", worst);
     check(worst <= 1.0, what, worst <= 1.0 ? "" : detail);
     free(in);
     free(out);
     free(scratch);
+}
+
+/* The reference, and the scheduled kernel where it runs (pass schedule: fft_h 1, fft_w at least 16). */
+static void one(int64_t outer, int32_t in_h, int32_t in_w, int32_t fft_h, int32_t fft_w) {
+    one_kernel(0, outer, in_h, in_w, fft_h, fft_w);
+    if (fft_h == 1 && fft_w >= 16) one_kernel(1, outer, in_h, in_w, fft_h, fft_w);
 }
 
 int main(void) {
@@ -88,6 +98,11 @@ int main(void) {
     one(1, 1, 2048, 1, 2048); /* BirdNET's frame */
     one(2, 1, 1000, 1, 1024);
     one(1, 32, 32, 32, 32);
+    one(9, 1, 16, 1, 16);     /* a full block of 8 rows and one more */
+    one(7, 3, 64, 1, 64);     /* slices of 3 rows: the first transformed */
+    one(8, 1, 37, 1, 64);     /* an odd length, zero-padded */
+    one(17, 1, 600, 1, 512);  /* cropped, more rows than two blocks */
+    one(3, 1, 4096, 1, 4096); /* deeper than one 256-value block: the stages across blocks */
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }
