@@ -12,6 +12,8 @@
  *                                          prove it exact: sched_float_rq.c)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
  *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
+ *   REDUCE_MAX/REDUCE_MIN f32 over adjacent axes -> SCHED_REDUCE (lanes of running extremes)
+ *   CAST complex64 -> float32           -> SCHED_CAST (the real parts, vectorizable)
  *   MAX_POOL_2D, AVERAGE_POOL_2D f32/int8 -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM int8,  -> SCHED_LSTM (input products hoisted over all steps, vector
@@ -21,6 +23,8 @@
  *   SOFTMAX f32, int8 -> int8           -> SCHED_SOFTMAX (vectorizable exp; int8: the reference's fixed point)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
+ *   GATHER with compile-time indices    -> SCHED_GATHER_ROWS (one memcpy per row; an index op of
+ *     that pick affine rows (frames)      constants only is evaluated here: sched_gather.c)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
  *   GELU, LOGISTIC, TANH, RELU*, LEAKY_RELU, HARD_SWISH int8 -> SCHED_LUT (the 256-entry table, 64 lanes a step)
  *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
@@ -51,6 +55,7 @@
 #include "passes.h"
 #include "shape_common.h"
 #include "sched_float_rq.h"
+#include "sched_gather.h"
 #include "sched_pack.h"
 #include "cortex_m/helium/rt_mve.h"
 
@@ -562,6 +567,19 @@ static int schedule_ops(Graph *g, Diag *d) {
             if (!(g->root ? g->root : g)->target_cuda) op->sched.kind = SCHED_SELECT;
             break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
+        case OP_REDUCE_MAX:
+        case OP_REDUCE_MIN: {
+            int64_t outer, reduced, inner;
+            if (!(g->root ? g->root : g)->target_cuda && g->tensors[op->in[0]].dtype == IR_F32 &&
+                g->tensors[op->out[0]].dtype == IR_F32 && rt_opt_reduce_blocks(op->params, &outer, &reduced, &inner))
+                op->sched.kind = SCHED_REDUCE;
+            break;
+        }
+        case OP_CAST:
+            if (!(g->root ? g->root : g)->target_cuda && g->tensors[op->in[0]].dtype == IR_C64 &&
+                g->tensors[op->out[0]].dtype == IR_F32)
+                op->sched.kind = SCHED_CAST;
+            break;
         case OP_GELU:
         case OP_SOFTMAX:
             if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
@@ -618,6 +636,9 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_BROADCAST_TO:
         case OP_DEPTH_TO_SPACE:
         case OP_SPACE_TO_DEPTH: op->sched.kind = SCHED_COPY; break;
+        case OP_GATHER:
+            if (!(g->root ? g->root : g)->target_cuda) rc = sched_gather_rows(g, i, d);
+            break;
         case OP_RESIZE_BILINEAR:
         case OP_RESIZE_NEAREST_NEIGHBOR: {
             const rt_resize_params *p = op->params;
