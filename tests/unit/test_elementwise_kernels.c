@@ -1,6 +1,6 @@
 /* test_elementwise_kernels.c - the optimized element-wise kernels (runtime/rt_opt_elementwise.c, rt_opt_cast.c,
  * rt_opt_softmax_s8.c, rt_opt_select.c) against the reference kernels on random shapes, broadcasts and data: the
- * binary ops (f32 and int8), int8 ADD/SUB rescalings, QUANTIZE/DEQUANTIZE, int8 SOFTMAX, SELECT and LOGICAL.
+ * binary ops (f32 and int8), int8 ADD/SUB rescalings, QUANTIZE/DEQUANTIZE, CAST complex64->f32, int8 SOFTMAX, SELECT and LOGICAL.
  * Integer and bitwise results must be identical, f32 within 1e-6 of the largest |reference|. Built by `make unit`
  * (generic, ASan+UBSan) and by tests/test_opt_kernels.py at -O3 -march=native. The seed is printed; MPCC_SEED=<n>
  * reproduces a run. (Split from test_opt_kernels.c.) */
@@ -326,6 +326,12 @@ static void test_cast(void) {
         rt_dequantize_int(&p, q_ref, back_ref);
         rt_opt_dequantize_s8_f32(&p, q_ref, back_opt);
         check(memcmp(back_ref, back_opt, sizeof(float) * (size_t)p.n) == 0, "dequantize s8->f32", detail);
+        /* CAST complex64 -> float32: x read as (re, im) pairs, the real parts */
+        p.n = N / 2 - (trial % 5);
+        p.in_type = RT_C64, p.out_type = RT_F32;
+        rt_cast(&p, x, back_ref);
+        rt_opt_cast_c64_f32(&p, x, back_opt);
+        check(memcmp(back_ref, back_opt, sizeof(float) * (size_t)p.n) == 0, "cast c64->f32", detail);
     }
 }
 
