@@ -357,7 +357,9 @@ static int emit_layer_norm(CgCtx *cg, const Graph *g, const IrOp *op) {
 
 static int emit_binary(CgCtx *cg, const Graph *g, const IrOp *op) {
     const char *name = op->kind == OP_ADD ? "add" : op->kind == OP_SUB ? "sub" : op->kind == OP_MUL ? "mul"
-                     : op->kind == OP_MAXIMUM ? "maximum" : op->kind == OP_MINIMUM ? "minimum" : "squared_difference";
+                     : op->kind == OP_MAXIMUM ? "maximum" : op->kind == OP_MINIMUM ? "minimum"
+                     : op->kind == OP_DIV     ? "div"
+                                              : "squared_difference";
     if (typed_op(g, op, 2)) {
         ew_emit_binary_struct(cg, op->params, "p");
         cg_line(cg, "rt_opt_binary_typed(&p, RT_OPT_BIN_%s, %s, %s, %s, %s, %s, %s);",

@@ -222,6 +222,7 @@ void rt_opt_bmm_s8(const struct rt_bmm_params *p, const int8_t *lhs, const int8_
 void rt_opt_add_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_sub_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_mul_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
+void rt_opt_div_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 /* MAXIMUM / MINIMUM (f32, int8): the reference's select per element over the same broadcast runs; equal results. */
 void rt_opt_maximum_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_minimum_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);

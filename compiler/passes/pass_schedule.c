@@ -7,7 +7,7 @@
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
- *   ADD/SUB/MUL/SQUARED_DIFFERENCE/MAXIMUM/MINIMUM -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
+ *   ADD/SUB/MUL/SQUARED_DIFFERENCE/MAXIMUM/MINIMUM, DIV f32 -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
  *                                          requantized in float where all 65536 input pairs
  *                                          prove it exact: sched_float_rq.c)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
@@ -401,6 +401,7 @@ static int schedule_binary(Graph *g, int i) {
     const rt_binary_params *p = op->params;
     IrDType a = g->tensors[op->in[0]].dtype, b = g->tensors[op->in[1]].dtype, o = g->tensors[op->out[0]].dtype;
     if (a != b || a != o || (a != IR_F32 && a != IR_I8) || p->pot) return 0;
+    if (op->kind == OP_DIV && (a != IR_F32 || (g->root ? g->root : g)->target_cuda)) return 0; /* f32 only */
     op->sched.kind = SCHED_BINARY;
     if (a == IR_I8 && (op->kind == OP_ADD || op->kind == OP_SUB))
         sched_float_rq(op->params, op->kind == OP_ADD ? 1 : -1, &op->sched.near_ties);
@@ -558,7 +559,8 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_MUL:
         case OP_SQUARED_DIFFERENCE:
         case OP_MAXIMUM:
-        case OP_MINIMUM: rc = schedule_binary(g, i); break;
+        case OP_MINIMUM:
+        case OP_DIV: rc = schedule_binary(g, i); break;
         case OP_SELECT:
         case OP_SELECT_V2:
         case OP_LOGICAL_AND:
