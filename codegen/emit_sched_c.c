@@ -475,7 +475,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */");
         break;
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
-    case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
+    case SCHED_CONCAT:
+        cg_line(cg, concat_is_elementwise(g, op) ? "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"
+                                                 : "/*   schedule: concat, each part an optimized strided copy */");
+        break;
     case SCHED_LUT: cg_line(cg, "/*   schedule: lut int8, the 256-entry table looked up 64 lanes a step */"); break;
     case SCHED_RESIZE:
         if (op->kind == OP_RESIZE_BILINEAR)
@@ -582,7 +585,8 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
     case SCHED_LSTM:
         if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_emit_i8(cg, op, "rt_opt_lstm_i8");
         return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
-    case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
+    case SCHED_CONCAT:
+        return concat_emit_c(cg, g, op, concat_is_elementwise(g, op) ? "rt_opt_concatenation_i8" : "rt_opt_concatenation");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
     case SCHED_FC_HYBRID:
         if (op->sched.slots > 1) return fc_emit_c_par(cg, g, op, par_arg(g, op));

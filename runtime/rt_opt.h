@@ -319,6 +319,7 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
 /* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
  * clamp, vectorizable: same params and result as rt_concatenation_i8. */
 struct rt_concat_params;
+void rt_opt_concatenation(const struct rt_concat_params *p, int32_t k, const void *in, void *out);
 void rt_opt_concatenation_i8(const struct rt_concat_params *p, int32_t k, const int8_t *in, int8_t *out);
 
 /* FULLY_CONNECTED with 16-bit float weights (type RT_BF16 or RT_F16),

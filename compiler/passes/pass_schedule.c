@@ -26,6 +26,7 @@
  *   GATHER with compile-time indices    -> SCHED_GATHER_ROWS (one memcpy per row; an index op of
  *     that pick affine rows (frames)      constants only is evaluated here: sched_gather.c)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
+ *   CONCATENATION that only copies      -> SCHED_CONCAT (rt_opt_copy per part)
  *   GELU, LOGISTIC, TANH, RELU*, LEAKY_RELU, HARD_SWISH int8 -> SCHED_LUT (the 256-entry table, 64 lanes a step)
  *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
  *                                          scratch, blended per output row; int8 bit-exact)
@@ -656,6 +657,8 @@ static int schedule_ops(Graph *g, Diag *d) {
             const rt_concat_params *p = op->params;
             if (g->tensors[op->out[0]].dtype == IR_I8 && p && p->same && concat_is_elementwise(g, op))
                 op->sched.kind = SCHED_CONCAT;
+            else if (p && !concat_is_elementwise(g, op) && !(g->root ? g->root : g)->target_cuda)
+                op->sched.kind = SCHED_CONCAT; /* any dtype, values only moved: rt_opt_copy per part */
             break;
         }
         default: break;
