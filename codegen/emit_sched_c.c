@@ -357,7 +357,9 @@ static int emit_layer_norm(CgCtx *cg, const Graph *g, const IrOp *op) {
 
 static int emit_binary(CgCtx *cg, const Graph *g, const IrOp *op) {
     const char *name = op->kind == OP_ADD ? "add" : op->kind == OP_SUB ? "sub" : op->kind == OP_MUL ? "mul"
-                     : op->kind == OP_MAXIMUM ? "maximum" : op->kind == OP_MINIMUM ? "minimum" : "squared_difference";
+                     : op->kind == OP_MAXIMUM ? "maximum" : op->kind == OP_MINIMUM ? "minimum"
+                     : op->kind == OP_DIV     ? "div"
+                                              : "squared_difference";
     if (typed_op(g, op, 2)) {
         ew_emit_binary_struct(cg, op->params, "p");
         cg_line(cg, "rt_opt_binary_typed(&p, RT_OPT_BIN_%s, %s, %s, %s, %s, %s, %s);",
@@ -450,6 +452,8 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             cg_line(cg, "/*   schedule: dwconv %s, vectorized over channels */", dt);
         break;
     case SCHED_COPY: cg_line(cg, "/*   schedule: copy, memcpy per contiguous run */"); break;
+    case SCHED_REDUCE: cg_line(cg, "/*   schedule: reduce f32, running extremes on lanes */"); break;
+    case SCHED_GATHER_ROWS: cg_line(cg, "/*   schedule: gather-rows, the compile-time indices as one memcpy per row */"); break;
     case SCHED_ROW_MEAN: cg_line(cg, "/*   schedule: row-mean f32, one contiguous row per output */"); break;
     case SCHED_BINARY:
         cg_line(cg, "/*   schedule: binary %s, broadcast walked as contiguous runs */", dt);
@@ -471,7 +475,10 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
             cg_line(cg, "/*   schedule: lstm f32, 8-lane dot products, vectorized sigmoid/tanh */");
         break;
     case SCHED_MEAN_BLOCKS: cg_line(cg, "/*   schedule: mean-blocks, adjacent reduced axes summed with the kept axis vectorized */"); break;
-    case SCHED_CONCAT: cg_line(cg, "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"); break;
+    case SCHED_CONCAT:
+        cg_line(cg, concat_is_elementwise(g, op) ? "/*   schedule: concat int8, rescale rounded without libm, vectorizable */"
+                                                 : "/*   schedule: concat, each part an optimized strided copy */");
+        break;
     case SCHED_LUT: cg_line(cg, "/*   schedule: lut int8, the 256-entry table looked up 64 lanes a step */"); break;
     case SCHED_RESIZE:
         if (op->kind == OP_RESIZE_BILINEAR)
@@ -560,16 +567,29 @@ int cg_emit_sched(CgCtx *cg, const Graph *g, const IrOp *op, Diag *d) {
         else lg_logical_emit_call(cg, op, "rt_opt_logical");
         return 0;
     case SCHED_CAST:
-        return ew_emit_quant(cg, op, op->params, op->kind == OP_QUANTIZE ? "rt_opt_quantize_f32_s8" : "rt_opt_dequantize_s8_f32");
+        return ew_emit_quant(cg, op, op->params,
+                             op->kind == OP_CAST       ? "rt_opt_cast_c64_f32"
+                             : op->kind == OP_QUANTIZE ? "rt_opt_quantize_f32_s8"
+                                                       : "rt_opt_dequantize_s8_f32");
+    case SCHED_REDUCE:
+        reduce_emit_params(cg, op->params);
+        cg_line(cg, "rt_opt_reduce_%s_f32(&p, %s, %s);", op->kind == OP_REDUCE_MAX ? "max" : "min", cg_in(cg, op, 0),
+                cg_out(cg, op, 0));
+        return 0;
     case SCHED_ATTENTION: return emit_attention(cg, g, op);
     case SCHED_LAYER_NORM: return emit_layer_norm(cg, g, op);
     case SCHED_COPY: shape_emit_copy_kernel(cg, op, "rt_opt_copy"); return 0;
+    case SCHED_GATHER_ROWS: /* the indices (a constant no kernel reads) are not emitted */
+        shape_emit_copy(cg, op->sched.kparams, "static const rt_copy_params p = ", ";");
+        cg_line(cg, "rt_opt_copy(&p, %s, %s);", cg_in(cg, op, 0), cg_out(cg, op, 0));
+        return 0;
     case SCHED_POOL:
         return pool_emit_c(cg, g, op, op->kind == OP_AVERAGE_POOL_2D ? "rt_opt_average_pool_2d" : "rt_opt_max_pool_2d");
     case SCHED_LSTM:
         if (g->tensors[op->in[0]].dtype == IR_I8) return lstm_emit_i8(cg, op, "rt_opt_lstm_i8");
         return lstm_emit_f32(cg, op, "rt_opt_lstm_f32");
-    case SCHED_CONCAT: return concat_emit_c(cg, g, op, "rt_opt_concatenation_i8");
+    case SCHED_CONCAT:
+        return concat_emit_c(cg, g, op, concat_is_elementwise(g, op) ? "rt_opt_concatenation_i8" : "rt_opt_concatenation");
     case SCHED_PRELU: return prelu_emit_c(cg, g, op, "rt_opt_prelu");
     case SCHED_FC_HYBRID:
         if (op->sched.slots > 1) return fc_emit_c_par(cg, g, op, par_arg(g, op));

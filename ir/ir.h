@@ -112,6 +112,8 @@ typedef enum SchedKind {
     SCHED_RMS_NORM,     /* STABLEHLO_COMPOSITE odml.rms_norm: one row kernel, the decomposition's bits */
     SCHED_SELECT,       /* SELECT / SELECT_V2 / LOGICAL_AND / LOGICAL_OR over collapsed broadcast runs */
     SCHED_FFT,          /* RFFT2D [1, N]: one real transform per row as N/2 complex values, split Stockham stages */
+    SCHED_GATHER_ROWS,  /* GATHER whose compile-time indices pick affine rows (STFT frames): one strided copy */
+    SCHED_REDUCE,       /* REDUCE_MAX / REDUCE_MIN f32 over adjacent axes, vectorizable */
     SCHED_KIND_COUNT
 } SchedKind;
 
@@ -146,7 +148,7 @@ typedef struct IrSched {
                                    rt_opt_sdpa_params (SCHED_SDPA) */
 } IrSched;
 
-const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv", "fc-hybrid", "sdpa", "rms-norm" */
+const char *ir_sched_name(SchedKind k);    /* "ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv", "fc-hybrid", "sdpa", "rms-norm", "select", "gather-rows", "reduce" */
 
 /* A CUSTOM operator bound to a user kernel (--custom-op NAME=FUNC). */
 typedef struct IrCustom {

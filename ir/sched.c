@@ -2,7 +2,7 @@
 #include "ir.h"
 
 const char *ir_sched_name(SchedKind k) {
-    static const char *const names[SCHED_KIND_COUNT] = {"ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv", "fc-hybrid", "sdpa", "rms-norm", "select", "fft"};
+    static const char *const names[SCHED_KIND_COUNT] = {"ref", "gemm", "conv-gemm", "dwconv", "bmm", "binary", "row-mean", "copy", "act", "softmax", "attention", "layer-norm", "cast", "pool", "lstm", "mean-blocks", "concat", "lut", "resize", "prelu", "pad", "tconv", "fc-hybrid", "sdpa", "rms-norm", "select", "fft", "gather-rows", "reduce"};
     return (unsigned)k < SCHED_KIND_COUNT ? names[k] : "?";
 }
 

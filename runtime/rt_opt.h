@@ -222,6 +222,7 @@ void rt_opt_bmm_s8(const struct rt_bmm_params *p, const int8_t *lhs, const int8_
 void rt_opt_add_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_sub_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_mul_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
+void rt_opt_div_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 /* MAXIMUM / MINIMUM (f32, int8): the reference's select per element over the same broadcast runs; equal results. */
 void rt_opt_maximum_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
 void rt_opt_minimum_f32(const struct rt_binary_params *p, const float *a, const float *b, float *out);
@@ -242,6 +243,10 @@ void rt_opt_mean_f32(const struct rt_reduce_params *p, const float *in, float *o
  * whether they are), same result as the reference. scratch: the reference's (out_count int32). */
 int rt_opt_reduce_blocks(const struct rt_reduce_params *p, int64_t *outer, int64_t *reduced, int64_t *inner);
 void rt_opt_mean_i8(const struct rt_reduce_params *p, const int8_t *in, int8_t *out, void *scratch);
+/* REDUCE_MAX / REDUCE_MIN f32 over adjacent axes (rt_opt_reduce.c): the reference's result (but which
+ * zero where +0 and -0 tie for a row's extreme); other axes run the reference. */
+void rt_opt_reduce_max_f32(const struct rt_reduce_params *p, const float *in, float *out);
+void rt_opt_reduce_min_f32(const struct rt_reduce_params *p, const float *in, float *out);
 
 /* Float UNIDIRECTIONAL_SEQUENCE_LSTM, the reference's interface (rt_unidirectional_sequence_lstm_f32),
  * vectorizable dot products and activations. */
@@ -320,6 +325,7 @@ void rt_opt_transpose_conv_i8(const struct rt_tconv_params *p, const int8_t *pac
 /* CONCATENATION of int8 part k with its rescale (TFLite's round(q * scale + bias) + zero point) or
  * clamp, vectorizable: same params and result as rt_concatenation_i8. */
 struct rt_concat_params;
+void rt_opt_concatenation(const struct rt_concat_params *p, int32_t k, const void *in, void *out);
 void rt_opt_concatenation_i8(const struct rt_concat_params *p, int32_t k, const int8_t *in, int8_t *out);
 
 /* FULLY_CONNECTED with 16-bit float weights (type RT_BF16 or RT_F16),
@@ -354,6 +360,8 @@ void rt_opt_conv_half(const rt_opt_conv_params *p, int32_t type, const void *in,
 struct rt_quant_params;
 void rt_opt_quantize_f32_s8(const struct rt_quant_params *p, const float *in, int8_t *out);
 void rt_opt_dequantize_s8_f32(const struct rt_quant_params *p, const int8_t *in, float *out);
+/* CAST complex64 -> float32 (the real parts; p->n values), as the reference. */
+void rt_opt_cast_c64_f32(const struct rt_quant_params *p, const float *in, float *out);
 
 /* f32 GELU and SOFTMAX with a vectorizable exp/erfc (a few ulp from the
  * reference kernels' libm results; GELU's erfc within 1.5e-7 absolute). */

@@ -89,3 +89,11 @@ void rt_opt_dequantize_s8_f32(const rt_quant_params *p, const int8_t *in, float 
     int64_t i;
     for (i = 0; i < p->n; i++) out[i] = scale * (float)((int32_t)in[i] - zp);
 }
+
+/* CAST complex64 -> float32: the real part of each (re, im) pair, as the reference's generic loop takes
+ * it, in a loop the compiler vectorizes (BirdNET's spectrogram, 511 x 1025 values: 1.4 ms by element). */
+void rt_opt_cast_c64_f32(const rt_quant_params *p, const float *in, float *out) {
+    const int64_t n = p->n;
+    int64_t i;
+    for (i = 0; i < n; i++) out[i] = in[2 * i];
+}

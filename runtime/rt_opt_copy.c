@@ -3,7 +3,7 @@
  * each contiguous run moved by memcpy (fixed-size for 1/2/4/8-byte runs, so
  * element-wise transposes become plain loads and stores) instead of a byte
  * loop. Same params and result as rt_copy_strided. Also CONCATENATION's
- * int8 rescale without a libm call per element. */
+ * int8 rescale without a libm call per element, and its plain copies. */
 #include <string.h>
 
 #include "mpcc_rt.h"
@@ -90,7 +90,7 @@ void rt_opt_copy(const struct rt_copy_params *p, const void *in, void *out) {
     size_t run = (size_t)p->run;
     if (src == dst && si == so && total == 1) return; /* aliased identity copy */
     if (interleave(p, src, dst)) return;
-    if ((run == 1 || run == 2 || run == 4 || run == 8) && p->rank >= 2 && axis_loop(p, src, dst)) return;
+    if ((run == 1 || run == 2 || run == 4 || run == 8) && p->rank >= 1 && axis_loop(p, src, dst)) return;
     switch (run) {
     case 1: RUN_LOOP(1) break;
     case 2: RUN_LOOP(2) break;
@@ -152,6 +152,13 @@ static int64_t rescale16(const int8_t *s, int8_t *d, int64_t n, int fused, float
     return i;
 }
 #endif
+
+/* CONCATENATION that only moves values (no activation, no rescale): part k as rt_opt_copy (BirdNET's two
+ * [1,96,511,1] spectrograms interleaved into [1,96,511,2]: one strided loop per part, not a memmove and an
+ * odometer step per 4-byte element, 0.33 ms). */
+void rt_opt_concatenation(const struct rt_concat_params *p, int32_t k, const void *in, void *out) {
+    rt_opt_copy(&p->parts[k], in, out);
+}
 
 void rt_opt_concatenation_i8(const struct rt_concat_params *p, int32_t k, const int8_t *in, int8_t *out) {
     const rt_copy_params *c = &p->parts[k];

@@ -107,6 +107,9 @@ RT_OPT_BINARY_LANES(rt_opt_maximum_f32, float, MAX_OF, NO_LANES, 0)
 RT_OPT_BINARY_LANES(rt_opt_minimum_f32, float, MIN_OF, NO_LANES, 0)
 RT_OPT_BINARY_LANES(rt_opt_maximum_i8, int8_t, MAX_OF, NO_LANES, 0)
 RT_OPT_BINARY_LANES(rt_opt_minimum_i8, int8_t, MIN_OF, NO_LANES, 0)
+/* DIV f32: the reference's quotient and clamp per element (an IEEE division: the same values) */
+#define DIV_F32(x, y) rt_clamp_f32((x) / (y), p->act_min, p->act_max)
+RT_OPT_BINARY_LANES(rt_opt_div_f32, float, DIV_F32, NO_LANES, 0)
 
 /* ---- int8 ADD/SUB/MUL: the same walk, each run handed to a run function
  * that vectorizes TFLite's fixed-point arithmetic 8 lanes at a time

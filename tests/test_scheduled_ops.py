@@ -29,6 +29,11 @@ EXPECTED = {
     "op_minimum_*_int8": ("MINIMUM", "binary"),
     "op_softmax_*_int8": ("SOFTMAX", "softmax"),
     "bert_int8": ("SELECT_V2", "select"),
+    "op_reduce_max_*_f32": ("REDUCE_MAX", "reduce"),
+    "op_reduce_min_*_f32": ("REDUCE_MIN", "reduce"),
+    "op_cast_rfft_frames_f32": ("CAST", "cast"),
+    "op_range_frames_f32": ("GATHER", "gather-rows"),
+    "op_range_down_f32": ("GATHER", "gather-rows"),
 }
 CASES = [(m, *want) for pattern, want in EXPECTED.items() for m in sorted(MODELS_DIR.glob(pattern + ".tflite"))]
 

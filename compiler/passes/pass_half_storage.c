@@ -79,8 +79,9 @@ static int typed_io(const Graph *g, const IrOp *op, int k, int bf16) {
      * at every layer compounds with depth, where a GEMM's input is rounded in the kernel anyway
      * (BERT-base bf16: relative L2 9.2e-3 with those reads 16-bit, 7.2e-3 without, the same speed;
      * fp16's 11 bits keep it within budget: 1.2e-3). */
-    case SCHED_BINARY: /* (MAXIMUM / MINIMUM have no 16-bit kernel) */
-        return f32 && op->kind != OP_MAXIMUM && op->kind != OP_MINIMUM && (k < 0 || (k <= 1 && !bf16));
+    case SCHED_BINARY: /* (MAXIMUM / MINIMUM / DIV have no 16-bit kernel) */
+        return f32 && op->kind != OP_MAXIMUM && op->kind != OP_MINIMUM && op->kind != OP_DIV &&
+               (k < 0 || (k <= 1 && !bf16));
     /* bf16 GELU on a small input (its f32 copy at most GELU_F32_IN bytes, in L1) reads it in f32, as its FC
      * writes it: widening the 16-bit copy cost more than the bytes saved (ViT bf16: 1.47x -> 1.51x its
      * fp32), where a large one (BERT-base's 128 x 3072) would grow the arena by 1.5 MB. */

@@ -7,11 +7,13 @@
  *                                          else im2col blocks sized to L1/L2)
  *   DEPTHWISE_CONV_2D f32/int8          -> SCHED_DWCONV
  *   BATCH_MATMUL f32/int8               -> SCHED_BMM (RHS packed per batch at run time)
- *   ADD/SUB/MUL/SQUARED_DIFFERENCE/MAXIMUM/MINIMUM -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
+ *   ADD/SUB/MUL/SQUARED_DIFFERENCE/MAXIMUM/MINIMUM, DIV f32 -> SCHED_BINARY (broadcast as contiguous runs; int8 ADD/SUB
  *                                          requantized in float where all 65536 input pairs
  *                                          prove it exact: sched_float_rq.c)
  *   MEAN f32 over trailing axes         -> SCHED_ROW_MEAN
  *   MEAN f32/int8 over adjacent axes    -> SCHED_MEAN_BLOCKS (global average pooling, channels vectorized)
+ *   REDUCE_MAX/REDUCE_MIN f32 over adjacent axes -> SCHED_REDUCE (lanes of running extremes)
+ *   CAST complex64 -> float32           -> SCHED_CAST (the real parts, vectorizable)
  *   MAX_POOL_2D, AVERAGE_POOL_2D f32/int8 -> SCHED_POOL (vectorized over channels)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM f32    -> SCHED_LSTM (vectorizable dots, exp-based sigmoid/tanh)
  *   UNIDIRECTIONAL_SEQUENCE_LSTM int8,  -> SCHED_LSTM (input products hoisted over all steps, vector
@@ -21,7 +23,10 @@
  *   SOFTMAX f32, int8 -> int8           -> SCHED_SOFTMAX (vectorizable exp; int8: the reference's fixed point)
  *   TRANSPOSE, SLICE, STRIDED_SLICE, BROADCAST_TO, DEPTH_TO_SPACE,
  *   SPACE_TO_DEPTH                      -> SCHED_COPY (memcpy per contiguous run)
+ *   GATHER with compile-time indices    -> SCHED_GATHER_ROWS (one memcpy per row; an index op of
+ *     that pick affine rows (frames)      constants only is evaluated here: sched_gather.c)
  *   CONCATENATION int8 that rescales    -> SCHED_CONCAT (rounding without libm, vectorizable)
+ *   CONCATENATION that only copies      -> SCHED_CONCAT (rt_opt_copy per part)
  *   GELU, LOGISTIC, TANH, RELU*, LEAKY_RELU, HARD_SWISH int8 -> SCHED_LUT (the 256-entry table, 64 lanes a step)
  *   RESIZE_BILINEAR f32/int8            -> SCHED_RESIZE (x-interpolated source rows made once each in
  *                                          scratch, blended per output row; int8 bit-exact)
@@ -51,6 +56,7 @@
 #include "passes.h"
 #include "shape_common.h"
 #include "sched_float_rq.h"
+#include "sched_gather.h"
 #include "sched_pack.h"
 #include "cortex_m/helium/rt_mve.h"
 
@@ -396,6 +402,7 @@ static int schedule_binary(Graph *g, int i) {
     const rt_binary_params *p = op->params;
     IrDType a = g->tensors[op->in[0]].dtype, b = g->tensors[op->in[1]].dtype, o = g->tensors[op->out[0]].dtype;
     if (a != b || a != o || (a != IR_F32 && a != IR_I8) || p->pot) return 0;
+    if (op->kind == OP_DIV && (a != IR_F32 || (g->root ? g->root : g)->target_cuda)) return 0; /* f32 only */
     op->sched.kind = SCHED_BINARY;
     if (a == IR_I8 && (op->kind == OP_ADD || op->kind == OP_SUB))
         sched_float_rq(op->params, op->kind == OP_ADD ? 1 : -1, &op->sched.near_ties);
@@ -553,7 +560,8 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_MUL:
         case OP_SQUARED_DIFFERENCE:
         case OP_MAXIMUM:
-        case OP_MINIMUM: rc = schedule_binary(g, i); break;
+        case OP_MINIMUM:
+        case OP_DIV: rc = schedule_binary(g, i); break;
         case OP_SELECT:
         case OP_SELECT_V2:
         case OP_LOGICAL_AND:
@@ -562,6 +570,19 @@ static int schedule_ops(Graph *g, Diag *d) {
             if (!(g->root ? g->root : g)->target_cuda) op->sched.kind = SCHED_SELECT;
             break;
         case OP_MEAN: rc = schedule_mean(g, i); break;
+        case OP_REDUCE_MAX:
+        case OP_REDUCE_MIN: {
+            int64_t outer, reduced, inner;
+            if (!(g->root ? g->root : g)->target_cuda && g->tensors[op->in[0]].dtype == IR_F32 &&
+                g->tensors[op->out[0]].dtype == IR_F32 && rt_opt_reduce_blocks(op->params, &outer, &reduced, &inner))
+                op->sched.kind = SCHED_REDUCE;
+            break;
+        }
+        case OP_CAST:
+            if (!(g->root ? g->root : g)->target_cuda && g->tensors[op->in[0]].dtype == IR_C64 &&
+                g->tensors[op->out[0]].dtype == IR_F32)
+                op->sched.kind = SCHED_CAST;
+            break;
         case OP_GELU:
         case OP_SOFTMAX:
             if (g->tensors[op->in[0]].dtype == IR_F32 && g->tensors[op->out[0]].dtype == IR_F32)
@@ -618,6 +639,9 @@ static int schedule_ops(Graph *g, Diag *d) {
         case OP_BROADCAST_TO:
         case OP_DEPTH_TO_SPACE:
         case OP_SPACE_TO_DEPTH: op->sched.kind = SCHED_COPY; break;
+        case OP_GATHER:
+            if (!(g->root ? g->root : g)->target_cuda) rc = sched_gather_rows(g, i, d);
+            break;
         case OP_RESIZE_BILINEAR:
         case OP_RESIZE_NEAREST_NEIGHBOR: {
             const rt_resize_params *p = op->params;
@@ -641,6 +665,8 @@ static int schedule_ops(Graph *g, Diag *d) {
             const rt_concat_params *p = op->params;
             if (g->tensors[op->out[0]].dtype == IR_I8 && p && p->same && concat_is_elementwise(g, op))
                 op->sched.kind = SCHED_CONCAT;
+            else if (p && !concat_is_elementwise(g, op) && !(g->root ? g->root : g)->target_cuda)
+                op->sched.kind = SCHED_CONCAT; /* any dtype, values only moved: rt_opt_copy per part */
             break;
         }
         default: break;

@@ -1,9 +1,10 @@
 /* test_elementwise_kernels.c - the optimized element-wise kernels (runtime/rt_opt_elementwise.c, rt_opt_cast.c,
  * rt_opt_softmax_s8.c, rt_opt_select.c) against the reference kernels on random shapes, broadcasts and data: the
- * binary ops (f32 and int8), int8 ADD/SUB rescalings, QUANTIZE/DEQUANTIZE, int8 SOFTMAX, SELECT and LOGICAL.
+ * binary ops (f32 and int8), int8 ADD/SUB rescalings, QUANTIZE/DEQUANTIZE, CAST complex64->f32, int8 SOFTMAX, SELECT and LOGICAL.
  * Integer and bitwise results must be identical, f32 within 1e-6 of the largest |reference|. Built by `make unit`
  * (generic, ASan+UBSan) and by tests/test_opt_kernels.py at -O3 -march=native. The seed is printed; MPCC_SEED=<n>
  * reproduces a run. (Split from test_opt_kernels.c.) */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,21 @@ static void test_binary(void) {
                      (long long)n);
             check(count_diff_i8(g8, w8, n) == 0, what, msg);
         }
+    /* DIV f32 (no int8 kernel): the same quotients and clamp, bit for bit, zeros and NaNs among the divisors */
+    for (int t = 0; t < 25; t++) {
+        rt_binary_params p;
+        float a[2500], b[2500], got[2500], want[2500];
+        memset(&p, 0, sizeof p);
+        rnd_bcast(&p.bc);
+        if (t >= 18) p.bc.rank = 1, p.bc.dims[0] = rnd_in(256, 2500), p.bc.stride1[0] = 1, p.bc.stride2[0] = t % 3 ? 1 : 0;
+        for (int i = 0; i < 2500; i++) a[i] = rnd_f(), b[i] = i % 11 == 3 ? 0.0f : i % 13 == 5 ? NAN : rnd_f();
+        p.act_min = t % 2 ? -3.0f : -FLT_MAX, p.act_max = t % 2 ? 2.5f : FLT_MAX;
+        int64_t n = rt_bcast_numel(&p.bc);
+        rt_div_f32(&p, a, b, want);
+        rt_opt_div_f32(&p, a, b, got);
+        snprintf(msg, sizeof msg, "rank %d, %lld elements", p.bc.rank, (long long)n);
+        check(memcmp(got, want, sizeof(float) * (size_t)n) == 0, "div f32", msg);
+    }
 }
 
 /* int8 SOFTMAX (rt_opt_softmax_i8) against the reference bit for bit: random beta x scale (its multiplier,
@@ -326,6 +342,12 @@ static void test_cast(void) {
         rt_dequantize_int(&p, q_ref, back_ref);
         rt_opt_dequantize_s8_f32(&p, q_ref, back_opt);
         check(memcmp(back_ref, back_opt, sizeof(float) * (size_t)p.n) == 0, "dequantize s8->f32", detail);
+        /* CAST complex64 -> float32: x read as (re, im) pairs, the real parts */
+        p.n = N / 2 - (trial % 5);
+        p.in_type = RT_C64, p.out_type = RT_F32;
+        rt_cast(&p, x, back_ref);
+        rt_opt_cast_c64_f32(&p, x, back_opt);
+        check(memcmp(back_ref, back_opt, sizeof(float) * (size_t)p.n) == 0, "cast c64->f32", detail);
     }
 }
 

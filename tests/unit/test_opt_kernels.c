@@ -346,7 +346,8 @@ static void test_hard_swish_rows(void) {
     }
 }
 
-/* MEAN int8 and f32 over adjacent axes (and over non-adjacent ones, which fall back to the reference). */
+/* MEAN int8 and f32, REDUCE_MAX/REDUCE_MIN f32 over adjacent axes (and over non-adjacent ones, which fall back
+ * to the reference). */
 static void test_mean(void) {
     char msg[160];
     for (int t = 0; t < 40; t++) {
@@ -375,6 +376,21 @@ static void test_mean(void) {
         snprintf(msg, sizeof msg, "rank %d mask %d, %d elements, %d outputs", p.rank, mask, p.in_count, p.out_count);
         check(count_diff_i8(got, want, p.out_count) == 0, "mean int8 vs MEAN", msg);
         check(memcmp(gotf, wantf, sizeof(float) * (size_t)p.out_count) == 0, "mean f32 vs MEAN", msg);
+        /* REDUCE_MAX / REDUCE_MIN f32 on the same shapes, with NaNs, infinities and signed zeros mixed in:
+         * equal values (a tie of +0 and -0 may give either zero) */
+        for (int i = 0; i < p.in_count; i++) {
+            int r = rnd_in(0, 15);
+            if (r == 0) inf[i] = NAN;
+            else if (r == 1) inf[i] = t % 3 ? -INFINITY : INFINITY;
+            else if (r == 2) inf[i] = t % 2 ? -0.0f : 0.0f;
+        }
+        for (int minimum = 0; minimum < 2; minimum++) {
+            int bad = 0;
+            if (minimum) rt_reduce_min_f32(&p, inf, wantf), rt_opt_reduce_min_f32(&p, inf, gotf);
+            else rt_reduce_max_f32(&p, inf, wantf), rt_opt_reduce_max_f32(&p, inf, gotf);
+            for (int i = 0; i < p.out_count; i++) bad += !(gotf[i] == wantf[i]);
+            check(bad == 0, minimum ? "reduce min f32 vs REDUCE_MIN" : "reduce max f32 vs REDUCE_MAX", msg);
+        }
         free(in), free(got), free(want), free(scratch), free(inf), free(gotf), free(wantf);
     }
 }
