@@ -489,7 +489,7 @@ void cg_sched_comment(CgCtx *cg, const Graph *g, const IrOp *op) {
         break;
     case SCHED_PRELU: cg_line(cg, "/*   schedule: prelu %s, innermost dim vectorized */", dt); break;
     case SCHED_FFT:
-        cg_line(cg, "/*   schedule: fft, each row as N/2 complex values, split radix-2 Stockham stages in double */");
+        cg_line(cg, "/*   schedule: fft, each row as N/2 complex values, eight rows side by side, radix-2 in double */");
         break;
     case SCHED_SDPA:
         cg_line(cg, "/*   schedule: sdpa f32%s, one pass over the cache rows the mask leaves per head (query head n on KV "

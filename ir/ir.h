@@ -111,7 +111,7 @@ typedef enum SchedKind {
     SCHED_SDPA,         /* STABLEHLO_COMPOSITE odml.scaled_dot_product_attention: one kernel on the KV cache */
     SCHED_RMS_NORM,     /* STABLEHLO_COMPOSITE odml.rms_norm: one row kernel, the decomposition's bits */
     SCHED_SELECT,       /* SELECT / SELECT_V2 / LOGICAL_AND / LOGICAL_OR over collapsed broadcast runs */
-    SCHED_FFT,          /* RFFT2D [1, N]: one real transform per row as N/2 complex values, split Stockham stages */
+    SCHED_FFT,          /* RFFT2D [1, N]: each row as N/2 complex values, eight rows side by side, radix-2 in place */
     SCHED_GATHER_ROWS,  /* GATHER whose compile-time indices pick affine rows (STFT frames): one strided copy */
     SCHED_REDUCE,       /* REDUCE_MAX / REDUCE_MIN f32 over adjacent axes, vectorizable */
     SCHED_KIND_COUNT
