@@ -29,14 +29,11 @@ static int foldable(const Graph *g, const IrOp *op) {
     return 1;
 }
 
-int fold_const_eval(Graph *g, IrOp *op, Diag *d) {
+int fold_const_values(Graph *g, const IrOp *op, void **out, Diag *d) {
     const OpDef *def = op_def(op->kind);
-    int rc = def->prepare(g, op, d);
-    if (rc) return rc;
     const void *in[TFL_MAX_IO_PTRS];
-    void *out[TFL_MAX_IO_PTRS];
     static const int64_t nothing[2] = {0, 0};
-    if (op->n_in > TFL_MAX_IO_PTRS || op->n_out > TFL_MAX_IO_PTRS) return 0;
+    if (!def->eval || op->n_in > TFL_MAX_IO_PTRS || op->n_out > TFL_MAX_IO_PTRS) return 1;
     for (int k = 0; k < op->n_in; k++) {
         const IrTensor *t = op->in[k] < 0 ? NULL : &g->tensors[op->in[k]];
         in[k] = !t ? NULL : t->data ? (const void *)t->data : (const void *)nothing;
@@ -51,6 +48,10 @@ int fold_const_eval(Graph *g, IrOp *op, Diag *d) {
     if (op->scratch_bytes && !scratch) return diag_internal(d, "out of memory");
     def->eval(g, op, in, out, scratch);
     free(scratch);
+    return 0;
+}
+
+void fold_const_commit(Graph *g, IrOp *op, void *const *out) {
     for (int k = 0; k < op->n_out; k++) {
         IrTensor *t = &g->tensors[op->out[k]];
         t->data = out[k];
@@ -58,6 +59,15 @@ int fold_const_eval(Graph *g, IrOp *op, Diag *d) {
         t->producer = -1;
     }
     op->dead = 1;
+}
+
+int fold_const_eval(Graph *g, IrOp *op, Diag *d) {
+    void *out[TFL_MAX_IO_PTRS];
+    int rc = op_def(op->kind)->prepare(g, op, d);
+    if (rc) return rc;
+    rc = fold_const_values(g, op, out, d);
+    if (rc == DIAG_INTERNAL) return rc;
+    if (!rc) fold_const_commit(g, op, out);
     return 0;
 }
 

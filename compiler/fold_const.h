@@ -26,4 +26,10 @@ int fold_const_op(Graph *g, IrOp *op, int *folded, Diag *d);
  * pass fold_dequantize. Returns 0 or the prepare's error status. */
 int fold_const_eval(Graph *g, IrOp *op, Diag *d);
 
+/* fold_const_eval in two steps, for a pass that looks at the values before it folds (sched_gather.c): the
+ * outputs of op (prepared, every input a constant) into compiler-arena buffers at out[0..n_out) (0; 1 when op
+ * cannot run here; DIAG_INTERNAL), then those buffers as op's constant outputs, op marked dead. */
+int fold_const_values(Graph *g, const IrOp *op, void **out, Diag *d);
+void fold_const_commit(Graph *g, IrOp *op, void *const *out);
+
 #endif

@@ -8,39 +8,15 @@
  * tensor turns into a constant that no kernel reads, so it is not emitted, and the ADD is gone. */
 #include "sched_gather.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "fold_const.h"
 #include "ops.h"
 #include "passes.h"
 #include "tfl_import.h"
 
 static int64_t index_at(const IrTensor *t, const void *v, int64_t k) {
     return t->dtype == IR_I64 ? ((const int64_t *)v)[k] : ((const int32_t *)v)[k];
-}
-
-/* The values of the producer of an index tensor whose inputs are all constants (malloc'd), or NULL. */
-static void *eval_producer(Graph *g, const IrOp *p, size_t bytes) {
-    const OpDef *def = op_def(p->kind);
-    const void *in[TFL_MAX_IO_PTRS];
-    void *out[TFL_MAX_IO_PTRS], *scratch = NULL, *v;
-    if (!def->eval || !p->params || p->n_out != 1 || p->n_in > TFL_MAX_IO_PTRS) return NULL;
-    for (int k = 0; k < p->n_in; k++) {
-        const IrTensor *t = p->in[k] < 0 ? NULL : &g->tensors[p->in[k]];
-        if (t && (!t->data || t->is_variable)) return NULL;
-        in[k] = t ? t->data : NULL;
-    }
-    v = malloc(bytes ? bytes : 1);
-    if (p->scratch_bytes) scratch = malloc(p->scratch_bytes);
-    if (!v || (p->scratch_bytes && !scratch)) {
-        free(v);
-        free(scratch);
-        return NULL;
-    }
-    out[0] = v;
-    def->eval(g, p, in, out, scratch);
-    free(scratch);
-    return v;
 }
 
 /* Fills c when every batch's indices are rows of j consecutive positions starting at start + f * step,
@@ -78,43 +54,28 @@ int sched_gather_rows(Graph *g, int i, Diag *d) {
     IrTensor *it = &g->tensors[op->in[1]];
     const rt_gather_params *p = op->params;
     IrOp *prod = NULL;
-    void *made = NULL;
+    void *made[TFL_MAX_IO_PTRS];
     const void *v = it->data;
-    size_t bytes = (size_t)ir_tensor_bytes(it);
     rt_copy_params c;
     if (it->is_variable || it->unknown) return 0;
-    if (!v) {
-        int *readers;
+    if (!v) { /* made by an op of constants that only this GATHER reads: evaluated here, as pass fold would */
+        int *readers, rc;
         if (it->producer < 0 || g->ops[it->producer].dead) return 0;
         prod = &g->ops[it->producer];
+        if (!prod->params || prod->n_out != 1) return 0;
+        for (int k = 0; k < prod->n_in; k++)
+            if (prod->in[k] >= 0 && (!g->tensors[prod->in[k]].data || g->tensors[prod->in[k]].is_variable)) return 0;
         if (!(readers = pass_count_readers(g))) return diag_internal(d, "out of memory");
-        if (pass_only_reader(g, readers, it->id) != i || !(made = eval_producer(g, prod, bytes))) return 0;
-        v = made;
+        if (pass_only_reader(g, readers, it->id) != i) return 0;
+        if ((rc = fold_const_values(g, prod, made, d))) return rc == DIAG_INTERNAL ? rc : 0;
+        v = made[0];
     }
-    if (!affine_rows(p, it, v, &c)) {
-        free(made);
-        return 0;
-    }
+    if (!affine_rows(p, it, v, &c)) return 0;
     rt_copy_params *k = ir_alloc(g, sizeof *k);
-    if (!k) {
-        free(made);
-        return diag_internal(d, "out of memory");
-    }
+    if (!k) return diag_internal(d, "out of memory");
     *k = c;
     op->sched.kparams = k;
     op->sched.kind = SCHED_GATHER_ROWS;
-    if (made) { /* folded as pass fold would: the reference interpreter still reads the values */
-        void *data = ir_alloc(g, bytes ? bytes : 1);
-        if (!data) {
-            free(made);
-            return diag_internal(d, "out of memory");
-        }
-        memcpy(data, made, bytes);
-        free(made);
-        it->data = data;
-        it->data_size = bytes;
-        it->producer = -1;
-        prod->dead = 1;
-    }
+    if (prod) fold_const_commit(g, prod, made); /* the reference interpreter still reads the values */
     return 0;
 }
